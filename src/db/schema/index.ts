@@ -1,0 +1,6 @@
+export * from "./auth";
+export * from "./tenants";
+export * from "./access";
+export * from "./memory";
+export * from "./tree";
+export * from "./jobs";

@@ -1,0 +1,283 @@
+import { sql } from "drizzle-orm";
+import {
+  bigserial,
+  boolean,
+  check,
+  foreignKey,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  real,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
+import { createdAt, tenantIdColumn, timestampTz, tsvector, updatedAt, vector } from "./columns";
+import { tenants } from "./tenants";
+import { memoryChunks } from "./tree";
+
+export const SCOPE_TYPES = ["session", "workspace", "user", "context", "global"] as const;
+export type ScopeType = (typeof SCOPE_TYPES)[number];
+export const NODE_STATUSES = ["active", "superseded", "expired", "deleted"] as const;
+export type NodeStatus = (typeof NODE_STATUSES)[number];
+export const NODE_TYPES = ["preference", "fact", "decision", "task", "recipe", "skill", "constraint", "correction"] as const;
+export type NodeType = (typeof NODE_TYPES)[number];
+export const ACTOR_TYPES = ["user", "api_key", "system"] as const;
+export type ActorType = (typeof ACTOR_TYPES)[number];
+
+const tenantFk = () => tenantIdColumn().references(() => tenants.id, { onDelete: "cascade" });
+
+/**
+ * Weighted full-text vector over pre-segmented text (CJK split into words by Intl.Segmenter before
+ * it is stored), so the `simple` configuration sees words in every language.
+ */
+const weightedVector = (a: string, b: string, c: string, d: string) =>
+  sql.raw(
+    `setweight(to_tsvector('simple', coalesce(${a}, '')), 'A') || setweight(to_tsvector('simple', coalesce(${b}, '')), 'B') || ` +
+      `setweight(to_tsvector('simple', coalesce(${c}, '')), 'C') || setweight(to_tsvector('simple', coalesce(${d}, '')), 'D')`,
+  );
+
+/** Trusted evidence: the turns the host captured. Append-only; ids are deterministic. */
+export const memoryMessages = pgTable(
+  "memory_messages",
+  {
+    tenantId: tenantFk(),
+    id: text("id").notNull(),
+    /** Monotonic order within the database; created_at may tie. */
+    seq: bigserial("seq", { mode: "number" }).notNull(),
+    sessionId: text("session_id").notNull(),
+    /** The person the session belongs to (`user:<id>` scope owner), when known. */
+    userScopeId: text("user_scope_id"),
+    workspaceId: text("workspace_id"),
+    parentId: text("parent_id"),
+    role: text("role", { enum: ["system", "user", "assistant", "tool"] }).notNull(),
+    content: text("content").notNull(),
+    contentHash: text("content_hash").notNull(),
+    metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull().default({}),
+    /** Who captured it (api key id / user id). */
+    capturedByType: text("captured_by_type", { enum: ["user", "api_key", "system"] }).notNull(),
+    capturedById: text("captured_by_id"),
+    searchText: text("search_text").notNull().default(""),
+    searchVector: tsvector("search_vector").generatedAlwaysAs(sql`to_tsvector('simple', coalesce(search_text, ''))`),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.id] }),
+    index("memory_messages_session_idx").on(t.tenantId, t.sessionId, t.seq),
+    index("memory_messages_user_idx").on(t.tenantId, t.userScopeId, t.seq),
+    index("memory_messages_search_idx").using("gin", t.searchVector),
+    index("memory_messages_trgm_idx").using("gin", t.searchText.op("gin_trgm_ops")),
+    check("memory_messages_role_ck", sql`${t.role} in ('system', 'user', 'assistant', 'tool')`),
+  ],
+);
+
+/** Chained summaries per session (000): each one reads only the previous summary and the new messages. */
+export const memorySummaries = pgTable(
+  "memory_summaries",
+  {
+    tenantId: tenantFk(),
+    id: text("id").notNull(),
+    sessionId: text("session_id").notNull(),
+    parentSummaryId: text("parent_summary_id"),
+    fromMessageId: text("from_message_id").notNull(),
+    toMessageId: text("to_message_id").notNull(),
+    messageCount: integer("message_count").notNull().default(0),
+    summary: text("summary").notNull(),
+    currentGoal: text("current_goal"),
+    constraints: jsonb("constraints").$type<string[]>().notNull().default([]),
+    preferences: jsonb("preferences").$type<string[]>().notNull().default([]),
+    decisions: jsonb("decisions").$type<string[]>().notNull().default([]),
+    completedWork: jsonb("completed_work").$type<string[]>().notNull().default([]),
+    pendingWork: jsonb("pending_work").$type<string[]>().notNull().default([]),
+    knownIssues: jsonb("known_issues").$type<string[]>().notNull().default([]),
+    /** `rules` or the LLM model name that wrote it. */
+    generator: text("generator").notNull().default("rules"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.id] }),
+    index("memory_summaries_session_idx").on(t.tenantId, t.sessionId, t.createdAt),
+    // A chain never forks: one child per parent.
+    uniqueIndex("memory_summaries_parent_uq").on(t.tenantId, t.parentSummaryId),
+  ],
+);
+
+/** The memory cards: the one operable long-term memory (002). */
+export const memoryNodes = pgTable(
+  "memory_nodes",
+  {
+    tenantId: tenantFk(),
+    id: text("id").notNull(),
+    scopeType: text("scope_type", { enum: SCOPE_TYPES }).notNull(),
+    /** session id, user id, workspace id, `<namespace>/<id>` for context, '' for global. */
+    scopeId: text("scope_id").notNull(),
+    kind: text("kind").notNull(),
+    /** Server-made canonical key (`kind.key` or `kind.key:item`). */
+    key: text("key").notNull(),
+    itemKey: text("item_key"),
+    domain: text("domain").notNull(),
+    categoryPath: text("category_path").array().notNull().default(sql`'{}'::text[]`),
+    /** `/`-joined category path for prefix queries. */
+    categoryPathText: text("category_path_text").notNull().default(""),
+    type: text("type", { enum: NODE_TYPES }).notNull(),
+    valueJson: jsonb("value_json"),
+    title: text("title").notNull(),
+    content: text("content").notNull(),
+    status: text("status", { enum: NODE_STATUSES }).notNull().default("active"),
+    revision: integer("revision").notNull().default(1),
+    /** Root of the revision chain (the first revision's id). */
+    lineageId: text("lineage_id").notNull(),
+    supersedesId: text("supersedes_id"),
+    supersededById: text("superseded_by_id"),
+    confidence: real("confidence").notNull(),
+    importance: real("importance").notNull(),
+    tags: text("tags").array().notNull().default(sql`'{}'::text[]`),
+    entities: text("entities").array().notNull().default(sql`'{}'::text[]`),
+    sourceMessageIds: text("source_message_ids").array().notNull().default(sql`'{}'::text[]`),
+    explicitUserIntent: boolean("explicit_user_intent").notNull().default(false),
+    /** Content was redacted by the sensitive-data policy before storing. */
+    redacted: boolean("redacted").notNull().default(false),
+    createdByType: text("created_by_type", { enum: ACTOR_TYPES }).notNull(),
+    createdById: text("created_by_id"),
+    updatedByType: text("updated_by_type", { enum: ACTOR_TYPES }).notNull(),
+    updatedById: text("updated_by_id"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    expiresAt: timestampTz("expires_at"),
+    /** When this revision stopped being current (superseded/expired/deleted): used for `asOf` reads. */
+    endedAt: timestampTz("ended_at"),
+    // Segmented search fields (written by the app) feeding the weighted tsvector.
+    searchTitle: text("search_title").notNull().default(""),
+    searchKeys: text("search_keys").notNull().default(""),
+    searchValues: text("search_values").notNull().default(""),
+    searchBody: text("search_body").notNull().default(""),
+    searchVector: tsvector("search_vector").generatedAlwaysAs(
+      weightedVector("search_title", "search_keys", "search_values", "search_body"),
+    ),
+    hotness: real("hotness").notNull().default(0),
+    accessCount: integer("access_count").notNull().default(0),
+    lastAccessedAt: timestampTz("last_accessed_at"),
+    metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull().default({}),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.id] }),
+    index("memory_nodes_scope_status_key_idx").on(t.tenantId, t.scopeType, t.scopeId, t.status, t.key),
+    index("memory_nodes_kind_idx").on(t.tenantId, t.status, t.kind),
+    index("memory_nodes_category_idx").on(t.tenantId, t.categoryPathText.op("text_pattern_ops")),
+    index("memory_nodes_lineage_idx").on(t.tenantId, t.lineageId, t.revision),
+    index("memory_nodes_updated_idx").on(t.tenantId, t.updatedAt),
+    index("memory_nodes_expires_idx").on(t.tenantId, t.expiresAt).where(sql`${t.status} = 'active' and ${t.expiresAt} is not null`),
+    index("memory_nodes_value_idx").using("gin", t.valueJson.op("jsonb_path_ops")),
+    index("memory_nodes_tags_idx").using("gin", t.tags),
+    index("memory_nodes_entities_idx").using("gin", t.entities),
+    index("memory_nodes_sources_idx").using("gin", t.sourceMessageIds),
+    index("memory_nodes_search_idx").using("gin", t.searchVector),
+    index("memory_nodes_trgm_idx").using("gin", t.searchBody.op("gin_trgm_ops")),
+    // One active card per slot: a racing second writer fails instead of creating a twin.
+    uniqueIndex("memory_nodes_active_slot_uq")
+      .on(t.tenantId, t.scopeType, t.scopeId, t.key)
+      .where(sql`${t.status} = 'active'`),
+    uniqueIndex("memory_nodes_lineage_revision_uq").on(t.tenantId, t.lineageId, t.revision),
+    check("memory_nodes_confidence_ck", sql`${t.confidence} between 0 and 1`),
+    check("memory_nodes_importance_ck", sql`${t.importance} between 0 and 1`),
+    check("memory_nodes_revision_ck", sql`${t.revision} >= 1`),
+  ],
+);
+
+/**
+ * Embeddings for cards, chunks and messages, any model and dimension. One HNSW expression index per
+ * configured model is created at start-up (see src/db/embedding-index.ts).
+ */
+export const memoryEmbeddings = pgTable(
+  "memory_embeddings",
+  {
+    tenantId: tenantFk(),
+    id: text("id").notNull(),
+    nodeId: text("node_id"),
+    chunkId: text("chunk_id"),
+    messageId: text("message_id"),
+    model: text("model").notNull(),
+    dimensions: integer("dimensions").notNull(),
+    embedding: vector("embedding").notNull(),
+    contentHash: text("content_hash").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.id] }),
+    uniqueIndex("memory_embeddings_node_model_uq").on(t.tenantId, t.nodeId, t.model).where(sql`${t.nodeId} is not null`),
+    uniqueIndex("memory_embeddings_chunk_model_uq").on(t.tenantId, t.chunkId, t.model).where(sql`${t.chunkId} is not null`),
+    uniqueIndex("memory_embeddings_message_model_uq").on(t.tenantId, t.messageId, t.model).where(sql`${t.messageId} is not null`),
+    foreignKey({ columns: [t.tenantId, t.nodeId], foreignColumns: [memoryNodes.tenantId, memoryNodes.id] }).onDelete("cascade"),
+    foreignKey({ columns: [t.tenantId, t.chunkId], foreignColumns: [memoryChunks.tenantId, memoryChunks.id] }).onDelete("cascade"),
+    foreignKey({ columns: [t.tenantId, t.messageId], foreignColumns: [memoryMessages.tenantId, memoryMessages.id] }).onDelete("cascade"),
+    check("memory_embeddings_one_owner_ck", sql`num_nonnulls(${t.nodeId}, ${t.chunkId}, ${t.messageId}) = 1`),
+  ],
+);
+
+/** Append-only history of every change (and rejected attempt), written in the change's transaction. */
+export const memoryAuditEvents = pgTable(
+  "memory_audit_events",
+  {
+    tenantId: tenantFk(),
+    id: bigserial("id", { mode: "number" }).notNull(),
+    /** Kept after a hard delete (no foreign key): the event stays, the content goes. */
+    nodeId: text("node_id"),
+    lineageId: text("lineage_id"),
+    eventType: text("event_type", {
+      enum: ["create", "update", "supersede", "expire", "delete", "hard_delete", "noop", "rejected", "grant", "key", "member", "policy", "kind", "import"],
+    }).notNull(),
+    actorType: text("actor_type", { enum: ACTOR_TYPES }).notNull(),
+    actorId: text("actor_id"),
+    reason: text("reason"),
+    toolCallId: text("tool_call_id"),
+    scopeType: text("scope_type"),
+    scopeId: text("scope_id"),
+    before: jsonb("before"),
+    after: jsonb("after"),
+    metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull().default({}),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.id] }),
+    index("memory_audit_node_idx").on(t.tenantId, t.nodeId, t.createdAt),
+    index("memory_audit_lineage_idx").on(t.tenantId, t.lineageId, t.createdAt),
+    index("memory_audit_created_idx").on(t.tenantId, t.createdAt),
+    index("memory_audit_actor_idx").on(t.tenantId, t.actorType, t.actorId, t.createdAt),
+  ],
+);
+
+/** Per-tenant custom kinds added by admins, next to the built-in registry. */
+export const memoryKinds = pgTable(
+  "memory_kinds",
+  {
+    tenantId: tenantFk(),
+    kind: text("kind").notNull(),
+    definition: jsonb("definition").$type<Record<string, unknown>>().notNull(),
+    createdById: text("created_by_id"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.kind] })],
+);
+
+/** One row per search / context call, for stats (latency percentiles, searches per day). */
+export const memoryQueryLog = pgTable(
+  "memory_query_log",
+  {
+    tenantId: tenantFk(),
+    id: bigserial("id", { mode: "number" }).notNull(),
+    operation: text("operation").notNull(),
+    actorType: text("actor_type", { enum: ACTOR_TYPES }).notNull(),
+    actorId: text("actor_id"),
+    latencyMs: real("latency_ms").notNull(),
+    resultCount: integer("result_count").notNull().default(0),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.id] }), index("memory_query_log_created_idx").on(t.tenantId, t.createdAt)],
+);
+
+export type MemoryMessage = typeof memoryMessages.$inferSelect;
+export type MemorySummary = typeof memorySummaries.$inferSelect;
+export type MemoryNodeRow = typeof memoryNodes.$inferSelect;
+export type MemoryAuditEvent = typeof memoryAuditEvents.$inferSelect;

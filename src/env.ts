@@ -1,0 +1,47 @@
+import { z } from "zod";
+
+/**
+ * The only place that reads process.env. Everything else imports `env`.
+ * Parsed once at import; a bad value stops start-up with the variable's name.
+ */
+const booleanFlag = z
+  .enum(["true", "false", "1", "0", ""])
+  .optional()
+  .transform((v) => v === "true" || v === "1");
+
+const emptyToUndefined = (v: unknown) => (v === "" ? undefined : v);
+
+const schema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  /** Server mode when set (postgres://…); embedded PGlite otherwise. */
+  DATABASE_URL: z.preprocess(emptyToUndefined, z.string().regex(/^postgres(ql)?:\/\//, "must start with postgres://").optional()),
+  /** Where embedded mode keeps its database, backups and generated secret. */
+  MEMORY_DATA_DIR: z.string().default("./data"),
+  DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  /** next-auth signing secret; embedded installs generate and keep one under MEMORY_DATA_DIR. */
+  NEXTAUTH_SECRET: z.preprocess(emptyToUndefined, z.string().min(16).optional()),
+  NEXTAUTH_URL: z.preprocess(emptyToUndefined, z.string().url().optional()),
+  PORT: z.coerce.number().int().default(3000),
+  /** Anyone may create an account (each gets an own tenant). Off: only the first account, then admins add people. */
+  MEMORY_OPEN_SIGNUP: booleanFlag,
+  GITHUB_ID: z.preprocess(emptyToUndefined, z.string().optional()),
+  GITHUB_SECRET: z.preprocess(emptyToUndefined, z.string().optional()),
+  OIDC_ISSUER: z.preprocess(emptyToUndefined, z.string().url().optional()),
+  OIDC_CLIENT_ID: z.preprocess(emptyToUndefined, z.string().optional()),
+  OIDC_CLIENT_SECRET: z.preprocess(emptyToUndefined, z.string().optional()),
+  OIDC_NAME: z.string().default("SSO"),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+});
+
+export type Env = z.infer<typeof schema>;
+
+function parseEnv(source: NodeJS.ProcessEnv): Env {
+  const parsed = schema.safeParse(source);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new Error(`Invalid environment configuration:\n${lines.join("\n")}`);
+  }
+  return parsed.data;
+}
+
+export const env: Env = parseEnv(process.env);
