@@ -1,0 +1,56 @@
+"use client";
+
+import Link from "next/link";
+import { usePathname } from "next/navigation";
+import { signOut } from "next-auth/react";
+import { LogoMark } from "./auth-card";
+import { NAV } from "./nav";
+
+function isActive(pathname: string, href: string) {
+  return href === "/" ? pathname === "/" : pathname === href || pathname.startsWith(`${href}/`);
+}
+
+export function Sidebar({ isAdmin, email, tenantName }: { isAdmin: boolean; email: string; tenantName: string }) {
+  const pathname = usePathname();
+  return (
+    <aside className="flex shrink-0 flex-col border-zinc-200 bg-white md:h-screen md:w-60 md:border-r dark:border-zinc-800 dark:bg-zinc-900">
+      <div className="flex items-center justify-between gap-2 px-4 py-4">
+        <Link href="/" className="flex items-center gap-2 font-semibold">
+          <LogoMark />
+          Memory
+        </Link>
+        <span className="truncate text-xs text-zinc-500 md:hidden">{tenantName}</span>
+      </div>
+      <nav aria-label="Main" className="flex gap-1 overflow-x-auto px-2 pb-2 md:flex-1 md:flex-col md:overflow-visible">
+        {NAV.map((section, i) => {
+          const items = section.items.filter((item) => isAdmin || !item.adminOnly);
+          if (items.length === 0) return null;
+          return (
+            <div key={section.title ?? i} className="flex gap-1 md:mb-4 md:flex-col">
+              {section.title ? <p className="hidden px-3 pt-2 pb-1 text-xs font-semibold tracking-wide text-zinc-400 uppercase md:block">{section.title}</p> : null}
+              {items.map((item) => (
+                <Link
+                  key={item.href}
+                  href={item.href}
+                  aria-current={isActive(pathname, item.href) ? "page" : undefined}
+                  className="rounded-lg px-3 py-2 text-sm whitespace-nowrap text-zinc-600 hover:bg-zinc-100 aria-[current=page]:bg-indigo-50 aria-[current=page]:font-medium aria-[current=page]:text-indigo-700 dark:text-zinc-300 dark:hover:bg-zinc-800 dark:aria-[current=page]:bg-indigo-950 dark:aria-[current=page]:text-indigo-300"
+                >
+                  {item.label}
+                </Link>
+              ))}
+            </div>
+          );
+        })}
+      </nav>
+      <div className="hidden border-t border-zinc-200 p-4 md:block dark:border-zinc-800">
+        <p className="truncate text-xs font-medium text-zinc-500">{tenantName}</p>
+        <p className="truncate text-sm" title={email}>
+          {email}
+        </p>
+        <button type="button" onClick={() => void signOut({ callbackUrl: "/sign-in" })} className="mt-2 text-sm text-zinc-500 hover:text-zinc-900 dark:hover:text-zinc-100">
+          Sign out
+        </button>
+      </div>
+    </aside>
+  );
+}

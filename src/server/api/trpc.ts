@@ -1,0 +1,104 @@
+import { initTRPC, TRPCError } from "@trpc/server";
+import type { Session } from "next-auth";
+import { and, eq } from "drizzle-orm";
+import { z, ZodError } from "zod";
+import type { Database } from "~/db/types";
+import { tenantMembers, type TenantRole } from "~/db/schema";
+import { listMemberships } from "~/server/auth/accounts";
+import { verifyApiKey } from "~/server/auth/api-keys";
+import { ServiceError } from "~/server/errors";
+
+/**
+ * Context: the database, the request headers and a lazy session reader. Nothing is resolved up
+ * front, so the agent endpoint never looks at cookies and the dashboard never parses bearer keys.
+ */
+export type TRPCContext = {
+  db: Database;
+  headers: Headers;
+  getSession: () => Promise<Session | null>;
+};
+
+export const TENANT_HEADER = "x-tenant-id";
+export const TENANT_COOKIE = "memory-tenant";
+
+const t = initTRPC.context<TRPCContext>().create({
+  errorFormatter({ shape, error }) {
+    const cause = error.cause;
+    return {
+      ...shape,
+      data: {
+        ...shape.data,
+        // Never leak stack traces to clients.
+        stack: undefined,
+        reason: cause instanceof ServiceError ? cause.reason : cause instanceof ZodError ? "invalid_input" : undefined,
+        details: cause instanceof ServiceError ? cause.details : undefined,
+        zodError: cause instanceof ZodError ? z.flattenError(cause) : null,
+      },
+    };
+  },
+});
+
+export const createTRPCRouter = t.router;
+export const createCallerFactory = t.createCallerFactory;
+
+/** Turns domain errors into tRPC errors with the same code, reason and sentence. */
+const serviceErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && result.error.cause instanceof ServiceError) {
+    const cause = result.error.cause;
+    throw new TRPCError({ code: cause.code, message: cause.message, cause });
+  }
+  return result;
+});
+
+export const publicProcedure = t.procedure.use(serviceErrors);
+
+/** Signed in through next-auth (dashboard). */
+export const signedInProcedure = publicProcedure.use(async ({ ctx, next }) => {
+  const session = await ctx.getSession();
+  if (!session?.user?.id) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in first." });
+  return next({ ctx: { user: session.user } });
+});
+
+function requestedTenantId(headers: Headers): string | undefined {
+  const fromHeader = headers.get(TENANT_HEADER);
+  if (fromHeader) return fromHeader;
+  const cookie = headers.get("cookie") ?? "";
+  const match = cookie.match(new RegExp(`(?:^|;\\s*)${TENANT_COOKIE}=([^;]+)`));
+  return match?.[1] ? decodeURIComponent(match[1]) : undefined;
+}
+
+/** A member of the organisation the request is about (header/cookie, else the first membership). */
+export const tenantProcedure = signedInProcedure.use(async ({ ctx, next }) => {
+  const wanted = requestedTenantId(ctx.headers);
+  let membership: { tenantId: string; role: TenantRole } | undefined;
+  if (wanted) {
+    [membership] = await ctx.db
+      .select({ tenantId: tenantMembers.tenantId, role: tenantMembers.role })
+      .from(tenantMembers)
+      .where(and(eq(tenantMembers.tenantId, wanted), eq(tenantMembers.userId, ctx.user.id)));
+    if (!membership) throw new TRPCError({ code: "FORBIDDEN", message: `You are not a member of organisation ${wanted}.` });
+  } else {
+    membership = (await listMemberships(ctx.db, ctx.user.id))[0];
+    if (!membership) throw new TRPCError({ code: "FORBIDDEN", message: "You are not a member of any organisation. Ask an admin to add you." });
+  }
+  return next({ ctx: { tenant: { id: membership.tenantId, role: membership.role } } });
+});
+
+export const tenantAdminProcedure = tenantProcedure.use(({ ctx, next }) => {
+  if (ctx.tenant.role !== "admin") {
+    throw new TRPCError({ code: "FORBIDDEN", message: "This needs the admin role in this organisation. Ask an admin." });
+  }
+  return next({ ctx: { tenant: { ...ctx.tenant, role: "admin" as const } } });
+});
+
+/** Agents: `Authorization: Bearer <api key>` only; a dashboard session cookie does not count here. */
+export const agentProcedure = publicProcedure.use(async ({ ctx, next }) => {
+  const header = ctx.headers.get("authorization") ?? "";
+  const match = header.match(/^Bearer\s+(\S+)$/i);
+  if (!match?.[1]) {
+    throw new TRPCError({ code: "UNAUTHORIZED", message: 'Send an API key as "Authorization: Bearer <key>".' });
+  }
+  const apiKey = await verifyApiKey(ctx.db, match[1]);
+  return next({ ctx: { apiKey, tenant: { id: apiKey.tenantId } } });
+});

@@ -1,0 +1,169 @@
+import { and, asc, count, eq, sql } from "drizzle-orm";
+import type { Database, DbOrTx } from "~/db/types";
+import { memoryAuditEvents, tenantMembers, tenants, users, type TenantRole, type User } from "~/db/schema";
+import { newId } from "~/server/ids";
+import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from "./password";
+
+export class AccountError extends Error {
+  constructor(
+    readonly reason: "signup_closed" | "email_taken" | "weak_password" | "invalid_email" | "unknown_tenant",
+    message: string,
+  ) {
+    super(message);
+    this.name = "AccountError";
+  }
+}
+
+/** Serialises account creation so "is this the first user?" has exactly one answer. */
+const sqlLock = sql`select pg_advisory_xact_lock(727011002)`;
+
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+function assertValidCredentials(email: string, password: string | undefined) {
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new AccountError("invalid_email", `"${email}" is not an email address.`);
+  if (password !== undefined && password.length < MIN_PASSWORD_LENGTH) {
+    throw new AccountError("weak_password", `The password must have at least ${MIN_PASSWORD_LENGTH} characters.`);
+  }
+}
+
+export async function countUsers(db: DbOrTx): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(users);
+  return row?.n ?? 0;
+}
+
+export async function findUserByEmail(db: DbOrTx, email: string): Promise<User | undefined> {
+  const [user] = await db.select().from(users).where(eq(users.email, normalizeEmail(email))).limit(1);
+  return user;
+}
+
+export async function listMemberships(db: DbOrTx, userId: string) {
+  return db
+    .select({ tenantId: tenantMembers.tenantId, role: tenantMembers.role, tenantName: tenants.name, tenantSlug: tenants.slug })
+    .from(tenantMembers)
+    .innerJoin(tenants, eq(tenants.id, tenantMembers.tenantId))
+    .where(eq(tenantMembers.userId, userId))
+    .orderBy(asc(tenantMembers.createdAt));
+}
+
+async function createTenant(db: DbOrTx, name: string) {
+  const id = newId("ten");
+  const slug = `${name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "org"}-${id.slice(-6)}`;
+  const [tenant] = await db.insert(tenants).values({ id, name, slug }).returning();
+  return tenant!;
+}
+
+async function addMembership(db: DbOrTx, params: { tenantId: string; userId: string; role: TenantRole; actorUserId: string | null; reason: string }) {
+  await db.insert(tenantMembers).values({ tenantId: params.tenantId, userId: params.userId, role: params.role });
+  await db.insert(memoryAuditEvents).values({
+    tenantId: params.tenantId,
+    eventType: "member",
+    actorType: params.actorUserId ? "user" : "system",
+    actorId: params.actorUserId,
+    reason: params.reason,
+    after: { userId: params.userId, role: params.role },
+  });
+}
+
+export type CreatedAccount = { user: User; tenantId: string; role: TenantRole; firstAdmin: boolean };
+
+/**
+ * Self-service sign-up. The first account of an empty install creates the organisation and becomes its
+ * admin; later sign-ups need MEMORY_OPEN_SIGNUP (each then gets an own organisation) — otherwise an admin
+ * adds people. One transaction, so two racing first sign-ups cannot both become admin of separate installs.
+ */
+export async function registerAccount(
+  db: Database,
+  input: { email: string; password: string; name?: string; openSignup: boolean },
+): Promise<CreatedAccount> {
+  const email = normalizeEmail(input.email);
+  assertValidCredentials(email, input.password);
+  const passwordHash = await hashPassword(input.password);
+  return createAccount(db, { email, name: input.name ?? null, image: null, passwordHash, openSignup: input.openSignup });
+}
+
+/** Sign-up through GitHub / OIDC: same rules, no password. */
+export function registerAccountForExternalUser(db: Database, input: { email: string; name: string | null; image: string | null; openSignup: boolean }) {
+  return createAccount(db, { ...input, email: normalizeEmail(input.email), passwordHash: null });
+}
+
+async function createAccount(
+  db: Database,
+  input: { email: string; name: string | null; image: string | null; passwordHash: string | null; openSignup: boolean },
+): Promise<CreatedAccount> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sqlLock);
+    if (await findUserByEmail(tx, input.email)) throw new AccountError("email_taken", `An account for ${input.email} already exists. Sign in instead.`);
+    const firstAdmin = (await countUsers(tx)) === 0;
+    if (!firstAdmin && !input.openSignup) {
+      throw new AccountError("signup_closed", "Sign-up is closed on this server. Ask an admin to add you, then sign in.");
+    }
+    const [user] = await tx
+      .insert(users)
+      .values({ id: newId("usr"), email: input.email, name: input.name, image: input.image, passwordHash: input.passwordHash })
+      .returning();
+    const ownerName = input.name ?? input.email.split("@")[0];
+    const tenant = await createTenant(tx, firstAdmin ? "Default organisation" : `${ownerName}'s organisation`);
+    await addMembership(tx, {
+      tenantId: tenant.id,
+      userId: user!.id,
+      role: "admin",
+      actorUserId: null,
+      reason: firstAdmin ? "first account of this install" : "open sign-up",
+    });
+    return { user: user!, tenantId: tenant.id, role: "admin" as const, firstAdmin };
+  });
+}
+
+/**
+ * Adds a person to an organisation (admin action or CLI). Creates the user if the email is new;
+ * with no organisation yet (fresh install from the CLI), creates the default one.
+ */
+export async function addUserToTenant(
+  db: Database,
+  input: { email: string; password?: string; name?: string; role: TenantRole; tenantId?: string; actorUserId: string | null },
+): Promise<CreatedAccount> {
+  const email = normalizeEmail(input.email);
+  assertValidCredentials(email, input.password);
+  const passwordHash = input.password ? await hashPassword(input.password) : null;
+  return db.transaction(async (tx) => {
+    await tx.execute(sqlLock);
+    let tenantId = input.tenantId;
+    if (!tenantId) {
+      const [first] = await tx.select({ id: tenants.id }).from(tenants).orderBy(asc(tenants.createdAt)).limit(1);
+      tenantId = first?.id ?? (await createTenant(tx, "Default organisation")).id;
+    } else {
+      const [exists] = await tx.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, tenantId)).limit(1);
+      if (!exists) throw new AccountError("unknown_tenant", `No organisation with id ${tenantId}.`);
+    }
+    const firstAdmin = (await countUsers(tx)) === 0;
+    let user = await findUserByEmail(tx, email);
+    if (!user) {
+      [user] = await tx.insert(users).values({ id: newId("usr"), email, name: input.name ?? null, passwordHash }).returning();
+    } else if (passwordHash) {
+      [user] = await tx.update(users).set({ passwordHash, updatedAt: new Date() }).where(eq(users.id, user.id)).returning();
+    }
+    const [membership] = await tx
+      .select({ role: tenantMembers.role })
+      .from(tenantMembers)
+      .where(and(eq(tenantMembers.tenantId, tenantId), eq(tenantMembers.userId, user!.id)));
+    if (!membership) {
+      await addMembership(tx, { tenantId, userId: user!.id, role: input.role, actorUserId: input.actorUserId, reason: "added by admin" });
+    } else if (membership.role !== input.role) {
+      await tx.update(tenantMembers).set({ role: input.role }).where(and(eq(tenantMembers.tenantId, tenantId), eq(tenantMembers.userId, user!.id)));
+    }
+    return { user: user!, tenantId, role: input.role, firstAdmin };
+  });
+}
+
+// A fixed hash to compare against when the email is unknown, so timing does not reveal which emails exist.
+let dummyHash: Promise<string> | undefined;
+
+export async function verifyCredentials(db: DbOrTx, email: string, password: string): Promise<User | null> {
+  const user = await findUserByEmail(db, email);
+  if (!user?.passwordHash || user.disabledAt) {
+    dummyHash ??= hashPassword("not-a-real-password");
+    await verifyPassword(password, await dummyHash);
+    return null;
+  }
+  return (await verifyPassword(password, user.passwordHash)) ? user : null;
+}

@@ -1,0 +1,99 @@
+import type { NextAuthOptions, Session } from "next-auth";
+import { getServerSession } from "next-auth";
+import CredentialsProvider from "next-auth/providers/credentials";
+import GitHubProvider from "next-auth/providers/github";
+import type { Provider } from "next-auth/providers/index";
+import { getDb } from "~/db/client";
+import { env } from "~/env";
+import { verifyCredentials } from "./accounts";
+import { resolveExternalUser } from "./external-accounts";
+import { authSecret } from "./secret";
+
+declare module "next-auth" {
+  interface Session {
+    user: { id: string; email: string; name?: string | null; image?: string | null };
+  }
+}
+
+function externalProviders(): Provider[] {
+  const providers: Provider[] = [];
+  if (env.GITHUB_ID && env.GITHUB_SECRET) {
+    providers.push(GitHubProvider({ clientId: env.GITHUB_ID, clientSecret: env.GITHUB_SECRET }));
+  }
+  if (env.OIDC_ISSUER && env.OIDC_CLIENT_ID && env.OIDC_CLIENT_SECRET) {
+    providers.push({
+      id: "oidc",
+      name: env.OIDC_NAME,
+      type: "oauth",
+      wellKnown: `${env.OIDC_ISSUER.replace(/\/$/, "")}/.well-known/openid-configuration`,
+      clientId: env.OIDC_CLIENT_ID,
+      clientSecret: env.OIDC_CLIENT_SECRET,
+      authorization: { params: { scope: "openid email profile" } },
+      idToken: true,
+      checks: ["pkce", "state"],
+      profile: (profile: { sub: string; email?: string; name?: string; picture?: string }) => ({
+        id: profile.sub,
+        email: profile.email ?? null,
+        name: profile.name ?? null,
+        image: profile.picture ?? null,
+      }),
+    });
+  }
+  return providers;
+}
+
+/** Which sign-in buttons the sign-in page should show. */
+export function enabledExternalProviders(): { id: string; name: string }[] {
+  return externalProviders().map((p) => ({ id: p.id, name: p.name }));
+}
+
+export const authOptions: NextAuthOptions = {
+  secret: authSecret(),
+  // Credentials sign-in requires JWT sessions in next-auth v4; the token only carries the user id.
+  session: { strategy: "jwt", maxAge: 30 * 24 * 60 * 60 },
+  pages: { signIn: "/sign-in", error: "/sign-in" },
+  providers: [
+    CredentialsProvider({
+      id: "credentials",
+      name: "Email and password",
+      credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
+      async authorize(credentials) {
+        if (!credentials?.email || !credentials.password) return null;
+        const user = await verifyCredentials(await getDb(), credentials.email, credentials.password);
+        return user ? { id: user.id, email: user.email, name: user.name, image: user.image } : null;
+      },
+    }),
+    ...externalProviders(),
+  ],
+  callbacks: {
+    async signIn({ user, account }) {
+      if (!account || account.provider === "credentials") return true;
+      const userId = await resolveExternalUser(
+        await getDb(),
+        {
+          provider: account.provider,
+          providerAccountId: account.providerAccountId,
+          type: account.type,
+          email: user.email ?? null,
+          name: user.name ?? null,
+          image: user.image ?? null,
+        },
+        env.MEMORY_OPEN_SIGNUP,
+      );
+      if (!userId) return "/sign-in?error=AccessDenied";
+      user.id = userId;
+      return true;
+    },
+    jwt({ token, user }) {
+      if (user) token.uid = user.id;
+      return token;
+    },
+    session({ session, token }) {
+      return { ...session, user: { ...session.user, id: token.uid as string, email: token.email ?? "" } } as Session;
+    },
+  },
+};
+
+export function getServerAuthSession(): Promise<Session | null> {
+  return getServerSession(authOptions);
+}

@@ -1,0 +1,26 @@
+import { sql } from "drizzle-orm";
+import type { DatabaseHandle } from "~/db/client";
+import { schemaVersion } from "~/db/migrate";
+import { queryRows } from "~/db/raw";
+
+export type Health = {
+  status: "ok";
+  database: { mode: "embedded" | "server"; schemaVersion: string | null; extensions: Record<string, string>; postgres: string };
+};
+
+export async function getHealth(handle: DatabaseHandle): Promise<Health> {
+  const [extensions, version, [pg]] = await Promise.all([
+    queryRows<{ extname: string; extversion: string }>(handle.db, sql`select extname, extversion from pg_extension order by extname`),
+    schemaVersion(handle.db),
+    queryRows<{ v: string }>(handle.db, sql`select current_setting('server_version') as v`),
+  ]);
+  return {
+    status: "ok",
+    database: {
+      mode: handle.mode,
+      schemaVersion: version,
+      extensions: Object.fromEntries(extensions.map((e) => [e.extname, e.extversion])),
+      postgres: pg?.v ?? "unknown",
+    },
+  };
+}

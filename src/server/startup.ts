@@ -1,0 +1,19 @@
+import { getDatabase } from "~/db/client";
+import { env } from "~/env";
+import { countUsers } from "~/server/auth/accounts";
+import { log } from "~/server/log";
+
+export async function startServer() {
+  try {
+    const handle = await getDatabase();
+    const users = await countUsers(handle.db);
+    const base = env.NEXTAUTH_URL ?? `http://localhost:${env.PORT}`;
+    const where = handle.mode === "embedded" ? `embedded database in ${handle.dataDir}` : "Postgres server (DATABASE_URL)";
+    log("info", `memory service ready on ${where}`);
+    if (users === 0) log("info", `No accounts yet. Create the first admin at ${base}/sign-up (or: npm run memory -- users add --admin you@example.com)`);
+    log("info", `Sign in at ${base}/sign-in`);
+  } catch (error) {
+    log("error", `Start-up failed: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,38 @@
+import path from "node:path";
+import { defineConfig } from "vitest/config";
+
+/**
+ * Pure unit tests run once; database suites run once per backend: PGlite always, real Postgres
+ * when TEST_DATABASE_URL is set (scripts/test.mjs refuses to run in CI without it).
+ */
+const alias = { "~": path.resolve(import.meta.dirname, "src") };
+const dbSuites = ["test/db/**/*.test.ts"];
+const backends = [
+  { name: "pglite", env: { TEST_BACKEND: "pglite" } },
+  ...(process.env.TEST_DATABASE_URL ? [{ name: "postgres", env: { TEST_BACKEND: "postgres" } }] : []),
+];
+
+export default defineConfig({
+  resolve: { alias },
+  test: {
+    projects: [
+      {
+        resolve: { alias },
+        test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node" },
+      },
+      ...backends.map((backend) => ({
+        resolve: { alias },
+        test: {
+          name: backend.name,
+          include: dbSuites,
+          environment: "node",
+          env: backend.env,
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          // Each file opens its own database; two at a time keeps a 2-core machine responsive.
+          maxWorkers: 2,
+        },
+      })),
+    ],
+  },
+});
