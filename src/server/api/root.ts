@@ -1,12 +1,14 @@
 import { accountRouter } from "./routers/account";
 import { healthRouter } from "./routers/health";
 import { meRouter } from "./routers/me";
+import { organizationRouter } from "./routers/organization";
 import { createCallerFactory, createTRPCRouter } from "./trpc";
 
 export const appRouter = createTRPCRouter({
   account: accountRouter,
   health: healthRouter,
   me: meRouter,
+  organization: organizationRouter,
 });
 
 export type AppRouter = typeof appRouter;

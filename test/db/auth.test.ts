@@ -1,0 +1,95 @@
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiKeys, memoryAuditEvents, users } from "~/db/schema";
+import { AccountError, addUserToTenant, registerAccount, verifyCredentials } from "~/server/auth/accounts";
+import { createApiKey, hashApiKeySecret } from "~/server/auth/api-keys";
+import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
+import { callerAs } from "../support/trpc";
+
+describe(`sign-in and the procedure ladder (${TEST_BACKEND})`, () => {
+  let handle: TestDatabase;
+  let admin: { userId: string; tenantId: string };
+  let member: { userId: string };
+  let otherTenant: { userId: string; tenantId: string };
+
+  beforeAll(async () => {
+    handle = await openTestDatabase();
+    const first = await registerAccount(handle.db, { email: "Admin@Example.com", password: "correct horse battery", name: "Ada", openSignup: false });
+    admin = { userId: first.user.id, tenantId: first.tenantId };
+    const added = await addUserToTenant(handle.db, { email: "member@example.com", password: "member password", role: "member", tenantId: first.tenantId, actorUserId: first.user.id });
+    member = { userId: added.user.id };
+    const other = await registerAccount(handle.db, { email: "other@example.org", password: "other password", openSignup: true });
+    otherTenant = { userId: other.user.id, tenantId: other.tenantId };
+  });
+  afterAll(async () => handle?.destroy());
+
+  it("makes the first account of an empty install the admin, and closes sign-up afterwards", async () => {
+    const [row] = await handle.db.select().from(users).where(eq(users.id, admin.userId));
+    expect(row?.email).toBe("admin@example.com");
+    await expect(registerAccount(handle.db, { email: "late@example.com", password: "late password", openSignup: false })).rejects.toMatchObject({
+      reason: "signup_closed",
+    });
+    await expect(registerAccount(handle.db, { email: "admin@example.com", password: "again password", openSignup: true })).rejects.toBeInstanceOf(AccountError);
+  });
+
+  it("stores a salted scrypt hash, never the password", async () => {
+    const [row] = await handle.db.select().from(users).where(eq(users.id, admin.userId));
+    expect(row?.passwordHash).toMatch(/^scrypt\$16384\$8\$1\$/);
+    expect(row?.passwordHash).not.toContain("correct horse");
+  });
+
+  it("accepts the right password and rejects a wrong one or an unknown email", async () => {
+    expect((await verifyCredentials(handle.db, "admin@example.com", "correct horse battery"))?.id).toBe(admin.userId);
+    expect(await verifyCredentials(handle.db, "admin@example.com", "correct horse batterY")).toBeNull();
+    expect(await verifyCredentials(handle.db, "nobody@example.com", "correct horse battery")).toBeNull();
+  });
+
+  it("writes an audit row for each membership", async () => {
+    const events = await handle.db.select().from(memoryAuditEvents).where(eq(memoryAuditEvents.tenantId, admin.tenantId));
+    expect(events.filter((e) => e.eventType === "member")).toHaveLength(2);
+  });
+
+  it("refuses signed-in procedures without a session, and with only an API key", async () => {
+    const { secret } = await createApiKey(handle.db, { tenantId: admin.tenantId, ownerUserId: admin.userId, createdByUserId: admin.userId, name: "bot", scopes: [], permissions: ["memory:read"] });
+    await expect(callerAs(handle.db).me.get()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    await expect(callerAs(handle.db, { bearer: secret }).me.get()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    const me = await callerAs(handle.db, { userId: admin.userId }).me.get();
+    expect(me.memberships.map((m) => m.role)).toEqual(["admin"]);
+  });
+
+  it("refuses a member acting in an organisation they do not belong to", async () => {
+    await expect(callerAs(handle.db, { userId: member.userId, tenantId: otherTenant.tenantId }).organization.get()).rejects.toMatchObject({ code: "FORBIDDEN" });
+    const own = await callerAs(handle.db, { userId: otherTenant.userId }).organization.get();
+    expect(own.id).toBe(otherTenant.tenantId);
+  });
+
+  it("refuses admin procedures to members and allows them to admins, with an audit row", async () => {
+    await expect(callerAs(handle.db, { userId: member.userId }).organization.updatePolicy({ writePolicy: "explicit-only" })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    const updated = await callerAs(handle.db, { userId: admin.userId }).organization.updatePolicy({ writePolicy: "explicit-only" });
+    expect(updated.writePolicy).toBe("explicit-only");
+    const events = await handle.db.select().from(memoryAuditEvents).where(eq(memoryAuditEvents.eventType, "policy"));
+    expect(events).toHaveLength(1);
+    expect(events[0]?.actorId).toBe(admin.userId);
+  });
+
+  it("accepts only a valid bearer key on the agent procedure; a session is not enough", async () => {
+    const { apiKey, secret } = await createApiKey(handle.db, { tenantId: admin.tenantId, ownerUserId: admin.userId, createdByUserId: admin.userId, name: "agent", scopes: ["session:*"], permissions: ["memory:read", "memory:write"] });
+    const [stored] = await handle.db.select().from(apiKeys).where(eq(apiKeys.id, apiKey.id));
+    expect(stored?.keyHash).toBe(hashApiKeySecret(secret));
+    expect(JSON.stringify(stored)).not.toContain(secret);
+
+    await expect(callerAs(handle.db, { userId: admin.userId }).me.agent()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    await expect(callerAs(handle.db, { bearer: "mem_live_notARealKey" }).me.agent()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    const who = await callerAs(handle.db, { bearer: secret }).me.agent();
+    expect(who).toMatchObject({ keyId: apiKey.id, tenantId: admin.tenantId, permissions: ["memory:read", "memory:write"] });
+
+    await handle.db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.id, apiKey.id));
+    const revoked = await callerAs(handle.db, { bearer: secret }).me.agent().catch((e: unknown) => e);
+    expect(revoked).toMatchObject({ code: "UNAUTHORIZED", message: expect.stringMatching(/revoked/) });
+  });
+
+  it("refuses an expired key", async () => {
+    const { secret } = await createApiKey(handle.db, { tenantId: admin.tenantId, ownerUserId: admin.userId, createdByUserId: admin.userId, name: "old", scopes: [], permissions: [], expiresAt: new Date(Date.now() - 1000) });
+    await expect(callerAs(handle.db, { bearer: secret }).me.agent()).rejects.toMatchObject({ code: "UNAUTHORIZED", message: expect.stringMatching(/expired/) });
+  });
+});

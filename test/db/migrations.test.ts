@@ -1,0 +1,164 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase } from "~/db/client";
+import { DataDirectoryLockedError } from "~/db/embedded-lock";
+import { DEFAULT_MIGRATIONS_FOLDER, MigrationError, readMigrationFiles, runMigrations } from "~/db/migrate";
+import { queryRows } from "~/db/raw";
+import { users } from "~/db/schema";
+import type { Database } from "~/db/types";
+import { createEmptyServerDatabase, openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
+
+const EXPECTED_TABLES = [
+  "users", "accounts", "sessions", "verification_tokens", "tenants", "tenant_members", "workspaces", "api_keys",
+  "scope_grants", "idempotency_keys", "rate_limit_buckets", "memory_messages", "memory_summaries", "memory_nodes",
+  "memory_embeddings", "memory_audit_events", "memory_kinds", "memory_query_log", "memory_chunks", "memory_topics",
+  "memory_chunk_topics", "memory_tree_summaries", "memory_jobs",
+];
+
+/** A copy of the real migrations plus one that creates a table and then fails. */
+function migrationsWithBrokenTail(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "memory-migrations-"));
+  fs.cpSync(DEFAULT_MIGRATIONS_FOLDER, dir, { recursive: true });
+  const journalPath = path.join(dir, "meta", "_journal.json");
+  const journal = JSON.parse(fs.readFileSync(journalPath, "utf8")) as { entries: { idx: number; tag: string; when: number; version: string; breakpoints: boolean }[] };
+  const idx = journal.entries.length;
+  const tag = `${String(idx).padStart(4, "0")}_broken`;
+  journal.entries.push({ idx, tag, when: Date.now(), version: "7", breakpoints: true });
+  fs.writeFileSync(journalPath, JSON.stringify(journal));
+  fs.writeFileSync(
+    path.join(dir, `${tag}.sql`),
+    `CREATE TABLE "half_done" ("id" integer);\n--> statement-breakpoint\nALTER TABLE "users" ADD COLUMN "nickname" text;\n--> statement-breakpoint\nSELECT no_such_function();`,
+  );
+  return dir;
+}
+
+async function tableNames(db: Database): Promise<string[]> {
+  const rows = await queryRows<{ name: string }>(db, sql`select table_name as name from information_schema.tables where table_schema = 'public'`);
+  return rows.map((r) => r.name);
+}
+
+async function columnNames(db: Database, table: string): Promise<string[]> {
+  const rows = await queryRows<{ name: string }>(db, sql`select column_name as name from information_schema.columns where table_schema = 'public' and table_name = ${table}`);
+  return rows.map((r) => r.name);
+}
+
+describe(`migrations (${TEST_BACKEND})`, () => {
+  let handle: TestDatabase;
+  beforeAll(async () => {
+    handle = await openTestDatabase();
+  });
+  afterAll(async () => handle?.destroy());
+
+  it("takes an empty database to the latest schema, with every table and both extensions", async () => {
+    const tables = await tableNames(handle.db);
+    for (const table of EXPECTED_TABLES) expect(tables).toContain(table);
+    const extensions = await queryRows<{ extname: string }>(handle.db, sql`select extname from pg_extension`);
+    expect(extensions.map((e) => e.extname)).toEqual(expect.arrayContaining(["vector", "pg_trgm"]));
+    const applied = await queryRows<{ tag: string }>(handle.db, sql`select tag from schema_migrations order by id`);
+    expect(applied.map((r) => r.tag)).toEqual(readMigrationFiles().map((m) => m.tag));
+  });
+
+  it("declares the search indexes the seeds need (GIN tsvector, GIN trigram, tenant-leading keys)", async () => {
+    const indexes = await queryRows<{ indexname: string; indexdef: string }>(handle.db, sql`select indexname, indexdef from pg_indexes where schemaname = 'public'`);
+    const byName = new Map(indexes.map((i) => [i.indexname, i.indexdef]));
+    expect(byName.get("memory_nodes_search_idx")).toMatch(/USING gin \(search_vector\)/);
+    expect(byName.get("memory_nodes_trgm_idx")).toMatch(/gin_trgm_ops/);
+    expect(byName.get("memory_messages_session_idx")).toMatch(/\(tenant_id, session_id, seq\)/);
+    expect(byName.get("memory_nodes_tenant_id_id_pk")).toMatch(/\(tenant_id, id\)/);
+    expect(byName.get("memory_nodes_active_slot_uq")).toMatch(/WHERE \(status = 'active'/);
+  });
+
+  it("is a no-op when run again", async () => {
+    const second = await runMigrations(handle.db);
+    expect(second.applied).toEqual([]);
+  });
+
+  it("rolls a failing migration back completely and says which one failed", async () => {
+    const folder = migrationsWithBrokenTail();
+    const error = await runMigrations(handle.db, folder).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MigrationError);
+    expect((error as MigrationError).message).toMatch(/_broken failed: .*no_such_function/);
+    expect((error as MigrationError).message).toMatch(/rolled back/);
+    expect(await tableNames(handle.db)).not.toContain("half_done");
+    expect(await columnNames(handle.db, "users")).not.toContain("nickname");
+    const applied = await queryRows<{ tag: string }>(handle.db, sql`select tag from schema_migrations`);
+    expect(applied.some((r) => r.tag.endsWith("_broken"))).toBe(false);
+  });
+});
+
+describe.runIf(TEST_BACKEND === "postgres")("server mode start-up", () => {
+  it("lets two instances start together: one migrates, the other waits and finds nothing to do", async () => {
+    const { url, drop } = await createEmptyServerDatabase();
+    try {
+      const [a, b] = await Promise.all([openDatabase({ url, migrate: false, poolMax: 2 }), openDatabase({ url, migrate: false, poolMax: 2 })]);
+      const [ra, rb] = await Promise.all([runMigrations(a.db), runMigrations(b.db)]);
+      expect([...ra.applied, ...rb.applied].sort()).toEqual(readMigrationFiles().map((m) => m.tag).sort());
+      expect(Math.min(ra.applied.length, rb.applied.length)).toBe(0);
+      await Promise.all([a.close(), b.close()]);
+    } finally {
+      await drop();
+    }
+  });
+
+  it("refuses to start on a failed migration and leaves the data as it was", async () => {
+    const { url, drop } = await createEmptyServerDatabase();
+    try {
+      const first = await openDatabase({ url, poolMax: 2 });
+      await first.db.insert(users).values({ id: "usr_keep", email: "keep@example.com" });
+      await first.close();
+      await expect(openDatabase({ url, poolMax: 2, migrationsFolder: migrationsWithBrokenTail() })).rejects.toThrow(MigrationError);
+      const again = await openDatabase({ url, poolMax: 2 });
+      expect(await again.db.select().from(users)).toHaveLength(1);
+      expect(await columnNames(again.db, "users")).not.toContain("nickname");
+      await again.close();
+    } finally {
+      await drop();
+    }
+  });
+});
+
+describe.runIf(TEST_BACKEND === "pglite")("embedded data directory", () => {
+  const dir = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), "memory-embedded-")), "pglite");
+
+  it("keeps data across restarts", async () => {
+    const dataDir = dir();
+    const first = await openDatabase({ dataDir });
+    await first.db.insert(users).values({ id: "usr_persist", email: "persist@example.com" });
+    await first.close();
+    const second = await openDatabase({ dataDir });
+    expect((await second.db.select().from(users)).map((u) => u.email)).toEqual(["persist@example.com"]);
+    await second.close();
+  });
+
+  it("lets only one process-level owner open it; a second open gets a clear error", async () => {
+    const dataDir = dir();
+    const first = await openDatabase({ dataDir });
+    // Simulate another live process owning the lock.
+    const lockPath = `${dataDir}.lock`;
+    fs.writeFileSync(lockPath, String(process.ppid));
+    const error = await openDatabase({ dataDir }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DataDirectoryLockedError);
+    expect((error as Error).message).toMatch(/already in use by process/);
+    fs.writeFileSync(lockPath, String(process.pid));
+    await first.close();
+  });
+
+  it("backs the directory up before a migration and restores it when the migration fails", async () => {
+    const dataDir = dir();
+    const first = await openDatabase({ dataDir });
+    await first.db.insert(users).values({ id: "usr_safe", email: "safe@example.com" });
+    await first.close();
+    const error = await openDatabase({ dataDir, migrationsFolder: migrationsWithBrokenTail() }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MigrationError);
+    expect((error as Error).message).toMatch(/restored from .*backups/);
+    const backups = fs.readdirSync(path.join(path.dirname(dataDir), "backups"));
+    expect(backups).toHaveLength(1);
+    const again = await openDatabase({ dataDir });
+    expect((await again.db.select().from(users)).map((u) => u.email)).toEqual(["safe@example.com"]);
+    expect(await tableNames(again.db)).not.toContain("half_done");
+    await again.close();
+  });
+});
