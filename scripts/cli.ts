@@ -1,0 +1,22 @@
+// `npm run memory -- <command>`: operations from a terminal, against whichever database the
+// environment selects (embedded PGlite by default, DATABASE_URL for a server).
+import { parseArgs } from "node:util";
+import { runCli } from "~/cli/main";
+
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: {
+    admin: { type: "boolean", default: false },
+    password: { type: "string" },
+    name: { type: "string" },
+    tenant: { type: "string" },
+    user: { type: "string" },
+    scopes: { type: "string" },
+    permissions: { type: "string" },
+    "expires-days": { type: "string" },
+    yes: { type: "boolean", default: false },
+    help: { type: "boolean", short: "h", default: false },
+  },
+});
+
+process.exitCode = await runCli(positionals, values);

@@ -1,0 +1,18 @@
+#!/usr/bin/env node
+// `npm test`: unit tests once, database suites on PGlite always and on Postgres when TEST_DATABASE_URL
+// is set. In CI a missing TEST_DATABASE_URL is an error, never a silent skip.
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+
+const root = path.resolve(import.meta.dirname, "..");
+if (process.env.CI === "true" && !process.env.TEST_DATABASE_URL) {
+  console.error("CI=true but TEST_DATABASE_URL is not set: the Postgres suite would be skipped. Run scripts/setup-postgres.sh first.");
+  process.exit(1);
+}
+console.log(`[test] backends: pglite${process.env.TEST_DATABASE_URL ? " + postgres" : " (set TEST_DATABASE_URL to add postgres)"}`);
+const result = spawnSync(process.execPath, [path.join(root, "node_modules/vitest/vitest.mjs"), "run", ...process.argv.slice(2)], {
+  cwd: root,
+  stdio: "inherit",
+  env: { ...process.env, NODE_ENV: "test" },
+});
+process.exit(result.status ?? 1);

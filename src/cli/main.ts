@@ -1,0 +1,134 @@
+import { randomBytes } from "node:crypto";
+import { asc, eq } from "drizzle-orm";
+import { getDatabase } from "~/db/client";
+import { API_KEY_PERMISSIONS, apiKeys, tenantMembers, tenants, users, type ApiKeyPermission } from "~/db/schema";
+import { addUserToTenant, findUserByEmail } from "~/server/auth/accounts";
+import { createApiKey } from "~/server/auth/api-keys";
+import { getHealth } from "~/server/health";
+import { getTenantOverview } from "~/server/stats/overview";
+
+export type CliOptions = {
+  admin?: boolean;
+  password?: string;
+  name?: string;
+  tenant?: string;
+  user?: string;
+  scopes?: string;
+  permissions?: string;
+  "expires-days"?: string;
+  yes?: boolean;
+  help?: boolean;
+};
+
+const HELP = `Usage: npm run memory -- <command> [options]
+
+  users add <email> [--admin] [--password <pw>] [--name <name>] [--tenant <id>]
+                     Create a person (or change their role). Without --password one is generated and printed once.
+  users list         People and their roles.
+  keys create --user <email> [--name <n>] [--scopes a,b] [--permissions memory:read,memory:write] [--expires-days N]
+                     Create an API key for an agent; prints the secret once.
+  keys list          Keys with prefix, owner, last use.
+  keys revoke <id>   Revoke a key (effective on the next request).
+  stats              Totals per organisation and database health.
+
+Embedded mode: stop the server first (only one process may open ./data), or set DATABASE_URL.`;
+
+const out = (line = "") => console.log(line);
+
+async function firstTenantId(db: Awaited<ReturnType<typeof getDatabase>>["db"], wanted?: string) {
+  if (wanted) return wanted;
+  const [tenant] = await db.select({ id: tenants.id }).from(tenants).orderBy(asc(tenants.createdAt)).limit(1);
+  if (!tenant) throw new Error("No organisation yet: create the first user with `users add <email> --admin`.");
+  return tenant.id;
+}
+
+export async function runCli(args: string[], options: CliOptions): Promise<number> {
+  const [area, action, target] = args;
+  if (!area || options.help) {
+    out(HELP);
+    return area ? 0 : 1;
+  }
+  const handle = await getDatabase();
+  const { db } = handle;
+  try {
+    switch (`${area} ${action ?? ""}`.trim()) {
+      case "users add": {
+        // The email may come positionally (`users add a@b.c --admin`) or as --admin's neighbour.
+        const email = target;
+        if (!email) throw new Error("Give the email: users add you@example.com [--admin]");
+        const password = options.password ?? randomBytes(12).toString("base64url");
+        const account = await addUserToTenant(db, { email, password, name: options.name, role: options.admin ? "admin" : "member", tenantId: options.tenant, actorUserId: null });
+        out(`${account.user.email} is ${account.role} of organisation ${account.tenantId}.`);
+        if (!options.password) out(`Password (shown once): ${password}`);
+        return 0;
+      }
+      case "users list": {
+        const rows = await db
+          .select({ email: users.email, role: tenantMembers.role, tenant: tenants.name })
+          .from(tenantMembers)
+          .innerJoin(users, eq(users.id, tenantMembers.userId))
+          .innerJoin(tenants, eq(tenants.id, tenantMembers.tenantId))
+          .orderBy(asc(tenants.name), asc(users.email));
+        if (rows.length === 0) out("No users yet.");
+        for (const r of rows) out(`${r.email}\t${r.role}\t${r.tenant}`);
+        return 0;
+      }
+      case "keys create": {
+        if (!options.user) throw new Error("Give the owner: keys create --user you@example.com");
+        const owner = await findUserByEmail(db, options.user);
+        if (!owner) throw new Error(`No user ${options.user}.`);
+        const tenantId = await firstTenantId(db, options.tenant);
+        const permissions = (options.permissions ?? "memory:read,memory:write,messages:write").split(",").map((p) => p.trim());
+        const unknown = permissions.filter((p) => !(API_KEY_PERMISSIONS as readonly string[]).includes(p));
+        if (unknown.length) throw new Error(`Unknown permission(s) ${unknown.join(", ")}; use ${API_KEY_PERMISSIONS.join(", ")}.`);
+        const days = options["expires-days"] ? Number(options["expires-days"]) : null;
+        const { apiKey, secret } = await createApiKey(db, {
+          tenantId,
+          ownerUserId: owner.id,
+          createdByUserId: null,
+          name: options.name ?? "cli key",
+          scopes: (options.scopes ?? `user:${owner.id},session:*`).split(",").map((s) => s.trim()).filter(Boolean),
+          permissions: permissions as ApiKeyPermission[],
+          expiresAt: days ? new Date(Date.now() + days * 86_400_000) : null,
+        });
+        out(`Key ${apiKey.id} (${apiKey.prefix}…) created for ${owner.email}.`);
+        out(`Secret (shown once, store it now): ${secret}`);
+        return 0;
+      }
+      case "keys list": {
+        const rows = await db.select().from(apiKeys).orderBy(asc(apiKeys.createdAt));
+        if (rows.length === 0) out("No keys yet.");
+        for (const k of rows) {
+          const state = k.revokedAt ? "revoked" : k.expiresAt && k.expiresAt < new Date() ? "expired" : "active";
+          out(`${k.id}\t${k.prefix}…\t${k.name}\t${state}\tlast used ${k.lastUsedAt?.toISOString() ?? "never"}`);
+        }
+        return 0;
+      }
+      case "keys revoke": {
+        if (!target) throw new Error("Give the key id: keys revoke key_…");
+        const revoked = await db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.id, target)).returning({ id: apiKeys.id });
+        if (revoked.length === 0) throw new Error(`No key ${target}.`);
+        out(`Revoked ${target}.`);
+        return 0;
+      }
+      case "stats": {
+        const health = await getHealth(handle);
+        out(`database: ${health.database.mode}, schema ${health.database.schemaVersion}, postgres ${health.database.postgres}, vector ${health.database.extensions.vector ?? "missing"}, pg_trgm ${health.database.extensions.pg_trgm ?? "missing"}`);
+        for (const t of await db.select().from(tenants).orderBy(asc(tenants.createdAt))) {
+          const o = await getTenantOverview(db, t.id);
+          out(`${t.name} (${t.id}): ${o.activeMemories} active memories, ${o.messages} messages in ${o.sessions} sessions, ${o.activeKeys} keys, ${o.members} members`);
+        }
+        return 0;
+      }
+      default:
+        out(`Unknown command "${args.join(" ")}".\n`);
+        out(HELP);
+        return 1;
+    }
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    return 1;
+  } finally {
+    await handle.close();
+  }
+}
