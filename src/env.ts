@@ -30,6 +30,9 @@ const schema = z.object({
   OIDC_CLIENT_ID: z.preprocess(emptyToUndefined, z.string().optional()),
   OIDC_CLIENT_SECRET: z.preprocess(emptyToUndefined, z.string().optional()),
   OIDC_NAME: z.string().default("SSO"),
+  /** Embedding model name recorded per row; one HNSW index per model is ensured at start-up. */
+  EMBEDDING_MODEL: z.string().min(1).default("local-hash-v1"),
+  EMBEDDING_DIMENSIONS: z.coerce.number().int().min(1).max(2000).default(256),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
 });
 

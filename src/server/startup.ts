@@ -1,4 +1,5 @@
 import { getDatabase } from "~/db/client";
+import { ensureEmbeddingIndex } from "~/db/embedding-index";
 import { env } from "~/env";
 import { countUsers } from "~/server/auth/accounts";
 import { log } from "~/server/log";
@@ -6,6 +7,7 @@ import { log } from "~/server/log";
 export async function startServer() {
   try {
     const handle = await getDatabase();
+    await ensureEmbeddingIndex(handle.db, env.EMBEDDING_MODEL, env.EMBEDDING_DIMENSIONS);
     const users = await countUsers(handle.db);
     const base = env.NEXTAUTH_URL ?? `http://localhost:${env.PORT}`;
     const where = handle.mode === "embedded" ? `embedded database in ${handle.dataDir}` : "Postgres server (DATABASE_URL)";

@@ -5,6 +5,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "~/db/client";
 import { DataDirectoryLockedError } from "~/db/embedded-lock";
+import { ensureEmbeddingIndex } from "~/db/embedding-index";
 import { DEFAULT_MIGRATIONS_FOLDER, MigrationError, readMigrationFiles, runMigrations } from "~/db/migrate";
 import { queryRows } from "~/db/raw";
 import { users } from "~/db/schema";
@@ -69,6 +70,13 @@ describe(`migrations (${TEST_BACKEND})`, () => {
     expect(byName.get("memory_messages_session_idx")).toMatch(/\(tenant_id, session_id, seq\)/);
     expect(byName.get("memory_nodes_tenant_id_id_pk")).toMatch(/\(tenant_id, id\)/);
     expect(byName.get("memory_nodes_active_slot_uq")).toMatch(/WHERE \(status = 'active'/);
+  });
+
+  it("creates one HNSW expression index per embedding model, idempotently, and uses it for that model", async () => {
+    const name = await ensureEmbeddingIndex(handle.db, "test-model", 3);
+    expect(await ensureEmbeddingIndex(handle.db, "test-model", 3)).toBe(name);
+    const [index] = await queryRows<{ indexdef: string }>(handle.db, sql`select indexdef from pg_indexes where indexname = ${name}`);
+    expect(index?.indexdef).toMatch(/USING hnsw \(\(\(embedding\)::vector\(3\)\) vector_cosine_ops\) WHERE \(model = 'test-model'/);
   });
 
   it("is a no-op when run again", async () => {
