@@ -25,6 +25,5 @@ export type MemoryCallContext = {
   forgetAllIntent?: boolean;
   toolCallId?: string | null;
 };
-};
 
 export const isAgent = (ctx: Pick<MemoryCallContext, "actor">) => ctx.actor.type === "api_key";

@@ -1,0 +1,123 @@
+import { and, arrayOverlaps, eq, inArray, sql } from "drizzle-orm";
+import type { Transaction } from "~/db/types";
+import {
+  idempotencyKeys,
+  memoryAuditEvents,
+  memoryChunks,
+  memoryEmbeddings,
+  memoryJobs,
+  memoryMessages,
+  memoryNodes,
+  memorySummaries,
+  memoryTreeSummaries,
+} from "~/db/schema";
+import { queryRows } from "~/db/raw";
+import type { ErasureReceipt } from "./forget-schema";
+
+const count = (rows: unknown[]) => rows.length;
+
+/**
+ * Physically removes whole revision chains and everything derived from them — embeddings (cascade),
+ * queued jobs, idempotency replies that name them — and scrubs the content out of their audit rows,
+ * keeping the events. With `eraseEvidence`, also the source messages, the summaries built on them
+ * (and every later summary of that chain), chunks and tree summaries. Runs inside the caller's transaction.
+ */
+export async function eraseLineages(
+  tx: Transaction,
+  params: { tenantId: string; lineageIds: string[]; eraseEvidence: boolean; now: Date },
+): Promise<ErasureReceipt> {
+  const { tenantId, lineageIds } = params;
+  const rows = await tx
+    .select({ id: memoryNodes.id, sources: memoryNodes.sourceMessageIds })
+    .from(memoryNodes)
+    .where(and(eq(memoryNodes.tenantId, tenantId), inArray(memoryNodes.lineageId, lineageIds)));
+  const nodeIds = rows.map((r) => r.id);
+  const receipt: ErasureReceipt = {
+    erasedAt: params.now.toISOString(),
+    nodeIds,
+    lineageIds,
+    revisionsRemoved: nodeIds.length,
+    embeddingsRemoved: 0,
+    messagesRemoved: 0,
+    messageIds: [],
+    summariesRemoved: 0,
+    chunksRemoved: 0,
+    treeSummariesRemoved: 0,
+    auditEventsScrubbed: 0,
+    idempotencyRecordsRemoved: 0,
+    jobsRemoved: 0,
+  };
+  if (nodeIds.length === 0) return receipt;
+
+  receipt.embeddingsRemoved = count(
+    await tx.delete(memoryEmbeddings).where(and(eq(memoryEmbeddings.tenantId, tenantId), inArray(memoryEmbeddings.nodeId, nodeIds))).returning({ id: memoryEmbeddings.id }),
+  );
+  await tx.delete(memoryNodes).where(and(eq(memoryNodes.tenantId, tenantId), inArray(memoryNodes.id, nodeIds)));
+  receipt.auditEventsScrubbed = count(
+    await tx
+      .update(memoryAuditEvents)
+      .set({ before: null, after: null, metadata: sql`${memoryAuditEvents.metadata} - 'message' || '{"scrubbed": true}'::jsonb` })
+      .where(and(eq(memoryAuditEvents.tenantId, tenantId), inArray(memoryAuditEvents.lineageId, lineageIds)))
+      .returning({ id: memoryAuditEvents.id }),
+  );
+  const mentionsNode = sql`(${sql.join(nodeIds.map((id) => sql`${idempotencyKeys.response}::text like ${`%${id}%`}`), sql` or `)})`;
+  receipt.idempotencyRecordsRemoved = count(
+    await tx.delete(idempotencyKeys).where(and(eq(idempotencyKeys.tenantId, tenantId), mentionsNode)).returning({ key: idempotencyKeys.key }),
+  );
+  receipt.jobsRemoved = count(
+    await tx
+      .delete(memoryJobs)
+      .where(and(eq(memoryJobs.tenantId, tenantId), inArray(sql`${memoryJobs.payload}->>'nodeId'`, nodeIds)))
+      .returning({ id: memoryJobs.id }),
+  );
+
+  if (params.eraseEvidence) {
+    const messageIds = [...new Set(rows.flatMap((r) => r.sources))];
+    if (messageIds.length) await eraseEvidence(tx, tenantId, messageIds, receipt);
+  }
+  return receipt;
+}
+
+async function eraseEvidence(tx: Transaction, tenantId: string, messageIds: string[], receipt: ErasureReceipt) {
+  // Summaries whose message range covers an erased message, and every later summary of that session
+  // (each one was built from its parent, so they all carry the erased text forward).
+  const affected = await queryRows<{ session_id: string; from_seq: number }>(
+    tx,
+    sql`select s.session_id, min(fm.seq) as from_seq
+        from ${memorySummaries} s
+        join ${memoryMessages} fm on fm.tenant_id = s.tenant_id and fm.id = s.from_message_id
+        join ${memoryMessages} tm on tm.tenant_id = s.tenant_id and tm.id = s.to_message_id
+        join ${memoryMessages} m on m.tenant_id = s.tenant_id and m.session_id = s.session_id and m.seq between fm.seq and tm.seq
+        where s.tenant_id = ${tenantId} and m.id in (${sql.join(messageIds.map((id) => sql`${id}`), sql`, `)})
+        group by s.session_id`,
+  );
+  for (const { session_id, from_seq } of affected) {
+    const removed = await queryRows<{ id: string }>(
+      tx,
+      sql`delete from ${memorySummaries} s using ${memoryMessages} fm
+          where s.tenant_id = ${tenantId} and s.session_id = ${session_id}
+            and fm.tenant_id = s.tenant_id and fm.id = s.from_message_id and fm.seq >= ${from_seq}
+          returning s.id`,
+    );
+    receipt.summariesRemoved += removed.length;
+  }
+  const chunkRows = await tx
+    .delete(memoryChunks)
+    .where(and(eq(memoryChunks.tenantId, tenantId), inArray(memoryChunks.messageId, messageIds)))
+    .returning({ id: memoryChunks.id });
+  receipt.chunksRemoved = chunkRows.length;
+  if (chunkRows.length) {
+    receipt.treeSummariesRemoved = count(
+      await tx
+        .delete(memoryTreeSummaries)
+        .where(and(eq(memoryTreeSummaries.tenantId, tenantId), arrayOverlaps(memoryTreeSummaries.chunkIds, chunkRows.map((c) => c.id))))
+        .returning({ id: memoryTreeSummaries.id }),
+    );
+  }
+  const removedMessages = await tx
+    .delete(memoryMessages)
+    .where(and(eq(memoryMessages.tenantId, tenantId), inArray(memoryMessages.id, messageIds)))
+    .returning({ id: memoryMessages.id });
+  receipt.messagesRemoved = removedMessages.length;
+  receipt.messageIds = removedMessages.map((m) => m.id);
+}

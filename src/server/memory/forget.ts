@@ -1,0 +1,144 @@
+import { and, eq } from "drizzle-orm";
+import type { Database, Transaction } from "~/db/types";
+import { memoryNodes, type MemoryNodeRow } from "~/db/schema";
+import { badRequest } from "~/server/errors";
+import { recordAudit } from "./audit";
+import { isAgent, type MemoryCallContext } from "./context";
+import { loadKindRegistry } from "./custom-kinds";
+import { eraseLineages } from "./erase";
+import { memoryForgetInputSchema, type ForgetCandidate, type MemoryForgetResult } from "./forget-schema";
+import { findIdempotentResponse, requestHash, storeIdempotentResponse } from "./idempotency";
+import { auditSnapshot } from "./node-view";
+import { nodeFilterConditions } from "./node-filter";
+import { endActiveRevision, getNodeRow } from "./node-store";
+import { formatScope, parseScope, scopeAllowed } from "./scope";
+import { scopePatternsCondition } from "./scope-sql";
+
+type Input = ReturnType<typeof memoryForgetInputSchema.parse>;
+
+const candidate = (row: MemoryNodeRow): ForgetCandidate => ({
+  id: row.id,
+  revision: row.revision,
+  scope: formatScope({ type: row.scopeType, id: row.scopeId }),
+  key: row.key,
+  title: row.title,
+  status: row.status,
+});
+
+const refused = (mode: Input["mode"], reason: string, message: string, extra: Partial<MemoryForgetResult> = {}): MemoryForgetResult => ({
+  done: false,
+  mode,
+  deletedIds: [],
+  reason,
+  message: `${message} Nothing was deleted; do not tell the user it was forgotten.`,
+  ...extra,
+});
+
+/** Cards the call names, all locked; conflicts reported instead of guessed around. */
+async function resolveTargets(tx: Transaction, db: Database, ctx: MemoryCallContext, input: Input): Promise<MemoryForgetResult | MemoryNodeRow[]> {
+  const writable = scopePatternsCondition(ctx.writeScopes);
+  const hard = input.mode === "hard";
+  if (input.all || input.selector) {
+    const conditions = [eq(memoryNodes.tenantId, ctx.tenantId), writable];
+    if (!hard) conditions.push(eq(memoryNodes.status, "active"));
+    if (input.selector) {
+      const { kind, ...rest } = input.selector;
+      conditions.push(...nodeFilterConditions({ ...rest, kinds: kind ? [kind] : undefined }, await loadKindRegistry(db, ctx.tenantId)));
+    }
+    if (input.all && input.scope) {
+      const scope = parseScope(input.scope);
+      conditions.push(eq(memoryNodes.scopeType, scope.type), eq(memoryNodes.scopeId, scope.id));
+    }
+    let rows = await tx.select().from(memoryNodes).where(and(...conditions)).for("update");
+    // A hard delete of a selector is about the current facts; their chains go with them.
+    if (hard && input.selector) rows = rows.filter((r) => r.status === "active");
+    if (input.selector && rows.length === 0) return refused(input.mode, "no_match", "No memory you can delete matches that selector.");
+    if (input.selector && rows.length > 1) {
+      return refused(input.mode, "requires_confirmation", `${rows.length} memories match that selector. Confirm with the user which ones, then forget them with targets (id + expectedRevision).`, {
+        requiresConfirmation: true,
+        candidates: rows.map(candidate),
+      });
+    }
+    return rows;
+  }
+  const targets = input.targets ?? [{ id: input.id!, expectedRevision: input.expectedRevision! }];
+  const rows: MemoryNodeRow[] = [];
+  const conflicts: NonNullable<MemoryForgetResult["conflicts"]> = [];
+  for (const target of targets) {
+    const row = await getNodeRow(tx, { tenantId: ctx.tenantId, id: target.id, forUpdate: true });
+    const scope = row && { type: row.scopeType, id: row.scopeId };
+    if (!row || !scope || !scopeAllowed(scope, ctx.readScopes)) {
+      return refused(input.mode, "not_found", `No memory ${target.id} in scopes you can read.`);
+    }
+    if (!scopeAllowed(scope, ctx.writeScopes)) return refused(input.mode, "scope_not_writable", `You may not delete from scope ${formatScope(scope)}.`);
+    const stale = row.revision !== target.expectedRevision || (!hard && row.status !== "active");
+    if (stale) conflicts.push({ id: row.id, expectedRevision: target.expectedRevision, currentRevision: row.revision, currentStatus: row.status });
+    else rows.push(row);
+  }
+  if (conflicts.length) {
+    return refused(input.mode, "conflict", "Some memories changed since you read them (see conflicts). Re-read them with memory_get and retry.", { conflicts });
+  }
+  return rows;
+}
+
+/**
+ * `memory_forget`: soft (status deleted, history kept) or hard (chains physically removed, audit
+ * scrubbed, erasure receipt). A selector matching several cards deletes nothing and asks for
+ * confirmation; `all` needs the user's forget-all intent. One transaction.
+ */
+export async function memoryForget(db: Database, ctx: MemoryCallContext, rawInput: unknown): Promise<MemoryForgetResult> {
+  const parsed = memoryForgetInputSchema.safeParse(rawInput);
+  if (!parsed.success) {
+    throw badRequest("invalid_input", `memory_forget input is invalid: ${parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ")}.`);
+  }
+  const input = parsed.data;
+  if (isAgent(ctx) && !ctx.forgetIntent) {
+    return refused(input.mode, "forget_intent_required", "Forgetting needs the user's explicit request in this turn (the host sets forgetIntent).");
+  }
+  if (input.all && !ctx.forgetAllIntent) {
+    return refused(input.mode, "forget_all_intent_required", "Forgetting everything needs the user's explicit request to clear all memory (the host sets forgetAllIntent).");
+  }
+  const idem = input.idempotencyKey
+    ? { tenantId: ctx.tenantId, principalId: `${ctx.actor.type}:${ctx.actor.id ?? "system"}`, key: input.idempotencyKey, hash: requestHash(rawInput) }
+    : null;
+  if (idem) {
+    const stored = await findIdempotentResponse<MemoryForgetResult>(db, idem);
+    if (stored) return { ...stored, replayed: true };
+  }
+
+  return db.transaction(async (tx) => {
+    const now = new Date();
+    const resolved = await resolveTargets(tx, db, ctx, input);
+    if (!Array.isArray(resolved)) return resolved;
+    let result: MemoryForgetResult;
+    if (input.mode === "soft") {
+      const deletedIds: string[] = [];
+      for (const row of resolved) {
+        const ended = await endActiveRevision(tx, { tenantId: ctx.tenantId, id: row.id, expectedRevision: row.revision, status: "deleted", actor: ctx.actor, at: now });
+        if (!ended) continue;
+        deletedIds.push(ended.id);
+        await recordAudit(tx, ctx, { eventType: "delete", nodeId: row.id, lineageId: row.lineageId, scope: { type: row.scopeType, id: row.scopeId }, reason: input.reason, before: auditSnapshot(row) });
+      }
+      result = {
+        done: true,
+        mode: "soft",
+        deletedIds,
+        message: deletedIds.length ? `Forgot ${deletedIds.length} memor${deletedIds.length === 1 ? "y" : "ies"}; they will not be recalled again. This is done.` : "There was nothing active to forget.",
+      };
+    } else {
+      const lineageIds = [...new Set(resolved.map((r) => r.lineageId))];
+      const receipt = await eraseLineages(tx, { tenantId: ctx.tenantId, lineageIds, eraseEvidence: input.eraseEvidence, now });
+      await recordAudit(tx, ctx, { eventType: "hard_delete", reason: input.reason, metadata: { receipt } });
+      result = {
+        done: true,
+        mode: "hard",
+        deletedIds: resolved.map((r) => r.id),
+        receipt,
+        message: `Erased ${lineageIds.length} memor${lineageIds.length === 1 ? "y" : "ies"} (${receipt.revisionsRemoved} revisions${input.eraseEvidence ? `, ${receipt.messagesRemoved} evidence messages` : ""}) permanently. This is done.`,
+      };
+    }
+    if (idem) await storeIdempotentResponse(tx, { ...idem, response: result });
+    return result;
+  });
+}
+

@@ -1,0 +1,63 @@
+import { and, asc, desc, eq, gt, inArray, isNull, lte, or, type SQL } from "drizzle-orm";
+import type { DbOrTx } from "~/db/types";
+import { memoryAuditEvents, memoryNodes, type MemoryAuditEvent } from "~/db/schema";
+import { notFound } from "~/server/errors";
+import type { MemoryCallContext } from "./context";
+import { getNodeRow } from "./node-store";
+import { toMemoryNode, type MemoryNode } from "./node-view";
+import { scopeAllowed, type ScopePattern } from "./scope";
+import { scopePatternsCondition } from "./scope-sql";
+
+/** One card by id, if the caller may read its scope (otherwise it does not exist for them). */
+export async function getMemoryNode(db: DbOrTx, ctx: Pick<MemoryCallContext, "tenantId" | "readScopes">, id: string): Promise<MemoryNode> {
+  const row = await getNodeRow(db, { tenantId: ctx.tenantId, id });
+  if (!row || !scopeAllowed({ type: row.scopeType, id: row.scopeId }, ctx.readScopes)) {
+    throw notFound("not_found", `No memory ${id} in scopes you can read.`);
+  }
+  return toMemoryNode(row);
+}
+
+export type NodeHistory = { lineageId: string; revisions: MemoryNode[]; events: MemoryAuditEvent[] };
+
+/** The whole revision chain a card belongs to (oldest first) and its audit timeline. */
+export async function getNodeHistory(db: DbOrTx, ctx: Pick<MemoryCallContext, "tenantId" | "readScopes">, id: string): Promise<NodeHistory> {
+  const node = await getMemoryNode(db, ctx, id);
+  const [rows, events] = await Promise.all([
+    db
+      .select()
+      .from(memoryNodes)
+      .where(and(eq(memoryNodes.tenantId, ctx.tenantId), eq(memoryNodes.lineageId, node.lineageId)))
+      .orderBy(asc(memoryNodes.revision)),
+    db
+      .select()
+      .from(memoryAuditEvents)
+      .where(and(eq(memoryAuditEvents.tenantId, ctx.tenantId), eq(memoryAuditEvents.lineageId, node.lineageId)))
+      .orderBy(asc(memoryAuditEvents.createdAt), asc(memoryAuditEvents.id)),
+  ]);
+  return { lineageId: node.lineageId, revisions: rows.map(toMemoryNode), events };
+}
+
+/**
+ * What memory said at `asOf`: the revisions that were current then — created before it, not yet
+ * superseded/expired/deleted, and not past their own expiry. Hard-deleted chains are gone for good.
+ */
+export async function readMemoryAsOf(
+  db: DbOrTx,
+  params: { tenantId: string; scopes: readonly ScopePattern[]; asOf: Date; kinds?: string[]; limit?: number },
+): Promise<MemoryNode[]> {
+  const conditions: SQL[] = [
+    eq(memoryNodes.tenantId, params.tenantId),
+    scopePatternsCondition(params.scopes),
+    lte(memoryNodes.createdAt, params.asOf),
+    or(isNull(memoryNodes.endedAt), gt(memoryNodes.endedAt, params.asOf))!,
+    or(isNull(memoryNodes.expiresAt), gt(memoryNodes.expiresAt, params.asOf))!,
+  ];
+  if (params.kinds?.length) conditions.push(inArray(memoryNodes.kind, params.kinds));
+  const rows = await db
+    .select()
+    .from(memoryNodes)
+    .where(and(...conditions))
+    .orderBy(desc(memoryNodes.importance), desc(memoryNodes.updatedAt))
+    .limit(Math.min(params.limit ?? 200, 1000));
+  return rows.map(toMemoryNode);
+}

@@ -1,0 +1,59 @@
+import { arrayOverlaps, eq, inArray, like, sql, type SQL } from "drizzle-orm";
+import { memoryNodes, type NodeType } from "~/db/schema";
+import { canonicalKey } from "./canonical-key";
+import type { KindRegistry } from "./custom-kinds";
+import { parseScope } from "./scope";
+
+/** Structured card filters shared by exact queries, forget selectors and the dashboard browser. */
+export type NodeFilter = {
+  scope?: string;
+  domain?: string;
+  kinds?: string[];
+  /** With exactly one kind: its item, normalized like writes do. */
+  itemKey?: string;
+  key?: string;
+  types?: NodeType[];
+  valueJson?: unknown;
+  categoryPathPrefix?: string | string[];
+  tags?: string[];
+  entities?: string[];
+  sourceMessageId?: string;
+};
+
+export function categoryPrefixCondition(prefix: string | string[]): SQL {
+  const text = Array.isArray(prefix) ? prefix.join("/") : prefix.replace(/\/+$/, "");
+  const escaped = text.replace(/[\\%_]/g, (c) => `\\${c}`);
+  return sql`(${memoryNodes.categoryPathText} = ${text} or ${like(memoryNodes.categoryPathText, `${escaped}/%`)})`;
+}
+
+/** Scalars match exactly; objects/arrays by containment ({spicy:"low"} matches {spicy:"low", oil:"low"}). */
+export function valueJsonCondition(value: unknown): SQL {
+  const json = JSON.stringify(value);
+  return typeof value === "object" && value !== null ? sql`${memoryNodes.valueJson} @> ${json}::jsonb` : sql`${memoryNodes.valueJson} = ${json}::jsonb`;
+}
+
+export function nodeFilterConditions(filter: NodeFilter, registry: KindRegistry): SQL[] {
+  const conditions: SQL[] = [];
+  if (filter.scope) {
+    const scope = parseScope(filter.scope);
+    conditions.push(eq(memoryNodes.scopeType, scope.type), eq(memoryNodes.scopeId, scope.id));
+  }
+  if (filter.domain) conditions.push(eq(memoryNodes.domain, filter.domain));
+  if (filter.kinds?.length) {
+    const defs = filter.kinds.map((k) => registry.resolve(k));
+    conditions.push(inArray(memoryNodes.kind, filter.kinds.map((k, i) => defs[i]?.kind ?? k)));
+    const def = defs[0];
+    if (filter.itemKey && defs.length === 1 && def) {
+      const key = canonicalKey(def, filter.itemKey);
+      conditions.push(key.ok ? eq(memoryNodes.key, key.key) : sql`false`);
+    }
+  }
+  if (filter.key) conditions.push(eq(memoryNodes.key, filter.key));
+  if (filter.types?.length) conditions.push(inArray(memoryNodes.type, filter.types));
+  if (filter.valueJson !== undefined) conditions.push(valueJsonCondition(filter.valueJson));
+  if (filter.categoryPathPrefix && filter.categoryPathPrefix.length) conditions.push(categoryPrefixCondition(filter.categoryPathPrefix));
+  if (filter.tags?.length) conditions.push(arrayOverlaps(memoryNodes.tags, filter.tags));
+  if (filter.entities?.length) conditions.push(arrayOverlaps(memoryNodes.entities, filter.entities));
+  if (filter.sourceMessageId) conditions.push(sql`${memoryNodes.sourceMessageIds} @> array[${filter.sourceMessageId}]::text[]`);
+  return conditions;
+}

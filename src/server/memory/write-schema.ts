@@ -1,0 +1,86 @@
+import { z } from "zod";
+
+/** Limits that keep one call from writing an unbounded amount. */
+export const WRITE_LIMITS = { operations: 50, title: 300, content: 4000, tags: 32, tagLength: 64, sources: 50, valueBytes: 16_000, valueDepth: 8 } as const;
+
+function jsonDepth(value: unknown, depth = 0): number {
+  if (value === null || typeof value !== "object") return depth;
+  const children = Array.isArray(value) ? value : Object.values(value);
+  return children.reduce<number>((max, child) => Math.max(max, jsonDepth(child, depth + 1)), depth + 1);
+}
+
+/** Any JSON value, bounded in size and nesting. */
+export const boundedJson = z.unknown().superRefine((value, ctx) => {
+  if (value === undefined) return;
+  const size = Buffer.byteLength(JSON.stringify(value) ?? "", "utf8");
+  if (size > WRITE_LIMITS.valueBytes) ctx.addIssue({ code: "custom", message: `valueJson is ${size} bytes; at most ${WRITE_LIMITS.valueBytes}` });
+  if (jsonDepth(value) > WRITE_LIMITS.valueDepth) ctx.addIssue({ code: "custom", message: `valueJson nests deeper than ${WRITE_LIMITS.valueDepth} levels` });
+});
+
+const label = z.string().trim().min(1).max(WRITE_LIMITS.tagLength);
+const isoDate = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
+
+export const nodeFieldsSchema = z.object({
+  title: z.string().trim().min(1).max(WRITE_LIMITS.title),
+  content: z.string().trim().min(1).max(WRITE_LIMITS.content),
+  valueJson: boundedJson.optional(),
+  /** 002: older callers send `value`; it means valueJson. */
+  value: boundedJson.optional(),
+  tags: z.array(label).max(WRITE_LIMITS.tags).optional(),
+  entities: z.array(label).max(WRITE_LIMITS.tags).optional(),
+  confidence: z.number().min(0).max(1).optional(),
+  importance: z.number().min(0).max(1).optional(),
+  expiresAt: isoDate.nullable().optional(),
+  sourceMessageIds: z.array(z.string().min(1).max(100)).max(WRITE_LIMITS.sources).optional(),
+});
+export type NodeFields = z.infer<typeof nodeFieldsSchema>;
+
+const common = {
+  explicitUserIntent: z.boolean().optional(),
+  reason: z.string().trim().max(500).optional(),
+};
+const target = { targetId: z.string().min(1).max(100), expectedRevision: z.number().int().min(1) };
+
+export const writeOperationSchema = z.discriminatedUnion("op", [
+  z.object({ op: z.literal("create"), kind: z.string().min(1).max(64), itemKey: z.string().max(200).optional(), scope: z.string().max(220).optional(), node: nodeFieldsSchema, ...common }),
+  z.object({ op: z.literal("update"), ...target, itemKey: z.never().optional(), node: nodeFieldsSchema.partial(), ...common }),
+  z.object({ op: z.literal("supersede"), ...target, kind: z.string().min(1).max(64).optional(), itemKey: z.string().max(200).optional(), node: nodeFieldsSchema, ...common }),
+  z.object({ op: z.literal("expire"), ...target, ...common }),
+]);
+export type WriteOperation = z.infer<typeof writeOperationSchema>;
+
+export const memoryWriteInputSchema = z.object({
+  operations: z.array(writeOperationSchema).min(1).max(WRITE_LIMITS.operations),
+  idempotencyKey: z.string().min(8).max(200).optional(),
+});
+export type MemoryWriteInput = z.input<typeof memoryWriteInputSchema>;
+
+export type WriteStatus = "created" | "updated" | "superseded" | "expired" | "noop" | "conflict" | "rejected";
+
+export type WriteOperationResult = {
+  index: number;
+  op: WriteOperation["op"];
+  status: WriteStatus;
+  /** Short machine-readable cause for conflict / rejected, and for notes like `downgraded_to_session`. */
+  reason?: string;
+  message: string;
+  nodeId?: string;
+  key?: string;
+  scope?: string;
+  revision?: number;
+  /** The card this write replaced (supersede / update / slot rewrite). */
+  previousId?: string;
+  /** On conflict: what the card is now, so the caller can re-read and retry. */
+  currentRevision?: number;
+  currentStatus?: string;
+  notes?: string[];
+};
+
+export type MemoryWriteResult = {
+  /** True only when every operation was applied (or was a noop). A failed write is never `done`. */
+  done: boolean;
+  message: string;
+  results: WriteOperationResult[];
+  /** True when this is the stored answer to an earlier call with the same idempotency key. */
+  replayed?: boolean;
+};

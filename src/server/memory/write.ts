@@ -1,0 +1,342 @@
+import type { Database, Transaction } from "~/db/types";
+import type { MemoryNodeRow } from "~/db/schema";
+import { badRequest } from "~/server/errors";
+import { newId } from "~/server/ids";
+import { getTenant } from "~/server/tenants/policy";
+import { recordAudit } from "./audit";
+import type { MemoryCallContext } from "./context";
+import { loadKindRegistry, type KindRegistry } from "./custom-kinds";
+import { findIdempotentResponse, requestHash, storeIdempotentResponse } from "./idempotency";
+import { auditSnapshot } from "./node-view";
+import { canonicalJson, endActiveRevision, findActiveInSlot, getNodeRow, insertNodeRow } from "./node-store";
+import { isRetryableWriteError } from "./pg-errors";
+import { formatScope, parseScope, scopeAllowed, type MemoryScope } from "./scope";
+import { buildNodeSearchFields } from "./search-fields";
+import { buildDraft, OperationFailure, type DraftEnvironment, type NodeDraft } from "./write-draft";
+import {
+  memoryWriteInputSchema,
+  type MemoryWriteResult,
+  type NodeFields,
+  type WriteOperation,
+  type WriteOperationResult,
+} from "./write-schema";
+
+const MAX_ATTEMPTS = 3;
+
+type Env = DraftEnvironment & { registry: KindRegistry };
+type Prepared = { op: WriteOperation; draft?: NodeDraft };
+
+class BatchFailed extends Error {
+  constructor(readonly results: WriteOperationResult[]) {
+    super("batch failed");
+  }
+}
+
+const failureResult = (index: number, op: WriteOperation, f: OperationFailure): WriteOperationResult => ({
+  index,
+  op: op.op,
+  status: f.status,
+  reason: f.reason,
+  message: f.message,
+  ...(f.extra.nodeId ? { nodeId: f.extra.nodeId } : {}),
+  ...(f.extra.currentRevision !== undefined ? { currentRevision: f.extra.currentRevision } : {}),
+  ...(f.extra.currentStatus ? { currentStatus: f.extra.currentStatus } : {}),
+});
+
+function resolveKindOrFail(env: Env, kind: string) {
+  const def = env.registry.resolve(kind);
+  if (!def) {
+    throw new OperationFailure("rejected", "unknown_kind", `Unknown kind "${kind}". Use one of: ${env.registry.all.map((d) => d.kind).join(", ")} (custom_fact with an itemKey for anything else).`);
+  }
+  return def;
+}
+
+function requestedScope(ctx: MemoryCallContext, scopeText: string | undefined, defaultScope: MemoryScope["type"]): MemoryScope {
+  if (scopeText) return parseScope(scopeText);
+  if (defaultScope === "global") return { type: "global", id: "" };
+  const scope = ctx.defaults[defaultScope as keyof MemoryCallContext["defaults"]];
+  if (!scope) throw new OperationFailure("rejected", "scope_required", `No default ${defaultScope} scope for this call; send scope, e.g. "${defaultScope}:<id>".`);
+  return scope;
+}
+
+/** Static checks needing no card: every create is fully drafted here so all problems are reported at once. */
+function prepare(env: Env, ctx: MemoryCallContext, op: WriteOperation): Prepared {
+  if (op.op !== "create") return { op };
+  const def = resolveKindOrFail(env, op.kind);
+  let scope: MemoryScope;
+  try {
+    scope = requestedScope(ctx, op.scope, def.defaultScope);
+  } catch (error) {
+    if (error instanceof OperationFailure) throw error;
+    throw new OperationFailure("rejected", "invalid_scope", error instanceof Error ? error.message : String(error));
+  }
+  const draft = buildDraft(env, ctx, { def, scope, itemKey: op.itemKey, fields: op.node, explicit: op.explicitUserIntent === true, allowDowngrade: true });
+  return { op, draft };
+}
+
+/** Loads the card an id-targeted operation names and checks it is still what the caller last read. */
+async function loadTarget(tx: Transaction, ctx: MemoryCallContext, op: Extract<WriteOperation, { targetId: string }>): Promise<MemoryNodeRow> {
+  const row = await getNodeRow(tx, { tenantId: ctx.tenantId, id: op.targetId, forUpdate: true });
+  const scope = row ? { type: row.scopeType, id: row.scopeId } : null;
+  if (!row || !scope || !scopeAllowed(scope, ctx.readScopes)) {
+    throw new OperationFailure("rejected", "not_found", `No memory ${op.targetId} in scopes you can read. Find it with memory_search first.`);
+  }
+  if (!scopeAllowed(scope, ctx.writeScopes)) {
+    throw new OperationFailure("rejected", "scope_not_writable", `You may read but not write scope ${formatScope(scope)}.`);
+  }
+  if (row.status !== "active") {
+    throw new OperationFailure("conflict", "not_active", `Memory ${row.id} is ${row.status}${row.supersededById ? ` (replaced by ${row.supersededById})` : ""}; read the current card with memory_get and retry against it.`, {
+      nodeId: row.id,
+      currentRevision: row.revision,
+      currentStatus: row.status,
+    });
+  }
+  if (row.revision !== op.expectedRevision) {
+    throw new OperationFailure("conflict", "revision_mismatch", `Memory ${row.id} is at revision ${row.revision}, not ${op.expectedRevision}: it changed since you read it. Re-read it with memory_get and retry.`, {
+      nodeId: row.id,
+      currentRevision: row.revision,
+      currentStatus: row.status,
+    });
+  }
+  return row;
+}
+
+const sameContent = (row: MemoryNodeRow, draft: NodeDraft) =>
+  row.key === draft.key &&
+  canonicalJson(row.valueJson) === canonicalJson(draft.valueJson) &&
+  row.content.replace(/\s+/g, " ").trim() === draft.content.replace(/\s+/g, " ").trim() &&
+  (row.expiresAt?.getTime() ?? null) === (draft.expiresAt?.getTime() ?? null);
+
+function nodeValues(ctx: MemoryCallContext, draft: NodeDraft, chain: { id: string; revision: number; lineageId: string; supersedesId: string | null }, now: Date) {
+  return {
+    tenantId: ctx.tenantId,
+    id: chain.id,
+    scopeType: draft.scope.type,
+    scopeId: draft.scope.id,
+    kind: draft.def.kind,
+    key: draft.key,
+    itemKey: draft.itemKey,
+    domain: draft.def.domain,
+    categoryPath: [...draft.def.categoryPath],
+    categoryPathText: draft.def.categoryPath.join("/"),
+    type: draft.def.type,
+    valueJson: draft.valueJson ?? null,
+    title: draft.title,
+    content: draft.content,
+    status: "active" as const,
+    revision: chain.revision,
+    lineageId: chain.lineageId,
+    supersedesId: chain.supersedesId,
+    confidence: draft.confidence,
+    importance: draft.importance,
+    tags: draft.tags,
+    entities: draft.entities,
+    sourceMessageIds: draft.sourceMessageIds,
+    explicitUserIntent: draft.explicit,
+    redacted: draft.redacted,
+    createdByType: ctx.actor.type,
+    createdById: ctx.actor.id,
+    updatedByType: ctx.actor.type,
+    updatedById: ctx.actor.id,
+    createdAt: now,
+    updatedAt: now,
+    expiresAt: draft.expiresAt,
+    ...buildNodeSearchFields({ ...draft, categoryPath: draft.def.categoryPath }),
+  };
+}
+
+/** Ends `previous` and inserts the next revision of its chain in its place. */
+async function writeNextRevision(tx: Transaction, ctx: MemoryCallContext, previous: MemoryNodeRow, draft: NodeDraft, now: Date) {
+  const id = newId("mem");
+  const ended = await endActiveRevision(tx, { tenantId: ctx.tenantId, id: previous.id, expectedRevision: previous.revision, status: "superseded", actor: ctx.actor, supersededById: id, at: now });
+  if (!ended) {
+    throw new OperationFailure("conflict", "revision_mismatch", `Memory ${previous.id} changed while writing; re-read it and retry.`, { nodeId: previous.id });
+  }
+  return insertNodeRow(tx, nodeValues(ctx, draft, { id, revision: previous.revision + 1, lineageId: previous.lineageId, supersedesId: previous.id }, now));
+}
+
+async function apply(tx: Transaction, env: Env, ctx: MemoryCallContext, index: number, prepared: Prepared): Promise<WriteOperationResult> {
+  const { op } = prepared;
+  const reason = op.reason ?? null;
+  const done = (row: MemoryNodeRow, status: WriteOperationResult["status"], message: string, extra: Partial<WriteOperationResult> = {}): WriteOperationResult => ({
+    index,
+    op: op.op,
+    status,
+    nodeId: row.id,
+    key: row.key,
+    scope: formatScope({ type: row.scopeType, id: row.scopeId }),
+    revision: row.revision,
+    message,
+    ...extra,
+  });
+
+  if (op.op === "create") {
+    const draft = prepared.draft!;
+    const notes = draft.notes.length ? { notes: draft.notes } : {};
+    const existing = await findActiveInSlot(tx, { tenantId: ctx.tenantId, scope: draft.scope, key: draft.key, forUpdate: true });
+    if (existing && sameContent(existing, draft)) {
+      await recordAudit(tx, ctx, { eventType: "noop", nodeId: existing.id, lineageId: existing.lineageId, scope: draft.scope, reason: reason ?? "same slot, same content" });
+      return done(existing, "noop", `Memory ${existing.id} (${existing.key}) already says this; nothing changed. Do not repeat this write.`, notes);
+    }
+    if (existing) {
+      const row = await writeNextRevision(tx, ctx, existing, draft, env.now);
+      await recordAudit(tx, ctx, { eventType: "supersede", nodeId: row.id, lineageId: row.lineageId, scope: draft.scope, reason, before: auditSnapshot(existing), after: auditSnapshot(row) });
+      return done(row, "superseded", `Saved revision ${row.revision} of ${row.key} as ${row.id}; it replaces ${existing.id}. This write is done; do not repeat it.`, { previousId: existing.id, ...notes });
+    }
+    const id = newId("mem");
+    const row = await insertNodeRow(tx, nodeValues(ctx, draft, { id, revision: 1, lineageId: id, supersedesId: null }, env.now));
+    await recordAudit(tx, ctx, { eventType: "create", nodeId: row.id, lineageId: row.lineageId, scope: draft.scope, reason, after: auditSnapshot(row) });
+    return done(row, "created", `Saved ${row.key} as ${row.id}. This write is done; do not repeat it.`, notes);
+  }
+
+  const target = await loadTarget(tx, ctx, op);
+  const scope = { type: target.scopeType, id: target.scopeId };
+
+  if (op.op === "expire") {
+    const row = await endActiveRevision(tx, { tenantId: ctx.tenantId, id: target.id, expectedRevision: op.expectedRevision, status: "expired", actor: ctx.actor, at: env.now });
+    if (!row) throw new OperationFailure("conflict", "revision_mismatch", `Memory ${target.id} changed while expiring it; re-read and retry.`, { nodeId: target.id });
+    await recordAudit(tx, ctx, { eventType: "expire", nodeId: row.id, lineageId: row.lineageId, scope, reason, before: auditSnapshot(target), after: auditSnapshot(row) });
+    return done(row, "expired", `Memory ${row.id} is expired and will no longer be recalled. This write is done.`);
+  }
+
+  const def = resolveKindOrFail(env, op.op === "supersede" && op.kind ? op.kind : target.kind);
+  const fields: NodeFields =
+    op.op === "update"
+      ? {
+          title: op.node.title ?? target.title,
+          content: op.node.content ?? target.content,
+          valueJson: op.node.valueJson ?? op.node.value ?? target.valueJson ?? undefined,
+          tags: op.node.tags ?? target.tags,
+          entities: op.node.entities ?? target.entities,
+          confidence: op.node.confidence,
+          importance: op.node.importance,
+          expiresAt: op.node.expiresAt === undefined ? target.expiresAt : op.node.expiresAt,
+          sourceMessageIds: op.node.sourceMessageIds,
+        }
+      : op.node;
+  const itemKey = op.op === "supersede" ? (op.itemKey ?? (def.kind === target.kind ? target.itemKey : undefined)) : target.itemKey;
+  const explicit = op.explicitUserIntent === true;
+  const draft = buildDraft(env, ctx, { def, scope, itemKey, fields, explicit, allowDowngrade: false });
+  // Sources of the earlier revision stay part of the new one's provenance.
+  draft.sourceMessageIds = [...new Set([...target.sourceMessageIds, ...draft.sourceMessageIds])];
+  if (op.op === "update" && sameContent(target, draft)) {
+    await recordAudit(tx, ctx, { eventType: "noop", nodeId: target.id, lineageId: target.lineageId, scope, reason: reason ?? "update without a change" });
+    return done(target, "noop", `Memory ${target.id} already says this; nothing changed.`);
+  }
+  if (draft.key !== target.key) {
+    const occupant = await findActiveInSlot(tx, { tenantId: ctx.tenantId, scope, key: draft.key, forUpdate: true });
+    if (occupant) {
+      throw new OperationFailure("conflict", "slot_occupied", `Slot ${draft.key} already holds ${occupant.id}; update that card instead, or expire it first.`, { nodeId: occupant.id, currentRevision: occupant.revision });
+    }
+  }
+  const row = await writeNextRevision(tx, ctx, target, draft, env.now);
+  const eventType = op.op === "update" ? "update" : "supersede";
+  await recordAudit(tx, ctx, { eventType, nodeId: row.id, lineageId: row.lineageId, scope, reason, before: auditSnapshot(target), after: auditSnapshot(row) });
+  const status = op.op === "update" ? "updated" : "superseded";
+  return done(row, status, `Saved revision ${row.revision} of ${row.key} as ${row.id} (replaces ${target.id}). This write is done; do not repeat it.`, {
+    previousId: target.id,
+    ...(draft.notes.length ? { notes: draft.notes } : {}),
+  });
+}
+
+function summarize(results: WriteOperationResult[], done: boolean): string {
+  if (done) {
+    const counts = results.reduce<Record<string, number>>((acc, r) => ({ ...acc, [r.status]: (acc[r.status] ?? 0) + 1 }), {});
+    return `All ${results.length} operation(s) applied (${Object.entries(counts).map(([k, n]) => `${n} ${k}`).join(", ")}).`;
+  }
+  const failed = results.filter((r) => r.status === "conflict" || (r.status === "rejected" && r.reason !== "batch_aborted"));
+  return `Nothing was written: ${failed.map((r) => `operation ${r.index} ${r.status} (${r.reason})`).join("; ")}. Fix ${failed.length > 1 ? "them" : "it"} and resend the whole batch. Do not tell the user it was saved.`;
+}
+
+/** Every operation not at fault is reported as not applied, so no caller mistakes it for a success. */
+function abortedResults(ops: WriteOperation[], failures: Map<number, OperationFailure>): WriteOperationResult[] {
+  return ops.map((op, index) => {
+    const failure = failures.get(index);
+    if (failure) return failureResult(index, op, failure);
+    return { index, op: op.op, status: "rejected", reason: "batch_aborted", message: "Not applied: another operation of this batch failed, and batches are all or nothing." };
+  });
+}
+
+/**
+ * `memory_write`: a batch of create / update / supersede / expire, validated whole and committed in
+ * one transaction (all or nothing), each with an audit row in that transaction. Rejections are
+ * audited too, in their own transaction, after the batch rolled back.
+ */
+export async function memoryWrite(db: Database, ctx: MemoryCallContext, rawInput: unknown): Promise<MemoryWriteResult> {
+  const parsed = memoryWriteInputSchema.safeParse(rawInput);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ");
+    throw badRequest("invalid_input", `memory_write input is invalid: ${problems}.`);
+  }
+  const { operations, idempotencyKey } = parsed.data;
+  const principalId = `${ctx.actor.type}:${ctx.actor.id ?? "system"}`;
+  const hash = requestHash(rawInput);
+  const idem = idempotencyKey ? { tenantId: ctx.tenantId, principalId, key: idempotencyKey, hash } : null;
+  if (idem) {
+    const stored = await findIdempotentResponse<MemoryWriteResult>(db, idem);
+    if (stored) return { ...stored, replayed: true };
+  }
+
+  const [tenant, registry] = await Promise.all([getTenant(db, ctx.tenantId), loadKindRegistry(db, ctx.tenantId)]);
+  const env: Env = { tenant, registry, now: new Date() };
+
+  // Pass 1: every static problem of every operation, so the caller can fix them all in one go.
+  const failures = new Map<number, OperationFailure>();
+  const prepared = operations.map((op, index) => {
+    try {
+      return prepare(env, ctx, op);
+    } catch (error) {
+      if (!(error instanceof OperationFailure)) throw error;
+      failures.set(index, error);
+      return { op };
+    }
+  });
+
+  let result: MemoryWriteResult | undefined;
+  if (failures.size === 0) {
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS && !result; attempt++) {
+      try {
+        result = await db.transaction(async (tx) => {
+          const results: WriteOperationResult[] = [];
+          for (const [index, item] of prepared.entries()) {
+            try {
+              results.push(await apply(tx, env, ctx, index, item));
+            } catch (error) {
+              if (!(error instanceof OperationFailure)) throw error;
+              failures.set(index, error);
+              throw new BatchFailed(results);
+            }
+          }
+          const answer: MemoryWriteResult = { done: true, message: summarize(results, true), results };
+          if (idem) await storeIdempotentResponse(tx, { ...idem, response: answer });
+          return answer;
+        });
+      } catch (error) {
+        if (error instanceof BatchFailed) break;
+        // A racing writer took the slot (unique index) or a deadlock aborted us: the whole batch is
+        // retried against the new state; a replayed idempotency key returns the twin's answer.
+        if (isRetryableWriteError(error) && attempt < MAX_ATTEMPTS) {
+          failures.clear();
+          if (idem) {
+            const stored = await findIdempotentResponse<MemoryWriteResult>(db, idem);
+            if (stored) return { ...stored, replayed: true };
+          }
+          continue;
+        }
+        throw error;
+      }
+    }
+  }
+  if (result) return result;
+
+  const results = abortedResults(operations, failures);
+  const answer: MemoryWriteResult = { done: false, message: summarize(results, false), results };
+  await db.transaction(async (tx) => {
+    for (const r of results) {
+      if (r.reason === "batch_aborted") continue;
+      await recordAudit(tx, ctx, { eventType: "rejected", nodeId: r.nodeId ?? null, reason: `${r.status}: ${r.reason}`, metadata: { index: r.index, op: r.op, message: r.message } });
+    }
+    if (idem) await storeIdempotentResponse(tx, { ...idem, response: answer });
+  });
+  return answer;
+}
