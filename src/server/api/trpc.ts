@@ -24,8 +24,11 @@ export const TENANT_COOKIE = "memory-tenant";
 const t = initTRPC.context<TRPCContext>().create({
   errorFormatter({ shape, error }) {
     const cause = error.cause;
+    // Unexpected failures may carry SQL or driver details: callers get a plain sentence instead.
+    const internal = error.code === "INTERNAL_SERVER_ERROR" && !(cause instanceof ServiceError);
     return {
       ...shape,
+      message: internal ? "The server could not complete this request and changed nothing. Retry; if it keeps failing, report it to your admin." : shape.message,
       data: {
         ...shape.data,
         // Never leak stack traces to clients.

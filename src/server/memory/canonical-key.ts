@@ -1,4 +1,5 @@
 import type { KindDefinition } from "./kinds";
+import { CJK_CHAR_CLASS } from "./segment";
 
 /**
  * Server-made canonical keys (002): the model names a kind and, for itemized kinds, a short stable
@@ -19,10 +20,9 @@ export type CanonicalKeyResult =
   | { ok: true; key: string; itemKey: string | null }
   | { ok: false; reason: CanonicalKeyRejection; message: string };
 
-const CJK = "\\p{scx=Han}\\p{scx=Hiragana}\\p{scx=Katakana}\\p{scx=Hangul}";
 /** Whitespace touching a CJK character is dropped: Chinese has no spaces, so " 香 菜 " is "香菜". */
-const SPACE_NEAR_CJK = new RegExp(`(?<=[${CJK}])\\s+|\\s+(?=[${CJK}])`, "gu");
-const CJK_RUN = new RegExp(`[${CJK}]+`, "gu");
+const SPACE_NEAR_CJK = new RegExp(`(?<=[${CJK_CHAR_CLASS}])\\s+|\\s+(?=[${CJK_CHAR_CLASS}])`, "gu");
+const CJK_RUN = new RegExp(`[${CJK_CHAR_CLASS}]+`, "gu");
 const APOSTROPHES = /['’‘`]/g;
 /** Anything that is not a letter, combining mark, digit or `_` separates words. */
 const SEPARATORS = /[^\p{L}\p{M}\p{N}_]+/gu;
@@ -43,7 +43,8 @@ const looksLikeCompactDate = (digits: string) =>
 /** Unix epoch seconds (10 digits, 2001–2286) or milliseconds (13 digits). */
 const looksLikeEpoch = (digits: string) => /^1\d{9}$/.test(digits) || /^1\d{12}$/.test(digits);
 
-const UUID = /[0-9a-f]{8}[-_]?[0-9a-f]{4}[-_]?[0-9a-f]{4}[-_]?[0-9a-f]{4}[-_]?[0-9a-f]{12}/i;
+/** Dashed UUIDs; undashed ones fall to the long-hex rule. */
+const UUID = /[0-9a-f]{8}[-_][0-9a-f]{4}[-_][0-9a-f]{4}[-_][0-9a-f]{4}[-_][0-9a-f]{12}/i;
 
 /** Share of adjacent characters that switch class (lower/upper/digit): high in random tokens, low in words. */
 function classSwitchRatio(token: string): number {
@@ -96,6 +97,8 @@ function rejectNormalized(itemKey: string): ItemKeyResult | undefined {
 export function normalizeItemKey(raw: string): ItemKeyResult {
   if (typeof raw !== "string") return reject("empty", "itemKey must be a non-empty string");
   const nfkc = raw.normalize("NFKC").trim();
+  // Cheap bound before the regexes below: nothing this long is a short concept.
+  if (nfkc.length > MAX_ITEM_KEY_LENGTH * 8) return reject("too_long", `itemKey must be at most ${MAX_ITEM_KEY_LENGTH} characters`);
   const early = rejectRaw(nfkc);
   if (early) return early;
   const itemKey = nfkc

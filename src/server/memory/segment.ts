@@ -1,0 +1,153 @@
+/**
+ * Search-text segmentation. `to_tsvector('simple', …)` splits only on spaces and punctuation, so a
+ * Chinese sentence would be one lexeme (003's pitfall). We split text into words ourselves before
+ * it is stored and before it is queried:
+ * - Intl.Segmenter (ICU dictionary, offline) gives words: 记住 我 以后 做饭 不要 香菜.
+ * - Dictionary words differ between a card and a query (香菜炒蛋 may be one word or two, depending
+ *   on ICU), so the indexed side also gets every CJK unigram and bigram of each CJK run, and the
+ *   query side uses words of ≤ 2 characters as they are and longer ones as bigrams. Every query
+ *   token of a CJK substring of the text is then in the index, whatever ICU decided.
+ * Tokens contain only letters, marks and digits, so Postgres' parser keeps each one as one lexeme.
+ */
+
+const segmenter = new Intl.Segmenter("zh", { granularity: "word" });
+
+/**
+ * Letters of scripts written without spaces between words (plus Hangul, whose particles attach to
+ * words). Script, not Script_Extensions: the latter would count 。and 「」 as Han.
+ */
+export const CJK_CHAR_CLASS = "\\p{sc=Han}\\p{sc=Hiragana}\\p{sc=Katakana}\\p{sc=Hangul}\\u30FC";
+const CJK_CHAR = new RegExp(`[${CJK_CHAR_CLASS}]`, "u");
+const CJK_RUN = new RegExp(`[${CJK_CHAR_CLASS}]+`, "gu");
+const CJK_OR_OTHER_RUNS = new RegExp(`[${CJK_CHAR_CLASS}]+|[^${CJK_CHAR_CLASS}]+`, "gu");
+const NON_WORD = /[^\p{L}\p{M}\p{N}]+/u;
+const APOSTROPHES = /['’‘`]/g;
+/** Bounds n-gram expansion of very long text (cards are short; this guards imports). */
+const MAX_NGRAM_CHARS = 4000;
+
+/** Single characters and words that only add noise to a query (they stay indexed). */
+const QUERY_STOP_WORDS = new Set([
+  "的", "了", "吗", "呢", "吧", "啊", "呀", "哦", "嗯", "么", "是", "我", "你", "他", "她", "它", "请", "帮", "一下",
+  "我的", "你的", "他的", "她的", "什么", "哪些", "怎么", "有没有", "是不是",
+  "a", "an", "the", "of", "to", "in", "on", "at", "for", "and", "or", "is", "are", "was", "were", "be", "i", "me", "my",
+  "you", "your", "it", "its", "this", "that", "what", "which", "do", "does", "did", "please", "about",
+]);
+
+type Piece = { text: string; cjk: boolean };
+
+const normalize = (text: string) => (typeof text === "string" ? text.normalize("NFKC").toLowerCase() : "");
+const chars = (text: string) => [...text];
+
+/** Segmenter input size: V8's segment iterator slows down quadratically on long strings. */
+const SEGMENT_CHUNK = 256;
+const isBreakUnit = (text: string, i: number) => {
+  const code = text.charCodeAt(i);
+  return (code < 0xd800 || code > 0xdfff) && NON_WORD.test(text[i]!);
+};
+
+/** Cuts text into pieces of at most SEGMENT_CHUNK code units, at a space or punctuation where there is one. */
+function* chunks(text: string): Generator<string> {
+  let start = 0;
+  while (start < text.length) {
+    let end = Math.min(text.length, start + SEGMENT_CHUNK);
+    if (end < text.length) {
+      let cut = end;
+      while (cut > start && !isBreakUnit(text, cut - 1)) cut--;
+      if (cut > start) end = cut;
+      else if (/[\ud800-\udbff]/.test(text[end - 1]!)) end--; // never split a surrogate pair
+    }
+    yield text.slice(start, end);
+    start = end;
+  }
+}
+
+/** Word-like segments, split further into plain letter/digit pieces and CJK vs other-script runs. */
+function pieces(normalized: string): Piece[] {
+  const out: Piece[] = [];
+  for (const chunk of chunks(normalized)) {
+    for (const { segment, isWordLike } of segmenter.segment(chunk)) {
+      if (!isWordLike) continue;
+      // "don't" → "dont": an apostrophe joins a word rather than splitting it.
+      for (const part of segment.replace(APOSTROPHES, "").split(NON_WORD)) {
+        for (const run of part.match(CJK_OR_OTHER_RUNS) ?? []) out.push({ text: run, cjk: CJK_CHAR.test(run) });
+      }
+    }
+  }
+  return out;
+}
+
+function bigrams(run: string): string[] {
+  const cs = chars(run);
+  const out: string[] = [];
+  for (let i = 0; i + 1 < cs.length; i++) out.push(cs[i]! + cs[i + 1]!);
+  return out;
+}
+
+/** Unigrams and bigrams of each maximal CJK run in the text (runs span dictionary-word boundaries). */
+function cjkNgrams(normalized: string): string[] {
+  const out: string[] = [];
+  let budget = MAX_NGRAM_CHARS;
+  for (const [run] of normalized.matchAll(CJK_RUN)) {
+    if (budget <= 0) break;
+    const clipped = chars(run).slice(0, budget).join("");
+    budget -= clipped.length;
+    out.push(...chars(clipped), ...bigrams(clipped));
+  }
+  return out;
+}
+
+/**
+ * Space-joined tokens for the column a `to_tsvector('simple', …)` is generated from: the words in
+ * order, then each CJK unigram/bigram not already present. Deterministic for a given Node/ICU.
+ */
+export function segmentForSearch(text: string): string {
+  const normalized = normalize(text);
+  const words = pieces(normalized).map((piece) => piece.text);
+  const seen = new Set(words);
+  const extra: string[] = [];
+  for (const gram of cjkNgrams(normalized)) {
+    if (!seen.has(gram)) {
+      seen.add(gram);
+      extra.push(gram);
+    }
+  }
+  return [...words, ...extra].join(" ");
+}
+
+/**
+ * Query tokens (deduplicated, in order): Latin/other words as they are, CJK words of ≤ 2 characters
+ * as they are, longer CJK words as their bigrams. Stop words are dropped unless nothing else is left.
+ */
+export function segmentQuery(text: string): string[] {
+  const tokens: string[] = [];
+  for (const piece of pieces(normalize(text))) {
+    if (piece.cjk && chars(piece.text).length > 2) tokens.push(...bigrams(piece.text));
+    else tokens.push(piece.text);
+  }
+  const unique = [...new Set(tokens)];
+  const meaningful = unique.filter((token) => !QUERY_STOP_WORDS.has(token));
+  return meaningful.length > 0 ? meaningful : unique;
+}
+
+export type TsQueryOptions = {
+  /** `and`: every token must match (precise); `or`: any token (recall, rank by ts_rank_cd). */
+  mode?: "and" | "or";
+  /** Append `:*` to non-CJK tokens so "herm" finds "hermes". */
+  prefix?: boolean;
+};
+
+/**
+ * Text for `to_tsquery('simple', $1)` (pass it as a bound parameter). Each token is a quoted
+ * lexeme with `'` and `\` escaped, so user input cannot inject tsquery operators. Returns "" when
+ * there is nothing to search for: the caller must skip the full-text branch then.
+ */
+export function buildTsQueryText(tokens: readonly string[], options: TsQueryOptions = {}): string {
+  const joiner = options.mode === "or" ? " | " : " & ";
+  return tokens
+    .filter((token) => typeof token === "string" && /[\p{L}\p{N}]/u.test(token))
+    .map((token) => {
+      const quoted = `'${token.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`;
+      return options.prefix && !CJK_CHAR.test(token) ? `${quoted}:*` : quoted;
+    })
+    .join(joiner);
+}
