@@ -15,6 +15,8 @@ const backends = [
 export default defineConfig({
   resolve: { alias },
   test: {
+    // Each database file opens its own database; two at a time keeps a 2-core machine responsive.
+    maxWorkers: 2,
     projects: [
       {
         resolve: { alias },
@@ -29,8 +31,6 @@ export default defineConfig({
           env: backend.env,
           testTimeout: 60_000,
           hookTimeout: 120_000,
-          // Each file opens its own database; two at a time keeps a 2-core machine responsive.
-          maxWorkers: 2,
         },
       })),
     ],
