@@ -1,4 +1,7 @@
 import { accountRouter } from "./routers/account";
+import { adminRouter } from "./routers/admin";
+import { memoryRouter } from "./routers/memory";
+import { toolsRouter } from "./routers/tools";
 import { healthRouter } from "./routers/health";
 import { meRouter } from "./routers/me";
 import { organizationRouter } from "./routers/organization";
@@ -6,6 +9,9 @@ import { createCallerFactory, createTRPCRouter } from "./trpc";
 
 export const appRouter = createTRPCRouter({
   account: accountRouter,
+  admin: adminRouter,
+  memory: memoryRouter,
+  tools: toolsRouter,
   health: healthRouter,
   me: meRouter,
   organization: organizationRouter,

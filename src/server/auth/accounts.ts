@@ -1,6 +1,7 @@
 import { and, asc, count, eq, sql } from "drizzle-orm";
 import type { Database, DbOrTx } from "~/db/types";
-import { memoryAuditEvents, tenantMembers, tenants, users, type TenantRole, type User } from "~/db/schema";
+import { memoryAuditEvents, scopeGrants, tenantMembers, tenants, users, type TenantRole, type User } from "~/db/schema";
+import { defaultMemberGrants } from "./permissions";
 import { newId } from "~/server/ids";
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from "./password";
 
@@ -54,6 +55,11 @@ async function createTenant(db: DbOrTx, name: string) {
 
 async function addMembership(db: DbOrTx, params: { tenantId: string; userId: string; role: TenantRole; actorUserId: string | null; reason: string }) {
   await db.insert(tenantMembers).values({ tenantId: params.tenantId, userId: params.userId, role: params.role });
+  // Defaults as rows, so an admin can narrow them later.
+  await db
+    .insert(scopeGrants)
+    .values(defaultMemberGrants(params.userId).map((g) => ({ tenantId: params.tenantId, id: newId("grt"), principalType: "user" as const, principalId: params.userId, grantedByUserId: params.actorUserId, ...g })))
+    .onConflictDoNothing();
   await db.insert(memoryAuditEvents).values({
     tenantId: params.tenantId,
     eventType: "member",

@@ -1,0 +1,121 @@
+import { and, eq } from "drizzle-orm";
+import type { DbOrTx } from "~/db/types";
+import { hasPermission } from "./api-keys";
+import { scopeGrants, tenantMembers, type ApiKey, type TenantRole } from "~/db/schema";
+import type { MemoryCallContext } from "~/server/memory/context";
+import { intersectScopes, parseScopePattern, scopeAllowed, type MemoryScope, type ScopePattern } from "~/server/memory/scope";
+import { SCOPE_TYPES } from "~/db/schema";
+
+export type EffectiveScopes = { read: ScopePattern[]; write: ScopePattern[] };
+
+/** Admins manage the whole organisation's memory: every scope, read and write. */
+const EVERYTHING: ScopePattern[] = SCOPE_TYPES.map((type) => ({ type, id: "*" }));
+
+/** The grants a new member starts with (stored as rows, so an admin can take them away). */
+export const defaultMemberGrants = (userId: string) => [
+  { scope: `user:${userId}`, canRead: true, canWrite: true },
+  { scope: "session:*", canRead: true, canWrite: true },
+  { scope: "global", canRead: true, canWrite: false },
+];
+
+function safePattern(text: string): ScopePattern | null {
+  try {
+    return parseScopePattern(text);
+  } catch {
+    return null;
+  }
+}
+
+async function grantsOf(db: DbOrTx, tenantId: string, principalType: "user" | "api_key", principalId: string): Promise<EffectiveScopes> {
+  const rows = await db
+    .select({ scope: scopeGrants.scope, canRead: scopeGrants.canRead, canWrite: scopeGrants.canWrite })
+    .from(scopeGrants)
+    .where(and(eq(scopeGrants.tenantId, tenantId), eq(scopeGrants.principalType, principalType), eq(scopeGrants.principalId, principalId)));
+  const read: ScopePattern[] = [];
+  const write: ScopePattern[] = [];
+  for (const row of rows) {
+    const pattern = safePattern(row.scope);
+    if (!pattern) continue;
+    if (row.canRead || row.canWrite) read.push(pattern);
+    if (row.canWrite) write.push(pattern);
+  }
+  return { read, write };
+}
+
+/** What a person may read and write in an organisation: everything for admins, their grants otherwise. */
+export async function effectiveUserScopes(db: DbOrTx, params: { tenantId: string; userId: string; role?: TenantRole }): Promise<EffectiveScopes> {
+  let role = params.role;
+  if (!role) {
+    const [member] = await db
+      .select({ role: tenantMembers.role })
+      .from(tenantMembers)
+      .where(and(eq(tenantMembers.tenantId, params.tenantId), eq(tenantMembers.userId, params.userId)));
+    if (!member) return { read: [], write: [] };
+    role = member.role;
+  }
+  if (role === "admin") return { read: EVERYTHING, write: EVERYTHING };
+  return grantsOf(db, params.tenantId, "user", params.userId);
+}
+
+/**
+ * What an API key may do, checked at use: the key's own scopes (and grants made to the key),
+ * intersected with its owner's current grants — shrinking a person's grants shrinks their keys at
+ * once. Writing needs the key's `memory:write` permission; agents never write `global`.
+ */
+export async function effectiveKeyScopes(db: DbOrTx, apiKey: ApiKey): Promise<EffectiveScopes> {
+  const owner = await effectiveUserScopes(db, { tenantId: apiKey.tenantId, userId: apiKey.ownerUserId });
+  const keyGrants = await grantsOf(db, apiKey.tenantId, "api_key", apiKey.id);
+  const own = apiKey.scopes.map(safePattern).filter((p): p is ScopePattern => p !== null);
+  const keyRead = [...own, ...keyGrants.read];
+  const keyWrite = [...own, ...keyGrants.write];
+  const read = hasPermission(apiKey, "memory:read") || hasPermission(apiKey, "memory:write") ? intersectScopes(keyRead, owner.read) : [];
+  const write = hasPermission(apiKey, "memory:write") ? intersectScopes(keyWrite, owner.write).filter((p) => p.type !== "global") : [];
+  return { read, write };
+}
+
+/** A person acting in the dashboard: explicit by nature (they typed it), may forget, never forget-all by accident. */
+export async function buildUserCallContext(db: DbOrTx, params: { tenantId: string; userId: string; role: TenantRole }): Promise<MemoryCallContext> {
+  const scopes = await effectiveUserScopes(db, params);
+  return {
+    tenantId: params.tenantId,
+    actor: { type: "user", id: params.userId },
+    readScopes: scopes.read,
+    writeScopes: scopes.write,
+    defaults: { user: { type: "user", id: params.userId } },
+    trustedMessageIds: [],
+    forgetIntent: true,
+    forgetAllIntent: false,
+  };
+}
+
+export type AgentTurn = {
+  sessionId?: string;
+  workspaceId?: string;
+  /** Whose profile this turn is about; defaults to the key's owner. */
+  userId?: string;
+  trustedMessageIds?: string[];
+  forgetIntent?: boolean;
+  forgetAllIntent?: boolean;
+  toolCallId?: string;
+};
+
+/** An agent's call: key scopes ∩ owner grants, and the turn's defaults only where the key may read them. */
+export async function buildAgentCallContext(db: DbOrTx, apiKey: ApiKey, turn: AgentTurn = {}): Promise<MemoryCallContext> {
+  const scopes = await effectiveKeyScopes(db, apiKey);
+  const readable = (scope: MemoryScope | undefined) => (scope && scopeAllowed(scope, scopes.read) ? scope : undefined);
+  return {
+    tenantId: apiKey.tenantId,
+    actor: { type: "api_key", id: apiKey.id },
+    readScopes: scopes.read,
+    writeScopes: scopes.write,
+    defaults: {
+      user: readable({ type: "user", id: turn.userId ?? apiKey.ownerUserId }),
+      session: readable(turn.sessionId ? { type: "session", id: turn.sessionId } : undefined),
+      workspace: readable(turn.workspaceId ? { type: "workspace", id: turn.workspaceId } : undefined),
+    },
+    trustedMessageIds: turn.trustedMessageIds ?? [],
+    forgetIntent: turn.forgetIntent ?? false,
+    forgetAllIntent: turn.forgetAllIntent ?? false,
+    toolCallId: turn.toolCallId ?? null,
+  };
+}
