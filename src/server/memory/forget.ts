@@ -4,7 +4,7 @@ import { memoryNodes, type MemoryNodeRow } from "~/db/schema";
 import { badRequest } from "~/server/errors";
 import { recordAudit } from "./audit";
 import { isAgent, type MemoryCallContext } from "./context";
-import { loadKindRegistry } from "./custom-kinds";
+import { loadKindRegistry, type KindRegistry } from "./custom-kinds";
 import { eraseLineages } from "./erase";
 import { memoryForgetInputSchema, type ForgetCandidate, type MemoryForgetResult } from "./forget-schema";
 import { findIdempotentResponse, requestHash, storeIdempotentResponse } from "./idempotency";
@@ -35,7 +35,7 @@ const refused = (mode: Input["mode"], reason: string, message: string, extra: Pa
 });
 
 /** Cards the call names, all locked; conflicts reported instead of guessed around. */
-async function resolveTargets(tx: Transaction, db: Database, ctx: MemoryCallContext, input: Input): Promise<MemoryForgetResult | MemoryNodeRow[]> {
+async function resolveTargets(tx: Transaction, registry: KindRegistry, ctx: MemoryCallContext, input: Input): Promise<MemoryForgetResult | MemoryNodeRow[]> {
   const writable = scopePatternsCondition(ctx.writeScopes);
   const hard = input.mode === "hard";
   if (input.all || input.selector) {
@@ -43,7 +43,7 @@ async function resolveTargets(tx: Transaction, db: Database, ctx: MemoryCallCont
     if (!hard) conditions.push(eq(memoryNodes.status, "active"));
     if (input.selector) {
       const { kind, ...rest } = input.selector;
-      conditions.push(...nodeFilterConditions({ ...rest, kinds: kind ? [kind] : undefined }, await loadKindRegistry(db, ctx.tenantId)));
+      conditions.push(...nodeFilterConditions({ ...rest, kinds: kind ? [kind] : undefined }, registry));
     }
     if (input.all && input.scope) {
       const scope = parseScope(input.scope);
@@ -106,9 +106,11 @@ export async function memoryForget(db: Database, ctx: MemoryCallContext, rawInpu
     if (stored) return { ...stored, replayed: true };
   }
 
+  // Loaded before the transaction: PGlite has one connection, so nothing may query `db` inside it.
+  const registry = await loadKindRegistry(db, ctx.tenantId);
   return db.transaction(async (tx) => {
     const now = new Date();
-    const resolved = await resolveTargets(tx, db, ctx, input);
+    const resolved = await resolveTargets(tx, registry, ctx, input);
     if (!Array.isArray(resolved)) return resolved;
     let result: MemoryForgetResult;
     if (input.mode === "soft") {

@@ -1,0 +1,141 @@
+import { eq, sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { queryRows } from "~/db/raw";
+import { memoryAuditEvents, memoryEmbeddings, memoryNodes } from "~/db/schema";
+import type { Database } from "~/db/types";
+import { newId } from "~/server/ids";
+import type { MemoryCallContext } from "~/server/memory/context";
+import { memoryForget } from "~/server/memory/forget";
+import { appendMessages } from "~/server/memory/messages";
+import { appendSummary } from "~/server/memory/summaries";
+import { memoryWrite } from "~/server/memory/write";
+import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
+import { agentContext, createTenant } from "../support/memory";
+
+async function write(db: Database, ctx: MemoryCallContext, kind: string, itemKey: string | undefined, content: string, valueJson: unknown, extra: Record<string, unknown> = {}) {
+  const result = await memoryWrite(db, ctx, { operations: [{ op: "create", kind, itemKey, explicitUserIntent: true, node: { title: content.slice(0, 40), content, valueJson, ...extra } }] });
+  expect(result.done).toBe(true);
+  return result.results[0]!;
+}
+
+/** Every row of every public table that mentions `needle`, as "table: count". */
+async function tablesMentioning(db: Database, needle: string): Promise<string[]> {
+  const tables = await queryRows<{ name: string }>(db, sql`select table_name as name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`);
+  const hits: string[] = [];
+  for (const { name } of tables) {
+    const [row] = await queryRows<{ n: number }>(db, sql.raw(`select count(*)::int as n from "${name}" t where t::text like '%${needle.replace(/'/g, "''")}%'`));
+    if ((row?.n ?? 0) > 0) hits.push(`${name}: ${row!.n}`);
+  }
+  return hits;
+}
+
+describe(`memory_forget (${TEST_BACKEND})`, () => {
+  let handle: TestDatabase;
+  beforeAll(async () => {
+    handle = await openTestDatabase();
+  });
+  afterAll(async () => handle?.destroy());
+
+  it("needs the user's forget intent from an agent, and says nothing was deleted otherwise", async () => {
+    const t = await createTenant(handle.db);
+    const card = await write(handle.db, agentContext(t), "profile_name", undefined, "Ada.", "Ada");
+    const refused = await memoryForget(handle.db, agentContext(t), { id: card.nodeId, expectedRevision: 1, reason: "user asked" });
+    expect(refused).toMatchObject({ done: false, reason: "forget_intent_required", deletedIds: [] });
+    expect(refused.message).toMatch(/Nothing was deleted/);
+  });
+
+  it("soft-deletes by id + expectedRevision: status deleted, audit row, history kept", async () => {
+    const t = await createTenant(handle.db);
+    const ctx = agentContext(t, { forgetIntent: true });
+    const card = await write(handle.db, ctx, "occupation", undefined, "Baker.", "baker");
+    const stale = await memoryForget(handle.db, ctx, { id: card.nodeId, expectedRevision: 2, reason: "user asked" });
+    expect(stale).toMatchObject({ done: false, reason: "conflict", conflicts: [{ id: card.nodeId, currentRevision: 1 }] });
+    const result = await memoryForget(handle.db, ctx, { id: card.nodeId, expectedRevision: 1, reason: "user asked to forget the job" });
+    expect(result).toMatchObject({ done: true, mode: "soft", deletedIds: [card.nodeId] });
+    const [row] = await handle.db.select().from(memoryNodes).where(eq(memoryNodes.id, card.nodeId!));
+    expect(row).toMatchObject({ status: "deleted", content: "Baker." });
+    const events = await handle.db.select().from(memoryAuditEvents).where(eq(memoryAuditEvents.tenantId, t));
+    expect(events.map((e) => e.eventType)).toEqual(["create", "delete"]);
+    expect(events[1]!.reason).toBe("user asked to forget the job");
+  });
+
+  it("returns requiresConfirmation with candidates when a selector matches several cards, deleting nothing", async () => {
+    const t = await createTenant(handle.db);
+    const ctx = agentContext(t, { forgetIntent: true });
+    await write(handle.db, ctx, "avoid_ingredient", "香菜", "不吃香菜。", "香菜");
+    await write(handle.db, ctx, "avoid_ingredient", "花生", "花生过敏，不要放花生。", "花生");
+    const result = await memoryForget(handle.db, ctx, { selector: { domain: "生活技能", categoryPathPrefix: ["生活技能", "做饭"] }, reason: "删除我的做饭偏好" });
+    expect(result).toMatchObject({ done: false, requiresConfirmation: true, deletedIds: [] });
+    expect(result.candidates).toHaveLength(2);
+    const active = await handle.db.select().from(memoryNodes).where(eq(memoryNodes.tenantId, t));
+    expect(active.every((r) => r.status === "active")).toBe(true);
+    const single = await memoryForget(handle.db, ctx, { selector: { kind: "avoid_ingredient", valueJson: "香菜" }, reason: "忘掉我不吃香菜这件事" });
+    expect(single).toMatchObject({ done: true, deletedIds: [expect.any(String)] });
+    const after = await handle.db.select().from(memoryNodes).where(eq(memoryNodes.tenantId, t));
+    expect(after.filter((r) => r.status === "active").map((r) => r.valueJson)).toEqual(["花生"]);
+  });
+
+  it("forgets all only with the forget-all intent, and only in scopes the caller may write", async () => {
+    const t = await createTenant(handle.db);
+    const ctx = agentContext(t, { forgetIntent: true });
+    await write(handle.db, ctx, "profile_name", undefined, "Ada.", "Ada");
+    await write(handle.db, ctx, "custom_fact", "car", "Drives a bike.", "bike", {});
+    const other = agentContext(t, { readScopes: [{ type: "user", id: "u2" }], writeScopes: [{ type: "user", id: "u2" }], defaults: { user: { type: "user", id: "u2" } } });
+    await write(handle.db, other, "profile_name", undefined, "Bob.", "Bob");
+    expect(await memoryForget(handle.db, ctx, { all: true, reason: "清空全部记忆" })).toMatchObject({ done: false, reason: "forget_all_intent_required" });
+    const result = await memoryForget(handle.db, agentContext(t, { forgetIntent: true, forgetAllIntent: true }), { all: true, reason: "清空全部记忆" });
+    expect(result.deletedIds).toHaveLength(2);
+    const rows = await handle.db.select().from(memoryNodes).where(eq(memoryNodes.tenantId, t));
+    expect(rows.filter((r) => r.status === "active").map((r) => r.valueJson)).toEqual(["Bob"]);
+  });
+
+  it("hard-deletes with an erasure receipt and leaves no trace of the content in any table", async () => {
+    const t = await createTenant(handle.db);
+    const secretWord = `Zanzibar${newId("x").slice(2, 10)}`;
+    const { messages } = await appendMessages(handle.db, { tenantId: t, actor: { type: "api_key", id: "key_test" } }, {
+      sessionId: "s1",
+      messages: [
+        { role: "user", content: `Remember that my safe word is ${secretWord}.` },
+        { role: "assistant", content: `Noted: ${secretWord}.` },
+      ],
+    });
+    const ids = messages.map((m) => m.id);
+    await appendSummary(handle.db, { tenantId: t, actor: { type: "system", id: null } }, { sessionId: "s1", parentSummaryId: null, fromMessageId: ids[0]!, toMessageId: ids[1]!, summary: `User's safe word is ${secretWord}.` });
+    const ctx = agentContext(t, { forgetIntent: true, trustedMessageIds: ids });
+    const first = await write(handle.db, ctx, "custom_fact", "safe_word", `Safe word is ${secretWord}.`, secretWord, { sourceMessageIds: [ids[0]] });
+    const second = await memoryWrite(handle.db, ctx, { idempotencyKey: "retry-safe-word-2", operations: [{ op: "update", targetId: first.nodeId!, expectedRevision: 1, explicitUserIntent: true, node: { content: `Safe word is still ${secretWord}!`, valueJson: `${secretWord}!` } }] });
+    await handle.db.insert(memoryEmbeddings).values({ tenantId: t, id: newId("emb"), nodeId: second.results[0]!.nodeId!, model: "test", dimensions: 3, embedding: [0.1, 0.2, 0.3], contentHash: "x" });
+    expect((await tablesMentioning(handle.db, secretWord)).length).toBeGreaterThan(2);
+
+    const result = await memoryForget(handle.db, ctx, { id: second.results[0]!.nodeId, expectedRevision: 2, mode: "hard", eraseEvidence: true, reason: "erase everything about my safe word" });
+    expect(result).toMatchObject({ done: true, mode: "hard" });
+    expect(result.receipt).toMatchObject({ revisionsRemoved: 2, embeddingsRemoved: 1, messagesRemoved: 1, summariesRemoved: 1 });
+    expect(result.receipt!.nodeIds.sort()).toEqual([first.nodeId, second.results[0]!.nodeId].sort());
+    // Only the assistant echo (not cited as evidence) still mentions it; nothing else in any table or search column.
+    expect(await tablesMentioning(handle.db, secretWord)).toEqual(["memory_messages: 1"]);
+    const events = await handle.db.select().from(memoryAuditEvents).where(eq(memoryAuditEvents.tenantId, t));
+    expect(events.map((e) => e.eventType)).toEqual(["create", "update", "hard_delete"]);
+    expect(events.filter((e) => e.eventType !== "hard_delete").every((e) => e.before === null && e.after === null)).toBe(true);
+  });
+
+  it("deletes nothing when one of several targets is stale", async () => {
+    const t = await createTenant(handle.db);
+    const ctx = agentContext(t, { forgetIntent: true });
+    const a = await write(handle.db, ctx, "custom_fact", "a", "Fact A.", "a");
+    const b = await write(handle.db, ctx, "custom_fact", "b", "Fact B.", "b");
+    const result = await memoryForget(handle.db, ctx, { targets: [{ id: a.nodeId!, expectedRevision: 1 }, { id: b.nodeId!, expectedRevision: 3 }], reason: "forget both" });
+    expect(result).toMatchObject({ done: false, reason: "conflict" });
+    const rows = await handle.db.select().from(memoryNodes).where(eq(memoryNodes.tenantId, t));
+    expect(rows.every((r) => r.status === "active")).toBe(true);
+  });
+
+  it("cannot forget another tenant's card, and says it does not exist", async () => {
+    const a = await createTenant(handle.db);
+    const b = await createTenant(handle.db);
+    const card = await write(handle.db, agentContext(a), "profile_name", undefined, "Ada.", "Ada");
+    const result = await memoryForget(handle.db, agentContext(b, { forgetIntent: true }), { id: card.nodeId, expectedRevision: 1, mode: "hard", reason: "attack" });
+    expect(result).toMatchObject({ done: false, reason: "not_found" });
+    const [row] = await handle.db.select().from(memoryNodes).where(eq(memoryNodes.id, card.nodeId!));
+    expect(row?.status).toBe("active");
+  });
+});
