@@ -30,10 +30,30 @@ const schema = z.object({
   OIDC_CLIENT_ID: z.preprocess(emptyToUndefined, z.string().optional()),
   OIDC_CLIENT_SECRET: z.preprocess(emptyToUndefined, z.string().optional()),
   OIDC_NAME: z.string().default("SSO"),
+  /** Optional OpenAI-compatible chat model for deep scoring, extraction and summaries; rules are used without it. */
+  LLM_BASE_URL: z.preprocess(emptyToUndefined, z.string().url().optional()),
+  LLM_API_KEY: z.preprocess(emptyToUndefined, z.string().optional()),
+  LLM_MODEL: z.preprocess(emptyToUndefined, z.string().optional()),
+  LLM_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(20_000),
+  /** Run the job worker inside the web server process (default on); `npm run worker` runs more. */
+  MEMORY_INLINE_WORKER: z.enum(["true", "false", "1", "0"]).default("true").transform((v) => v === "true" || v === "1"),
   /** Embedding model name recorded per row; one HNSW index per model is ensured at start-up. */
   EMBEDDING_MODEL: z.string().min(1).default("local-hash-v1"),
   EMBEDDING_DIMENSIONS: z.coerce.number().int().min(1).max(2000).default(256),
+  /** `local`: offline hashed features (default); `openai`: any OpenAI-compatible /v1/embeddings endpoint. */
+  EMBEDDING_PROVIDER: z.enum(["local", "openai"]).default("local"),
+  /** Base URL of the OpenAI-compatible API, up to and including `/v1` (Ollama: http://localhost:11434/v1). */
+  EMBEDDING_BASE_URL: z.preprocess(emptyToUndefined, z.string().url().default("https://api.openai.com/v1")),
+  EMBEDDING_API_KEY: z.preprocess(emptyToUndefined, z.string().optional()),
+  /** Per-request timeout of the embedding endpoint. */
+  EMBEDDING_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
+  /** Send `dimensions` in the request (OpenAI text-embedding-3 can shorten its vectors; many servers reject it). */
+  EMBEDDING_REQUEST_DIMENSIONS: booleanFlag,
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  /** Shared rate-limit counters in Redis (redis:// or rediss://); without it they live in Postgres. */
+  REDIS_URL: z.preprocess(emptyToUndefined, z.string().regex(/^rediss?:\/\//, "must start with redis:// or rediss://").optional()),
+  /** Agent calls per API key per minute (a key's own rate_limit_per_minute wins); 0 turns the limit off. */
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(300),
 });
 
 export type Env = z.infer<typeof schema>;

@@ -109,10 +109,11 @@ describe(`memory_forget (${TEST_BACKEND})`, () => {
 
     const result = await memoryForget(handle.db, ctx, { id: second.results[0]!.nodeId, expectedRevision: 2, mode: "hard", eraseEvidence: true, reason: "erase everything about my safe word" });
     expect(result).toMatchObject({ done: true, mode: "hard" });
-    expect(result.receipt).toMatchObject({ revisionsRemoved: 2, embeddingsRemoved: 1, messagesRemoved: 1, summariesRemoved: 1 });
+    expect(result.receipt).toMatchObject({ revisionsRemoved: 2, embeddingsRemoved: 1, messagesRemoved: 1, summariesRemoved: 1, chunksRemoved: 1 });
     expect(result.receipt!.nodeIds.sort()).toEqual([first.nodeId, second.results[0]!.nodeId].sort());
-    // Only the assistant echo (not cited as evidence) still mentions it; nothing else in any table or search column.
-    expect(await tablesMentioning(handle.db, secretWord)).toEqual(["memory_messages: 1"]);
+    // Only the assistant echo (never cited as evidence) and its memory-tree chunk still mention it;
+    // nothing else in any table or search column.
+    expect((await tablesMentioning(handle.db, secretWord)).sort()).toEqual(["memory_chunks: 1", "memory_messages: 1"]);
     const events = await handle.db.select().from(memoryAuditEvents).where(eq(memoryAuditEvents.tenantId, t));
     expect(events.map((e) => e.eventType)).toEqual(["create", "update", "hard_delete"]);
     expect(events.filter((e) => e.eventType !== "hard_delete").every((e) => e.before === null && e.after === null)).toBe(true);

@@ -19,7 +19,7 @@ export const memoryJobs = pgTable(
       .references(() => tenants.id, { onDelete: "cascade" }),
     type: text("type", { enum: JOB_TYPES }).notNull(),
     payload: jsonb("payload").$type<Record<string, unknown>>().notNull().default({}),
-    /** While a job with this key is queued or running, enqueueing the same key is a no-op. */
+    /** While a job with this key is queued, enqueueing the same key is a no-op (a running one may get one follow-up). */
     dedupeKey: text("dedupe_key"),
     status: text("status", { enum: ["queued", "running", "succeeded", "failed", "dead"] }).notNull().default("queued"),
     attempts: integer("attempts").notNull().default(0),
@@ -38,7 +38,7 @@ export const memoryJobs = pgTable(
     index("memory_jobs_tenant_idx").on(t.tenantId, t.status, t.createdAt),
     uniqueIndex("memory_jobs_dedupe_uq")
       .on(t.tenantId, t.dedupeKey)
-      .where(sql`${t.dedupeKey} is not null and ${t.status} in ('queued', 'running')`),
+      .where(sql`${t.dedupeKey} is not null and ${t.status} = 'queued'`),
   ],
 );
 

@@ -4,6 +4,7 @@ import { memoryMessages } from "~/db/schema";
 import type { Database, DbOrTx } from "~/db/types";
 import { badRequest } from "~/server/errors";
 import type { MemoryCallContext } from "./context";
+import { ingestCapturedMessages, type CapturedMessage } from "~/server/tree/ingest";
 import { segmentForSearch } from "./segment";
 
 /**
@@ -195,6 +196,7 @@ export async function appendMessages(
     const replayed = replayedPrefixLength(tenantId, sessionId, tail, input.messages);
 
     const out: AppendedMessage[] = [];
+    const fresh: CapturedMessage[] = [];
     const batchIds = new Set<string>();
     let previousId: string | null = tail.at(-1)?.id ?? null;
     for (const [index, message] of input.messages.entries()) {
@@ -227,12 +229,15 @@ export async function appendMessages(
           ...(message.createdAt ? { createdAt: message.createdAt } : {}),
         })
         .onConflictDoNothing({ target: [memoryMessages.tenantId, memoryMessages.id] })
-        .returning({ createdAt: memoryMessages.createdAt });
+        .returning({ createdAt: memoryMessages.createdAt, seq: memoryMessages.seq });
       const createdAt = inserted?.createdAt ?? (await storedCreatedAt(tx, tenantId, id));
       out.push({ id, role: message.role, sessionId, createdAt, duplicate: !inserted });
+      if (inserted) fresh.push({ id, role: message.role, content: message.content, createdAt, seq: inserted.seq, source: typeof message.metadata?.source === "string" ? message.metadata.source : undefined });
       previousId = id;
       batchIds.add(id);
     }
+    // 003's hot path runs in this transaction: evidence and its chunks appear together.
+    await ingestCapturedMessages(tx, { tenantId, sessionId, userScopeId: input.userScopeId ?? null, messages: fresh });
     return { messages: out };
   });
 }
@@ -323,7 +328,7 @@ export type SessionOverview = {
  */
 export async function listSessions(
   db: DbOrTx,
-  params: { tenantId: string; userScopeId?: string; limit?: number; cursor?: string | null },
+  params: { tenantId: string; userScopeId?: string; sessionIds?: readonly string[]; limit?: number; cursor?: string | null },
 ): Promise<{ sessions: SessionOverview[]; nextCursor: string | null }> {
   const limit = Math.min(Math.max(Math.trunc(params.limit ?? 50), 1), 200);
   let having: SQL | undefined;
@@ -348,6 +353,7 @@ export async function listSessions(
       and(
         eq(memoryMessages.tenantId, params.tenantId),
         params.userScopeId !== undefined ? eq(memoryMessages.userScopeId, params.userScopeId) : undefined,
+        params.sessionIds !== undefined ? inArray(memoryMessages.sessionId, [...params.sessionIds]) : undefined,
       ),
     )
     .groupBy(memoryMessages.sessionId)

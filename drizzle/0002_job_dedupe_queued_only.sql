@@ -1,0 +1,2 @@
+DROP INDEX "memory_jobs_dedupe_uq";--> statement-breakpoint
+CREATE UNIQUE INDEX "memory_jobs_dedupe_uq" ON "memory_jobs" USING btree ("tenant_id","dedupe_key") WHERE "memory_jobs"."dedupe_key" is not null and "memory_jobs"."status" = 'queued';

@@ -1,0 +1,104 @@
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { DbOrTx } from "~/db/types";
+import { memoryJobs, type JobType, type MemoryJob } from "~/db/schema";
+import { queryRows } from "~/db/raw";
+import { pgErrorCode } from "~/server/memory/pg-errors";
+
+export type EnqueueJob = {
+  tenantId: string;
+  type: JobType;
+  payload?: Record<string, unknown>;
+  /** While a job with this key is queued, enqueueing it again is a no-op. */
+  dedupeKey?: string;
+  runAt?: Date;
+  maxAttempts?: number;
+};
+
+/** Adds a job; call it with the transaction of the change that needs it, so both commit together. */
+export async function enqueueJob(db: DbOrTx, job: EnqueueJob): Promise<number | null> {
+  const rows = await db
+    .insert(memoryJobs)
+    .values({
+      tenantId: job.tenantId,
+      type: job.type,
+      payload: job.payload ?? {},
+      dedupeKey: job.dedupeKey ?? null,
+      runAt: job.runAt ?? new Date(),
+      maxAttempts: job.maxAttempts ?? 5,
+    })
+    .onConflictDoNothing()
+    .returning({ id: memoryJobs.id });
+  return rows[0]?.id ?? null;
+}
+
+/**
+ * Leases up to `limit` runnable jobs for `workerId`: queued ones whose time has come, and running
+ * ones whose lease expired (their worker died). FOR UPDATE SKIP LOCKED lets many workers poll the
+ * same table without ever taking the same row; each lease counts as an attempt.
+ */
+export async function leaseJobs(db: DbOrTx, params: { workerId: string; limit: number; leaseMs: number; types?: readonly JobType[] }): Promise<MemoryJob[]> {
+  const typeFilter = params.types?.length ? sql`and type in (${sql.join(params.types.map((t) => sql`${t}`), sql`, `)})` : sql``;
+  const rows = await queryRows<{ id: number }>(
+    db,
+    sql`update memory_jobs set status = 'running', attempts = attempts + 1, leased_by = ${params.workerId},
+          leased_until = now() + make_interval(secs => ${params.leaseMs / 1000}), updated_at = now()
+        where id in (
+          select id from memory_jobs
+          where ((status = 'queued' and run_at <= now()) or (status = 'running' and leased_until < now())) ${typeFilter}
+          order by run_at, id
+          limit ${params.limit}
+          for update skip locked
+        )
+        returning id`,
+  );
+  if (rows.length === 0) return [];
+  return db.select().from(memoryJobs).where(inArray(memoryJobs.id, rows.map((r) => r.id)));
+}
+
+/** Marks a job done, only if this worker still holds it (a lease taken over by another worker wins). */
+export async function completeJob(db: DbOrTx, job: Pick<MemoryJob, "id">, workerId: string, result?: unknown): Promise<boolean> {
+  const rows = await db
+    .update(memoryJobs)
+    .set({ status: "succeeded", result: result ?? null, finishedAt: new Date(), updatedAt: new Date(), leasedUntil: null })
+    .where(and(eq(memoryJobs.id, job.id), eq(memoryJobs.leasedBy, workerId), eq(memoryJobs.status, "running")))
+    .returning({ id: memoryJobs.id });
+  return rows.length > 0;
+}
+
+/** Exponential backoff: 2s, 4s, 8s … capped at 10 minutes. */
+export const retryDelayMs = (attempts: number) => Math.min(600_000, 1000 * 2 ** Math.max(1, attempts));
+
+/** Records a failure: retried later with backoff, or moved to `dead` after maxAttempts. */
+export async function failJob(db: DbOrTx, job: Pick<MemoryJob, "id" | "attempts" | "maxAttempts">, workerId: string, error: unknown): Promise<"retry" | "dead" | "merged" | "lost"> {
+  const dead = job.attempts >= job.maxAttempts;
+  const message = (error instanceof Error ? error.message : String(error)).slice(0, 2000);
+  const finish = (status: "queued" | "dead" | "failed", lastError: string) =>
+    db
+      .update(memoryJobs)
+      .set({
+        status,
+        lastError,
+        runAt: status === "queued" ? new Date(Date.now() + retryDelayMs(job.attempts)) : undefined,
+        leasedUntil: null,
+        leasedBy: null,
+        finishedAt: status === "queued" ? null : new Date(),
+        updatedAt: new Date(),
+      })
+      .where(and(eq(memoryJobs.id, job.id), eq(memoryJobs.leasedBy, workerId), eq(memoryJobs.status, "running")))
+      .returning({ id: memoryJobs.id });
+  try {
+    const rows = await finish(dead ? "dead" : "queued", message);
+    if (rows.length === 0) return "lost";
+    return dead ? "dead" : "retry";
+  } catch (e) {
+    // A twin with the same dedupe key is already queued: it will do this work, so this one ends here.
+    if (pgErrorCode(e) !== "23505") throw e;
+    await finish("failed", `${message} (retry merged into the queued job with the same dedupe key)`);
+    return "merged";
+  }
+}
+
+export async function queueStats(db: DbOrTx, tenantId?: string) {
+  const where = tenantId ? sql`where tenant_id = ${tenantId}` : sql``;
+  return queryRows<{ type: string; status: string; n: number }>(db, sql`select type, status, count(*)::int as n from memory_jobs ${where} group by type, status order by type, status`);
+}

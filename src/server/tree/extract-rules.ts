@@ -1,0 +1,100 @@
+/**
+ * 000's extraction flow, rule-based (no LLM): candidate memory operations from one user message.
+ * Everything proposed still goes through memoryWrite's rules; an inferred fact never becomes an
+ * explicit user-scope card because `explicit` is only set when the user used an explicit cue.
+ */
+export type ExtractedOperation = {
+  op: "create" | "supersede";
+  kind: string;
+  itemKey?: string;
+  explicit: boolean;
+  /** Where it belongs when not the kind's default. */
+  scopeHint?: "session" | "workspace";
+  /** For supersede: the card to replace is the active one of this kind + item. */
+  target?: { kind: string; itemKey: string };
+  node: { title: string; content: string; valueJson?: unknown; tags?: string[]; entities?: string[] };
+};
+
+export const EXPLICIT_CUE = /记住|记下|以后|今后|从现在起|从今以后|一直都|永远|\bremember\b|\bfrom now on\b|\bgoing forward\b|\balways\b|\bnever\b|\bin (?:the )?future\b/i;
+const FOOD_CONTEXT = /做饭|做菜|菜谱|下厨|吃|食|饭|菜|口味|餐|\bcook|\brecipe|\bmeal|\bfood|\beat\b|\bdish|\bdinner|\blunch/i;
+const CJK_ITEM = "[\\u4e00-\\u9fff]{1,4}?";
+const AVOID_ZH = new RegExp(`(?:别|不要|不想|不能|不吃|讨厌|忌口)(?:再)?(?:给我)?(?:推荐|放|加|吃|用|带)?(?:带)?(${CJK_ITEM})(?:了)?(?=[，。！!,.；;、]|的菜|$)`, "g");
+const ALLERGY_ZH = new RegExp(`对(${CJK_ITEM})过敏`, "g");
+const AVOID_EN = /\b(?:i (?:don'?t|do not|can'?t|cannot|won'?t) eat|no more|please avoid|avoid|allergic to|hold the|without)\s+([a-z][a-z-]{1,20}(?: [a-z][a-z-]{1,20})?)(?=[,.!;]|\s+(?:please|anymore|any more|in my|for me)\b|$)/gi;
+const ACCEPT_ZH = new RegExp(`(${CJK_ITEM})现在(?:也)?(?:可以|能)(?:接受|吃)(?:一点|少量|一些|点)?`, "g");
+const ACCEPT_EN = /\bi can (?:eat|have) (?:a little |some )?([a-z][a-z-]{1,20}) (?:now|again)\b/gi;
+const FLAVOR = /少油|少辣|不辣|微辣|中辣|特辣|重辣|多辣|清淡|少盐|少糖|少酸|重口|less oil|low oil|less spicy|not spicy|no spice|mild|extra spicy|low salt|less salt|less sugar|low sugar/gi;
+const BUDGET_ZH = /预算\s*(?:是|为|大概|约|在)?\s*(\d+(?:\.\d+)?\s*(?:万|千|百)?\s*(?:元|块|美元)?)/;
+const BUDGET_EN = /\bbudget (?:is|of|at)\s*([$€¥£]?\s?\d[\d,.]*\s?(?:k|m|thousand|million)?(?:\s?(?:dollars|euros|usd|eur|rmb|yuan))?)/i;
+const DEADLINE_ZH = /(\d{1,2}\s*月\s*\d{1,2}\s*[日号]|\d{4}-\d{1,2}-\d{1,2}|下周[一二三四五六日天]|月底|周[一二三四五六日])\s*(?:之前|以前|前)\s*(?:要)?(?:完成|交付|上线|提交|做完)?/;
+const DEADLINE_EN = /\b(?:deadline is|due(?: by| on)?|finish(?:ed)? by|deliver(?:ed)? by|by)\s+((?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?|\d{4}-\d{2}-\d{2}|next (?:week|month|monday|tuesday|wednesday|thursday|friday)|end of (?:the )?(?:week|month))/i;
+// Words the avoid pattern must not take for an ingredient.
+const NOT_INGREDIENTS = new Set(["太多", "那么", "这个", "那个", "东西", "什么", "一点", "推荐", "给我", "了", "再", "很多", "太", "多", "菜", "饭"]);
+
+const squash = (s: string) => s.replace(/\s+/g, "");
+
+function unique<T>(items: T[], key: (t: T) => string): T[] {
+  const seen = new Set<string>();
+  return items.filter((item) => (seen.has(key(item)) ? false : (seen.add(key(item)), true)));
+}
+
+export function extractOperations(text: string): ExtractedOperation[] {
+  const explicit = EXPLICIT_CUE.test(text);
+  const food = FOOD_CONTEXT.test(text);
+  const ops: ExtractedOperation[] = [];
+
+  const accepted = new Set<string>();
+  for (const m of [...text.matchAll(ACCEPT_ZH), ...text.matchAll(ACCEPT_EN)]) {
+    const item = m[1]!.toLowerCase();
+    accepted.add(item);
+    const zh = /[\u4e00-\u9fff]/.test(item);
+    ops.push({
+      op: "supersede",
+      kind: "avoid_ingredient",
+      itemKey: item,
+      explicit: true,
+      target: { kind: "avoid_ingredient", itemKey: item },
+      node: zh
+        ? { title: `用户可接受少量${item}`, content: `${item}现在可以接受一点，但不要太多。`, valueJson: { ingredient: item, note: "少量可以" }, tags: ["忌口", "菜谱推荐"], entities: [item] }
+        : { title: `Can have a little ${item}`, content: `A little ${item} is fine now, just not too much.`, valueJson: { ingredient: item, note: "a little is fine" }, tags: ["diet"], entities: [item] },
+    });
+  }
+
+  if (food) {
+    const avoided = [...text.matchAll(AVOID_ZH), ...text.matchAll(ALLERGY_ZH)].map((m) => m[1]!).filter((w) => !NOT_INGREDIENTS.has(w) && !FLAVOR.test(w) && !accepted.has(w));
+    FLAVOR.lastIndex = 0;
+    for (const item of unique(avoided, (s) => s)) {
+      ops.push({ op: "create", kind: "avoid_ingredient", itemKey: item, explicit, node: { title: `用户不吃${item}`, content: `推荐菜谱时避免${item}。`, valueJson: item, tags: ["忌口", "菜谱推荐"], entities: [item] } });
+    }
+    for (const m of text.matchAll(AVOID_EN)) {
+      const item = m[1]!.toLowerCase().trim();
+      if (accepted.has(item)) continue;
+      ops.push({ op: "create", kind: "avoid_ingredient", itemKey: item, explicit, node: { title: `Avoids ${item}`, content: `Avoid ${item} in recipe suggestions.`, valueJson: item, tags: ["diet"], entities: [item] } });
+    }
+    const flavors = unique([...text.matchAll(FLAVOR)].map((m) => m[0].toLowerCase()), (s) => s);
+    if (flavors.length) {
+      const zh = flavors.some((f) => /[\u4e00-\u9fff]/.test(f));
+      const phrase = flavors.join(zh ? "" : ", ");
+      ops.push({
+        op: "create",
+        kind: "flavor_profile",
+        explicit,
+        node: zh
+          ? { title: `用户偏好${phrase}`, content: `推荐菜谱时优先${phrase}。`, valueJson: phrase, tags: ["口味", "菜谱推荐"], entities: flavors }
+          : { title: `Prefers ${phrase}`, content: `Prefer ${phrase} dishes in recipe suggestions.`, valueJson: phrase, tags: ["taste"], entities: flavors },
+      });
+    }
+  }
+
+  const budget = text.match(BUDGET_ZH) ?? text.match(BUDGET_EN);
+  if (budget) {
+    const amount = squash(budget[1]!);
+    ops.push({ op: "create", kind: "custom_fact", itemKey: "budget", explicit, scopeHint: "workspace", node: { title: `预算 ${amount}`.trim(), content: text.trim().slice(0, 500), valueJson: amount, tags: ["budget"], entities: [amount] } });
+  }
+  const deadline = text.match(DEADLINE_ZH) ?? text.match(DEADLINE_EN);
+  if (deadline) {
+    const when = squash(deadline[1]!);
+    ops.push({ op: "create", kind: "custom_fact", itemKey: "deadline", explicit, scopeHint: "workspace", node: { title: `截止 ${when}`, content: text.trim().slice(0, 500), valueJson: when, tags: ["deadline"], entities: [when] } });
+  }
+  return ops;
+}

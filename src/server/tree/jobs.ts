@@ -1,0 +1,139 @@
+import { and, eq } from "drizzle-orm";
+import type { Database } from "~/db/types";
+import { memoryMessages, type MemoryJob } from "~/db/schema";
+import type { JobHandlers } from "~/server/jobs/worker";
+import { log } from "~/server/log";
+import type { MemoryCallContext } from "~/server/memory/context";
+import { loadKindRegistry } from "~/server/memory/custom-kinds";
+import { findActiveNodes } from "~/server/memory/exact-query";
+import { countTokens } from "~/server/memory/retrieval/token-count";
+import type { MemoryScope } from "~/server/memory/scope";
+import { appendSummary, getLatestSummary } from "~/server/memory/summaries";
+import { memoryWrite } from "~/server/memory/write";
+import type { WriteOperation } from "~/server/memory/write-schema";
+import { createLlmClient, parseJsonObject, type LlmClient } from "~/server/providers/llm";
+import { decayTopicHotness, deepScoreSession, lastProcessedSeq, messagesAfter, routeTopicsForSession, sealSession, writeDailyDigest } from "./cold-path";
+import { EXPLICIT_CUE, extractOperations, type ExtractedOperation } from "./extract-rules";
+import { SUMMARY_EVERY_MESSAGES, SUMMARY_EVERY_TOKENS, summarizeIncrement } from "./summarize";
+
+const sessionOf = (job: MemoryJob) => {
+  const sessionId = job.payload.sessionId;
+  if (typeof sessionId !== "string") throw new Error(`job ${job.id} has no sessionId`);
+  return sessionId;
+};
+
+/** The extractor acts as the system, on behalf of the session's owner, citing the messages it read. */
+function extractorContext(tenantId: string, message: { sessionId: string; userScopeId: string | null; workspaceId: string | null }, trusted: string[]): MemoryCallContext {
+  const session: MemoryScope = { type: "session", id: message.sessionId };
+  const user: MemoryScope | undefined = message.userScopeId ? { type: "user", id: message.userScopeId } : undefined;
+  const workspace: MemoryScope | undefined = message.workspaceId ? { type: "workspace", id: message.workspaceId } : undefined;
+  const scopes = [session, user, workspace].filter((s): s is MemoryScope => s !== undefined);
+  return { tenantId, actor: { type: "system", id: "extractor" }, readScopes: scopes, writeScopes: scopes, defaults: { session, user, workspace }, trustedMessageIds: trusted };
+}
+
+async function llmOperations(llm: LlmClient, text: string): Promise<ExtractedOperation[]> {
+  const answer = parseJsonObject(
+    await llm.complete(
+      [
+        {
+          role: "system",
+          content:
+            'Extract durable facts about the user from their message as JSON {"operations":[{"kind":string,"itemKey"?:string,"title":string,"content":string,"valueJson"?:any}]}. ' +
+            "Kinds: profile_name, home_location, occupation, timezone_preference, language_preference, hard_constraint, long_term_goal, custom_fact (needs itemKey), avoid_ingredient (itemKey = ingredient), flavor_profile, food_avoidance, communication_preference (itemKey). Return an empty list when nothing is worth keeping.",
+        },
+        { role: "user", content: text.slice(0, 6000) },
+      ],
+      { json: true },
+    ),
+  ) as { operations?: { kind?: unknown; itemKey?: unknown; title?: unknown; content?: unknown; valueJson?: unknown }[] };
+  // Explicitness is decided by the user's words, never by the model's claim.
+  const explicit = EXPLICIT_CUE.test(text);
+  return (answer.operations ?? [])
+    .filter((o) => typeof o.kind === "string" && typeof o.title === "string" && typeof o.content === "string")
+    .map((o) => ({ op: "create" as const, kind: o.kind as string, itemKey: typeof o.itemKey === "string" ? o.itemKey : undefined, explicit, node: { title: o.title as string, content: o.content as string, valueJson: o.valueJson } }));
+}
+
+/** 000's extraction: propose operations from new user messages and write them through the normal rules. */
+export async function extractFromSession(db: Database, params: { tenantId: string; sessionId: string; llm: LlmClient | null }) {
+  const after = await lastProcessedSeq(db, { tenantId: params.tenantId, sessionId: params.sessionId, type: "extract" });
+  const messages = await messagesAfter(db, { tenantId: params.tenantId, sessionId: params.sessionId, afterSeq: after, limit: 200 });
+  const registry = await loadKindRegistry(db, params.tenantId);
+  let written = 0;
+  let rejected = 0;
+  for (const message of messages.filter((m) => m.role === "user")) {
+    const ctx = extractorContext(params.tenantId, message, [message.id]);
+    let candidates = extractOperations(message.content);
+    if (params.llm) {
+      try {
+        const fromModel = await llmOperations(params.llm, message.content);
+        const seen = new Set(candidates.map((c) => `${c.kind}:${c.itemKey ?? ""}`));
+        candidates = [...candidates, ...fromModel.filter((c) => !seen.has(`${c.kind}:${c.itemKey ?? ""}`))];
+      } catch (error) {
+        log("warn", `LLM extraction failed, rules only: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    for (const candidate of candidates) {
+      const node = { ...candidate.node, sourceMessageIds: [message.id] };
+      const scope = candidate.scopeHint === "workspace" ? (ctx.defaults.workspace ?? ctx.defaults.session) : candidate.scopeHint === "session" ? ctx.defaults.session : undefined;
+      let operation: WriteOperation = {
+        op: "create",
+        kind: candidate.kind,
+        itemKey: candidate.itemKey,
+        explicitUserIntent: candidate.explicit,
+        ...(scope ? { scope: `${scope.type}:${scope.id}` } : {}),
+        node,
+        reason: "extracted from conversation",
+      };
+      if (candidate.target) {
+        const [current] = await findActiveNodes(db, { tenantId: params.tenantId, scopes: ctx.readScopes, registry, filter: { kinds: [candidate.target.kind], itemKey: candidate.target.itemKey }, limit: 1 });
+        if (current) {
+          operation = { op: "supersede", targetId: current.id, expectedRevision: current.revision, kind: candidate.kind, itemKey: candidate.itemKey, explicitUserIntent: candidate.explicit, node, reason: "user corrected an earlier preference" };
+        }
+      }
+      // One candidate per call: a bad guess must not sink the good ones.
+      const result = await memoryWrite(db, ctx, { operations: [operation] }).catch((error: unknown) => {
+        log("warn", `extraction write failed: ${error instanceof Error ? error.message : String(error)}`);
+        return null;
+      });
+      if (result?.done) written++;
+      else rejected++;
+    }
+  }
+  return { lastSeq: messages.at(-1)?.seq ?? after, messages: messages.length, written, rejected };
+}
+
+/** Appends the next summary of the chain when enough new messages (or tokens) piled up since the last one. */
+export async function summarizeSession(db: Database, params: { tenantId: string; sessionId: string }) {
+  const latest = await getLatestSummary(db, params);
+  let afterSeq = 0;
+  if (latest) {
+    const [to] = await db.select({ seq: memoryMessages.seq }).from(memoryMessages).where(and(eq(memoryMessages.tenantId, params.tenantId), eq(memoryMessages.id, latest.toMessageId)));
+    afterSeq = to?.seq ?? 0;
+  }
+  const fresh = await messagesAfter(db, { ...params, afterSeq, limit: 200 });
+  const tokens = fresh.reduce((sum, m) => sum + countTokens(m.content), 0);
+  if (fresh.length < SUMMARY_EVERY_MESSAGES && tokens < SUMMARY_EVERY_TOKENS) return { appended: false, pending: fresh.length };
+  const next = summarizeIncrement(latest, fresh);
+  const summary = await appendSummary(db, { tenantId: params.tenantId, actor: { type: "system", id: "summarizer" } }, {
+    sessionId: params.sessionId,
+    parentSummaryId: latest?.id ?? null,
+    fromMessageId: fresh[0]!.id,
+    toMessageId: fresh.at(-1)!.id,
+    ...next,
+  });
+  return { appended: true, summaryId: summary.id, lastSeq: fresh.at(-1)!.seq };
+}
+
+/** Every memory-tree job type, wired to its handler. Embedding jobs are added by the embeddings module. */
+export function treeJobHandlers(llm: LlmClient | null = createLlmClient()): JobHandlers {
+  return {
+    deep_score: (db, job) => deepScoreSession(db, { tenantId: job.tenantId, sessionId: sessionOf(job), llm }),
+    entities: (db, job) => routeTopicsForSession(db, { tenantId: job.tenantId, sessionId: sessionOf(job) }),
+    topics: (db, job) => routeTopicsForSession(db, { tenantId: job.tenantId, sessionId: sessionOf(job) }),
+    seal: (db, job) => sealSession(db, { tenantId: job.tenantId, sessionId: sessionOf(job), llm }),
+    extract: (db, job) => extractFromSession(db, { tenantId: job.tenantId, sessionId: sessionOf(job), llm }),
+    summarize: (db, job) => summarizeSession(db, { tenantId: job.tenantId, sessionId: sessionOf(job) }),
+    digest: (db, job) => writeDailyDigest(db, { tenantId: job.tenantId, day: typeof job.payload.day === "string" ? job.payload.day : new Date().toISOString().slice(0, 10) }),
+    hotness_decay: (db, job) => decayTopicHotness(db, { tenantId: job.tenantId }),
+  };
+}
