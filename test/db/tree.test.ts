@@ -1,0 +1,175 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { and, eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { memoryChunks, memoryJobs, memoryNodes, memoryTopics, memoryTreeSummaries } from "~/db/schema";
+import type { Database } from "~/db/types";
+import { completeJob, enqueueJob, leaseJobs } from "~/server/jobs/queue";
+import { processJobsOnce, type JobHandlers } from "~/server/jobs/worker";
+import { appendMessages } from "~/server/memory/messages";
+import { getLatestSummary } from "~/server/memory/summaries";
+import { createLlmClient } from "~/server/providers/llm";
+import { decayTopicHotness, SEAL_THRESHOLD } from "~/server/tree/cold-path";
+import { treeJobHandlers } from "~/server/tree/jobs";
+import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
+import { createTenant } from "../support/memory";
+
+const actor = (tenantId: string) => ({ tenantId, actor: { type: "api_key" as const, id: "key_test" } });
+
+/** Runs every queued tree job until the queue is empty (or a safety limit). */
+async function drain(db: Database, handlers: JobHandlers = treeJobHandlers(null)) {
+  for (let i = 0; i < 50; i++) {
+    const { handled } = await processJobsOnce(db, handlers, { workerId: "test-worker" });
+    if (handled === 0) {
+      // Sealing re-queues itself a second ahead; run it now instead of waiting.
+      const [later] = await db.update(memoryJobs).set({ runAt: new Date(0) }).where(eq(memoryJobs.status, "queued")).returning({ id: memoryJobs.id });
+      if (!later) return;
+    }
+  }
+}
+
+describe(`memory tree (${TEST_BACKEND})`, () => {
+  let handle: TestDatabase;
+  beforeAll(async () => {
+    handle = await openTestDatabase();
+  });
+  afterAll(async () => handle?.destroy());
+
+  it("chunks and fast-scores captured messages in the same transaction, de-duplicating re-sends", async () => {
+    const t = await createTenant(handle.db);
+    const input = { sessionId: "s1", messages: [{ role: "user" as const, content: "记住：项目预算 5 万，9 月 15 日前完成。", clientMessageId: "m1" }] };
+    await appendMessages(handle.db, actor(t), input);
+    await appendMessages(handle.db, actor(t), input);
+    const chunks = await handle.db.select().from(memoryChunks).where(eq(memoryChunks.tenantId, t));
+    expect(chunks).toHaveLength(1);
+    expect(chunks[0]!.content).toMatch(/^\[role: user\] \[source: chat\] \[time: .*\]/);
+    expect(chunks[0]!.scoreReasons.map((r) => r.rule)).toEqual(expect.arrayContaining(["explicit_remember", "money", "time"]));
+    const jobs = await handle.db.select().from(memoryJobs).where(eq(memoryJobs.tenantId, t));
+    expect(jobs.map((j) => j.type).sort()).toEqual(["deep_score", "extract", "summarize"]);
+  });
+
+  it("never gives the same job to two workers", async () => {
+    const t = await createTenant(handle.db);
+    for (let i = 0; i < 40; i++) await enqueueJob(handle.db, { tenantId: t, type: "digest", payload: { i } });
+    const seen: number[] = [];
+    const handlers: JobHandlers = { digest: async (_db, job) => void seen.push(job.id) };
+    const worker = async (id: string) => {
+      for (let round = 0; round < 20; round++) await processJobsOnce(handle.db, handlers, { workerId: id, limit: 3 });
+    };
+    await Promise.all([worker("a"), worker("b"), worker("c")]);
+    expect(seen).toHaveLength(40);
+    expect(new Set(seen).size).toBe(40);
+  });
+
+  it("retries a job once when its worker dies mid-job and the lease expires", async () => {
+    const t = await createTenant(handle.db);
+    await enqueueJob(handle.db, { tenantId: t, type: "hotness_decay", dedupeKey: `decay:${t}` });
+    const [first] = await leaseJobs(handle.db, { workerId: "dies", limit: 1, leaseMs: 200, types: ["hotness_decay"] });
+    expect(first?.attempts).toBe(1);
+    expect(await leaseJobs(handle.db, { workerId: "other", limit: 1, leaseMs: 60_000, types: ["hotness_decay"] })).toEqual([]);
+    await new Promise((r) => setTimeout(r, 350));
+    const [again] = await leaseJobs(handle.db, { workerId: "survivor", limit: 1, leaseMs: 60_000, types: ["hotness_decay"] });
+    expect(again).toMatchObject({ id: first!.id, attempts: 2, leasedBy: "survivor" });
+    expect(await completeJob(handle.db, first!, "dies")).toBe(false);
+    expect(await completeJob(handle.db, again!, "survivor")).toBe(true);
+  });
+
+  it("moves a job that keeps failing to dead after its attempts", async () => {
+    const t = await createTenant(handle.db);
+    await enqueueJob(handle.db, { tenantId: t, type: "digest", maxAttempts: 2 });
+    const failing: JobHandlers = { digest: async () => Promise.reject(new Error("boom")) };
+    await processJobsOnce(handle.db, failing, { workerId: "w" });
+    await handle.db.update(memoryJobs).set({ runAt: new Date(0) }).where(eq(memoryJobs.tenantId, t));
+    await processJobsOnce(handle.db, failing, { workerId: "w" });
+    const [job] = await handle.db.select().from(memoryJobs).where(eq(memoryJobs.tenantId, t));
+    expect(job).toMatchObject({ status: "dead", attempts: 2, lastError: "boom" });
+  });
+
+  it("extracts seed 000's two preference cards with the message as source, and supersedes on correction", async () => {
+    const t = await createTenant(handle.db);
+    const first = await appendMessages(handle.db, actor(t), { sessionId: "cook", userScopeId: "u1", messages: [{ role: "user", content: "以后做饭别给我推荐香菜，我喜欢少油少辣。" }] });
+    await drain(handle.db);
+    const cards = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.status, "active")));
+    expect(cards.map((c) => [c.key, c.scopeType, c.scopeId, c.explicitUserIntent]).sort()).toEqual([
+      ["cooking.avoid_ingredient:香菜", "user", "u1", true],
+      ["cooking.flavor_profile", "user", "u1", true],
+    ]);
+    expect(cards.every((c) => c.sourceMessageIds.includes(first.messages[0]!.id))).toBe(true);
+    expect(cards.find((c) => c.kind === "flavor_profile")?.valueJson).toEqual({ oil: "low", spicy: "low" });
+
+    await appendMessages(handle.db, actor(t), { sessionId: "cook", userScopeId: "u1", messages: [{ role: "user", content: "香菜现在可以接受一点，但不要太多。" }] });
+    await drain(handle.db);
+    const rows = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.kind, "avoid_ingredient")));
+    expect(rows.map((r) => [r.revision, r.status]).sort()).toEqual([[1, "superseded"], [2, "active"]]);
+    expect(rows.find((r) => r.status === "active")?.title).toBe("用户可接受少量香菜");
+  });
+
+  it("keeps inferred extractions out of user scope", async () => {
+    const t = await createTenant(handle.db);
+    await appendMessages(handle.db, actor(t), { sessionId: "s-inf", userScopeId: "u1", messages: [{ role: "user", content: "这道菜别放葱，今天的晚饭少辣一点。" }] });
+    await drain(handle.db);
+    const cards = await handle.db.select().from(memoryNodes).where(eq(memoryNodes.tenantId, t));
+    expect(cards.length).toBeGreaterThan(0);
+    expect(cards.every((c) => c.scopeType === "session" && !c.explicitUserIntent)).toBe(true);
+  });
+
+  it("routes entities to topics with hotness, seals L1 summaries, and appends the summary chain", async () => {
+    const t = await createTenant(handle.db);
+    const messages = Array.from({ length: SEAL_THRESHOLD + 2 }, (_, i) => ({
+      role: "user" as const,
+      content: `记住：github.com/acme/rocket 项目第 ${i + 1} 次评审通过了，预算 ${i + 1} 万，需要在 2026-06-${String(10 + i).padStart(2, "0")} 前完成。`,
+    }));
+    await appendMessages(handle.db, actor(t), { sessionId: "long", messages });
+    await drain(handle.db);
+    const [topic] = await handle.db.select().from(memoryTopics).where(and(eq(memoryTopics.tenantId, t), eq(memoryTopics.normalizedName, "repo:acme/rocket")));
+    expect(topic).toMatchObject({ mentionCount: SEAL_THRESHOLD + 2, status: "active" });
+    expect(topic!.hotness).toBeCloseTo(0.05 * (SEAL_THRESHOLD + 2), 5);
+    expect(topic!.summary).toBeTruthy();
+    const sealed = await handle.db.select().from(memoryChunks).where(and(eq(memoryChunks.tenantId, t), eq(memoryChunks.admission, "sealed")));
+    expect(sealed).toHaveLength(SEAL_THRESHOLD);
+    const [l1] = await handle.db.select().from(memoryTreeSummaries).where(and(eq(memoryTreeSummaries.tenantId, t), eq(memoryTreeSummaries.level, 1)));
+    expect(l1!.chunkIds.sort()).toEqual(sealed.map((c) => c.id).sort());
+    expect(sealed.every((c) => c.sealedIntoId === l1!.id)).toBe(true);
+    const summary = await getLatestSummary(handle.db, { tenantId: t, sessionId: "long" });
+    expect(summary?.summary).toMatch(/12 new message/);
+
+    await decayTopicHotness(handle.db, { tenantId: t });
+    const [decayed] = await handle.db.select().from(memoryTopics).where(eq(memoryTopics.id, topic!.id));
+    expect(decayed!.hotness).toBeCloseTo(topic!.hotness * 0.95, 5);
+  });
+
+  it("uses an OpenAI-compatible model when configured (local stand-in server)", async () => {
+    const requests: { path: string; body: { model: string; messages: { content: string }[] } }[] = [];
+    const server = http.createServer((req, res) => {
+      let raw = "";
+      req.on("data", (c: Buffer) => (raw += c.toString()));
+      req.on("end", () => {
+        const body = JSON.parse(raw) as { model: string; messages: { role: string; content: string }[] };
+        requests.push({ path: req.url ?? "", body });
+        const system = body.messages[0]?.content ?? "";
+        const content = system.includes("worth remembering")
+          ? JSON.stringify({ admitted: true, score: 0.9 })
+          : system.includes("Extract durable facts")
+            ? JSON.stringify({ operations: [{ kind: "occupation", title: "Job", content: "Works as a lighthouse keeper.", valueJson: "lighthouse keeper" }] })
+            : "summary";
+        res.setHeader("content-type", "application/json");
+        res.end(JSON.stringify({ choices: [{ message: { role: "assistant", content } }] }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const llm = createLlmClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, model: "stand-in", apiKey: "test" });
+      const t = await createTenant(handle.db);
+      await appendMessages(handle.db, actor(t), { sessionId: "llm", userScopeId: "u1", messages: [{ role: "user", content: "Remember: I work as a lighthouse keeper on the north coast." }] });
+      await drain(handle.db, treeJobHandlers(llm));
+      expect(requests.every((r) => r.path === "/v1/chat/completions" && r.body.model === "stand-in")).toBe(true);
+      const [chunk] = await handle.db.select().from(memoryChunks).where(eq(memoryChunks.tenantId, t));
+      expect(chunk).toMatchObject({ admission: "admitted", deepScore: 0.9 });
+      const [card] = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.kind, "occupation")));
+      // "Remember" is an explicit cue in the user's words, so the model's card may enter user scope.
+      expect(card).toMatchObject({ valueJson: "lighthouse keeper", scopeType: "user", explicitUserIntent: true });
+    } finally {
+      server.close();
+    }
+  });
+});
