@@ -4,6 +4,7 @@ import { getDatabase } from "~/db/client";
 import { API_KEY_PERMISSIONS, apiKeys, tenantMembers, tenants, users, type ApiKeyPermission } from "~/db/schema";
 import { addUserToTenant, findUserByEmail } from "~/server/auth/accounts";
 import { createApiKey } from "~/server/auth/api-keys";
+import { clearTenantMemory, runWorkerFromCli, treeSearch, treeStats, treeTopics } from "./tree-commands";
 import { getHealth } from "~/server/health";
 import { getTenantOverview } from "~/server/stats/overview";
 
@@ -29,7 +30,12 @@ const HELP = `Usage: npm run memory -- <command> [options]
                      Create an API key for an agent; prints the secret once.
   keys list          Keys with prefix, owner, last use.
   keys revoke <id>   Revoke a key (effective on the next request).
-  stats              Totals per organisation and database health.
+  stats              Totals per organisation, memory tree and job queue, and database health.
+  search <query>     Search the memory tree (chunks of captured conversations), Chinese or English.
+  topics             Topics by hotness, with their summaries.
+  clear [--yes]      Erase an organisation's memory (asks first unless --yes). People and keys stay.
+  worker             Run a background job worker until Ctrl+C (several may run at once).
+  (--tenant <id> picks the organisation; default: the first one.)
 
 Embedded mode: stop the server first (only one process may open ./data), or set DATABASE_URL.`;
 
@@ -51,7 +57,8 @@ export async function runCli(args: string[], options: CliOptions): Promise<numbe
   const handle = await getDatabase();
   const { db } = handle;
   try {
-    switch (`${area} ${action ?? ""}`.trim()) {
+    const command = ["search", "topics", "clear", "worker", "stats"].includes(area) ? area : `${area} ${action ?? ""}`.trim();
+    switch (command) {
       case "users add": {
         // The email may come positionally (`users add a@b.c --admin`) or as --admin's neighbour.
         const email = target;
@@ -117,9 +124,24 @@ export async function runCli(args: string[], options: CliOptions): Promise<numbe
         for (const t of await db.select().from(tenants).orderBy(asc(tenants.createdAt))) {
           const o = await getTenantOverview(db, t.id);
           out(`${t.name} (${t.id}): ${o.activeMemories} active memories, ${o.messages} messages in ${o.sessions} sessions, ${o.activeKeys} keys, ${o.members} members`);
+          await treeStats(db, t.id);
         }
         return 0;
       }
+      case "search": {
+        const query = args.slice(1).join(" ").trim();
+        if (!query) throw new Error("Give a query: search 预算");
+        await treeSearch(db, await firstTenantId(db, options.tenant), query);
+        return 0;
+      }
+      case "topics":
+        await treeTopics(db, await firstTenantId(db, options.tenant));
+        return 0;
+      case "clear":
+        return (await clearTenantMemory(db, await firstTenantId(db, options.tenant), { yes: options.yes === true })) ? 0 : 1;
+      case "worker":
+        await runWorkerFromCli(db);
+        return 0;
       default:
         out(`Unknown command "${args.join(" ")}".\n`);
         out(HELP);

@@ -2,6 +2,7 @@ import { getDatabase } from "~/db/client";
 import { ensureEmbeddingIndex } from "~/db/embedding-index";
 import { env } from "~/env";
 import { countUsers } from "~/server/auth/accounts";
+import { runWorkerLoop } from "~/server/jobs/run";
 import { log } from "~/server/log";
 
 export async function startServer() {
@@ -14,6 +15,14 @@ export async function startServer() {
     log("info", `memory service ready on ${where}`);
     if (users === 0) log("info", `No accounts yet. Create the first admin at ${base}/sign-up (or: npm run memory -- users add --admin you@example.com)`);
     log("info", `Sign in at ${base}/sign-in`);
+    if (env.MEMORY_INLINE_WORKER) {
+      // Background work (embeddings, memory tree, summaries) runs in this process unless disabled;
+      // `npm run worker` adds more workers against the same database (server mode).
+      const stop = new AbortController();
+      process.once("SIGTERM", () => stop.abort());
+      void runWorkerLoop(handle.db, { signal: stop.signal });
+      log("info", "background worker running in this process");
+    }
   } catch (error) {
     log("error", `Start-up failed: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);

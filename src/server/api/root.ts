@@ -2,6 +2,9 @@ import { accountRouter } from "./routers/account";
 import { adminRouter } from "./routers/admin";
 import { memoryRouter } from "./routers/memory";
 import { toolsRouter } from "./routers/tools";
+import { treeRouter } from "./routers/tree";
+import { keysRouter } from "./routers/keys";
+import { grantsRouter } from "./routers/grants";
 import { healthRouter } from "./routers/health";
 import { meRouter } from "./routers/me";
 import { organizationRouter } from "./routers/organization";
@@ -12,6 +15,9 @@ export const appRouter = createTRPCRouter({
   admin: adminRouter,
   memory: memoryRouter,
   tools: toolsRouter,
+  tree: treeRouter,
+  keys: keysRouter,
+  grants: grantsRouter,
   health: healthRouter,
   me: meRouter,
   organization: organizationRouter,

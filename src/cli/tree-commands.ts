@@ -1,0 +1,78 @@
+import { createInterface } from "node:readline/promises";
+import { eq } from "drizzle-orm";
+import type { Database } from "~/db/types";
+import {
+  idempotencyKeys,
+  memoryAuditEvents,
+  memoryChunks,
+  memoryEmbeddings,
+  memoryJobs,
+  memoryMessages,
+  memoryNodes,
+  memoryQueryLog,
+  memorySummaries,
+  memoryTopics,
+  memoryTreeSummaries,
+} from "~/db/schema";
+import { runWorkerLoop } from "~/server/jobs/run";
+import { newWorkerId } from "~/server/jobs/worker";
+import { getGlobalStats, getHotTopics, searchChunks } from "~/server/tree/retrieval";
+import { createProgress } from "./progress";
+
+const out = (line = "") => console.log(line);
+
+export async function treeStats(db: Database, tenantId: string) {
+  const s = await getGlobalStats(db, { tenantId });
+  out(`  chunks: ${Object.entries(s.chunks).map(([k, n]) => `${n} ${k}`).join(", ") || "none"}; topics: ${s.topics} (${s.activeTopics} active); tree summaries: ${s.treeSummaries}`);
+  out(`  jobs (7 days): ${Object.entries(s.jobsLast7Days).map(([k, n]) => `${n} ${k}`).join(", ") || "none"}`);
+}
+
+export async function treeSearch(db: Database, tenantId: string, query: string) {
+  const hits = await searchChunks(db, { tenantId, query, limit: 10 });
+  if (hits.length === 0) out(`No chunk matches "${query}".`);
+  for (const h of hits) out(`${h.occurredAt.toISOString().slice(0, 16)}  ${h.sessionId}  [${h.role}] score ${h.score.toFixed(2)}${h.topics.length ? `  {${h.topics.join(", ")}}` : ""}\n    ${h.content.replace(/\s+/g, " ").slice(0, 160)}`);
+}
+
+export async function treeTopics(db: Database, tenantId: string) {
+  const topics = await getHotTopics(db, { tenantId, limit: 30, includeArchived: true });
+  if (topics.length === 0) out("No topics yet.");
+  for (const t of topics) out(`${t.hotness.toFixed(3)}  ${t.status.padEnd(8)} ${t.name}  (${t.mentionCount} mentions)${t.summary ? `\n    ${t.summary.slice(0, 160)}` : ""}`);
+}
+
+/** Removes a tenant's memory (cards, evidence, tree, jobs) in one transaction; people, keys and grants stay. */
+export async function clearTenantMemory(db: Database, tenantId: string, options: { yes: boolean }) {
+  if (!options.yes) {
+    const rl = createInterface({ input: process.stdin, output: process.stdout });
+    const answer = await rl.question(`Erase ALL memory of organisation ${tenantId} (cards, messages, summaries, memory tree)? Type "erase" to confirm: `);
+    rl.close();
+    if (answer.trim() !== "erase") {
+      out("Nothing was erased.");
+      return false;
+    }
+  }
+  const tables = [memoryEmbeddings, memoryNodes, memoryTreeSummaries, memoryChunks, memoryTopics, memorySummaries, memoryMessages, memoryJobs, idempotencyKeys, memoryQueryLog] as const;
+  const progress = createProgress("erasing", tables.length);
+  await db.transaction(async (tx) => {
+    for (const [i, table] of tables.entries()) {
+      await tx.delete(table).where(eq(table.tenantId, tenantId));
+      progress.update(i + 1);
+    }
+    // The audit keeps that it happened, not what was there.
+    await tx.update(memoryAuditEvents).set({ before: null, after: null }).where(eq(memoryAuditEvents.tenantId, tenantId));
+    await tx.insert(memoryAuditEvents).values({ tenantId, eventType: "hard_delete", actorType: "system", actorId: "cli", reason: "memory clear from the CLI" });
+  });
+  progress.done(tables.length);
+  out("All memory of this organisation was erased.");
+  return true;
+}
+
+export async function runWorkerFromCli(db: Database) {
+  const stop = new AbortController();
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => stop.abort());
+  const workerId = newWorkerId();
+  const progress = createProgress(`worker ${workerId} jobs handled`);
+  let total = 0;
+  out(`Worker ${workerId} running; Ctrl+C to stop.`);
+  await runWorkerLoop(db, { signal: stop.signal, workerId, onProgress: (n) => progress.update((total += n)) });
+  progress.done(total);
+}

@@ -1,0 +1,27 @@
+import { z } from "zod";
+import { buildUserCallContext } from "~/server/auth/permissions";
+import { readableSessions } from "~/server/tree/access";
+import { getGlobalStats, getHotTopics, getTopicSummary, searchBySession, searchChunks } from "~/server/tree/retrieval";
+import { forbidden } from "~/server/errors";
+import { createTRPCRouter, tenantProcedure } from "../trpc";
+
+/** The memory tree's retrieval API (003) for people in the dashboard. */
+const treeProcedure = tenantProcedure.use(async ({ ctx, next }) => {
+  const memory = await buildUserCallContext(ctx.db, { tenantId: ctx.tenant.id, userId: ctx.user.id, role: ctx.tenant.role });
+  return next({ ctx: { sessions: readableSessions(memory) } });
+});
+
+export const treeRouter = createTRPCRouter({
+  search: treeProcedure
+    .input(z.object({ query: z.string().trim().min(1).max(500), limit: z.number().int().min(1).max(100).optional(), minScore: z.number().min(0).max(1).optional(), days: z.number().int().min(1).max(3650).optional(), topicId: z.string().max(100).optional() }))
+    .query(({ ctx, input }) => searchChunks(ctx.db, { tenantId: ctx.tenant.id, ...input, sessionIds: ctx.sessions })),
+  hotTopics: treeProcedure
+    .input(z.object({ limit: z.number().int().min(1).max(200).optional(), includeArchived: z.boolean().optional() }).optional())
+    .query(({ ctx, input }) => getHotTopics(ctx.db, { tenantId: ctx.tenant.id, ...input })),
+  topic: treeProcedure.input(z.object({ topicId: z.string().min(1).max(100) })).query(({ ctx, input }) => getTopicSummary(ctx.db, { tenantId: ctx.tenant.id, topicId: input.topicId })),
+  session: treeProcedure.input(z.object({ sessionId: z.string().min(1).max(200), limit: z.number().int().min(1).max(1000).optional() })).query(({ ctx, input }) => {
+    if (ctx.sessions && !ctx.sessions.includes(input.sessionId)) throw forbidden("scope_not_readable", `You may not read session ${input.sessionId}. Ask an admin for a session grant.`);
+    return searchBySession(ctx.db, { tenantId: ctx.tenant.id, ...input });
+  }),
+  stats: treeProcedure.query(({ ctx }) => getGlobalStats(ctx.db, { tenantId: ctx.tenant.id })),
+});
