@@ -12,6 +12,7 @@ import { auditSnapshot } from "./node-view";
 import { nodeFilterConditions } from "./node-filter";
 import { endActiveRevision, getNodeRow } from "./node-store";
 import { formatScope, parseScope, scopeAllowed } from "./scope";
+import { retryOnContention } from "./pg-errors";
 import { scopePatternsCondition } from "./scope-sql";
 
 type Input = ReturnType<typeof memoryForgetInputSchema.parse>;
@@ -49,7 +50,8 @@ async function resolveTargets(tx: Transaction, registry: KindRegistry, ctx: Memo
       const scope = parseScope(input.scope);
       conditions.push(eq(memoryNodes.scopeType, scope.type), eq(memoryNodes.scopeId, scope.id));
     }
-    let rows = await tx.select().from(memoryNodes).where(and(...conditions)).for("update");
+    // Locked in id order, like targets below, so concurrent forgets never wait on each other in a cycle.
+    let rows = await tx.select().from(memoryNodes).where(and(...conditions)).orderBy(memoryNodes.id).for("update");
     // A hard delete of a selector is about the current facts; their chains go with them.
     if (hard && input.selector) rows = rows.filter((r) => r.status === "active");
     if (input.selector && rows.length === 0) return refused(input.mode, "no_match", "No memory you can delete matches that selector.");
@@ -61,7 +63,7 @@ async function resolveTargets(tx: Transaction, registry: KindRegistry, ctx: Memo
     }
     return rows;
   }
-  const targets = input.targets ?? [{ id: input.id!, expectedRevision: input.expectedRevision! }];
+  const targets = [...(input.targets ?? [{ id: input.id!, expectedRevision: input.expectedRevision! }])].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const rows: MemoryNodeRow[] = [];
   const conflicts: NonNullable<MemoryForgetResult["conflicts"]> = [];
   for (const target of targets) {
@@ -108,7 +110,7 @@ export async function memoryForget(db: Database, ctx: MemoryCallContext, rawInpu
 
   // Loaded before the transaction: PGlite has one connection, so nothing may query `db` inside it.
   const registry = await loadKindRegistry(db, ctx.tenantId);
-  return db.transaction(async (tx) => {
+  return retryOnContention(() => db.transaction(async (tx) => {
     const now = new Date();
     const resolved = await resolveTargets(tx, registry, ctx, input);
     if (!Array.isArray(resolved)) return resolved;
@@ -141,6 +143,6 @@ export async function memoryForget(db: Database, ctx: MemoryCallContext, rawInpu
     }
     if (idem) await storeIdempotentResponse(tx, { ...idem, response: result });
     return result;
-  });
+  }));
 }
 

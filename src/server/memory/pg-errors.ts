@@ -10,3 +10,21 @@ export function pgErrorCode(error: unknown): string | undefined {
 
 /** Errors that a retry of the whole transaction can resolve: a racing writer took the slot, or a deadlock/serialization abort. */
 export const isRetryableWriteError = (error: unknown) => ["23505", "40001", "40P01"].includes(pgErrorCode(error) ?? "");
+
+/** How many times a contended write transaction is retried before the error reaches the caller. */
+export const MAX_WRITE_ATTEMPTS = 8;
+
+/** Randomized, growing pause between retries so racing writers don't collide again in lockstep. */
+export const contentionBackoff = (attempt: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.random() * 10 * 2 ** Math.min(attempt, 6)));
+
+/** Runs `work` (one whole transaction), retrying deadlocks, serialization failures and lost slot races. */
+export async function retryOnContention<T>(work: (attempt: number) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work(attempt);
+    } catch (error) {
+      if (!isRetryableWriteError(error) || attempt >= MAX_WRITE_ATTEMPTS) throw error;
+      await contentionBackoff(attempt);
+    }
+  }
+}

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import type { Database, Transaction } from "~/db/types";
 import type { MemoryNodeRow } from "~/db/schema";
 import { badRequest } from "~/server/errors";
@@ -6,10 +7,11 @@ import { getTenant } from "~/server/tenants/policy";
 import { recordAudit } from "./audit";
 import type { MemoryCallContext } from "./context";
 import { loadKindRegistry, type KindRegistry } from "./custom-kinds";
+import { enqueueEmbedJobs } from "./embeddings";
 import { findIdempotentResponse, requestHash, storeIdempotentResponse } from "./idempotency";
 import { auditSnapshot } from "./node-view";
 import { canonicalJson, endActiveRevision, findActiveInSlot, getNodeRow, insertNodeRow } from "./node-store";
-import { isRetryableWriteError } from "./pg-errors";
+import { contentionBackoff, isRetryableWriteError, MAX_WRITE_ATTEMPTS } from "./pg-errors";
 import { formatScope, parseScope, scopeAllowed, type MemoryScope } from "./scope";
 import { buildNodeSearchFields } from "./search-fields";
 import { buildDraft, OperationFailure, type DraftEnvironment, type NodeDraft } from "./write-draft";
@@ -21,7 +23,6 @@ import {
   type WriteOperationResult,
 } from "./write-schema";
 
-const MAX_ATTEMPTS = 3;
 
 type Env = DraftEnvironment & { registry: KindRegistry };
 type Prepared = { op: WriteOperation; draft?: NodeDraft };
@@ -239,6 +240,16 @@ async function apply(tx: Transaction, env: Env, ctx: MemoryCallContext, index: n
   });
 }
 
+/**
+ * Serialises writers of the same slot (transaction-scoped advisory locks, taken in sorted order so
+ * two batches never wait on each other in a cycle): racing creates of a new slot queue up instead of
+ * colliding on the unique index.
+ */
+async function lockSlots(tx: Transaction, tenantId: string, prepared: Prepared[]) {
+  const slots = [...new Set(prepared.flatMap((p) => (p.draft ? [`${tenantId}|${p.draft.scope.type}:${p.draft.scope.id}|${p.draft.key}`] : [])))].sort();
+  for (const slot of slots) await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${slot}, 0))`);
+}
+
 function summarize(results: WriteOperationResult[], done: boolean): string {
   if (done) {
     const counts = results.reduce<Record<string, number>>((acc, r) => ({ ...acc, [r.status]: (acc[r.status] ?? 0) + 1 }), {});
@@ -294,9 +305,10 @@ export async function memoryWrite(db: Database, ctx: MemoryCallContext, rawInput
 
   let result: MemoryWriteResult | undefined;
   if (failures.size === 0) {
-    for (let attempt = 1; attempt <= MAX_ATTEMPTS && !result; attempt++) {
+    for (let attempt = 1; attempt <= MAX_WRITE_ATTEMPTS && !result; attempt++) {
       try {
         result = await db.transaction(async (tx) => {
+          await lockSlots(tx, ctx.tenantId, prepared);
           const results: WriteOperationResult[] = [];
           for (const [index, item] of prepared.entries()) {
             try {
@@ -307,6 +319,8 @@ export async function memoryWrite(db: Database, ctx: MemoryCallContext, rawInput
               throw new BatchFailed(results);
             }
           }
+          // New revisions get their vector from the job queue; the write never waits on a provider.
+          await enqueueEmbedJobs(tx, { tenantId: ctx.tenantId, targets: results.filter((r) => r.nodeId && r.status !== "noop" && r.status !== "expired").map((r) => ({ kind: "node" as const, id: r.nodeId! })) });
           const answer: MemoryWriteResult = { done: true, message: summarize(results, true), results };
           if (idem) await storeIdempotentResponse(tx, { ...idem, response: answer });
           return answer;
@@ -315,8 +329,9 @@ export async function memoryWrite(db: Database, ctx: MemoryCallContext, rawInput
         if (error instanceof BatchFailed) break;
         // A racing writer took the slot (unique index) or a deadlock aborted us: the whole batch is
         // retried against the new state; a replayed idempotency key returns the twin's answer.
-        if (isRetryableWriteError(error) && attempt < MAX_ATTEMPTS) {
+        if (isRetryableWriteError(error) && attempt < MAX_WRITE_ATTEMPTS) {
           failures.clear();
+          await contentionBackoff(attempt);
           if (idem) {
             const stored = await findIdempotentResponse<MemoryWriteResult>(db, idem);
             if (stored) return { ...stored, replayed: true };
