@@ -1,9 +1,12 @@
 import { createHash, randomBytes } from "node:crypto";
-import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, eq, isNull, lt, or, sql } from "drizzle-orm";
+import { z } from "zod";
 import type { Database, DbOrTx } from "~/db/types";
-import { apiKeys, memoryAuditEvents, type ApiKey, type ApiKeyPermission } from "~/db/schema";
-import { ServiceError } from "~/server/errors";
+import { API_KEY_PERMISSIONS, apiKeys, memoryAuditEvents, tenantMembers, users, type ApiKey, type ApiKeyPermission, type TenantRole } from "~/db/schema";
+import { badRequest, forbidden, notFound, ServiceError } from "~/server/errors";
 import { newId } from "~/server/ids";
+import { recordAudit } from "~/server/memory/audit";
+import { formatScope, parseScopePattern } from "~/server/memory/scope";
 
 /** Secrets look like `mem_live_<40 base62 chars>`; the prefix makes leaked keys easy to grep for. */
 export const API_KEY_SECRET_PREFIX = "mem_live_";
@@ -32,6 +35,8 @@ export type CreateApiKeyInput = {
   scopes: string[];
   permissions: ApiKeyPermission[];
   expiresAt?: Date | null;
+  /** Calls per minute for this key; null/undefined uses RATE_LIMIT_PER_MINUTE. */
+  rateLimitPerMinute?: number | null;
 };
 
 /** Creates a key and returns its secret — the only time the secret exists outside the caller's hands. */
@@ -51,6 +56,7 @@ export async function createApiKey(db: Database, input: CreateApiKeyInput): Prom
         scopes: input.scopes,
         permissions: input.permissions,
         expiresAt: input.expiresAt ?? null,
+        rateLimitPerMinute: input.rateLimitPerMinute ?? null,
       })
       .returning();
     await tx.insert(memoryAuditEvents).values({
@@ -94,4 +100,147 @@ export async function verifyApiKey(db: DbOrTx, secret: string): Promise<ApiKey> 
 
 export function hasPermission(apiKey: Pick<ApiKey, "permissions">, permission: ApiKeyPermission): boolean {
   return apiKey.permissions.includes(permission);
+}
+
+// ---- managing keys (dashboard, CLI) ---------------------------------------------------------------
+
+/** A key as people see it in lists: never the hash, never the secret. */
+export type ApiKeyView = {
+  id: string;
+  prefix: string;
+  name: string;
+  ownerUserId: string;
+  ownerEmail: string | null;
+  createdByUserId: string | null;
+  scopes: string[];
+  permissions: ApiKeyPermission[];
+  rateLimitPerMinute: number | null;
+  status: "active" | "revoked" | "expired";
+  expiresAt: string | null;
+  revokedAt: string | null;
+  lastUsedAt: string | null;
+  createdAt: string;
+};
+
+export function toApiKeyView(key: ApiKey, ownerEmail: string | null = null, now = new Date()): ApiKeyView {
+  return {
+    id: key.id,
+    prefix: key.prefix,
+    name: key.name,
+    ownerUserId: key.ownerUserId,
+    ownerEmail,
+    createdByUserId: key.createdByUserId,
+    scopes: key.scopes,
+    permissions: key.permissions,
+    rateLimitPerMinute: key.rateLimitPerMinute,
+    status: key.revokedAt ? "revoked" : key.expiresAt && key.expiresAt.getTime() <= now.getTime() ? "expired" : "active",
+    expiresAt: key.expiresAt?.toISOString() ?? null,
+    revokedAt: key.revokedAt?.toISOString() ?? null,
+    lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
+    createdAt: key.createdAt.toISOString(),
+  };
+}
+
+/** Keys of an organisation (or of one owner), newest first. Hashes never leave this function. */
+export async function listApiKeys(db: DbOrTx, params: { tenantId: string; ownerUserId?: string }): Promise<ApiKeyView[]> {
+  const rows = await db
+    .select({ key: apiKeys, ownerEmail: users.email })
+    .from(apiKeys)
+    .leftJoin(users, eq(users.id, apiKeys.ownerUserId))
+    .where(and(eq(apiKeys.tenantId, params.tenantId), params.ownerUserId ? eq(apiKeys.ownerUserId, params.ownerUserId) : undefined))
+    .orderBy(asc(apiKeys.createdAt), asc(apiKeys.id));
+  const now = new Date();
+  return rows.reverse().map((row) => toApiKeyView(row.key, row.ownerEmail, now));
+}
+
+/** What a person may send to create a key (keys.create, CLI). */
+export const apiKeyCreateSchema = z.object({
+  name: z.string().trim().min(1).max(100),
+  /** Whose key it is (whose grants bound it); default: the caller. Only admins may name someone else. */
+  ownerUserId: z.string().min(1).max(100).optional(),
+  /** Default: the owner's own user scope and any session. */
+  scopes: z.array(z.string().trim().min(1).max(220)).max(20).optional(),
+  permissions: z.array(z.enum(API_KEY_PERMISSIONS)).min(1).max(API_KEY_PERMISSIONS.length),
+  expiresAt: z.iso.datetime({ offset: true }).nullable().optional(),
+  rateLimitPerMinute: z.number().int().min(1).max(100_000).nullable().optional(),
+});
+export type ApiKeyCreateInput = z.input<typeof apiKeyCreateSchema>;
+
+async function memberRole(db: DbOrTx, tenantId: string, userId: string): Promise<TenantRole | undefined> {
+  const [row] = await db
+    .select({ role: tenantMembers.role })
+    .from(tenantMembers)
+    .where(and(eq(tenantMembers.tenantId, tenantId), eq(tenantMembers.userId, userId)));
+  return row?.role;
+}
+
+/**
+ * Creates a key on a person's behalf, enforcing who may: anyone for themselves, admins for any
+ * member (a service agent's key is owned by a member). Returns the secret once. Scopes beyond the
+ * owner's grants are accepted but unusable: every call intersects them with the owner's grants.
+ */
+export async function issueApiKey(
+  db: Database,
+  params: { tenantId: string; actorUserId: string; input: ApiKeyCreateInput },
+): Promise<{ apiKey: ApiKeyView; secret: string }> {
+  const parsed = apiKeyCreateSchema.safeParse(params.input);
+  if (!parsed.success) {
+    throw badRequest("invalid_input", `The key is invalid: ${parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ")}.`);
+  }
+  const input = parsed.data;
+  const ownerUserId = input.ownerUserId ?? params.actorUserId;
+  const actorRole = await memberRole(db, params.tenantId, params.actorUserId);
+  if (!actorRole) throw forbidden("not_a_member", "You are not a member of this organisation.");
+  if (ownerUserId !== params.actorUserId && actorRole !== "admin") {
+    throw forbidden("admin_required", "Only admins create keys for other people; create the key for yourself (omit ownerUserId).");
+  }
+  if (ownerUserId !== params.actorUserId && !(await memberRole(db, params.tenantId, ownerUserId))) {
+    throw badRequest("unknown_owner", `User ${ownerUserId} is not a member of this organisation; add them first, or own the key yourself.`);
+  }
+  const scopes = [...new Set((input.scopes ?? [`user:${ownerUserId}`, "session:*"]).map((text) => formatScope(parseScopePattern(text))))];
+  const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
+  if (expiresAt && expiresAt.getTime() <= Date.now()) throw badRequest("expires_in_past", `expiresAt ${expiresAt.toISOString()} is already past; send a future time or omit it.`);
+  const { apiKey, secret } = await createApiKey(db, {
+    tenantId: params.tenantId,
+    ownerUserId,
+    createdByUserId: params.actorUserId,
+    name: input.name,
+    scopes,
+    permissions: [...new Set(input.permissions)],
+    expiresAt,
+    rateLimitPerMinute: input.rateLimitPerMinute ?? null,
+  });
+  return { apiKey: toApiKeyView(apiKey), secret };
+}
+
+/**
+ * Revokes a key: effective on its next request (verifyApiKey reads the row every time). Members
+ * revoke their own keys, admins any key of the organisation; revoking twice changes nothing.
+ */
+export async function revokeApiKey(db: Database, params: { tenantId: string; keyId: string; actorUserId: string }): Promise<ApiKeyView> {
+  return db.transaction(async (tx) => {
+    const [key] = await tx
+      .select()
+      .from(apiKeys)
+      .where(and(eq(apiKeys.tenantId, params.tenantId), eq(apiKeys.id, params.keyId)))
+      .for("update");
+    if (!key) throw notFound("key_not_found", `No API key ${params.keyId} in this organisation; list keys with keys.list.`);
+    const role = await memberRole(tx, params.tenantId, params.actorUserId);
+    if (!role || (role !== "admin" && key.ownerUserId !== params.actorUserId)) {
+      throw forbidden("not_your_key", "Members may revoke only their own keys; ask an admin to revoke this one.");
+    }
+    if (key.revokedAt) return toApiKeyView(key);
+    const [revoked] = await tx
+      .update(apiKeys)
+      .set({ revokedAt: new Date() })
+      .where(and(eq(apiKeys.tenantId, params.tenantId), eq(apiKeys.id, key.id)))
+      .returning();
+    await recordAudit(tx, { tenantId: params.tenantId, actor: { type: "user", id: params.actorUserId } }, {
+      eventType: "key",
+      reason: "api key revoked",
+      before: { keyId: key.id, name: key.name, ownerUserId: key.ownerUserId, revokedAt: null },
+      after: { keyId: key.id, name: key.name, ownerUserId: key.ownerUserId, revokedAt: revoked!.revokedAt?.toISOString() },
+    });
+    return toApiKeyView(revoked!);
+  });
 }

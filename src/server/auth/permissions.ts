@@ -58,18 +58,29 @@ export async function effectiveUserScopes(db: DbOrTx, params: { tenantId: string
 }
 
 /**
+ * The scopes an API key reaches before its permissions are applied: the key's own scopes (and
+ * grants made to the key) intersected with its owner's current grants. `write` never holds `global`
+ * (agents never write it). Read fresh on every call, so a narrowed grant narrows every key at once.
+ */
+export async function keyScopeLimits(db: DbOrTx, apiKey: ApiKey): Promise<EffectiveScopes> {
+  const owner = await effectiveUserScopes(db, { tenantId: apiKey.tenantId, userId: apiKey.ownerUserId });
+  const keyGrants = await grantsOf(db, apiKey.tenantId, "api_key", apiKey.id);
+  const own = apiKey.scopes.map(safePattern).filter((p): p is ScopePattern => p !== null);
+  return {
+    read: intersectScopes([...own, ...keyGrants.read], owner.read),
+    write: intersectScopes([...own, ...keyGrants.write], owner.write).filter((p) => p.type !== "global"),
+  };
+}
+
+/**
  * What an API key may do, checked at use: the key's own scopes (and grants made to the key),
  * intersected with its owner's current grants — shrinking a person's grants shrinks their keys at
  * once. Writing needs the key's `memory:write` permission; agents never write `global`.
  */
 export async function effectiveKeyScopes(db: DbOrTx, apiKey: ApiKey): Promise<EffectiveScopes> {
-  const owner = await effectiveUserScopes(db, { tenantId: apiKey.tenantId, userId: apiKey.ownerUserId });
-  const keyGrants = await grantsOf(db, apiKey.tenantId, "api_key", apiKey.id);
-  const own = apiKey.scopes.map(safePattern).filter((p): p is ScopePattern => p !== null);
-  const keyRead = [...own, ...keyGrants.read];
-  const keyWrite = [...own, ...keyGrants.write];
-  const read = hasPermission(apiKey, "memory:read") || hasPermission(apiKey, "memory:write") ? intersectScopes(keyRead, owner.read) : [];
-  const write = hasPermission(apiKey, "memory:write") ? intersectScopes(keyWrite, owner.write).filter((p) => p.type !== "global") : [];
+  const limits = await keyScopeLimits(db, apiKey);
+  const read = hasPermission(apiKey, "memory:read") || hasPermission(apiKey, "memory:write") ? limits.read : [];
+  const write = hasPermission(apiKey, "memory:write") ? limits.write : [];
   return { read, write };
 }
 
