@@ -5,10 +5,37 @@ import { defineConfig } from "@playwright/test";
 /**
  * End-to-end: the production build on an embedded database in a fresh temp folder, driven through
  * Debian's chromium (never a downloaded browser). `npm run build` first.
+ *
+ * Each project gets its own server and database, so both can start from an empty install: the api
+ * project signs up its own first admin over HTTP, and the ui project still sees a fresh install
+ * (first-admin sign-up through the page, then "sign-up is closed").
  */
 const port = Number(process.env.E2E_PORT ?? 3100);
-const baseURL = `http://localhost:${port}`;
-const dataDir = process.env.E2E_DATA_DIR ?? path.join(os.tmpdir(), `memory-e2e-${process.pid}`);
+const dataRoot = process.env.E2E_DATA_DIR ?? path.join(os.tmpdir(), `memory-e2e-${process.pid}`);
+const servers = {
+  api: { port, baseURL: `http://localhost:${port}`, dataDir: path.join(dataRoot, "api") },
+  ui: { port: port + 1, baseURL: `http://localhost:${port + 1}`, dataDir: path.join(dataRoot, "ui") },
+};
+
+const uiUse = {
+  baseURL: servers.ui.baseURL,
+  browserName: "chromium" as const,
+  viewport: { width: 1280, height: 800 },
+  launchOptions: {
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--disable-dev-shm-usage",
+    ],
+  },
+};
 
 export default defineConfig({
   testDir: "e2e",
@@ -18,38 +45,19 @@ export default defineConfig({
   retries: 0,
   reporter: [["list"]],
   timeout: 60_000,
-  use: { baseURL, trace: "off" },
+  use: { trace: "off" },
   projects: [
-    { name: "api", testMatch: /api\/.*\.spec\.ts/ },
-    {
-      name: "ui",
-      testMatch: /ui\/.*\.spec\.ts/,
-      use: {
-        browserName: "chromium",
-        viewport: { width: 1280, height: 800 },
-        launchOptions: {
-          executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-          args: [
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--disable-dev-shm-usage",
-          ],
-        },
-      },
-    },
+    { name: "api", testMatch: /api\/.*\.spec\.ts/, use: { baseURL: servers.api.baseURL } },
+    // sign-in.spec creates the install's first admin, so it runs before every other ui spec.
+    { name: "ui-setup", testMatch: /ui\/sign-in\.spec\.ts/, use: uiUse },
+    { name: "ui", testMatch: /ui\/.*\.spec\.ts/, testIgnore: /ui\/sign-in\.spec\.ts/, dependencies: ["ui-setup"], use: uiUse },
   ],
-  webServer: {
-    command: `node node_modules/next/dist/bin/next start -p ${port}`,
-    url: `${baseURL}/api/health`,
+  webServer: Object.values(servers).map((server) => ({
+    command: `node node_modules/next/dist/bin/next start -p ${server.port}`,
+    url: `${server.baseURL}/api/health`,
     timeout: 120_000,
     reuseExistingServer: false,
-    stdout: "pipe",
-    env: { MEMORY_DATA_DIR: dataDir, NEXTAUTH_URL: baseURL, PORT: String(port), DATABASE_URL: "" },
-  },
+    stdout: "pipe" as const,
+    env: { MEMORY_DATA_DIR: server.dataDir, NEXTAUTH_URL: server.baseURL, PORT: String(server.port), DATABASE_URL: "" },
+  })),
 });

@@ -19,6 +19,8 @@ export const boundedJson = z.unknown().superRefine((value, ctx) => {
 
 const label = z.string().trim().min(1).max(WRITE_LIMITS.tagLength);
 const isoDate = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
+/** 0..1 rounded to 6 decimals: the `real` columns cannot hold values that underflow float4 (1e-125 failed the insert). */
+const unitInterval = z.number().min(0).max(1).transform((n) => Math.round(n * 1e6) / 1e6);
 
 export const nodeFieldsSchema = z.object({
   title: z.string().trim().min(1).max(WRITE_LIMITS.title),
@@ -28,8 +30,8 @@ export const nodeFieldsSchema = z.object({
   value: boundedJson.optional(),
   tags: z.array(label).max(WRITE_LIMITS.tags).optional(),
   entities: z.array(label).max(WRITE_LIMITS.tags).optional(),
-  confidence: z.number().min(0).max(1).optional(),
-  importance: z.number().min(0).max(1).optional(),
+  confidence: unitInterval.optional(),
+  importance: unitInterval.optional(),
   expiresAt: isoDate.nullable().optional(),
   sourceMessageIds: z.array(z.string().min(1).max(100)).max(WRITE_LIMITS.sources).optional(),
 });

@@ -1,0 +1,138 @@
+import { sql } from "drizzle-orm";
+import type { DbOrTx } from "~/db/types";
+import { env } from "~/env";
+import { rateLimitBuckets, type ApiKey } from "~/db/schema";
+import { ServiceError } from "~/server/errors";
+import { log } from "~/server/log";
+import { RedisClient } from "./redis";
+
+/**
+ * Fixed-window counters shared by every app instance: in Postgres (`rate_limit_buckets`, one atomic
+ * upsert per call) or in Redis when REDIS_URL is set (INCR + PEXPIRE in one script). A broken Redis
+ * falls back to Postgres rather than letting every call through or refusing every call.
+ */
+
+export const RATE_LIMIT_WINDOW_MS = 60_000;
+
+export type CounterStore = {
+  readonly name: "postgres" | "redis";
+  /** Counts one hit in the window starting at `windowStart` (ms) and returns the window's count so far. */
+  hit(bucket: string, windowStart: number, windowMs: number): Promise<number>;
+};
+
+export function postgresCounter(db: DbOrTx): CounterStore {
+  return {
+    name: "postgres",
+    async hit(bucket, windowStart) {
+      // A hit from a newer window restarts the count; one from an older window (a slow clock on
+      // another instance) counts against the current one instead of resetting it.
+      const [row] = await db
+        .insert(rateLimitBuckets)
+        .values({ bucket, windowStart, count: 1 })
+        .onConflictDoUpdate({
+          target: rateLimitBuckets.bucket,
+          set: {
+            count: sql`case when ${rateLimitBuckets.windowStart} >= excluded.window_start then ${rateLimitBuckets.count} + 1 else 1 end`,
+            windowStart: sql`greatest(${rateLimitBuckets.windowStart}, excluded.window_start)`,
+          },
+        })
+        .returning({ count: rateLimitBuckets.count });
+      return row!.count;
+    },
+  };
+}
+
+const INCR_SCRIPT = "local c = redis.call('INCR', KEYS[1]) if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end return c";
+
+export function redisCounter(client: RedisClient): CounterStore {
+  return {
+    name: "redis",
+    async hit(bucket, windowStart, windowMs) {
+      const reply = await client.command(["EVAL", INCR_SCRIPT, 1, `memory:rl:${bucket}:${windowStart}`, windowMs * 2]);
+      if (typeof reply !== "number") throw new Error(`unexpected Redis reply ${JSON.stringify(reply)}`);
+      return reply;
+    },
+  };
+}
+
+/** Redis when configured, with Postgres as the fallback for each failed hit. */
+export function fallbackCounter(primary: CounterStore, fallback: CounterStore): CounterStore {
+  let warned = 0;
+  return {
+    name: primary.name,
+    async hit(bucket, windowStart, windowMs) {
+      try {
+        return await primary.hit(bucket, windowStart, windowMs);
+      } catch (error) {
+        if (Date.now() - warned > 60_000) {
+          warned = Date.now();
+          log("warn", `rate limit: ${primary.name} unavailable, counting in ${fallback.name}: ${error instanceof Error ? error.message : String(error)}`);
+        }
+        return fallback.hit(bucket, windowStart, windowMs);
+      }
+    },
+  };
+}
+
+let sharedRedis: RedisClient | null = null;
+
+/** The counter store for this process: Redis (REDIS_URL) falling back to Postgres, else Postgres. */
+export function defaultCounter(db: DbOrTx): CounterStore {
+  if (!env.REDIS_URL) return postgresCounter(db);
+  sharedRedis ??= new RedisClient(env.REDIS_URL);
+  return fallbackCounter(redisCounter(sharedRedis), postgresCounter(db));
+}
+
+export type RateLimitDecision = {
+  allowed: boolean;
+  limit: number;
+  count: number;
+  remaining: number;
+  resetAt: Date;
+  retryAfterSeconds: number;
+};
+
+export async function consumeRateLimit(
+  store: CounterStore,
+  params: { bucket: string; limit: number; windowMs?: number; now?: number },
+): Promise<RateLimitDecision> {
+  const windowMs = params.windowMs ?? RATE_LIMIT_WINDOW_MS;
+  const now = params.now ?? Date.now();
+  const windowStart = Math.floor(now / windowMs) * windowMs;
+  const count = await store.hit(params.bucket, windowStart, windowMs);
+  const resetAt = new Date(windowStart + windowMs);
+  return {
+    allowed: count <= params.limit,
+    limit: params.limit,
+    count,
+    remaining: Math.max(0, params.limit - count),
+    resetAt,
+    retryAfterSeconds: Math.max(1, Math.ceil((resetAt.getTime() - now) / 1000)),
+  };
+}
+
+/** Calls per minute for a key: its own setting, else RATE_LIMIT_PER_MINUTE; 0 means unlimited. */
+export const keyRateLimit = (apiKey: Pick<ApiKey, "rateLimitPerMinute">) => apiKey.rateLimitPerMinute ?? env.RATE_LIMIT_PER_MINUTE;
+
+/**
+ * Counts one agent call against its key and refuses it (TOO_MANY_REQUESTS, with when to retry)
+ * once the key is over its per-minute limit. Refused calls change nothing else.
+ */
+export async function enforceKeyRateLimit(
+  db: DbOrTx,
+  apiKey: Pick<ApiKey, "tenantId" | "id" | "prefix" | "rateLimitPerMinute">,
+  options: { store?: CounterStore; now?: number } = {},
+): Promise<RateLimitDecision | null> {
+  const limit = keyRateLimit(apiKey);
+  if (limit <= 0) return null;
+  const decision = await consumeRateLimit(options.store ?? defaultCounter(db), { bucket: `key:${apiKey.tenantId}:${apiKey.id}`, limit, now: options.now });
+  if (!decision.allowed) {
+    throw new ServiceError(
+      "TOO_MANY_REQUESTS",
+      "rate_limited",
+      `API key ${apiKey.prefix}… made more than ${limit} calls this minute. Wait ${decision.retryAfterSeconds} s (until ${decision.resetAt.toISOString()}) and retry; ask an admin for a higher limit if this is normal load.`,
+      { retryAfterSeconds: decision.retryAfterSeconds, limit, resetAt: decision.resetAt.toISOString() },
+    );
+  }
+  return decision;
+}

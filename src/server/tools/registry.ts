@@ -1,0 +1,396 @@
+import type { z } from "zod";
+import type { Database } from "~/db/types";
+import type { ApiKey, ApiKeyPermission } from "~/db/schema";
+import { hasPermission } from "~/server/auth/api-keys";
+import { buildAgentCallContext, keyScopeLimits } from "~/server/auth/permissions";
+import { badRequest, forbidden, ServiceError } from "~/server/errors";
+import type { MemoryCallContext } from "~/server/memory/context";
+import { loadKindRegistry } from "~/server/memory/custom-kinds";
+import { memoryForget } from "~/server/memory/forget";
+import { memoryForgetInputSchema, type MemoryForgetResult } from "~/server/memory/forget-schema";
+import { getMemoryNode } from "~/server/memory/history";
+import { appendMessages } from "~/server/memory/messages";
+import type { MemoryNode } from "~/server/memory/node-view";
+import { buildMemoryContext } from "~/server/memory/retrieval/context";
+import { memoryContextInputSchema, type MemoryContextResult } from "~/server/memory/retrieval/context-schema";
+import { memorySearch } from "~/server/memory/retrieval/search";
+import { memorySearchInputSchema, type MemorySearchResult } from "~/server/memory/retrieval/search-schema";
+import { scopeAllowed } from "~/server/memory/scope";
+import { memoryWrite } from "~/server/memory/write";
+import { memoryWriteInputSchema, type MemoryWriteResult } from "~/server/memory/write-schema";
+import {
+  APPEND_DESCRIPTION,
+  CONTEXT_DESCRIPTION,
+  FIELD_NOTES,
+  FORGET_DESCRIPTION,
+  GET_DESCRIPTION,
+  SEARCH_DESCRIPTION,
+  writeDescription,
+} from "./descriptions";
+import { trustedEvidenceIds } from "./evidence";
+import { toolInputJsonSchema, type JsonSchema } from "./json-schema";
+import { isPlainObject, jsonShapeProblem } from "./limits";
+import { memoryGetInputSchema, messageAppendInputSchema, turnSchema, type Turn, type TurnInput } from "./schemas";
+
+/**
+ * The agent tools (002's four plus memory_context and message_append): one registry serving
+ * tools.list / tools.call / the per-tool procedures and MCP, so every transport offers the same
+ * tools to the same key and runs the same checks.
+ */
+
+/** Plain-JSON form of a result type: what an HTTP client actually receives (dates as ISO strings). */
+export type Jsonify<T> = T extends Date
+  ? string
+  : T extends readonly (infer U)[]
+    ? Jsonify<U>[]
+    : T extends object
+      ? { [K in keyof T]: Jsonify<T[K]> }
+      : T;
+const jsonify = <T>(value: T): Jsonify<T> => JSON.parse(JSON.stringify(value)) as Jsonify<T>;
+
+export type MemoryGetResult = {
+  found: boolean;
+  node?: MemoryNode;
+  /** Several cards matched a lookup without id: pick one by id. */
+  candidates?: MemoryNode[];
+  message: string;
+};
+
+export type MessageAppendResult = {
+  sessionId: string;
+  /** Cite these in memory_write node.sourceMessageIds (with turn.sessionId = sessionId). */
+  messageIds: string[];
+  messages: { id: string; role: string; duplicate: boolean; createdAt: string }[];
+  message: string;
+};
+
+export type ToolResults = {
+  memory_search: Jsonify<MemorySearchResult>;
+  memory_get: MemoryGetResult;
+  memory_write: MemoryWriteResult;
+  memory_forget: MemoryForgetResult;
+  memory_context: Jsonify<MemoryContextResult>;
+  message_append: MessageAppendResult;
+};
+export type ToolName = keyof ToolResults;
+export const TOOL_NAMES = ["memory_search", "memory_get", "memory_write", "memory_forget", "memory_context", "message_append"] as const satisfies readonly ToolName[];
+
+type Call = { db: Database; apiKey: ApiKey; args: Record<string, unknown>; turn: Turn; idempotencyKey?: string };
+
+type ToolDefinition<N extends ToolName> = {
+  name: N;
+  title: string;
+  /** The key needs one of these; errors name the first. */
+  permissions: readonly ApiKeyPermission[];
+  readOnly: boolean;
+  destructive: boolean;
+  schema: z.ZodType;
+  /** Properties of the service schema the model must not send (the host sends them on the envelope). */
+  omit?: readonly string[];
+  run: (call: Call) => Promise<ToolResults[N]>;
+};
+
+const problems = (error: z.ZodError) => error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ");
+
+function parseArgs<S extends z.ZodType>(tool: ToolName, schema: S, args: unknown): z.output<S> {
+  const parsed = schema.safeParse(args);
+  if (!parsed.success) throw badRequest("invalid_input", `${tool} input is invalid: ${problems(parsed.error)}. See tools.list for the schema.`);
+  return parsed.data;
+}
+
+const context = (db: Database, apiKey: ApiKey, turn: Turn) => buildAgentCallContext(db, apiKey, turn);
+
+function requireReadableSession(ctx: MemoryCallContext, sessionId: string) {
+  if (!scopeAllowed({ type: "session", id: sessionId }, ctx.readScopes)) {
+    throw forbidden("scope_not_readable", `This key may not read session:${sessionId}. Use a session its scopes cover, or ask an admin to add "session:*" to the key and its owner's grants.`, {
+      scope: `session:${sessionId}`,
+    });
+  }
+}
+
+/** The sourceMessageIds a write cites, when its input is well-formed (else memoryWrite reports the problem). */
+function citedMessageIds(args: unknown): string[] {
+  const parsed = memoryWriteInputSchema.safeParse(args);
+  if (!parsed.success) return [];
+  return [...new Set(parsed.data.operations.flatMap((op) => ("node" in op && op.node.sourceMessageIds) || []))];
+}
+
+/** Idempotency key from the envelope, unless the arguments carry one (they must then agree). */
+function withIdempotencyKey(tool: ToolName, args: Record<string, unknown>, key: string | undefined): Record<string, unknown> {
+  if (key === undefined) return args;
+  if (args.idempotencyKey !== undefined && args.idempotencyKey !== key) {
+    throw badRequest("idempotency_key_mismatch", `${tool}: idempotencyKey differs between the call and its arguments; send it once.`);
+  }
+  return { ...args, idempotencyKey: key };
+}
+
+const TOOLS: { [N in ToolName]: ToolDefinition<N> } = {
+  memory_search: {
+    name: "memory_search",
+    title: "Search memory",
+    permissions: ["memory:read", "memory:write"],
+    readOnly: true,
+    destructive: false,
+    schema: memorySearchInputSchema,
+    async run({ db, apiKey, args, turn }) {
+      const ctx = await context(db, apiKey, turn);
+      return jsonify(await memorySearch(db, ctx, args));
+    },
+  },
+  memory_get: {
+    name: "memory_get",
+    title: "Read one memory card",
+    permissions: ["memory:read", "memory:write"],
+    readOnly: true,
+    destructive: false,
+    schema: memoryGetInputSchema,
+    async run({ db, apiKey, args, turn }) {
+      const input = parseArgs("memory_get", memoryGetInputSchema, args);
+      const ctx = await context(db, apiKey, turn);
+      if (input.id !== undefined) {
+        const node = await getMemoryNode(db, ctx, input.id);
+        return { found: true, node, message: `Memory ${node.id} (${node.key}) is ${node.status} at revision ${node.revision}. To change it send targetId "${node.id}" with expectedRevision ${node.revision}.` };
+      }
+      const result = await memorySearch(db, ctx, {
+        kinds: input.kind ? [input.kind] : undefined,
+        itemKey: input.itemKey,
+        key: input.key,
+        scopes: input.scope ? [input.scope] : undefined,
+        limit: 2,
+      });
+      const hits = result.exact.filter((hit) => !input.scope || hit.scope === input.scope);
+      const nodes: MemoryNode[] = hits.map(({ matchedBy: _m, score: _s, ...node }) => node);
+      if (nodes.length === 0) return { found: false, message: "No active memory matches that lookup in scopes you can read. Try memory_search (e.g. with all: true) before concluding it is not stored." };
+      if (nodes.length > 1) return { found: false, candidates: nodes, message: `${nodes.length} cards match; call memory_get again with the id of the one you mean.` };
+      const node = nodes[0]!;
+      return { found: true, node, message: `Memory ${node.id} (${node.key}) is at revision ${node.revision}. To change it send targetId "${node.id}" with expectedRevision ${node.revision}.` };
+    },
+  },
+  memory_write: {
+    name: "memory_write",
+    title: "Save or change memory",
+    permissions: ["memory:write"],
+    readOnly: false,
+    destructive: false,
+    schema: memoryWriteInputSchema,
+    omit: ["idempotencyKey", "value"],
+    async run({ db, apiKey, args, turn, idempotencyKey }) {
+      const input = withIdempotencyKey("memory_write", args, idempotencyKey);
+      const cited = citedMessageIds(input);
+      const ctx = await context(db, apiKey, turn);
+      let trusted: string[] = [];
+      if (cited.length) {
+        if (!turn.sessionId) {
+          throw badRequest("session_required", "sourceMessageIds need turn.sessionId: the session message_append stored those messages in. Send it, or omit sourceMessageIds.");
+        }
+        requireReadableSession(ctx, turn.sessionId);
+        trusted = await trustedEvidenceIds(db, { tenantId: apiKey.tenantId, sessionId: turn.sessionId, ids: cited });
+      }
+      return memoryWrite(db, { ...ctx, trustedMessageIds: trusted }, input);
+    },
+  },
+  memory_forget: {
+    name: "memory_forget",
+    title: "Forget memory",
+    permissions: ["memory:forget"],
+    readOnly: false,
+    destructive: true,
+    schema: memoryForgetInputSchema,
+    omit: ["idempotencyKey"],
+    async run({ db, apiKey, args, turn, idempotencyKey }) {
+      const input = withIdempotencyKey("memory_forget", args, idempotencyKey);
+      const ctx = await context(db, apiKey, turn);
+      // memory:forget deletes within the key's writable reach (key scopes ∩ owner write grants),
+      // whether or not the key may also write new memory.
+      const limits = await keyScopeLimits(db, apiKey);
+      return memoryForget(db, { ...ctx, writeScopes: limits.write }, input);
+    },
+  },
+  memory_context: {
+    name: "memory_context",
+    title: "Memory for this turn",
+    permissions: ["memory:read", "memory:write"],
+    readOnly: true,
+    destructive: false,
+    schema: memoryContextInputSchema,
+    async run({ db, apiKey, args, turn }) {
+      const input = parseArgs("memory_context", memoryContextInputSchema, args);
+      const ctx = await context(db, apiKey, turn);
+      const sessionId = input.sessionId ?? turn.sessionId;
+      if (sessionId) requireReadableSession(ctx, sessionId);
+      return jsonify(await buildMemoryContext(db, ctx, { ...input, sessionId }));
+    },
+  },
+  message_append: {
+    name: "message_append",
+    title: "Capture this turn's messages",
+    permissions: ["messages:write"],
+    readOnly: false,
+    destructive: false,
+    schema: messageAppendInputSchema,
+    async run({ db, apiKey, args, turn }) {
+      const input = parseArgs("message_append", messageAppendInputSchema, args);
+      const sessionId = input.sessionId ?? turn.sessionId;
+      if (!sessionId) throw badRequest("session_required", "message_append needs a session: send sessionId (or turn.sessionId).");
+      const limits = await keyScopeLimits(db, apiKey);
+      if (!scopeAllowed({ type: "session", id: sessionId }, limits.write)) {
+        throw forbidden("scope_not_writable", `This key may not write session:${sessionId}. Add "session:*" to the key's scopes; its owner needs a write grant for it too.`, {
+          scope: `session:${sessionId}`,
+        });
+      }
+      const ctx = await context(db, apiKey, turn);
+      const { messages } = await appendMessages(
+        db,
+        { tenantId: apiKey.tenantId, actor: { type: "api_key", id: apiKey.id } },
+        {
+          sessionId,
+          userScopeId: ctx.defaults.user?.id ?? null,
+          workspaceId: turn.workspaceId ?? null,
+          messages: input.messages.map((m) => ({ ...m, createdAt: m.createdAt ? new Date(m.createdAt) : undefined })),
+        },
+      );
+      const fresh = messages.filter((m) => !m.duplicate).length;
+      return {
+        sessionId,
+        messageIds: messages.map((m) => m.id),
+        messages: messages.map((m) => ({ id: m.id, role: m.role, duplicate: m.duplicate, createdAt: m.createdAt.toISOString() })),
+        message: `Stored ${fresh} new message(s)${fresh < messages.length ? `, ${messages.length - fresh} already stored` : ""} in session ${sessionId}. Cite messageIds in memory_write node.sourceMessageIds with turn.sessionId "${sessionId}".`,
+      };
+    },
+  },
+};
+
+// ---- listing -----------------------------------------------------------------------------------
+
+export type ToolDescriptor = {
+  name: ToolName;
+  title: string;
+  description: string;
+  /** The permission that makes this tool available to a key. */
+  permission: ApiKeyPermission;
+  readOnly: boolean;
+  destructive: boolean;
+  inputSchema: JsonSchema;
+  /** Drop-in definitions for the OpenAI (function calling) and Anthropic (tool use) APIs. */
+  openai: { type: "function"; function: { name: string; description: string; parameters: JsonSchema } };
+  anthropic: { name: string; description: string; input_schema: JsonSchema };
+};
+
+const schemaCache = new Map<ToolName, JsonSchema>();
+function inputSchemaOf(name: ToolName): JsonSchema {
+  let schema = schemaCache.get(name);
+  if (!schema) {
+    const tool = TOOLS[name];
+    schema = toolInputJsonSchema(tool.schema, { omit: tool.omit, notes: FIELD_NOTES[name] });
+    schemaCache.set(name, schema);
+  }
+  return schema;
+}
+
+let turnJsonSchema: JsonSchema | undefined;
+/** The JSON Schema of `turn`, for hosts. */
+export function turnInputJsonSchema(): JsonSchema {
+  turnJsonSchema ??= toolInputJsonSchema(turnSchema, {
+    notes: {
+      sessionId: "The conversation: default session scope, and the session message_append stored this turn's evidence in.",
+      workspaceId: "Default workspace scope for this turn.",
+      userId: "Whose user profile this turn is about (default: the key's owner).",
+      forgetIntent: "The user explicitly asked to forget something in this turn.",
+      forgetAllIntent: "The user explicitly asked to clear all memory in this turn.",
+      toolCallId: "The model's tool-call id, kept in the audit trail.",
+    },
+  });
+  return turnJsonSchema;
+}
+
+export const toolAllowed = (apiKey: Pick<ApiKey, "permissions">, name: ToolName) => TOOLS[name].permissions.some((p) => hasPermission(apiKey, p));
+
+export const isToolName = (name: unknown): name is ToolName => typeof name === "string" && (TOOL_NAMES as readonly string[]).includes(name);
+
+/** The tools this key may call — a read-only key never sees memory_write or memory_forget. */
+export async function listTools(db: Database, apiKey: ApiKey): Promise<ToolDescriptor[]> {
+  const names = TOOL_NAMES.filter((name) => toolAllowed(apiKey, name));
+  const kinds = names.includes("memory_write") ? (await loadKindRegistry(db, apiKey.tenantId)).all : [];
+  const descriptions: Record<ToolName, string> = {
+    memory_search: SEARCH_DESCRIPTION,
+    memory_get: GET_DESCRIPTION,
+    memory_write: writeDescription(kinds),
+    memory_forget: FORGET_DESCRIPTION,
+    memory_context: CONTEXT_DESCRIPTION,
+    message_append: APPEND_DESCRIPTION,
+  };
+  return names.map((name) => {
+    const tool = TOOLS[name];
+    const description = descriptions[name];
+    const inputSchema = inputSchemaOf(name);
+    return {
+      name,
+      title: tool.title,
+      description,
+      permission: tool.permissions[0]!,
+      readOnly: tool.readOnly,
+      destructive: tool.destructive,
+      inputSchema,
+      openai: { type: "function", function: { name, description, parameters: inputSchema } },
+      anthropic: { name, description, input_schema: inputSchema },
+    };
+  });
+}
+
+// ---- calling -----------------------------------------------------------------------------------
+
+export type ToolCallRequest = {
+  name: string;
+  arguments?: unknown;
+  idempotencyKey?: string;
+  turn?: TurnInput;
+};
+
+const shown = (text: string) => (text.length > 60 ? `${text.slice(0, 60)}…` : text);
+
+/** Checks the call's envelope (name, permission, argument shape, turn) before any service runs. */
+function admit(apiKey: ApiKey, request: { name: unknown; arguments?: unknown; turn?: unknown }): { name: ToolName; args: Record<string, unknown>; turn: Turn } {
+  const name = request.name;
+  if (!isToolName(name)) {
+    const available = TOOL_NAMES.filter((n) => toolAllowed(apiKey, n));
+    throw badRequest("unknown_tool", `There is no tool "${shown(String(name))}". Tools for this key: ${available.join(", ") || "none"}. Call tools.list for their schemas.`, { tools: available });
+  }
+  const tool = TOOLS[name];
+  if (!toolAllowed(apiKey, name)) {
+    const permission = tool.permissions[0]!;
+    throw forbidden("missing_permission", `This API key lacks the "${permission}" permission that ${name} needs. Ask an admin for a key with "${permission}", or use the tools tools.list shows.`, {
+      permission,
+      tool: name,
+    });
+  }
+  const args = request.arguments ?? {};
+  if (!isPlainObject(args)) throw badRequest("invalid_arguments", `${name} arguments must be a JSON object (see tools.list for the schema).`);
+  for (const [part, value] of [["arguments", args], ["turn", request.turn]] as const) {
+    const problem = jsonShapeProblem(value);
+    if (problem) {
+      const tooLarge = problem.reason === "too_large";
+      throw new ServiceError(tooLarge ? "PAYLOAD_TOO_LARGE" : "BAD_REQUEST", tooLarge ? "payload_too_large" : problem.reason, `${name} ${part}: ${problem.message}`, { part });
+    }
+  }
+  const turn = turnSchema.safeParse(request.turn ?? {});
+  if (!turn.success) throw badRequest("invalid_turn", `turn is invalid: ${problems(turn.error)}. It holds only sessionId, workspaceId, userId, forgetIntent, forgetAllIntent, toolCallId.`);
+  return { name, args, turn: turn.data };
+}
+
+/** Runs one tool for a key: the same path for tools.call, tools.<name> and MCP. */
+export async function callTool<N extends ToolName>(db: Database, apiKey: ApiKey, request: ToolCallRequest & { name: N }): Promise<ToolResults[N]>;
+export async function callTool(db: Database, apiKey: ApiKey, request: ToolCallRequest): Promise<ToolResults[ToolName]>;
+export async function callTool(db: Database, apiKey: ApiKey, request: ToolCallRequest): Promise<ToolResults[ToolName]> {
+  const { name, args, turn } = admit(apiKey, request);
+  if (request.idempotencyKey !== undefined && (typeof request.idempotencyKey !== "string" || request.idempotencyKey.length < 8 || request.idempotencyKey.length > 200)) {
+    throw badRequest("invalid_idempotency_key", "idempotencyKey must be a string of 8 to 200 characters (e.g. a UUID).");
+  }
+  const tool = TOOLS[name] as ToolDefinition<ToolName>;
+  return tool.run({ db, apiKey, args, turn, idempotencyKey: request.idempotencyKey });
+}
+
+/** Did the tool do what was asked? (MCP marks the others `isError`, so no model reads them as success.) */
+export function toolSucceeded(name: ToolName, result: ToolResults[ToolName]): boolean {
+  if (name === "memory_write" || name === "memory_forget") return (result as MemoryWriteResult | MemoryForgetResult).done;
+  return true;
+}

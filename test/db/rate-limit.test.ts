@@ -1,0 +1,145 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import net from "node:net";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase } from "~/db/client";
+import { rateLimitBuckets } from "~/db/schema";
+import { env } from "~/env";
+import { consumeRateLimit, enforceKeyRateLimit, fallbackCounter, postgresCounter, redisCounter, RATE_LIMIT_WINDOW_MS } from "~/server/rate-limit/limiter";
+import { RedisClient } from "~/server/rate-limit/redis";
+import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
+import { createKey, createOrg, trpcHttp } from "../support/agents";
+import { callerAs } from "../support/trpc";
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+
+describe(`per-key rate limits (${TEST_BACKEND})`, () => {
+  let handle: TestDatabase;
+  let org: Awaited<ReturnType<typeof createOrg>>;
+
+  beforeAll(async () => {
+    handle = await openTestDatabase();
+    org = await createOrg(handle.db);
+  });
+  afterAll(async () => handle?.destroy());
+
+  it("counts a fixed window atomically, refuses past the limit and recovers in the next window", async () => {
+    const store = postgresCounter(handle.db);
+    const now = Date.UTC(2030, 0, 1, 12, 0, 10);
+    const hits = await Promise.all(Array.from({ length: 12 }, () => consumeRateLimit(store, { bucket: "t:atomic", limit: 10, now })));
+    expect(hits.map((h) => h.count).sort((x, y) => x - y)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+    const refused = hits.filter((h) => !h.allowed);
+    expect(refused).toHaveLength(2);
+    expect(refused[0]).toMatchObject({ remaining: 0, retryAfterSeconds: 50 });
+
+    const later = await consumeRateLimit(store, { bucket: "t:atomic", limit: 10, now: now + RATE_LIMIT_WINDOW_MS });
+    expect(later).toMatchObject({ allowed: true, count: 1 });
+    // A straggler from the old window (another instance's slow clock) does not reset the new one.
+    const straggler = await consumeRateLimit(store, { bucket: "t:atomic", limit: 10, now });
+    expect(straggler.count).toBe(2);
+  });
+
+  it("trips an agent key with TOO_MANY_REQUESTS and a retry hint, then lets it through again", async () => {
+    const { apiKey, secret } = await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.adminId, rateLimitPerMinute: 3 });
+    const tools = callerAs(handle.db, { bearer: secret }).tools;
+    for (let i = 0; i < 3; i++) await tools.memory_search({ all: true });
+    const error = await tools.memory_search({ all: true }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "TOO_MANY_REQUESTS", cause: { reason: "rate_limited", details: { limit: 3, retryAfterSeconds: expect.any(Number) } } });
+
+    const http = await trpcHttp(handle.db, "tools.list", { bearer: secret });
+    expect(http.status).toBe(429);
+    expect(http.json.error?.data).toMatchObject({ code: "TOO_MANY_REQUESTS", reason: "rate_limited", details: { retryAfterSeconds: expect.any(Number) } });
+
+    // Another key of the same owner has its own budget.
+    const sibling = await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.adminId, rateLimitPerMinute: 3 });
+    expect((await callerAs(handle.db, { bearer: sibling.secret }).tools.list()).tools.length).toBeGreaterThan(0);
+
+    // The window passes (moved back instead of waiting a minute): calls are accepted again.
+    await handle.db.update(rateLimitBuckets).set({ windowStart: 0 }).where(eq(rateLimitBuckets.bucket, `key:${org.tenantId}:${apiKey.id}`));
+    expect((await tools.memory_search({ all: true })).enumerated).toBe(true);
+  });
+
+  it("uses RATE_LIMIT_PER_MINUTE for keys without their own limit", async () => {
+    const { apiKey } = await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.adminId });
+    const decision = await enforceKeyRateLimit(handle.db, apiKey);
+    expect(decision?.limit).toBe(env.RATE_LIMIT_PER_MINUTE);
+  });
+
+  it("shares one count between app instances on the same database", async () => {
+    if (!handle.url) {
+      // Embedded mode is one process by construction (the data directory is locked); nothing to share.
+      expect(TEST_BACKEND).toBe("pglite");
+      return;
+    }
+    const second = await openDatabase({ url: handle.url, migrate: false, poolMax: 2 });
+    try {
+      const now = Date.UTC(2030, 0, 1, 13, 0, 0);
+      const a = postgresCounter(handle.db);
+      const b = postgresCounter(second.db);
+      const counts = await Promise.all([a, b, a, b, a, b].map((store) => consumeRateLimit(store, { bucket: "t:shared", limit: 4, now })));
+      expect(counts.map((c) => c.count).sort()).toEqual([1, 2, 3, 4, 5, 6]);
+      expect(counts.filter((c) => !c.allowed)).toHaveLength(2);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it("falls back to Postgres when Redis cannot be reached", async () => {
+    const port = await freePort();
+    const client = new RedisClient(`redis://127.0.0.1:${port}`, 500);
+    const store = fallbackCounter(redisCounter(client), postgresCounter(handle.db));
+    const now = Date.UTC(2030, 0, 1, 14, 0, 0);
+    expect((await consumeRateLimit(store, { bucket: "t:fallback", limit: 5, now })).count).toBe(1);
+    expect((await consumeRateLimit(store, { bucket: "t:fallback", limit: 5, now })).count).toBe(2);
+    const [row] = await handle.db.select().from(rateLimitBuckets).where(eq(rateLimitBuckets.bucket, "t:fallback"));
+    expect(row?.count).toBe(2);
+    client.close();
+  });
+
+  const hasRedis = spawnSync("redis-server", ["--version"]).status === 0;
+  describe.runIf(hasRedis)("with a real Redis (redis-server on PATH)", () => {
+    let redis: ChildProcess;
+    let url: string;
+    beforeAll(async () => {
+      const port = await freePort();
+      redis = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
+      url = `redis://127.0.0.1:${port}`;
+      for (let i = 0; i < 50; i++) {
+        const probe = new RedisClient(url, 200);
+        const up = await probe.command(["PING"]).then(
+          () => true,
+          () => false,
+        );
+        probe.close();
+        if (up) return;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error("redis-server did not start");
+    });
+    afterAll(() => {
+      redis?.kill();
+    });
+
+    it("counts in Redis, shared between clients, with the window expiring", async () => {
+      const one = new RedisClient(url);
+      const two = new RedisClient(url);
+      const now = Date.UTC(2030, 0, 1, 15, 0, 0);
+      const counts = await Promise.all([one, two, one, two, one].map((c) => consumeRateLimit(redisCounter(c), { bucket: "t:redis", limit: 4, now })));
+      expect(counts.map((c) => c.count).sort()).toEqual([1, 2, 3, 4, 5]);
+      expect(counts.filter((c) => !c.allowed)).toHaveLength(1);
+      expect((await consumeRateLimit(redisCounter(one), { bucket: "t:redis", limit: 4, now: now + RATE_LIMIT_WINDOW_MS })).count).toBe(1);
+      const ttl = await one.command(["PTTL", `memory:rl:t:redis:${now}`]);
+      expect(typeof ttl === "number" && ttl > 0 && ttl <= 2 * RATE_LIMIT_WINDOW_MS).toBe(true);
+      one.close();
+      two.close();
+    });
+  });
+});

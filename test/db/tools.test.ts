@@ -1,0 +1,276 @@
+import { createTRPCClient, httpBatchLink, httpLink } from "@trpc/client";
+import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import { and, eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { memoryAuditEvents, memoryNodes } from "~/db/schema";
+import { appRouter, type AppRouter } from "~/server/api/root";
+import { handleMcpRequest } from "~/server/tools/mcp";
+import { EVIDENCE_WINDOW_MESSAGES } from "~/server/tools/evidence";
+import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
+import { createKey, createOrg, trpcHttp } from "../support/agents";
+import { callerAs } from "../support/trpc";
+
+const peanutWrite = (sourceMessageIds?: string[]) => ({
+  operations: [
+    {
+      op: "create" as const,
+      kind: "food_avoidance",
+      itemKey: "peanuts",
+      explicitUserIntent: true,
+      node: { title: "Peanut allergy", content: "The user is allergic to peanuts.", valueJson: { food: "peanuts", reason: "allergy" }, sourceMessageIds },
+    },
+  ],
+});
+
+describe(`agent tools over tRPC and MCP (${TEST_BACKEND})`, () => {
+  let handle: TestDatabase;
+  let org: Awaited<ReturnType<typeof createOrg>>;
+  let full: string;
+
+  beforeAll(async () => {
+    handle = await openTestDatabase();
+    org = await createOrg(handle.db);
+    full = (await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.memberId })).secret;
+  });
+  afterAll(async () => handle?.destroy());
+
+  const tools = (secret: string) => callerAs(handle.db, { bearer: secret }).tools;
+
+  it("lists the tools a key may use, with JSON Schemas and OpenAI / Anthropic forms", async () => {
+    const listed = await tools(full).list();
+    expect(listed.tools.map((t) => t.name)).toEqual(["memory_search", "memory_get", "memory_write", "memory_forget", "memory_context", "message_append"]);
+    for (const tool of listed.tools) {
+      expect(tool.inputSchema.type).toBe("object");
+      expect(tool.inputSchema).not.toHaveProperty("$schema");
+      expect(tool.openai).toEqual({ type: "function", function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } });
+      expect(tool.anthropic).toEqual({ name: tool.name, description: tool.description, input_schema: tool.inputSchema });
+    }
+    const write = listed.tools.find((t) => t.name === "memory_write")!;
+    expect(write.description).toMatch(/food_avoidance \[itemKey\]/);
+    expect(write.description).toMatch(/expectedRevision/);
+    expect(write.description).toMatch(/never say it was saved/);
+    expect(JSON.stringify(write.inputSchema)).not.toMatch(/idempotencyKey|"value":/);
+    const search = listed.tools.find((t) => t.name === "memory_search")!;
+    expect(search.description).toMatch(/all: true/);
+    expect(JSON.stringify(listed.turn.inputSchema)).toMatch(/forgetIntent/);
+
+    const readOnly = (await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.memberId, permissions: ["memory:read"] })).secret;
+    expect((await tools(readOnly).list()).tools.map((t) => t.name)).toEqual(["memory_search", "memory_get", "memory_context"]);
+    const capture = (await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.memberId, permissions: ["messages:write"] })).secret;
+    expect((await tools(capture).list()).tools.map((t) => t.name)).toEqual(["message_append"]);
+  });
+
+  it("runs the stateless turn: append evidence, write citing it, search, context, get, forget", async () => {
+    const turn = { sessionId: "chat-1", toolCallId: "call_1" };
+    const appended = await tools(full).message_append({ messages: [{ role: "user", content: "Please remember I'm allergic to peanuts." }], turn });
+    expect(appended.messageIds).toHaveLength(1);
+    expect(appended.messages[0]?.duplicate).toBe(false);
+
+    const written = await tools(full).memory_write({ ...peanutWrite(appended.messageIds), turn });
+    expect(written).toMatchObject({ done: true, results: [{ status: "created" }] });
+    const nodeId = written.results[0]!.nodeId!;
+    const [row] = await handle.db.select().from(memoryNodes).where(eq(memoryNodes.id, nodeId));
+    expect(row?.sourceMessageIds).toEqual(appended.messageIds);
+    expect(row?.scopeId).toBe(org.memberId);
+
+    const found = await tools(full).memory_search({ kinds: ["food_avoidance"] });
+    expect(found.exact.map((n) => n.id)).toContain(nodeId);
+    const context = await tools(full).memory_context({ queryText: "can I eat peanuts?", turn });
+    expect(context.usedMemoryIds).toContain(nodeId);
+    expect(context.prompt).toContain("Peanut allergy");
+
+    const got = await tools(full).memory_get({ id: nodeId });
+    expect(got).toMatchObject({ found: true, node: { id: nodeId, revision: 1, key: "preference.food.avoid:peanuts" } });
+
+    const refused = await tools(full).memory_forget({ id: nodeId, expectedRevision: 1, reason: "user asked", turn });
+    expect(refused).toMatchObject({ done: false, reason: "forget_intent_required", deletedIds: [] });
+    const forgotten = await tools(full).memory_forget({ id: nodeId, expectedRevision: 1, reason: "user asked", turn: { ...turn, forgetIntent: true } });
+    expect(forgotten).toMatchObject({ done: true, deletedIds: [nodeId] });
+    expect((await tools(full).memory_search({ kinds: ["food_avoidance"] })).exact).toHaveLength(0);
+
+    const events = await handle.db.select().from(memoryAuditEvents).where(and(eq(memoryAuditEvents.tenantId, org.tenantId), eq(memoryAuditEvents.nodeId, nodeId)));
+    expect(events.map((e) => e.eventType).sort()).toEqual(["create", "delete"]);
+    expect(events.every((e) => e.toolCallId === "call_1" && e.actorType === "api_key")).toBe(true);
+  });
+
+  it("accepts as evidence only recent messages of the turn's session in this tenant", async () => {
+    const mine = await tools(full).message_append({ sessionId: "chat-2", messages: [{ role: "user", content: "I live in Lisbon." }] });
+    const other = await tools(full).message_append({ sessionId: "chat-3", messages: [{ role: "user", content: "I live in Porto." }] });
+    const write = (ids: string[], turn?: { sessionId: string }) => ({
+      operations: [{ op: "create" as const, kind: "home_location", explicitUserIntent: true, node: { title: "Home", content: "Lives in Lisbon", valueJson: { city: "Lisbon" }, sourceMessageIds: ids } }],
+      turn,
+    });
+
+    await expect(tools(full).memory_write(write(mine.messageIds))).rejects.toMatchObject({ code: "BAD_REQUEST", cause: { reason: "session_required" } });
+    const wrongSession = await tools(full).memory_write(write(other.messageIds, { sessionId: "chat-2" }));
+    expect(wrongSession).toMatchObject({ done: false, results: [{ status: "rejected", reason: "untrusted_source" }] });
+    const invented = await tools(full).memory_write(write(["msg_000000000000000000000000"], { sessionId: "chat-2" }));
+    expect(invented).toMatchObject({ done: false, results: [{ reason: "untrusted_source" }] });
+
+    // Evidence scrolls out of the window as the session goes on.
+    await tools(full).message_append({
+      sessionId: "chat-2",
+      messages: Array.from({ length: EVIDENCE_WINDOW_MESSAGES }, (_, i) => ({ role: "assistant" as const, content: `filler ${i}` })),
+    });
+    const stale = await tools(full).memory_write(write(mine.messageIds, { sessionId: "chat-2" }));
+    expect(stale).toMatchObject({ done: false, results: [{ reason: "untrusted_source" }] });
+    const fresh = await tools(full).message_append({ sessionId: "chat-2", messages: [{ role: "user", content: "Yes, Lisbon." }] });
+    expect(await tools(full).memory_write(write(fresh.messageIds, { sessionId: "chat-2" }))).toMatchObject({ done: true });
+  });
+
+  it("dispatches tools.call to the same tools, with idempotency and clean errors", async () => {
+    const caller = tools(full);
+    const viaCall = await caller.call.call(null, { name: "memory_search", arguments: { all: true } });
+    const direct = await caller.memory_search({ all: true });
+    expect(viaCall).toEqual(direct);
+
+    const args = { operations: [{ op: "create", kind: "custom_fact", itemKey: "bike_model", explicitUserIntent: true, node: { title: "Bike", content: "Rides a Brompton." } }] };
+    const first = await caller.call.call(null, { name: "memory_write", arguments: args, idempotencyKey: "idem-key-0001" });
+    const again = await caller.call.call(null, { name: "memory_write", arguments: args, idempotencyKey: "idem-key-0001" });
+    expect(first).toMatchObject({ done: true });
+    expect(again).toMatchObject({ done: true, replayed: true });
+    const bikes = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, org.tenantId), eq(memoryNodes.key, "custom.fact:bike_model")));
+    expect(bikes).toHaveLength(1);
+
+    await expect(caller.call.call(null, { name: "memory_delete_everything", arguments: {} })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      cause: { reason: "unknown_tool", details: { tools: expect.arrayContaining(["memory_search"]) } },
+    });
+    await expect(caller.call.call(null, { name: "memory_search", arguments: [1, 2] })).rejects.toMatchObject({ code: "BAD_REQUEST", cause: { reason: "invalid_arguments" } });
+    await expect(caller.call.call(null, { name: "memory_search", arguments: {}, turn: { sessionId: "x", admin: true } as never })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      cause: { reason: "invalid_turn" },
+    });
+    await expect(caller.call.call(null, { name: "memory_search", arguments: {}, extra: 1 } as never)).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(caller.memory_search({ limit: 9999 })).rejects.toMatchObject({ code: "BAD_REQUEST", cause: { reason: "invalid_input" } });
+    await expect(caller.memory_get({ id: "mem_doesnotexist" })).rejects.toMatchObject({ code: "NOT_FOUND", cause: { reason: "not_found" } });
+  });
+
+  it("memory_get falls back to a limit-2 exact lookup and reports ambiguity", async () => {
+    const caller = tools(full);
+    const one = await caller.memory_get({ kind: "custom_fact", itemKey: "bike_model" });
+    expect(one).toMatchObject({ found: true, node: { key: "custom.fact:bike_model" } });
+    await caller.memory_write({ operations: [{ op: "create", kind: "custom_fact", itemKey: "wifi_name", explicitUserIntent: true, node: { title: "Wifi", content: "Home wifi is called Tardis." } }] });
+    const two = await caller.memory_get({ kind: "custom_fact" });
+    expect(two.found).toBe(false);
+    expect(two.candidates).toHaveLength(2);
+    expect(await caller.memory_get({ kind: "profile_name" })).toMatchObject({ found: false });
+    await expect(caller.memory_get({})).rejects.toMatchObject({ code: "BAD_REQUEST" });
+  });
+
+  it("keeps the turn's session and scopes to what the key may use", async () => {
+    const narrow = (await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.memberId, scopes: [`user:${org.memberId}`, "session:only-this"] })).secret;
+    await expect(tools(narrow).message_append({ sessionId: "chat-1", messages: [{ role: "user", content: "hi" }] })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+      cause: { reason: "scope_not_writable" },
+    });
+    await expect(tools(narrow).memory_context({ sessionId: "chat-1" })).rejects.toMatchObject({ code: "FORBIDDEN", cause: { reason: "scope_not_readable" } });
+    expect(await tools(narrow).message_append({ sessionId: "only-this", messages: [{ role: "user", content: "hi" }] })).toMatchObject({ sessionId: "only-this" });
+  });
+
+  it("answers plain-JSON HTTP calls with tRPC codes, a reason, and no stack traces", async () => {
+    const ok = await trpcHttp(handle.db, "tools.memory_search", { bearer: full, body: { all: true } });
+    expect(ok.status).toBe(200);
+    expect(ok.json.result?.data).toMatchObject({ enumerated: true });
+
+    const list = await trpcHttp(handle.db, "tools.list", { bearer: full });
+    expect(list.status).toBe(200);
+
+    const unknown = await trpcHttp(handle.db, "tools.call", { bearer: full, body: { name: "nope", arguments: {} } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.json.error?.data).toMatchObject({ code: "BAD_REQUEST", reason: "unknown_tool" });
+    expect(unknown.json.error?.data.stack).toBeUndefined();
+
+    const malformed = await trpcHttp(handle.db, "tools.call", { bearer: full, body: '{"name": "memory_search", "arguments": ' });
+    expect(malformed.status).toBe(400);
+    expect(malformed.text).not.toMatch(/at .*\.ts:\d+|node_modules/);
+
+    const noKey = await trpcHttp(handle.db, "tools.list");
+    expect(noKey.status).toBe(401);
+  });
+
+  it("works from the typed tRPC client an agent would use (tools.call included)", async () => {
+    // The README's agent loop: createTRPCClient<AppRouter> with a bearer header, here over the fetch adapter.
+    const fetchThroughAdapter = async (url: URL | RequestInfo, init?: RequestInit) =>
+      fetchRequestHandler({
+        endpoint: "/api/trpc",
+        req: new Request(url, init),
+        router: appRouter,
+        createContext: ({ req }) => ({ db: handle.db, headers: req.headers, getSession: async () => null }),
+      });
+    for (const link of [httpLink, httpBatchLink]) {
+      const client = createTRPCClient<AppRouter>({
+        links: [link({ url: "http://localhost/api/trpc", headers: { authorization: `Bearer ${full}` }, fetch: fetchThroughAdapter })],
+      });
+      const { tools: listed } = await client.tools.list.query();
+      expect(listed.map((t) => t.name)).toContain("memory_write");
+      const result = await client.tools.call.mutate({ name: "memory_search", arguments: { kinds: ["custom_fact"] }, turn: { sessionId: "typed" } });
+      expect(result).toMatchObject({ enumerated: false });
+      const written = await client.tools.memory_write.mutate({
+        operations: [{ op: "create", kind: "custom_fact", itemKey: "typed_client", explicitUserIntent: true, node: { title: "Typed", content: "Written by the typed client." } }],
+      });
+      expect(written.done).toBe(true);
+    }
+  });
+
+  describe("MCP", () => {
+    const mcp = async (secret: string | null, body: unknown, init: { method?: string; headers?: Record<string, string> } = {}) => {
+      const headers = new Headers({ "content-type": "application/json", accept: "application/json, text/event-stream", ...init.headers });
+      if (secret) headers.set("authorization", `Bearer ${secret}`);
+      const method = init.method ?? "POST";
+      const req = new Request("http://localhost/api/mcp", { method, headers, body: method === "POST" ? (typeof body === "string" ? body : JSON.stringify(body)) : undefined });
+      const res = await handleMcpRequest(req, { db: handle.db });
+      const text = await res.text();
+      return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as { result?: Record<string, unknown>; error?: { code: number; message: string; data?: Record<string, unknown> } }) : null };
+    };
+    const rpc = (id: number, method: string, params: Record<string, unknown> = {}) => ({ jsonrpc: "2.0", id, method, params });
+
+    it("initializes, lists the key's tools and calls them", async () => {
+      const init = await mcp(full, rpc(1, "initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "test", version: "1" } }));
+      expect(init.status).toBe(200);
+      expect(init.body?.result).toMatchObject({ serverInfo: { name: "agent-memory" }, capabilities: { tools: {} } });
+
+      const listed = await mcp(full, rpc(2, "tools/list"));
+      const names = (listed.body?.result?.tools as { name: string; inputSchema: { type: string } }[]).map((t) => t.name);
+      expect(names).toEqual(["memory_search", "memory_get", "memory_write", "memory_forget", "memory_context", "message_append"]);
+
+      const readOnly = (await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.memberId, permissions: ["memory:read"] })).secret;
+      const readOnlyNames = ((await mcp(readOnly, rpc(3, "tools/list"))).body?.result?.tools as { name: string }[]).map((t) => t.name);
+      expect(readOnlyNames).toEqual(["memory_search", "memory_get", "memory_context"]);
+      const denied = await mcp(readOnly, rpc(4, "tools/call", { name: "memory_write", arguments: peanutWrite() }));
+      expect(denied.body?.result).toMatchObject({ isError: true });
+      expect(JSON.stringify(denied.body?.result)).toMatch(/missing_permission.*memory:write/);
+
+      const appended = await mcp(full, rpc(5, "tools/call", { name: "message_append", arguments: { messages: [{ role: "user", content: "Remember: peanuts make me sick." }] }, _meta: { turn: { sessionId: "mcp-1" } } }));
+      const ids = (appended.body?.result?.structuredContent as { messageIds: string[] }).messageIds;
+      const written = await mcp(full, rpc(6, "tools/call", { name: "memory_write", arguments: peanutWrite(ids), _meta: { turn: { sessionId: "mcp-1" } } }));
+      expect(written.body?.result).toMatchObject({ isError: false, structuredContent: { done: true } });
+      const nodeId = (written.body?.result?.structuredContent as { results: { nodeId: string }[] }).results[0]!.nodeId;
+
+      const failed = await mcp(full, rpc(7, "tools/call", { name: "memory_forget", arguments: { id: nodeId, expectedRevision: 1, reason: "asked" } }));
+      expect(failed.body?.result).toMatchObject({ isError: true, structuredContent: { done: false, reason: "forget_intent_required" } });
+      const forgotten = await mcp(full, rpc(8, "tools/call", { name: "memory_forget", arguments: { id: nodeId, expectedRevision: 1, reason: "asked" }, _meta: { turn: { forgetIntent: true } } }));
+      expect(forgotten.body?.result).toMatchObject({ isError: false, structuredContent: { done: true, deletedIds: [nodeId] } });
+
+      const unknown = await mcp(full, rpc(9, "tools/call", { name: "drop_tables", arguments: {} }));
+      expect(unknown.body?.error).toMatchObject({ code: -32602 });
+    });
+
+    it("refuses missing keys, bad bodies and other methods cleanly", async () => {
+      const missing = await mcp(null, rpc(1, "tools/list"));
+      expect(missing.status).toBe(401);
+      expect(missing.headers.get("www-authenticate")).toMatch(/Bearer/);
+      const garbage = await mcp("mem_live_garbage", rpc(1, "tools/list"));
+      expect(garbage).toMatchObject({ status: 401, body: { error: { data: { reason: "unknown_api_key" } } } });
+      const malformed = await mcp(full, "{not json");
+      expect(malformed).toMatchObject({ status: 400, body: { error: { code: -32700 } } });
+      const huge = await mcp(full, rpc(1, "tools/call", { name: "memory_search", arguments: { queryText: "x".repeat(300 * 1024) } }));
+      expect(huge).toMatchObject({ status: 413, body: { error: { data: { reason: "payload_too_large" } } } });
+      const deep = `${"[".repeat(5000)}1${"]".repeat(5000)}`;
+      const nested = await mcp(full, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory_search","arguments":{"valueJson":${deep}}}}`);
+      expect(nested).toMatchObject({ status: 400, body: { error: { data: { reason: "too_deep" } } } });
+      const get = await mcp(full, null, { method: "GET" });
+      expect(get.status).toBe(405);
+    });
+  });
+});
