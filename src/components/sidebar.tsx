@@ -3,8 +3,12 @@
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { signOut } from "next-auth/react";
+import { LOCALES, type Locale } from "~/i18n/config";
+import { switchLocale, useOptionalI18n } from "~/i18n/client";
 import { LogoMark } from "./auth-card";
 import { NAV } from "./nav";
+
+const LOCALE_NAMES: Record<Locale, string> = { en: "English", zh: "中文" };
 
 function isActive(pathname: string, href: string) {
   return href === "/" ? pathname === "/" : pathname === href || pathname.startsWith(`${href}/`);
@@ -12,8 +16,10 @@ function isActive(pathname: string, href: string) {
 
 export function Sidebar({ isAdmin, email, tenantName }: { isAdmin: boolean; email: string; tenantName: string }) {
   const pathname = usePathname();
+  const i18n = useOptionalI18n();
+  const t = (key: Parameters<NonNullable<typeof i18n>["t"]>[0] | undefined, fallback: string) => (i18n && key ? i18n.t(key) : fallback);
   return (
-    <aside className="flex shrink-0 flex-col border-zinc-200 bg-white md:h-screen md:w-60 md:border-r dark:border-zinc-800 dark:bg-zinc-900">
+    <aside className="flex shrink-0 flex-col border-zinc-200 bg-white md:sticky md:top-0 md:h-screen md:w-60 md:border-r dark:border-zinc-800 dark:bg-zinc-900">
       <div className="flex items-center justify-between gap-2 px-4 py-4">
         <Link href="/" className="flex items-center gap-2 font-semibold">
           <LogoMark />
@@ -27,7 +33,7 @@ export function Sidebar({ isAdmin, email, tenantName }: { isAdmin: boolean; emai
           if (items.length === 0) return null;
           return (
             <div key={section.title ?? i} className="flex gap-1 md:mb-4 md:flex-col">
-              {section.title ? <p className="hidden px-3 pt-2 pb-1 text-xs font-semibold tracking-wide text-zinc-400 uppercase md:block">{section.title}</p> : null}
+              {section.title ? <p className="hidden px-3 pt-2 pb-1 text-xs font-semibold tracking-wide text-zinc-400 uppercase md:block">{t(section.titleKey, section.title)}</p> : null}
               {items.map((item) => (
                 <Link
                   key={item.href}
@@ -35,7 +41,7 @@ export function Sidebar({ isAdmin, email, tenantName }: { isAdmin: boolean; emai
                   aria-current={isActive(pathname, item.href) ? "page" : undefined}
                   className="rounded-lg px-3 py-2 text-sm whitespace-nowrap text-zinc-600 hover:bg-zinc-100 aria-[current=page]:bg-indigo-50 aria-[current=page]:font-medium aria-[current=page]:text-indigo-700 dark:text-zinc-300 dark:hover:bg-zinc-800 dark:aria-[current=page]:bg-indigo-950 dark:aria-[current=page]:text-indigo-300"
                 >
-                  {item.label}
+                  {t(item.labelKey, item.label)}
                 </Link>
               ))}
             </div>
@@ -48,8 +54,24 @@ export function Sidebar({ isAdmin, email, tenantName }: { isAdmin: boolean; emai
           {email}
         </p>
         <button type="button" onClick={() => void signOut({ callbackUrl: "/sign-in" })} className="mt-2 text-sm text-zinc-500 hover:text-zinc-900 dark:hover:text-zinc-100">
-          Sign out
+          {t("nav.signOut", "Sign out")}
         </button>
+        {i18n ? (
+          <label className="mt-3 flex items-center gap-2 text-xs text-zinc-500">
+            {i18n.t("nav.language")}
+            <select
+              value={i18n.locale}
+              onChange={(event) => switchLocale(event.target.value as Locale)}
+              className="rounded-md border border-zinc-300 bg-white px-1.5 py-0.5 text-xs dark:border-zinc-700 dark:bg-zinc-950"
+            >
+              {LOCALES.map((l) => (
+                <option key={l} value={l}>
+                  {LOCALE_NAMES[l]}
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : null}
       </div>
     </aside>
   );

@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { PageHeader } from "~/components/page-header";
+import { getI18n } from "~/i18n/server";
 import { requireDashboardMember } from "~/server/auth/dashboard-session";
 import { getTenantOverview } from "~/server/stats/overview";
 
@@ -7,34 +8,34 @@ export const metadata = { title: "Overview" };
 
 export default async function OverviewPage() {
   const { db, tenant, user } = await requireDashboardMember();
-  const overview = await getTenantOverview(db, tenant.tenantId);
+  const [overview, { t, number }] = await Promise.all([getTenantOverview(db, tenant.tenantId), getI18n()]);
   const cards = [
-    { label: "Active memories", value: overview.activeMemories, href: "/memories" },
-    { label: "Evidence messages", value: overview.messages, href: "/sessions" },
-    { label: "Sessions", value: overview.sessions, href: "/sessions" },
-    { label: "Active API keys", value: overview.activeKeys, href: "/admin/keys" },
-    { label: "Members", value: overview.members, href: "/admin/members" },
+    { label: t("overview.activeMemories"), value: overview.activeMemories, href: "/memories" },
+    { label: t("overview.messages"), value: overview.messages, href: "/sessions" },
+    { label: t("overview.sessions"), value: overview.sessions, href: "/sessions" },
+    { label: t("overview.keys"), value: overview.activeKeys, href: "/admin/keys" },
+    { label: t("overview.members"), value: overview.members, href: tenant.role === "admin" ? "/admin/members" : "/" },
   ];
   return (
     <>
-      <PageHeader title={tenant.tenantName} description={`Signed in as ${user.email} (${tenant.role}).`} />
+      <PageHeader title={tenant.tenantName} description={t("overview.signedInAs", { email: user.email, role: tenant.role })} />
       <section aria-label="Totals" className="grid grid-cols-2 gap-4 lg:grid-cols-5">
         {cards.map((card) => (
           <Link key={card.label} href={card.href} className="rounded-2xl border border-zinc-200 bg-white p-5 shadow-sm transition hover:border-indigo-300 dark:border-zinc-800 dark:bg-zinc-900">
             <p className="text-sm text-zinc-500 dark:text-zinc-400">{card.label}</p>
-            <p className="mt-2 text-3xl font-semibold tabular-nums">{card.value.toLocaleString()}</p>
+            <p className="mt-2 text-3xl font-semibold tabular-nums">{number(card.value)}</p>
           </Link>
         ))}
       </section>
       {overview.activeMemories === 0 ? (
         <section className="mt-8 rounded-2xl border border-zinc-200 bg-white p-6 dark:border-zinc-800 dark:bg-zinc-900">
-          <h2 className="font-semibold">No memories yet</h2>
+          <h2 className="font-semibold">{t("overview.emptyTitle")}</h2>
           <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">
-            Agents write memory through the tool endpoint with an API key. Create a key under{" "}
+            {t("overview.emptyBefore")}{" "}
             <Link href="/admin/keys" className="font-medium text-indigo-600 hover:underline">
-              API keys
+              {t("nav.keys")}
             </Link>
-            , then follow “Connect an agent” in the README.
+            {t("overview.emptyAfter")}
           </p>
         </section>
       ) : null}

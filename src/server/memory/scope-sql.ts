@@ -1,8 +1,9 @@
-import { and, eq, or, sql, type SQL } from "drizzle-orm";
+import { and, eq, or, sql, type AnyColumn, type SQL } from "drizzle-orm";
 import { memoryNodes } from "~/db/schema";
 import type { ScopePattern } from "./scope";
 
-type ScopedColumns = { scopeType: typeof memoryNodes.scopeType; scopeId: typeof memoryNodes.scopeId };
+/** Any table that records a scope as (type, id): cards, audit events. */
+type ScopedColumns = { scopeType: AnyColumn; scopeId: AnyColumn };
 
 /**
  * `(scope_type, scope_id)` restricted to the caller's patterns; `session:*` matches any session.

@@ -1,13 +1,89 @@
-import { PlannedSection } from "~/components/page-header";
+import { PageHeader } from "~/components/page-header";
+import { CardTable, SearchResults } from "~/components/memories/card-table";
+import { FilterPanel } from "~/components/memories/filter-panel";
+import { SearchBox } from "~/components/memories/search-box";
+import { EmptyState, ErrorState, LinkButton, Pager } from "~/components/ui";
+import { NODE_TYPES } from "~/db/schema";
+import { getI18n } from "~/i18n/server";
+import { cardFilterFromSearchParams, cardFilterToSearchParams, type CardFilter } from "~/server/dashboard/card-filter";
+import { attempt, serverApi } from "~/trpc/server";
 
 export const metadata = { title: "Memories" };
 
-export default function Page() {
+type SearchParams = Record<string, string | string[] | undefined>;
+
+const onlyActive = (filter: CardFilter) => !filter.statuses?.length || (filter.statuses.length === 1 && filter.statuses[0] === "active");
+const hasFilters = (filter: CardFilter) => Object.keys(filter).length > 0;
+
+export default async function MemoriesPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  const params = await searchParams;
+  const filter = cardFilterFromSearchParams(params);
+  const cursor = typeof params.cursor === "string" ? params.cursor : null;
+  const { t, number } = await getI18n();
+  const api = await serverApi();
+  // A question over active memory runs the agents' hybrid search; over history it is a text filter.
+  const searching = Boolean(filter.text) && onlyActive(filter);
+
+  const [facets, tree, result] = await Promise.all([
+    api.memory.facets(),
+    api.memory.categoryTree({ statuses: filter.statuses }),
+    searching
+      ? attempt(() => api.memory.search({ queryText: filter.text!, filter }))
+      : attempt(() => api.memory.browse({ filter, cursor })),
+  ]);
+
+  let body: React.ReactNode;
+  if (!result.ok) {
+    body = <ErrorState title={t("memories.loadError")} message={result.message} action={<LinkButton href="/memories">{t("common.reset")}</LinkButton>} />;
+  } else if ("hits" in result.data) {
+    const { hits, omitted } = result.data;
+    body = (
+      <>
+        <h2 className="mb-1 text-lg font-semibold">{t("memories.resultsFor", { q: filter.text! })}</h2>
+        <p className="mb-4 text-sm text-zinc-500 dark:text-zinc-400">
+          {t("memories.searchNote")}
+          {omitted.length ? ` ${t("memories.omitted", { n: omitted.length })}` : ""}
+        </p>
+        {hits.length ? <SearchResults hits={hits} /> : <EmptyState title={t("memories.emptyTitle")} description={t("memories.noResults", { q: filter.text! })} />}
+      </>
+    );
+  } else {
+    const { cards, nextCursor } = result.data;
+    const first = cursor ? `/memories?${cardFilterToSearchParams(filter).toString()}` : null;
+    const next = nextCursor ? `/memories?${cardFilterToSearchParams(filter, { cursor: nextCursor }).toString()}` : null;
+    body = cards.length ? (
+      <>
+        <CardTable cards={cards} />
+        <Pager firstHref={first} nextHref={next} firstLabel={t("common.firstPage")} nextLabel={t("common.nextPage")} summary={t("common.showing", { n: number(cards.length) })} />
+      </>
+    ) : (
+      <EmptyState
+        title={t("memories.emptyTitle")}
+        description={hasFilters(filter) ? t("memories.emptyFiltered") : t("memories.emptyAll")}
+        action={hasFilters(filter) ? <LinkButton href="/memories">{t("common.reset")}</LinkButton> : <LinkButton href="/memories/new" variant="primary">{t("memories.new")}</LinkButton>}
+      />
+    );
+  }
+
   return (
-    <PlannedSection
-      title={"Memories"}
-      description={"Browse, filter and search the memory cards your agents keep, in any scope you may read."}
-      bullets={["Filters by scope, kind, category tree, status, tags", "Hybrid search (Chinese and English)", "Card pages with revision chain, provenance and audit timeline"]}
-    />
+    <>
+      <PageHeader
+        title={t("memories.title")}
+        description={t("memories.description")}
+        actions={
+          <div className="flex gap-2">
+            <LinkButton href="/memories/transfer">{t("memories.transfer")}</LinkButton>
+            <LinkButton href="/memories/new" variant="primary">
+              {t("memories.new")}
+            </LinkButton>
+          </div>
+        }
+      />
+      <SearchBox initial={filter.text ?? ""} />
+      <div className="grid gap-6 lg:grid-cols-[16rem_minmax(0,1fr)]">
+        <FilterPanel key={JSON.stringify(filter)} filter={filter} facets={facets} tree={tree} types={NODE_TYPES} />
+        <div className="min-w-0">{body}</div>
+      </div>
+    </>
   );
 }

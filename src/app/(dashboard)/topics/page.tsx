@@ -1,13 +1,52 @@
-import { PlannedSection } from "~/components/page-header";
+import { LocalTime } from "~/components/local-time";
+import { CategoryList } from "~/components/memories/category-list";
+import { PageHeader } from "~/components/page-header";
+import { Badge, cellClass, DataTable, EmptyState, Meter, Panel } from "~/components/ui";
+import { getI18n } from "~/i18n/server";
+import { serverApi } from "~/trpc/server";
 
 export const metadata = { title: "Topics" };
 
-export default function Page() {
+export default async function TopicsPage() {
+  const [{ t, number }, api] = await Promise.all([getI18n(), serverApi()]);
+  const [tree, topics] = await Promise.all([api.memory.categoryTree({}), api.memory.topics({ limit: 200 })]);
   return (
-    <PlannedSection
-      title={"Topics"}
-      description={"The memory tree: topics and entities with hotness, and their sealed summaries."}
-      bullets={["Hot topics", "Topic summaries (L1) and daily digests (L2)"]}
-    />
+    <>
+      <PageHeader title={t("topics.title")} description={t("topics.description")} />
+      <div className="grid gap-6 xl:grid-cols-[minmax(0,1fr)_minmax(0,2fr)]">
+        <Panel title={t("topics.categories")} description={t("topics.categoriesHint")}>
+          {tree.length === 0 ? <p className="text-sm text-zinc-500">{t("topics.noCategories")}</p> : <CategoryList tree={tree} label={t("topics.categories")} />}
+        </Panel>
+        <div>
+          <h2 className="mb-3 font-semibold">{t("topics.topics")}</h2>
+          {!topics.visible ? (
+            <EmptyState title={t("common.notAllowed")} description={t("topics.needsSessions")} />
+          ) : topics.topics.length === 0 ? (
+            <EmptyState title={t("topics.emptyTitle")} description={t("topics.emptyHint")} />
+          ) : (
+            <DataTable label={t("topics.topics")} head={[t("topics.name"), t("topics.hotness"), t("topics.mentions"), t("topics.lastMentioned"), t("topics.summary")]}>
+              {topics.topics.map((topic) => (
+                <tr key={topic.id}>
+                  <td className={cellClass}>
+                    <span className="font-medium">{topic.name}</span>
+                    <span className="ml-2">
+                      <Badge>{topic.topicType}</Badge> {topic.status !== "active" ? <Badge tone="amber">{topic.status}</Badge> : null}
+                    </span>
+                  </td>
+                  <td className={cellClass}>
+                    <Meter value={topic.hotness} label={t("topics.hotness")} />
+                  </td>
+                  <td className={`${cellClass} tabular-nums`}>{number(topic.mentionCount)}</td>
+                  <td className={`${cellClass} text-xs text-zinc-500`}>
+                    <LocalTime value={topic.lastMentionedAt} />
+                  </td>
+                  <td className={`${cellClass} max-w-md text-zinc-600 dark:text-zinc-400`}>{topic.summary ?? "—"}</td>
+                </tr>
+              ))}
+            </DataTable>
+          )}
+        </div>
+      </div>
+    </>
   );
 }

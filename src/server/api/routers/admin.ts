@@ -1,3 +1,59 @@
-import { createTRPCRouter } from "../trpc";
+import { z } from "zod";
+import { MIN_PASSWORD_LENGTH } from "~/server/auth/password";
+import { addMember, listMembers, removeMember, setMemberRole } from "~/server/dashboard/members";
+import { deleteCustomKind, listCustomKinds, saveCustomKind } from "~/server/memory/custom-kinds";
+import { createTRPCRouter, tenantAdminProcedure } from "../trpc";
 
-export const adminRouter = createTRPCRouter({});
+const role = z.enum(["admin", "member"]);
+const userId = z.string().min(1).max(100);
+const actor = (ctx: { tenant: { id: string }; user: { id: string } }) => ({ tenantId: ctx.tenant.id, actorUserId: ctx.user.id });
+const auditActor = (ctx: { tenant: { id: string }; user: { id: string } }) => ({ tenantId: ctx.tenant.id, actor: { type: "user" as const, id: ctx.user.id } });
+
+/** Organisation administration for the dashboard. Every procedure needs the admin role (FORBIDDEN otherwise). */
+export const adminRouter = createTRPCRouter({
+  members: createTRPCRouter({
+    list: tenantAdminProcedure.query(({ ctx }) => listMembers(ctx.db, ctx.tenant.id)),
+    add: tenantAdminProcedure
+      .input(
+        z.object({
+          email: z.string().trim().email().max(320),
+          role,
+          name: z.string().trim().min(1).max(120).optional(),
+          password: z.string().min(MIN_PASSWORD_LENGTH).max(200).optional(),
+        }),
+      )
+      .mutation(({ ctx, input }) => addMember(ctx.db, { ...actor(ctx), ...input })),
+    setRole: tenantAdminProcedure.input(z.object({ userId, role })).mutation(({ ctx, input }) => setMemberRole(ctx.db, { ...actor(ctx), ...input })),
+    remove: tenantAdminProcedure.input(z.object({ userId })).mutation(({ ctx, input }) => removeMember(ctx.db, { ...actor(ctx), ...input })),
+  }),
+
+  kinds: createTRPCRouter({
+    /** This organisation's custom kinds (built-ins are listed by memory.kinds). */
+    list: tenantAdminProcedure.query(async ({ ctx }) =>
+      (await listCustomKinds(ctx.db, ctx.tenant.id)).map((def) => ({
+        kind: def.kind,
+        key: def.key,
+        domain: def.domain,
+        categoryPath: [...def.categoryPath],
+        type: def.type,
+        itemized: def.itemized,
+        valueShape: def.valueShape,
+        defaultScope: def.defaultScope,
+        allowedScopes: [...def.allowedScopes],
+        requiresExplicitIntent: def.requiresExplicitIntent,
+        alwaysRecall: def.alwaysRecall,
+        temporary: def.temporary,
+        description: def.description,
+      })),
+    ),
+    /** Creates or replaces a custom kind from its JSON definition (validated by the kind registry). */
+    save: tenantAdminProcedure.input(z.object({ definition: z.record(z.string(), z.unknown()) })).mutation(async ({ ctx, input }) => {
+      const def = await saveCustomKind(ctx.db, auditActor(ctx), input.definition);
+      return { kind: def.kind, key: def.key };
+    }),
+    remove: tenantAdminProcedure.input(z.object({ kind: z.string().min(1).max(64) })).mutation(async ({ ctx, input }) => {
+      const removed = await deleteCustomKind(ctx.db, auditActor(ctx), input.kind);
+      return { kind: removed.kind };
+    }),
+  }),
+});

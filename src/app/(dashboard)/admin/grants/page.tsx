@@ -1,13 +1,26 @@
-import { PlannedSection } from "~/components/page-header";
+import { GrantsMatrix } from "~/components/admin/grants";
+import { PageHeader } from "~/components/page-header";
+import { ErrorState } from "~/components/ui";
+import { getI18n } from "~/i18n/server";
+import { attempt, serverApi } from "~/trpc/server";
 
 export const metadata = { title: "Scope grants" };
 
-export default function Page() {
+export default async function GrantsPage() {
+  const [{ t }, api] = await Promise.all([getI18n(), serverApi()]);
+  const [grants, members, keys] = await Promise.all([attempt(() => api.grants.list()), attempt(() => api.admin.members.list()), attempt(() => api.keys.list())]);
   return (
-    <PlannedSection
-      title={"Scope grants"}
-      description={"Which person may read or write which scope."}
-      bullets={["A matrix of scopes × read/write per person"]}
-    />
+    <>
+      <PageHeader title={t("grants.title")} description={t("grants.description")} />
+      {!grants.ok || !members.ok ? (
+        <ErrorState title={t("common.notAllowed")} message={t("common.adminOnly")} />
+      ) : (
+        <GrantsMatrix
+          grants={grants.data}
+          members={members.data.map((m) => ({ userId: m.userId, email: m.email, role: m.role }))}
+          keys={keys.ok ? keys.data.filter((k) => k.status === "active").map((k) => ({ id: k.id, name: k.name, ownerEmail: k.ownerEmail })) : []}
+        />
+      )}
+    </>
   );
 }

@@ -1,13 +1,25 @@
-import { PlannedSection } from "~/components/page-header";
+import { AddMemberForm, MembersTable } from "~/components/admin/members";
+import { PageHeader } from "~/components/page-header";
+import { ErrorState } from "~/components/ui";
+import { getI18n } from "~/i18n/server";
+import { attempt, serverApi } from "~/trpc/server";
 
 export const metadata = { title: "Members" };
 
-export default function Page() {
+export default async function MembersPage() {
+  const [{ t }, api] = await Promise.all([getI18n(), serverApi()]);
+  const [members, me] = await Promise.all([attempt(() => api.admin.members.list()), api.me.get()]);
   return (
-    <PlannedSection
-      title={"Members"}
-      description={"People in this organisation and their roles."}
-      bullets={["Add people, change roles, remove"]}
-    />
+    <>
+      <PageHeader title={t("members.title")} description={t("members.description")} />
+      {!members.ok ? (
+        <ErrorState title={t("common.notAllowed")} message={members.code === "FORBIDDEN" ? t("common.adminOnly") : members.message} />
+      ) : (
+        <div className="space-y-6">
+          <AddMemberForm />
+          <MembersTable members={members.data} selfId={me.user.id} />
+        </div>
+      )}
+    </>
   );
 }

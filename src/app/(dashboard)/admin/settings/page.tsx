@@ -1,13 +1,25 @@
-import { PlannedSection } from "~/components/page-header";
+import { CustomKinds, PolicyForm } from "~/components/admin/settings";
+import { PageHeader } from "~/components/page-header";
+import { ErrorState } from "~/components/ui";
+import { getI18n } from "~/i18n/server";
+import { attempt, serverApi } from "~/trpc/server";
 
 export const metadata = { title: "Settings" };
 
-export default function Page() {
+export default async function SettingsPage() {
+  const [{ t }, api] = await Promise.all([getI18n(), serverApi()]);
+  const [org, kinds] = await Promise.all([api.organization.get(), attempt(() => api.admin.kinds.list())]);
   return (
-    <PlannedSection
-      title={"Settings"}
-      description={"Organisation-wide memory policy."}
-      bullets={["Write policy (explicit-only)", "Sensitive-data policy", "Custom kinds"]}
-    />
+    <>
+      <PageHeader title={t("settings.title")} description={t("settings.description", { name: org.name })} />
+      {!kinds.ok ? (
+        <ErrorState title={t("common.notAllowed")} message={kinds.code === "FORBIDDEN" ? t("common.adminOnly") : kinds.message} />
+      ) : (
+        <div className="grid gap-6 xl:grid-cols-2">
+          <PolicyForm initial={{ writePolicy: org.writePolicy, sensitivePolicy: org.sensitivePolicy }} />
+          <CustomKinds kinds={kinds.data} />
+        </div>
+      )}
+    </>
   );
 }

@@ -1,0 +1,213 @@
+import { expect, test, type Page } from "@playwright/test";
+
+/**
+ * The dashboard end to end, in Debian's chromium against the production build: create a card through
+ * the UI, find it by a Chinese search, edit it, lose a race to a second tab and see the conflict
+ * dialog, forget and erase, then visit every main page (screenshots under e2e/artifacts/).
+ *
+ * Runs after sign-in.spec (project dependency), which creates the install's first admin. With open
+ * sign-up this spec uses its own account (and organisation) instead.
+ */
+const admin = { name: "Ada Admin", email: "ada@example.com", password: "a long enough password" };
+const shot = (page: Page, name: string) => page.screenshot({ path: `e2e/artifacts/dashboard-${name}.png`, fullPage: true });
+
+type SignUpStatus = { emptyInstall: boolean; signUpOpen: boolean };
+
+async function signUp(page: Page, account: { email: string; password: string; name: string }) {
+  const response = await page.request.post("/api/trpc/account.signUp", { data: account });
+  expect(response.ok(), await response.text()).toBe(true);
+}
+
+async function signIn(page: Page) {
+  const status = ((await (await page.request.get("/api/trpc/account.signUpStatus")).json()) as { result: { data: SignUpStatus } }).result.data;
+  let account = admin;
+  if (status.emptyInstall) {
+    // Run on its own (no sign-in.spec before it): create the admin sign-in.spec would have created.
+    await signUp(page, admin);
+  } else if (status.signUpOpen) {
+    account = { name: "Dash Board", email: `dash-${Date.now()}@example.com`, password: "another long password" };
+    await signUp(page, account);
+  }
+  await page.goto("/sign-in");
+  await page.getByLabel("Email").fill(account.email);
+  await page.getByLabel("Password").fill(account.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByText(`Signed in as ${account.email}`)).toBeVisible();
+}
+
+async function createCard(page: Page, card: { kind: string; item: string; title: string; content: string; value: string }) {
+  await page.goto("/memories/new");
+  await page.getByLabel("Kind", { exact: true }).selectOption(card.kind);
+  await page.getByLabel("Item", { exact: true }).fill(card.item);
+  await page.getByLabel("Title", { exact: true }).fill(card.title);
+  await page.getByRole("textbox", { name: "Content", exact: true }).fill(card.content);
+  await page.getByLabel(/^Value/).fill(card.value);
+  await page.getByRole("button", { name: "Create memory" }).click();
+  await page.waitForURL(/\/memories\/mem_/);
+  await expect(page.getByRole("heading", { level: 1, name: card.title })).toBeVisible();
+}
+
+async function editContent(page: Page, content: string) {
+  await page.getByRole("button", { name: "Edit", exact: true }).click();
+  const dialog = page.getByRole("dialog", { name: "Edit memory" });
+  await dialog.getByLabel("Content", { exact: true }).fill(content);
+  await dialog.getByRole("button", { name: "Save new revision" }).click();
+}
+
+test("create, search in Chinese, edit, resolve a conflict, forget and erase a memory", async ({ page }) => {
+  test.setTimeout(240_000);
+  await signIn(page);
+
+  await page.goto("/memories");
+  await expect(page.getByRole("heading", { name: "Memories", exact: true })).toBeVisible();
+
+  await createCard(page, { kind: "avoid_ingredient", item: "香菜", title: "不吃香菜", content: "用户做饭时不要放香菜", value: "香菜" });
+  await expect(page.getByText("Revision 1", { exact: true }).first()).toBeVisible();
+
+  // Found by a Chinese search (the agents' hybrid search).
+  await page.goto("/memories");
+  await page.getByLabel("Search memories").fill("香菜");
+  await page.getByRole("button", { name: "Search", exact: true }).click();
+  await expect(page).toHaveURL(/q=%E9%A6%99%E8%8F%9C/);
+  await expect(page.getByRole("table", { name: "Memory cards" }).getByRole("link", { name: "不吃香菜" })).toBeVisible();
+  await shot(page, "memories-search");
+  await page.getByRole("link", { name: "不吃香菜" }).click();
+  await page.waitForURL(/\/memories\/mem_/);
+
+  // Edit: a new revision, shown in the chain.
+  const revision1 = page.url();
+  await editContent(page, "用户做饭时绝对不要放香菜");
+  await page.waitForURL((url) => url.toString() !== revision1);
+  const chain = page.getByRole("list", { name: "Revision chain" });
+  await expect(chain.getByText("Revision 2", { exact: true })).toBeVisible();
+  await expect(chain.getByText("Revision 1", { exact: true })).toBeVisible();
+  await shot(page, "card");
+
+  // A second tab saves first; this tab's edit must not overwrite it.
+  const other = await page.context().newPage();
+  await other.goto(page.url());
+  const revision2 = other.url();
+  await editContent(other, "另一个标签页的修改：不要香菜");
+  await other.waitForURL((url) => url.toString() !== revision2);
+  await expect(other.getByRole("list", { name: "Revision chain" }).getByText("Revision 3", { exact: true })).toBeVisible();
+  await other.close();
+
+  await editContent(page, "我的修改：香菜一点都不要");
+  const conflict = page.getByRole("dialog", { name: "This memory changed while you edited it" });
+  await expect(conflict).toBeVisible();
+  await expect(conflict.getByText("Your version")).toBeVisible();
+  await expect(conflict.getByText(/Current: revision 3/)).toBeVisible();
+  await expect(conflict.getByText("另一个标签页的修改：不要香菜")).toBeVisible();
+  await shot(page, "conflict");
+  await conflict.getByRole("button", { name: "Apply mine on top of revision 3" }).click();
+  await expect(page.getByRole("list", { name: "Revision chain" }).getByText("Revision 4", { exact: true })).toBeVisible();
+  await expect(page.getByText("我的修改：香菜一点都不要").first()).toBeVisible();
+
+  // Audit timeline names the person for every change.
+  await expect(page.getByRole("list", { name: "Audit timeline" }).getByText("update")).toHaveCount(3);
+
+  // Soft forget.
+  await page.getByRole("button", { name: "Forget", exact: true }).click();
+  const forget = page.getByRole("dialog", { name: "Forget memory" });
+  await forget.getByLabel("Reason").fill("the user asked to forget it");
+  await forget.getByRole("button", { name: "Forget", exact: true }).click();
+  await expect(page.getByRole("note")).toContainText("deleted");
+  await expect(page.getByRole("button", { name: "Edit", exact: true })).toHaveCount(0);
+
+  // Hard erase with typed confirmation and an erasure receipt.
+  await createCard(page, { kind: "custom_fact", item: "e2e erase", title: "Erase me", content: "A temporary fact for the erase test.", value: "temporary" });
+  await page.getByRole("button", { name: "Erase permanently" }).click();
+  const erase = page.getByRole("dialog", { name: "Erase memory permanently" });
+  const prompt = (await erase.getByText(/^Type .+ to confirm$/).textContent()) ?? "";
+  const key = prompt.replace(/^Type /, "").replace(/ to confirm$/, "");
+  await erase.getByLabel("Reason").fill("test data");
+  await expect(erase.getByRole("button", { name: "Erase permanently" })).toBeDisabled();
+  await erase.getByLabel(/^Type .+ to confirm$/).fill(key);
+  await erase.getByRole("button", { name: "Erase permanently" }).click();
+  const receipt = page.getByRole("dialog", { name: "Erasure receipt" });
+  await expect(receipt).toBeVisible();
+  await expect(receipt.getByText("Revisions")).toBeVisible();
+  await shot(page, "erasure-receipt");
+  await receipt.getByRole("link", { name: "Back to memories" }).click();
+  await page.waitForURL(/\/memories$/);
+
+  // History is one filter away: deleted cards appear when asked for.
+  await page.goto("/memories?status=deleted");
+  await expect(page.getByRole("table", { name: "Memory cards" }).getByRole("link", { name: "不吃香菜" })).toBeVisible();
+  await shot(page, "memories-deleted");
+});
+
+test("every main page renders, with exports and the language switch", async ({ page }) => {
+  test.setTimeout(180_000);
+  await signIn(page);
+
+  await page.goto("/audit");
+  await expect(page.getByRole("heading", { name: "Audit log" })).toBeVisible();
+  await expect(page.getByRole("table", { name: "Audit log" }).getByText("member").first()).toBeVisible();
+  await shot(page, "audit");
+  const csv = await page.request.get("/audit/export?format=csv");
+  expect(csv.status()).toBe(200);
+  expect(await csv.text()).toMatch(/^id,createdAt,eventType/);
+  const jsonl = await page.request.get("/memories/export?status=active&status=deleted");
+  expect(jsonl.status()).toBe(200);
+
+  for (const [path, heading, name] of [
+    ["/memories", "Memories", "memories"],
+    ["/sessions", "Sessions", "sessions"],
+    ["/stats", "Stats", "stats"],
+    ["/topics", "Topics", "topics"],
+    ["/memories/transfer", "Import / export", "transfer"],
+    ["/admin/members", "Members", "members"],
+    ["/admin/grants", "Scope grants", "grants"],
+    ["/admin/settings", "Settings", "settings"],
+  ] as const) {
+    await page.goto(path);
+    await expect(page.getByRole("heading", { level: 1, name: heading, exact: true })).toBeVisible();
+    await expect(page.getByRole("alert").filter({ hasText: /\S/ })).toHaveCount(0);
+    await shot(page, name);
+  }
+
+  // API keys: the secret is shown once.
+  await page.goto("/admin/keys");
+  await page.getByLabel("Name", { exact: true }).fill("e2e agent");
+  await page.getByRole("button", { name: "Create key" }).click();
+  const secret = page.getByRole("dialog", { name: "Your new API key" });
+  await expect(secret.getByLabel("Secret")).toHaveValue(/^mem_live_/);
+  await shot(page, "keys-secret");
+  await secret.getByRole("button", { name: "I have stored it" }).click();
+  await expect(page.getByRole("table", { name: "API keys" }).getByText("e2e agent")).toBeVisible();
+  await shot(page, "keys");
+
+  // Members: an admin adds one; the member is refused the admin pages and sees only their grants.
+  const member = { email: `max-${Date.now()}@example.com`, password: "member password 1" };
+  await page.goto("/admin/members");
+  await page.getByLabel("Email", { exact: true }).fill(member.email);
+  await page.getByLabel("Name", { exact: true }).fill("Max Member");
+  await page.getByLabel("Initial password").fill(member.password);
+  await page.getByRole("button", { name: "Add member" }).click();
+  await expect(page.getByRole("table", { name: "Members" }).getByText(member.email)).toBeVisible();
+  await shot(page, "members-added");
+
+  const memberContext = await page.context().browser()!.newContext();
+  const memberPage = await memberContext.newPage();
+  await memberPage.goto("/sign-in");
+  await memberPage.getByLabel("Email").fill(member.email);
+  await memberPage.getByLabel("Password").fill(member.password);
+  await memberPage.getByRole("button", { name: "Sign in" }).click();
+  await expect(memberPage.getByText(`Signed in as ${member.email} (member)`)).toBeVisible();
+  await expect(memberPage.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Scope grants" })).toHaveCount(0);
+  await memberPage.goto("/admin/members");
+  await expect(memberPage.getByRole("alert").filter({ hasText: "Only admins can open this page." })).toBeVisible();
+  await memberPage.goto("/memories?status=active&status=deleted");
+  await expect(memberPage.getByText("No memories match")).toBeVisible();
+  await memberContext.close();
+
+  // 中文界面 through the language cookie.
+  const host = new URL(page.url()).hostname;
+  await page.context().addCookies([{ name: "memory-locale", value: "zh", domain: host, path: "/" }]);
+  await page.goto("/memories");
+  await expect(page.getByRole("heading", { level: 1, name: "记忆" })).toBeVisible();
+  await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "审计日志" })).toBeVisible();
+  await shot(page, "memories-zh");
+  await page.context().addCookies([{ name: "memory-locale", value: "en", domain: host, path: "/" }]);
+});

@@ -1,0 +1,116 @@
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { JsonValue } from "~/components/json-value";
+import { LocalTime } from "~/components/local-time";
+import { CardActions } from "~/components/memories/card-actions";
+import { AuditTimeline, EvidenceList, RevisionTimeline } from "~/components/memories/timelines";
+import { WhyRecalled } from "~/components/memories/why-recalled";
+import { Badge, Fields, Meter, Panel, STATUS_TONE } from "~/components/ui";
+import { getI18n } from "~/i18n/server";
+import { attempt, serverApi } from "~/trpc/server";
+
+export const metadata = { title: "Memory" };
+
+export default async function MemoryCardPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const api = await serverApi();
+  const [detail, kinds, i18n] = await Promise.all([attempt(() => api.memory.card({ id: decodeURIComponent(id) })), api.memory.kinds(), getI18n()]);
+  if (!detail.ok) notFound();
+  const { t, number } = i18n;
+  const { node, revisions, events, evidence, missingEvidenceIds, currentId, writable } = detail.data;
+  const isCurrent = node.status === "active";
+
+  return (
+    <div className="space-y-6">
+      <header className="flex flex-wrap items-start justify-between gap-4">
+        <div className="min-w-0">
+          <p className="text-sm text-zinc-500">
+            <Link href="/memories" className="hover:underline">
+              {t("memories.title")}
+            </Link>{" "}
+            / <span className="font-mono">{node.key}</span>
+          </p>
+          <h1 className="mt-1 text-2xl font-semibold tracking-tight">{node.title}</h1>
+          <p className="mt-2 flex flex-wrap items-center gap-2 text-sm">
+            <Badge tone={STATUS_TONE[node.status]}>{t(`status.${node.status}`)}</Badge>
+            <span>{t("card.revisionN", { n: node.revision })}</span>
+            <span className="font-mono text-xs text-zinc-500">{node.kind}</span>
+            <span className="font-mono text-xs text-zinc-500">{node.scope}</span>
+          </p>
+        </div>
+        {isCurrent && writable ? <CardActions key={`${node.id}:${node.revision}`} card={node} kinds={kinds} /> : null}
+      </header>
+
+      {!isCurrent ? (
+        <p role="note" className="rounded-xl border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900 dark:border-amber-900 dark:bg-amber-950/40 dark:text-amber-200">
+          {currentId ? (
+            <>
+              {t("card.notCurrent", { status: t(`status.${node.status}`) })}{" "}
+              <Link href={`/memories/${currentId}`} className="font-medium underline">
+                {t("card.viewCurrent")}
+              </Link>
+            </>
+          ) : (
+            t("card.chainEnded", { status: t(`status.${node.status}`) })
+          )}
+        </p>
+      ) : !writable ? (
+        <p role="note" className="text-sm text-zinc-500">
+          {t("card.readOnly")}
+        </p>
+      ) : null}
+
+      <div className="grid gap-6 xl:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
+        <div className="space-y-6">
+          <Panel title={t("card.what")}>
+            <p className="whitespace-pre-wrap">{node.content}</p>
+            <div className="mt-4 border-t border-zinc-100 pt-4 dark:border-zinc-800">
+              <p className="mb-1 text-xs font-medium tracking-wide text-zinc-500 uppercase">{t("field.value")}</p>
+              <JsonValue value={node.valueJson} />
+            </div>
+          </Panel>
+          <Panel title={t("card.fields")}>
+            <Fields
+              items={[
+                { label: t("field.id"), value: <span className="font-mono text-xs">{node.id}</span> },
+                { label: t("field.key"), value: <span className="font-mono text-xs">{node.key}</span> },
+                { label: t("field.itemKey"), value: node.itemKey ?? "—" },
+                { label: t("field.kind"), value: node.kind },
+                { label: t("field.scope"), value: <span className="font-mono text-xs">{node.scope}</span> },
+                { label: t("field.domain"), value: node.domain },
+                { label: t("field.category"), value: node.categoryPath.length ? <Link className="text-indigo-600 hover:underline" href={`/memories?category=${encodeURIComponent(node.categoryPath.join("/"))}`}>{node.categoryPath.join(" / ")}</Link> : "—" },
+                { label: t("field.type"), value: node.type },
+                { label: t("field.confidence"), value: <Meter value={node.confidence} label={t("field.confidence")} /> },
+                { label: t("field.importance"), value: <Meter value={node.importance} label={t("field.importance")} /> },
+                { label: t("field.tags"), value: node.tags.length ? node.tags.map((tag) => <Badge key={tag}>#{tag}</Badge>) : "—" },
+                { label: t("field.entities"), value: node.entities.length ? node.entities.join(", ") : "—" },
+                { label: t("field.explicit"), value: node.explicitUserIntent ? t("common.yes") : t("common.no") },
+                { label: t("field.redacted"), value: node.redacted ? t("common.yes") : t("common.no") },
+                { label: t("field.createdAt"), value: <LocalTime value={node.createdAt} /> },
+                { label: t("field.updatedAt"), value: <LocalTime value={node.updatedAt} /> },
+                { label: t("field.expiresAt"), value: <LocalTime value={node.expiresAt} /> },
+                { label: t("card.sources"), value: number(node.sourceMessageIds.length) },
+              ]}
+            />
+          </Panel>
+          <Panel title={t("card.provenance")} description={t("card.provenanceHint")}>
+            <EvidenceList messages={evidence} missing={missingEvidenceIds} />
+          </Panel>
+          <Panel title={t("card.auditTimeline")}>
+            <AuditTimeline events={events} />
+          </Panel>
+        </div>
+        <div className="space-y-6">
+          <Panel title={t("card.revisions")} description={t("card.revisionsHint")}>
+            <RevisionTimeline revisions={revisions} currentPageId={node.id} />
+          </Panel>
+          {isCurrent ? (
+            <Panel title={t("card.whyRecalled")} description={t("card.whyHint")}>
+              <WhyRecalled id={node.id} title={node.title} />
+            </Panel>
+          ) : null}
+        </div>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,17 @@
+import { CreateCardForm } from "~/components/memories/create-card-form";
+import { PageHeader } from "~/components/page-header";
+import { getI18n } from "~/i18n/server";
+import { serverApi } from "~/trpc/server";
+
+export const metadata = { title: "New memory" };
+
+export default async function NewMemoryPage() {
+  const api = await serverApi();
+  const [kinds, scopes, { t }] = await Promise.all([api.memory.kinds(), api.memory.scopes(), getI18n()]);
+  return (
+    <>
+      <PageHeader title={t("create.title")} description={t("create.description")} />
+      <CreateCardForm kinds={kinds} ownScope={scopes.ownScope} writableScopes={scopes.write} />
+    </>
+  );
+}

@@ -1,0 +1,115 @@
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { LocalTime } from "~/components/local-time";
+import { TryRecall } from "~/components/sessions/try-recall";
+import { Badge, EmptyState, LinkButton, Panel, STATUS_TONE } from "~/components/ui";
+import { getI18n } from "~/i18n/server";
+import { attempt, serverApi } from "~/trpc/server";
+
+export const metadata = { title: "Session" };
+
+const LIST_FIELDS = ["constraints", "preferences", "decisions", "completedWork", "pendingWork", "knownIssues"] as const;
+
+export default async function SessionPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const [{ id }, query] = await Promise.all([params, searchParams]);
+  const sessionId = decodeURIComponent(id);
+  const before = typeof query.before === "string" && /^\d+$/.test(query.before) ? Number(query.before) : undefined;
+  const at = typeof query.at === "string" ? query.at : undefined;
+  const [{ t, number }, api] = await Promise.all([getI18n(), serverApi()]);
+  const detail = await attempt(() => api.memory.session({ sessionId, before, aroundMessageId: at }));
+  if (!detail.ok) notFound();
+  const s = detail.data;
+  const base = `/sessions/${encodeURIComponent(sessionId)}`;
+
+  return (
+    <div className="space-y-6">
+      <header>
+        <p className="text-sm text-zinc-500">
+          <Link href="/sessions" className="hover:underline">
+            {t("sessions.title")}
+          </Link>
+        </p>
+        <h1 className="mt-1 font-mono text-2xl font-semibold tracking-tight">{s.sessionId}</h1>
+        <p className="mt-1 text-sm text-zinc-500">{t("sessions.count", { n: number(s.messageCount) })}</p>
+      </header>
+      <div className="grid gap-6 xl:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
+        <Panel
+          title={t("sessions.messages")}
+          actions={
+            <div className="flex gap-2">
+              {s.olderBefore ? <LinkButton size="sm" href={`${base}?before=${s.olderBefore}`}>{t("sessions.older")}</LinkButton> : null}
+              {s.hasNewer ? <LinkButton size="sm" href={base}>{t("sessions.latest")}</LinkButton> : null}
+            </div>
+          }
+        >
+          {s.messages.length === 0 ? (
+            <EmptyState title={t("sessions.noMessages")} />
+          ) : (
+            <ol aria-label={t("sessions.messages")} className="space-y-3">
+              {s.messages.map((m) => (
+                <li
+                  key={m.id}
+                  id={m.id}
+                  className={`scroll-mt-24 rounded-xl border p-3 text-sm ${m.id === at ? "border-indigo-400 ring-2 ring-indigo-400/40" : "border-zinc-100 dark:border-zinc-800"} ${m.role === "user" ? "bg-zinc-50 dark:bg-zinc-950" : ""}`}
+                >
+                  <div className="flex flex-wrap items-center gap-2 text-xs text-zinc-500">
+                    <Badge tone={m.role === "user" ? "indigo" : "zinc"}>{m.role}</Badge>
+                    <LocalTime value={m.createdAt} />
+                    <span className="font-mono">{m.id}</span>
+                  </div>
+                  <p className="mt-1 whitespace-pre-wrap">{m.content}</p>
+                </li>
+              ))}
+            </ol>
+          )}
+        </Panel>
+        <div className="space-y-6">
+          <Panel title={t("recall.title")} description={t("recall.hint")}>
+            <TryRecall sessionId={s.sessionId} />
+          </Panel>
+          <Panel title={t("sessions.summaries")} description={t("sessions.summariesHint")}>
+            {s.summaries.length === 0 ? (
+              <p className="text-sm text-zinc-500">{t("sessions.noSummaries")}</p>
+            ) : (
+              <ol className="space-y-3">
+                {s.summaries.map((sum, i) => (
+                  <li key={sum.id} className="rounded-xl border border-zinc-100 p-3 text-sm dark:border-zinc-800">
+                    <div className="flex flex-wrap items-center gap-2 text-xs text-zinc-500">
+                      <Badge tone={i === 0 ? "green" : "zinc"}>#{s.summaries.length - i}</Badge>
+                      <LocalTime value={sum.createdAt} />
+                      <span>{t("sessions.covers", { n: sum.messageCount })}</span>
+                      <span>{sum.generator}</span>
+                    </div>
+                    <p className="mt-1 whitespace-pre-wrap">{sum.summary}</p>
+                    {sum.currentGoal ? <p className="mt-1 text-xs"><span className="font-medium">{t("sessions.goal")}:</span> {sum.currentGoal}</p> : null}
+                    {LIST_FIELDS.filter((f) => sum[f].length).map((f) => (
+                      <p key={f} className="mt-1 text-xs">
+                        <span className="font-medium">{t(`summary.${f}`)}:</span> {sum[f].join("; ")}
+                      </p>
+                    ))}
+                  </li>
+                ))}
+              </ol>
+            )}
+          </Panel>
+          <Panel title={t("sessions.cards")}>
+            {s.cards.length === 0 ? (
+              <p className="text-sm text-zinc-500">{t("sessions.noCards")}</p>
+            ) : (
+              <ul className="space-y-2 text-sm">
+                {s.cards.map((c) => (
+                  <li key={c.id} className="flex items-center justify-between gap-2">
+                    <Link href={`/memories/${c.id}`} className="truncate text-indigo-700 hover:underline dark:text-indigo-300">
+                      {c.title}
+                    </Link>
+                    <Badge tone={STATUS_TONE[c.status]}>{t(`status.${c.status as "active"}`)}</Badge>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </Panel>
+        </div>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,179 @@
+"use client";
+
+import { useMutation } from "@tanstack/react-query";
+import { useState } from "react";
+import { useI18n } from "~/i18n/client";
+import { useTRPC } from "~/trpc/react";
+import type { RouterOutputs } from "~/trpc/types";
+import { FormError } from "../form";
+import { Badge, buttonClass, cellClass, DataTable, inputClass, Panel } from "../ui";
+import { useAction } from "./use-action";
+
+type Grant = RouterOutputs["grants"]["list"][number];
+type Principal = { type: "user" | "api_key"; id: string; label: string };
+
+/** The column that means "the row's own profile" (`user:<that person>`), so one column serves every member. */
+const OWN = "user:(own)";
+const concreteScope = (column: string, userId: string) => (column === OWN ? `user:${userId}` : column);
+
+/**
+ * Grants as a matrix: people × scopes, a read and a write box per cell (write implies read). A cell
+ * with neither box removes the grant. Admins read and write everything regardless, so their rows are
+ * informational.
+ */
+export function GrantsMatrix({ grants, members, keys }: { grants: Grant[]; members: { userId: string; email: string; role: string }[]; keys: { id: string; name: string; ownerEmail: string | null }[] }) {
+  const { t } = useI18n();
+  const trpc = useTRPC();
+  const set = useMutation(trpc.grants.set.mutationOptions());
+  const remove = useMutation(trpc.grants.remove.mutationOptions());
+  const { run, error, pending } = useAction();
+  const [extra, setExtra] = useState<string[]>([]);
+  const [newScope, setNewScope] = useState("");
+
+  const userGrants = grants.filter((g) => g.principalType === "user");
+  const own = (g: Grant) => g.scope === `user:${g.principalId}`;
+  const columns = [OWN, "session:*", "global", ...new Set([...userGrants.filter((g) => !own(g)).map((g) => g.scope), ...extra])].filter((c, i, all) => all.indexOf(c) === i);
+  const find = (principal: Principal, scope: string) => grants.find((g) => g.principalType === principal.type && g.principalId === principal.id && g.scope === scope);
+
+  const toggle = (principal: Principal, scope: string, which: "read" | "write", checked: boolean) => {
+    const current = find(principal, scope);
+    let canRead = current?.canRead ?? false;
+    let canWrite = current?.canWrite ?? false;
+    if (which === "read") {
+      canRead = checked;
+      if (!checked) canWrite = false;
+    } else {
+      canWrite = checked;
+      if (checked) canRead = true;
+    }
+    if (!canRead && !canWrite) {
+      if (current) void run(() => remove.mutateAsync({ grantId: current.id }));
+      return;
+    }
+    void run(() => set.mutateAsync({ principalType: principal.type, principalId: principal.id, scope, canRead, canWrite }));
+  };
+
+  const cell = (principal: Principal, scope: string, disabled: boolean) => {
+    const g = find(principal, scope);
+    return (
+      <span className="inline-flex gap-3">
+        {(["read", "write"] as const).map((which) => (
+          <label key={which} className="inline-flex items-center gap-1 text-xs">
+            <input
+              type="checkbox"
+              disabled={disabled || pending}
+              aria-label={t("grants.cellLabel", { who: principal.label, scope, what: t(`grants.${which}`) })}
+              checked={which === "read" ? Boolean(g?.canRead || g?.canWrite) : Boolean(g?.canWrite)}
+              onChange={(e) => toggle(principal, scope, which, e.target.checked)}
+            />
+            {t(`grants.${which}Short`)}
+          </label>
+        ))}
+      </span>
+    );
+  };
+
+  return (
+    <div className="space-y-6">
+      <FormError message={error} />
+      <Panel title={t("grants.people")} description={t("grants.peopleHint")}>
+        <form
+          className="mb-4 flex gap-2 text-sm"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const scope = newScope.trim();
+            if (scope && !columns.includes(scope)) setExtra([...extra, scope]);
+            setNewScope("");
+          }}
+        >
+          <label className="sr-only" htmlFor="new-scope">
+            {t("grants.addScope")}
+          </label>
+          <input id="new-scope" value={newScope} onChange={(e) => setNewScope(e.target.value)} placeholder="workspace:… / session:… / context:ns/id" className={`max-w-sm font-mono ${inputClass}`} />
+          <button type="submit" className={buttonClass("secondary")}>
+            {t("grants.addScope")}
+          </button>
+        </form>
+        <DataTable label={t("grants.matrix")} head={[t("grants.person"), ...columns.map((c) => (c === OWN ? t("grants.ownProfile") : c))]}>
+          {members.map((m) => {
+            const principal: Principal = { type: "user", id: m.userId, label: m.email };
+            const admin = m.role === "admin";
+            return (
+              <tr key={m.userId}>
+                <td className={cellClass}>
+                  <span className="font-medium">{m.email}</span> {admin ? <Badge tone="indigo">{t("grants.adminAll")}</Badge> : null}
+                </td>
+                {columns.map((c) => (
+                  <td key={c} className={`${cellClass} whitespace-nowrap`}>
+                    {cell(principal, concreteScope(c, m.userId), admin)}
+                  </td>
+                ))}
+              </tr>
+            );
+          })}
+        </DataTable>
+      </Panel>
+      <KeyGrants grants={grants.filter((g) => g.principalType === "api_key")} keys={keys} onToggle={toggle} pending={pending} />
+    </div>
+  );
+}
+
+/** Extra grants made to API keys (a key is still limited by its owner's grants). */
+function KeyGrants({ grants, keys, onToggle, pending }: { grants: Grant[]; keys: { id: string; name: string; ownerEmail: string | null }[]; onToggle: (p: Principal, scope: string, which: "read" | "write", checked: boolean) => void; pending: boolean }) {
+  const { t } = useI18n();
+  const [form, setForm] = useState({ keyId: keys[0]?.id ?? "", scope: "", write: false });
+  return (
+    <Panel title={t("grants.keys")} description={t("grants.keysHint")}>
+      {grants.length ? (
+        <ul className="mb-4 space-y-1 text-sm">
+          {grants.map((g) => (
+            <li key={g.id} className="flex flex-wrap items-center gap-3">
+              <span className="font-medium">{g.principalLabel ?? g.principalId}</span>
+              <span className="font-mono text-xs">{g.scope}</span>
+              {g.canWrite ? <Badge tone="indigo">{t("grants.write")}</Badge> : <Badge>{t("grants.read")}</Badge>}
+              <button type="button" disabled={pending} onClick={() => onToggle({ type: "api_key", id: g.principalId, label: g.principalLabel ?? g.principalId }, g.scope, "read", false)} className={buttonClass("ghost", "sm")}>
+                {t("members.remove")}
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p className="mb-4 text-sm text-zinc-500">{t("grants.noKeyGrants")}</p>
+      )}
+      {keys.length ? (
+        <form
+          className="flex flex-wrap items-end gap-2 text-sm"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const key = keys.find((k) => k.id === form.keyId);
+            if (!key || !form.scope.trim()) return;
+            onToggle({ type: "api_key", id: key.id, label: key.name }, form.scope.trim(), form.write ? "write" : "read", true);
+            setForm({ ...form, scope: "" });
+          }}
+        >
+          <label className="block">
+            <span className="font-medium">{t("grants.key")}</span>
+            <select value={form.keyId} onChange={(e) => setForm({ ...form, keyId: e.target.value })} className={`mt-1 ${inputClass}`}>
+              {keys.map((k) => (
+                <option key={k.id} value={k.id}>
+                  {k.name} ({k.ownerEmail ?? "?"})
+                </option>
+              ))}
+            </select>
+          </label>
+          <label className="block">
+            <span className="font-medium">{t("field.scope")}</span>
+            <input required value={form.scope} onChange={(e) => setForm({ ...form, scope: e.target.value })} className={`mt-1 font-mono ${inputClass}`} />
+          </label>
+          <label className="flex items-center gap-1.5 pb-2">
+            <input type="checkbox" checked={form.write} onChange={(e) => setForm({ ...form, write: e.target.checked })} />
+            {t("grants.write")}
+          </label>
+          <button type="submit" disabled={pending} className={buttonClass("secondary")}>
+            {t("grants.grant")}
+          </button>
+        </form>
+      ) : null}
+    </Panel>
+  );
+}

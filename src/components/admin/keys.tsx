@@ -1,0 +1,198 @@
+"use client";
+
+import { useMutation } from "@tanstack/react-query";
+import { useState } from "react";
+import { useI18n } from "~/i18n/client";
+import { useTRPC } from "~/trpc/react";
+import type { RouterOutputs } from "~/trpc/types";
+import { Dialog } from "../dialog";
+import { FormError } from "../form";
+import { LocalTime } from "../local-time";
+import { Badge, buttonClass, cellClass, DataTable, EmptyState, inputClass, Panel } from "../ui";
+import { useAction } from "./use-action";
+
+type ApiKey = RouterOutputs["keys"]["list"][number];
+type Permission = ApiKey["permissions"][number];
+const PERMISSIONS: Permission[] = ["memory:read", "memory:write", "memory:forget", "messages:write"];
+const splitList = (text: string) =>
+  text
+    .split(/[,\s]+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+/** Create a key; the secret is shown once, with a copy button, and never again. */
+export function CreateKeyForm({ members, selfId }: { members: { userId: string; email: string }[] | null; selfId: string }) {
+  const { t } = useI18n();
+  const trpc = useTRPC();
+  const create = useMutation(trpc.keys.create.mutationOptions());
+  const { run, error, pending } = useAction();
+  const [form, setForm] = useState({ name: "", owner: selfId, scopes: "", permissions: ["memory:read", "memory:write"] as Permission[], expires: "" });
+  const [secret, setSecret] = useState<{ name: string; value: string } | null>(null);
+  const [copied, setCopied] = useState(false);
+  return (
+    <Panel title={t("keys.create")} description={t("keys.createHint")}>
+      <form
+        className="grid gap-3 text-sm md:grid-cols-2"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          const scopes = splitList(form.scopes);
+          const result = await run(() =>
+            create.mutateAsync({
+              name: form.name,
+              permissions: form.permissions,
+              ...(form.owner !== selfId ? { ownerUserId: form.owner } : {}),
+              ...(scopes.length ? { scopes } : {}),
+              ...(form.expires ? { expiresAt: new Date(`${form.expires}T23:59:59`).toISOString() } : {}),
+            }),
+          );
+          if (result) {
+            setCopied(false);
+            setSecret({ name: result.apiKey.name, value: result.secret });
+            setForm({ ...form, name: "", scopes: "", expires: "" });
+          }
+        }}
+      >
+        <label className="block">
+          <span className="font-medium">{t("keys.name")}</span>
+          <input required maxLength={100} value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} className={`mt-1 ${inputClass}`} />
+        </label>
+        {members ? (
+          <label className="block">
+            <span className="font-medium">{t("keys.owner")}</span>
+            <select value={form.owner} onChange={(e) => setForm({ ...form, owner: e.target.value })} className={`mt-1 ${inputClass}`}>
+              {members.map((m) => (
+                <option key={m.userId} value={m.userId}>
+                  {m.email}
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : null}
+        <label className="block">
+          <span className="font-medium">{t("keys.scopes")}</span>
+          <input value={form.scopes} onChange={(e) => setForm({ ...form, scopes: e.target.value })} placeholder={t("keys.scopesHint")} className={`mt-1 font-mono ${inputClass}`} />
+        </label>
+        <label className="block">
+          <span className="font-medium">{t("keys.expires")}</span>
+          <input type="date" value={form.expires} onChange={(e) => setForm({ ...form, expires: e.target.value })} className={`mt-1 ${inputClass}`} />
+        </label>
+        <fieldset className="md:col-span-2">
+          <legend className="font-medium">{t("keys.permissions")}</legend>
+          <div className="mt-1 flex flex-wrap gap-4">
+            {PERMISSIONS.map((p) => (
+              <label key={p} className="flex items-center gap-1.5 font-mono text-xs">
+                <input
+                  type="checkbox"
+                  checked={form.permissions.includes(p)}
+                  onChange={(e) => setForm({ ...form, permissions: e.target.checked ? [...form.permissions, p] : form.permissions.filter((x) => x !== p) })}
+                />
+                {p}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        <div className="md:col-span-2">
+          <FormError message={error} />
+          <button type="submit" disabled={pending || form.permissions.length === 0} className={`mt-2 ${buttonClass("primary")}`}>
+            {pending ? t("common.working") : t("keys.createButton")}
+          </button>
+        </div>
+      </form>
+      <Dialog open={secret !== null} onClose={() => setSecret(null)} title={t("keys.secretTitle")}>
+        {secret ? (
+          <div className="space-y-3 text-sm">
+            <p>{t("keys.secretHint", { name: secret.name })}</p>
+            <div className="flex gap-2">
+              <input readOnly aria-label={t("keys.secret")} value={secret.value} onFocus={(e) => e.target.select()} className={`font-mono text-xs ${inputClass}`} />
+              <button
+                type="button"
+                className={buttonClass("secondary")}
+                onClick={async () => {
+                  await navigator.clipboard.writeText(secret.value).catch(() => undefined);
+                  setCopied(true);
+                }}
+              >
+                {copied ? t("keys.copied") : t("keys.copy")}
+              </button>
+            </div>
+            <div className="flex justify-end">
+              <button type="button" onClick={() => setSecret(null)} className={buttonClass("primary")}>
+                {t("keys.stored")}
+              </button>
+            </div>
+          </div>
+        ) : null}
+      </Dialog>
+    </Panel>
+  );
+}
+
+const STATUS_TONE = { active: "green", revoked: "red", expired: "amber" } as const;
+
+/** Keys with their limits and last use; revoking asks once. */
+export function KeysTable({ keys }: { keys: ApiKey[] }) {
+  const { t } = useI18n();
+  const trpc = useTRPC();
+  const revoke = useMutation(trpc.keys.revoke.mutationOptions());
+  const { run, error, pending } = useAction();
+  const [revoking, setRevoking] = useState<ApiKey | null>(null);
+  if (keys.length === 0) return <EmptyState title={t("keys.emptyTitle")} description={t("keys.emptyHint")} />;
+  return (
+    <>
+      <FormError message={error} />
+      <DataTable label={t("keys.title")} head={[t("keys.name"), t("keys.owner"), t("keys.scopes"), t("keys.permissions"), t("field.status"), t("keys.lastUsed"), t("keys.expires"), ""]}>
+        {keys.map((k) => (
+          <tr key={k.id}>
+            <td className={cellClass}>
+              <span className="font-medium">{k.name}</span>
+              <span className="block font-mono text-xs text-zinc-500">{k.prefix}…</span>
+            </td>
+            <td className={`${cellClass} text-xs`}>{k.ownerEmail ?? k.ownerUserId}</td>
+            <td className={`${cellClass} font-mono text-xs`}>{k.scopes.join(", ") || "—"}</td>
+            <td className={`${cellClass} font-mono text-xs`}>{k.permissions.join(", ")}</td>
+            <td className={cellClass}>
+              <Badge tone={STATUS_TONE[k.status]}>{t(`keys.status.${k.status}`)}</Badge>
+            </td>
+            <td className={`${cellClass} text-xs text-zinc-500`}>
+              <LocalTime value={k.lastUsedAt} />
+            </td>
+            <td className={`${cellClass} text-xs text-zinc-500`}>
+              <LocalTime value={k.expiresAt} />
+            </td>
+            <td className={`${cellClass} text-right`}>
+              {k.status === "active" ? (
+                <button type="button" onClick={() => setRevoking(k)} className={buttonClass("ghost", "sm")}>
+                  {t("keys.revoke")}
+                </button>
+              ) : null}
+            </td>
+          </tr>
+        ))}
+      </DataTable>
+      <Dialog open={revoking !== null} onClose={() => setRevoking(null)} title={t("keys.revokeTitle")}>
+        {revoking ? (
+          <div className="space-y-3 text-sm">
+            <p>{t("keys.revokeHint", { name: revoking.name })}</p>
+            <div className="flex justify-end gap-2">
+              <button type="button" onClick={() => setRevoking(null)} className={buttonClass("ghost")}>
+                {t("common.cancel")}
+              </button>
+              <button
+                type="button"
+                disabled={pending}
+                className={buttonClass("danger")}
+                onClick={async () => {
+                  const target = revoking;
+                  setRevoking(null);
+                  await run(() => revoke.mutateAsync({ keyId: target.id }));
+                }}
+              >
+                {t("keys.revoke")}
+              </button>
+            </div>
+          </div>
+        ) : null}
+      </Dialog>
+    </>
+  );
+}

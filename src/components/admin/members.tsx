@@ -1,0 +1,144 @@
+"use client";
+
+import { useMutation } from "@tanstack/react-query";
+import { useState } from "react";
+import { useI18n } from "~/i18n/client";
+import { useTRPC } from "~/trpc/react";
+import type { RouterOutputs } from "~/trpc/types";
+import { Dialog } from "../dialog";
+import { FormError } from "../form";
+import { LocalTime } from "../local-time";
+import { Badge, buttonClass, cellClass, DataTable, inputClass, Panel } from "../ui";
+import { useAction } from "./use-action";
+
+type Member = RouterOutputs["admin"]["members"]["list"][number];
+
+/** Add a person by email with a role (and an initial password when they are new here). */
+export function AddMemberForm() {
+  const { t } = useI18n();
+  const trpc = useTRPC();
+  const add = useMutation(trpc.admin.members.add.mutationOptions());
+  const { run, error, pending } = useAction();
+  const [form, setForm] = useState({ email: "", name: "", role: "member" as "member" | "admin", password: "" });
+  const [added, setAdded] = useState<string | null>(null);
+  return (
+    <Panel title={t("members.add")} description={t("members.addHint")}>
+      <form
+        className="grid gap-3 text-sm md:grid-cols-5"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          const result = await run(() => add.mutateAsync({ email: form.email, role: form.role, ...(form.name.trim() ? { name: form.name.trim() } : {}), ...(form.password ? { password: form.password } : {}) }));
+          if (result) {
+            setAdded(result.email);
+            setForm({ email: "", name: "", role: "member", password: "" });
+          }
+        }}
+      >
+        <label className="block md:col-span-2">
+          <span className="font-medium">{t("members.email")}</span>
+          <input type="email" required value={form.email} onChange={(e) => setForm({ ...form, email: e.target.value })} className={`mt-1 ${inputClass}`} />
+        </label>
+        <label className="block">
+          <span className="font-medium">{t("members.name")}</span>
+          <input value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} className={`mt-1 ${inputClass}`} />
+        </label>
+        <label className="block">
+          <span className="font-medium">{t("members.role")}</span>
+          <select value={form.role} onChange={(e) => setForm({ ...form, role: e.target.value as "member" | "admin" })} className={`mt-1 ${inputClass}`}>
+            <option value="member">{t("members.roleMember")}</option>
+            <option value="admin">{t("members.roleAdmin")}</option>
+          </select>
+        </label>
+        <label className="block">
+          <span className="font-medium">{t("members.password")}</span>
+          <input type="password" autoComplete="new-password" minLength={8} value={form.password} onChange={(e) => setForm({ ...form, password: e.target.value })} className={`mt-1 ${inputClass}`} />
+        </label>
+        <div className="flex items-center gap-3 md:col-span-5">
+          <button type="submit" disabled={pending} className={buttonClass("primary")}>
+            {pending ? t("common.working") : t("members.addButton")}
+          </button>
+          {added ? (
+            <span role="status" className="text-emerald-700">
+              {t("members.added", { email: added })}
+            </span>
+          ) : null}
+        </div>
+        <div className="md:col-span-5">
+          <FormError message={error} />
+        </div>
+      </form>
+    </Panel>
+  );
+}
+
+/** The organisation's people with role changes and removal; the server refuses to drop the last admin. */
+export function MembersTable({ members, selfId }: { members: Member[]; selfId: string }) {
+  const { t } = useI18n();
+  const trpc = useTRPC();
+  const setRole = useMutation(trpc.admin.members.setRole.mutationOptions());
+  const remove = useMutation(trpc.admin.members.remove.mutationOptions());
+  const { run, error, pending } = useAction();
+  const [removing, setRemoving] = useState<Member | null>(null);
+  return (
+    <>
+      <FormError message={error} />
+      <DataTable label={t("members.title")} head={[t("members.email"), t("members.role"), t("members.joined"), t("members.keys"), ""]}>
+        {members.map((m) => (
+          <tr key={m.userId}>
+            <td className={cellClass}>
+              <span className="font-medium">{m.email}</span>
+              {m.name ? <span className="ml-2 text-zinc-500">{m.name}</span> : null}
+              {m.userId === selfId ? <Badge tone="sky">{t("members.you")}</Badge> : null}
+              {m.disabled ? <Badge tone="red">{t("members.disabled")}</Badge> : null}
+            </td>
+            <td className={cellClass}>
+              <select
+                aria-label={t("members.roleOf", { email: m.email })}
+                value={m.role}
+                disabled={pending}
+                onChange={(e) => void run(() => setRole.mutateAsync({ userId: m.userId, role: e.target.value as "admin" | "member" }))}
+                className="rounded-md border border-zinc-300 bg-white px-2 py-1 text-sm dark:border-zinc-700 dark:bg-zinc-950"
+              >
+                <option value="member">{t("members.roleMember")}</option>
+                <option value="admin">{t("members.roleAdmin")}</option>
+              </select>
+            </td>
+            <td className={`${cellClass} text-xs text-zinc-500`}>
+              <LocalTime value={m.joinedAt} />
+            </td>
+            <td className={`${cellClass} tabular-nums`}>{m.activeKeys}</td>
+            <td className={`${cellClass} text-right`}>
+              <button type="button" onClick={() => setRemoving(m)} className={buttonClass("ghost", "sm")}>
+                {t("members.remove")}
+              </button>
+            </td>
+          </tr>
+        ))}
+      </DataTable>
+      <Dialog open={removing !== null} onClose={() => setRemoving(null)} title={t("members.removeTitle")}>
+        {removing ? (
+          <div className="space-y-3 text-sm">
+            <p>{t("members.removeHint", { email: removing.email, keys: removing.activeKeys })}</p>
+            <div className="flex justify-end gap-2">
+              <button type="button" onClick={() => setRemoving(null)} className={buttonClass("ghost")}>
+                {t("common.cancel")}
+              </button>
+              <button
+                type="button"
+                disabled={pending}
+                onClick={async () => {
+                  const target = removing;
+                  setRemoving(null);
+                  await run(() => remove.mutateAsync({ userId: target.userId }));
+                }}
+                className={buttonClass("danger")}
+              >
+                {t("members.remove")}
+              </button>
+            </div>
+          </div>
+        ) : null}
+      </Dialog>
+    </>
+  );
+}

@@ -1,0 +1,81 @@
+import Link from "next/link";
+import { getI18n } from "~/i18n/server";
+import type { CardListItem } from "~/server/dashboard/cards";
+import type { SearchHit } from "~/server/memory/retrieval/search-schema";
+import { LocalTime } from "../local-time";
+import { Badge, cellClass, DataTable, Meter, STATUS_TONE } from "../ui";
+
+/** The memory browser's table (server-rendered). */
+export async function CardTable({ cards }: { cards: CardListItem[] }) {
+  const { t } = await getI18n();
+  return (
+    <DataTable label={t("memories.table")} head={[t("field.title"), t("field.kind"), t("field.scope"), t("field.status"), `${t("field.confidence")} / ${t("field.importance")}`, t("field.updatedAt")]}>
+      {cards.map((card) => (
+        <tr key={card.id} className="hover:bg-zinc-50 dark:hover:bg-zinc-800/50">
+          <td className={`${cellClass} min-w-56 max-w-md`}>
+            <Link href={`/memories/${card.id}`} className="font-medium text-indigo-700 hover:underline dark:text-indigo-300">
+              {card.title}
+            </Link>
+            <p className="mt-0.5 line-clamp-2 text-xs text-zinc-500 dark:text-zinc-400">{card.excerpt}</p>
+            {card.tags.length ? (
+              <p className="mt-1 flex flex-wrap gap-1">
+                {card.tags.map((tag) => (
+                  <Badge key={tag}>#{tag}</Badge>
+                ))}
+              </p>
+            ) : null}
+          </td>
+          <td className={cellClass}>
+            <span className="font-mono text-xs">{card.kind}</span>
+            <p className="text-xs text-zinc-500">{card.categoryPath || card.domain}</p>
+          </td>
+          <td className={`${cellClass} font-mono text-xs`}>{card.scope}</td>
+          <td className={cellClass}>
+            <Badge tone={STATUS_TONE[card.status]}>{t(`status.${card.status as "active"}`)}</Badge>
+            <span className="ml-1 text-xs text-zinc-500">r{card.revision}</span>
+          </td>
+          <td className={`${cellClass} space-y-1`}>
+            <Meter value={card.confidence} label={t("field.confidence")} />
+            <br />
+            <Meter value={card.importance} label={t("field.importance")} />
+          </td>
+          <td className={`${cellClass} whitespace-nowrap text-xs text-zinc-500`}>
+            <LocalTime value={card.updatedAt} />
+          </td>
+        </tr>
+      ))}
+    </DataTable>
+  );
+}
+
+/** Ranked hybrid-search answers with the signals that ranked them. */
+export async function SearchResults({ hits }: { hits: SearchHit[] }) {
+  const { t } = await getI18n();
+  return (
+    <DataTable label={t("memories.table")} head={[t("memories.rank"), t("field.title"), t("field.kind"), t("field.scope"), t("memories.matchedBy"), t("memories.score")]}>
+      {hits.map((hit, i) => (
+        <tr key={hit.id} className="hover:bg-zinc-50 dark:hover:bg-zinc-800/50">
+          <td className={`${cellClass} tabular-nums text-zinc-500`}>{i + 1}</td>
+          <td className={`${cellClass} max-w-md`}>
+            <Link href={`/memories/${hit.id}`} className="font-medium text-indigo-700 hover:underline dark:text-indigo-300">
+              {hit.title}
+            </Link>
+            <p className="mt-0.5 line-clamp-2 text-xs text-zinc-500 dark:text-zinc-400">{hit.content}</p>
+          </td>
+          <td className={`${cellClass} font-mono text-xs`}>{hit.kind}</td>
+          <td className={`${cellClass} font-mono text-xs`}>{hit.scope}</td>
+          <td className={cellClass}>
+            <span className="flex flex-wrap gap-1">
+              {hit.matchedBy.map((m) => (
+                <Badge key={m} tone="indigo">
+                  {m}
+                </Badge>
+              ))}
+            </span>
+          </td>
+          <td className={`${cellClass} tabular-nums`}>{hit.score ? hit.score.final.toFixed(3) : "—"}</td>
+        </tr>
+      ))}
+    </DataTable>
+  );
+}

@@ -1,0 +1,116 @@
+import type { DbOrTx } from "~/db/types";
+import type { MemoryAuditEvent } from "~/db/schema";
+import type { MemoryCallContext } from "~/server/memory/context";
+import { getMemoryNode, getNodeHistory } from "~/server/memory/history";
+import { getMessagesByIds } from "~/server/memory/messages";
+import type { MemoryNode } from "~/server/memory/node-view";
+import { memorySearch } from "~/server/memory/retrieval/search";
+import type { OmitReason, ScoreComponents } from "~/server/memory/retrieval/search-schema";
+import { parseScope, scopeAllowed } from "~/server/memory/scope";
+import { labelActors, type ActorLabel } from "./actors";
+
+type ReadCtx = Pick<MemoryCallContext, "tenantId" | "readScopes"> & Partial<Pick<MemoryCallContext, "writeScopes">>;
+
+export type AuditEntry = {
+  id: number;
+  eventType: MemoryAuditEvent["eventType"];
+  nodeId: string | null;
+  lineageId: string | null;
+  scope: string | null;
+  actor: ActorLabel;
+  reason: string | null;
+  toolCallId: string | null;
+  before: unknown;
+  after: unknown;
+  metadata: Record<string, unknown>;
+  createdAt: string;
+};
+
+export type EvidenceMessage = { id: string; sessionId: string; seq: number; role: string; content: string; createdAt: string };
+
+export type CardDetail = {
+  node: MemoryNode;
+  /** The whole revision chain, oldest first; `node` is one of them. */
+  revisions: (MemoryNode & { createdByLabel: string; updatedByLabel: string })[];
+  /** The chain's current revision, when it still has one (else the chain ended: expired or deleted). */
+  currentId: string | null;
+  events: AuditEntry[];
+  /** Messages the card (and its earlier revisions) cite, with their sessions, in log order. */
+  evidence: EvidenceMessage[];
+  /** Cited ids no longer in the log (erased evidence). */
+  missingEvidenceIds: string[];
+  /** Whether the viewer may change this card's scope (edit, expire, forget). */
+  writable: boolean;
+};
+
+/** Audit rows as the dashboard shows them: actors named, scope formatted, dates as ISO text. */
+export async function toAuditEntries(db: DbOrTx, tenantId: string, events: readonly MemoryAuditEvent[]): Promise<AuditEntry[]> {
+  const label = await labelActors(db, tenantId, events.map((e) => ({ type: e.actorType, id: e.actorId })));
+  return events.map((e) => ({
+    id: e.id,
+    eventType: e.eventType,
+    nodeId: e.nodeId,
+    lineageId: e.lineageId,
+    scope: e.scopeType ? (e.scopeType === "global" ? "global" : `${e.scopeType}:${e.scopeId ?? ""}`) : null,
+    actor: label({ type: e.actorType, id: e.actorId }),
+    reason: e.reason,
+    toolCallId: e.toolCallId,
+    before: e.before,
+    after: e.after,
+    metadata: e.metadata,
+    createdAt: e.createdAt.toISOString(),
+  }));
+}
+
+/** Everything the card page shows, if the viewer may read the card's scope (else NOT_FOUND). */
+export async function getCardDetail(db: DbOrTx, ctx: ReadCtx, id: string): Promise<CardDetail> {
+  const history = await getNodeHistory(db, ctx, id);
+  const node = history.revisions.find((r) => r.id === id)!;
+  const cited = [...new Set(history.revisions.flatMap((r) => r.sourceMessageIds))];
+  const [events, messages, label] = await Promise.all([
+    toAuditEntries(db, ctx.tenantId, history.events),
+    getMessagesByIds(db, { tenantId: ctx.tenantId, ids: cited.slice(0, 500) }),
+    labelActors(db, ctx.tenantId, history.revisions.flatMap((r) => [r.createdBy, r.updatedBy])),
+  ]);
+  const found = new Set(messages.map((m) => m.id));
+  return {
+    node,
+    revisions: history.revisions.map((r) => ({ ...r, createdByLabel: label(r.createdBy).label, updatedByLabel: label(r.updatedBy).label })),
+    currentId: history.revisions.find((r) => r.status === "active")?.id ?? null,
+    events: events.reverse(),
+    evidence: messages.map((m) => ({ id: m.id, sessionId: m.sessionId, seq: m.seq, role: m.role, content: m.content, createdAt: m.createdAt.toISOString() })),
+    missingEvidenceIds: cited.filter((c) => !found.has(c)),
+    writable: scopeAllowed(parseScope(node.scope), ctx.writeScopes ?? []),
+  };
+}
+
+export type WhyRecalled = {
+  query: string;
+  /** 1-based place among the search's answers; null when the search did not return the card. */
+  rank: number | null;
+  total: number;
+  matchedBy: string[];
+  score: ScoreComponents | null;
+  omittedBecause: OmitReason | null;
+};
+
+/**
+ * "Why recalled": runs the same hybrid search an agent would, with the card's title as the question,
+ * and reports where the card ranked and which signals put it there.
+ */
+export async function explainRecall(db: DbOrTx, ctx: MemoryCallContext, id: string, query?: string): Promise<WhyRecalled> {
+  const node = await getMemoryNode(db, ctx, id);
+  const queryText = (query?.trim() || node.title).slice(0, 1000);
+  const result = await memorySearch(db, ctx, { queryText, limit: 50, includeExpired: node.status === "expired" });
+  const hits = [...result.exact, ...result.relevant];
+  const index = hits.findIndex((h) => h.id === node.id);
+  const hit = index >= 0 ? hits[index]! : null;
+  return {
+    query: queryText,
+    rank: hit ? index + 1 : null,
+    total: hits.length,
+    matchedBy: hit?.matchedBy ?? [],
+    score: hit?.score ?? null,
+    omittedBecause: result.omitted.find((o) => o.nodeId === node.id)?.reason ?? null,
+  };
+}

@@ -1,0 +1,153 @@
+import { and, desc, eq, sql } from "drizzle-orm";
+import type { Database, DbOrTx } from "~/db/types";
+import { memoryMessages, memoryNodes, type MemorySummary } from "~/db/schema";
+import { notFound } from "~/server/errors";
+import type { MemoryCallContext } from "~/server/memory/context";
+import { getMessagesByIds, listRecentMessages, listSessions } from "~/server/memory/messages";
+import { buildMemoryContext } from "~/server/memory/retrieval/context";
+import type { MemoryContextDiagnostics } from "~/server/memory/retrieval/context-schema";
+import { countTokens } from "~/server/memory/retrieval/token-count";
+import { scopeAllowed, type ScopePattern } from "~/server/memory/scope";
+import { getSummaryChain } from "~/server/memory/summaries";
+import { canReadAllSessions } from "./scopes";
+
+export type SessionListItem = {
+  sessionId: string;
+  userScopeId: string | null;
+  workspaceId: string | null;
+  messageCount: number;
+  firstMessageAt: string;
+  lastMessageAt: string;
+};
+
+const sessionReadable = (readScopes: readonly ScopePattern[], sessionId: string) => scopeAllowed({ type: "session", id: sessionId }, readScopes);
+
+/** Sessions the viewer may read (any, with `session:*`; else the ones granted by id), most recent first. */
+export async function listReadableSessions(
+  db: DbOrTx,
+  params: { tenantId: string; readScopes: readonly ScopePattern[]; cursor?: string | null; limit?: number },
+): Promise<{ sessions: SessionListItem[]; nextCursor: string | null }> {
+  const granted = params.readScopes.filter((p) => p.type === "session" && p.id !== "*").map((p) => p.id);
+  if (!canReadAllSessions(params.readScopes) && granted.length === 0) return { sessions: [], nextCursor: null };
+  const page = await listSessions(db, {
+    tenantId: params.tenantId,
+    sessionIds: canReadAllSessions(params.readScopes) ? undefined : granted,
+    cursor: params.cursor,
+    limit: params.limit ?? 50,
+  });
+  return {
+    sessions: page.sessions.map((s) => ({
+      sessionId: s.sessionId,
+      userScopeId: s.userScopeId,
+      workspaceId: s.workspaceId,
+      messageCount: s.messageCount,
+      firstMessageAt: s.firstMessageAt.toISOString(),
+      lastMessageAt: s.lastMessageAt.toISOString(),
+    })),
+    nextCursor: page.nextCursor,
+  };
+}
+
+export type SessionMessage = { id: string; seq: number; parentId: string | null; role: string; content: string; metadata: Record<string, unknown>; capturedBy: string; createdAt: string };
+export type SessionSummary = Omit<MemorySummary, "createdAt" | "tenantId"> & { createdAt: string };
+
+export type SessionDetail = {
+  sessionId: string;
+  messageCount: number;
+  /** A window of messages, oldest first, ending at `before` (exclusive) or the latest. */
+  messages: SessionMessage[];
+  /** Seq to pass as `before` for the previous (older) window; null at the start of the session. */
+  olderBefore: number | null;
+  /** Whether newer messages exist after this window. */
+  hasNewer: boolean;
+  /** Newest → oldest. */
+  summaries: SessionSummary[];
+  /** Cards stored in this session's scope (any status), newest first. */
+  cards: { id: string; title: string; kind: string; status: string; revision: number; updatedAt: string }[];
+};
+
+const PAGE = 50;
+
+/**
+ * A session's messages (a window, pageable backwards), its summary chain and the cards in its scope.
+ * `aroundMessageId` opens the window that ends at that message, so provenance links land on it.
+ */
+export async function getSessionDetail(
+  db: DbOrTx,
+  params: { tenantId: string; readScopes: readonly ScopePattern[]; sessionId: string; before?: number; aroundMessageId?: string },
+): Promise<SessionDetail> {
+  const { tenantId, sessionId } = params;
+  if (!sessionReadable(params.readScopes, sessionId)) throw notFound("not_found", `No session ${sessionId} you can read.`);
+  let before = params.before;
+  if (params.aroundMessageId) {
+    const [target] = await getMessagesByIds(db, { tenantId, ids: [params.aroundMessageId] });
+    if (target && target.sessionId === sessionId) before = target.seq + 1;
+  }
+  const [messages, stats, summaries, cards] = await Promise.all([
+    listRecentMessages(db, { tenantId, sessionId, limit: PAGE, before }),
+    db
+      .select({ n: sql<number>`count(*)`.mapWith(Number), first: sql<number>`min(${memoryMessages.seq})`.mapWith(Number), last: sql<number>`max(${memoryMessages.seq})`.mapWith(Number) })
+      .from(memoryMessages)
+      .where(and(eq(memoryMessages.tenantId, tenantId), eq(memoryMessages.sessionId, sessionId))),
+    getSummaryChain(db, { tenantId, sessionId, limit: 100 }),
+    db
+      .select({ id: memoryNodes.id, title: memoryNodes.title, kind: memoryNodes.kind, status: memoryNodes.status, revision: memoryNodes.revision, updatedAt: memoryNodes.updatedAt })
+      .from(memoryNodes)
+      .where(and(eq(memoryNodes.tenantId, tenantId), eq(memoryNodes.scopeType, "session"), eq(memoryNodes.scopeId, sessionId)))
+      .orderBy(desc(memoryNodes.updatedAt))
+      .limit(100),
+  ]);
+  const total = stats[0];
+  if (!total || total.n === 0) {
+    if (summaries.length === 0 && cards.length === 0) throw notFound("not_found", `Session ${sessionId} has no messages.`);
+  }
+  const first = messages[0];
+  const last = messages.at(-1);
+  return {
+    sessionId,
+    messageCount: total?.n ?? 0,
+    messages: messages.map((m) => ({
+      id: m.id,
+      seq: m.seq,
+      parentId: m.parentId,
+      role: m.role,
+      content: m.content,
+      metadata: m.metadata,
+      capturedBy: `${m.capturedByType}${m.capturedById ? `:${m.capturedById}` : ""}`,
+      createdAt: m.createdAt.toISOString(),
+    })),
+    olderBefore: first && total && first.seq > total.first ? first.seq : null,
+    hasNewer: Boolean(last && total && last.seq < total.last),
+    summaries: summaries.map(({ tenantId: _t, createdAt, ...s }) => ({ ...s, createdAt: createdAt.toISOString() })),
+    cards: cards.map((c) => ({ ...c, updatedAt: c.updatedAt.toISOString() })),
+  };
+}
+
+export type RecallPreview = {
+  prompt: string;
+  promptTokens: number;
+  usedMemoryIds: string[];
+  relevant: { id: string; title: string }[];
+  alwaysRecalled: { id: string; title: string }[];
+  recentMessageCount: number;
+  hasSummary: boolean;
+  diagnostics: MemoryContextDiagnostics;
+};
+
+/** "Try recall": what an agent in this session would get for `question`, as the prompt block and its token count. */
+export async function previewRecall(db: Database, ctx: MemoryCallContext, params: { sessionId?: string; question: string; tokenBudget?: number }): Promise<RecallPreview> {
+  if (params.sessionId && !sessionReadable(ctx.readScopes, params.sessionId)) throw notFound("not_found", `No session ${params.sessionId} you can read.`);
+  const result = await buildMemoryContext(db, ctx, { queryText: params.question, sessionId: params.sessionId, tokenBudget: params.tokenBudget });
+  const brief = (nodes: { id: string; title: string }[]) => nodes.map((n) => ({ id: n.id, title: n.title }));
+  return {
+    prompt: result.prompt,
+    promptTokens: countTokens(result.prompt),
+    usedMemoryIds: result.usedMemoryIds,
+    relevant: brief(result.relevantNodes),
+    alwaysRecalled: brief(result.alwaysRecalled),
+    recentMessageCount: result.recentMessages.length,
+    hasSummary: result.latestSummary !== null,
+    diagnostics: result.diagnostics,
+  };
+}
+
