@@ -22,6 +22,19 @@ export default defineConfig({
         resolve: { alias },
         test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node" },
       },
+      {
+        // Crash and fault injection (test/faults, docs/reliability.md): PGlite always, Postgres when
+        // TEST_DATABASE_URL is set (in CI its absence fails these suites instead of skipping them).
+        resolve: { alias },
+        test: {
+          name: "faults",
+          include: ["test/faults/**/*.test.ts"],
+          environment: "node",
+          globalSetup: ["test/faults/global-setup.ts"],
+          testTimeout: 90_000,
+          hookTimeout: 120_000,
+        },
+      },
       ...backends.map((backend) => ({
         resolve: { alias },
         test: {

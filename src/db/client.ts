@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import type { ReservedSql, Sql } from "postgres";
 import { env } from "~/env";
 import { acquireDataDirLock } from "./embedded-lock";
 import { appliedMigrationTags, DEFAULT_MIGRATIONS_FOLDER, MigrationError, pendingMigrations, runMigrations } from "./migrate";
@@ -25,16 +26,97 @@ export type OpenDatabaseOptions = {
   poolMax?: number;
 };
 
+/** Errors meaning the connection is gone (or never came up): postgres.js codes, socket errnos, server FATALs. */
+const CONNECTION_LOST = new Set(["CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT", "ECONNRESET", "ECONNREFUSED", "EPIPE", "ETIMEDOUT", "57P01", "57P02", "57P03", "25P03", "25P04"]);
+
+export function isConnectionLost(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && typeof e === "object" && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && (CONNECTION_LOST.has(code) || code.startsWith("08"))) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/**
+ * Replaces postgres.js `sql.begin` (what Drizzle's transactions use) with one on a reserved connection.
+ * postgres.js 3.4.9's own begin() writes ROLLBACK to a connection the server has just dropped
+ * (restart, failover, pg_terminate_backend, idle-in-transaction timeout): that either throws an
+ * uncatchable TypeError from a setImmediate (porsager/postgres#1133, #1208) or leaves the pool slot
+ * with a stale write buffer, after which every reconnect of it ends in CONNECT_TIMEOUT. Here nothing
+ * more is written to a lost connection and it is not released (the pool has already put it back to
+ * reconnect cleanly); any other failure rolls back and releases as before. Reserving is retried when
+ * the connection it got died or failed to start, since no statement has run yet.
+ * Covered by test/faults/connection-drop.test.ts; see docs/reliability.md.
+ */
+function withDropSafeTransactions(client: Sql): Sql {
+  const begin = async (...args: unknown[]) => {
+    const fn = args.at(-1) as (tx: Sql) => unknown;
+    const options = args.length > 1 ? String(args[0]).replace(/[^a-z ]/gi, "") : "";
+    let conn: ReservedSql | undefined;
+    for (let attempt = 1; !conn; attempt++) {
+      try {
+        conn = await client.reserve();
+      } catch (error) {
+        // A dead backend's stale FATAL, or a connection that closed while starting: nothing ran, try another.
+        // Timeouts and refusals are not retried (the server is away; the caller should hear so promptly).
+        const code = (error as { code?: unknown }).code;
+        if (attempt >= 3 || !["57P01", "57P02", "57P03", "CONNECTION_CLOSED", "ECONNRESET"].includes(String(code))) throw error;
+      }
+    }
+    const reserved = conn;
+    let lost = false;
+    let savepoints = 0;
+    // Drizzle's nested transactions call `savepoint` on the transaction's client.
+    const savepoint = async (cb: (tx: Sql) => unknown) => {
+      const name = `s${++savepoints}`;
+      await reserved.unsafe(`savepoint ${name}`);
+      try {
+        const result = await cb(scoped);
+        await reserved.unsafe(`release savepoint ${name}`);
+        return result;
+      } catch (error) {
+        if (!isConnectionLost(error)) await reserved.unsafe(`rollback to savepoint ${name}`);
+        throw error;
+      }
+    };
+    const scoped = Object.assign(reserved, { savepoint }) as unknown as Sql;
+    try {
+      await reserved.unsafe(`begin ${options}`);
+      const result = await fn(scoped);
+      await reserved.unsafe("commit");
+      return result;
+    } catch (error) {
+      lost = isConnectionLost(error);
+      if (!lost) {
+        await reserved.unsafe("rollback").catch((rollbackError: unknown) => {
+          lost = isConnectionLost(rollbackError);
+        });
+      }
+      throw error;
+    } finally {
+      if (!lost) reserved.release();
+    }
+  };
+  return Object.assign(client, { begin }) as Sql;
+}
+
 async function openServer(url: string, poolMax: number): Promise<DatabaseHandle> {
   const { default: postgres } = await import("postgres");
   const { drizzle } = await import("drizzle-orm/postgres-js");
-  const client = postgres(url, {
-    max: poolMax,
-    onnotice: () => {},
-    // Drop idle connections so a restarted Postgres is reconnected to instead of failing on a dead socket.
-    idle_timeout: 30,
-    connect_timeout: 10,
-  });
+  const client = withDropSafeTransactions(
+    postgres(url, {
+      max: poolMax,
+      onnotice: () => {},
+      // Drop idle connections so a restarted Postgres is reconnected to instead of failing on a dead socket.
+      idle_timeout: 30,
+      connect_timeout: 10,
+      // postgres.js's default reconnect backoff grows to 20 s, and the attempts counter is shared by the
+      // whole pool: after a Postgres restart a request could sit ~20 s behind a slot that is waiting to
+      // reconnect while the server was long back. Capped at 2 s (jittered, as the default).
+      backoff: (retries: number) => (0.5 + Math.random() / 2) * Math.min(3 ** retries / 100, 2),
+    }),
+  );
   const db = drizzle(client, { schema }) as unknown as Database;
   return { db, mode: "server", dataDir: null, close: () => client.end({ timeout: 5 }) };
 }
