@@ -140,3 +140,19 @@ export async function processEmbedJobs(
   }
   return out;
 }
+
+/**
+ * One `embed` job as a handler for a general worker loop (src/server/jobs/worker.ts): embeds its
+ * target and returns the outcome, or throws so that the worker's own retry/backoff applies.
+ */
+export async function handleEmbedJob(
+  db: Database,
+  job: { tenantId: string; payload: Record<string, unknown> },
+  provider: EmbeddingProvider = getEmbeddingProvider(),
+): Promise<Record<string, unknown>> {
+  const target = targetOf(job.payload);
+  if (!target) throw new Error("embed job payload names no node, message or chunk id");
+  await ensureIndexOnce(db, provider);
+  const outcome = await embedTargets(db, provider, { tenantId: job.tenantId, targets: [target] });
+  return { model: provider.model, ...outcome };
+}

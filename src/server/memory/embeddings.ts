@@ -72,8 +72,8 @@ export type EmbedOutcome = { embedded: number; unchanged: number; missing: numbe
 
 /**
  * Embeds the targets with `provider` and upserts their vectors; a target whose text hash already
- * has a vector for this model is skipped. The provider is called outside any lock the caller holds
- * only if the caller passes a plain database handle — job processing does exactly that.
+ * has a vector for this model is skipped. Pass a plain database handle, not a transaction, so no
+ * lock is held while the provider answers (job processing does exactly that).
  */
 export async function embedTargets(db: DbOrTx, provider: EmbeddingProvider, params: { tenantId: string; targets: readonly EmbedTarget[] }): Promise<EmbedOutcome> {
   const outcome: EmbedOutcome = { embedded: 0, unchanged: 0, missing: 0, empty: 0 };
@@ -139,12 +139,12 @@ export async function upsertEmbeddings(
   }
 }
 
-/** Dedupe key of a target's embed job: one queued or running job per target at a time. */
+/** Dedupe key of a target's embed job: one queued job per target at a time. */
 export const embedJobKey = (target: EmbedTarget) => `embed:${target.kind}:${target.id}`;
 
 /**
  * Queues an `embed` job per target, in the caller's transaction (so a rolled-back write queues
- * nothing). A target that already has a queued or running job is skipped by the dedupe index.
+ * nothing). A target that already has a queued job is skipped by the dedupe index.
  */
 export async function enqueueEmbedJobs(db: DbOrTx, params: { tenantId: string; targets: readonly EmbedTarget[] }): Promise<void> {
   if (params.targets.length === 0) return;
@@ -152,4 +152,24 @@ export async function enqueueEmbedJobs(db: DbOrTx, params: { tenantId: string; t
     .insert(memoryJobs)
     .values(params.targets.map((target) => ({ tenantId: params.tenantId, type: "embed" as const, payload: { kind: target.kind, id: target.id }, dedupeKey: embedJobKey(target) })))
     .onConflictDoNothing();
+}
+
+/**
+ * Queues embed jobs for current cards without a vector for `model` — after switching models, or
+ * for cards written before the queue existed. Returns how many were queued (at most `limit`).
+ */
+export async function enqueueMissingEmbeddings(db: DbOrTx, params: { tenantId: string; model: string; limit?: number }): Promise<number> {
+  const rows = await db
+    .select({ id: memoryNodes.id })
+    .from(memoryNodes)
+    .where(
+      and(
+        eq(memoryNodes.tenantId, params.tenantId),
+        eq(memoryNodes.status, "active"),
+        sql`not exists (select 1 from ${memoryEmbeddings} e where e.tenant_id = ${memoryNodes.tenantId} and e.node_id = ${memoryNodes.id} and e.model = ${params.model})`,
+      ),
+    )
+    .limit(Math.min(Math.max(Math.trunc(params.limit ?? 1000), 1), 10_000));
+  await enqueueEmbedJobs(db, { tenantId: params.tenantId, targets: rows.map((row) => ({ kind: "node" as const, id: row.id })) });
+  return rows.length;
 }

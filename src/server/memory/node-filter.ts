@@ -1,6 +1,6 @@
 import { arrayOverlaps, eq, inArray, like, sql, type SQL } from "drizzle-orm";
 import { memoryNodes, type NodeType } from "~/db/schema";
-import { canonicalKey } from "./canonical-key";
+import { canonicalKey, normalizeItemKey } from "./canonical-key";
 import type { KindRegistry } from "./custom-kinds";
 import { parseScope } from "./scope";
 
@@ -39,14 +39,16 @@ export function nodeFilterConditions(filter: NodeFilter, registry: KindRegistry)
     conditions.push(eq(memoryNodes.scopeType, scope.type), eq(memoryNodes.scopeId, scope.id));
   }
   if (filter.domain) conditions.push(eq(memoryNodes.domain, filter.domain));
-  if (filter.kinds?.length) {
-    const defs = filter.kinds.map((k) => registry.resolve(k));
-    conditions.push(inArray(memoryNodes.kind, filter.kinds.map((k, i) => defs[i]?.kind ?? k)));
-    const def = defs[0];
-    if (filter.itemKey && defs.length === 1 && def) {
-      const key = canonicalKey(def, filter.itemKey);
-      conditions.push(key.ok ? eq(memoryNodes.key, key.key) : sql`false`);
-    }
+  const defs = filter.kinds?.map((k) => registry.resolve(k)) ?? [];
+  if (filter.kinds?.length) conditions.push(inArray(memoryNodes.kind, filter.kinds.map((k, i) => defs[i]?.kind ?? k)));
+  if (filter.itemKey) {
+    // With one kind the item makes its canonical key; otherwise it matches the stored (normalized)
+    // item of any kind. Never dropped: an ignored itemKey would match every card (and a forget
+    // selector {itemKey} would delete an unrelated card).
+    const def = defs.length === 1 ? defs[0] : undefined;
+    const key = def ? canonicalKey(def, filter.itemKey) : undefined;
+    const item = key ? undefined : normalizeItemKey(filter.itemKey);
+    conditions.push(key ? (key.ok ? eq(memoryNodes.key, key.key) : sql`false`) : item?.ok ? eq(memoryNodes.itemKey, item.itemKey) : sql`false`);
   }
   if (filter.key) conditions.push(eq(memoryNodes.key, filter.key));
   if (filter.types?.length) conditions.push(inArray(memoryNodes.type, filter.types));

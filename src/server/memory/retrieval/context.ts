@@ -1,23 +1,59 @@
-import type { Database } from "~/db/types";
+import type { DbOrTx } from "~/db/types";
+import { badRequest } from "~/server/errors";
 import { log } from "~/server/log";
+import type { EmbeddingProvider } from "~/server/providers/embeddings";
 import type { MemoryCallContext } from "../context";
 import { ALWAYS_RECALLED_KINDS } from "../kinds";
-import { listRecentMessages } from "../messages";
+import { getLatestSummary } from "../summaries";
 import type { MemoryNode } from "../node-view";
 import { pgErrorCode } from "../pg-errors";
-import { getLatestSummary } from "../summaries";
+import { scopeAllowed } from "../scope";
+import { resolveConflicts } from "./conflicts";
+import { loadRecentMessages, loadStandingNodes, type RecentMessage } from "./context-parts";
+import { messageLine, nodeLine, selectWithinBudget, type ContextItem, type SectionName } from "./context-render";
 import { memoryContextInputSchema, type MemoryContextInput, type MemoryContextResult } from "./context-schema";
+import { recordQuery } from "./query-log";
+import { turnScopes } from "./scopes";
 import { memorySearch } from "./search";
-import { countTokens } from "./token-count";
 
-const line = (node: MemoryNode) => `- [${node.id}] ${node.title}: ${node.content}`;
+export type ContextOptions = { embeddings?: EmbeddingProvider | null; now?: Date };
+
+/** Cards searched for the turn's text before the budget picks. */
+const RELEVANT_LIMIT = 20;
+
+type Part<T> = { ok: true; value: T } | { ok: false; error: unknown };
+const settle = async <T>(run: () => Promise<T>): Promise<Part<T>> => {
+  try {
+    return { ok: true, value: await run() };
+  } catch (error) {
+    return { ok: false, error };
+  }
+};
+
+/** What the agent is told when a part fails: no driver text, which may quote SQL or data. */
+function warningFor(part: string, error: unknown): string {
+  const code = pgErrorCode(error);
+  log("warn", `memory context: ${part} failed: ${error instanceof Error ? error.message : String(error)}`);
+  return `${part} unavailable${code ? ` (database error ${code})` : ""}`;
+}
 
 /**
- * `buildMemoryContext`: what the agent should know this turn, under a token budget. A broken store
- * degrades to `disabled` with a warning — it never throws into the agent's turn (000 失败和降级).
+ * `buildMemoryContext` (000's MemoryContext): what the agent should know this turn — recent
+ * messages, the latest summary, always-recalled kinds, active tasks, constraints, preferences and
+ * the cards relevant to the user's message — chosen under a token budget counted with the real
+ * tokenizer and rendered as one prompt block with ids. Only the caller's readable scopes count, and
+ * of the session scopes only this turn's session. A failing store never throws into the agent's
+ * turn: a failed part degrades the context (`degraded`), a failed store disables it (`disabled`).
  */
-export async function buildMemoryContext(db: Database, ctx: MemoryCallContext, rawInput: MemoryContextInput = {}): Promise<MemoryContextResult> {
-  const input = memoryContextInputSchema.parse(rawInput);
+export async function buildMemoryContext(db: DbOrTx, ctx: MemoryCallContext, rawInput: MemoryContextInput = {}, options: ContextOptions = {}): Promise<MemoryContextResult> {
+  const started = performance.now();
+  const parsed = memoryContextInputSchema.safeParse(rawInput ?? {});
+  if (!parsed.success) throw badRequest("invalid_input", `memory_context input is invalid: ${parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ")}.`);
+  const input = parsed.data;
+  const now = options.now ?? new Date();
+  const sessionId = input.sessionId ?? ctx.defaults.session?.id;
+  const scopes = turnScopes(ctx.readScopes, sessionId);
+  const warnings: string[] = [];
   const empty: MemoryContextResult = {
     prompt: "",
     recentMessages: [],
@@ -28,53 +64,95 @@ export async function buildMemoryContext(db: Database, ctx: MemoryCallContext, r
     preferences: [],
     relevantNodes: [],
     usedMemoryIds: [],
-    diagnostics: { enabled: true, storeStatus: "ok", warnings: [], retrievedNodeCount: 0, omittedNodeCount: 0, tokenBudget: input.tokenBudget, usedTokens: 0 },
+    diagnostics: { enabled: true, storeStatus: "ok", warnings, retrievedNodeCount: 0, omittedNodeCount: 0, tokenBudget: input.tokenBudget, usedTokens: 0 },
   };
+
   try {
-    const sessionId = input.sessionId ?? ctx.defaults.session?.id;
-    const [recent, summary, always, relevant] = await Promise.all([
-      sessionId && input.recentMessageLimit > 0 ? listRecentMessages(db, { tenantId: ctx.tenantId, sessionId, limit: input.recentMessageLimit }) : [],
-      sessionId ? getLatestSummary(db, { tenantId: ctx.tenantId, sessionId }) : undefined,
-      memorySearch(db, ctx, { kinds: [...ALWAYS_RECALLED_KINDS], limit: 50 }),
-      input.queryText ? memorySearch(db, ctx, { queryText: input.queryText, limit: 20 }) : null,
+    const tenantId = ctx.tenantId;
+    const sessionReadable = sessionId !== undefined && scopeAllowed({ type: "session", id: sessionId }, ctx.readScopes);
+    const [recent, standing, relevant] = await Promise.all([
+      settle(async () => (sessionId ? loadRecentMessages(db, { tenantId, scopes: ctx.readScopes, sessionId, limit: input.recentMessageLimit }) : ([] as RecentMessage[]))),
+      settle(() => loadStandingNodes(db, { tenantId, scopes, now })),
+      settle(async () =>
+        input.queryText
+          ? memorySearch(db, { ...ctx, readScopes: scopes }, { queryText: input.queryText, limit: RELEVANT_LIMIT }, { logQuery: false, embeddings: options.embeddings, now })
+          : null,
+      ),
     ]);
-    const sections: string[] = [];
-    const used: string[] = [];
-    let tokens = 0;
-    const take = (text: string) => {
-      const cost = countTokens(text) + 1;
-      if (tokens + cost > input.tokenBudget) return false;
-      tokens += cost;
-      sections.push(text);
-      return true;
+    // A session's summary is as readable as its messages: by its session scope, or by owning them.
+    const canReadSession = sessionReadable || (recent.ok && recent.value.length > 0);
+    const summary = await settle(async () => (sessionId && canReadSession ? ((await getLatestSummary(db, { tenantId, sessionId })) ?? null) : null));
+
+    // Parts that went to the database: when every one of them failed, the store is down.
+    const attempted: [string, Part<unknown>][] = [["standing memories", standing]];
+    if (sessionId) attempted.push(["recent messages", recent]);
+    if (sessionId && canReadSession) attempted.push(["session summary", summary]);
+    if (input.queryText) attempted.push(["relevant-memory search", relevant]);
+    const failures = attempted.filter(([, part]) => !part.ok) as [string, { ok: false; error: unknown }][];
+    if (failures.length === attempted.length) throw failures[0]![1].error;
+    for (const [name, part] of failures) warnings.push(warningFor(name, part.error));
+    const failed = failures.length;
+    if (sessionId && !sessionReadable && recent.ok && recent.value.length === 0) warnings.push(`session ${sessionId} is not readable with your grants; recalled without it`);
+    if (relevant.ok && relevant.value?.warnings) warnings.push(...relevant.value.warnings);
+
+    // Standing cards are conflict-resolved as one set; cards the search found again are not repeated.
+    const chain = { ...ctx.defaults, ...(sessionId ? { session: { type: "session" as const, id: sessionId } } : {}) };
+    const resolved = resolveConflicts(standing.ok ? standing.value : [], { now, chain });
+    const always = new Set(ALWAYS_RECALLED_KINDS);
+    const sectionOf = (node: MemoryNode): SectionName =>
+      always.has(node.kind) ? "alwaysRecalled" : node.type === "constraint" ? "constraints" : node.type === "task" ? "activeTasks" : "preferences";
+    const standingIds = new Set(resolved.kept.map((n) => n.id));
+    const found = relevant.ok && relevant.value ? [...relevant.value.exact, ...relevant.value.relevant] : [];
+    const relevantNodes = found.filter((n) => !standingIds.has(n.id));
+
+    const candidates: ContextItem[] = [
+      ...resolved.kept.map((node, order) => ({ section: sectionOf(node), id: node.id, text: nodeLine(node), node, order })),
+      ...relevantNodes.map((node, order) => ({ section: "relevant" as const, id: node.id, text: nodeLine(node), node, order })),
+      ...(summary.ok && summary.value ? [{ section: "summary" as const, id: summary.value.id, text: summary.value.summary, order: 0 }] : []),
+      // Newest first for the budget; rendered oldest first (order = position in time).
+      ...(recent.ok ? recent.value : []).map((m, i, all) => ({ section: "recent" as const, id: m.id, text: messageLine(m), order: all.length - i })),
+    ];
+    const selection = selectWithinBudget(candidates, input.tokenBudget);
+    const kept = new Set(selection.items.map((item) => `${item.section}:${item.id}`));
+    const nodesIn = (section: SectionName) => selection.items.filter((i) => i.section === section && i.node).sort((a, b) => a.order - b.order).map((i) => i.node!);
+    const usedMemoryIds = selection.items.filter((i) => i.node).map((i) => i.id);
+    const searchOmitted = relevant.ok && relevant.value ? (relevant.value.omittedCount ?? relevant.value.omitted.length) : 0;
+    const droppedNodes = selection.dropped.filter((i) => i.node).length;
+
+    const result: MemoryContextResult = {
+      prompt: selection.prompt,
+      recentMessages: (recent.ok ? recent.value : []).filter((m) => kept.has(`recent:${m.id}`)).reverse(),
+      latestSummary: summary.ok && summary.value && kept.has(`summary:${summary.value.id}`) ? summary.value : null,
+      alwaysRecalled: nodesIn("alwaysRecalled"),
+      activeTasks: nodesIn("activeTasks"),
+      constraints: nodesIn("constraints"),
+      preferences: nodesIn("preferences"),
+      relevantNodes: nodesIn("relevant"),
+      usedMemoryIds,
+      diagnostics: {
+        enabled: true,
+        storeStatus: failed > 0 ? "degraded" : "ok",
+        warnings,
+        retrievedNodeCount: resolved.kept.length + relevantNodes.length,
+        omittedNodeCount: resolved.omitted.length + searchOmitted + droppedNodes,
+        tokenBudget: input.tokenBudget,
+        usedTokens: selection.tokens,
+      },
     };
-    const alwaysRecalled: MemoryNode[] = [];
-    for (const node of always.exact) if (take(line(node))) (alwaysRecalled.push(node), used.push(node.id));
-    const relevantNodes: MemoryNode[] = [];
-    for (const node of [...(relevant?.exact ?? []), ...(relevant?.relevant ?? [])]) {
-      if (used.includes(node.id)) continue;
-      if (take(line(node))) (relevantNodes.push(node), used.push(node.id));
-    }
-    if (summary) take(`Summary so far: ${summary.summary}`);
-    const recentMessages = [...recent].reverse().filter((m) => take(`${m.role}: ${m.content}`)).reverse();
-    const nodes = [...alwaysRecalled, ...relevantNodes];
-    return {
-      ...empty,
-      prompt: sections.length ? `<memory>\n${sections.join("\n")}\n</memory>` : "",
-      recentMessages: recentMessages.map((m) => ({ id: m.id, role: m.role, content: m.content, createdAt: m.createdAt })),
-      latestSummary: summary ?? null,
-      alwaysRecalled,
-      activeTasks: nodes.filter((n) => n.type === "task"),
-      constraints: nodes.filter((n) => n.type === "constraint"),
-      preferences: nodes.filter((n) => n.type === "preference"),
-      relevantNodes,
-      usedMemoryIds: used,
-      diagnostics: { ...empty.diagnostics, retrievedNodeCount: nodes.length, usedTokens: tokens },
-    };
+    await recordQuery(db, ctx, { operation: "memory_context", latencyMs: performance.now() - started, resultCount: usedMemoryIds.length });
+    return result;
   } catch (error) {
     // The agent gets a plain warning; driver details (which may quote SQL) stay in the server log.
-    log("warn", `memory context degraded: ${error instanceof Error ? error.message : String(error)}`);
     const code = pgErrorCode(error);
-    return { ...empty, diagnostics: { ...empty.diagnostics, enabled: false, storeStatus: "disabled", warnings: [`memory store unavailable${code ? ` (database error ${code})` : ""}; answering without long-term memory`] } };
+    log("warn", `memory context disabled for this turn: ${error instanceof Error ? error.message : String(error)}`);
+    return {
+      ...empty,
+      diagnostics: {
+        ...empty.diagnostics,
+        enabled: false,
+        storeStatus: "disabled",
+        warnings: [`memory store unavailable${code ? ` (database error ${code})` : ""}; answering without long-term memory`],
+      },
+    };
   }
 }

@@ -34,6 +34,8 @@ export type OmitReason = "expired" | "superseded" | "low_confidence" | "conflict
 /** Why a card ranked where it did: each signal's contribution, for the dashboard's "why recalled". */
 export type ScoreComponents = {
   fullText?: number;
+  /** Evidence only: full-text score lent by the neighbouring turns of the same session. */
+  context?: number;
   trigram?: number;
   vector?: number;
   fused?: number;
@@ -47,14 +49,28 @@ export type ScoreComponents = {
 
 export type SearchHit = MemoryNode & { matchedBy: ("exact" | "enumeration" | "full_text" | "trigram" | "vector")[]; score?: ScoreComponents };
 
-export type EvidenceHit = { kind: "message" | "chunk"; id: string; sessionId: string; role: string; content: string; createdAt: string; score: number };
+export type EvidenceHit = {
+  kind: "message" | "chunk";
+  id: string;
+  sessionId: string;
+  role: string;
+  content: string;
+  createdAt: string;
+  score: number;
+  /** Each signal's raw score and the fused score (same meaning as a card's). */
+  components?: ScoreComponents;
+};
 
 export type MemorySearchResult = {
   exact: SearchHit[];
   relevant: SearchHit[];
   omitted: { nodeId: string; reason: OmitReason }[];
+  /** Present when `omitted` was cut short: how many cards were left out in all. */
+  omittedCount?: number;
   /** True only when an enumeration ran: the only case in which an empty answer means "no memories". */
   enumerated: boolean;
   evidence?: EvidenceHit[];
   message: string;
+  /** Parts of the search that were skipped (e.g. the embedding provider did not answer); results are still valid. */
+  warnings?: string[];
 };

@@ -1,29 +1,201 @@
+import type { MemoryNodeRow, NodeStatus } from "~/db/schema";
 import type { DbOrTx } from "~/db/types";
 import { badRequest } from "~/server/errors";
+import type { EmbeddingProvider } from "~/server/providers/embeddings";
 import type { MemoryCallContext } from "../context";
-import { loadKindRegistry } from "../custom-kinds";
-import { findActiveNodes } from "../exact-query";
-import { toMemoryNode } from "../node-view";
-import { memorySearchInputSchema, SEARCH_LIMITS, type MemorySearchResult } from "./search-schema";
+import { loadKindRegistry, type KindRegistry } from "../custom-kinds";
+import { listKinds, resolveKind } from "../kinds";
+import { readMemoryAsOf } from "../history";
+import type { NodeFilter } from "../node-filter";
+import { toMemoryNode, type MemoryNode } from "../node-view";
+import type { ScopePattern } from "../scope";
+import { resolveConflicts, type Omitted } from "./conflicts";
+import { searchEvidence } from "./evidence";
+import { rankLexically } from "./lexical-score";
+import { isListAllQuery } from "./list-all";
+import { nodeMatchesFilter } from "./node-match";
+import { fetchFilteredNodes, nodeWhere, rankNodesByText } from "./node-search";
+import { embedQuery, resolveProvider, type QueryVector } from "./query-embedding";
+import { recordQuery } from "./query-log";
+import { queryTerms, trigramQueryText } from "./query-terms";
+import { narrowReadScopes } from "./scopes";
+import { memorySearchInputSchema, SEARCH_LIMITS, type EvidenceHit, type MemorySearchInput, type MemorySearchResult, type OmitReason, type SearchHit } from "./search-schema";
+
+export type SearchOptions = {
+  /** Embedding provider for the query vector; `null` turns the vector signal off. Default: the configured one. */
+  embeddings?: EmbeddingProvider | null;
+  now?: Date;
+  /** Write a memory_query_log row (default true; context building logs its own). */
+  logQuery?: boolean;
+};
+
+type ParsedInput = ReturnType<typeof memorySearchInputSchema.parse>;
+
+const BUILT_IN_REGISTRY: KindRegistry = { resolve: (kind) => resolveKind(kind), all: listKinds(), custom: [] };
+
+/** Enumeration reads at most this many cards (the rest is reported as over the limit). */
+const ENUMERATION_CAP = 200;
+/** Omitted entries returned; `omittedCount` says how many there were in all. */
+const MAX_OMITTED = 50;
+/** Non-current cards (superseded, expired) ride along with exact hits to explain what was left out. */
+const EXACT_HISTORY_ALLOWANCE = 20;
+const HISTORY_STATUSES: readonly NodeStatus[] = ["active", "expired", "superseded"];
+
+function splitFilters(input: ParsedInput) {
+  const identifying: NodeFilter = { kinds: input.kinds, itemKey: input.itemKey, key: input.key, valueJson: input.valueJson };
+  const narrowing: NodeFilter = { domain: input.domain, categoryPathPrefix: input.categoryPathPrefix, types: input.types, tags: input.tags, entities: input.entities };
+  const present = (f: NodeFilter) => Object.values(f).some((v) => v !== undefined && !(Array.isArray(v) && v.length === 0) && v !== "");
+  return { identifying, narrowing, all: { ...identifying, ...narrowing }, hasIdentifying: present(identifying), hasNarrowing: present(narrowing) };
+}
+
+type Plan = ReturnType<typeof splitFilters> & { queryText?: string; listAll: boolean; runExact: boolean; runRelevant: boolean };
+
+function plan(input: ParsedInput): Plan {
+  const filters = splitFilters(input);
+  const queryText = input.queryText?.trim() || undefined;
+  // "列出所有记忆" / "show all my memories" enumerates instead of searching for those words.
+  const listAll = input.all === true || isListAllQuery(queryText);
+  const runExact = listAll || filters.hasIdentifying || (filters.hasNarrowing && !queryText);
+  const runRelevant = !listAll && queryText !== undefined;
+  return { ...filters, queryText, listAll, runExact, runRelevant };
+}
+
+type Candidates = { exact: MemoryNode[]; relevant: (MemoryNode & { score?: SearchHit["score"]; matchedBy: SearchHit["matchedBy"] })[]; evidence?: EvidenceHit[]; warnings: string[] };
+
+async function currentCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, input: ParsedInput, scopes: ScopePattern[], registry: KindRegistry, options: SearchOptions, now: Date): Promise<Candidates> {
+  const limit = input.limit ?? SEARCH_LIMITS.defaultLimit;
+  const warnings: string[] = [];
+  const base = { tenantId: ctx.tenantId, scopes, registry };
+  let exactRows: MemoryNodeRow[] = [];
+  if (p.runExact) {
+    const currentStatuses: NodeStatus[] = input.includeExpired ? ["active", "expired"] : ["active"];
+    const statuses = p.hasIdentifying && !p.listAll ? HISTORY_STATUSES : currentStatuses;
+    const cap = p.listAll ? ENUMERATION_CAP : limit + EXACT_HISTORY_ALLOWANCE;
+    exactRows = await fetchFilteredNodes(db, { where: nodeWhere({ ...base, filter: p.all, statuses }), now, limit: cap });
+  }
+  let vector: QueryVector | undefined;
+  const relevant: Candidates["relevant"] = [];
+  let evidence: EvidenceHit[] | undefined;
+  if (p.runRelevant && p.queryText) {
+    const terms = queryTerms(p.queryText);
+    const embedded = await embedQuery(resolveProvider(options.embeddings), p.queryText);
+    vector = embedded.vector;
+    if (embedded.warning) warnings.push(embedded.warning);
+    const exactIds = new Set(exactRows.map((r) => r.id));
+    const ranked = await rankNodesByText(db, {
+      tenantId: ctx.tenantId,
+      where: nodeWhere({ ...base, filter: p.narrowing, statuses: HISTORY_STATUSES }),
+      terms,
+      trigramText: trigramQueryText(p.queryText),
+      vector,
+      candidates: Math.max(limit * 4, 40),
+      now,
+      statsKey: JSON.stringify([ctx.tenantId, scopes, p.narrowing]),
+    });
+    for (const r of ranked) if (!exactIds.has(r.row.id)) relevant.push({ ...toMemoryNode(r.row), score: r.score, matchedBy: r.matchedBy });
+    if (input.includeEvidence) {
+      evidence = await searchEvidence(db, { tenantId: ctx.tenantId, scopes, terms, trigramText: trigramQueryText(p.queryText), vector, limit });
+    }
+  }
+  return { exact: exactRows.map(toMemoryNode), relevant, evidence, warnings };
+}
+
+/** `asOf`: memory as it stood then (history.ts decides which revisions were current), ranked in memory. */
+async function asOfCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, input: ParsedInput, scopes: ScopePattern[], registry: KindRegistry): Promise<Candidates> {
+  const asOf = new Date(input.asOf!);
+  const kinds = p.all.kinds?.map((k) => registry.resolve(k)?.kind ?? k);
+  const then = await readMemoryAsOf(db, { tenantId: ctx.tenantId, scopes, asOf, kinds, limit: 1000 });
+  // Each of these revisions was the current one at asOf, whatever became of it since.
+  const current = then.map((node) => ({ ...node, status: "active" as const }));
+  const exact = p.runExact ? current.filter((n) => nodeMatchesFilter(n, p.all, registry)) : [];
+  const relevant: Candidates["relevant"] = [];
+  if (p.runRelevant && p.queryText) {
+    const exactIds = new Set(exact.map((n) => n.id));
+    const pool = current.filter((n) => !exactIds.has(n.id) && nodeMatchesFilter(n, p.narrowing, registry));
+    for (const { node, score } of rankLexically(pool, p.queryText)) relevant.push({ ...node, score: { fullText: score, final: score }, matchedBy: ["full_text"] });
+  }
+  let evidence: EvidenceHit[] | undefined;
+  if (input.includeEvidence && p.runRelevant && p.queryText) {
+    const limit = input.limit ?? SEARCH_LIMITS.defaultLimit;
+    const terms = queryTerms(p.queryText);
+    evidence = await searchEvidence(db, { tenantId: ctx.tenantId, scopes, terms, trigramText: trigramQueryText(p.queryText), limit, before: asOf });
+  }
+  return { exact, relevant, evidence, warnings: [] };
+}
+
+function prioritizeOmitted(omitted: Omitted[]): Omitted[] {
+  const order: Record<OmitReason, number> = { conflict_lost: 0, superseded: 1, expired: 2, low_confidence: 3, over_limit: 4 };
+  return [...omitted].sort((a, b) => order[a.reason] - order[b.reason]);
+}
+
+function describe(p: Plan, exact: number, relevant: number, overLimit: number, evidence: number | undefined): string {
+  const evidenceText = evidence === undefined ? "" : ` ${evidence} evidence message${evidence === 1 ? "" : "s"} matched.`;
+  if (p.listAll) {
+    const filtered = p.hasIdentifying || p.hasNarrowing;
+    if (exact === 0) {
+      return filtered
+        ? "Enumerated every current memory matching these filters in the scopes you can read: there are none."
+        : "Enumerated every current memory in the scopes you can read: memory is empty.";
+    }
+    const more = overLimit > 0 ? ` ${overLimit} more are listed in omitted as over_limit; raise limit or narrow by kinds/domain to see them.` : "";
+    return `Listed ${exact} current memor${exact === 1 ? "y" : "ies"}${filtered ? " matching the filters" : ""}.${more}`;
+  }
+  if (exact + relevant === 0) {
+    return `No memory matched this query.${evidenceText} That is no proof that nothing is stored: only an enumeration (all: true) can tell.`;
+  }
+  return `${exact} exact and ${relevant} relevant memor${exact + relevant === 1 ? "y" : "ies"} found.${evidenceText}`;
+}
 
 /**
- * `memory_search` (first cut: exact path and enumeration; the hybrid relevant path replaces the
- * queryText branch). Scopes are always the caller's readable ones.
+ * `memory_search` (000's MemoryQuery → {exact, relevant, omitted}): the exact path for structured
+ * filters, the hybrid relevant path for queryText, enumeration for `all` or list-all phrasing, and
+ * evidence on request. Everything is restricted to ctx.tenantId and the caller's readable scopes
+ * (narrowed, never widened, by `scopes`), conflict-resolved, and cut to `limit`.
  */
-export async function memorySearch(db: DbOrTx, ctx: MemoryCallContext, rawInput: unknown): Promise<MemorySearchResult> {
+export async function memorySearch(db: DbOrTx, ctx: MemoryCallContext, rawInput: MemorySearchInput | unknown, options: SearchOptions = {}): Promise<MemorySearchResult> {
+  const started = performance.now();
   const parsed = memorySearchInputSchema.safeParse(rawInput ?? {});
   if (!parsed.success) throw badRequest("invalid_input", `memory_search input is invalid: ${parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ")}.`);
   const input = parsed.data;
-  const registry = await loadKindRegistry(db, ctx.tenantId);
+  const now = options.now ?? new Date();
   const limit = input.limit ?? SEARCH_LIMITS.defaultLimit;
-  const rows = await findActiveNodes(db, {
-    tenantId: ctx.tenantId,
-    scopes: ctx.readScopes,
-    registry,
-    includeExpired: input.includeExpired,
-    limit,
-    filter: { domain: input.domain, kinds: input.kinds, itemKey: input.itemKey, key: input.key, types: input.types, valueJson: input.valueJson, categoryPathPrefix: input.categoryPathPrefix, tags: input.tags, entities: input.entities },
-  });
-  const hits = rows.map((row) => ({ ...toMemoryNode(row), matchedBy: [input.all ? ("enumeration" as const) : ("exact" as const)] }));
-  return { exact: hits, relevant: [], omitted: [], enumerated: input.all === true, message: `${hits.length} memor${hits.length === 1 ? "y" : "ies"} found.` };
+  const scopes = narrowReadScopes(ctx.readScopes, input.scopes);
+  const p = plan(input);
+
+  let result: MemorySearchResult;
+  if (scopes.length === 0) {
+    result = { exact: [], relevant: [], omitted: [], enumerated: false, message: "None of the requested scopes is readable with your grants; nothing was searched. This says nothing about what memory holds." };
+  } else {
+    // Only kind names need the tenant's registry (custom kinds); skip the read otherwise.
+    const registry = input.kinds?.length ? await loadKindRegistry(db, ctx.tenantId) : BUILT_IN_REGISTRY;
+    const found = input.asOf ? await asOfCandidates(db, ctx, p, input, scopes, registry) : await currentCandidates(db, ctx, p, input, scopes, registry, options, now);
+    const exactIds = new Set(found.exact.map((n) => n.id));
+    const { kept, omitted } = resolveConflicts([...found.exact, ...found.relevant], {
+      now: input.asOf ? new Date(input.asOf) : now,
+      chain: ctx.defaults,
+      includeExpired: input.includeExpired,
+      asOf: input.asOf !== undefined,
+    });
+    const exactKept = kept.filter((n) => exactIds.has(n.id));
+    const relevantKept = kept.filter((n) => !exactIds.has(n.id)) as Candidates["relevant"];
+    const overLimit = [...exactKept.slice(limit), ...relevantKept.slice(limit)].map((n) => ({ nodeId: n.id, reason: "over_limit" as const }));
+    const exact: SearchHit[] = exactKept.slice(0, limit).map((n) => ({ ...n, matchedBy: [p.listAll ? "enumeration" : "exact"] }));
+    const relevant: SearchHit[] = relevantKept.slice(0, limit);
+    const allOmitted = prioritizeOmitted([...omitted, ...overLimit]);
+    result = {
+      exact,
+      relevant,
+      omitted: allOmitted.slice(0, MAX_OMITTED),
+      ...(allOmitted.length > MAX_OMITTED ? { omittedCount: allOmitted.length } : {}),
+      enumerated: p.listAll,
+      ...(found.evidence ? { evidence: found.evidence } : {}),
+      message: describe(p, exact.length, relevant.length, overLimit.length, found.evidence?.length),
+      ...(found.warnings.length ? { warnings: found.warnings } : {}),
+    };
+  }
+  if (options.logQuery !== false) {
+    const resultCount = result.exact.length + result.relevant.length + (result.evidence?.length ?? 0);
+    await recordQuery(db, ctx, { operation: "memory_search", latencyMs: performance.now() - started, resultCount });
+  }
+  return result;
 }

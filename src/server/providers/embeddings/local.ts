@@ -30,8 +30,12 @@ const STOP_WORDS = new Set(
   ).split(" "),
 );
 
-/** Measured on LoCoMo and MADial: next to BM25 these vectors mostly add noise (docs/retrieval.md). */
-export const LOCAL_SIGNAL_WEIGHT = 0.3;
+/**
+ * 0: measured on LoCoMo and MADial (docs/retrieval.md), these vectors add nothing next to BM25 over
+ * stems and CJK n-grams — at any fusion weight they cost recall or time. They are still stored, so
+ * a search can use them (bench: --vector-weight) and the queue is exercised without a remote model.
+ */
+export const LOCAL_SIGNAL_WEIGHT = 0;
 
 const WEIGHTS = { word: 1, trigram: 0.25, cjkUnigram: 0.35, cjkBigram: 1 } as const;
 

@@ -1,0 +1,50 @@
+import { and, desc, eq, gt, inArray, isNull, or } from "drizzle-orm";
+import { memoryMessages, memoryNodes } from "~/db/schema";
+import type { DbOrTx } from "~/db/types";
+import { ALWAYS_RECALLED_KINDS } from "../kinds";
+import { toMemoryNode, type MemoryNode } from "../node-view";
+import type { ScopePattern } from "../scope";
+import { scopePatternsCondition } from "../scope-sql";
+import { evidenceScopeCondition } from "./evidence";
+
+/** The parts of a turn's recall that do not depend on what the user just said. */
+
+export type RecentMessage = { id: string; role: "system" | "user" | "assistant" | "tool"; content: string; createdAt: Date };
+
+/** The session's latest messages the caller may read (session or owner scope), newest first. */
+export async function loadRecentMessages(db: DbOrTx, params: { tenantId: string; scopes: readonly ScopePattern[]; sessionId: string; limit: number }): Promise<RecentMessage[]> {
+  if (params.limit <= 0) return [];
+  return db
+    .select({ id: memoryMessages.id, role: memoryMessages.role, content: memoryMessages.content, createdAt: memoryMessages.createdAt })
+    .from(memoryMessages)
+    .where(and(eq(memoryMessages.tenantId, params.tenantId), eq(memoryMessages.sessionId, params.sessionId), evidenceScopeCondition(memoryMessages, params.scopes)))
+    .orderBy(desc(memoryMessages.seq))
+    .limit(params.limit);
+}
+
+const STANDING_TYPES = ["task", "constraint", "preference"] as const;
+/** Standing cards read per turn; conflict resolution and the budget decide what is shown. */
+const MAX_STANDING = 200;
+
+/**
+ * Current cards that matter whatever the user said: the always-recalled kinds (interaction
+ * contract, language, accessibility, communication, hard constraints), active tasks, constraints
+ * and preferences. Most important first.
+ */
+export async function loadStandingNodes(db: DbOrTx, params: { tenantId: string; scopes: readonly ScopePattern[]; now: Date }): Promise<MemoryNode[]> {
+  const rows = await db
+    .select()
+    .from(memoryNodes)
+    .where(
+      and(
+        eq(memoryNodes.tenantId, params.tenantId),
+        scopePatternsCondition(params.scopes),
+        eq(memoryNodes.status, "active"),
+        or(isNull(memoryNodes.expiresAt), gt(memoryNodes.expiresAt, params.now)),
+        or(inArray(memoryNodes.kind, [...ALWAYS_RECALLED_KINDS]), inArray(memoryNodes.type, [...STANDING_TYPES])),
+      ),
+    )
+    .orderBy(desc(memoryNodes.importance), desc(memoryNodes.confidence), desc(memoryNodes.updatedAt))
+    .limit(MAX_STANDING);
+  return rows.map(toMemoryNode);
+}

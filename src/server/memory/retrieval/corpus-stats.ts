@@ -1,0 +1,23 @@
+/**
+ * Collection statistics BM25 needs (rows in scope, their mean length), cached briefly per database
+ * handle and scope: they move slowly, and counting a scope on every query is a measurable share of
+ * an embedded search. Document frequencies are never cached — they are counted per query.
+ */
+export type CorpusStats = { n: number; avglen: number };
+
+const TTL_MS = 30_000;
+const MAX_ENTRIES = 500;
+const caches = new WeakMap<object, Map<string, CorpusStats & { at: number }>>();
+
+export async function cachedCorpusStats(db: object, key: string | undefined, load: () => Promise<CorpusStats>): Promise<CorpusStats> {
+  if (key === undefined) return load();
+  const cache = caches.get(db) ?? new Map<string, CorpusStats & { at: number }>();
+  caches.set(db, cache);
+  const hit = cache.get(key);
+  const now = Date.now();
+  if (hit && now - hit.at < TTL_MS) return hit;
+  const stats = await load();
+  if (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value!);
+  cache.set(key, { ...stats, at: now });
+  return stats;
+}

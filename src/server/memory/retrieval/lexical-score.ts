@@ -1,0 +1,45 @@
+import type { MemoryNode } from "../node-view";
+import { segmentForSearch } from "../segment";
+import { queryTerms, type QueryTerm } from "./query-terms";
+
+/**
+ * 002's relevanceScore, for cards ranked in memory rather than by the database (`asOf` reads):
+ * title 5, entities/key 4, tags/value 3, category/content 2 per matched query term, plus
+ * importance × 2 + confidence. Zero term matches means not relevant at all.
+ */
+const FIELD_WEIGHTS = { title: 5, keys: 4, values: 3, body: 2 } as const;
+
+function fieldTokens(node: MemoryNode) {
+  const value = node.valueJson === null || node.valueJson === undefined ? "" : JSON.stringify(node.valueJson);
+  return {
+    title: new Set(segmentForSearch(node.title).split(" ")),
+    keys: new Set(segmentForSearch([node.key.replace(/[._:]/g, " "), ...node.entities].join(" ")).split(" ")),
+    values: new Set(segmentForSearch([...node.tags, value].join(" ")).split(" ")),
+    body: new Set(segmentForSearch([node.content, ...node.categoryPath].join(" ")).split(" ")),
+  };
+}
+
+const matches = (tokens: Set<string>, term: QueryTerm) => (term.prefix ? [...tokens].some((t) => t.startsWith(term.term)) : tokens.has(term.term));
+
+/** The lexical match alone (0 when no query term occurs in the card). */
+export function lexicalMatch(node: MemoryNode, terms: readonly QueryTerm[]): number {
+  const fields = fieldTokens(node);
+  let score = 0;
+  for (const term of terms) {
+    for (const [field, weight] of Object.entries(FIELD_WEIGHTS) as [keyof typeof FIELD_WEIGHTS, number][]) {
+      if (matches(fields[field], term)) score += weight;
+    }
+  }
+  return score;
+}
+
+/** Cards matching the query, best first, with 002's score. */
+export function rankLexically<T extends MemoryNode>(nodes: readonly T[], queryText: string): { node: T; score: number }[] {
+  const terms = queryTerms(queryText);
+  if (terms.length === 0) return [];
+  return nodes
+    .map((node) => ({ node, match: lexicalMatch(node, terms) }))
+    .filter((x) => x.match > 0)
+    .map((x) => ({ node: x.node, score: x.match + x.node.importance * 2 + x.node.confidence }))
+    .sort((a, b) => b.score - a.score);
+}

@@ -1,0 +1,53 @@
+import { canonicalJson } from "../node-store";
+import { canonicalKey } from "../canonical-key";
+import type { KindRegistry } from "../custom-kinds";
+import type { NodeFilter } from "../node-filter";
+import type { MemoryNode } from "../node-view";
+
+/**
+ * NodeFilter evaluated on loaded cards — for `asOf` reads, which come from history rather than from
+ * the indexed query. Same meaning as node-filter.ts's SQL: scalars equal, objects/arrays contain.
+ */
+
+function jsonContains(container: unknown, contained: unknown): boolean {
+  if (contained === null || typeof contained !== "object") {
+    if (Array.isArray(container)) return container.some((item) => canonicalJson(item) === canonicalJson(contained));
+    return canonicalJson(container) === canonicalJson(contained);
+  }
+  if (Array.isArray(contained)) {
+    return Array.isArray(container) && contained.every((want) => container.some((have) => jsonContains(have, want)));
+  }
+  if (container === null || typeof container !== "object" || Array.isArray(container)) return false;
+  const record = container as Record<string, unknown>;
+  return Object.entries(contained as Record<string, unknown>).every(([k, v]) => k in record && jsonContains(record[k], v));
+}
+
+function valueMatches(nodeValue: unknown, wanted: unknown): boolean {
+  return typeof wanted === "object" && wanted !== null ? jsonContains(nodeValue, wanted) : canonicalJson(nodeValue) === canonicalJson(wanted);
+}
+
+export function nodeMatchesFilter(node: MemoryNode, filter: NodeFilter, registry: KindRegistry): boolean {
+  if (filter.scope && node.scope !== filter.scope) return false;
+  if (filter.domain && node.domain !== filter.domain) return false;
+  if (filter.kinds?.length) {
+    const defs = filter.kinds.map((k) => registry.resolve(k));
+    const kinds = filter.kinds.map((k, i) => defs[i]?.kind ?? k);
+    if (!kinds.includes(node.kind)) return false;
+    const def = defs[0];
+    if (filter.itemKey && defs.length === 1 && def) {
+      const key = canonicalKey(def, filter.itemKey);
+      if (!key.ok || node.key !== key.key) return false;
+    }
+  }
+  if (filter.key && node.key !== filter.key) return false;
+  if (filter.types?.length && !filter.types.includes(node.type)) return false;
+  if (filter.valueJson !== undefined && !valueMatches(node.valueJson, filter.valueJson)) return false;
+  if (filter.categoryPathPrefix && filter.categoryPathPrefix.length) {
+    const prefix = Array.isArray(filter.categoryPathPrefix) ? filter.categoryPathPrefix.join("/") : filter.categoryPathPrefix.replace(/\/+$/, "");
+    const path = node.categoryPath.join("/");
+    if (path !== prefix && !path.startsWith(`${prefix}/`)) return false;
+  }
+  if (filter.tags?.length && !filter.tags.some((t) => node.tags.includes(t))) return false;
+  if (filter.entities?.length && !filter.entities.some((e) => node.entities.includes(e))) return false;
+  return true;
+}

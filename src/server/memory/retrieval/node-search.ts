@@ -1,0 +1,103 @@
+import { and, asc, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { memoryNodes, type MemoryNodeRow, type NodeStatus } from "~/db/schema";
+import type { DbOrTx } from "~/db/types";
+import type { KindRegistry } from "../custom-kinds";
+import { nodeFilterConditions, type NodeFilter } from "../node-filter";
+import type { ScopePattern } from "../scope";
+import { scopePatternsCondition } from "../scope-sql";
+import { boostedScore, reciprocalRankFusion, relativeFloor, type SignalHits } from "./fusion";
+import type { QueryTerm } from "./query-terms";
+import type { ScoreComponents, SearchHit } from "./search-schema";
+import { fullTextHits, NODE_SOURCE, trigramHits, vectorHits } from "./signals";
+
+/** Cards of the tenant in the given scopes and statuses matching the structured filter. Tenant first. */
+export function nodeWhere(params: { tenantId: string; scopes: readonly ScopePattern[]; filter: NodeFilter; registry: KindRegistry; statuses: readonly NodeStatus[] }): SQL {
+  return and(
+    eq(memoryNodes.tenantId, params.tenantId),
+    scopePatternsCondition(params.scopes),
+    inArray(memoryNodes.status, [...params.statuses]),
+    ...nodeFilterConditions(params.filter, params.registry),
+  )!;
+}
+
+/** A card is current when active and not past its expiry. */
+const currentFirst = (now: Date) => sql`(${memoryNodes.status} = 'active' and (${memoryNodes.expiresAt} is null or ${memoryNodes.expiresAt} > ${now.toISOString()}::timestamptz))`;
+
+/**
+ * The exact path (000): structured filters only, index-backed by (tenant, scope, status, key), the
+ * category prefix index and the value_json GIN index. Current cards come first; non-current ones
+ * ride along only so that the caller learns why they were left out.
+ */
+export async function fetchFilteredNodes(db: DbOrTx, params: { where: SQL; now: Date; limit: number }): Promise<MemoryNodeRow[]> {
+  return db
+    .select()
+    .from(memoryNodes)
+    .where(params.where)
+    .orderBy(desc(currentFirst(params.now)), desc(memoryNodes.importance), desc(memoryNodes.confidence), desc(memoryNodes.updatedAt), asc(memoryNodes.id))
+    .limit(params.limit);
+}
+
+export async function loadNodeRows(db: DbOrTx, tenantId: string, ids: readonly string[]): Promise<Map<string, MemoryNodeRow>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .select()
+    .from(memoryNodes)
+    .where(and(eq(memoryNodes.tenantId, tenantId), inArray(memoryNodes.id, [...ids])));
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+/** Signal weights for cards: full text is the precise one, vectors catch rewording, trigrams typos. */
+export const NODE_SIGNAL_WEIGHTS = { fullText: 1, vector: 0.7, trigram: 0.5 } as const;
+/** Full-text hits scoring under this share of the best one matched only incidental words. */
+const FULL_TEXT_FLOOR = 0.1;
+const TRIGRAM_MIN_SIMILARITY = 0.35;
+/** Trigrams are for short lookups with a typo or a partial word ("cilantor", "herm"). */
+const TRIGRAM_MAX_TERMS = 2;
+
+export type RankedNode = { row: MemoryNodeRow; score: ScoreComponents; matchedBy: SearchHit["matchedBy"] };
+
+/**
+ * The relevant path: BM25 full text, trigram and vector candidates fused by rank, then boosted by
+ * importance, confidence, recency, hotness and explicit intent. Best first.
+ */
+export async function rankNodesByText(
+  db: DbOrTx,
+  params: {
+    tenantId: string;
+    where: SQL;
+    terms: readonly QueryTerm[];
+    trigramText: string;
+    vector?: { values: readonly number[]; model: string; minSimilarity: number; weight: number };
+    candidates: number;
+    now: Date;
+    /** Cache key for the scope's corpus statistics. */
+    statsKey?: string;
+  },
+): Promise<RankedNode[]> {
+  const { where, candidates } = params;
+  const lists: SignalHits[] = [];
+  const fullText = await fullTextHits(db, { source: NODE_SOURCE, where, terms: params.terms, limit: candidates, statsKey: params.statsKey });
+  lists.push({ signal: "fullText", weight: NODE_SIGNAL_WEIGHTS.fullText, hits: relativeFloor(fullText, FULL_TEXT_FLOOR) });
+  // Trigrams rescue a short lookup full text missed (a typo, a partial word); they cost a scan.
+  if (fullText.length < params.candidates / 4 && params.terms.filter((t) => t.weight >= 1).length <= TRIGRAM_MAX_TERMS) {
+    const hits = await trigramHits(db, { source: NODE_SOURCE, where, text: params.trigramText, limit: candidates, minSimilarity: TRIGRAM_MIN_SIMILARITY });
+    lists.push({ signal: "trigram", weight: NODE_SIGNAL_WEIGHTS.trigram, hits });
+  }
+  if (params.vector) {
+    const hits = await vectorHits(db, { source: NODE_SOURCE, where, vector: params.vector.values, model: params.vector.model, limit: candidates, minSimilarity: params.vector.minSimilarity });
+    lists.push({ signal: "vector", weight: NODE_SIGNAL_WEIGHTS.vector * params.vector.weight, hits });
+  }
+  const fused = reciprocalRankFusion(lists);
+  const rows = await loadNodeRows(db, params.tenantId, fused.map((f) => f.id));
+  const ranked: RankedNode[] = [];
+  for (const f of fused) {
+    const row = rows.get(f.id);
+    if (!row) continue;
+    const matchedBy: SearchHit["matchedBy"] = [];
+    if (f.components.fullText !== undefined) matchedBy.push("full_text");
+    if (f.components.trigram !== undefined) matchedBy.push("trigram");
+    if (f.components.vector !== undefined) matchedBy.push("vector");
+    ranked.push({ row, score: boostedScore(f, row, params.now), matchedBy });
+  }
+  return ranked.sort((a, b) => b.score.final - a.score.final || (a.row.id < b.row.id ? -1 : 1));
+}

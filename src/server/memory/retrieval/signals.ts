@@ -1,0 +1,228 @@
+import { sql, type SQL } from "drizzle-orm";
+import { queryRows } from "~/db/raw";
+import type { DbOrTx } from "~/db/types";
+import { cachedCorpusStats, type CorpusStats } from "./corpus-stats";
+import { anyTermTsQuery, termTsQuery, type QueryTerm } from "./query-terms";
+
+/**
+ * The three retrieval signals, each one SQL statement over one searchable table, restricted by the
+ * caller's `where` (tenant first, then scopes and filters — built by the caller from the table's
+ * own columns, so the table is never aliased here).
+ *
+ * - fullText: BM25 over the generated `search_vector` (segmented text, `simple` configuration).
+ *   The GIN index finds the rows with any query term; BM25 (field-weighted for cards: title 5,
+ *   key/entities 4, tags/value 3, content 2 as in 002) ranks them. ts_rank_cd has no IDF, so a
+ *   question full of common words ranked noise first; BM25 does not.
+ * - trigram: pg_trgm word_similarity of the segmented query against the segmented text: catches
+ *   typos and partial words the full-text lexemes miss.
+ * - vector: pgvector cosine over memory_embeddings for one model, exact within the caller's scope.
+ */
+
+export type TextSource = {
+  table: "memory_nodes" | "memory_messages" | "memory_chunks";
+  owner: "node_id" | "message_id" | "chunk_id";
+  /**
+   * The vector's weight classes and what a match in each counts for BM25 (cards: title A 5,
+   * key/entities B 4, tags/value C 3, content D 2, as in 002 — relative to D). Evidence has one class.
+   */
+  classes: readonly { label: "A" | "B" | "C" | "D" | ""; weight: number }[];
+  /** Document length for BM25's normalization: the segmented text it was indexed from. */
+  length: string;
+  /** Columns returned with each full-text hit (evidence needs session and order for context). */
+  extra: readonly string[];
+  /** Columns a trigram candidate must closely match (`%>`); the first is GIN-indexed (gin_trgm_ops). */
+  trigramColumns: readonly string[];
+  trigramText: string;
+};
+
+export const NODE_SOURCE: TextSource = {
+  table: "memory_nodes",
+  owner: "node_id",
+  classes: [
+    { label: "A", weight: 2.5 },
+    { label: "B", weight: 2 },
+    { label: "C", weight: 1.5 },
+    { label: "D", weight: 1 },
+  ],
+  length: "length(memory_nodes.search_title) + length(memory_nodes.search_keys) + length(memory_nodes.search_values) + length(memory_nodes.search_body)",
+  extra: [],
+  trigramColumns: ["memory_nodes.search_body", "memory_nodes.search_title"],
+  trigramText: `memory_nodes.search_title || ' ' || memory_nodes.search_body`,
+};
+export const MESSAGE_SOURCE: TextSource = {
+  table: "memory_messages",
+  owner: "message_id",
+  classes: [{ label: "", weight: 1 }],
+  length: "length(memory_messages.search_text)",
+  extra: ["session_id"],
+  trigramColumns: ["memory_messages.search_text"],
+  trigramText: "memory_messages.search_text",
+};
+export const CHUNK_SOURCE: TextSource = {
+  table: "memory_chunks",
+  owner: "chunk_id",
+  classes: [{ label: "", weight: 1 }],
+  length: "length(memory_chunks.search_text)",
+  extra: ["session_id"],
+  trigramColumns: ["memory_chunks.search_text"],
+  trigramText: "memory_chunks.search_text",
+};
+
+export type Hit = { id: string; score: number };
+export type FullTextHit = Hit & { extra: Record<string, unknown> };
+
+/**
+ * BM25 constants: the usual k1; b below the usual 0.75 because a long turn or card usually says
+ * more, not the same thing padded (LoCoMo recall@10: b 0.75 → 0.59, 0.4 → 0.61, with k1 1.2).
+ */
+const BM25_K1 = 1.2;
+const BM25_B = 0.5;
+/** Rows read per full-text query; past this the rows with the best plain ts_rank are kept. */
+const MAX_FULL_TEXT_ROWS = 3000;
+
+export type MatchedDoc = { id: string; length: number; /** Per query term: the summed weight of the classes it occurs in (0 = absent). */ tf: readonly number[] };
+
+/**
+ * BM25 over documents that match at least one term. Term frequency is presence per weight class
+ * (turns and cards are short: a content word rarely repeats, and binary tf measured the same on
+ * LoCoMo), document frequency is counted over the matches — exact, since every row containing a
+ * term is among them — and N and the mean length come from the whole scope.
+ */
+export function bm25Scores(docs: readonly MatchedDoc[], terms: readonly QueryTerm[], stats: CorpusStats): Hit[] {
+  const df = terms.map((_, i) => docs.reduce((count, doc) => count + (doc.tf[i]! > 0 ? 1 : 0), 0));
+  const n = Math.max(stats.n, docs.length);
+  const avglen = Math.max(stats.avglen, 1);
+  const idf = df.map((d) => Math.log(1 + (n - d + 0.5) / (d + 0.5)));
+  const hits: Hit[] = [];
+  for (const doc of docs) {
+    const norm = BM25_K1 * (1 - BM25_B + (BM25_B * doc.length) / avglen);
+    let score = 0;
+    terms.forEach((term, i) => {
+      const tf = doc.tf[i]!;
+      if (tf > 0) score += (term.weight * idf[i]! * tf * (BM25_K1 + 1)) / (tf + norm);
+    });
+    if (score > 0) hits.push({ id: doc.id, score });
+  }
+  return hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+}
+
+/** Rows in scope and their mean searchable length (cached briefly when a key is given). */
+export function scopeStats(db: DbOrTx, source: TextSource, where: SQL, statsKey?: string): Promise<CorpusStats> {
+  const t = sql.raw(source.table);
+  return cachedCorpusStats(db, statsKey && `${source.table}|${statsKey}`, async () => {
+    const [row] = await queryRows<{ n: number | string; avglen: number | string | null }>(db, sql`select count(*) as n, avg(${sql.raw(source.length)}) as avglen from ${t} where ${where}`);
+    return { n: Number(row?.n ?? 0), avglen: Number(row?.avglen ?? 1) };
+  });
+}
+
+/**
+ * Result rows come back as one JSON array (json_agg): embedded Postgres pays per row and per column
+ * returned, so a few hundred candidates as one value cost a fraction of the same as rows.
+ */
+async function jsonRows<T>(db: DbOrTx, query: SQL): Promise<T[]> {
+  const [row] = await queryRows<{ rows: string | T[] | null }>(db, query);
+  const rows = row?.rows ?? null;
+  if (rows === null) return [];
+  return typeof rows === "string" ? (JSON.parse(rows) as T[]) : rows;
+}
+
+/**
+ * Full-text candidates ranked by BM25. The database finds the rows with any query term (GIN index)
+ * and reports, per row, which term occurs in which weight class as a string of 0/1 flags — a few
+ * bytes instead of the text, and no unnesting of vectors inside (embedded) Postgres.
+ */
+export async function fullTextHits(
+  db: DbOrTx,
+  params: { source: TextSource; where: SQL; terms: readonly QueryTerm[]; limit: number; /** Cache key for the scope's row count and mean length. */ statsKey?: string },
+): Promise<FullTextHit[]> {
+  const { terms, source } = params;
+  const tsquery = anyTermTsQuery(terms);
+  if (!tsquery) return [];
+  const t = sql.raw(source.table);
+  const vector = sql.raw(`${source.table}.search_vector`);
+  const flags = sql.join(
+    terms.flatMap((term) => source.classes.map((c) => sql`(${vector} @@ ${termTsQuery(term, c.label)}::tsquery)::int`)),
+    sql`, `,
+  );
+  const extra = sql.raw(source.extra.map((c) => `, ${source.table}.${c}`).join(""));
+  const match = sql`${params.where} and ${vector} @@ to_tsquery('simple', ${tsquery})`;
+  // [id, length, flags, ...extra]
+  type Row = [string, number, string, ...unknown[]];
+  const select = (ordered: boolean) =>
+    jsonRows<Row>(
+      db,
+      sql`select json_agg(json_build_array(${t}.id, ${sql.raw(source.length)}, array_to_string(array[${flags}], '')${extra}))::text as rows
+            from (select * from ${t} where ${match}
+                  ${ordered ? sql`order by ts_rank(${vector}, to_tsquery('simple', ${tsquery})) desc` : sql``}
+                  limit ${MAX_FULL_TEXT_ROWS + (ordered ? 0 : 1)}) as ${t}`,
+    );
+  let rows = await select(false);
+  if (rows.length === 0) return [];
+  // Rare (a term in thousands of rows): keep the rows plain ts_rank likes best, then rank by BM25.
+  if (rows.length > MAX_FULL_TEXT_ROWS) rows = await select(true);
+  const stats = await scopeStats(db, source, params.where, params.statsKey);
+  const classes = source.classes.length;
+  const docs: MatchedDoc[] = rows.map(([id, length, flagText]) => ({
+    id,
+    length: Number(length),
+    tf: terms.map((_, i) => source.classes.reduce((sum, c, j) => sum + (flagText[i * classes + j] === "1" ? c.weight : 0), 0)),
+  }));
+  const extraOf = new Map(rows.map((row) => [row[0], Object.fromEntries(source.extra.map((c, i) => [c, row[3 + i]]))]));
+  return bm25Scores(docs, terms, stats)
+    .slice(0, params.limit)
+    .map((hit) => ({ ...hit, extra: extraOf.get(hit.id) ?? {} }));
+}
+
+/**
+ * Rows whose trigram columns hold a close match of the query (`%>`: word similarity above
+ * pg_trgm.word_similarity_threshold, GIN-indexable), scored by word_similarity against the text.
+ */
+export async function trigramHits(db: DbOrTx, params: { source: TextSource; where: SQL; text: string; limit: number; minSimilarity: number }): Promise<Hit[]> {
+  if (!params.text.trim()) return [];
+  const t = sql.raw(params.source.table);
+  const close = sql.join(params.source.trigramColumns.map((c) => sql`${sql.raw(c)} %> ${params.text}`), sql` or `);
+  const text = sql.raw(params.source.trigramText);
+  const rows = await jsonRows<[string, number]>(
+    db,
+    sql`select json_agg(json_build_array(id, score) order by score desc, id)::text as rows from (
+          select id, score from (
+            select ${t}.id, word_similarity(${params.text}, ${text})::float8 as score from ${t}
+             where ${params.where} and (${close})
+          ) s
+          where score >= ${params.minSimilarity}
+          order by score desc, id
+          limit ${params.limit}) top`,
+  );
+  return rows.map(([id, score]) => ({ id, score: Number(score) }));
+}
+
+export async function vectorHits(
+  db: DbOrTx,
+  params: { source: TextSource; where: SQL; vector: readonly number[]; model: string; limit: number; minSimilarity: number },
+): Promise<Hit[]> {
+  const dimensions = params.vector.length;
+  if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 16_000) return [];
+  const t = sql.raw(params.source.table);
+  const owner = sql.raw(`e.${params.source.owner}`);
+  const cast = sql.raw(`::vector(${dimensions})`);
+  const literal = `[${params.vector.join(",")}]`;
+  // Each scoped owner's vector is fetched by the (tenant, owner, model) unique index in a correlated
+  // subquery: the one plan that stays sound before the table has statistics (embedded Postgres has
+  // no autovacuum to gather them). It is an exact scan of the caller's scope, not an HNSW probe.
+  const rows = await jsonRows<[string, number]>(
+    db,
+    sql`select json_agg(json_build_array(id, score) order by score desc, id)::text as rows from (
+          select id, score from (
+            select ${t}.id,
+                   (select (1 - (e.embedding${cast} <=> ${literal}${cast}))::float8
+                      from memory_embeddings e
+                     where e.tenant_id = ${t}.tenant_id and ${owner} = ${t}.id and e.model = ${params.model} and e.dimensions = ${dimensions}) as score
+              from ${t}
+             where ${params.where}
+          ) v
+          where score >= ${params.minSimilarity}
+          order by score desc, id
+          limit ${params.limit}) top`,
+  );
+  return rows.map(([id, score]) => ({ id, score: Number(score) }));
+}

@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Database } from "~/db/types";
+import type { MemoryCallContext } from "~/server/memory/context";
+import { appendMessages } from "~/server/memory/messages";
+import { buildMemoryContext } from "~/server/memory/retrieval/context";
+import { countTokens } from "~/server/memory/retrieval/token-count";
+import { parseScopePattern } from "~/server/memory/scope";
+import { appendSummary } from "~/server/memory/summaries";
+import { memoryWrite } from "~/server/memory/write";
+import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
+import { agentContext, createTenant } from "../support/memory";
+
+type Op = Record<string, unknown>;
+const create = (kind: string, node: Record<string, unknown>, extra: Op = {}): Op => ({ op: "create", kind, explicitUserIntent: true, node, ...extra });
+const noVectors = { embeddings: null } as const;
+
+/** A database object whose every call fails, as a dead connection pool would. */
+function failingDatabase(real: Database, which: (prop: string) => boolean = () => true): Database {
+  return new Proxy(real, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (typeof value === "function" && typeof prop === "string" && which(prop)) {
+        return () => {
+          throw new Error("connect ECONNREFUSED 127.0.0.1:5432");
+        };
+      }
+      return value;
+    },
+  });
+}
+
+describe(`buildMemoryContext (${TEST_BACKEND})`, () => {
+  let handle: TestDatabase;
+  beforeAll(async () => {
+    handle = await openTestDatabase();
+  });
+  afterAll(async () => handle?.destroy());
+
+  async function write(ctx: MemoryCallContext, ...operations: Op[]) {
+    const result = await memoryWrite(handle.db, ctx, { operations });
+    expect(result.done, result.message).toBe(true);
+    return result.results.map((r) => r.nodeId!);
+  }
+
+  async function seed() {
+    const tenantId = await createTenant(handle.db);
+    const ctx = agentContext(tenantId);
+    const [allergy, language, task, cilantro, nurse] = await write(
+      ctx,
+      create("hard_constraint", { title: "No peanuts", content: "Severe peanut allergy: never suggest peanuts.", valueJson: "peanut allergy" }),
+      create("language_preference", { title: "Language", content: "Answer in Chinese.", valueJson: "zh" }),
+      create("active_task", { title: "Plan Kyoto trip", content: "Planning a trip to Kyoto in April.", valueJson: "kyoto trip" }, { itemKey: "kyoto" }),
+      create("avoid_ingredient", { title: "用户不吃香菜 (cilantro)", content: "推荐菜谱时避免香菜。", valueJson: "香菜" }),
+      create("occupation", { title: "Job", content: "Works night shifts as a nurse.", valueJson: "nurse" }),
+    );
+    const turn = await appendMessages(handle.db, ctx, {
+      sessionId: "s1",
+      userScopeId: "u1",
+      messages: [
+        { role: "user", content: "What should I cook tonight?" },
+        { role: "assistant", content: "How about tomato and egg stir-fry?" },
+      ],
+    });
+    await appendSummary(handle.db, ctx, { sessionId: "s1", parentSummaryId: null, fromMessageId: turn.messages[0]!.id, toMessageId: turn.messages[1]!.id, summary: "The user asked for dinner ideas." });
+    // Another session's messages and temporary state: never part of s1's turn.
+    await appendMessages(handle.db, ctx, { sessionId: "s2", userScopeId: "u1", messages: [{ role: "user", content: "Other session secret about the nurse job." }] });
+    const [otherSession] = await write(ctx, create("temporary_state", { title: "Tired", content: "Tired after a night shift as a nurse.", valueJson: "tired" }, { scope: "session:s2", itemKey: "tired" }));
+    return { tenantId, ctx, ids: { allergy: allergy!, language: language!, task: task!, cilantro: cilantro!, nurse: nurse!, otherSession: otherSession! }, messages: turn.messages };
+  }
+
+  it("assembles the turn's memory: always-recalled, constraints, tasks, preferences, relevant, summary, recent messages", async () => {
+    const { ctx, ids, messages } = await seed();
+    const context = await buildMemoryContext(handle.db, ctx, { queryText: "How are my night shifts as a nurse going?", sessionId: "s1" }, noVectors);
+    expect(context.diagnostics).toMatchObject({ enabled: true, storeStatus: "ok", warnings: [], tokenBudget: 4000 });
+    expect(context.alwaysRecalled.map((n) => n.id).sort()).toEqual([ids.allergy, ids.language].sort());
+    expect(context.activeTasks.map((n) => n.id)).toEqual([ids.task]);
+    expect(context.preferences.map((n) => n.id)).toEqual([ids.cilantro]);
+    expect(context.relevantNodes.map((n) => n.id)).toEqual([ids.nurse]);
+    expect(context.latestSummary?.summary).toBe("The user asked for dinner ideas.");
+    expect(context.recentMessages.map((m) => m.id)).toEqual(messages.map((m) => m.id));
+    expect(context.usedMemoryIds.sort()).toEqual([ids.allergy, ids.language, ids.task, ids.cilantro, ids.nurse].sort());
+    for (const id of [...context.usedMemoryIds, ...messages.map((m) => m.id)]) expect(context.prompt).toContain(`[${id}]`);
+    expect(context.prompt).toMatch(/^<memory>\nAlways apply:/);
+    expect(context.prompt).not.toContain("Other session secret");
+    expect(context.usedMemoryIds).not.toContain(ids.otherSession);
+    expect(context.diagnostics.usedTokens).toBe(countTokens(context.prompt));
+    expect(context.diagnostics.retrievedNodeCount).toBe(5);
+  });
+
+  it("never exceeds the token budget, and keeps what matters most when it is tight", async () => {
+    const { ctx, ids } = await seed();
+    const long = "This preference note is deliberately long. ".repeat(40);
+    await write(ctx, ...Array.from({ length: 12 }, (_, i) => create("custom_fact", { title: `Note ${i}`, content: `${long} nurse ${i}` }, { itemKey: `note_${i}` })));
+    await appendMessages(handle.db, ctx, { sessionId: "s1", userScopeId: "u1", messages: Array.from({ length: 20 }, (_, i) => ({ role: "user" as const, content: `Message ${i}: ${long}` })) });
+    for (const tokenBudget of [200, 257, 400, 800, 1500, 4000]) {
+      const context = await buildMemoryContext(handle.db, ctx, { queryText: "nurse notes", sessionId: "s1", tokenBudget }, noVectors);
+      expect(countTokens(context.prompt), `budget ${tokenBudget}`).toBeLessThanOrEqual(tokenBudget);
+      expect(context.diagnostics.usedTokens).toBe(countTokens(context.prompt));
+      expect(context.usedMemoryIds).toContain(ids.allergy);
+      if (tokenBudget < 1500) expect(context.diagnostics.omittedNodeCount).toBeGreaterThan(0);
+    }
+  });
+
+  it("reads only this turn's session and scopes it may read", async () => {
+    const { tenantId } = await seed();
+    const stranger = agentContext(tenantId, { readScopes: ["user:u9", "session:s9"].map(parseScopePattern), defaults: { session: { type: "session", id: "s9" } } });
+    const context = await buildMemoryContext(handle.db, stranger, { queryText: "nurse", sessionId: "s1" }, noVectors);
+    expect(context.usedMemoryIds).toEqual([]);
+    expect(context.recentMessages).toEqual([]);
+    expect(context.latestSummary).toBeNull();
+    expect(context.prompt).toBe("");
+    expect(context.diagnostics.warnings.join(" ")).toMatch(/session s1 is not readable/);
+  });
+
+  it("degrades instead of throwing when part of the store fails, and disables itself when all of it does", async () => {
+    const { ctx } = await seed();
+    // Raw statements (the search) fail, plain selects still work.
+    const partial = await buildMemoryContext(failingDatabase(handle.db, (p) => p === "execute"), ctx, { queryText: "nurse", sessionId: "s1" }, noVectors);
+    expect(partial.diagnostics.storeStatus).toBe("degraded");
+    expect(partial.diagnostics.warnings.join(" ")).toMatch(/relevant-memory search unavailable/);
+    expect(partial.alwaysRecalled.length).toBeGreaterThan(0);
+    expect(partial.diagnostics.warnings.join(" ")).not.toMatch(/ECONNREFUSED|select|memory_nodes/);
+
+    const down = await buildMemoryContext(failingDatabase(handle.db), ctx, { queryText: "nurse", sessionId: "s1" }, noVectors);
+    expect(down).toMatchObject({ prompt: "", usedMemoryIds: [], diagnostics: { enabled: false, storeStatus: "disabled" } });
+    expect(down.diagnostics.warnings[0]).toMatch(/memory store unavailable/);
+  });
+
+  it("disables itself on a closed database handle", async () => {
+    const closed = await openTestDatabase();
+    const tenantId = await createTenant(closed.db);
+    await closed.destroy();
+    const context = await buildMemoryContext(closed.db, agentContext(tenantId), { queryText: "anything", sessionId: "s1" }, noVectors);
+    expect(context.diagnostics).toMatchObject({ enabled: false, storeStatus: "disabled" });
+    expect(context.diagnostics.warnings).toHaveLength(1);
+  });
+});

@@ -1,0 +1,289 @@
+import { and, eq, sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { queryRows } from "~/db/raw";
+import { memoryQueryLog } from "~/db/schema";
+import { ServiceError } from "~/server/errors";
+import type { MemoryCallContext } from "~/server/memory/context";
+import { memoryForget } from "~/server/memory/forget";
+import { appendMessages } from "~/server/memory/messages";
+import { parseScopePattern } from "~/server/memory/scope";
+import { memorySearch } from "~/server/memory/retrieval/search";
+import { memoryWrite } from "~/server/memory/write";
+import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
+import { agentContext, createTenant } from "../support/memory";
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Searches here never touch an embedding provider unless a test says so. */
+const noVectors = { embeddings: null } as const;
+
+type Op = Record<string, unknown>;
+const create = (kind: string, node: Record<string, unknown>, extra: Op = {}): Op => ({ op: "create", kind, explicitUserIntent: true, node, ...extra });
+
+describe(`memory_search (${TEST_BACKEND})`, () => {
+  let handle: TestDatabase;
+  beforeAll(async () => {
+    handle = await openTestDatabase();
+  });
+  afterAll(async () => handle?.destroy());
+
+  async function write(ctx: MemoryCallContext, ...operations: Op[]) {
+    const result = await memoryWrite(handle.db, ctx, { operations });
+    expect(result.done, result.message).toBe(true);
+    return result.results.map((r) => r.nodeId!);
+  }
+  const search = (ctx: MemoryCallContext, input: Record<string, unknown>) => memorySearch(handle.db, ctx, input, noVectors);
+
+  it("finds a card exactly by kind + valueJson and by canonical key", async () => {
+    const ctx = agentContext(await createTenant(handle.db));
+    const [cilantro] = await write(
+      ctx,
+      create("avoid_ingredient", { title: "用户不吃香菜 (cilantro)", content: "推荐菜谱时避免香菜。", valueJson: "香菜" }),
+      create("avoid_ingredient", { title: "No peanuts", content: "Avoid peanuts.", valueJson: "peanut" }),
+    );
+    const byValue = await search(ctx, { kinds: ["avoid_ingredient"], valueJson: "香菜" });
+    expect(byValue.exact.map((n) => n.id)).toEqual([cilantro]);
+    expect(byValue.exact[0]!.matchedBy).toEqual(["exact"]);
+    expect(byValue.relevant).toEqual([]);
+    const byKey = await search(ctx, { key: byValue.exact[0]!.key });
+    expect(byKey.exact.map((n) => n.id)).toEqual([cilantro]);
+    expect(byValue.enumerated).toBe(false);
+  });
+
+  it("finds Chinese and mixed Chinese/English cards from Chinese and English queries", async () => {
+    const ctx = agentContext(await createTenant(handle.db));
+    const [cilantro, spicy, other] = await write(
+      ctx,
+      create("avoid_ingredient", { title: "用户不吃香菜 (cilantro)", content: "推荐菜谱时避免香菜。", valueJson: "香菜" }),
+      create("flavor_profile", { title: "用户偏好少油少辣", content: "推荐菜谱时优先少油少辣。", valueJson: { oil: "low", spicy: "low" } }),
+      create("occupation", { title: "Job", content: "The user works as a nurse.", valueJson: "nurse" }),
+    );
+    const zh = await search(ctx, { queryText: "香菜" });
+    expect(zh.relevant[0]?.id).toBe(cilantro);
+    expect(zh.relevant[0]?.matchedBy).toContain("full_text");
+    expect(zh.relevant.map((n) => n.id)).not.toContain(other);
+    const en = await search(ctx, { queryText: "cilantro" });
+    expect(en.relevant[0]?.id).toBe(cilantro);
+    const sentence = await search(ctx, { queryText: "我做饭要少辣一点" });
+    expect(sentence.relevant[0]?.id).toBe(spicy);
+    // A typo still lands, through trigram similarity.
+    const typo = await search(ctx, { queryText: "cilantor" });
+    expect(typo.relevant.map((n) => n.id)).toContain(cilantro);
+    expect(typo.relevant.find((n) => n.id === cilantro)?.matchedBy).toContain("trigram");
+  });
+
+  it("ranks an English paraphrase above an unrelated card, with score components", async () => {
+    const ctx = agentContext(await createTenant(handle.db));
+    const [herbs, rust] = await write(
+      ctx,
+      create("custom_fact", { title: "Herbs", content: "The user avoids eating cilantro and dislikes parsley." }, { itemKey: "herbs" }),
+      create("custom_fact", { title: "Favourite language", content: "The user's favourite programming language is Rust." }, { itemKey: "rust" }),
+    );
+    const result = await search(ctx, { queryText: "Which herbs does the user avoid when she eats?" });
+    const ids = result.relevant.map((n) => n.id);
+    expect(ids[0]).toBe(herbs);
+    if (ids.includes(rust!)) expect(ids.indexOf(rust!)).toBeGreaterThan(ids.indexOf(herbs!));
+    const score = result.relevant[0]!.score!;
+    expect(score.fullText).toBeGreaterThan(0);
+    expect(score.final).toBeGreaterThanOrEqual(score.fused!);
+    expect(score.importance).toBeGreaterThan(0);
+  });
+
+  it("never returns superseded, expired or deleted cards by default, and says why they were left out", async () => {
+    const tenantId = await createTenant(handle.db);
+    const ctx = agentContext(tenantId);
+    const [nurse] = await write(ctx, create("occupation", { title: "Job", content: "Works as a nurse in Boston.", valueJson: "nurse" }));
+    const [doctor] = await write(ctx, create("occupation", { title: "Job", content: "Works as a doctor in Boston.", valueJson: "doctor" }));
+    const [expiring] = await write(
+      ctx,
+      create("temporary_state", { title: "Upset stomach", content: "Stomach upset today in Boston: nothing spicy.", valueJson: "upset stomach", expiresAt: new Date(Date.now() + 1500).toISOString() }, { scope: "user:u1", itemKey: "stomach" }),
+    );
+    const [expired] = await write(ctx, create("custom_fact", { title: "Boston visit", content: "Visiting Boston this week.", valueJson: "boston" }, { itemKey: "boston_visit" }));
+    await memoryWrite(handle.db, ctx, { operations: [{ op: "expire", targetId: expired!, expectedRevision: 1 }] });
+    const [deleted] = await write(ctx, create("custom_fact", { title: "Boston flat", content: "Rents a flat in Boston.", valueJson: "flat" }, { itemKey: "boston_flat" }));
+    const forgot = await memoryForget(handle.db, { ...ctx, forgetIntent: true }, { id: deleted!, expectedRevision: 1, reason: "user asked" });
+    expect(forgot.deletedIds ?? [deleted]).toContain(deleted);
+    await sleep(1700);
+
+    const result = await search(ctx, { queryText: "Boston" });
+    const returned = [...result.exact, ...result.relevant].map((n) => n.id);
+    expect(returned).toContain(doctor);
+    for (const gone of [nurse, expiring, expired, deleted]) expect(returned).not.toContain(gone);
+    expect(result.omitted).toEqual(expect.arrayContaining([{ nodeId: nurse, reason: "superseded" }, { nodeId: expiring, reason: "expired" }, { nodeId: expired, reason: "expired" }]));
+    expect(result.omitted.map((o) => o.nodeId)).not.toContain(deleted);
+
+    const exact = await search(ctx, { kinds: ["occupation"] });
+    expect(exact.exact.map((n) => n.id)).toEqual([doctor]);
+    expect(exact.omitted).toContainEqual({ nodeId: nurse, reason: "superseded" });
+
+    const withExpired = await search(ctx, { queryText: "Boston", includeExpired: true });
+    const all = [...withExpired.exact, ...withExpired.relevant].map((n) => n.id);
+    expect(all).toEqual(expect.arrayContaining([doctor, expiring, expired]));
+    expect(all).not.toContain(deleted);
+    expect(all).not.toContain(nurse);
+  });
+
+  it("resolves conflicts per slot: session over user, unexpired first, then explicit, temporary, newer", async () => {
+    const tenantId = await createTenant(handle.db);
+    const scopes = ["user:u1", "session:*", "context:app/a", "context:app/b"];
+    const ctx = agentContext(tenantId, { readScopes: scopes.map(parseScopePattern), writeScopes: scopes.map(parseScopePattern) });
+    const lang = (scope: string, value: string, extra: Op = {}) => create("language_preference", { title: "Language", content: `Answer in ${value}.`, valueJson: value }, { scope, ...extra });
+    const [userZh] = await write(ctx, lang("user:u1", "Chinese"));
+    const [sessionEn] = await write(ctx, lang("session:s1", "English"));
+    const first = await search(ctx, { kinds: ["language_preference"] });
+    expect(first.exact.map((n) => n.id)).toEqual([sessionEn]);
+    expect(first.omitted).toContainEqual({ nodeId: userZh, reason: "conflict_lost" });
+
+    // Another session's card is no override for this one (s1 is the caller's session).
+    const [otherSession] = await write(ctx, lang("session:s2", "French"));
+    const second = await search(ctx, { kinds: ["language_preference"] });
+    expect(second.exact.map((n) => n.id).sort()).toEqual([sessionEn, otherSession].sort());
+
+    // Same priority (two context scopes): explicit beats inferred even when older; then newer wins.
+    const contexts = agentContext(tenantId, { readScopes: ["context:app/a", "context:app/b"].map(parseScopePattern), writeScopes: scopes.map(parseScopePattern), defaults: {} });
+    const decision = (scope: string, text: string, explicit: boolean): Op => ({ op: "create", kind: "durable_decision", scope, explicitUserIntent: explicit, node: { title: "Database", content: text, valueJson: text } });
+    const [explicitA] = await write(contexts, decision("context:app/a", "Use Postgres.", true));
+    await sleep(20);
+    const [inferredB] = await write(contexts, decision("context:app/b", "Use SQLite.", false));
+    const decided = await search(contexts, { kinds: ["durable_decision"] });
+    expect(decided.exact.map((n) => n.id)).toEqual([explicitA]);
+    expect(decided.omitted).toContainEqual({ nodeId: inferredB, reason: "conflict_lost" });
+    await sleep(20);
+    const [newerB] = await write(contexts, create("communication_preference", { title: "Tone", content: "Be brief.", valueJson: "brief" }, { scope: "context:app/b", itemKey: "tone" }));
+    await sleep(20);
+    const [newestA] = await write(contexts, create("communication_preference", { title: "Tone", content: "Be detailed.", valueJson: "detailed" }, { scope: "context:app/a", itemKey: "tone" }));
+    const tone = await search(contexts, { kinds: ["communication_preference"] });
+    expect(tone.exact.map((n) => n.id)).toEqual([newestA]);
+    expect(tone.omitted).toContainEqual({ nodeId: newerB, reason: "conflict_lost" });
+  });
+
+  it("omits low-confidence cards and reports cards beyond the limit as over_limit", async () => {
+    const ctx = agentContext(await createTenant(handle.db));
+    const [shaky] = await write(ctx, create("custom_fact", { title: "Maybe likes jazz", content: "Might like jazz music.", valueJson: "jazz", confidence: 0.2 }, { itemKey: "jazz" }));
+    const ids = await write(ctx, ...["blues", "rock", "soul"].map((g) => create("custom_fact", { title: `Likes ${g} music`, content: `Listens to ${g} music.`, valueJson: g }, { itemKey: g })));
+    const result = await search(ctx, { queryText: "music", limit: 2 });
+    expect(result.relevant).toHaveLength(2);
+    expect(result.omitted).toContainEqual({ nodeId: shaky, reason: "low_confidence" });
+    expect(result.omitted.filter((o) => o.reason === "over_limit")).toHaveLength(1);
+    expect(ids).toContain(result.omitted.find((o) => o.reason === "over_limit")!.nodeId);
+  });
+
+  it("turns list-all phrasing in Chinese and English into an enumeration, and only then says memory is empty", async () => {
+    const ctx = agentContext(await createTenant(handle.db));
+    const none = await search(ctx, { queryText: "香菜" });
+    expect(none.enumerated).toBe(false);
+    expect(none.message).not.toMatch(/memory is empty/i);
+    expect(none.message).toMatch(/only an enumeration/);
+    const emptyList = await search(ctx, { queryText: "列出所有记忆" });
+    expect(emptyList.enumerated).toBe(true);
+    expect(emptyList.message).toMatch(/memory is empty/);
+
+    const ids = await write(
+      ctx,
+      create("avoid_ingredient", { title: "不吃香菜", content: "避免香菜。", valueJson: "香菜" }),
+      create("occupation", { title: "Job", content: "Nurse.", valueJson: "nurse" }),
+    );
+    for (const phrase of ["列出所有记忆", "我的全部记忆", "show all my memories", "List everything you remember"]) {
+      const result = await search(ctx, { queryText: phrase });
+      expect(result.enumerated, phrase).toBe(true);
+      expect(result.exact.map((n) => n.id).sort(), phrase).toEqual([...ids].sort());
+      expect(result.exact[0]!.matchedBy).toEqual(["enumeration"]);
+    }
+    const all = await search(ctx, { all: true, limit: 1 });
+    expect(all.exact).toHaveLength(1);
+    expect(all.omitted).toEqual([{ nodeId: expect.any(String), reason: "over_limit" }]);
+    expect(all.message).toMatch(/1 more/);
+  });
+
+  it("answers as of an earlier moment", async () => {
+    const ctx = agentContext(await createTenant(handle.db));
+    const [nurse] = await write(ctx, create("occupation", { title: "Job", content: "Works as a nurse.", valueJson: "nurse" }));
+    await sleep(30);
+    const between = new Date().toISOString();
+    await sleep(30);
+    const [doctor] = await write(ctx, create("occupation", { title: "Job", content: "Works as a doctor.", valueJson: "doctor" }));
+    const then = await search(ctx, { kinds: ["occupation"], asOf: between });
+    expect(then.exact.map((n) => n.id)).toEqual([nurse]);
+    const thenText = await search(ctx, { queryText: "nurse", asOf: between });
+    expect(thenText.relevant.map((n) => n.id)).toEqual([nurse]);
+    const now = await search(ctx, { kinds: ["occupation"] });
+    expect(now.exact.map((n) => n.id)).toEqual([doctor]);
+  });
+
+  it("searches evidence messages with session context, within readable scopes only", async () => {
+    const tenantId = await createTenant(handle.db);
+    const writer = agentContext(tenantId);
+    await appendMessages(handle.db, writer, {
+      sessionId: "s1",
+      userScopeId: "u1",
+      messages: [
+        { role: "assistant", content: "What did you do at the weekend?" },
+        { role: "user", content: "I went hiking at Mount Tamalpais with my sister." },
+        { role: "assistant", content: "Sounds lovely." },
+        { role: "user", content: "We also tried a new ramen place in the evening." },
+      ],
+    });
+    await appendMessages(handle.db, writer, { sessionId: "s-other", userScopeId: "u2", messages: [{ role: "user", content: "Secret: I went hiking at Mount Tamalpais alone." }] });
+    const reader = agentContext(tenantId, { readScopes: ["user:u1", "session:s1"].map(parseScopePattern) });
+    const result = await search(reader, { queryText: "hiking Tamalpais", includeEvidence: true });
+    expect(result.evidence?.[0]?.content).toMatch(/Mount Tamalpais with my sister/);
+    expect(result.evidence?.[0]?.components?.fullText).toBeGreaterThan(0);
+    expect(result.evidence?.some((e) => e.content.startsWith("Secret"))).toBe(false);
+    // The turn before a strong hit is lent part of its score: the question it answers ranks too.
+    const question = result.evidence?.find((e) => e.content.startsWith("What did you do"));
+    expect(question?.components?.context).toBeGreaterThan(0);
+    expect(result.message).toMatch(/evidence/);
+
+    const owner = agentContext(tenantId, { readScopes: ["user:u2"].map(parseScopePattern) });
+    const own = await search(owner, { queryText: "hiking Tamalpais", includeEvidence: true });
+    expect(own.evidence?.map((e) => e.content)).toEqual(["Secret: I went hiking at Mount Tamalpais alone."]);
+  });
+
+  it("keeps tenants and unreadable scopes apart, also through scopes narrowing", async () => {
+    const tenantA = await createTenant(handle.db);
+    const tenantB = await createTenant(handle.db);
+    const card = create("custom_fact", { title: "Garden", content: "Grows tomatoes in the garden.", valueJson: "tomatoes" }, { itemKey: "garden" });
+    const [inA] = await write(agentContext(tenantA), card);
+    const [inB] = await write(agentContext(tenantB), card);
+    const u2 = agentContext(tenantA, { readScopes: ["user:u2"].map(parseScopePattern), writeScopes: ["user:u2"].map(parseScopePattern), defaults: { user: { type: "user", id: "u2" } } });
+    const [ofU2] = await write(u2, card);
+
+    const fromB = await search(agentContext(tenantB), { queryText: "tomatoes garden" });
+    expect([...fromB.exact, ...fromB.relevant].map((n) => n.id)).toEqual([inB]);
+    const enumB = await search(agentContext(tenantB), { all: true });
+    expect(enumB.exact.map((n) => n.id)).toEqual([inB]);
+
+    const a = agentContext(tenantA);
+    const fromA = await search(a, { queryText: "tomatoes garden" });
+    expect([...fromA.exact, ...fromA.relevant].map((n) => n.id)).toEqual([inA]);
+    const narrowed = await search(a, { queryText: "tomatoes", scopes: ["user:u2"] });
+    expect([...narrowed.exact, ...narrowed.relevant]).toEqual([]);
+    expect(narrowed.message).toMatch(/not readable|None of the requested scopes/);
+    const mixed = await search(a, { all: true, scopes: ["user:u1", "user:u2"] });
+    expect(mixed.exact.map((n) => n.id)).toEqual([inA]);
+    const u2Own = await search(u2, { all: true });
+    expect(u2Own.exact.map((n) => n.id)).toEqual([ofU2]);
+    await expect(search(a, { all: true, scopes: ["nonsense"] })).rejects.toBeInstanceOf(ServiceError);
+  });
+
+  it("rejects invalid input with a ServiceError naming the field", async () => {
+    const ctx = agentContext(await createTenant(handle.db));
+    await expect(search(ctx, { limit: 500 })).rejects.toMatchObject({ code: "BAD_REQUEST", reason: "invalid_input", message: expect.stringContaining("limit") });
+  });
+
+  it("records one query-log row per search", async () => {
+    const tenantId = await createTenant(handle.db);
+    const ctx = agentContext(tenantId);
+    await search(ctx, { queryText: "anything" });
+    await search(ctx, { all: true });
+    const rows = await handle.db.select().from(memoryQueryLog).where(and(eq(memoryQueryLog.tenantId, tenantId), eq(memoryQueryLog.operation, "memory_search")));
+    expect(rows).toHaveLength(2);
+    expect(rows[0]!.latencyMs).toBeGreaterThan(0);
+    expect(rows[0]).toMatchObject({ actorType: "api_key", actorId: "key_test" });
+  });
+
+  it("has working pg_trgm on segmented CJK text in this backend (CJK is also covered by n-gram full text)", async () => {
+    const [row] = await queryRows<{ n: number; ws: number }>(handle.db, sql`select array_length(show_trgm('香菜'), 1) as n, word_similarity('香菜', '用户 不吃 香菜 cilantro') as ws`);
+    expect(Number(row!.n)).toBeGreaterThan(0);
+    expect(Number(row!.ws)).toBe(1);
+  });
+});

@@ -1,0 +1,218 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { MemoryNode } from "~/server/memory/node-view";
+import { compareForConflict, conflictKey, resolveConflicts } from "~/server/memory/retrieval/conflicts";
+import { selectWithinBudget, type ContextItem, type SectionName } from "~/server/memory/retrieval/context-render";
+import { boostedScore, reciprocalRankFusion, relativeFloor } from "~/server/memory/retrieval/fusion";
+import { rankLexically } from "~/server/memory/retrieval/lexical-score";
+import { isListAllQuery } from "~/server/memory/retrieval/list-all";
+import { anyTermTsQuery, queryTerms, termTsQuery } from "~/server/memory/retrieval/query-terms";
+import { narrowReadScopes, turnScopes } from "~/server/memory/retrieval/scopes";
+import { bm25Scores } from "~/server/memory/retrieval/signals";
+import { countTokens, truncateToTokens } from "~/server/memory/retrieval/token-count";
+import { parseScopePattern } from "~/server/memory/scope";
+
+const NOW = new Date("2026-01-10T12:00:00Z");
+
+function node(overrides: Partial<MemoryNode> = {}): MemoryNode {
+  return {
+    id: "mem_a",
+    scope: "user:u1",
+    kind: "language_preference",
+    key: "preference.language",
+    itemKey: null,
+    domain: "preference",
+    categoryPath: ["preference", "language"],
+    type: "preference",
+    valueJson: "zh",
+    title: "Language",
+    content: "Answer in Chinese.",
+    status: "active",
+    revision: 1,
+    lineageId: "mem_a",
+    supersedesId: null,
+    supersededById: null,
+    confidence: 0.9,
+    importance: 0.8,
+    tags: [],
+    entities: [],
+    sourceMessageIds: [],
+    explicitUserIntent: true,
+    redacted: false,
+    createdBy: { type: "api_key", id: "k" },
+    updatedBy: { type: "api_key", id: "k" },
+    createdAt: "2026-01-01T00:00:00.000Z",
+    updatedAt: "2026-01-01T00:00:00.000Z",
+    expiresAt: null,
+    endedAt: null,
+    ...overrides,
+  };
+}
+
+describe("list-all phrasing", () => {
+  it.each(["列出所有记忆", "我的全部记忆", "列出我的所有记忆。", "请列出你记住的所有东西", "你都记得我什么？", "显示全部记忆", "show all my memories", "Show all my memories.", "list everything you remember", "List all memories", "show me everything you know about me", "What do you remember about me?", "all my memories"])(
+    "enumerates for %s",
+    (text) => expect(isListAllQuery(text)).toBe(true),
+  );
+  it.each(["show all my memories about cooking", "列出所有关于做饭的记忆", "香菜", "我不吃香菜", "show all", "list all tasks", "what is my name", "remember that I like tea", "everything", "", "all"])(
+    "searches for %s",
+    (text) => expect(isListAllQuery(text)).toBe(false),
+  );
+});
+
+describe("query terms", () => {
+  it("stems Latin words into prefixes and drops function words", () => {
+    expect(queryTerms("When did Melanie paint the sunrises?")).toEqual([
+      { term: "melani", prefix: true, weight: 1 },
+      { term: "paint", prefix: true, weight: 1 },
+      { term: "sunris", prefix: true, weight: 1 },
+    ]);
+  });
+  it("adds CJK single characters at a lower weight next to words and bigrams", () => {
+    const terms = queryTerms("不吃香菜");
+    expect(terms.filter((t) => t.weight === 1).map((t) => t.term)).toEqual(["不吃", "香菜"]);
+    expect(terms.filter((t) => t.weight < 1).map((t) => t.term)).toEqual(["吃", "香", "菜"]);
+  });
+  it("quotes terms so input cannot inject tsquery operators", () => {
+    expect(termTsQuery({ term: "o'brien", prefix: false, weight: 1 })).toBe("'o''brien'");
+    expect(termTsQuery({ term: "paint", prefix: true, weight: 1 }, "A")).toBe("'paint':*A");
+    expect(termTsQuery({ term: "香菜", prefix: true, weight: 1 })).toBe("'香菜'");
+    expect(anyTermTsQuery(queryTerms("a & b | !c"))).not.toMatch(/[&!]/);
+    expect(anyTermTsQuery([])).toBe("");
+  });
+});
+
+describe("BM25 and fusion", () => {
+  const terms = [
+    { term: "rare", prefix: false, weight: 1 },
+    { term: "common", prefix: false, weight: 1 },
+  ];
+  it("weighs rare terms over common ones and shorter documents over longer ones", () => {
+    const hits = bm25Scores(
+      [
+        { id: "common-only", length: 50, tf: [0, 1] },
+        ...Array.from({ length: 30 }, (_, i) => ({ id: `common-${i}`, length: 60, tf: [0, 1] })),
+        { id: "rare-long", length: 150, tf: [1, 0] },
+        { id: "rare-short", length: 50, tf: [1, 0] },
+        { id: "none", length: 50, tf: [0, 0] },
+      ],
+      terms,
+      { n: 100, avglen: 100 },
+    );
+    expect(hits.map((h) => h.id).slice(0, 3)).toEqual(["rare-short", "rare-long", "common-only"]);
+    expect(hits.map((h) => h.id)).not.toContain("none");
+  });
+  it("fuses by rank, normalized so a hit first everywhere scores 1", () => {
+    const fused = reciprocalRankFusion([
+      { signal: "fullText", weight: 1, hits: [{ id: "a", score: 9 }, { id: "b", score: 3 }] },
+      { signal: "vector", weight: 0.5, hits: [{ id: "a", score: 0.8 }, { id: "c", score: 0.7 }] },
+    ]);
+    expect(fused.map((f) => f.id)).toEqual(["a", "b", "c"]);
+    expect(fused[0]!.fused).toBeCloseTo(1, 10);
+    expect(fused[0]!.components).toEqual({ fullText: 9, vector: 0.8 });
+    expect(relativeFloor([{ score: 10 }, { score: 2 }, { score: 0.5 }], 0.1)).toEqual([{ score: 10 }, { score: 2 }]);
+  });
+  it("reports each boost as its contribution to the final score", () => {
+    const score = boostedScore({ id: "x", fused: 0.5, components: { fullText: 3 } }, { importance: 1, confidence: 1, updatedAt: NOW, hotness: 0, explicitUserIntent: true }, NOW);
+    const sum = score.fused! + score.importance! + score.confidence! + score.recency! + score.hotness! + score.explicit!;
+    expect(score.final).toBeCloseTo(sum, 5);
+    expect(score.recency).toBeCloseTo(0.5 * 0.15, 5);
+    expect(score.fullText).toBe(3);
+  });
+  it("ranks cards lexically with 002's field weights for history reads", () => {
+    const ranked = rankLexically([node({ id: "body", title: "x", content: "likes tea" }), node({ id: "title", title: "Tea", content: "x" }), node({ id: "none", title: "x", content: "y" })], "tea");
+    expect(ranked.map((r) => r.node.id)).toEqual(["title", "body"]);
+  });
+});
+
+describe("conflict resolution", () => {
+  const chain = { session: { type: "session" as const, id: "s1" }, user: { type: "user" as const, id: "u1" } };
+  const winner = (a: MemoryNode, b: MemoryNode) => (compareForConflict(a, b, NOW) < 0 ? a.id : b.id);
+
+  it("applies 000's order: unexpired, scope, explicit, temporary, newer, confidence, importance", () => {
+    expect(winner(node({ id: "session", scope: "session:s1" }), node({ id: "user" }))).toBe("session");
+    expect(winner(node({ id: "workspace", scope: "workspace:w1" }), node({ id: "global", scope: "global" }))).toBe("workspace");
+    expect(winner(node({ id: "lapsed", scope: "session:s1", status: "expired" }), node({ id: "live" }))).toBe("live");
+    expect(winner(node({ id: "inferred", explicitUserIntent: false, updatedAt: "2026-01-09T00:00:00Z" }), node({ id: "explicit" }))).toBe("explicit");
+    expect(winner(node({ id: "long" }), node({ id: "temporary", expiresAt: "2026-02-01T00:00:00Z" }))).toBe("temporary");
+    expect(winner(node({ id: "old" }), node({ id: "new", updatedAt: "2026-01-05T00:00:00Z" }))).toBe("new");
+    expect(winner(node({ id: "sure", confidence: 0.99 }), node({ id: "unsure", confidence: 0.5 }))).toBe("sure");
+    expect(winner(node({ id: "minor", importance: 0.1 }), node({ id: "major", importance: 0.9 }))).toBe("major");
+  });
+
+  it("shares a slot along the caller's scope chain only", () => {
+    expect(conflictKey(node({ scope: "session:s1" }), chain)).toBe(conflictKey(node({ scope: "user:u1" }), chain));
+    expect(conflictKey(node({ scope: "session:s2" }), chain)).not.toBe(conflictKey(node({ scope: "user:u1" }), chain));
+    expect(conflictKey(node({ scope: "global" }), chain)).toBe(conflictKey(node({ scope: "context:app/x" }), chain));
+  });
+
+  it("keeps winners in rank order and explains every omission", () => {
+    const { kept, omitted } = resolveConflicts(
+      [
+        node({ id: "user-lang" }),
+        node({ id: "session-lang", scope: "session:s1" }),
+        node({ id: "old-rev", key: "profile.name", status: "superseded" }),
+        node({ id: "lapsed", key: "x", expiresAt: "2026-01-01T00:00:00Z" }),
+        node({ id: "shaky", key: "y", confidence: 0.2 }),
+        node({ id: "gone", key: "z", status: "deleted" }),
+        node({ id: "other", key: "profile.name" }),
+      ],
+      { now: NOW, chain },
+    );
+    expect(kept.map((n) => n.id)).toEqual(["session-lang", "other"]);
+    expect(omitted).toEqual([
+      { nodeId: "old-rev", reason: "superseded" },
+      { nodeId: "lapsed", reason: "expired" },
+      { nodeId: "shaky", reason: "low_confidence" },
+      { nodeId: "user-lang", reason: "conflict_lost" },
+    ]);
+  });
+});
+
+describe("scopes", () => {
+  const read = ["user:u1", "session:*", "global"].map(parseScopePattern);
+  it("narrows, never widens", () => {
+    expect(narrowReadScopes(read, ["session:s1", "user:u2", "workspace:w1"])).toEqual([{ type: "session", id: "s1" }]);
+    expect(narrowReadScopes(read, undefined)).toEqual(read);
+    expect(narrowReadScopes(read, ["user:u2"])).toEqual([]);
+  });
+  it("keeps only this turn's session for automatic recall", () => {
+    expect(turnScopes(read, "s7")).toEqual([{ type: "user", id: "u1" }, { type: "global", id: "" }, { type: "session", id: "s7" }]);
+    expect(turnScopes(read, undefined)).toEqual([{ type: "user", id: "u1" }, { type: "global", id: "" }]);
+  });
+});
+
+describe("context budget", () => {
+  const sections: SectionName[] = ["alwaysRecalled", "constraints", "activeTasks", "relevant", "summary", "preferences", "recent"];
+  const item = fc.record({
+    section: fc.constantFrom(...sections),
+    id: fc.string({ minLength: 1, maxLength: 12 }),
+    text: fc.oneof(fc.string({ maxLength: 400 }), fc.lorem({ maxCount: 120 }), fc.constant("香菜 ".repeat(300))),
+    order: fc.nat(50),
+  });
+
+  it("never exceeds the budget, whatever the items", () => {
+    fc.assert(
+      fc.property(fc.array(item, { maxLength: 30 }), fc.integer({ min: 20, max: 3000 }), (items, budget) => {
+        const result = selectWithinBudget(items as ContextItem[], budget);
+        expect(countTokens(result.prompt)).toBeLessThanOrEqual(budget);
+        expect(result.tokens).toBe(countTokens(result.prompt));
+        expect(result.items.length + result.dropped.length).toBe(items.length);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it("keeps always-recalled items before anything else and cuts long items to fit", () => {
+    const items: ContextItem[] = [
+      { section: "recent", id: "m1", text: "- [m1] user: " + "chatter ".repeat(200), order: 0 },
+      { section: "alwaysRecalled", id: "n1", text: "- [n1] (user) Allergy: never peanuts.", order: 0 },
+      { section: "relevant", id: "n2", text: "- [n2] (user) Note: " + "detail ".repeat(400), order: 0 },
+    ];
+    const result = selectWithinBudget(items, 120);
+    expect(result.items[0]!.id).toBe("n1");
+    expect(result.prompt).toContain("never peanuts");
+    expect(result.items.find((i) => i.id === "n2")?.text.endsWith("…")).toBe(true);
+    expect(truncateToTokens("one two three four five", 3)).toMatch(/…$/);
+  });
+});
