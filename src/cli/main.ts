@@ -4,7 +4,7 @@ import { getDatabase } from "~/db/client";
 import { API_KEY_PERMISSIONS, apiKeys, tenantMembers, tenants, users, type ApiKeyPermission } from "~/db/schema";
 import { addUserToTenant, findUserByEmail } from "~/server/auth/accounts";
 import { createApiKey } from "~/server/auth/api-keys";
-import { clearTenantMemory, runWorkerFromCli, treeSearch, treeStats, treeTopics } from "./tree-commands";
+import { clearTenantMemory, reembedTenant, runWorkerFromCli, treeSearch, treeStats, treeTopics } from "./tree-commands";
 import { getHealth } from "~/server/health";
 import { getTenantOverview } from "~/server/stats/overview";
 
@@ -35,6 +35,7 @@ const HELP = `Usage: npm run memory -- <command> [options]
   topics             Topics by hotness, with their summaries.
   clear [--yes]      Erase an organisation's memory (asks first unless --yes). People and keys stay.
   worker             Run a background job worker until Ctrl+C (several may run at once).
+  reembed            After changing the embedding model: embed every current card for it.
   (--tenant <id> picks the organisation; default: the first one.)
 
 Embedded mode: stop the server first (only one process may open ./data), or set DATABASE_URL.`;
@@ -57,14 +58,14 @@ export async function runCli(args: string[], options: CliOptions): Promise<numbe
   const handle = await getDatabase();
   const { db } = handle;
   try {
-    const command = ["search", "topics", "clear", "worker", "stats"].includes(area) ? area : `${area} ${action ?? ""}`.trim();
+    const command = ["search", "topics", "clear", "worker", "stats", "reembed"].includes(area) ? area : `${area} ${action ?? ""}`.trim();
     switch (command) {
       case "users add": {
         // The email may come positionally (`users add a@b.c --admin`) or as --admin's neighbour.
         const email = target;
         if (!email) throw new Error("Give the email: users add you@example.com [--admin]");
         const password = options.password ?? randomBytes(12).toString("base64url");
-        const account = await addUserToTenant(db, { email, password, name: options.name, role: options.admin ? "admin" : "member", tenantId: options.tenant, actorUserId: null });
+        const account = await addUserToTenant(db, { email, password, name: options.name, role: options.admin ? "admin" : "member", tenantId: options.tenant, actorUserId: null, resetExistingPassword: true });
         out(`${account.user.email} is ${account.role} of organisation ${account.tenantId}.`);
         if (!options.password) out(`Password (shown once): ${password}`);
         return 0;
@@ -141,6 +142,9 @@ export async function runCli(args: string[], options: CliOptions): Promise<numbe
         return (await clearTenantMemory(db, await firstTenantId(db, options.tenant), { yes: options.yes === true })) ? 0 : 1;
       case "worker":
         await runWorkerFromCli(db);
+        return 0;
+      case "reembed":
+        await reembedTenant(db, await firstTenantId(db, options.tenant));
         return 0;
       default:
         out(`Unknown command "${args.join(" ")}".\n`);

@@ -15,6 +15,9 @@ import {
   memoryTreeSummaries,
 } from "~/db/schema";
 import { runWorkerLoop } from "~/server/jobs/run";
+import { enqueueMissingEmbeddings } from "~/server/memory/embeddings";
+import { processEmbedJobs } from "~/server/memory/embeddings-jobs";
+import { getEmbeddingProvider } from "~/server/providers/embeddings";
 import { newWorkerId } from "~/server/jobs/worker";
 import { getGlobalStats, getHotTopics, searchChunks } from "~/server/tree/retrieval";
 import { createProgress } from "./progress";
@@ -75,4 +78,27 @@ export async function runWorkerFromCli(db: Database) {
   out(`Worker ${workerId} running; Ctrl+C to stop.`);
   await runWorkerLoop(db, { signal: stop.signal, workerId, onProgress: (n) => progress.update((total += n)) });
   progress.done(total);
+}
+
+/**
+ * After a model change (EMBEDDING_MODEL/PROVIDER): queue embeddings for every current card that has
+ * no vector for the configured model, then process them here with a progress bar.
+ */
+export async function reembedTenant(db: Database, tenantId: string) {
+  const provider = getEmbeddingProvider();
+  const queued = await enqueueMissingEmbeddings(db, { tenantId, model: provider.model, limit: 1_000_000 });
+  out(`Queued ${queued} card(s) for ${provider.model} (${provider.dimensions} dimensions).`);
+  const progress = createProgress("embedding", queued);
+  let done = 0;
+  for (;;) {
+    const result = await processEmbedJobs(db, { provider, limit: 100 });
+    if (result.leased === 0) break;
+    done += result.succeeded;
+    progress.update(Math.min(done, queued));
+    if (result.succeeded === 0 && result.retried + result.dead > 0) {
+      out(`\nThe embedding provider is failing (see the log); the remaining jobs stay queued and the worker retries them.`);
+      break;
+    }
+  }
+  progress.done(Math.min(done, queued));
 }
