@@ -122,11 +122,14 @@ async function createAccount(
 
 /**
  * Adds a person to an organisation (admin action or CLI). Creates the user if the email is new;
- * with no organisation yet (fresh install from the CLI), creates the default one.
+ * with no organisation yet (fresh install from the CLI), creates the default one. `password` is the
+ * initial password of a new account. An existing account's password is never changed here unless
+ * `resetExistingPassword` (the server operator's CLI): an account may belong to other organisations,
+ * and one organisation's admin must not be able to choose its password and sign in as that person.
  */
 export async function addUserToTenant(
   db: Database,
-  input: { email: string; password?: string; name?: string; role: TenantRole; tenantId?: string; actorUserId: string | null },
+  input: { email: string; password?: string; name?: string; role: TenantRole; tenantId?: string; actorUserId: string | null; resetExistingPassword?: boolean },
 ): Promise<CreatedAccount> {
   const email = normalizeEmail(input.email);
   assertValidCredentials(email, input.password);
@@ -145,7 +148,7 @@ export async function addUserToTenant(
     let user = await findUserByEmail(tx, email);
     if (!user) {
       [user] = await tx.insert(users).values({ id: newId("usr"), email, name: input.name ?? null, passwordHash }).returning();
-    } else if (passwordHash) {
+    } else if (passwordHash && input.resetExistingPassword) {
       [user] = await tx.update(users).set({ passwordHash, updatedAt: new Date() }).where(eq(users.id, user.id)).returning();
     }
     const [membership] = await tx
