@@ -174,6 +174,8 @@ export const memoryNodes = pgTable(
     index("memory_nodes_sources_idx").using("gin", t.sourceMessageIds),
     index("memory_nodes_search_idx").using("gin", t.searchVector),
     index("memory_nodes_trgm_idx").using("gin", t.searchBody.op("gin_trgm_ops")),
+    // The trigram signal matches title OR body: without this index the OR is a sequential scan.
+    index("memory_nodes_title_trgm_idx").using("gin", t.searchTitle.op("gin_trgm_ops")),
     // One active card per slot: a racing second writer fails instead of creating a twin.
     uniqueIndex("memory_nodes_active_slot_uq")
       .on(t.tenantId, t.scopeType, t.scopeId, t.key)

@@ -1,4 +1,5 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
+import { queryRows } from "~/db/raw";
 import type { DbOrTx } from "~/db/types";
 import { hasPermission } from "./api-keys";
 import { scopeGrants, tenantMembers, type ApiKey, type TenantRole } from "~/db/schema";
@@ -26,11 +27,17 @@ function safePattern(text: string): ScopePattern | null {
   }
 }
 
+type GrantRow = { scope: string; canRead: boolean; canWrite: boolean };
+
 async function grantsOf(db: DbOrTx, tenantId: string, principalType: "user" | "api_key", principalId: string): Promise<EffectiveScopes> {
   const rows = await db
     .select({ scope: scopeGrants.scope, canRead: scopeGrants.canRead, canWrite: scopeGrants.canWrite })
     .from(scopeGrants)
     .where(and(eq(scopeGrants.tenantId, tenantId), eq(scopeGrants.principalType, principalType), eq(scopeGrants.principalId, principalId)));
+  return scopesOf(rows);
+}
+
+function scopesOf(rows: readonly GrantRow[]): EffectiveScopes {
   const read: ScopePattern[] = [];
   const write: ScopePattern[] = [];
   for (const row of rows) {
@@ -63,8 +70,22 @@ export async function effectiveUserScopes(db: DbOrTx, params: { tenantId: string
  * (agents never write it). Read fresh on every call, so a narrowed grant narrows every key at once.
  */
 export async function keyScopeLimits(db: DbOrTx, apiKey: ApiKey): Promise<EffectiveScopes> {
-  const owner = await effectiveUserScopes(db, { tenantId: apiKey.tenantId, userId: apiKey.ownerUserId });
-  const keyGrants = await grantsOf(db, apiKey.tenantId, "api_key", apiKey.id);
+  // The owner's membership, the owner's grants and the key's grants in one round trip (every agent call reads them).
+  const rows = await queryRows<{ principal: string; scope: string; can_read: boolean; can_write: boolean }>(
+    db,
+    sql`select 'member' as principal, ${tenantMembers.role} as scope, false as can_read, false as can_write
+          from ${tenantMembers} where ${tenantMembers.tenantId} = ${apiKey.tenantId} and ${tenantMembers.userId} = ${apiKey.ownerUserId}
+        union all
+        select ${scopeGrants.principalType}, ${scopeGrants.scope}, ${scopeGrants.canRead}, ${scopeGrants.canWrite}
+          from ${scopeGrants}
+         where ${scopeGrants.tenantId} = ${apiKey.tenantId}
+           and ((${scopeGrants.principalType} = 'user' and ${scopeGrants.principalId} = ${apiKey.ownerUserId})
+             or (${scopeGrants.principalType} = 'api_key' and ${scopeGrants.principalId} = ${apiKey.id}))`,
+  );
+  const grants = (principal: string) => rows.filter((r) => r.principal === principal).map((r) => ({ scope: r.scope, canRead: r.can_read, canWrite: r.can_write }));
+  const role = rows.find((r) => r.principal === "member")?.scope as TenantRole | undefined;
+  const owner: EffectiveScopes = !role ? { read: [], write: [] } : role === "admin" ? { read: EVERYTHING, write: EVERYTHING } : scopesOf(grants("user"));
+  const keyGrants = scopesOf(grants("api_key"));
   const own = apiKey.scopes.map(safePattern).filter((p): p is ScopePattern => p !== null);
   return {
     read: intersectScopes([...own, ...keyGrants.read], owner.read),

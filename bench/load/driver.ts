@@ -1,0 +1,250 @@
+// The load generator, run as a separate process (child_process.fork) so that its own work never
+// shares an event loop with the measured server. Closed loop: `concurrency` workers each send one
+// request, wait for the answer, and send the next. Two modes:
+//   http: the agent tool endpoint (POST /api/trpc/tools.<tool>, Bearer key, plain JSON), a mixed workload;
+//   sql:  the captured SQL of the same searches straight against Postgres (the "floor").
+import http from "node:http";
+import postgres from "postgres";
+
+export type Stmt = { label: string; text: string; params: unknown[] };
+export type ForgetTarget = { id: string; user: number; revision: number };
+export type Mix = { search: number; context: number; write: number; forget: number };
+export type Op = keyof Mix;
+
+export type HttpJob = {
+  mode: "http";
+  targets: string[];
+  concurrency: number;
+  warmupS: number;
+  durationS: number;
+  mix: Mix;
+  users: { secret: string; session: string }[];
+  /** (user, query) pairs: the searches, in the same order the SQL floor replays them. */
+  searches: { user: number; queryText: string }[];
+  queries: string[];
+  forgetPool: ForgetTarget[];
+  tag: string;
+  seed: number;
+};
+export type SqlJob = {
+  mode: "sql";
+  url: string;
+  concurrency: number;
+  warmupS: number;
+  durationS: number;
+  /** Per search: the statements to replay, in order (one statement for the full-text floor). */
+  plans: Stmt[][];
+};
+export type OpStats = { latencies: number[]; ok: number; failed: number; statuses: Record<string, number> };
+export type HttpResult = { mode: "http"; elapsedS: number; ops: Record<Op, OpStats>; forgetPool: ForgetTarget[]; errors: string[] };
+export type SqlResult = { mode: "sql"; elapsedS: number; latencies: number[]; perLabel: Record<string, number[]>; failed: number; errors: string[] };
+
+function lcg(seed: number) {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 4294967296;
+  };
+}
+
+const round = (ms: number) => Math.round(ms * 1000) / 1000;
+
+function post(agent: http.Agent, url: URL, secret: string, body: unknown): Promise<{ status: number; text: string }> {
+  const payload = Buffer.from(JSON.stringify(body));
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      { method: "POST", agent, headers: { "content-type": "application/json", "content-length": payload.length, authorization: `Bearer ${secret}` } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
+async function runHttp(job: HttpJob): Promise<HttpResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: job.concurrency * 2 });
+  const random = lcg(job.seed);
+  const ops: Record<Op, OpStats> = {
+    search: { latencies: [], ok: 0, failed: 0, statuses: {} },
+    context: { latencies: [], ok: 0, failed: 0, statuses: {} },
+    write: { latencies: [], ok: 0, failed: 0, statuses: {} },
+    forget: { latencies: [], ok: 0, failed: 0, statuses: {} },
+  };
+  const pool = [...job.forgetPool];
+  const errors: string[] = [];
+  const total = job.mix.search + job.mix.context + job.mix.write + job.mix.forget;
+  let rr = 0;
+  let writes = 0;
+  let searchCursor = Math.floor(random() * job.searches.length);
+  const started = performance.now();
+  const measureFrom = started + job.warmupS * 1000;
+  const stopAt = measureFrom + job.durationS * 1000;
+
+  const pickOp = (): Op => {
+    let x = random() * total;
+    for (const op of ["search", "context", "write", "forget"] as const) {
+      x -= job.mix[op];
+      if (x < 0) return op;
+    }
+    return "search";
+  };
+
+  const request = (op: Op): { tool: string; user: number; body: Record<string, unknown>; target?: ForgetTarget } | null => {
+    if (op === "search") {
+      const s = job.searches[searchCursor++ % job.searches.length]!;
+      return { tool: "memory_search", user: s.user, body: { queryText: s.queryText, turn: { sessionId: job.users[s.user]!.session } } };
+    }
+    const user = Math.floor(random() * job.users.length);
+    const session = job.users[user]!.session;
+    if (op === "context") {
+      return { tool: "memory_context", user, body: { queryText: job.queries[Math.floor(random() * job.queries.length)]!, turn: { sessionId: session } } };
+    }
+    if (op === "write") {
+      const n = writes++;
+      const zh = random() < 0.5;
+      return {
+        tool: "memory_write",
+        user,
+        body: {
+          operations: [
+            {
+              op: "create",
+              kind: "custom_fact",
+              itemKey: `load_${job.tag}_${n}`,
+              explicitUserIntent: true,
+              node: zh
+                ? { title: `负载测试记忆 ${n}`, content: `用户在负载测试中保存的第 ${n} 条记忆：周四下午评审北极星项目预算。`, tags: ["load"] }
+                : { title: `Load test memory ${n}`, content: `Memory ${n} saved during the load test: the Hermes budget review is on Thursday.`, tags: ["load"] },
+            },
+          ],
+          turn: { sessionId: session },
+        },
+      };
+    }
+    const target = pool.length ? pool.splice(Math.floor(random() * pool.length), 1)[0]! : undefined;
+    if (!target) return null;
+    return {
+      tool: "memory_forget",
+      user: target.user,
+      target,
+      body: { id: target.id, expectedRevision: target.revision, reason: "the user asked to forget it (load test)", turn: { sessionId: job.users[target.user]!.session, forgetIntent: true } },
+    };
+  };
+
+  const worker = async () => {
+    for (;;) {
+      const now = performance.now();
+      if (now >= stopAt) return;
+      let op = pickOp();
+      let call = request(op);
+      if (!call) {
+        op = "write";
+        call = request(op)!;
+      }
+      const url = new URL(`/api/trpc/tools.${call.tool}`, job.targets[rr++ % job.targets.length]);
+      const t0 = performance.now();
+      let status = 0;
+      let text = "";
+      try {
+        ({ status, text } = await post(agent, url, job.users[call.user]!.secret, call.body));
+      } catch (error) {
+        text = error instanceof Error ? error.message : String(error);
+      }
+      const ms = performance.now() - t0;
+      let ok = status === 200;
+      let data: Record<string, unknown> | undefined;
+      if (ok) {
+        try {
+          data = (JSON.parse(text) as { result?: { data?: Record<string, unknown> } }).result?.data;
+        } catch {
+          ok = false;
+        }
+      }
+      if (ok && (op === "write" || op === "forget")) ok = data?.done === true;
+      if (ok && op === "write") {
+        const result = (data?.results as { nodeId?: string; revision?: number }[] | undefined)?.[0];
+        if (result?.nodeId) pool.push({ id: result.nodeId, user: call.user, revision: result.revision ?? 1 });
+      }
+      if (!ok && call.target && status !== 200) pool.push(call.target);
+      if (t0 >= measureFrom && t0 < stopAt) {
+        const stats = ops[op];
+        stats.latencies.push(round(ms));
+        stats.statuses[String(status)] = (stats.statuses[String(status)] ?? 0) + 1;
+        if (ok) stats.ok++;
+        else {
+          stats.failed++;
+          if (errors.length < 20) errors.push(`${op} ${status}: ${text.slice(0, 300)}`);
+        }
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: job.concurrency }, worker));
+  agent.destroy();
+  return { mode: "http", elapsedS: job.durationS, ops, forgetPool: pool, errors };
+}
+
+async function runSql(job: SqlJob): Promise<SqlResult> {
+  const client = postgres(job.url, { max: job.concurrency, onnotice: () => {}, idle_timeout: 30 });
+  // Open the pool's connections before timing anything (the service's pool is warm too).
+  await Promise.all(Array.from({ length: job.concurrency }, () => client`select 1`));
+  const latencies: number[] = [];
+  const perLabel: Record<string, number[]> = {};
+  const errors: string[] = [];
+  let failed = 0;
+  let cursor = 0;
+  const started = performance.now();
+  const measureFrom = started + job.warmupS * 1000;
+  const stopAt = measureFrom + job.durationS * 1000;
+  const worker = async () => {
+    while (performance.now() < stopAt) {
+      const plan = job.plans[cursor++ % job.plans.length]!;
+      const t0 = performance.now();
+      const parts: [string, number][] = [];
+      try {
+        for (let i = 0; i < plan.length; i++) {
+          const stmt = plan[i]!;
+          const s0 = performance.now();
+          if (/^set local /i.test(stmt.text) && plan[i + 1]) {
+            // `set local` + the next statement ran in one transaction in the service (e.g. the query log without a WAL flush).
+            const next = plan[++i]!;
+            await client.begin(async (tx) => {
+              await tx.unsafe(stmt.text);
+              await tx.unsafe(next.text, next.params as never[]);
+            });
+          } else {
+            await client.unsafe(stmt.text, stmt.params as never[]);
+          }
+          parts.push([stmt.label, performance.now() - s0]);
+        }
+      } catch (error) {
+        failed++;
+        if (errors.length < 10) errors.push(error instanceof Error ? error.message : String(error));
+        continue;
+      }
+      if (t0 >= measureFrom && t0 < stopAt) {
+        latencies.push(round(performance.now() - t0));
+        const sums = new Map<string, number>();
+        for (const [label, ms] of parts) sums.set(label, (sums.get(label) ?? 0) + ms);
+        for (const [label, ms] of sums) (perLabel[label] ??= []).push(round(ms));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: job.concurrency }, worker));
+  await client.end({ timeout: 5 });
+  return { mode: "sql", elapsedS: job.durationS, latencies, perLabel, failed, errors };
+}
+
+process.on("message", (message: { type: "run"; job: HttpJob | SqlJob }) => {
+  if (message?.type !== "run") return;
+  const run = message.job.mode === "http" ? runHttp(message.job) : runSql(message.job);
+  run.then(
+    (result) => process.send!({ type: "result", result }, () => process.exit(0)),
+    (error: unknown) => process.send!({ type: "error", error: error instanceof Error ? (error.stack ?? error.message) : String(error) }, () => process.exit(1)),
+  );
+});

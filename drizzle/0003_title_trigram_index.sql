@@ -1,0 +1,1 @@
+CREATE INDEX "memory_nodes_title_trgm_idx" ON "memory_nodes" USING gin ("search_title" gin_trgm_ops);
