@@ -34,30 +34,3 @@ export async function processJobsOnce(
   }
   return { handled: jobs.length, succeeded, failed };
 }
-
-/**
- * Polls until `signal` aborts: busy while there is work, sleeping `idleMs` when the queue is empty.
- * Several workers (threads of one process, or processes) may run at once; leases keep them apart.
- */
-export async function runWorker(db: Database, handlers: JobHandlers, options: { workerId?: string; idleMs?: number; signal?: AbortSignal; onBatch?: (r: { handled: number }) => void } = {}) {
-  const workerId = options.workerId ?? newWorkerId();
-  while (!options.signal?.aborted) {
-    let handled = 0;
-    try {
-      const result = await processJobsOnce(db, handlers, { workerId });
-      handled = result.handled;
-      options.onBatch?.(result);
-    } catch (error) {
-      // The database may be restarting; keep polling instead of dying.
-      log("warn", `worker ${workerId}: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    if (handled === 0) await sleep(options.idleMs ?? 1000, options.signal);
-  }
-}
-
-function sleep(ms: number, signal?: AbortSignal) {
-  return new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
-  });
-}
