@@ -57,20 +57,36 @@ export async function leaseJobs(db: DbOrTx, params: { workerId: string; limit: n
 
 /** Marks a job done, only if this worker still holds it (a lease taken over by another worker wins). */
 export async function completeJob(db: DbOrTx, job: Pick<MemoryJob, "id">, workerId: string, result?: unknown): Promise<boolean> {
+  return (await completeJobs(db, [job], workerId, result)) > 0;
+}
+
+/** completeJob for a batch handled together (one statement); returns how many this worker still held. */
+export async function completeJobs(db: DbOrTx, jobs: readonly Pick<MemoryJob, "id">[], workerId: string, result?: unknown): Promise<number> {
+  if (jobs.length === 0) return 0;
   const rows = await db
     .update(memoryJobs)
     .set({ status: "succeeded", result: result ?? null, finishedAt: new Date(), updatedAt: new Date(), leasedUntil: null })
-    .where(and(eq(memoryJobs.id, job.id), eq(memoryJobs.leasedBy, workerId), eq(memoryJobs.status, "running")))
+    .where(and(inArray(memoryJobs.id, jobs.map((job) => job.id)), eq(memoryJobs.leasedBy, workerId), eq(memoryJobs.status, "running")))
     .returning({ id: memoryJobs.id });
-  return rows.length > 0;
+  return rows.length;
 }
 
 /** Exponential backoff: 2s, 4s, 8s … capped at 10 minutes. */
 export const retryDelayMs = (attempts: number) => Math.min(600_000, 1000 * 2 ** Math.max(1, attempts));
 
-/** Records a failure: retried later with backoff, or moved to `dead` after maxAttempts. */
-export async function failJob(db: DbOrTx, job: Pick<MemoryJob, "id" | "attempts" | "maxAttempts">, workerId: string, error: unknown): Promise<"retry" | "dead" | "merged" | "lost"> {
+/**
+ * Records a failure: retried later with backoff (`retryDelayMs`, by default the queue's own), or
+ * moved to `dead` after maxAttempts.
+ */
+export async function failJob(
+  db: DbOrTx,
+  job: Pick<MemoryJob, "id" | "attempts" | "maxAttempts">,
+  workerId: string,
+  error: unknown,
+  options: { retryDelayMs?: (attempts: number) => number } = {},
+): Promise<"retry" | "dead" | "merged" | "lost"> {
   const dead = job.attempts >= job.maxAttempts;
+  const delayMs = (options.retryDelayMs ?? retryDelayMs)(job.attempts);
   const message = (error instanceof Error ? error.message : String(error)).slice(0, 2000);
   const finish = (status: "queued" | "dead" | "failed", lastError: string) =>
     db
@@ -78,7 +94,7 @@ export async function failJob(db: DbOrTx, job: Pick<MemoryJob, "id" | "attempts"
       .set({
         status,
         lastError,
-        runAt: status === "queued" ? new Date(Date.now() + retryDelayMs(job.attempts)) : undefined,
+        runAt: status === "queued" ? new Date(Date.now() + delayMs) : undefined,
         leasedUntil: null,
         leasedBy: null,
         finishedAt: status === "queued" ? null : new Date(),

@@ -1,18 +1,19 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
 import { ensureEmbeddingIndex } from "~/db/embedding-index";
-import { queryRows } from "~/db/raw";
-import { memoryJobs } from "~/db/schema";
+import type { MemoryJob } from "~/db/schema";
 import type { Database } from "~/db/types";
 import { newId } from "~/server/ids";
+import { completeJobs, failJob, leaseJobs } from "~/server/jobs/queue";
 import { log } from "~/server/log";
 import { getEmbeddingProvider, type EmbeddingProvider } from "~/server/providers/embeddings";
 import { embedTargets, type EmbedTarget, type EmbedTargetKind } from "./embeddings";
 
 /**
- * The `embed` job handler, self-contained so any worker loop can call it: lease due jobs with
- * FOR UPDATE SKIP LOCKED (several workers never take the same job; a lease that ran out is taken
- * over), embed outside any transaction, upsert the vectors, then mark the jobs done — or back off
- * and retry, and give up (`dead`) after max_attempts.
+ * The `embed` job handler, self-contained so any worker loop can call it. Jobs go through the one
+ * Postgres job queue (src/server/jobs/queue.ts): leased with FOR UPDATE SKIP LOCKED (several workers
+ * never take the same job; a lease that ran out is taken over), embedded in batches outside any
+ * transaction, the vectors upserted, then the jobs marked done — or backed off and retried, and given
+ * up (`dead`) after max_attempts. Only the backoff is embed's own (a provider outage lasts longer
+ * than a tree job's hiccup).
  */
 
 const DEFAULT_LEASE_MS = 60_000;
@@ -20,8 +21,6 @@ const BACKOFF_BASE_MS = 5_000;
 const BACKOFF_CAP_MS = 30 * 60_000;
 
 export type ProcessEmbedJobsResult = { leased: number; succeeded: number; retried: number; dead: number; embedded: number };
-
-type LeasedJob = { id: number; tenant_id: string; payload: Record<string, unknown>; attempts: number; max_attempts: number };
 
 /** Indexes already ensured per database handle and model, so a worker does not re-issue DDL each batch. */
 const ensuredIndexes = new WeakMap<object, Set<string>>();
@@ -46,51 +45,12 @@ function targetOf(payload: Record<string, unknown>): EmbedTarget | null {
 /** Exponential backoff per attempt: 5 s, 10 s, 20 s, … capped at 30 min. */
 export const embedRetryDelayMs = (attempts: number) => Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** Math.max(0, attempts - 1));
 
-async function leaseJobs(db: Database, params: { limit: number; workerId: string; leaseMs: number }): Promise<LeasedJob[]> {
-  return queryRows<LeasedJob>(
-    db,
-    sql`update memory_jobs j
-           set status = 'running', attempts = j.attempts + 1, leased_by = ${params.workerId},
-               leased_until = now() + make_interval(secs => ${params.leaseMs / 1000}), updated_at = now()
-         where j.id in (
-           select id from memory_jobs
-            where type = 'embed'
-              and ((status = 'queued' and run_at <= now()) or (status = 'running' and leased_until < now()))
-            order by run_at, id
-            limit ${params.limit}
-            for update skip locked)
-        returning j.id, j.tenant_id, j.payload, j.attempts, j.max_attempts`,
-  );
-}
-
-async function markSucceeded(db: Database, jobs: readonly LeasedJob[], workerId: string, result: Record<string, unknown>) {
-  if (jobs.length === 0) return;
-  await db
-    .update(memoryJobs)
-    .set({ status: "succeeded", finishedAt: sql`now()`, leasedUntil: null, lastError: null, result, updatedAt: sql`now()` })
-    .where(and(inArray(memoryJobs.id, jobs.map((j) => j.id)), eq(memoryJobs.leasedBy, workerId), eq(memoryJobs.status, "running")));
-}
-
-/** Puts failed jobs back in the queue with backoff, or marks them dead after their last attempt. */
-async function markFailed(db: Database, jobs: readonly LeasedJob[], workerId: string, error: string): Promise<{ retried: number; dead: number }> {
+/** Puts failed jobs back in the queue with embed's backoff, or marks them dead after their last attempt. */
+async function failEmbedJobs(db: Database, jobs: readonly MemoryJob[], workerId: string, error: unknown): Promise<{ retried: number; dead: number }> {
   let retried = 0;
   let dead = 0;
   for (const job of jobs) {
-    const giveUp = job.attempts >= job.max_attempts;
-    const delaySeconds = embedRetryDelayMs(job.attempts) / 1000;
-    await db
-      .update(memoryJobs)
-      .set({
-        status: giveUp ? "dead" : "queued",
-        runAt: giveUp ? sql`run_at` : sql`now() + make_interval(secs => ${delaySeconds})`,
-        finishedAt: giveUp ? sql`now()` : null,
-        leasedUntil: null,
-        leasedBy: null,
-        lastError: error.slice(0, 2000),
-        updatedAt: sql`now()`,
-      })
-      .where(and(eq(memoryJobs.id, job.id), eq(memoryJobs.leasedBy, workerId), eq(memoryJobs.status, "running")));
-    if (giveUp) dead++;
+    if ((await failJob(db, job, workerId, error, { retryDelayMs: embedRetryDelayMs })) === "dead") dead++;
     else retried++;
   }
   return { retried, dead };
@@ -109,31 +69,31 @@ export async function processEmbedJobs(
   const limit = Math.min(Math.max(Math.trunc(params.limit ?? 50), 1), 1000);
   const out: ProcessEmbedJobsResult = { leased: 0, succeeded: 0, retried: 0, dead: 0, embedded: 0 };
 
-  const jobs = await leaseJobs(db, { limit, workerId, leaseMs: params.leaseMs ?? DEFAULT_LEASE_MS });
+  const jobs = await leaseJobs(db, { limit, workerId, leaseMs: params.leaseMs ?? DEFAULT_LEASE_MS, types: ["embed"] });
   out.leased = jobs.length;
   if (jobs.length === 0) return out;
   await ensureIndexOnce(db, provider);
 
-  const byTenant = new Map<string, LeasedJob[]>();
-  for (const job of jobs) byTenant.set(job.tenant_id, [...(byTenant.get(job.tenant_id) ?? []), job]);
+  const byTenant = new Map<string, MemoryJob[]>();
+  for (const job of jobs) byTenant.set(job.tenantId, [...(byTenant.get(job.tenantId) ?? []), job]);
 
   for (const [tenantId, tenantJobs] of byTenant) {
     const malformed = tenantJobs.filter((job) => !targetOf(job.payload));
     if (malformed.length) {
-      const failed = await markFailed(db, malformed.map((job) => ({ ...job, attempts: job.max_attempts })), workerId, "payload names no node, message or chunk id");
+      // A payload that names nothing never gets better: no retries.
+      const failed = await failEmbedJobs(db, malformed.map((job) => ({ ...job, attempts: job.maxAttempts })), workerId, "payload names no node, message or chunk id");
       out.dead += failed.dead;
     }
     const valid = tenantJobs.filter((job) => targetOf(job.payload));
     if (valid.length === 0) continue;
     try {
       const outcome = await embedTargets(db, provider, { tenantId, targets: valid.map((job) => targetOf(job.payload)!) });
-      await markSucceeded(db, valid, workerId, { model: provider.model, ...outcome });
+      await completeJobs(db, valid, workerId, { model: provider.model, ...outcome });
       out.succeeded += valid.length;
       out.embedded += outcome.embedded;
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      log("warn", `embed jobs failed for tenant ${tenantId}: ${message}`);
-      const failed = await markFailed(db, valid, workerId, message);
+      log("warn", `embed jobs failed for tenant ${tenantId}: ${error instanceof Error ? error.message : String(error)}`);
+      const failed = await failEmbedJobs(db, valid, workerId, error);
       out.retried += failed.retried;
       out.dead += failed.dead;
     }
