@@ -6,13 +6,8 @@ import { buildMemoryContext } from "~/server/memory/retrieval/context";
 import { countTokens } from "~/server/memory/retrieval/token-count";
 import { parseScopePattern } from "~/server/memory/scope";
 import { appendSummary } from "~/server/memory/summaries";
-import { memoryWrite } from "~/server/memory/write";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
-import { agentContext, createTenant } from "../support/memory";
-
-type Op = Record<string, unknown>;
-const create = (kind: string, node: Record<string, unknown>, extra: Op = {}): Op => ({ op: "create", kind, explicitUserIntent: true, node, ...extra });
-const noVectors = { embeddings: null } as const;
+import { agentContext, createOp as create, createTenant, noVectors, type Op, writeCards } from "../support/memory";
 
 /** A database object whose every call fails, as a dead connection pool would. */
 function failingDatabase(real: Database, which: (prop: string) => boolean = () => true): Database {
@@ -36,11 +31,7 @@ describe(`buildMemoryContext (${TEST_BACKEND})`, () => {
   });
   afterAll(async () => handle?.destroy());
 
-  async function write(ctx: MemoryCallContext, ...operations: Op[]) {
-    const result = await memoryWrite(handle.db, ctx, { operations });
-    expect(result.done, result.message).toBe(true);
-    return result.results.map((r) => r.nodeId!);
-  }
+  const write = (ctx: MemoryCallContext, ...operations: Op[]) => writeCards(handle.db, ctx, ...operations);
 
   async function seed() {
     const tenantId = await createTenant(handle.db);

@@ -10,14 +10,9 @@ import { parseScopePattern } from "~/server/memory/scope";
 import { memorySearch } from "~/server/memory/retrieval/search";
 import { memoryWrite } from "~/server/memory/write";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
-import { agentContext, createTenant } from "../support/memory";
+import { agentContext, createOp as create, createTenant, noVectors, type Op, writeCards } from "../support/memory";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/** Searches here never touch an embedding provider unless a test says so. */
-const noVectors = { embeddings: null } as const;
-
-type Op = Record<string, unknown>;
-const create = (kind: string, node: Record<string, unknown>, extra: Op = {}): Op => ({ op: "create", kind, explicitUserIntent: true, node, ...extra });
 
 describe(`memory_search (${TEST_BACKEND})`, () => {
   let handle: TestDatabase;
@@ -26,11 +21,7 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
   });
   afterAll(async () => handle?.destroy());
 
-  async function write(ctx: MemoryCallContext, ...operations: Op[]) {
-    const result = await memoryWrite(handle.db, ctx, { operations });
-    expect(result.done, result.message).toBe(true);
-    return result.results.map((r) => r.nodeId!);
-  }
+  const write = (ctx: MemoryCallContext, ...operations: Op[]) => writeCards(handle.db, ctx, ...operations);
   const search = (ctx: MemoryCallContext, input: Record<string, unknown>) => memorySearch(handle.db, ctx, input, noVectors);
 
   it("finds a card exactly by kind + valueJson and by canonical key", async () => {

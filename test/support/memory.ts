@@ -3,6 +3,7 @@ import type { Database } from "~/db/types";
 import { newId } from "~/server/ids";
 import type { MemoryCallContext } from "~/server/memory/context";
 import { parseScopePattern } from "~/server/memory/scope";
+import { memoryWrite } from "~/server/memory/write";
 
 export async function createTenant(db: Database, overrides: Partial<typeof tenants.$inferInsert> = {}) {
   const id = newId("ten");
@@ -29,4 +30,20 @@ export function agentContext(tenantId: string, overrides: Partial<MemoryCallCont
 /** A person editing in the dashboard: explicit by nature, may forget. */
 export function personContext(tenantId: string, overrides: Partial<MemoryCallContext> = {}): MemoryCallContext {
   return agentContext(tenantId, { actor: { type: "user", id: "usr_test" }, forgetIntent: true, ...overrides });
+}
+
+/** One memory_write operation as an agent sends it. */
+export type Op = Record<string, unknown>;
+
+/** A `create` operation with explicit user intent (`extra`: itemKey, scope, …). */
+export const createOp = (kind: string, node: Record<string, unknown>, extra: Op = {}): Op => ({ op: "create", kind, explicitUserIntent: true, node, ...extra });
+
+/** Search / context options that never touch an embedding provider. */
+export const noVectors = { embeddings: null } as const;
+
+/** Writes one batch that must succeed (the test fails with the service's message otherwise); returns the node ids in order. */
+export async function writeCards(db: Database, ctx: MemoryCallContext, ...operations: Op[]): Promise<string[]> {
+  const result = await memoryWrite(db, ctx, { operations });
+  if (!result.done) throw new Error(`memory_write did not commit: ${result.message}`);
+  return result.results.map((r) => r.nodeId!);
 }
