@@ -1,21 +1,9 @@
 import { createInterface } from "node:readline/promises";
-import { eq } from "drizzle-orm";
 import type { Database } from "~/db/types";
-import {
-  idempotencyKeys,
-  memoryAuditEvents,
-  memoryChunks,
-  memoryEmbeddings,
-  memoryJobs,
-  memoryMessages,
-  memoryNodes,
-  memoryQueryLog,
-  memorySummaries,
-  memoryTopics,
-  memoryTreeSummaries,
-} from "~/db/schema";
 import { runWorkerLoop } from "~/server/jobs/run";
 import { enqueueMissingEmbeddings } from "~/server/memory/embeddings";
+import { eraseTenantMemory } from "~/server/memory/erase";
+import { TENANT_MEMORY_TABLES } from "~/server/memory/tenant-tables";
 import { processEmbedJobs } from "~/server/memory/embeddings-jobs";
 import { getEmbeddingProvider } from "~/server/providers/embeddings";
 import { newWorkerId } from "~/server/jobs/worker";
@@ -53,18 +41,10 @@ export async function clearTenantMemory(db: Database, tenantId: string, options:
       return false;
     }
   }
-  const tables = [memoryEmbeddings, memoryNodes, memoryTreeSummaries, memoryChunks, memoryTopics, memorySummaries, memoryMessages, memoryJobs, idempotencyKeys, memoryQueryLog] as const;
-  const progress = createProgress("erasing", tables.length);
-  await db.transaction(async (tx) => {
-    for (const [i, table] of tables.entries()) {
-      await tx.delete(table).where(eq(table.tenantId, tenantId));
-      progress.update(i + 1);
-    }
-    // The audit keeps that it happened, not what was there.
-    await tx.update(memoryAuditEvents).set({ before: null, after: null }).where(eq(memoryAuditEvents.tenantId, tenantId));
-    await tx.insert(memoryAuditEvents).values({ tenantId, eventType: "hard_delete", actorType: "system", actorId: "cli", reason: "memory clear from the CLI" });
-  });
-  progress.done(tables.length);
+  const tables = Object.keys(TENANT_MEMORY_TABLES).length;
+  const progress = createProgress("erasing", tables);
+  await db.transaction((tx) => eraseTenantMemory(tx, { tenantId, actor: { type: "system", id: "cli" }, reason: "memory clear from the CLI", onTable: progress.update }));
+  progress.done(tables);
   out("All memory of this organisation was erased.");
   return true;
 }

@@ -12,9 +12,50 @@ import {
   memoryTreeSummaries,
 } from "~/db/schema";
 import { queryRows } from "~/db/raw";
+import { recordAudit } from "./audit";
+import type { Actor } from "./context";
 import type { ErasureReceipt } from "./forget-schema";
+import { TENANT_AUDIT_TABLE, TENANT_MEMORY_TABLES, type TenantMemoryTableName } from "./tenant-tables";
 
 const count = (rows: unknown[]) => rows.length;
+
+/**
+ * Removes all memory of a tenant (every table of TENANT_MEMORY_TABLES, in its order) and scrubs the
+ * content out of its audit trail, keeping the events, then records the erasure itself. People, keys,
+ * grants and custom kinds stay. Runs inside the caller's transaction; `onTable` reports progress.
+ */
+export async function eraseTenantMemory(
+  tx: Transaction,
+  params: { tenantId: string; actor: Actor; reason: string; onTable?: (done: number) => void },
+): Promise<void> {
+  const tables = Object.values(TENANT_MEMORY_TABLES);
+  for (const [i, table] of tables.entries()) {
+    await tx.delete(table).where(eq(table.tenantId, params.tenantId));
+    params.onTable?.(i + 1);
+  }
+  // The audit keeps that it happened, not what was there.
+  await tx.update(TENANT_AUDIT_TABLE).set({ before: null, after: null }).where(eq(TENANT_AUDIT_TABLE.tenantId, params.tenantId));
+  await recordAudit(tx, { tenantId: params.tenantId, actor: params.actor }, { eventType: "hard_delete", reason: params.reason });
+}
+
+/**
+ * What eraseLineages does with each tenant memory table. Typed over TENANT_MEMORY_TABLES: a new
+ * memory table does not compile until it is decided here (and, if it holds a card's content or
+ * evidence, erased below).
+ */
+export const LINEAGE_ERASURE: Record<TenantMemoryTableName, string> = {
+  memoryNodes: "deleted: every revision of the lineages",
+  memoryEmbeddings: "deleted: the vectors of those revisions",
+  memoryJobs: "deleted: jobs whose payload names one of those revisions",
+  idempotencyKeys: "deleted: stored replies that name one of those revisions",
+  memoryMessages: "with evidence: the source messages are deleted",
+  memorySummaries: "with evidence: summaries covering an erased message, and every later one of that session, are deleted",
+  memoryChunks: "with evidence: chunks of the erased messages are deleted",
+  memoryChunkTopics: "with evidence: go with their chunks (foreign key cascade)",
+  memoryTreeSummaries: "with evidence: tree summaries sealing an erased chunk are deleted",
+  memoryTopics: "kept: a topic (name, hotness, rolling summary) spans many chunks; only a whole-tenant erase removes it",
+  memoryQueryLog: "kept: operation, latency and result counts only, no content",
+};
 
 /**
  * Physically removes whole revision chains and everything derived from them — embeddings (cascade),
