@@ -1,9 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { asc, eq } from "drizzle-orm";
-import { getDatabase } from "~/db/client";
-import { API_KEY_PERMISSIONS, apiKeys, tenantMembers, tenants, users, type ApiKeyPermission } from "~/db/schema";
+import { getDatabase, type DatabaseHandle } from "~/db/client";
+import { API_KEY_PERMISSIONS, tenantMembers, tenants, users, type ApiKeyPermission } from "~/db/schema";
+import type { Database } from "~/db/types";
 import { addUserToTenant, findUserByEmail } from "~/server/auth/accounts";
-import { createApiKey } from "~/server/auth/api-keys";
+import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyView } from "~/server/auth/api-keys";
+import { ServiceError } from "~/server/errors";
 import { clearTenantMemory, reembedTenant, runWorkerFromCli, treeSearch, treeStats, treeTopics } from "./tree-commands";
 import { getHealth } from "~/server/health";
 import { getTenantOverview } from "~/server/stats/overview";
@@ -28,8 +30,8 @@ const HELP = `Usage: npm run memory -- <command> [options]
   users list         People and their roles.
   keys create --user <email> [--name <n>] [--scopes a,b] [--permissions memory:read,memory:write] [--expires-days N]
                      Create an API key for an agent; prints the secret once.
-  keys list          Keys with prefix, owner, last use.
-  keys revoke <id>   Revoke a key (effective on the next request).
+  keys list          Keys with prefix, owner, last use (every organisation unless --tenant).
+  keys revoke <id>   Revoke a key (effective on the next request; audited like the dashboard's).
   stats              Totals per organisation, memory tree and job queue, and database health.
   search <query>     Search the memory tree (chunks of captured conversations), Chinese or English.
   topics             Topics by hotness, with their summaries.
@@ -42,20 +44,39 @@ Embedded mode: stop the server first (only one process may open ./data), or set 
 
 const out = (line = "") => console.log(line);
 
-async function firstTenantId(db: Awaited<ReturnType<typeof getDatabase>>["db"], wanted?: string) {
+async function firstTenantId(db: Database, wanted?: string) {
   if (wanted) return wanted;
   const [tenant] = await db.select({ id: tenants.id }).from(tenants).orderBy(asc(tenants.createdAt)).limit(1);
   if (!tenant) throw new Error("No organisation yet: create the first user with `users add <email> --admin`.");
   return tenant.id;
 }
 
-export async function runCli(args: string[], options: CliOptions): Promise<number> {
+/** The organisation given with --tenant, else every organisation, oldest first. */
+async function tenantIds(db: Database, wanted?: string): Promise<string[]> {
+  if (wanted) return [wanted];
+  return (await db.select({ id: tenants.id }).from(tenants).orderBy(asc(tenants.createdAt))).map((t) => t.id);
+}
+
+/** The operator names a key by its id alone: revoke it in whichever organisation holds it (null: none does). */
+async function revokeKeyAsOperator(db: Database, keyId: string, tenant?: string): Promise<ApiKeyView | null> {
+  for (const tenantId of await tenantIds(db, tenant)) {
+    try {
+      return await revokeApiKey(db, { tenantId, keyId, actorUserId: null });
+    } catch (error) {
+      if (!(error instanceof ServiceError && error.reason === "key_not_found")) throw error;
+    }
+  }
+  return null;
+}
+
+/** `open` is the database to run against; the default is the one the environment selects (tests pass their own). */
+export async function runCli(args: string[], options: CliOptions, open: () => Promise<DatabaseHandle> = getDatabase): Promise<number> {
   const [area, action, target] = args;
   if (!area || options.help) {
     out(HELP);
     return area ? 0 : 1;
   }
-  const handle = await getDatabase();
+  const handle = await open();
   const { db } = handle;
   try {
     const command = ["search", "topics", "clear", "worker", "stats", "reembed"].includes(area) ? area : `${area} ${action ?? ""}`.trim();
@@ -104,18 +125,20 @@ export async function runCli(args: string[], options: CliOptions): Promise<numbe
         return 0;
       }
       case "keys list": {
-        const rows = await db.select().from(apiKeys).orderBy(asc(apiKeys.createdAt));
-        if (rows.length === 0) out("No keys yet.");
-        for (const k of rows) {
-          const state = k.revokedAt ? "revoked" : k.expiresAt && k.expiresAt < new Date() ? "expired" : "active";
-          out(`${k.id}\t${k.prefix}…\t${k.name}\t${state}\tlast used ${k.lastUsedAt?.toISOString() ?? "never"}`);
+        let listed = 0;
+        for (const tenantId of await tenantIds(db, options.tenant)) {
+          // listApiKeys answers newest first (the dashboard's order); the CLI lists oldest first.
+          for (const k of (await listApiKeys(db, { tenantId })).reverse()) {
+            out(`${k.id}\t${k.prefix}…\t${k.name}\t${k.status}\tlast used ${k.lastUsedAt ?? "never"}`);
+            listed++;
+          }
         }
+        if (listed === 0) out("No keys yet.");
         return 0;
       }
       case "keys revoke": {
         if (!target) throw new Error("Give the key id: keys revoke key_…");
-        const revoked = await db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.id, target)).returning({ id: apiKeys.id });
-        if (revoked.length === 0) throw new Error(`No key ${target}.`);
+        if (!(await revokeKeyAsOperator(db, target, options.tenant))) throw new Error(`No key ${target}.`);
         out(`Revoked ${target}.`);
         return 0;
       }

@@ -217,9 +217,10 @@ export async function issueApiKey(
 
 /**
  * Revokes a key: effective on its next request (verifyApiKey reads the row every time). Members
- * revoke their own keys, admins any key of the organisation; revoking twice changes nothing.
+ * revoke their own keys, admins any key of the organisation, the operator at the CLI
+ * (`actorUserId: null`, audited as the system) any key; revoking twice changes nothing.
  */
-export async function revokeApiKey(db: Database, params: { tenantId: string; keyId: string; actorUserId: string }): Promise<ApiKeyView> {
+export async function revokeApiKey(db: Database, params: { tenantId: string; keyId: string; actorUserId: string | null }): Promise<ApiKeyView> {
   return db.transaction(async (tx) => {
     const [key] = await tx
       .select()
@@ -227,9 +228,11 @@ export async function revokeApiKey(db: Database, params: { tenantId: string; key
       .where(and(eq(apiKeys.tenantId, params.tenantId), eq(apiKeys.id, params.keyId)))
       .for("update");
     if (!key) throw notFound("key_not_found", `No API key ${params.keyId} in this organisation; list keys with keys.list.`);
-    const role = await memberRole(tx, params.tenantId, params.actorUserId);
-    if (!role || (role !== "admin" && key.ownerUserId !== params.actorUserId)) {
-      throw forbidden("not_your_key", "Members may revoke only their own keys; ask an admin to revoke this one.");
+    if (params.actorUserId !== null) {
+      const role = await memberRole(tx, params.tenantId, params.actorUserId);
+      if (!role || (role !== "admin" && key.ownerUserId !== params.actorUserId)) {
+        throw forbidden("not_your_key", "Members may revoke only their own keys; ask an admin to revoke this one.");
+      }
     }
     if (key.revokedAt) return toApiKeyView(key);
     const [revoked] = await tx
@@ -237,7 +240,8 @@ export async function revokeApiKey(db: Database, params: { tenantId: string; key
       .set({ revokedAt: new Date() })
       .where(and(eq(apiKeys.tenantId, params.tenantId), eq(apiKeys.id, key.id)))
       .returning();
-    await recordAudit(tx, { tenantId: params.tenantId, actor: { type: "user", id: params.actorUserId } }, {
+    const actor = params.actorUserId === null ? { type: "system" as const, id: null } : { type: "user" as const, id: params.actorUserId };
+    await recordAudit(tx, { tenantId: params.tenantId, actor }, {
       eventType: "key",
       reason: "api key revoked",
       before: { keyId: key.id, name: key.name, ownerUserId: key.ownerUserId, revokedAt: null },

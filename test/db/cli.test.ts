@@ -1,0 +1,95 @@
+import { and, desc, eq } from "drizzle-orm";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { runCli, type CliOptions } from "~/cli/main";
+import { apiKeys, memoryAuditEvents } from "~/db/schema";
+import { appendMessages } from "~/server/memory/messages";
+import { TENANT_MEMORY_TABLES } from "~/server/memory/tenant-tables";
+import { createKey, createOrg } from "../support/agents";
+import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
+import { agentContext, createOp, writeCards } from "../support/memory";
+
+describe(`operator CLI against the database (${TEST_BACKEND})`, () => {
+  let handle: TestDatabase;
+  let a: Awaited<ReturnType<typeof createOrg>>;
+  let b: Awaited<ReturnType<typeof createOrg>>;
+  beforeAll(async () => {
+    handle = await openTestDatabase();
+    a = await createOrg(handle.db);
+    b = await createOrg(handle.db);
+  });
+  afterAll(async () => handle?.destroy());
+  afterEach(() => void vi.restoreAllMocks());
+
+  /** Runs one command as `npm run memory -- …` would, on this test's database; returns its exit code and stdout/stderr lines. */
+  async function cli(args: string[], options: CliOptions = {}) {
+    const stdout: string[] = [];
+    const stderr: string[] = [];
+    vi.spyOn(console, "log").mockImplementation((line: unknown = "") => void stdout.push(String(line)));
+    vi.spyOn(console, "error").mockImplementation((line: unknown) => void stderr.push(String(line)));
+    vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    // runCli closes its handle when done; this test's database outlives every command.
+    const code = await runCli(args, options, async () => ({ ...handle, close: async () => {} }));
+    vi.restoreAllMocks();
+    return { code, stdout, stderr };
+  }
+
+  const rowsOf = (table: (typeof TENANT_MEMORY_TABLES)[keyof typeof TENANT_MEMORY_TABLES], tenantId: string) =>
+    handle.db.select().from(table).where(eq(table.tenantId, tenantId));
+
+  it("keys list: every organisation's keys, oldest first, with state and last use", async () => {
+    expect(await cli(["keys", "list"])).toEqual({ code: 0, stdout: ["No keys yet."], stderr: [] });
+    const first = await createKey(handle.db, { tenantId: a.tenantId, ownerUserId: a.memberId });
+    const second = await createKey(handle.db, { tenantId: a.tenantId, ownerUserId: a.adminId });
+    const elsewhere = await createKey(handle.db, { tenantId: b.tenantId, ownerUserId: b.memberId });
+    await handle.db.update(apiKeys).set({ lastUsedAt: new Date("2030-01-02T03:04:05.000Z") }).where(eq(apiKeys.id, second.apiKey.id));
+    const line = (key: typeof first.apiKey, lastUsed = "never") => `${key.id}\t${key.prefix}…\ttest agent\tactive\tlast used ${lastUsed}`;
+    expect(await cli(["keys", "list"])).toEqual({
+      code: 0,
+      stdout: [line(first.apiKey), line(second.apiKey, "2030-01-02T03:04:05.000Z"), line(elsewhere.apiKey)],
+      stderr: [],
+    });
+    expect((await cli(["keys", "list"], { tenant: b.tenantId })).stdout).toEqual([line(elsewhere.apiKey)]);
+  });
+
+  it("keys revoke: finds the key in whichever organisation holds it, revokes it with the dashboard's audit row", async () => {
+    const key = await createKey(handle.db, { tenantId: b.tenantId, ownerUserId: b.memberId });
+    expect(await cli(["keys", "revoke", key.apiKey.id])).toEqual({ code: 0, stdout: [`Revoked ${key.apiKey.id}.`], stderr: [] });
+    const [row] = await handle.db.select().from(apiKeys).where(eq(apiKeys.id, key.apiKey.id));
+    expect(row!.revokedAt).not.toBeNull();
+    const [audit] = await handle.db
+      .select()
+      .from(memoryAuditEvents)
+      .where(and(eq(memoryAuditEvents.tenantId, b.tenantId), eq(memoryAuditEvents.eventType, "key")))
+      .orderBy(desc(memoryAuditEvents.id))
+      .limit(1);
+    expect(audit).toMatchObject({ actorType: "system", actorId: null, reason: "api key revoked", after: { keyId: key.apiKey.id, revokedAt: row!.revokedAt!.toISOString() } });
+    expect((await cli(["keys", "list"], { tenant: b.tenantId })).stdout).toContain(`${key.apiKey.id}\t${key.apiKey.prefix}…\ttest agent\trevoked\tlast used never`);
+    // Twice changes nothing; an unknown id (or one of another organisation than --tenant) is an error.
+    expect((await cli(["keys", "revoke", key.apiKey.id])).code).toBe(0);
+    const [again] = await handle.db.select().from(apiKeys).where(eq(apiKeys.id, key.apiKey.id));
+    expect(again!.revokedAt).toEqual(row!.revokedAt);
+    expect(await cli(["keys", "revoke", "key_nope"])).toEqual({ code: 1, stdout: [], stderr: ["No key key_nope."] });
+    expect((await cli(["keys", "revoke", key.apiKey.id], { tenant: a.tenantId })).stderr).toEqual([`No key ${key.apiKey.id}.`]);
+  });
+
+  it("clear: erases every memory table of one organisation, scrubs its audit, keeps people, keys and other organisations", async () => {
+    for (const org of [a, b]) {
+      const ctx = agentContext(org.tenantId);
+      await writeCards(handle.db, ctx, createOp("custom_fact", { title: "Garden", content: "Grows tomatoes.", valueJson: "tomatoes" }, { itemKey: "garden" }));
+      await appendMessages(handle.db, ctx, { sessionId: "s1", userScopeId: "u1", messages: [{ role: "user", content: "My cat Miso loves sardines and I grow tomatoes." }] });
+    }
+    const held = async (tenantId: string) => Object.fromEntries(await Promise.all(Object.entries(TENANT_MEMORY_TABLES).map(async ([name, table]) => [name, (await rowsOf(table, tenantId)).length])));
+    const before = await held(b.tenantId);
+    expect(before).toMatchObject({ memoryNodes: 1, memoryMessages: 1, memoryEmbeddings: 0 });
+    expect(before.memoryJobs).toBeGreaterThan(0);
+    expect(before.memoryChunks).toBeGreaterThan(0);
+
+    expect(await cli(["clear"], { yes: true, tenant: a.tenantId })).toEqual({ code: 0, stdout: ["All memory of this organisation was erased."], stderr: [] });
+    expect(Object.values(await held(a.tenantId)).every((n) => n === 0), JSON.stringify(await held(a.tenantId))).toBe(true);
+    expect(await held(b.tenantId)).toEqual(before);
+    const audit = await handle.db.select().from(memoryAuditEvents).where(eq(memoryAuditEvents.tenantId, a.tenantId)).orderBy(desc(memoryAuditEvents.id));
+    expect(audit[0]).toMatchObject({ eventType: "hard_delete", actorType: "system", actorId: "cli", reason: "memory clear from the CLI" });
+    expect(audit.every((e) => e.before === null && e.after === null)).toBe(true);
+    expect((await handle.db.select().from(apiKeys).where(eq(apiKeys.tenantId, a.tenantId))).length).toBeGreaterThan(0);
+  });
+});
