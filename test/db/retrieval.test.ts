@@ -124,10 +124,14 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect(first.exact.map((n) => n.id)).toEqual([sessionEn]);
     expect(first.omitted).toContainEqual({ nodeId: userZh, reason: "conflict_lost" });
 
-    // Another session's card is no override for this one (s1 is the caller's session).
+    // Another session's card is only visible in that session (002: session scope = this conversation).
     const [otherSession] = await write(ctx, lang("session:s2", "French"));
     const second = await search(ctx, { kinds: ["language_preference"] });
-    expect(second.exact.map((n) => n.id).sort()).toEqual([sessionEn, otherSession].sort());
+    expect(second.exact.map((n) => n.id)).toEqual([sessionEn]);
+    expect([...second.relevant, ...second.omitted.map((o) => ({ id: o.nodeId }))].map((n) => n.id)).not.toContain(otherSession);
+    // Asked for by scope, it is searched — and is still no override for this session's card.
+    const asked = await search(ctx, { kinds: ["language_preference"], scopes: ["session:*", "user:u1"] });
+    expect(asked.exact.map((n) => n.id).sort()).toEqual([sessionEn, otherSession].sort());
 
     // Same priority (two context scopes): explicit beats inferred even when older; then newer wins.
     const contexts = agentContext(tenantId, { readScopes: ["context:app/a", "context:app/b"].map(parseScopePattern), writeScopes: scopes.map(parseScopePattern), defaults: {} });

@@ -107,7 +107,7 @@ async function spreadOverSessions(db: DbOrTx, source: TextSource, where: SQL, hi
 type Ranked = { id: string; fused: number; components: ScoreComponents };
 
 async function rankSource(db: DbOrTx, source: TextSource, where: SQL, query: EvidenceQuery, candidates: number): Promise<Ranked[]> {
-  const fullText = await fullTextHits(db, { source, where, terms: query.terms, limit: FULL_TEXT_CANDIDATES, statsKey: statsKeyOf(query) });
+  const fullText = await fullTextHits(db, { source, where, terms: query.terms, limit: FULL_TEXT_CANDIDATES, minimum: query.limit, statsKey: statsKeyOf(query) });
   const spread = await spreadOverSessions(db, source, where, fullText);
   const lexical = new Map(spread.map((s) => [s.id, s]));
   const lists: SignalHits[] = [{ signal: "fullText", weight: EVIDENCE_SIGNAL_WEIGHTS.fullText, hits: spread.slice(0, candidates) }];
@@ -117,7 +117,7 @@ async function rankSource(db: DbOrTx, source: TextSource, where: SQL, query: Evi
   }
   // Trigrams rescue a short lookup full text missed (a typo, a partial word); they cost a scan.
   if (fullText.length < query.limit && query.terms.filter((t) => t.weight >= 1).length <= TRIGRAM_MAX_TERMS) {
-    const hits = await trigramHits(db, { source, where, text: query.trigramText, limit: candidates, minSimilarity: TRIGRAM_MIN_SIMILARITY });
+    const hits = await trigramHits(db, { tenantId: query.tenantId, source, where, text: query.trigramText, limit: candidates, minSimilarity: TRIGRAM_MIN_SIMILARITY });
     lists.push({ signal: "trigram", weight: EVIDENCE_SIGNAL_WEIGHTS.trigram, hits });
   }
   return reciprocalRankFusion(lists).map((f) => {

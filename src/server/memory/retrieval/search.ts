@@ -18,7 +18,7 @@ import { fetchFilteredNodes, nodeWhere, rankNodesByText } from "./node-search";
 import { embedQuery, resolveProvider, type QueryVector } from "./query-embedding";
 import { recordQuery } from "./query-log";
 import { queryTerms, trigramQueryText } from "./query-terms";
-import { narrowReadScopes } from "./scopes";
+import { narrowReadScopes, turnScopes } from "./scopes";
 import { memorySearchInputSchema, SEARCH_LIMITS, type EvidenceHit, type MemorySearchInput, type MemorySearchResult, type OmitReason, type SearchHit } from "./search-schema";
 
 export type SearchOptions = {
@@ -159,7 +159,9 @@ export async function memorySearch(db: DbOrTx, ctx: MemoryCallContext, rawInput:
   const input = parsed.data;
   const now = options.now ?? new Date();
   const limit = input.limit ?? SEARCH_LIMITS.defaultLimit;
-  const scopes = narrowReadScopes(ctx.readScopes, input.scopes);
+  // In a turn, other conversations' session cards are not this turn's business (as for context):
+  // they are searched only when asked for by `scopes` ("session:*" or a named session).
+  const scopes = input.scopes === undefined && ctx.defaults.session ? turnScopes(ctx.readScopes, ctx.defaults.session.id) : narrowReadScopes(ctx.readScopes, input.scopes);
   const p = plan(input);
 
   let result: MemorySearchResult;
