@@ -65,14 +65,15 @@ export function selectWithinBudget(candidates: readonly ContextItem[], budget: n
     const heading = opened.has(item.section) ? 0 : headingCost(item.section);
     const room = budget - used - heading - 1;
     const limit = Math.min(room, item.section === "summary" ? Math.floor(budget / 3) : maxItem);
-    const text = countTokens(item.text) <= limit ? item.text : limit >= 12 ? truncateToTokens(item.text, limit) : "";
+    const whole = limit > 0 ? countTokens(item.text) : Infinity;
+    const text = whole <= limit ? item.text : limit >= 12 ? truncateToTokens(item.text, limit) : "";
     if (!text) {
       dropped.push(item);
       continue;
     }
     chosen.push({ ...item, text });
     opened.add(item.section);
-    used += heading + countTokens(text) + 1;
+    used += heading + (text === item.text ? whole : countTokens(text)) + 1;
   }
   // The exact count of the finished block decides; drop from the lowest priority until it fits.
   let prompt = renderContext(chosen);
