@@ -1,4 +1,5 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
+import { addMember, createCard, createKey, editContent, forgetCard, shot, signIn, signInAs } from "./helpers";
 
 /**
  * The dashboard end to end, in Debian's chromium against the production build: create a card through
@@ -8,52 +9,6 @@ import { expect, test, type Page } from "@playwright/test";
  * Runs after sign-in.spec (project dependency), which creates the install's first admin. With open
  * sign-up this spec uses its own account (and organisation) instead.
  */
-const admin = { name: "Ada Admin", email: "ada@example.com", password: "a long enough password" };
-const shot = (page: Page, name: string) => page.screenshot({ path: `e2e/artifacts/dashboard-${name}.png`, fullPage: true });
-
-type SignUpStatus = { emptyInstall: boolean; signUpOpen: boolean };
-
-async function signUp(page: Page, account: { email: string; password: string; name: string }) {
-  const response = await page.request.post("/api/trpc/account.signUp", { data: account });
-  expect(response.ok(), await response.text()).toBe(true);
-}
-
-async function signIn(page: Page) {
-  const status = ((await (await page.request.get("/api/trpc/account.signUpStatus")).json()) as { result: { data: SignUpStatus } }).result.data;
-  let account = admin;
-  if (status.emptyInstall) {
-    // Run on its own (no sign-in.spec before it): create the admin sign-in.spec would have created.
-    await signUp(page, admin);
-  } else if (status.signUpOpen) {
-    account = { name: "Dash Board", email: `dash-${Date.now()}@example.com`, password: "another long password" };
-    await signUp(page, account);
-  }
-  await page.goto("/sign-in");
-  await page.getByLabel("Email").fill(account.email);
-  await page.getByLabel("Password").fill(account.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.getByText(`Signed in as ${account.email}`)).toBeVisible();
-}
-
-async function createCard(page: Page, card: { kind: string; item: string; title: string; content: string; value: string }) {
-  await page.goto("/memories/new");
-  await page.getByLabel("Kind", { exact: true }).selectOption(card.kind);
-  await page.getByLabel("Item", { exact: true }).fill(card.item);
-  await page.getByLabel("Title", { exact: true }).fill(card.title);
-  await page.getByRole("textbox", { name: "Content", exact: true }).fill(card.content);
-  await page.getByLabel(/^Value/).fill(card.value);
-  await page.getByRole("button", { name: "Create memory" }).click();
-  await page.waitForURL(/\/memories\/mem_/);
-  await expect(page.getByRole("heading", { level: 1, name: card.title })).toBeVisible();
-}
-
-async function editContent(page: Page, content: string) {
-  await page.getByRole("button", { name: "Edit", exact: true }).click();
-  const dialog = page.getByRole("dialog", { name: "Edit memory" });
-  await dialog.getByLabel("Content", { exact: true }).fill(content);
-  await dialog.getByRole("button", { name: "Save new revision" }).click();
-}
-
 test("create, search in Chinese, edit, resolve a conflict, forget and erase a memory", async ({ page }) => {
   test.setTimeout(240_000);
   await signIn(page);
@@ -107,11 +62,7 @@ test("create, search in Chinese, edit, resolve a conflict, forget and erase a me
   await expect(page.getByRole("list", { name: "Audit timeline" }).getByText("update")).toHaveCount(3);
 
   // Soft forget.
-  await page.getByRole("button", { name: "Forget", exact: true }).click();
-  const forget = page.getByRole("dialog", { name: "Forget memory" });
-  await forget.getByLabel("Reason").fill("the user asked to forget it");
-  await forget.getByRole("button", { name: "Forget", exact: true }).click();
-  await expect(page.getByRole("note")).toContainText("deleted");
+  await forgetCard(page, "the user asked to forget it");
   await expect(page.getByRole("button", { name: "Edit", exact: true })).toHaveCount(0);
 
   // Hard erase with typed confirmation and an erasure receipt.
@@ -168,33 +119,17 @@ test("every main page renders, with exports and the language switch", async ({ p
   }
 
   // API keys: the secret is shown once.
-  await page.goto("/admin/keys");
-  await page.getByLabel("Name", { exact: true }).fill("e2e agent");
-  await page.getByRole("button", { name: "Create key" }).click();
-  const secret = page.getByRole("dialog", { name: "Your new API key" });
-  await expect(secret.getByLabel("Secret")).toHaveValue(/^mem_live_/);
-  await shot(page, "keys-secret");
-  await secret.getByRole("button", { name: "I have stored it" }).click();
-  await expect(page.getByRole("table", { name: "API keys" }).getByText("e2e agent")).toBeVisible();
+  await createKey(page, "e2e agent", "keys-secret");
   await shot(page, "keys");
 
   // Members: an admin adds one; the member is refused the admin pages and sees only their grants.
-  const member = { email: `max-${Date.now()}@example.com`, password: "member password 1" };
-  await page.goto("/admin/members");
-  await page.getByLabel("Email", { exact: true }).fill(member.email);
-  await page.getByLabel("Name", { exact: true }).fill("Max Member");
-  await page.getByLabel("Initial password").fill(member.password);
-  await page.getByRole("button", { name: "Add member" }).click();
-  await expect(page.getByRole("table", { name: "Members" }).getByText(member.email)).toBeVisible();
+  const member = { email: `max-${Date.now()}@example.com`, name: "Max Member", password: "member password 1" };
+  await addMember(page, member);
   await shot(page, "members-added");
 
   const memberContext = await page.context().browser()!.newContext();
   const memberPage = await memberContext.newPage();
-  await memberPage.goto("/sign-in");
-  await memberPage.getByLabel("Email").fill(member.email);
-  await memberPage.getByLabel("Password").fill(member.password);
-  await memberPage.getByRole("button", { name: "Sign in" }).click();
-  await expect(memberPage.getByText(`Signed in as ${member.email} (member)`)).toBeVisible();
+  await signInAs(memberPage, member, "member");
   await expect(memberPage.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Scope grants" })).toHaveCount(0);
   await memberPage.goto("/admin/members");
   await expect(memberPage.getByRole("alert").filter({ hasText: "Only admins can open this page." })).toBeVisible();

@@ -179,3 +179,27 @@ export function Labeled({ id, label, hint, children, className = "" }: { id: str
     </div>
   );
 }
+
+/**
+ * One labelled form row: the label's text above its control, both inside one `<label>` (so the
+ * control's accessible name is the label and a click on the text focuses it). With `group`, a
+ * `<fieldset>` whose `<legend>` names a set of controls (checkboxes, a min / max pair). `muted`
+ * greys the label text (filter panels); `className` goes on the row (text size, grid span).
+ */
+export function FieldRow({ label, group = false, muted = false, className = "", children }: { label: React.ReactNode; group?: boolean; muted?: boolean; className?: string; children: React.ReactNode }) {
+  const text = muted ? "font-medium text-zinc-700 dark:text-zinc-300" : "font-medium";
+  if (group) {
+    return (
+      <fieldset className={className || undefined}>
+        <legend className={text}>{label}</legend>
+        <div className="mt-1">{children}</div>
+      </fieldset>
+    );
+  }
+  return (
+    <label className={className ? `block ${className}` : "block"}>
+      <span className={text}>{label}</span>
+      <span className="mt-1 block">{children}</span>
+    </label>
+  );
+}

@@ -6,7 +6,7 @@ import { useI18n } from "~/i18n/client";
 import { useTRPC } from "~/trpc/react";
 import type { RouterOutputs } from "~/trpc/types";
 import { FormError } from "../form";
-import { Badge, buttonClass, cellClass, DataTable, inputClass, Panel } from "../ui";
+import { Badge, buttonClass, cellClass, DataTable, FieldRow, inputClass, Panel } from "../ui";
 import { useAction } from "./use-action";
 
 type Grant = RouterOutputs["grants"]["list"][number];
@@ -29,6 +29,7 @@ export function GrantsMatrix({ grants, members, keys }: { grants: Grant[]; membe
   const { run, error, pending } = useAction();
   const [extra, setExtra] = useState<string[]>([]);
   const [newScope, setNewScope] = useState("");
+  const [saved, setSaved] = useState<string | null>(null);
 
   const userGrants = grants.filter((g) => g.principalType === "user");
   const own = (g: Grant) => g.scope === `user:${g.principalId}`;
@@ -46,11 +47,14 @@ export function GrantsMatrix({ grants, members, keys }: { grants: Grant[]; membe
       canWrite = checked;
       if (checked) canRead = true;
     }
-    if (!canRead && !canWrite) {
-      if (current) void run(() => remove.mutateAsync({ grantId: current.id }));
-      return;
-    }
-    void run(() => set.mutateAsync({ principalType: principal.type, principalId: principal.id, scope, canRead, canWrite }));
+    const removal = !canRead && !canWrite;
+    if (removal && !current) return;
+    const change = removal && current ? () => remove.mutateAsync({ grantId: current.id }) : () => set.mutateAsync({ principalType: principal.type, principalId: principal.id, scope, canRead, canWrite });
+    const access = t(canWrite ? "grants.accessWrite" : canRead ? "grants.accessRead" : "grants.accessNone");
+    setSaved(null);
+    void run<unknown>(change).then((done) => {
+      if (done) setSaved(t("grants.saved", { who: principal.label, scope, access }));
+    });
   };
 
   const cell = (principal: Principal, scope: string, disabled: boolean) => {
@@ -76,6 +80,9 @@ export function GrantsMatrix({ grants, members, keys }: { grants: Grant[]; membe
   return (
     <div className="space-y-6">
       <FormError message={error} />
+      <p role="status" aria-live="polite" className={saved ? "rounded-lg bg-emerald-50 px-3 py-2 text-sm text-emerald-800 dark:bg-emerald-950/50 dark:text-emerald-300" : "sr-only"}>
+        {saved}
+      </p>
       <Panel title={t("grants.people")} description={t("grants.peopleHint")}>
         <form
           className="mb-4 flex gap-2 text-sm"
@@ -151,20 +158,18 @@ function KeyGrants({ grants, keys, onToggle, pending }: { grants: Grant[]; keys:
             setForm({ ...form, scope: "" });
           }}
         >
-          <label className="block">
-            <span className="font-medium">{t("grants.key")}</span>
-            <select value={form.keyId} onChange={(e) => setForm({ ...form, keyId: e.target.value })} className={`mt-1 ${inputClass}`}>
+          <FieldRow label={t("grants.key")}>
+            <select value={form.keyId} onChange={(e) => setForm({ ...form, keyId: e.target.value })} className={inputClass}>
               {keys.map((k) => (
                 <option key={k.id} value={k.id}>
                   {k.name} ({k.ownerEmail ?? "?"})
                 </option>
               ))}
             </select>
-          </label>
-          <label className="block">
-            <span className="font-medium">{t("field.scope")}</span>
-            <input required value={form.scope} onChange={(e) => setForm({ ...form, scope: e.target.value })} className={`mt-1 font-mono ${inputClass}`} />
-          </label>
+          </FieldRow>
+          <FieldRow label={t("field.scope")}>
+            <input required value={form.scope} onChange={(e) => setForm({ ...form, scope: e.target.value })} className={`font-mono ${inputClass}`} />
+          </FieldRow>
           <label className="flex items-center gap-1.5 pb-2">
             <input type="checkbox" checked={form.write} onChange={(e) => setForm({ ...form, write: e.target.checked })} />
             {t("grants.write")}

@@ -8,7 +8,7 @@ import type { RouterOutputs } from "~/trpc/types";
 import { Dialog } from "../dialog";
 import { FormError } from "../form";
 import { LocalTime } from "../local-time";
-import { Badge, buttonClass, cellClass, DataTable, EmptyState, inputClass, Panel } from "../ui";
+import { Badge, buttonClass, cellClass, DataTable, EmptyState, FieldRow, inputClass, Panel } from "../ui";
 import { useAction } from "./use-action";
 
 type ApiKey = RouterOutputs["keys"]["list"][number];
@@ -52,33 +52,28 @@ export function CreateKeyForm({ members, selfId }: { members: { userId: string; 
           }
         }}
       >
-        <label className="block">
-          <span className="font-medium">{t("keys.name")}</span>
-          <input required maxLength={100} value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} className={`mt-1 ${inputClass}`} />
-        </label>
+        <FieldRow label={t("keys.name")}>
+          <input required maxLength={100} value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} className={inputClass} />
+        </FieldRow>
         {members ? (
-          <label className="block">
-            <span className="font-medium">{t("keys.owner")}</span>
-            <select value={form.owner} onChange={(e) => setForm({ ...form, owner: e.target.value })} className={`mt-1 ${inputClass}`}>
+          <FieldRow label={t("keys.owner")}>
+            <select value={form.owner} onChange={(e) => setForm({ ...form, owner: e.target.value })} className={inputClass}>
               {members.map((m) => (
                 <option key={m.userId} value={m.userId}>
                   {m.email}
                 </option>
               ))}
             </select>
-          </label>
+          </FieldRow>
         ) : null}
-        <label className="block">
-          <span className="font-medium">{t("keys.scopes")}</span>
-          <input value={form.scopes} onChange={(e) => setForm({ ...form, scopes: e.target.value })} placeholder={t("keys.scopesHint")} className={`mt-1 font-mono ${inputClass}`} />
-        </label>
-        <label className="block">
-          <span className="font-medium">{t("keys.expires")}</span>
-          <input type="date" value={form.expires} onChange={(e) => setForm({ ...form, expires: e.target.value })} className={`mt-1 ${inputClass}`} />
-        </label>
-        <fieldset className="md:col-span-2">
-          <legend className="font-medium">{t("keys.permissions")}</legend>
-          <div className="mt-1 flex flex-wrap gap-4">
+        <FieldRow label={t("keys.scopes")}>
+          <input value={form.scopes} onChange={(e) => setForm({ ...form, scopes: e.target.value })} placeholder={t("keys.scopesHint")} className={`font-mono ${inputClass}`} />
+        </FieldRow>
+        <FieldRow label={t("keys.expires")}>
+          <input type="date" value={form.expires} onChange={(e) => setForm({ ...form, expires: e.target.value })} className={inputClass} />
+        </FieldRow>
+        <FieldRow group label={t("keys.permissions")} className="md:col-span-2">
+          <div className="flex flex-wrap gap-4">
             {PERMISSIONS.map((p) => (
               <label key={p} className="flex items-center gap-1.5 font-mono text-xs">
                 <input
@@ -90,7 +85,7 @@ export function CreateKeyForm({ members, selfId }: { members: { userId: string; 
               </label>
             ))}
           </div>
-        </fieldset>
+        </FieldRow>
         <div className="md:col-span-2">
           <FormError message={error} />
           <button type="submit" disabled={pending || form.permissions.length === 0} className={`mt-2 ${buttonClass("primary")}`}>

@@ -8,7 +8,7 @@ import type { RouterOutputs } from "~/trpc/types";
 import { Dialog } from "../dialog";
 import { FormError } from "../form";
 import { LocalTime } from "../local-time";
-import { Badge, buttonClass, cellClass, DataTable, inputClass, Panel } from "../ui";
+import { Badge, buttonClass, cellClass, DataTable, FieldRow, inputClass, Panel } from "../ui";
 import { useAction } from "./use-action";
 
 type Member = RouterOutputs["admin"]["members"]["list"][number];
@@ -34,25 +34,21 @@ export function AddMemberForm() {
           }
         }}
       >
-        <label className="block md:col-span-2">
-          <span className="font-medium">{t("members.email")}</span>
-          <input type="email" required value={form.email} onChange={(e) => setForm({ ...form, email: e.target.value })} className={`mt-1 ${inputClass}`} />
-        </label>
-        <label className="block">
-          <span className="font-medium">{t("members.name")}</span>
-          <input value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} className={`mt-1 ${inputClass}`} />
-        </label>
-        <label className="block">
-          <span className="font-medium">{t("members.role")}</span>
-          <select value={form.role} onChange={(e) => setForm({ ...form, role: e.target.value as "member" | "admin" })} className={`mt-1 ${inputClass}`}>
+        <FieldRow label={t("members.email")} className="md:col-span-2">
+          <input type="email" required value={form.email} onChange={(e) => setForm({ ...form, email: e.target.value })} className={inputClass} />
+        </FieldRow>
+        <FieldRow label={t("members.name")}>
+          <input value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} className={inputClass} />
+        </FieldRow>
+        <FieldRow label={t("members.role")}>
+          <select value={form.role} onChange={(e) => setForm({ ...form, role: e.target.value as "member" | "admin" })} className={inputClass}>
             <option value="member">{t("members.roleMember")}</option>
             <option value="admin">{t("members.roleAdmin")}</option>
           </select>
-        </label>
-        <label className="block">
-          <span className="font-medium">{t("members.password")}</span>
-          <input type="password" autoComplete="new-password" minLength={8} value={form.password} onChange={(e) => setForm({ ...form, password: e.target.value })} className={`mt-1 ${inputClass}`} />
-        </label>
+        </FieldRow>
+        <FieldRow label={t("members.password")}>
+          <input type="password" autoComplete="new-password" minLength={8} value={form.password} onChange={(e) => setForm({ ...form, password: e.target.value })} className={inputClass} />
+        </FieldRow>
         <div className="flex items-center gap-3 md:col-span-5">
           <button type="submit" disabled={pending} className={buttonClass("primary")}>
             {pending ? t("common.working") : t("members.addButton")}

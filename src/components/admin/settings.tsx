@@ -6,7 +6,7 @@ import { useI18n } from "~/i18n/client";
 import { useTRPC } from "~/trpc/react";
 import type { RouterOutputs } from "~/trpc/types";
 import { FormError } from "../form";
-import { Badge, buttonClass, inputClass, Panel } from "../ui";
+import { Badge, buttonClass, FieldRow, inputClass, Panel } from "../ui";
 import { useAction } from "./use-action";
 
 type Policy = { writePolicy: "any" | "explicit-only"; sensitivePolicy: "reject" | "redact" };
@@ -113,10 +113,9 @@ export function CustomKinds({ kinds }: { kinds: CustomKind[] }) {
           await run(() => save.mutateAsync({ definition }));
         }}
       >
-        <label className="block">
-          <span className="font-medium">{t("settings.kindJson")}</span>
-          <textarea rows={12} value={json} onChange={(e) => setJson(e.target.value)} spellCheck={false} className={`mt-1 font-mono text-xs ${inputClass}`} />
-        </label>
+        <FieldRow label={t("settings.kindJson")}>
+          <textarea rows={12} value={json} onChange={(e) => setJson(e.target.value)} spellCheck={false} className={`font-mono text-xs ${inputClass}`} />
+        </FieldRow>
         <FormError message={error} />
         <button type="submit" disabled={pending} className={buttonClass("primary")}>
           {t("settings.saveKind")}

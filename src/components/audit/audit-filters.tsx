@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { useI18n } from "~/i18n/client";
-import { buttonClass, inputClass } from "../ui";
+import { buttonClass, FieldRow, inputClass } from "../ui";
 
 export type AuditFilterValues = { events: string[]; actorType: string; actorId: string; node: string; scope: string; from: string; to: string };
 
@@ -14,10 +14,9 @@ export function AuditFilters({ initial, eventTypes }: { initial: AuditFilterValu
   const router = useRouter();
   const [v, setV] = useState(initial);
   const field = (name: Exclude<keyof AuditFilterValues, "events">, label: string, type = "text", placeholder?: string) => (
-    <label className="block text-sm">
-      <span className="font-medium">{label}</span>
-      <input type={type} value={v[name]} placeholder={placeholder} onChange={(e) => setV({ ...v, [name]: e.target.value })} className={`mt-1 ${inputClass}`} />
-    </label>
+    <FieldRow label={label} className="text-sm">
+      <input type={type} value={v[name]} placeholder={placeholder} onChange={(e) => setV({ ...v, [name]: e.target.value })} className={inputClass} />
+    </FieldRow>
   );
   return (
     <form
@@ -31,9 +30,8 @@ export function AuditFilters({ initial, eventTypes }: { initial: AuditFilterValu
       }}
       className="mb-6 space-y-4 rounded-2xl border border-zinc-200 bg-white p-4 shadow-sm dark:border-zinc-800 dark:bg-zinc-900"
     >
-      <fieldset>
-        <legend className="text-sm font-medium">{t("audit.eventTypes")}</legend>
-        <div className="mt-1 flex flex-wrap gap-x-4 gap-y-1 text-sm">
+      <FieldRow group label={t("audit.eventTypes")} className="text-sm">
+        <div className="flex flex-wrap gap-x-4 gap-y-1">
           {eventTypes.map((ev) => (
             <label key={ev} className="flex items-center gap-1.5">
               <input type="checkbox" checked={v.events.includes(ev)} onChange={(e) => setV({ ...v, events: e.target.checked ? [...v.events, ev] : v.events.filter((x) => x !== ev) })} />
@@ -41,17 +39,16 @@ export function AuditFilters({ initial, eventTypes }: { initial: AuditFilterValu
             </label>
           ))}
         </div>
-      </fieldset>
+      </FieldRow>
       <div className="grid gap-3 sm:grid-cols-3 lg:grid-cols-6">
-        <label className="block text-sm">
-          <span className="font-medium">{t("audit.actorType")}</span>
-          <select value={v.actorType} onChange={(e) => setV({ ...v, actorType: e.target.value })} className={`mt-1 ${inputClass}`}>
+        <FieldRow label={t("audit.actorType")} className="text-sm">
+          <select value={v.actorType} onChange={(e) => setV({ ...v, actorType: e.target.value })} className={inputClass}>
             <option value="">{t("common.any")}</option>
             <option value="user">user</option>
             <option value="api_key">api_key</option>
             <option value="system">system</option>
           </select>
-        </label>
+        </FieldRow>
         {field("actorId", t("audit.actorId"))}
         {field("node", t("audit.node"), "text", "mem_…")}
         {field("scope", t("field.scope"), "text", "user:…")}

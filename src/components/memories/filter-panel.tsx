@@ -7,7 +7,7 @@ import { useI18n } from "~/i18n/client";
 import type { CardFilter } from "~/server/dashboard/card-filter";
 import { cardFilterToSearchParams } from "~/server/dashboard/card-filter-url";
 import type { CardFacets, CategoryTreeNode, DomainTree } from "~/server/dashboard/cards";
-import { buttonClass, inputClass } from "../ui";
+import { buttonClass, FieldRow, inputClass } from "../ui";
 
 const STATUSES = ["active", "superseded", "expired", "deleted"] as const;
 
@@ -62,9 +62,8 @@ export function FilterPanel({ filter, facets, tree, types }: { filter: CardFilte
   };
 
   const select = (name: keyof typeof draft, label: string, options: { value: string; label: string }[], anyLabel: string) => (
-    <label className="block text-sm">
-      <span className="font-medium text-zinc-700 dark:text-zinc-300">{label}</span>
-      <select value={draft[name] as string} onChange={(e) => setDraft({ ...draft, [name]: e.target.value })} className={`mt-1 ${inputClass}`}>
+    <FieldRow muted label={label} className="text-sm">
+      <select value={draft[name] as string} onChange={(e) => setDraft({ ...draft, [name]: e.target.value })} className={inputClass}>
         <option value="">{anyLabel}</option>
         {options.map((o) => (
           <option key={o.value} value={o.value}>
@@ -72,12 +71,11 @@ export function FilterPanel({ filter, facets, tree, types }: { filter: CardFilte
           </option>
         ))}
       </select>
-    </label>
+    </FieldRow>
   );
   const range = (label: string, min: keyof typeof draft, max: keyof typeof draft) => (
-    <fieldset className="text-sm">
-      <legend className="font-medium text-zinc-700 dark:text-zinc-300">{label}</legend>
-      <div className="mt-1 flex items-center gap-2">
+    <FieldRow group muted label={label} className="text-sm">
+      <div className="flex items-center gap-2">
         {[min, max].map((name, i) => (
           <input
             key={name}
@@ -93,16 +91,15 @@ export function FilterPanel({ filter, facets, tree, types }: { filter: CardFilte
           />
         ))}
       </div>
-    </fieldset>
+    </FieldRow>
   );
 
   return (
     <aside aria-label={t("memories.filters")} className="space-y-6">
       <form onSubmit={apply} className="space-y-4 rounded-2xl border border-zinc-200 bg-white p-4 shadow-sm dark:border-zinc-800 dark:bg-zinc-900">
         <h2 className="font-semibold">{t("memories.filters")}</h2>
-        <fieldset className="text-sm">
-          <legend className="font-medium text-zinc-700 dark:text-zinc-300">{t("field.status")}</legend>
-          <div className="mt-1 space-y-1">
+        <FieldRow group muted label={t("field.status")} className="text-sm">
+          <div className="space-y-1">
             {STATUSES.map((s) => (
               <label key={s} className="flex items-center justify-between gap-2">
                 <span className="flex items-center gap-2">
@@ -117,16 +114,15 @@ export function FilterPanel({ filter, facets, tree, types }: { filter: CardFilte
               </label>
             ))}
           </div>
-        </fieldset>
+        </FieldRow>
         {select("scope", t("field.scope"), facets.scopes.map((s) => ({ value: s.scope, label: `${s.scope} (${s.count})` })), t("memories.allScopes"))}
         {select("kind", t("field.kind"), facets.kinds.map((k) => ({ value: k.kind, label: `${k.kind} (${k.count})` })), t("memories.anyKind"))}
         {select("domain", t("field.domain"), facets.domains.map((d) => ({ value: d.domain, label: `${d.domain} (${d.count})` })), t("memories.anyDomain"))}
         {select("type", t("field.type"), types.map((ty) => ({ value: ty, label: ty })), t("memories.anyType"))}
         {(["tags", "entities"] as const).map((name) => (
-          <label key={name} className="block text-sm">
-            <span className="font-medium text-zinc-700 dark:text-zinc-300">{t(name === "tags" ? "field.tags" : "field.entities")}</span>
-            <input value={draft[name]} onChange={(e) => setDraft({ ...draft, [name]: e.target.value })} placeholder={t("memories.tagsHint")} className={`mt-1 ${inputClass}`} />
-          </label>
+          <FieldRow key={name} muted label={t(name === "tags" ? "field.tags" : "field.entities")} className="text-sm">
+            <input value={draft[name]} onChange={(e) => setDraft({ ...draft, [name]: e.target.value })} placeholder={t("memories.tagsHint")} className={inputClass} />
+          </FieldRow>
         ))}
         {range(t("field.confidence"), "minConfidence", "maxConfidence")}
         {range(t("field.importance"), "minImportance", "maxImportance")}

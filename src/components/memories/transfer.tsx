@@ -1,16 +1,20 @@
 "use client";
 
 import { useMutation } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
 import { useRef, useState } from "react";
 import { useI18n } from "~/i18n/client";
 import { errorMessage, useTRPC } from "~/trpc/react";
 import type { RouterOutputs } from "~/trpc/types";
 import { FormError } from "../form";
-import { Badge, buttonClass, inputClass, Panel, type Tone } from "../ui";
+import { Badge, buttonClass, FieldRow, inputClass, Panel, type Tone } from "../ui";
 
 type LineResult = RouterOutputs["memory"]["import"]["results"][number];
 const CHUNK = 100;
 const TONE: Record<LineResult["status"], Tone> = { created: "green", superseded: "indigo", noop: "zinc", conflict: "amber", rejected: "red", skipped: "zinc" };
+/** Report order; the first three are always listed (a zero says so), the rest only when they happened. */
+const REPORTED: LineResult["status"][] = ["created", "noop", "conflict", "superseded", "rejected", "skipped"];
+const ALWAYS = 3;
 
 /** Export: pick scopes and statuses; the download streams from /memories/export. */
 export function ExportForm({ scopes }: { scopes: string[] }) {
@@ -25,9 +29,8 @@ export function ExportForm({ scopes }: { scopes: string[] }) {
   return (
     <Panel title={t("transfer.export")} description={t("transfer.exportHint")}>
       <div className="space-y-3 text-sm">
-        <label className="block">
-          <span className="font-medium">{t("field.scope")}</span>
-          <select value={scope} onChange={(e) => setScope(e.target.value)} className={`mt-1 ${inputClass}`}>
+        <FieldRow label={t("field.scope")}>
+          <select value={scope} onChange={(e) => setScope(e.target.value)} className={inputClass}>
             <option value="">{t("memories.allScopes")}</option>
             {scopes.map((s) => (
               <option key={s} value={s}>
@@ -35,7 +38,7 @@ export function ExportForm({ scopes }: { scopes: string[] }) {
               </option>
             ))}
           </select>
-        </label>
+        </FieldRow>
         <label className="flex items-center gap-2">
           <input type="checkbox" checked={withHistory} onChange={(e) => setWithHistory(e.target.checked)} />
           {t("transfer.withHistory")}
@@ -59,6 +62,7 @@ export function ExportForm({ scopes }: { scopes: string[] }) {
 export function ImportForm() {
   const { t, number } = useI18n();
   const trpc = useTRPC();
+  const router = useRouter();
   const importChunk = useMutation(trpc.memory.import.mutationOptions());
   const fileRef = useRef<HTMLInputElement>(null);
   const [dryRun, setDryRun] = useState(true);
@@ -91,29 +95,29 @@ export function ImportForm() {
         return;
       }
     }
+    // A real import changed cards: re-render the server components (scope list, counts).
+    if (!dryRun) router.refresh();
   }
 
-  const counts = results.reduce<Record<string, number>>((acc, r) => ({ ...acc, [r.status]: (acc[r.status] ?? 0) + 1 }), {});
+  const counts = results.reduce<Partial<Record<LineResult["status"], number>>>((acc, r) => ({ ...acc, [r.status]: (acc[r.status] ?? 0) + 1 }), {});
   const problems = results.filter((r) => r.status !== "created" && r.status !== "noop" && r.status !== "superseded");
 
   return (
     <Panel title={t("transfer.import")} description={t("transfer.importHint")}>
       <form onSubmit={run} className="space-y-3 text-sm">
-        <label className="block">
-          <span className="font-medium">{t("transfer.file")}</span>
-          <input ref={fileRef} type="file" accept=".jsonl,.ndjson,.txt,application/x-ndjson" required className="mt-1 block text-sm" />
-        </label>
+        <FieldRow label={t("transfer.file")}>
+          <input ref={fileRef} type="file" accept=".jsonl,.ndjson,.txt,application/x-ndjson" required className="block text-sm" />
+        </FieldRow>
         <label className="flex items-center gap-2">
           <input type="checkbox" checked={dryRun} onChange={(e) => setDryRun(e.target.checked)} />
           {t("transfer.dryRun")}
         </label>
-        <label className="block">
-          <span className="font-medium">{t("transfer.onConflict")}</span>
-          <select value={onConflict} onChange={(e) => setOnConflict(e.target.value as "skip" | "supersede")} className={`mt-1 ${inputClass}`}>
+        <FieldRow label={t("transfer.onConflict")}>
+          <select value={onConflict} onChange={(e) => setOnConflict(e.target.value as "skip" | "supersede")} className={inputClass}>
             <option value="skip">{t("transfer.conflictSkip")}</option>
             <option value="supersede">{t("transfer.conflictSupersede")}</option>
           </select>
-        </label>
+        </FieldRow>
         <button type="submit" disabled={running} className={buttonClass("primary")}>
           {running ? t("common.working") : dryRun ? t("transfer.runDry") : t("transfer.runImport")}
         </button>
@@ -126,13 +130,17 @@ export function ImportForm() {
           <p aria-live="polite">
             {t("transfer.linesDone", { done: number(progress.done), total: number(progress.total) })} {ranDry ? <Badge tone="sky">{t("transfer.dryRunBadge")}</Badge> : null}
           </p>
-          <p className="flex flex-wrap gap-2">
-            {Object.entries(counts).map(([status, n]) => (
-              <Badge key={status} tone={TONE[status as LineResult["status"]]}>
-                {status}: {n}
-              </Badge>
-            ))}
-          </p>
+          {results.length ? (
+            <ul aria-label={ranDry ? t("transfer.reportDry") : t("transfer.report")} className="flex flex-wrap gap-2">
+              {REPORTED.filter((status, i) => i < ALWAYS || counts[status]).map((status) => (
+                <li key={status}>
+                  <Badge tone={TONE[status]}>
+                    {t(`transfer.status.${status}`)}: {number(counts[status] ?? 0)}
+                  </Badge>
+                </li>
+              ))}
+            </ul>
+          ) : null}
           <FormError message={error} />
           {problems.length ? (
             <table aria-label={t("transfer.problems")} className="w-full text-xs">
@@ -141,7 +149,7 @@ export function ImportForm() {
                   <tr key={r.line} className="border-t border-zinc-100 dark:border-zinc-800">
                     <td className="py-1 pr-2 tabular-nums text-zinc-500">{r.line}</td>
                     <td className="py-1 pr-2">
-                      <Badge tone={TONE[r.status]}>{r.status}</Badge>
+                      <Badge tone={TONE[r.status]}>{t(`transfer.status.${r.status}`)}</Badge>
                     </td>
                     <td className="py-1">{r.message}</td>
                   </tr>
