@@ -13,7 +13,7 @@ import { addMember, createCard, createKey, editContent, forgetCard, shot, signIn
  */
 
 type WriteResult = { done: boolean; results: { status: string; reason?: string; nodeId?: string; scope?: string }[] };
-type TrpcBody<T> = { result?: { data: T }; error?: { data: { code: string; reason?: string; httpStatus: number } } };
+type TrpcBody<T> = { result?: { data: T }; error?: { data: { code: string; reason?: string; httpStatus: number; details?: Record<string, unknown> } } };
 
 /** One memory_write create over HTTP, as an agent sends it (plain JSON, bearer key). */
 async function agentWrite(agent: APIRequestContext, scope: string, itemKey: string) {
@@ -68,8 +68,8 @@ test("removing a member's write grant in the matrix refuses the member's own key
 
   // After: the same key, the same scope, the next request is refused and nothing is written.
   const after = await agentWrite(agent, ownScope, "after_grant_change");
-  expect(after.status, JSON.stringify(after.body)).toBe(200);
-  expect(after.body.result?.data).toMatchObject({ done: false, results: [{ status: "rejected", reason: "scope_not_writable" }] });
+  expect(after.status, JSON.stringify(after.body)).toBe(403);
+  expect(after.body.error?.data).toMatchObject({ code: "FORBIDDEN", reason: "scope_not_writable", details: { scopes: [ownScope] } });
   const lookup = await agent.post("/api/trpc/tools.memory_get", { data: { kind: "custom_fact", itemKey: "after_grant_change" } });
   expect(((await lookup.json()) as TrpcBody<{ found: boolean }>).result?.data.found).toBe(false);
   // Reading is untouched: the card written before is still there for the key.

@@ -7,7 +7,12 @@ import type { MemoryCallContext } from "~/server/memory/context";
 import { memoryForget } from "~/server/memory/forget";
 import { appendMessages } from "~/server/memory/messages";
 import { parseScopePattern } from "~/server/memory/scope";
+import { loadKindRegistry } from "~/server/memory/custom-kinds";
+import { nodeWhere } from "~/server/memory/retrieval/node-search";
+import { queryTerms } from "~/server/memory/retrieval/query-terms";
 import { memorySearch } from "~/server/memory/retrieval/search";
+import { COMMON_TERM_SHARE, fullTextHits, NODE_SOURCE } from "~/server/memory/retrieval/signals";
+import { termShare, termShares } from "~/server/memory/retrieval/term-shares";
 import { memoryWrite } from "~/server/memory/write";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { agentContext, createOp as create, createTenant, noVectors, type Op, writeCards } from "../support/memory";
@@ -111,6 +116,31 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect(all).toEqual(expect.arrayContaining([doctor, expiring, expired]));
     expect(all).not.toContain(deleted);
     expect(all).not.toContain(nurse);
+  });
+
+  it("lets terms common in the table score but not select rows, unless the rare terms find too few", async () => {
+    const tenantId = await createTenant(handle.db);
+    const ctx = agentContext(tenantId);
+    const note = (i: number, text: string): Op => create("custom_fact", { title: `Note ${i}`, content: text }, { itemKey: `share_${i}` });
+    const common: string[] = [];
+    for (let batch = 0; batch < 7; batch++) common.push(...(await write(ctx, ...Array.from({ length: 50 }, (_, i) => note(batch * 50 + i, `The quokka report, part ${batch * 50 + i}.`)))));
+    const rare = await write(ctx, ...Array.from({ length: 12 }, (_, i) => note(1000 + i, `A narwhal sighting, number ${i}.`)));
+    const [both] = await write(ctx, note(2000, "The quokka report mentions a narwhal."));
+    await handle.db.execute(sql`analyze memory_nodes`);
+    const shares = await termShares(handle.db, "memory_nodes", { maxAgeMs: 0 });
+    const terms = queryTerms("quokka narwhal");
+    expect(terms.map((t) => t.term)).toEqual(["quokka", "narwhal"]);
+    expect(termShare(shares, terms[0]!)).toBeGreaterThan(COMMON_TERM_SHARE);
+    expect(termShare(shares, terms[1]!)).toBeLessThanOrEqual(COMMON_TERM_SHARE);
+
+    const where = nodeWhere({ tenantId, scopes: ctx.readScopes, filter: {}, registry: await loadKindRegistry(handle.db, tenantId), statuses: ["active"] });
+    const selective = await fullTextHits(handle.db, { source: NODE_SOURCE, where, terms, limit: 100, minimum: 10 });
+    // Only rows with the rare term were read (the common one still scores them).
+    expect(selective.map((h) => h.id).sort()).toEqual([both, ...rare].sort());
+    // Too few rare matches for the caller: the common term selects too, ranked below them.
+    const fallback = await fullTextHits(handle.db, { source: NODE_SOURCE, where, terms, limit: 500, minimum: 20 });
+    expect(fallback).toHaveLength(1 + rare.length + common.length);
+    expect(fallback.slice(0, 13).map((h) => h.id).sort()).toEqual([both, ...rare].sort());
   });
 
   it("resolves conflicts per slot: session over user, unexpired first, then explicit, temporary, newer", async () => {

@@ -133,15 +133,18 @@ describe(`agent endpoint security (${TEST_BACKEND})`, () => {
 
     await expect(tools(memberKey).memory_get({ id: nodeId })).rejects.toMatchObject({ code: "NOT_FOUND" });
     expect((await tools(memberKey).memory_search({ all: true })).exact.map((n) => n.id)).not.toContain(nodeId);
-    const rewrite = await tools(memberKey).memory_write(create("member_fact_2"));
-    expect(rewrite).toMatchObject({ done: false });
+    // No grant at all: the key has no default user scope left to write to.
+    expect(await tools(memberKey).memory_write(create("member_fact_2"))).toMatchObject({ done: false, results: [{ reason: "scope_required" }] });
     const forget = await tools(memberKey).memory_forget({ id: nodeId, expectedRevision: 1, reason: "x", turn: { forgetIntent: true } });
     expect(forget).toMatchObject({ done: false, reason: "not_found" });
 
     // Read-only grant back: reads work again, writes still do not.
     await admin.grants.set({ principalType: "user", principalId: a.memberId, scope: `user:${a.memberId}`, canRead: true, canWrite: false });
     expect((await tools(memberKey).memory_get({ id: nodeId })).found).toBe(true);
-    expect(await tools(memberKey).memory_write(create("member_fact_3"))).toMatchObject({ done: false, results: [{ reason: "scope_not_writable" }] });
+    await expect(tools(memberKey).memory_write(create("member_fact_3"))).rejects.toMatchObject({
+      code: "FORBIDDEN",
+      cause: { reason: "scope_not_writable", details: { results: [{ status: "rejected", reason: "scope_not_writable" }] } },
+    });
     const rows = await handle.db.select().from(scopeGrants).where(and(eq(scopeGrants.tenantId, a.tenantId), eq(scopeGrants.principalId, a.memberId)));
     expect(rows.find((g) => g.scope === `user:${a.memberId}`)).toMatchObject({ canRead: true, canWrite: false });
   });

@@ -108,6 +108,27 @@ function requireReadableSession(ctx: MemoryCallContext, sessionId: string) {
   }
 }
 
+/**
+ * A batch refused for want of a write grant is an authorization failure, like a missing permission:
+ * the agent gets 403 FORBIDDEN (reason scope_not_writable) naming the scopes, with every operation's
+ * result in the details — not a 200 it might read past. Other refusals stay `done: false` answers.
+ */
+function forbidUnwritableWrite(result: MemoryWriteResult): MemoryWriteResult {
+  if (result.done) return result;
+  const scopes = [...new Set(result.results.filter((r) => r.reason === "scope_not_writable").map((r) => r.scope ?? "?"))];
+  if (scopes.length === 0) return result;
+  throw forbidden(
+    "scope_not_writable",
+    `Nothing was written: this key may not write ${scopes.join(", ")}. Ask an admin for a write grant on it (for the key's owner, and in the key's scopes), or write a scope this key holds.`,
+    { scopes, results: result.results },
+  );
+}
+
+function forbidUnwritableForget(result: MemoryForgetResult): MemoryForgetResult {
+  if (result.done || result.reason !== "scope_not_writable") return result;
+  throw forbidden("scope_not_writable", `Nothing was forgotten: ${result.message} Ask an admin for a write grant on that scope (for the key's owner, and in the key's scopes).`, { mode: result.mode });
+}
+
 /** The sourceMessageIds a write cites, when its input is well-formed (else memoryWrite reports the problem). */
 function citedMessageIds(args: unknown): string[] {
   const parsed = memoryWriteInputSchema.safeParse(args);
@@ -186,7 +207,7 @@ const TOOLS: { [N in ToolName]: ToolDefinition<N> } = {
         requireReadableSession(ctx, turn.sessionId);
         trusted = await trustedEvidenceIds(db, { tenantId: apiKey.tenantId, sessionId: turn.sessionId, ids: cited });
       }
-      return memoryWrite(db, { ...ctx, trustedMessageIds: trusted }, input);
+      return forbidUnwritableWrite(await memoryWrite(db, { ...ctx, trustedMessageIds: trusted }, input));
     },
   },
   memory_forget: {
@@ -203,7 +224,7 @@ const TOOLS: { [N in ToolName]: ToolDefinition<N> } = {
       // memory:forget deletes within the key's writable reach (key scopes ∩ owner write grants),
       // whether or not the key may also write new memory.
       const limits = await keyScopeLimits(db, apiKey);
-      return memoryForget(db, { ...ctx, writeScopes: limits.write }, input);
+      return forbidUnwritableForget(await memoryForget(db, { ...ctx, writeScopes: limits.write }, input));
     },
   },
   memory_context: {

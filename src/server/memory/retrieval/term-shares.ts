@@ -14,11 +14,11 @@ export type TermShares = ReadonlyMap<string, number>;
 const TTL_MS = 5 * 60_000;
 const caches = new WeakMap<object, Map<string, { shares: TermShares; at: number }>>();
 
-export async function termShares(db: DbOrTx, table: string): Promise<TermShares> {
+export async function termShares(db: DbOrTx, table: string, options: { maxAgeMs?: number } = {}): Promise<TermShares> {
   const cache = caches.get(db) ?? new Map<string, { shares: TermShares; at: number }>();
   caches.set(db, cache);
   const hit = cache.get(table);
-  if (hit && Date.now() - hit.at < TTL_MS) return hit.shares;
+  if (hit && Date.now() - hit.at < (options.maxAgeMs ?? TTL_MS)) return hit.shares;
   const [row] = await queryRows<{ elems: string | null; freqs: string | null }>(
     db,
     sql`select array_to_json(most_common_elems::text::text[])::text as elems, array_to_json(most_common_elem_freqs)::text as freqs
