@@ -9,6 +9,7 @@ import { ServiceError } from "~/server/errors";
 import { clearTenantMemory, reembedTenant, runWorkerFromCli, treeSearch, treeStats, treeTopics } from "./tree-commands";
 import { getHealth } from "~/server/health";
 import { getTenantOverview } from "~/server/stats/overview";
+import { flushAllQueryLogs } from "~/server/memory/retrieval/query-log";
 
 export type CliOptions = {
   admin?: boolean;
@@ -178,6 +179,7 @@ export async function runCli(args: string[], options: CliOptions, open: () => Pr
     console.error(error instanceof Error ? error.message : String(error));
     return 1;
   } finally {
+    await flushAllQueryLogs();
     await handle.close();
   }
 }

@@ -10,6 +10,7 @@ import { parseScopePattern } from "~/server/memory/scope";
 import { loadKindRegistry } from "~/server/memory/custom-kinds";
 import { nodeWhere } from "~/server/memory/retrieval/node-search";
 import { queryTerms } from "~/server/memory/retrieval/query-terms";
+import { flushQueryLog } from "~/server/memory/retrieval/query-log";
 import { memorySearch } from "~/server/memory/retrieval/search";
 import { COMMON_TERM_SHARE, fullTextHits, NODE_SOURCE } from "~/server/memory/retrieval/signals";
 import { termShare, termShares } from "~/server/memory/retrieval/term-shares";
@@ -300,6 +301,7 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     const ctx = agentContext(tenantId);
     await search(ctx, { queryText: "anything" });
     await search(ctx, { all: true });
+    await flushQueryLog(handle.db);
     const rows = await handle.db.select().from(memoryQueryLog).where(and(eq(memoryQueryLog.tenantId, tenantId), eq(memoryQueryLog.operation, "memory_search")));
     expect(rows).toHaveLength(2);
     expect(rows[0]!.latencyMs).toBeGreaterThan(0);
