@@ -7,37 +7,23 @@
 // instances), drives POST /api/trpc/tools.<tool> with a mixed workload from a separate process at
 // fixed concurrency levels, and replays the same searches' SQL straight against the database (the
 // floor). Writes bench/results/load-<mode>-<time>.json and prints a table.
-import { fork } from "node:child_process";
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import postgres from "postgres";
-import { openDatabase } from "~/db/client";
 import { captureSearch, explainPlan, openCapture } from "./load/capture";
-import { queryBank, rng } from "./load/corpus";
-import type { HttpJob, HttpResult, Mix, SqlJob, SqlResult, Stmt } from "./load/driver";
+import type { HttpJob, HttpResult, SqlJob, SqlResult, Stmt } from "./load/driver";
+import { BENCH_OPTIONS, createTarget, loadavg, MIX, reportHeader, runDriver, seedTarget, serverEnv, serverErrorLines, startRun, workload, writeResult } from "./load/harness";
 import { floorReport, opReports, printTable, summarize, type LevelReport } from "./load/report";
-import { seed } from "./load/seed";
-import { ensureBuild, ROOT, startServers, type Servers } from "./load/server";
+import { ensureBuild, ROOT, startServers } from "./load/server";
 
 const { values: args } = parseArgs({
   options: {
     cards: { type: "string" },
-    users: { type: "string", default: "200" },
     concurrency: { type: "string", default: "1,8,32" },
     duration: { type: "string", default: "20" },
     warmup: { type: "string", default: "3" },
     "sql-duration": { type: "string" },
-    "database-url": { type: "string", default: "postgres://postgres@127.0.0.1:5432/postgres" },
     instances: { type: "string", default: "1" },
-    embedded: { type: "boolean", default: false },
-    keep: { type: "boolean", default: false },
-    build: { type: "boolean", default: false },
-    "pool-max": { type: "string" },
-    searches: { type: "string", default: "300" },
-    "memory-writes": { type: "string", default: "300" },
-    seed: { type: "string", default: "42" },
+    ...BENCH_OPTIONS,
     label: { type: "string" },
   },
 });
@@ -50,29 +36,11 @@ const durationS = Number(args.duration);
 const warmupS = Number(args.warmup);
 const sqlDurationS = Number(args["sql-duration"] ?? Math.max(5, Math.round(durationS / 2)));
 const instances = embedded ? 1 : Math.max(1, Number(args.instances));
-const mix: Mix = { search: 70, context: 10, write: 15, forget: 5 };
-const stamp = new Date().toISOString().replace(/[:.]/g, "-");
 const log = (line: string) => console.log(`[bench:load] ${line}`);
 if (embedded && Number(args.instances) > 1) log("--embedded runs one instance (PGlite is single-process); ignoring --instances");
 
-const runDir = fs.mkdtempSync(path.join(os.tmpdir(), "memory-bench-load-"));
-const loadavg = () => os.loadavg().map((x) => Math.round(x * 100) / 100);
-
-function runDriver<T extends HttpResult | SqlResult>(job: HttpJob | SqlJob): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const child = fork(path.join(ROOT, "bench", "load", "driver.ts"), [], { cwd: ROOT, execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
-    let settled = false;
-    child.once("message", (message: { type: string; result?: T; error?: string }) => {
-      settled = true;
-      if (message.type === "result") resolve(message.result!);
-      else reject(new Error(`load driver failed: ${message.error}`));
-    });
-    child.once("exit", (code) => {
-      if (!settled) reject(new Error(`load driver exited with code ${code} before reporting`));
-    });
-    child.send({ type: "run", job });
-  });
-}
+const run = startRun({ name: "load", keep: args.keep });
+const { runDir, stamp } = run;
 
 /** The embedded floor: PGlite runs one statement at a time, so the floor is measured in this process, sequentially. */
 async function floorInProcess(raw: (text: string, params: unknown[]) => Promise<unknown>, plans: Stmt[][], seconds: number): Promise<SqlResult> {
@@ -113,49 +81,18 @@ async function main() {
   const build = ensureBuild({ force: args.build, log });
   if (build.sourcesNewerThanBuild) log(`note: sources changed after the production build (${build.builtAt}); pass --build to rebuild first`);
 
-  // ---- database ----------------------------------------------------------------------------------
-  const baseUrl = new URL(args["database-url"]);
-  const dbName = `memory_bench_${stamp.toLowerCase().replace(/[^a-z0-9]/g, "_")}`.slice(0, 60);
-  const dbUrl = new URL(baseUrl);
-  dbUrl.pathname = `/${dbName}`;
-  const dataDir = path.join(runDir, "pglite");
-  let postgresVersion: string | null = null;
-  let dropDatabase = async () => {};
-  if (!embedded) {
-    const admin = postgres(baseUrl.toString(), { max: 1, onnotice: () => {} });
-    postgresVersion = (await admin`select version() as v`)[0]!.v as string;
-    await admin.unsafe(`create database ${dbName}`);
-    await admin.end();
-    dropDatabase = async () => {
-      if (args.keep) return log(`kept database ${dbUrl.toString()}`);
-      const again = postgres(baseUrl.toString(), { max: 1, onnotice: () => {} });
-      await again.unsafe(`drop database if exists ${dbName} with (force)`);
-      await again.end();
-    };
-  }
-
-  let servers: Servers | undefined;
-  const cleanup = async () => {
-    await servers?.stop();
-    await dropDatabase().catch((e: unknown) => log(`could not drop ${dbName}: ${String(e)}`));
-    if (!args.keep) fs.rmSync(runDir, { recursive: true, force: true });
-  };
-  process.once("SIGINT", () => void cleanup().finally(() => process.exit(130)));
-
   try {
-    log(`seeding ${embedded ? dataDir : dbUrl.toString()}`);
-    const handle = await openDatabase(embedded ? { dataDir } : { url: dbUrl.toString(), poolMax: 8 });
-    const seeded = await seed(handle.db, { cards, users, seed: Number(args.seed), memoryWrites: Number(args["memory-writes"]), log });
-    await handle.close();
+    // ---- database ----------------------------------------------------------------------------------
+    const target = (run.target = await createTarget({ embedded, databaseUrl: args["database-url"], runDir, stamp, keep: args.keep, log }));
+    const { dataDir, postgresVersion } = target;
+    const dbUrl = target.url ?? "";
+    const seeded = await seedTarget(target, { cards, users, seed: Number(args.seed), memoryWrites: Number(args["memory-writes"]) }, log);
 
     // The searches both sides run: (user, question) pairs, the same list for HTTP and for SQL.
-    const r = rng(Number(args.seed) + 1);
-    const bank = queryBank();
-    const searches = Array.from({ length: Number(args.searches) }, () => ({ user: r.int(seeded.users.length), queryText: r.pick(bank) }));
-    const driverUsers = seeded.users.map((u) => ({ secret: u.secret, session: u.sessions[0]! }));
+    const { searches, users: driverUsers, queries: bank } = workload(seeded, { seed: Number(args.seed), searches: Number(args.searches) });
 
     log(`capturing the SQL of ${searches.length} searches`);
-    const capture = await openCapture(embedded ? { dataDir } : { url: dbUrl.toString() });
+    const capture = await openCapture(embedded ? { dataDir } : { url: dbUrl });
     const paths: Stmt[][] = [];
     const inProcess = { coldMs: [] as number[], warmMs: [] as number[] };
     for (const s of searches) {
@@ -186,26 +123,18 @@ async function main() {
     await capture.close();
 
     // ---- server ------------------------------------------------------------------------------------
-    const env: Record<string, string> = {
-      RATE_LIMIT_PER_MINUTE: "0",
-      MEMORY_INLINE_WORKER: "false",
-      LOG_LEVEL: "warn",
-      NEXTAUTH_SECRET: `bench-${stamp}-secret-value`,
-      MEMORY_DATA_DIR: runDir,
-      DATABASE_URL: embedded ? "" : dbUrl.toString(),
-      ...(args["pool-max"] ? { DB_POOL_MAX: args["pool-max"] } : {}),
-    };
+    const env = serverEnv(target, { runDir, stamp, poolMax: args["pool-max"] });
     log(`starting ${instances} server instance(s)`);
-    servers = await startServers({ count: instances, env, logDir: runDir });
+    const servers = (run.servers = await startServers({ count: instances, env, logDir: runDir }));
     log(`servers ${servers.urls.join(", ")} (pids ${servers.pids.join(", ")})`);
 
     const httpJob = (concurrency: number, seconds: number, warm: number, pool: HttpJob["forgetPool"], tag: string): HttpJob => ({
       mode: "http",
-      targets: servers!.urls,
+      targets: servers.urls,
       concurrency,
       warmupS: warm,
       durationS: seconds,
-      mix,
+      mix: MIX,
       users: driverUsers,
       searches,
       queries: bank,
@@ -243,7 +172,7 @@ async function main() {
         }
       } else {
         log(`concurrency ${concurrency}: SQL floor ${warmupS}+${sqlDurationS} s (full text, then whole path)`);
-        const sql = (plans: Stmt[][]): SqlJob => ({ mode: "sql", url: dbUrl.toString(), concurrency, warmupS, durationS: sqlDurationS, plans });
+        const sql = (plans: Stmt[][]): SqlJob => ({ mode: "sql", url: dbUrl, concurrency, warmupS, durationS: sqlDurationS, plans });
         floor.fullText = floorReport(await runDriver<SqlResult>(sql(fullText.filter((p) => p.length > 0))), false);
         floor.path = floorReport(await runDriver<SqlResult>(sql(paths)), true);
       }
@@ -260,7 +189,7 @@ async function main() {
       });
     }
     await servers.stop();
-    const serverErrors = servers.logs.flatMap((file) => fs.readFileSync(file, "utf8").split("\n").filter((line) => / ERROR |Error:/.test(line))).slice(0, 50);
+    const serverErrors = serverErrorLines(servers);
 
     // ---- report ------------------------------------------------------------------------------------
     const at8 = reports.find((l) => l.concurrency === 8);
@@ -273,17 +202,10 @@ async function main() {
           ratioP50: { target: 2, measured: at8.ratio.searchP50OverFullTextP50, met: (at8.ratio.searchP50OverFullTextP50 ?? Infinity) <= 2 },
         }
       : null;
-    const cpus = os.cpus();
     const report = {
-      benchmark: "load",
-      label: args.label ?? null,
-      startedAt,
-      finishedAt: new Date().toISOString(),
-      mode: embedded ? "embedded" : "server",
-      machine: { cpus: cpus.length, cpuModel: cpus[0]?.model ?? "?", memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, postgres: postgresVersion },
-      loadavg: { start: loadStart, end: loadavg() },
+      ...reportHeader("load", { label: args.label, startedAt, embedded, postgresVersion: postgresVersion, loadStart }),
       build,
-      config: { cards, users, instances, concurrency: levels, durationS, warmupS, sqlDurationS, mix, dbPoolMax: Number(args["pool-max"] ?? 10), searches: searches.length, rateLimit: "off (RATE_LIMIT_PER_MINUTE=0)", inlineWorker: false },
+      config: { cards, users, instances, concurrency: levels, durationS, warmupS, sqlDurationS, mix: MIX, dbPoolMax: Number(args["pool-max"] ?? 10), searches: searches.length, rateLimit: "off (RATE_LIMIT_PER_MINUTE=0)", inlineWorker: false },
       seed: { counts: seeded.counts, seconds: seeded.seconds, memoryWriteInProcessMs: summarize(seeded.writePathMs) },
       searchPath: {
         statementsPerSearch: statementCounts,
@@ -304,16 +226,14 @@ async function main() {
         path: "every statement of the request in order as the endpoint ran it (API key lookup and touch, owner/key grants, full text, corpus statistics when not cached, trigram, card rows, query log), sequentially on one connection",
       },
     };
-    fs.mkdirSync(path.join(ROOT, "bench", "results"), { recursive: true });
-    const file = path.join(ROOT, "bench", "results", `load-${report.mode}-${stamp}.json`);
-    fs.writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+    const file = writeResult(`load-${report.mode}-${stamp}`, report);
     console.log("");
     printTable(reports, (line) => console.log(line));
     if (targets) console.log(`\ntargets at concurrency 8: ${JSON.stringify(targets)}`);
     if (serverErrors.length) console.log(`\nserver logged ${serverErrors.length} error line(s), e.g. ${serverErrors[0]}`);
     log(`report: ${path.relative(ROOT, file)}`);
   } finally {
-    await cleanup();
+    await run.cleanup();
   }
 }
 

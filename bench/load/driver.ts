@@ -3,6 +3,8 @@
 // request, wait for the answer, and send the next. Two modes:
 //   http: the agent tool endpoint (POST /api/trpc/tools.<tool>, Bearer key, plain JSON), a mixed workload;
 //   sql:  the captured SQL of the same searches straight against Postgres (the "floor").
+// With `intervalS`, an http run also reports each interval as it ends (`{type: "interval"}` messages,
+// by completion time), so a long run (the soak) can be watched and sampled while it goes.
 import http from "node:http";
 import postgres from "postgres";
 
@@ -25,6 +27,8 @@ export type HttpJob = {
   forgetPool: ForgetTarget[];
   tag: string;
   seed: number;
+  /** Report every `intervalS` seconds of the measured time (and the rest at the end). */
+  intervalS?: number;
 };
 export type SqlJob = {
   mode: "sql";
@@ -37,6 +41,8 @@ export type SqlJob = {
 };
 export type OpStats = { latencies: number[]; ok: number; failed: number; statuses: Record<string, number> };
 export type HttpResult = { mode: "http"; elapsedS: number; ops: Record<Op, OpStats>; forgetPool: ForgetTarget[]; errors: string[] };
+/** Requests that completed within one interval of the measured time; `seconds` is the interval's length. */
+export type IntervalReport = { index: number; endS: number; seconds: number; ops: Record<Op, { latencies: number[]; failed: number }> };
 export type SqlResult = { mode: "sql"; elapsedS: number; latencies: number[]; perLabel: Record<string, number[]>; failed: number; errors: string[] };
 
 function lcg(seed: number) {
@@ -85,6 +91,30 @@ async function runHttp(job: HttpJob): Promise<HttpResult> {
   const started = performance.now();
   const measureFrom = started + job.warmupS * 1000;
   const stopAt = measureFrom + job.durationS * 1000;
+
+  const emptyInterval = (): IntervalReport["ops"] => ({
+    search: { latencies: [], failed: 0 },
+    context: { latencies: [], failed: 0 },
+    write: { latencies: [], failed: 0 },
+    forget: { latencies: [], failed: 0 },
+  });
+  let interval = emptyInterval();
+  let intervalIndex = 0;
+  let intervalStart = measureFrom;
+  let intervalTimer: NodeJS.Timeout | undefined;
+  const flushInterval = () => {
+    const now = performance.now();
+    process.send!({ type: "interval", interval: { index: intervalIndex++, endS: round((now - measureFrom) / 1000), seconds: round((now - intervalStart) / 1000), ops: interval } satisfies IntervalReport });
+    interval = emptyInterval();
+    intervalStart = now;
+  };
+  const intervalMs = (job.intervalS ?? 0) * 1000;
+  const scheduleInterval = () => {
+    const next = measureFrom + (intervalIndex + 1) * intervalMs;
+    if (next >= stopAt) return;
+    intervalTimer = setTimeout(() => (flushInterval(), scheduleInterval()), next - performance.now());
+  };
+  if (intervalMs > 0) scheduleInterval();
 
   const pickOp = (): Op => {
     let x = random() * total;
@@ -172,6 +202,10 @@ async function runHttp(job: HttpJob): Promise<HttpResult> {
         if (result?.nodeId) pool.push({ id: result.nodeId, user: call.user, revision: result.revision ?? 1 });
       }
       if (!ok && call.target && status !== 200) pool.push(call.target);
+      if (intervalMs > 0 && performance.now() >= measureFrom) {
+        interval[op].latencies.push(round(ms));
+        if (!ok) interval[op].failed++;
+      }
       if (t0 >= measureFrom && t0 < stopAt) {
         const stats = ops[op];
         stats.latencies.push(round(ms));
@@ -185,6 +219,10 @@ async function runHttp(job: HttpJob): Promise<HttpResult> {
     }
   };
   await Promise.all(Array.from({ length: job.concurrency }, worker));
+  if (intervalMs > 0) {
+    clearTimeout(intervalTimer);
+    flushInterval();
+  }
   agent.destroy();
   return { mode: "http", elapsedS: job.durationS, ops, forgetPool: pool, errors };
 }
