@@ -92,6 +92,20 @@ describe(`buildMemoryContext (${TEST_BACKEND})`, () => {
     }
   });
 
+  it("keeps room for the cards relevant to this turn when standing cards alone would fill the budget", async () => {
+    const { ctx, ids } = await seed();
+    for (let batch = 0; batch < 2; batch++) {
+      await write(ctx, ...Array.from({ length: 40 }, (_, i) => create("active_task", { title: `Chore ${batch * 40 + i}`, content: `Open chore number ${batch * 40 + i}: tidy the garage shelves.` }, { itemKey: `chore_${batch * 40 + i}` })));
+    }
+    const context = await buildMemoryContext(handle.db, ctx, { queryText: "what is my job?", sessionId: "s1", tokenBudget: 1200 }, noVectors);
+    expect(countTokens(context.prompt)).toBeLessThanOrEqual(1200);
+    expect(context.usedMemoryIds).toContain(ids.allergy);
+    expect(context.relevantNodes.map((n) => n.id)).toContain(ids.nurse);
+    expect(context.recentMessages.length).toBeGreaterThan(0);
+    expect(context.activeTasks.length).toBeGreaterThan(5);
+    expect(context.activeTasks.length).toBeLessThan(81);
+  });
+
   it("reads only this turn's session and scopes it may read", async () => {
     const { tenantId } = await seed();
     const stranger = agentContext(tenantId, { readScopes: ["user:u9", "session:s9"].map(parseScopePattern), defaults: { session: { type: "session", id: "s9" } } });

@@ -49,39 +49,70 @@ export function renderContext(items: readonly ContextItem[]): string {
 }
 
 /**
+ * Shares of the budget kept for the turn-specific sections while the standing ones (always-recalled,
+ * constraints, tasks, preferences) are placed: fifty open tasks must not crowd out the cards that
+ * answer what the user just asked. What a section does not need is given back.
+ */
+const SECTION_RESERVE: Partial<Record<SectionName, number>> = { relevant: 0.3, summary: 0.1, recent: 0.15 };
+
+/**
  * Chooses items under `budget` tokens. `candidates` come in priority order within each section;
- * an item too long for the room left is cut to fit when at least a few tokens remain.
+ * an item too long for the room left is cut to fit when at least a few tokens remain. A first pass
+ * keeps each turn-specific section's reserve free from the sections ranked above it; a second pass
+ * fills what is left in plain priority order.
  */
 export function selectWithinBudget(candidates: readonly ContextItem[], budget: number): { items: ContextItem[]; prompt: string; tokens: number; dropped: ContextItem[] } {
   const maxItem = Math.max(16, Math.floor(budget * MAX_ITEM_SHARE));
   const overhead = countTokens(`${OPEN}\n\n${CLOSE}`);
   const headingCost = (section: SectionName) => countTokens(`${HEADINGS[section]}\n`);
-  const chosen: ContextItem[] = [];
-  const dropped: ContextItem[] = [];
+  const ordered = SECTION_PRIORITY.flatMap((section) => candidates.filter((c) => c.section === section));
+  // Tokens each reserved section would use, up to its reserve.
+  const reserveLeft = new Map<SectionName, number>();
+  for (const [section, share] of Object.entries(SECTION_RESERVE) as [SectionName, number][]) {
+    const items = ordered.filter((c) => c.section === section);
+    if (items.length === 0) continue;
+    const wanted = headingCost(section) + items.reduce((sum, c) => sum + Math.min(countTokens(c.text), maxItem) + 1, 0);
+    reserveLeft.set(section, Math.min(wanted, Math.floor(budget * share)));
+  }
+  const protectedBelow = (section: SectionName) => {
+    const rank = SECTION_PRIORITY.indexOf(section);
+    let sum = 0;
+    for (const [other, tokens] of reserveLeft) if (SECTION_PRIORITY.indexOf(other) > rank) sum += tokens;
+    return sum;
+  };
+
+  const chosen = new Map<ContextItem, string>();
   const opened = new Set<SectionName>();
   let used = overhead;
-  const ordered = SECTION_PRIORITY.flatMap((section) => candidates.filter((c) => c.section === section));
-  for (const item of ordered) {
+  const place = (item: ContextItem, protect: number): boolean => {
     const heading = opened.has(item.section) ? 0 : headingCost(item.section);
-    const room = budget - used - heading - 1;
+    const room = budget - used - heading - 1 - protect;
     const limit = Math.min(room, item.section === "summary" ? Math.floor(budget / 3) : maxItem);
     const whole = limit > 0 ? countTokens(item.text) : Infinity;
     const text = whole <= limit ? item.text : limit >= 12 ? truncateToTokens(item.text, limit) : "";
-    if (!text) {
-      dropped.push(item);
-      continue;
-    }
-    chosen.push({ ...item, text });
+    if (!text) return false;
+    chosen.set(item, text);
     opened.add(item.section);
-    used += heading + (text === item.text ? whole : countTokens(text)) + 1;
-  }
-  // The exact count of the finished block decides; drop from the lowest priority until it fits.
-  let prompt = renderContext(chosen);
+    const cost = heading + (text === item.text ? whole : countTokens(text)) + 1;
+    used += cost;
+    const reserve = reserveLeft.get(item.section);
+    if (reserve !== undefined) reserveLeft.set(item.section, Math.max(0, reserve - cost));
+    return true;
+  };
+  const deferred = ordered.filter((item) => !place(item, protectedBelow(item.section)));
+  for (const section of reserveLeft.keys()) reserveLeft.set(section, 0);
+  const dropped = deferred.filter((item) => !place(item, 0));
+
+  // Rendered and trimmed in priority order: the exact count of the finished block decides; drop from
+  // the lowest priority until it fits.
+  const picked = ordered.filter((item) => chosen.has(item)).map((item) => ({ ...item, text: chosen.get(item)! }));
+  let prompt = renderContext(picked);
   let tokens = countTokens(prompt);
-  while (tokens > budget && chosen.length > 0) {
-    dropped.push(chosen.pop()!);
-    prompt = renderContext(chosen);
+  while (tokens > budget && picked.length > 0) {
+    const last = picked.pop()!;
+    dropped.push(ordered.find((item) => item.id === last.id && item.section === last.section) ?? last);
+    prompt = renderContext(picked);
     tokens = countTokens(prompt);
   }
-  return { items: chosen, prompt, tokens, dropped };
+  return { items: picked, prompt, tokens, dropped };
 }
