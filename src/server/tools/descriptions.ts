@@ -12,6 +12,7 @@ export const SEARCH_DESCRIPTION = [
   "- The user asks to list or show all memories (\"show all my memories\", \"列出所有记忆\") → send all: true, never that sentence as queryText.",
   "- An empty result means nothing matched, not that memory is empty: only an all: true enumeration (enumerated: true) can show that.",
   "- Each card has id and revision: to change or delete it, pass them as targetId/expectedRevision (memory_write) or id/expectedRevision (memory_forget).",
+  "- With turn.sessionId, session cards come from that session only; to search other conversations name them in scopes (e.g. [\"session:*\"]).",
 ].join("\n");
 
 export const GET_DESCRIPTION = [
