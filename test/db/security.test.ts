@@ -143,7 +143,7 @@ describe(`agent endpoint security (${TEST_BACKEND})`, () => {
     expect((await tools(memberKey).memory_get({ id: nodeId })).found).toBe(true);
     await expect(tools(memberKey).memory_write(create("member_fact_3"))).rejects.toMatchObject({
       code: "FORBIDDEN",
-      cause: { reason: "scope_not_writable", details: { results: [{ status: "rejected", reason: "scope_not_writable" }] } },
+      cause: { reason: "scope_not_writable", details: { scopes: [`user:${a.memberId}`], results: [{ status: "rejected", reason: "scope_not_writable", scope: `user:${a.memberId}` }] } },
     });
     const rows = await handle.db.select().from(scopeGrants).where(and(eq(scopeGrants.tenantId, a.tenantId), eq(scopeGrants.principalId, a.memberId)));
     expect(rows.find((g) => g.scope === `user:${a.memberId}`)).toMatchObject({ canRead: true, canWrite: false });

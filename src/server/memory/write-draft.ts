@@ -35,7 +35,7 @@ export class OperationFailure extends Error {
     readonly status: "rejected" | "conflict",
     readonly reason: string,
     message: string,
-    readonly extra: { currentRevision?: number; currentStatus?: string; nodeId?: string } = {},
+    readonly extra: { currentRevision?: number; currentStatus?: string; nodeId?: string; scope?: string } = {},
   ) {
     super(message);
   }
@@ -91,7 +91,7 @@ export function buildDraft(
 
   if (scope.type === "global" && isAgent(ctx)) throw reject("global_read_only", "Agents may not write the global scope; use user, workspace, session or context scope.");
   if (!scopeAllowed(scope, ctx.writeScopes)) {
-    throw reject("scope_not_writable", `You may not write scope ${formatScope(scope)}. Ask an admin for a write grant, or write a scope you hold.`);
+    throw new OperationFailure("rejected", "scope_not_writable", `You may not write scope ${formatScope(scope)}. Ask an admin for a write grant, or write a scope you hold.`, { scope: formatScope(scope) });
   }
 
   const sources = [...new Set(fields.sourceMessageIds ?? [])];

@@ -40,6 +40,7 @@ const failureResult = (index: number, op: WriteOperation, f: OperationFailure): 
   reason: f.reason,
   message: f.message,
   ...(f.extra.nodeId ? { nodeId: f.extra.nodeId } : {}),
+  ...(f.extra.scope ? { scope: f.extra.scope } : {}),
   ...(f.extra.currentRevision !== undefined ? { currentRevision: f.extra.currentRevision } : {}),
   ...(f.extra.currentStatus ? { currentStatus: f.extra.currentStatus } : {}),
 });
@@ -83,7 +84,7 @@ async function loadTarget(tx: Transaction, ctx: MemoryCallContext, op: Extract<W
     throw new OperationFailure("rejected", "not_found", `No memory ${op.targetId} in scopes you can read. Find it with memory_search first.`);
   }
   if (!scopeAllowed(scope, ctx.writeScopes)) {
-    throw new OperationFailure("rejected", "scope_not_writable", `You may read but not write scope ${formatScope(scope)}.`);
+    throw new OperationFailure("rejected", "scope_not_writable", `You may read but not write scope ${formatScope(scope)}.`, { scope: formatScope(scope) });
   }
   if (row.status !== "active") {
     throw new OperationFailure("conflict", "not_active", `Memory ${row.id} is ${row.status}${row.supersededById ? ` (replaced by ${row.supersededById})` : ""}; read the current card with memory_get and retry against it.`, {

@@ -115,11 +115,12 @@ function requireReadableSession(ctx: MemoryCallContext, sessionId: string) {
  */
 function forbidUnwritableWrite(result: MemoryWriteResult): MemoryWriteResult {
   if (result.done) return result;
-  const scopes = [...new Set(result.results.filter((r) => r.reason === "scope_not_writable").map((r) => r.scope ?? "?"))];
-  if (scopes.length === 0) return result;
+  const refused = result.results.filter((r) => r.reason === "scope_not_writable");
+  if (refused.length === 0) return result;
+  const scopes = [...new Set(refused.flatMap((r) => (r.scope ? [r.scope] : [])))];
   throw forbidden(
     "scope_not_writable",
-    `Nothing was written: this key may not write ${scopes.join(", ")}. Ask an admin for a write grant on it (for the key's owner, and in the key's scopes), or write a scope this key holds.`,
+    `Nothing was written: this key may not write ${scopes.join(", ") || "the scope it named"}. Ask an admin for a write grant on it (for the key's owner, and in the key's scopes), or write a scope this key holds.`,
     { scopes, results: result.results },
   );
 }
