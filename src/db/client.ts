@@ -3,7 +3,7 @@ import path from "node:path";
 import type { ReservedSql, Sql } from "postgres";
 import { env } from "~/env";
 import { acquireDataDirLock } from "./embedded-lock";
-import { appliedMigrationTags, DEFAULT_MIGRATIONS_FOLDER, MigrationError, pendingMigrations, runMigrations } from "./migrate";
+import { appliedMigrationTags, DEFAULT_MIGRATIONS_FOLDER, MigrationError, pendingMigrations, readMigrationFiles, runMigrations } from "./migrate";
 import * as schema from "./schema";
 import type { Database, DatabaseMode } from "./types";
 
@@ -12,7 +12,18 @@ export type DatabaseHandle = {
   mode: DatabaseMode;
   /** Where embedded data lives (null in server mode or in-memory). */
   dataDir: string | null;
+  /** What opening did to the schema; null when opened with `migrate: false`. */
+  migration: MigrationOutcome | null;
   close: () => Promise<void>;
+};
+
+export type MigrationOutcome = {
+  /** Tags applied by this open, in order (empty: the schema was already current). */
+  applied: string[];
+  /** The newest migration this release ships (what the schema is at after a successful open). */
+  version: string | null;
+  /** Embedded only: the copy of the data directory taken before migrating a database that had data. */
+  backupDir: string | null;
 };
 
 export type OpenDatabaseOptions = {
@@ -118,7 +129,7 @@ async function openServer(url: string, poolMax: number): Promise<DatabaseHandle>
     }),
   );
   const db = drizzle(client, { schema }) as unknown as Database;
-  return { db, mode: "server", dataDir: null, close: () => client.end({ timeout: 5 }) };
+  return { db, mode: "server", dataDir: null, migration: null, close: () => client.end({ timeout: 5 }) };
 }
 
 async function openPglite(dataDir: string | null) {
@@ -135,6 +146,7 @@ async function openEmbedded(dataDir: string | null, migrationsFolder: string, mi
   try {
     let client = await openPglite(dataDir);
     let db = drizzle(client, { schema }) as unknown as Database;
+    let migration: MigrationOutcome | null = null;
     if (migrate && dataDir) {
       const pending = await pendingMigrations(db, migrationsFolder);
       const hasData = (await appliedMigrationTags(db)).length > 0;
@@ -145,7 +157,7 @@ async function openEmbedded(dataDir: string | null, migrationsFolder: string, mi
         client = await openPglite(dataDir);
         db = drizzle(client, { schema }) as unknown as Database;
         try {
-          await runMigrations(db, migrationsFolder);
+          migration = { ...(await runMigrations(db, migrationsFolder)), backupDir };
         } catch (error) {
           await client.close();
           restoreDataDir(dataDir, backupDir);
@@ -153,16 +165,19 @@ async function openEmbedded(dataDir: string | null, migrationsFolder: string, mi
           throw new MigrationError(`${message} The data directory was restored from ${backupDir}.`, (error as MigrationError).tag ?? "", error);
         }
       } else if (pending.length > 0) {
-        await runMigrations(db, migrationsFolder);
+        migration = { ...(await runMigrations(db, migrationsFolder)), backupDir: null };
+      } else {
+        migration = { applied: [], version: readMigrationFiles(migrationsFolder).at(-1)?.tag ?? null, backupDir: null };
       }
     } else if (migrate) {
-      await runMigrations(db, migrationsFolder);
+      migration = { ...(await runMigrations(db, migrationsFolder)), backupDir: null };
     }
     const finalClient = client;
     return {
       db,
       mode: "embedded",
       dataDir,
+      migration,
       close: async () => {
         await finalClient.close();
         release();
@@ -196,7 +211,7 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
     const handle = await openServer(options.url, options.poolMax ?? env.DB_POOL_MAX);
     if (migrate) {
       try {
-        await runMigrations(handle.db, migrationsFolder);
+        handle.migration = { ...(await runMigrations(handle.db, migrationsFolder)), backupDir: null };
       } catch (error) {
         await handle.close();
         throw error;

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -19,21 +20,26 @@ const EXPECTED_TABLES = [
   "memory_chunk_topics", "memory_tree_summaries", "memory_jobs",
 ];
 
-/** A copy of the real migrations plus one that creates a table and then fails. */
-function migrationsWithBrokenTail(): string {
+/** A copy of the real migrations plus one more, named `<next index>_<name>`, with the given SQL. */
+function migrationsWithExtra(name: string, statements: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "memory-migrations-"));
   fs.cpSync(DEFAULT_MIGRATIONS_FOLDER, dir, { recursive: true });
   const journalPath = path.join(dir, "meta", "_journal.json");
   const journal = JSON.parse(fs.readFileSync(journalPath, "utf8")) as { entries: { idx: number; tag: string; when: number; version: string; breakpoints: boolean }[] };
   const idx = journal.entries.length;
-  const tag = `${String(idx).padStart(4, "0")}_broken`;
+  const tag = `${String(idx).padStart(4, "0")}_${name}`;
   journal.entries.push({ idx, tag, when: Date.now(), version: "7", breakpoints: true });
   fs.writeFileSync(journalPath, JSON.stringify(journal));
-  fs.writeFileSync(
-    path.join(dir, `${tag}.sql`),
+  fs.writeFileSync(path.join(dir, `${tag}.sql`), statements);
+  return dir;
+}
+
+/** A copy of the real migrations plus one that creates a table and then fails. */
+function migrationsWithBrokenTail(): string {
+  return migrationsWithExtra(
+    "broken",
     `CREATE TABLE "half_done" ("id" integer);\n--> statement-breakpoint\nALTER TABLE "users" ADD COLUMN "nickname" text;\n--> statement-breakpoint\nSELECT no_such_function();`,
   );
-  return dir;
 }
 
 async function tableNames(db: Database): Promise<string[]> {
@@ -152,6 +158,52 @@ describe.runIf(TEST_BACKEND === "pglite")("embedded data directory", () => {
     expect((error as Error).message).toMatch(/already in use by process/);
     fs.writeFileSync(lockPath, String(process.pid));
     await first.close();
+  });
+
+  it("says on the handle what opening applied: everything when new, nothing when current, the copy taken before migrating data", async () => {
+    const dataDir = dir();
+    const first = await openDatabase({ dataDir });
+    expect(first.migration).toEqual({ applied: readMigrationFiles().map((m) => m.tag), version: readMigrationFiles().at(-1)!.tag, backupDir: null });
+    await first.db.insert(users).values({ id: "usr_outcome", email: "outcome@example.com" });
+    await first.close();
+    const current = await openDatabase({ dataDir });
+    expect(current.migration).toEqual({ applied: [], version: readMigrationFiles().at(-1)!.tag, backupDir: null });
+    await current.close();
+    const folder = migrationsWithExtra("extra", `CREATE TABLE "extra_table" ("id" integer);`);
+    const upgraded = await openDatabase({ dataDir, migrationsFolder: folder });
+    const tag = readMigrationFiles(folder).at(-1)!.tag;
+    expect(upgraded.migration?.applied).toEqual([tag]);
+    expect(upgraded.migration?.version).toBe(tag);
+    expect(upgraded.migration?.backupDir).toMatch(/backups[/\\]pglite-/);
+    expect(fs.existsSync(upgraded.migration!.backupDir!)).toBe(true);
+    await upgraded.close();
+    const unmigrated = await openDatabase({ dataDir, migrate: false });
+    expect(unmigrated.migration).toBeNull();
+    await unmigrated.close();
+  });
+
+  it("npm run db:migrate (scripts/migrate.ts) migrates, reports, and exits 1 with the reason when it cannot", () => {
+    const dataRoot = path.dirname(dir());
+    const run = () =>
+      spawnSync(process.execPath, ["--import", "tsx", "scripts/migrate.ts"], {
+        cwd: path.resolve(import.meta.dirname, "../.."),
+        env: { ...process.env, DATABASE_URL: "", MEMORY_DATA_DIR: dataRoot, NODE_ENV: "production" },
+        encoding: "utf8",
+        timeout: 60_000,
+      });
+    const first = run();
+    expect(first.status, first.stderr).toBe(0);
+    expect(first.stdout).toContain(`embedded mode: PGlite data directory ${path.join(dataRoot, "pglite")}`);
+    expect(first.stdout).toContain(`applied ${readMigrationFiles().length} migration(s):`);
+    expect(first.stdout).toContain(`schema version ${readMigrationFiles().at(-1)!.tag}`);
+    const second = run();
+    expect(second.status, second.stderr).toBe(0);
+    expect(second.stdout).toContain("no pending migrations: the schema was already current");
+    fs.writeFileSync(path.join(dataRoot, "pglite.lock"), String(process.pid));
+    const locked = run();
+    fs.rmSync(path.join(dataRoot, "pglite.lock"));
+    expect(locked.status).toBe(1);
+    expect(locked.stderr).toMatch(/\[db:migrate\] failed: The embedded database at .* is already in use by process/);
   });
 
   it("backs the directory up before a migration and restores it when the migration fails", async () => {
