@@ -117,7 +117,7 @@ async function rankSource(db: DbOrTx, source: TextSource, where: SQL, query: Evi
   }
   // Trigrams rescue a short lookup full text missed (a typo, a partial word); they cost a scan.
   if (fullText.length < query.limit && query.terms.filter((t) => t.weight >= 1).length <= TRIGRAM_MAX_TERMS) {
-    const hits = await trigramHits(db, { tenantId: query.tenantId, source, where, text: query.trigramText, limit: candidates, minSimilarity: TRIGRAM_MIN_SIMILARITY });
+    const hits = await trigramHits(db, { source, where, text: query.trigramText, limit: candidates, minSimilarity: TRIGRAM_MIN_SIMILARITY });
     lists.push({ signal: "trigram", weight: EVIDENCE_SIGNAL_WEIGHTS.trigram, hits });
   }
   return reciprocalRankFusion(lists).map((f) => {

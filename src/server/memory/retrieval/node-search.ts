@@ -80,7 +80,7 @@ export async function rankNodesByText(
   lists.push({ signal: "fullText", weight: NODE_SIGNAL_WEIGHTS.fullText, hits: relativeFloor(fullText, FULL_TEXT_FLOOR) });
   // Trigrams rescue a short lookup full text missed (a typo, a partial word); they cost a scan.
   if (fullText.length < params.candidates / 4 && params.terms.filter((t) => t.weight >= 1).length <= TRIGRAM_MAX_TERMS) {
-    const hits = await trigramHits(db, { tenantId: params.tenantId, source: NODE_SOURCE, where, text: params.trigramText, limit: candidates, minSimilarity: TRIGRAM_MIN_SIMILARITY });
+    const hits = await trigramHits(db, { source: NODE_SOURCE, where, text: params.trigramText, limit: candidates, minSimilarity: TRIGRAM_MIN_SIMILARITY });
     lists.push({ signal: "trigram", weight: NODE_SIGNAL_WEIGHTS.trigram, hits });
   }
   if (params.vector) {
