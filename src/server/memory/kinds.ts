@@ -430,6 +430,28 @@ export const BUILT_IN_KINDS: readonly KindDefinition[] = [
 ];
 
 /** Kinds injected into every turn (002's ALWAYS_RECALLED_MEMORY_KINDS). */
+/** A kind as plain data (no schema or functions): what the dashboard lists and edits. */
+export function describeKind(def: KindDefinition) {
+  return {
+    kind: def.kind,
+    key: def.key,
+    domain: def.domain,
+    categoryPath: [...def.categoryPath],
+    type: def.type,
+    itemized: def.itemized,
+    valueShape: def.valueShape,
+    valueHint: def.valueHint,
+    valueRequired: def.valueRequired,
+    defaultScope: def.defaultScope,
+    allowedScopes: [...def.allowedScopes],
+    requiresExplicitIntent: def.requiresExplicitIntent,
+    alwaysRecall: def.alwaysRecall,
+    temporary: def.temporary,
+    description: def.description,
+    source: def.source,
+  };
+}
+
 export const ALWAYS_RECALLED_KINDS: readonly string[] = BUILT_IN_KINDS.filter((def) => def.alwaysRecall).map((def) => def.kind);
 
 /** Names a model tends to invent → the controlled kind (000: the same meaning must get one key). */

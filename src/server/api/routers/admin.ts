@@ -2,6 +2,7 @@ import { z } from "zod";
 import { MIN_PASSWORD_LENGTH } from "~/server/auth/password";
 import { addMember, listMembers, removeMember, setMemberRole } from "~/server/dashboard/members";
 import { deleteCustomKind, listCustomKinds, saveCustomKind } from "~/server/memory/custom-kinds";
+import { describeKind } from "~/server/memory/kinds";
 import { createTRPCRouter, tenantAdminProcedure } from "../trpc";
 
 const role = z.enum(["admin", "member"]);
@@ -30,21 +31,7 @@ export const adminRouter = createTRPCRouter({
   kinds: createTRPCRouter({
     /** This organisation's custom kinds (built-ins are listed by memory.kinds). */
     list: tenantAdminProcedure.query(async ({ ctx }) =>
-      (await listCustomKinds(ctx.db, ctx.tenant.id)).map((def) => ({
-        kind: def.kind,
-        key: def.key,
-        domain: def.domain,
-        categoryPath: [...def.categoryPath],
-        type: def.type,
-        itemized: def.itemized,
-        valueShape: def.valueShape,
-        defaultScope: def.defaultScope,
-        allowedScopes: [...def.allowedScopes],
-        requiresExplicitIntent: def.requiresExplicitIntent,
-        alwaysRecall: def.alwaysRecall,
-        temporary: def.temporary,
-        description: def.description,
-      })),
+      (await listCustomKinds(ctx.db, ctx.tenant.id)).map(describeKind),
     ),
     /** Creates or replaces a custom kind from its JSON definition (validated by the kind registry). */
     save: tenantAdminProcedure.input(z.object({ definition: z.record(z.string(), z.unknown()) })).mutation(async ({ ctx, input }) => {

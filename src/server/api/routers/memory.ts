@@ -11,6 +11,7 @@ import { getDashboardStats } from "~/server/dashboard/stats";
 import { listTopics } from "~/server/dashboard/topics";
 import { EXPORT_PAGE, exportCardsPage, importCards, IMPORT_LIMITS } from "~/server/dashboard/transfer";
 import { loadKindRegistry } from "~/server/memory/custom-kinds";
+import { describeKind } from "~/server/memory/kinds";
 import { memoryForget } from "~/server/memory/forget";
 import { memorySearch } from "~/server/memory/retrieval/search";
 import { SEARCH_LIMITS } from "~/server/memory/retrieval/search-schema";
@@ -47,23 +48,7 @@ export const memoryRouter = createTRPCRouter({
   /** The kind registry (built-ins + this organisation's custom kinds) for the create form. */
   kinds: memoryProcedure.query(async ({ ctx }) => {
     const registry = await loadKindRegistry(ctx.db, ctx.tenant.id);
-    return registry.all.map((def) => ({
-      kind: def.kind,
-      key: def.key,
-      domain: def.domain,
-      categoryPath: [...def.categoryPath],
-      type: def.type,
-      itemized: def.itemized,
-      valueShape: def.valueShape,
-      valueHint: def.valueHint,
-      valueRequired: def.valueRequired,
-      defaultScope: def.defaultScope,
-      allowedScopes: [...def.allowedScopes],
-      requiresExplicitIntent: def.requiresExplicitIntent,
-      temporary: def.temporary,
-      description: def.description,
-      source: def.source,
-    }));
+    return registry.all.map(describeKind);
   }),
 
   browse: memoryProcedure
