@@ -5,19 +5,10 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
+import { builtAt as buildTime, sourcesChangedAt } from "../../scripts/build-freshness.mjs";
 
 export const ROOT = path.resolve(import.meta.dirname, "..", "..");
 const NEXT_BIN = path.join(ROOT, "node_modules", "next", "dist", "bin", "next");
-const SOURCES = ["src", "drizzle", "package-lock.json", "next.config.ts", "tsconfig.json"];
-
-function newestMtime(target: string): number {
-  if (!fs.existsSync(target)) return 0;
-  const stat = fs.statSync(target);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  let newest = stat.mtimeMs;
-  for (const entry of fs.readdirSync(target)) newest = Math.max(newest, newestMtime(path.join(target, entry)));
-  return newest;
-}
 
 export type BuildInfo = { buildId: string; builtAt: string; sourcesChangedAt: string; sourcesNewerThanBuild: boolean; rebuilt: boolean };
 
@@ -31,8 +22,8 @@ export function ensureBuild(options: { force: boolean; log: (line: string) => vo
     if (result.status !== 0) throw new Error("next build failed");
     rebuilt = true;
   }
-  const builtAt = fs.statSync(buildIdFile).mtimeMs;
-  const sources = Math.max(...SOURCES.map((p) => newestMtime(path.join(ROOT, p))));
+  const builtAt = buildTime(ROOT);
+  const sources = sourcesChangedAt(ROOT);
   return {
     buildId: fs.readFileSync(buildIdFile, "utf8").trim(),
     builtAt: new Date(builtAt).toISOString(),
