@@ -1,6 +1,7 @@
 "use client";
 
 import { useEffect, useRef } from "react";
+import { buttonClass } from "./ui";
 
 /**
  * A modal dialog on the native <dialog> element: focus is trapped and Escape closes it. Rendered only
@@ -32,5 +33,46 @@ export function Dialog({ open, onClose, title, children, wide = false }: { open:
       </div>
       <div className="max-h-[75vh] overflow-y-auto px-5 py-4">{children}</div>
     </dialog>
+  );
+}
+
+/**
+ * Asks before a destructive action on `target` (closed while it is null). Confirming closes the
+ * dialog, then runs `onConfirm` with the target.
+ */
+export function ConfirmDialog<T>({ target, onClose, title, message, confirmLabel, cancelLabel, pending, onConfirm }: {
+  target: T | null;
+  onClose: () => void;
+  title: string;
+  message: (target: T) => React.ReactNode;
+  confirmLabel: string;
+  cancelLabel: string;
+  pending: boolean;
+  onConfirm: (target: T) => Promise<unknown>;
+}) {
+  return (
+    <Dialog open={target !== null} onClose={onClose} title={title}>
+      {target !== null ? (
+        <div className="space-y-3 text-sm">
+          <p>{message(target)}</p>
+          <div className="flex justify-end gap-2">
+            <button type="button" onClick={onClose} className={buttonClass("ghost")}>
+              {cancelLabel}
+            </button>
+            <button
+              type="button"
+              disabled={pending}
+              className={buttonClass("danger")}
+              onClick={async () => {
+                onClose();
+                await onConfirm(target);
+              }}
+            >
+              {confirmLabel}
+            </button>
+          </div>
+        </div>
+      ) : null}
+    </Dialog>
   );
 }

@@ -5,7 +5,7 @@ import { useState } from "react";
 import { useI18n } from "~/i18n/client";
 import { useTRPC } from "~/trpc/react";
 import type { RouterOutputs } from "~/trpc/types";
-import { Dialog } from "../dialog";
+import { ConfirmDialog, Dialog } from "../dialog";
 import { FormError } from "../form";
 import { LocalTime } from "../local-time";
 import { Badge, buttonClass, cellClass, DataTable, EmptyState, FieldRow, inputClass, Panel } from "../ui";
@@ -164,30 +164,16 @@ export function KeysTable({ keys }: { keys: ApiKey[] }) {
           </tr>
         ))}
       </DataTable>
-      <Dialog open={revoking !== null} onClose={() => setRevoking(null)} title={t("keys.revokeTitle")}>
-        {revoking ? (
-          <div className="space-y-3 text-sm">
-            <p>{t("keys.revokeHint", { name: revoking.name })}</p>
-            <div className="flex justify-end gap-2">
-              <button type="button" onClick={() => setRevoking(null)} className={buttonClass("ghost")}>
-                {t("common.cancel")}
-              </button>
-              <button
-                type="button"
-                disabled={pending}
-                className={buttonClass("danger")}
-                onClick={async () => {
-                  const target = revoking;
-                  setRevoking(null);
-                  await run(() => revoke.mutateAsync({ keyId: target.id }));
-                }}
-              >
-                {t("keys.revoke")}
-              </button>
-            </div>
-          </div>
-        ) : null}
-      </Dialog>
+      <ConfirmDialog
+        target={revoking}
+        onClose={() => setRevoking(null)}
+        title={t("keys.revokeTitle")}
+        message={(key) => t("keys.revokeHint", { name: key.name })}
+        cancelLabel={t("common.cancel")}
+        confirmLabel={t("keys.revoke")}
+        pending={pending}
+        onConfirm={(key) => run(() => revoke.mutateAsync({ keyId: key.id }))}
+      />
     </>
   );
 }

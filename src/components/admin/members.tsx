@@ -5,7 +5,7 @@ import { useState } from "react";
 import { useI18n } from "~/i18n/client";
 import { useTRPC } from "~/trpc/react";
 import type { RouterOutputs } from "~/trpc/types";
-import { Dialog } from "../dialog";
+import { ConfirmDialog } from "../dialog";
 import { FormError } from "../form";
 import { LocalTime } from "../local-time";
 import { Badge, buttonClass, cellClass, DataTable, FieldRow, inputClass, Panel } from "../ui";
@@ -111,30 +111,16 @@ export function MembersTable({ members, selfId }: { members: Member[]; selfId: s
           </tr>
         ))}
       </DataTable>
-      <Dialog open={removing !== null} onClose={() => setRemoving(null)} title={t("members.removeTitle")}>
-        {removing ? (
-          <div className="space-y-3 text-sm">
-            <p>{t("members.removeHint", { email: removing.email, keys: removing.activeKeys })}</p>
-            <div className="flex justify-end gap-2">
-              <button type="button" onClick={() => setRemoving(null)} className={buttonClass("ghost")}>
-                {t("common.cancel")}
-              </button>
-              <button
-                type="button"
-                disabled={pending}
-                onClick={async () => {
-                  const target = removing;
-                  setRemoving(null);
-                  await run(() => remove.mutateAsync({ userId: target.userId }));
-                }}
-                className={buttonClass("danger")}
-              >
-                {t("members.remove")}
-              </button>
-            </div>
-          </div>
-        ) : null}
-      </Dialog>
+      <ConfirmDialog
+        target={removing}
+        onClose={() => setRemoving(null)}
+        title={t("members.removeTitle")}
+        message={(member) => t("members.removeHint", { email: member.email, keys: member.activeKeys })}
+        cancelLabel={t("common.cancel")}
+        confirmLabel={t("members.remove")}
+        pending={pending}
+        onConfirm={(member) => run(() => remove.mutateAsync({ userId: member.userId }))}
+      />
     </>
   );
 }
