@@ -105,14 +105,14 @@ export function selectWithinBudget(candidates: readonly ContextItem[], budget: n
 
   // Rendered and trimmed in priority order: the exact count of the finished block decides; drop from
   // the lowest priority until it fits.
-  const picked = ordered.filter((item) => chosen.has(item)).map((item) => ({ ...item, text: chosen.get(item)! }));
-  let prompt = renderContext(picked);
+  const picked = ordered.filter((item) => chosen.has(item));
+  const asChosen = (items: readonly ContextItem[]) => items.map((item) => ({ ...item, text: chosen.get(item)! }));
+  let prompt = renderContext(asChosen(picked));
   let tokens = countTokens(prompt);
   while (tokens > budget && picked.length > 0) {
-    const last = picked.pop()!;
-    dropped.push(ordered.find((item) => item.id === last.id && item.section === last.section) ?? last);
-    prompt = renderContext(picked);
+    dropped.push(picked.pop()!);
+    prompt = renderContext(asChosen(picked));
     tokens = countTokens(prompt);
   }
-  return { items: picked, prompt, tokens, dropped };
+  return { items: asChosen(picked), prompt, tokens, dropped };
 }
