@@ -78,6 +78,16 @@ describe(`migrations (${TEST_BACKEND})`, () => {
     expect(byName.get("memory_nodes_active_slot_uq")).toMatch(/WHERE \(status = 'active'/);
   });
 
+  it("gives no GIN index a pending list, so a search never scans unsorted new rows", async () => {
+    const gin = await queryRows<{ name: string; options: string[] | null }>(
+      handle.db,
+      sql`select c.relname as name, c.reloptions as options from pg_class c join pg_am a on a.oid = c.relam join pg_namespace n on n.oid = c.relnamespace
+          where a.amname = 'gin' and n.nspname = 'public'`,
+    );
+    expect(gin.length).toBeGreaterThanOrEqual(12);
+    for (const index of gin) expect({ index: index.name, options: index.options }).toEqual({ index: index.name, options: ["fastupdate=false"] });
+  });
+
   it("creates one HNSW expression index per embedding model, idempotently, and uses it for that model", async () => {
     const name = await ensureEmbeddingIndex(handle.db, "test-model", 3);
     expect(await ensureEmbeddingIndex(handle.db, "test-model", 3)).toBe(name);

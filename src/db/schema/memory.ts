@@ -13,7 +13,7 @@ import {
   text,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
-import { createdAt, tenantIdColumn, timestampTz, tsvector, updatedAt, vector } from "./columns";
+import { createdAt, GIN_NO_PENDING_LIST, tenantIdColumn, timestampTz, tsvector, updatedAt, vector } from "./columns";
 import { tenants } from "./tenants";
 import { memoryChunks } from "./tree";
 
@@ -66,8 +66,8 @@ export const memoryMessages = pgTable(
     primaryKey({ columns: [t.tenantId, t.id] }),
     index("memory_messages_session_idx").on(t.tenantId, t.sessionId, t.seq),
     index("memory_messages_user_idx").on(t.tenantId, t.userScopeId, t.seq),
-    index("memory_messages_search_idx").using("gin", t.searchVector),
-    index("memory_messages_trgm_idx").using("gin", t.searchText.op("gin_trgm_ops")),
+    index("memory_messages_search_idx").using("gin", t.searchVector).with(GIN_NO_PENDING_LIST),
+    index("memory_messages_trgm_idx").using("gin", t.searchText.op("gin_trgm_ops")).with(GIN_NO_PENDING_LIST),
     check("memory_messages_role_ck", sql`${t.role} in ('system', 'user', 'assistant', 'tool')`),
   ],
 );
@@ -168,14 +168,14 @@ export const memoryNodes = pgTable(
     index("memory_nodes_lineage_idx").on(t.tenantId, t.lineageId, t.revision),
     index("memory_nodes_updated_idx").on(t.tenantId, t.updatedAt),
     index("memory_nodes_expires_idx").on(t.tenantId, t.expiresAt).where(sql`${t.status} = 'active' and ${t.expiresAt} is not null`),
-    index("memory_nodes_value_idx").using("gin", t.valueJson.op("jsonb_path_ops")),
-    index("memory_nodes_tags_idx").using("gin", t.tags),
-    index("memory_nodes_entities_idx").using("gin", t.entities),
-    index("memory_nodes_sources_idx").using("gin", t.sourceMessageIds),
-    index("memory_nodes_search_idx").using("gin", t.searchVector),
-    index("memory_nodes_trgm_idx").using("gin", t.searchBody.op("gin_trgm_ops")),
+    index("memory_nodes_value_idx").using("gin", t.valueJson.op("jsonb_path_ops")).with(GIN_NO_PENDING_LIST),
+    index("memory_nodes_tags_idx").using("gin", t.tags).with(GIN_NO_PENDING_LIST),
+    index("memory_nodes_entities_idx").using("gin", t.entities).with(GIN_NO_PENDING_LIST),
+    index("memory_nodes_sources_idx").using("gin", t.sourceMessageIds).with(GIN_NO_PENDING_LIST),
+    index("memory_nodes_search_idx").using("gin", t.searchVector).with(GIN_NO_PENDING_LIST),
+    index("memory_nodes_trgm_idx").using("gin", t.searchBody.op("gin_trgm_ops")).with(GIN_NO_PENDING_LIST),
     // The trigram signal matches title OR body: without this index the OR is a sequential scan.
-    index("memory_nodes_title_trgm_idx").using("gin", t.searchTitle.op("gin_trgm_ops")),
+    index("memory_nodes_title_trgm_idx").using("gin", t.searchTitle.op("gin_trgm_ops")).with(GIN_NO_PENDING_LIST),
     // One active card per slot: a racing second writer fails instead of creating a twin.
     uniqueIndex("memory_nodes_active_slot_uq")
       .on(t.tenantId, t.scopeType, t.scopeId, t.key)

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { foreignKey, index, integer, jsonb, pgTable, primaryKey, real, text, uniqueIndex } from "drizzle-orm/pg-core";
-import { createdAt, tenantIdColumn, timestampTz, tsvector, updatedAt } from "./columns";
+import { createdAt, GIN_NO_PENDING_LIST, tenantIdColumn, timestampTz, tsvector, updatedAt } from "./columns";
 import { tenants } from "./tenants";
 
 const tenantFk = () => tenantIdColumn().references(() => tenants.id, { onDelete: "cascade" });
@@ -41,8 +41,8 @@ export const memoryChunks = pgTable(
     index("memory_chunks_session_idx").on(t.tenantId, t.sessionId, t.seq),
     index("memory_chunks_admission_idx").on(t.tenantId, t.admission, t.createdAt),
     index("memory_chunks_message_idx").on(t.tenantId, t.messageId),
-    index("memory_chunks_search_idx").using("gin", t.searchVector),
-    index("memory_chunks_trgm_idx").using("gin", t.searchText.op("gin_trgm_ops")),
+    index("memory_chunks_search_idx").using("gin", t.searchVector).with(GIN_NO_PENDING_LIST),
+    index("memory_chunks_trgm_idx").using("gin", t.searchText.op("gin_trgm_ops")).with(GIN_NO_PENDING_LIST),
   ],
 );
 
@@ -111,6 +111,6 @@ export const memoryTreeSummaries = pgTable(
     primaryKey({ columns: [t.tenantId, t.id] }),
     index("memory_tree_summaries_topic_idx").on(t.tenantId, t.topicId, t.level),
     index("memory_tree_summaries_session_idx").on(t.tenantId, t.sessionId, t.level),
-    index("memory_tree_summaries_search_idx").using("gin", t.searchVector),
+    index("memory_tree_summaries_search_idx").using("gin", t.searchVector).with(GIN_NO_PENDING_LIST),
   ],
 );
