@@ -11,6 +11,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { captureSearch, explainPlan, openCapture } from "./load/capture";
 import type { HttpJob, HttpResult, SqlJob, SqlResult, Stmt } from "./load/driver";
+import { isLocalSetting } from "./load/local-setting";
 import { BENCH_OPTIONS, createTarget, loadavg, MIX, reportHeader, runDriver, seedTarget, serverEnv, serverErrorLines, startRun, workload, writeResult } from "./load/harness";
 import { floorReport, opReports, printTable, summarize, type LevelReport } from "./load/report";
 import { ensureBuild, ROOT, startServers } from "./load/server";
@@ -55,7 +56,7 @@ async function floorInProcess(raw: (text: string, params: unknown[]) => Promise<
     for (let i = 0; i < plan.length; i++) {
       const stmt = plan[i]!;
       const s0 = performance.now();
-      if (/^set local /i.test(stmt.text) && plan[i + 1]) {
+      if (isLocalSetting(stmt.text) && plan[i + 1]) {
         const next = plan[++i]!;
         await raw("begin", []);
         await raw(stmt.text, []);

@@ -27,7 +27,7 @@ export function labelOf(text: string): string {
   if (t.includes('"rate_limit_buckets"')) return "auth.rate_limit";
   if (t.startsWith('insert into "memory_query_log"') || t.startsWith("set local synchronous_commit")) return "search.query_log";
   if (t.includes("memory_embeddings")) return "search.vector";
-  if (t.includes("%>") || t.includes("word_similarity") || t.startsWith("set local enable_seqscan")) return "search.trigram";
+  if (t.includes("%>") || t.includes("word_similarity") || t.includes("enable_seqscan")) return "search.trigram";
   if (/count\(\*\) as n, avg\(/.test(t)) return "search.corpus_stats";
   if (t.includes("@@")) return "search.full_text";
   if (t.includes('from "memory_nodes"')) return "search.load_rows";

@@ -7,6 +7,7 @@
 // by completion time), so a long run (the soak) can be watched and sampled while it goes.
 import http from "node:http";
 import postgres from "postgres";
+import { isLocalSetting } from "./local-setting";
 
 export type Stmt = { label: string; text: string; params: unknown[] };
 export type ForgetTarget = { id: string; user: number; revision: number };
@@ -248,8 +249,8 @@ async function runSql(job: SqlJob): Promise<SqlResult> {
         for (let i = 0; i < plan.length; i++) {
           const stmt = plan[i]!;
           const s0 = performance.now();
-          if (/^set local /i.test(stmt.text) && plan[i + 1]) {
-            // `set local` + the next statement ran in one transaction in the service (e.g. the query log without a WAL flush).
+          if (isLocalSetting(stmt.text) && plan[i + 1]) {
+            // A local setting + the next statement ran in one transaction in the service (e.g. the query log without a WAL flush).
             const next = plan[++i]!;
             await client.begin(async (tx) => {
               await tx.unsafe(stmt.text);
