@@ -3,6 +3,7 @@ import path from "node:path";
 import type { ReservedSql, Sql } from "postgres";
 import { env } from "~/env";
 import { acquireDataDirLock } from "./embedded-lock";
+import { serverConnection } from "./server-url";
 import { appliedMigrationTags, DEFAULT_MIGRATIONS_FOLDER, MigrationError, pendingMigrations, readMigrationFiles, runMigrations } from "./migrate";
 import * as schema from "./schema";
 import type { Database, DatabaseMode } from "./types";
@@ -115,8 +116,10 @@ function withDropSafeTransactions(client: Sql): Sql {
 async function openServer(url: string, poolMax: number): Promise<DatabaseHandle> {
   const { default: postgres } = await import("postgres");
   const { drizzle } = await import("drizzle-orm/postgres-js");
+  const target = serverConnection(url);
   const client = withDropSafeTransactions(
-    postgres(url, {
+    postgres(target.url, {
+      ...(target.path ? { path: target.path } : {}),
       max: poolMax,
       onnotice: () => {},
       // Drop idle connections so a restarted Postgres is reconnected to instead of failing on a dead socket.
