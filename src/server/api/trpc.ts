@@ -5,7 +5,7 @@ import { z, ZodError } from "zod";
 import type { Database } from "~/db/types";
 import { tenantMembers, type TenantRole } from "~/db/schema";
 import { listMemberships } from "~/server/auth/accounts";
-import { verifyApiKey } from "~/server/auth/api-keys";
+import { authenticateAgentKey } from "~/server/auth/agent-auth";
 import { ServiceError } from "~/server/errors";
 
 /**
@@ -102,6 +102,6 @@ export const agentProcedure = publicProcedure.use(async ({ ctx, next }) => {
   if (!match?.[1]) {
     throw new TRPCError({ code: "UNAUTHORIZED", message: 'Send an API key as "Authorization: Bearer <key>".' });
   }
-  const apiKey = await verifyApiKey(ctx.db, match[1]);
-  return next({ ctx: { apiKey, tenant: { id: apiKey.tenantId } } });
+  const { apiKey, limits } = await authenticateAgentKey(ctx.db, match[1]);
+  return next({ ctx: { apiKey, keyLimits: limits, tenant: { id: apiKey.tenantId } } });
 });

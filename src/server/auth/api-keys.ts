@@ -71,15 +71,19 @@ export async function createApiKey(db: Database, input: CreateApiKeyInput): Prom
   });
 }
 
-/**
- * Resolves a presented secret to its key, refusing unknown, revoked and expired keys with a reason
- * the caller can act on. Revocation takes effect on the next request: nothing is cached.
- */
-export async function verifyApiKey(db: DbOrTx, secret: string): Promise<ApiKey> {
+/** The statement's side of a presented secret: its hash, after the shape check every agent call gets. */
+export function presentedKeyHash(secret: string): string {
   if (!secret.startsWith(API_KEY_SECRET_PREFIX)) {
     throw new ServiceError("UNAUTHORIZED", "malformed_api_key", `API keys start with "${API_KEY_SECRET_PREFIX}". Send "Authorization: Bearer <key>".`);
   }
-  const [apiKey] = await db.select().from(apiKeys).where(eq(apiKeys.keyHash, hashApiKeySecret(secret))).limit(1);
+  return hashApiKeySecret(secret);
+}
+
+/**
+ * Refuses unknown, revoked and expired keys with a reason the caller can act on, and notes the use
+ * (at most once a minute per key). Revocation takes effect on the next request: nothing is cached.
+ */
+export async function admitApiKey(db: DbOrTx, apiKey: ApiKey | undefined): Promise<ApiKey> {
   if (!apiKey) throw new ServiceError("UNAUTHORIZED", "unknown_api_key", "This API key is not known. Create one in the dashboard under Admin → API keys.");
   if (apiKey.revokedAt) throw new ServiceError("UNAUTHORIZED", "revoked_api_key", `API key ${apiKey.prefix}… was revoked. Ask an admin for a new key.`);
   if (apiKey.expiresAt && apiKey.expiresAt.getTime() <= Date.now()) {
@@ -98,6 +102,12 @@ export async function verifyApiKey(db: DbOrTx, secret: string): Promise<ApiKey> 
       ),
     );
   return apiKey;
+}
+
+/** Resolves a presented secret to its key (see `admitApiKey` for what is refused). */
+export async function verifyApiKey(db: DbOrTx, secret: string): Promise<ApiKey> {
+  const [apiKey] = await db.select().from(apiKeys).where(eq(apiKeys.keyHash, presentedKeyHash(secret))).limit(1);
+  return admitApiKey(db, apiKey);
 }
 
 export function hasPermission(apiKey: Pick<ApiKey, "permissions">, permission: ApiKeyPermission): boolean {

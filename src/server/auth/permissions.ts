@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { queryRows } from "~/db/raw";
 import type { DbOrTx } from "~/db/types";
 import { hasPermission } from "./api-keys";
@@ -64,26 +64,34 @@ export async function effectiveUserScopes(db: DbOrTx, params: { tenantId: string
   return grantsOf(db, params.tenantId, "user", params.userId);
 }
 
+type KeyRef = { tenantId: SQLWrapper | string; ownerUserId: SQLWrapper | string; id: SQLWrapper | string };
+export type KeyGrantRow = [principal: string, scope: string, canRead: boolean, canWrite: boolean];
+
+/**
+ * The owner's membership, the owner's grants and the key's grants, as one JSON array of
+ * `KeyGrantRow`s (text). A subquery, so the agent's key lookup can carry it (one round trip per call).
+ */
+export function keyGrantRowsSql(key: KeyRef): SQL {
+  return sql`(select coalesce(json_agg(json_build_array(g.principal, g.scope, g.can_read, g.can_write)), '[]')::text from (
+        select 'member' as principal, ${tenantMembers.role} as scope, false as can_read, false as can_write
+          from ${tenantMembers} where ${tenantMembers.tenantId} = ${key.tenantId} and ${tenantMembers.userId} = ${key.ownerUserId}
+        union all
+        select ${scopeGrants.principalType}, ${scopeGrants.scope}, ${scopeGrants.canRead}, ${scopeGrants.canWrite}
+          from ${scopeGrants}
+         where ${scopeGrants.tenantId} = ${key.tenantId}
+           and ((${scopeGrants.principalType} = 'user' and ${scopeGrants.principalId} = ${key.ownerUserId})
+             or (${scopeGrants.principalType} = 'api_key' and ${scopeGrants.principalId} = ${key.id}))) g)`;
+}
+
 /**
  * The scopes an API key reaches before its permissions are applied: the key's own scopes (and
  * grants made to the key) intersected with its owner's current grants. `write` never holds `global`
  * (agents never write it). Read fresh on every call, so a narrowed grant narrows every key at once.
  */
-export async function keyScopeLimits(db: DbOrTx, apiKey: ApiKey): Promise<EffectiveScopes> {
-  // The owner's membership, the owner's grants and the key's grants in one round trip (every agent call reads them).
-  const rows = await queryRows<{ principal: string; scope: string; can_read: boolean; can_write: boolean }>(
-    db,
-    sql`select 'member' as principal, ${tenantMembers.role} as scope, false as can_read, false as can_write
-          from ${tenantMembers} where ${tenantMembers.tenantId} = ${apiKey.tenantId} and ${tenantMembers.userId} = ${apiKey.ownerUserId}
-        union all
-        select ${scopeGrants.principalType}, ${scopeGrants.scope}, ${scopeGrants.canRead}, ${scopeGrants.canWrite}
-          from ${scopeGrants}
-         where ${scopeGrants.tenantId} = ${apiKey.tenantId}
-           and ((${scopeGrants.principalType} = 'user' and ${scopeGrants.principalId} = ${apiKey.ownerUserId})
-             or (${scopeGrants.principalType} = 'api_key' and ${scopeGrants.principalId} = ${apiKey.id}))`,
-  );
-  const grants = (principal: string) => rows.filter((r) => r.principal === principal).map((r) => ({ scope: r.scope, canRead: r.can_read, canWrite: r.can_write }));
-  const role = rows.find((r) => r.principal === "member")?.scope as TenantRole | undefined;
+export function keyScopeLimitsFrom(apiKey: ApiKey, grantRowsJson: string): EffectiveScopes {
+  const rows = JSON.parse(grantRowsJson) as KeyGrantRow[];
+  const grants = (principal: string) => rows.filter((r) => r[0] === principal).map(([, scope, canRead, canWrite]) => ({ scope, canRead, canWrite }));
+  const role = rows.find((r) => r[0] === "member")?.[1] as TenantRole | undefined;
   const owner: EffectiveScopes = !role ? { read: [], write: [] } : role === "admin" ? { read: EVERYTHING, write: EVERYTHING } : scopesOf(grants("user"));
   const keyGrants = scopesOf(grants("api_key"));
   const own = apiKey.scopes.map(safePattern).filter((p): p is ScopePattern => p !== null);
@@ -93,13 +101,18 @@ export async function keyScopeLimits(db: DbOrTx, apiKey: ApiKey): Promise<Effect
   };
 }
 
+export async function keyScopeLimits(db: DbOrTx, apiKey: ApiKey): Promise<EffectiveScopes> {
+  const [row] = await queryRows<{ grants: string }>(db, sql`select ${keyGrantRowsSql(apiKey)} as grants`);
+  return keyScopeLimitsFrom(apiKey, row?.grants ?? "[]");
+}
+
 /**
  * What an API key may do, checked at use: the key's own scopes (and grants made to the key),
  * intersected with its owner's current grants — shrinking a person's grants shrinks their keys at
  * once. Writing needs the key's `memory:write` permission; agents never write `global`.
  */
-export async function effectiveKeyScopes(db: DbOrTx, apiKey: ApiKey): Promise<EffectiveScopes> {
-  const limits = await keyScopeLimits(db, apiKey);
+export async function effectiveKeyScopes(db: DbOrTx, apiKey: ApiKey, knownLimits?: EffectiveScopes): Promise<EffectiveScopes> {
+  const limits = knownLimits ?? (await keyScopeLimits(db, apiKey));
   const read = hasPermission(apiKey, "memory:read") || hasPermission(apiKey, "memory:write") ? limits.read : [];
   const write = hasPermission(apiKey, "memory:write") ? limits.write : [];
   return { read, write };
@@ -132,8 +145,8 @@ export type AgentTurn = {
 };
 
 /** An agent's call: key scopes ∩ owner grants, and the turn's defaults only where the key may read them. */
-export async function buildAgentCallContext(db: DbOrTx, apiKey: ApiKey, turn: AgentTurn = {}): Promise<MemoryCallContext> {
-  const scopes = await effectiveKeyScopes(db, apiKey);
+export async function buildAgentCallContext(db: DbOrTx, apiKey: ApiKey, turn: AgentTurn = {}, knownLimits?: EffectiveScopes): Promise<MemoryCallContext> {
+  const scopes = await effectiveKeyScopes(db, apiKey, knownLimits);
   const readable = (scope: MemoryScope | undefined) => (scope && scopeAllowed(scope, scopes.read) ? scope : undefined);
   return {
     tenantId: apiKey.tenantId,

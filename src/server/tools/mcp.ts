@@ -2,8 +2,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Database } from "~/db/types";
-import type { ApiKey } from "~/db/schema";
-import { verifyApiKey } from "~/server/auth/api-keys";
+import { authenticateAgentKey, type AgentCredentials } from "~/server/auth/agent-auth";
 import { ServiceError } from "~/server/errors";
 import { logServerError } from "~/server/log";
 import { AGENT_MAX_BODY_BYTES, readBodyWithin, tooLargeMessage } from "~/server/rate-limit/body-limit";
@@ -56,7 +55,7 @@ const errorResult = (error: ServiceError): CallToolResult => ({
   content: [{ type: "text", text: JSON.stringify({ error: { code: error.code, reason: error.reason, message: error.message, ...(error.details ? { details: error.details } : {}) } }) }],
 });
 
-function buildServer(db: Database, apiKey: ApiKey, headers: Headers): McpServer {
+function buildServer(db: Database, { apiKey, limits }: AgentCredentials, headers: Headers): McpServer {
   const mcp = new McpServer(MCP_SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
   mcp.server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: (
@@ -82,7 +81,7 @@ function buildServer(db: Database, apiKey: ApiKey, headers: Headers): McpServer 
     const metaTurn = meta && isPlainObject(meta.turn) ? (meta.turn as TurnInput) : {};
     const idempotencyKey = meta && typeof meta.idempotencyKey === "string" ? meta.idempotencyKey : undefined;
     try {
-      const result = await callTool(db, apiKey, { name, arguments: args ?? {}, idempotencyKey, turn: { ...headerTurn(headers), ...metaTurn } });
+      const result = await callTool(db, apiKey, { name, arguments: args ?? {}, idempotencyKey, turn: { ...headerTurn(headers), ...metaTurn } }, limits);
       return {
         content: [{ type: "text", text: JSON.stringify(result) }],
         structuredContent: result as unknown as Record<string, unknown>,
@@ -106,10 +105,10 @@ export async function handleMcpRequest(req: Request, deps: { db: Database; store
   if (!match?.[1]) {
     return jsonRpcError(401, -32001, 'Send an API key as "Authorization: Bearer <key>".', { reason: "missing_api_key" }, { "www-authenticate": 'Bearer realm="agent-memory"' });
   }
-  let apiKey: ApiKey;
+  let credentials: AgentCredentials;
   try {
-    apiKey = await verifyApiKey(deps.db, match[1]);
-    await enforceKeyRateLimit(deps.db, apiKey, { store: deps.store });
+    credentials = await authenticateAgentKey(deps.db, match[1]);
+    await enforceKeyRateLimit(deps.db, credentials.apiKey, { store: deps.store });
   } catch (error) {
     if (!(error instanceof ServiceError)) throw error;
     const retry = error.details?.retryAfterSeconds;
@@ -129,7 +128,7 @@ export async function handleMcpRequest(req: Request, deps: { db: Database; store
   const problem = jsonShapeProblem(parsed, { maxDepth: 32, maxNodes: 50_000 });
   if (problem) return jsonRpcError(400, -32600, `Invalid request: ${problem.message}`, { reason: problem.reason });
 
-  const mcp = buildServer(deps.db, apiKey, req.headers);
+  const mcp = buildServer(deps.db, credentials, req.headers);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   try {
     await mcp.connect(transport);

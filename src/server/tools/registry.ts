@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { Database } from "~/db/types";
 import type { ApiKey, ApiKeyPermission } from "~/db/schema";
 import { hasPermission } from "~/server/auth/api-keys";
-import { buildAgentCallContext, keyScopeLimits } from "~/server/auth/permissions";
+import { buildAgentCallContext, keyScopeLimits, type EffectiveScopes } from "~/server/auth/permissions";
 import { badRequest, forbidden, ServiceError } from "~/server/errors";
 import type { MemoryCallContext } from "~/server/memory/context";
 import { loadKindRegistry } from "~/server/memory/custom-kinds";
@@ -75,7 +75,15 @@ export type ToolResults = {
 export type ToolName = keyof ToolResults;
 export const TOOL_NAMES = ["memory_search", "memory_get", "memory_write", "memory_forget", "memory_context", "message_append"] as const satisfies readonly ToolName[];
 
-type Call = { db: Database; apiKey: ApiKey; args: Record<string, unknown>; turn: Turn; idempotencyKey?: string };
+type Call = {
+  db: Database;
+  apiKey: ApiKey;
+  args: Record<string, unknown>;
+  turn: Turn;
+  idempotencyKey?: string;
+  /** The key's scope limits for this call: read once (or handed over by the authentication that read them). */
+  limits: () => Promise<EffectiveScopes>;
+};
 
 type ToolDefinition<N extends ToolName> = {
   name: N;
@@ -98,7 +106,7 @@ function parseArgs<S extends z.ZodType>(tool: ToolName, schema: S, args: unknown
   return parsed.data;
 }
 
-const context = (db: Database, apiKey: ApiKey, turn: Turn) => buildAgentCallContext(db, apiKey, turn);
+const context = async (call: Call) => buildAgentCallContext(call.db, call.apiKey, call.turn, await call.limits());
 
 function requireReadableSession(ctx: MemoryCallContext, sessionId: string) {
   if (!scopeAllowed({ type: "session", id: sessionId }, ctx.readScopes)) {
@@ -154,8 +162,9 @@ const TOOLS: { [N in ToolName]: ToolDefinition<N> } = {
     readOnly: true,
     destructive: false,
     schema: memorySearchInputSchema,
-    async run({ db, apiKey, args, turn }) {
-      const ctx = await context(db, apiKey, turn);
+    async run(call) {
+      const { db, args } = call;
+      const ctx = await context(call);
       return jsonify(await memorySearch(db, ctx, args));
     },
   },
@@ -166,9 +175,10 @@ const TOOLS: { [N in ToolName]: ToolDefinition<N> } = {
     readOnly: true,
     destructive: false,
     schema: memoryGetInputSchema,
-    async run({ db, apiKey, args, turn }) {
+    async run(call) {
+      const { db, args } = call;
       const input = parseArgs("memory_get", memoryGetInputSchema, args);
-      const ctx = await context(db, apiKey, turn);
+      const ctx = await context(call);
       if (input.id !== undefined) {
         const node = await getMemoryNode(db, ctx, input.id);
         return { found: true, node, message: `Memory ${node.id} (${node.key}) is ${node.status} at revision ${node.revision}. To change it send targetId "${node.id}" with expectedRevision ${node.revision}.` };
@@ -196,10 +206,11 @@ const TOOLS: { [N in ToolName]: ToolDefinition<N> } = {
     destructive: false,
     schema: memoryWriteInputSchema,
     omit: ["idempotencyKey", "value"],
-    async run({ db, apiKey, args, turn, idempotencyKey }) {
+    async run(call) {
+      const { db, apiKey, args, turn, idempotencyKey } = call;
       const input = withIdempotencyKey("memory_write", args, idempotencyKey);
       const cited = citedMessageIds(input);
-      const ctx = await context(db, apiKey, turn);
+      const ctx = await context(call);
       let trusted: string[] = [];
       if (cited.length) {
         if (!turn.sessionId) {
@@ -219,12 +230,13 @@ const TOOLS: { [N in ToolName]: ToolDefinition<N> } = {
     destructive: true,
     schema: memoryForgetInputSchema,
     omit: ["idempotencyKey"],
-    async run({ db, apiKey, args, turn, idempotencyKey }) {
+    async run(call) {
+      const { db, args, idempotencyKey } = call;
       const input = withIdempotencyKey("memory_forget", args, idempotencyKey);
-      const ctx = await context(db, apiKey, turn);
+      const ctx = await context(call);
       // memory:forget deletes within the key's writable reach (key scopes ∩ owner write grants),
       // whether or not the key may also write new memory.
-      const limits = await keyScopeLimits(db, apiKey);
+      const limits = await call.limits();
       return forbidUnwritableForget(await memoryForget(db, { ...ctx, writeScopes: limits.write }, input));
     },
   },
@@ -235,9 +247,10 @@ const TOOLS: { [N in ToolName]: ToolDefinition<N> } = {
     readOnly: true,
     destructive: false,
     schema: memoryContextInputSchema,
-    async run({ db, apiKey, args, turn }) {
+    async run(call) {
+      const { db, args, turn } = call;
       const input = parseArgs("memory_context", memoryContextInputSchema, args);
-      const ctx = await context(db, apiKey, turn);
+      const ctx = await context(call);
       const sessionId = input.sessionId ?? turn.sessionId;
       if (sessionId) requireReadableSession(ctx, sessionId);
       return jsonify(await buildMemoryContext(db, ctx, { ...input, sessionId }));
@@ -250,17 +263,18 @@ const TOOLS: { [N in ToolName]: ToolDefinition<N> } = {
     readOnly: false,
     destructive: false,
     schema: messageAppendInputSchema,
-    async run({ db, apiKey, args, turn }) {
+    async run(call) {
+      const { db, apiKey, args, turn } = call;
       const input = parseArgs("message_append", messageAppendInputSchema, args);
       const sessionId = input.sessionId ?? turn.sessionId;
       if (!sessionId) throw badRequest("session_required", "message_append needs a session: send sessionId (or turn.sessionId).");
-      const limits = await keyScopeLimits(db, apiKey);
+      const limits = await call.limits();
       if (!scopeAllowed({ type: "session", id: sessionId }, limits.write)) {
         throw forbidden("scope_not_writable", `This key may not write session:${sessionId}. Add "session:*" to the key's scopes; its owner needs a write grant for it too.`, {
           scope: `session:${sessionId}`,
         });
       }
-      const ctx = await context(db, apiKey, turn);
+      const ctx = await context(call);
       const { messages } = await appendMessages(
         db,
         { tenantId: apiKey.tenantId, actor: { type: "api_key", id: apiKey.id } },
@@ -400,15 +414,17 @@ function admit(apiKey: ApiKey, request: { name: unknown; arguments?: unknown; tu
 }
 
 /** Runs one tool for a key: the same path for tools.call, tools.<name> and MCP. */
-export async function callTool<N extends ToolName>(db: Database, apiKey: ApiKey, request: ToolCallRequest & { name: N }): Promise<ToolResults[N]>;
-export async function callTool(db: Database, apiKey: ApiKey, request: ToolCallRequest): Promise<ToolResults[ToolName]>;
-export async function callTool(db: Database, apiKey: ApiKey, request: ToolCallRequest): Promise<ToolResults[ToolName]> {
+/** Runs one tool for a key; `knownLimits` are the key's scope limits when the caller already read them this request. */
+export async function callTool<N extends ToolName>(db: Database, apiKey: ApiKey, request: ToolCallRequest & { name: N }, knownLimits?: EffectiveScopes): Promise<ToolResults[N]>;
+export async function callTool(db: Database, apiKey: ApiKey, request: ToolCallRequest, knownLimits?: EffectiveScopes): Promise<ToolResults[ToolName]>;
+export async function callTool(db: Database, apiKey: ApiKey, request: ToolCallRequest, knownLimits?: EffectiveScopes): Promise<ToolResults[ToolName]> {
   const { name, args, turn } = admit(apiKey, request);
   if (request.idempotencyKey !== undefined && (typeof request.idempotencyKey !== "string" || request.idempotencyKey.length < 8 || request.idempotencyKey.length > 200)) {
     throw badRequest("invalid_idempotency_key", "idempotencyKey must be a string of 8 to 200 characters (e.g. a UUID).");
   }
   const tool = TOOLS[name] as ToolDefinition<ToolName>;
-  return tool.run({ db, apiKey, args, turn, idempotencyKey: request.idempotencyKey });
+  let limits = knownLimits ? Promise.resolve(knownLimits) : undefined;
+  return tool.run({ db, apiKey, args, turn, idempotencyKey: request.idempotencyKey, limits: () => (limits ??= keyScopeLimits(db, apiKey)) });
 }
 
 /** Did the tool do what was asked? (MCP marks the others `isError`, so no model reads them as success.) */
