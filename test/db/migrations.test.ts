@@ -76,6 +76,7 @@ describe(`migrations (${TEST_BACKEND})`, () => {
     expect(byName.get("memory_messages_session_idx")).toMatch(/\(tenant_id, session_id, seq\)/);
     expect(byName.get("memory_nodes_tenant_id_id_pk")).toMatch(/\(tenant_id, id\)/);
     expect(byName.get("memory_nodes_active_slot_uq")).toMatch(/WHERE \(status = 'active'/);
+    expect(byName.get("memory_nodes_standing_idx")).toMatch(/WHERE \(\(status = .active.::text\) AND/);
   });
 
   it("gives no GIN index a pending list, so a search never scans unsorted new rows", async () => {

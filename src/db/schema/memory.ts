@@ -24,6 +24,15 @@ export type NodeStatus = (typeof NODE_STATUSES)[number];
 export const NODE_TYPES = ["preference", "fact", "decision", "task", "recipe", "skill", "constraint", "correction"] as const;
 export type NodeType = (typeof NODE_TYPES)[number];
 export const ACTOR_TYPES = ["user", "api_key", "system"] as const;
+
+/**
+ * The cards memory_context reads every turn, whatever was said: the always-recalled built-in kinds
+ * and the standing types. Literal here because a partial index needs them in its predicate;
+ * test/unit/standing-index.test.ts keeps them equal to the kinds registry.
+ */
+export const STANDING_INDEX_KINDS = ["interaction_contract", "language_preference", "hard_constraint", "accessibility_need", "communication_preference"] as const;
+export const STANDING_INDEX_TYPES = ["task", "constraint", "preference"] as const satisfies readonly (typeof NODE_TYPES)[number][];
+const sqlList = (values: readonly string[]) => values.map((v) => `'${v}'`).join(", ");
 export type ActorType = (typeof ACTOR_TYPES)[number];
 
 const tenantFk = () => tenantIdColumn().references(() => tenants.id, { onDelete: "cascade" });
@@ -176,6 +185,11 @@ export const memoryNodes = pgTable(
     index("memory_nodes_trgm_idx").using("gin", t.searchBody.op("gin_trgm_ops")).with(GIN_NO_PENDING_LIST),
     // The trigram signal matches title OR body: without this index the OR is a sequential scan.
     index("memory_nodes_title_trgm_idx").using("gin", t.searchTitle.op("gin_trgm_ops")).with(GIN_NO_PENDING_LIST),
+    // Standing cards, read on every memory_context turn: only these rows, not every readable card
+    // (9.1 → 2.1 ms at 100k cards). The lists are the code's (a unit test keeps them equal).
+    index("memory_nodes_standing_idx")
+      .on(t.tenantId, t.scopeType, t.scopeId)
+      .where(sql`${t.status} = 'active' and (${t.kind} in (${sql.raw(sqlList(STANDING_INDEX_KINDS))}) or ${t.type} in (${sql.raw(sqlList(STANDING_INDEX_TYPES))}))`),
     // One active card per slot: a racing second writer fails instead of creating a twin.
     uniqueIndex("memory_nodes_active_slot_uq")
       .on(t.tenantId, t.scopeType, t.scopeId, t.key)

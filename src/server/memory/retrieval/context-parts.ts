@@ -1,5 +1,5 @@
 import { and, desc, eq, gt, inArray, isNull, or } from "drizzle-orm";
-import { memoryMessages, memoryNodes } from "~/db/schema";
+import { memoryMessages, memoryNodes, STANDING_INDEX_TYPES } from "~/db/schema";
 import type { DbOrTx } from "~/db/types";
 import { ALWAYS_RECALLED_KINDS } from "../kinds";
 import { toMemoryNode, type MemoryNode } from "../node-view";
@@ -22,7 +22,6 @@ export async function loadRecentMessages(db: DbOrTx, params: { tenantId: string;
     .limit(params.limit);
 }
 
-const STANDING_TYPES = ["task", "constraint", "preference"] as const;
 /** Standing cards read per turn; conflict resolution and the budget decide what is shown. */
 const MAX_STANDING = 200;
 
@@ -41,7 +40,8 @@ export async function loadStandingNodes(db: DbOrTx, params: { tenantId: string; 
         scopePatternsCondition(params.scopes),
         eq(memoryNodes.status, "active"),
         or(isNull(memoryNodes.expiresAt), gt(memoryNodes.expiresAt, params.now)),
-        or(inArray(memoryNodes.kind, [...ALWAYS_RECALLED_KINDS]), inArray(memoryNodes.type, [...STANDING_TYPES])),
+        // The same lists as memory_nodes_standing_idx's predicate, so the planner reads that index.
+        or(inArray(memoryNodes.kind, [...ALWAYS_RECALLED_KINDS]), inArray(memoryNodes.type, [...STANDING_INDEX_TYPES])),
       ),
     )
     .orderBy(desc(memoryNodes.importance), desc(memoryNodes.confidence), desc(memoryNodes.updatedAt))

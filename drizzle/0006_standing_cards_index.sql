@@ -1,0 +1,1 @@
+CREATE INDEX "memory_nodes_standing_idx" ON "memory_nodes" USING btree ("tenant_id","scope_type","scope_id") WHERE "memory_nodes"."status" = 'active' and ("memory_nodes"."kind" in ('interaction_contract', 'language_preference', 'hard_constraint', 'accessibility_need', 'communication_preference') or "memory_nodes"."type" in ('task', 'constraint', 'preference'));
