@@ -8,6 +8,7 @@ import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyView } from "~/serv
 import { ServiceError } from "~/server/errors";
 import { clearTenantMemory, reembedTenant, runWorkerFromCli, treeSearch, treeStats, treeTopics } from "./tree-commands";
 import { getHealth } from "~/server/health";
+import { pruneExpiredRecords, retentionPolicyFromEnv } from "~/server/jobs/retention";
 import { getTenantOverview } from "~/server/stats/overview";
 import { flushAllQueryLogs } from "~/server/memory/retrieval/query-log";
 
@@ -39,6 +40,8 @@ const HELP = `Usage: npm run memory -- <command> [options]
   clear [--yes]      Erase an organisation's memory (asks first unless --yes). People and keys stay.
   worker             Run a background job worker until Ctrl+C (several may run at once).
   reembed            After changing the embedding model: embed every current card for it.
+  prune              Delete query log rows, idempotency replies and finished jobs past their retention
+                     (MEMORY_*_RETENTION_DAYS; the server also does this every 15 minutes).
   (--tenant <id> picks the organisation; default: the first one.)
 
 Embedded mode: stop the server first (only one process may open ./data), or set DATABASE_URL.`;
@@ -170,6 +173,12 @@ export async function runCli(args: string[], options: CliOptions, open: () => Pr
       case "reembed":
         await reembedTenant(db, await firstTenantId(db, options.tenant));
         return 0;
+      case "prune": {
+        const policy = retentionPolicyFromEnv();
+        const pruned = await pruneExpiredRecords(db, policy);
+        out(`Pruned ${pruned.queryLog} query log rows (kept ${policy.queryLogDays || "all"} days), ${pruned.idempotencyKeys} idempotency replies (${policy.idempotencyDays || "all"} days), ${pruned.jobs} finished jobs (${policy.finishedJobDays || "all"} days).`);
+        return 0;
+      }
       default:
         out(`Unknown command "${args.join(" ")}".\n`);
         out(HELP);

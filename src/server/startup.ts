@@ -2,7 +2,7 @@ import { getDatabase } from "~/db/client";
 import { ensureEmbeddingIndex } from "~/db/embedding-index";
 import { env } from "~/env";
 import { countUsers } from "~/server/auth/accounts";
-import { scheduleEmbeddedMaintenance } from "~/server/jobs/maintenance";
+import { scheduleMaintenance } from "~/server/jobs/maintenance";
 import { runWorkerLoop } from "~/server/jobs/run";
 import { log } from "~/server/log";
 
@@ -16,8 +16,8 @@ export async function startServer() {
     log("info", `memory service ready on ${where}`);
     if (users === 0) log("info", `No accounts yet. Create the first admin at ${base}/sign-up (or: npm run memory -- users add --admin you@example.com)`);
     log("info", `Sign in at ${base}/sign-in`);
-    // PGlite has no autovacuum: the server vacuums and analyzes it itself.
-    if (handle.mode === "embedded") scheduleEmbeddedMaintenance(handle.db);
+    // Retention pruning in both modes; PGlite has no autovacuum, so there the server also vacuums and analyzes.
+    scheduleMaintenance(handle.db, { vacuum: handle.mode === "embedded" });
     if (env.MEMORY_INLINE_WORKER) {
       // Background work (embeddings, memory tree, summaries) runs in this process unless disabled;
       // `npm run worker` adds more workers against the same database (server mode).

@@ -1,12 +1,12 @@
 import { and, desc, eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { runCli, type CliOptions } from "~/cli/main";
-import { apiKeys, memoryAuditEvents } from "~/db/schema";
+import { apiKeys, memoryAuditEvents, memoryQueryLog } from "~/db/schema";
 import { appendMessages } from "~/server/memory/messages";
 import { TENANT_MEMORY_TABLES } from "~/server/memory/tenant-tables";
 import { createKey, createOrg } from "../support/agents";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
-import { agentContext, createOp, writeCards } from "../support/memory";
+import { agentContext, createOp, createTenant, writeCards } from "../support/memory";
 
 describe(`operator CLI against the database (${TEST_BACKEND})`, () => {
   let handle: TestDatabase;
@@ -91,5 +91,16 @@ describe(`operator CLI against the database (${TEST_BACKEND})`, () => {
     expect(audit[0]).toMatchObject({ eventType: "hard_delete", actorType: "system", actorId: "cli", reason: "memory clear from the CLI" });
     expect(audit.every((e) => e.before === null && e.after === null)).toBe(true);
     expect((await handle.db.select().from(apiKeys).where(eq(apiKeys.tenantId, a.tenantId))).length).toBeGreaterThan(0);
+  });
+
+  it("prune: deletes query log rows past the retention (default 30 days) and says how many", async () => {
+    const tenantId = await createTenant(handle.db);
+    const at = (days: number) => new Date(Date.now() - days * 86_400_000);
+    await handle.db.insert(memoryQueryLog).values([40, 1].map((days) => ({ tenantId, operation: "memory_search", actorType: "user" as const, actorId: null, latencyMs: 2, resultCount: 0, createdAt: at(days) })));
+    const { code, stdout } = await cli(["prune"]);
+    expect(code).toBe(0);
+    expect(stdout[0]).toMatch(/^Pruned [1-9]\d* query log rows \(kept 30 days\), \d+ idempotency replies \(7 days\), \d+ finished jobs \(7 days\)\.$/);
+    const left = await handle.db.select().from(memoryQueryLog).where(eq(memoryQueryLog.tenantId, tenantId));
+    expect(left.every((r) => r.createdAt.getTime() > at(30).getTime())).toBe(true);
   });
 });

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "~/db/raw";
-import { maintainEmbeddedDatabase, scheduleEmbeddedMaintenance } from "~/server/jobs/maintenance";
+import { maintainEmbeddedDatabase, scheduleMaintenance } from "~/server/jobs/maintenance";
 import { termShares } from "~/server/memory/retrieval/term-shares";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { agentContext, createOp as create, createTenant, writeCards } from "../support/memory";
@@ -27,7 +27,7 @@ describe(`embedded database maintenance (${TEST_BACKEND})`, () => {
   it("runs on its timer and stops when aborted", async () => {
     const stop = new AbortController();
     const before = await queryRows<{ n: number | string }>(handle.db, sql`select coalesce(sum(vacuum_count + autovacuum_count), 0) as n from pg_stat_user_tables where relname = 'memory_nodes'`);
-    scheduleEmbeddedMaintenance(handle.db, { signal: stop.signal, firstAfterMs: 10, everyMs: 60_000 });
+    scheduleMaintenance(handle.db, { vacuum: true, signal: stop.signal, firstAfterMs: 10, everyMs: 60_000 });
     await new Promise((r) => setTimeout(r, 1500));
     stop.abort();
     const after = await queryRows<{ n: number | string }>(handle.db, sql`select coalesce(sum(vacuum_count + autovacuum_count), 0) as n from pg_stat_user_tables where relname = 'memory_nodes'`);
