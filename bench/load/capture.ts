@@ -4,7 +4,7 @@
 import type { Logger } from "drizzle-orm";
 import * as schema from "~/db/schema";
 import type { Database } from "~/db/types";
-import { verifyApiKey } from "~/server/auth/api-keys";
+import { authenticateAgentKey } from "~/server/auth/agent-auth";
 import { flushQueryLog } from "~/server/memory/retrieval/query-log";
 import { callTool } from "~/server/tools/registry";
 import type { Stmt } from "./driver";
@@ -65,7 +65,7 @@ export async function openCapture(target: { url: string } | { dataDir: string })
 }
 
 /**
- * The statements of one memory_search request as the endpoint runs it (key check, scopes, search,
+ * The statements of one memory_search request as the endpoint runs it (key check with scopes, search,
  * query log), and how long the tool call took in this process (no HTTP): the first run with this
  * caller's per-process caches cold (corpus statistics), the second warm — the one recorded.
  */
@@ -75,8 +75,8 @@ export async function captureSearch(
 ): Promise<{ statements: Stmt[]; coldMs: number; warmMs: number }> {
   const run = async () => {
     const t0 = performance.now();
-    const apiKey = await verifyApiKey(handle.db, request.secret);
-    await callTool(handle.db, apiKey, { name: "memory_search", arguments: { queryText: request.queryText }, turn: { sessionId: request.sessionId } });
+    const { apiKey, limits } = await authenticateAgentKey(handle.db, request.secret);
+    await callTool(handle.db, apiKey, { name: "memory_search", arguments: { queryText: request.queryText }, turn: { sessionId: request.sessionId } }, limits);
     return performance.now() - t0;
   };
   const coldMs = await run();
