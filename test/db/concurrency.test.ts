@@ -1,8 +1,13 @@
 import { eq } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/postgres-js";
+import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type DatabaseHandle } from "~/db/client";
+import * as schema from "~/db/schema";
 import { memoryAuditEvents, memoryNodes } from "~/db/schema";
+import type { Database } from "~/db/types";
 import { memoryForget } from "~/server/memory/forget";
+import { pgErrorCode } from "~/server/memory/pg-errors";
 import { memoryWrite } from "~/server/memory/write";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { agentContext, createTenant } from "../support/memory";
@@ -91,6 +96,29 @@ describe(`concurrency (${TEST_BACKEND})`, () => {
         const revisions = slot.filter((r) => r.lineageId === lineage).map((r) => r.revision).sort((a, b) => a - b);
         expect(revisions).toEqual(Array.from({ length: revisions.length }, (_, i) => i + 1));
       }
+    }
+  });
+
+  it.runIf(TEST_BACKEND === "postgres")("reports a slot lock that failed, not the aborted read sent with it, and writes nothing", async () => {
+    const t = await createTenant(handle.db);
+    const ctx = agentContext(t);
+    const op = (content: string) => ({ op: "create" as const, kind: "custom_fact", itemKey: "held", explicitUserIntent: true, node: { title: "Held", content } });
+    const first = (await memoryWrite(handle.db, ctx, { operations: [op("first")] })).results[0]!;
+    const [card] = await handle.db.select().from(memoryNodes).where(eq(memoryNodes.id, first.nodeId!));
+    const slot = `${t}|${card!.scopeType}:${card!.scopeId}|${card!.key}`;
+    // Another session holds the slot's lock; this writer gives up after 200 ms (lock_timeout).
+    const holder = postgres(handle.url!, { max: 1, onnotice: () => {} });
+    const impatient = postgres(handle.url!, { max: 1, onnotice: () => {}, connection: { lock_timeout: 200 } });
+    try {
+      await holder`select pg_advisory_lock(hashtextextended(${slot}, 0))`;
+      const db = drizzle(impatient, { schema }) as unknown as Database;
+      const error = await memoryWrite(db, ctx, { operations: [op("second")] }).catch((e: unknown) => e);
+      expect(pgErrorCode(error)).toBe("55P03"); // lock_not_available, not 25P02 (in failed transaction)
+      const rows = await handle.db.select().from(memoryNodes).where(eq(memoryNodes.tenantId, t));
+      expect(rows.map((r) => [r.content, r.status])).toEqual([["first", "active"]]);
+    } finally {
+      await holder.end();
+      await impatient.end();
     }
   });
 });

@@ -248,7 +248,8 @@ async function apply(tx: Transaction, env: Env, ctx: MemoryCallContext, index: n
  */
 async function lockSlots(tx: Transaction, tenantId: string, prepared: Prepared[]) {
   const slots = [...new Set(prepared.flatMap((p) => (p.draft ? [`${tenantId}|${p.draft.scope.type}:${p.draft.scope.id}|${p.draft.key}`] : [])))].sort();
-  for (const slot of slots) await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${slot}, 0))`);
+  // Sent together (pipelined): Postgres still takes them one after another, in this order.
+  await Promise.all(slots.map((slot) => tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${slot}, 0))`)));
 }
 
 function summarize(results: WriteOperationResult[], done: boolean): string {
@@ -309,17 +310,28 @@ export async function memoryWrite(db: Database, ctx: MemoryCallContext, rawInput
     for (let attempt = 1; attempt <= MAX_WRITE_ATTEMPTS && !result; attempt++) {
       try {
         result = await db.transaction(async (tx) => {
-          await lockSlots(tx, ctx.tenantId, prepared);
+          // The slot locks go out together with the first operation's reads, one round trip less:
+          // Postgres runs the statements in order and each read takes its snapshot once the locks
+          // are held, exactly as if it had waited for them here.
+          const locked = lockSlots(tx, ctx.tenantId, prepared);
+          locked.catch(() => {}); // awaited below
           const results: WriteOperationResult[] = [];
-          for (const [index, item] of prepared.entries()) {
-            try {
-              results.push(await apply(tx, env, ctx, index, item));
-            } catch (error) {
-              if (!(error instanceof OperationFailure)) throw error;
-              failures.set(index, error);
-              throw new BatchFailed(results);
+          try {
+            for (const [index, item] of prepared.entries()) {
+              try {
+                results.push(await apply(tx, env, ctx, index, item));
+              } catch (error) {
+                if (!(error instanceof OperationFailure)) throw error;
+                failures.set(index, error);
+                throw new BatchFailed(results);
+              }
             }
+          } catch (error) {
+            // A failed lock (a deadlock, a dropped connection) is the cause; the reads after it only saw an aborted transaction.
+            await locked;
+            throw error;
           }
+          await locked;
           // New revisions get their vector from the job queue; the write never waits on a provider.
           await enqueueEmbedJobs(tx, { tenantId: ctx.tenantId, targets: results.filter((r) => r.nodeId && r.status !== "noop" && r.status !== "expired").map((r) => ({ kind: "node" as const, id: r.nodeId! })) });
           const answer: MemoryWriteResult = { done: true, message: summarize(results, true), results };
