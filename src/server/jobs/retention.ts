@@ -1,4 +1,5 @@
-import { and, eq, inArray, lt, sql } from "drizzle-orm";
+import { and, eq, lt, sql, type SQL } from "drizzle-orm";
+import type { PgTable } from "drizzle-orm/pg-core";
 import { queryRows } from "~/db/raw";
 import type { Database } from "~/db/types";
 import { idempotencyKeys, memoryJobs, memoryQueryLog, tenants } from "~/db/schema";
@@ -24,53 +25,48 @@ export type PruneCounts = { queryLog: number; idempotencyKeys: number; jobs: num
 const BATCH = 5_000;
 const DAY_MS = 86_400_000;
 
-/** Deletes one batch at a time until a batch comes back short; returns how many rows went. */
-async function deleteInBatches(run: () => Promise<number>): Promise<number> {
+/** What each count prunes: its table's key, and which of a tenant's rows are old enough to go. */
+const PRUNED: Record<keyof PruneCounts, { table: PgTable; key: string; days: (p: RetentionPolicy) => number; old: (tenantId: string, cut: Date) => SQL | undefined }> = {
+  queryLog: {
+    table: memoryQueryLog,
+    key: "tenant_id, id",
+    days: (p) => p.queryLogDays,
+    old: (tenantId, cut) => and(eq(memoryQueryLog.tenantId, tenantId), lt(memoryQueryLog.createdAt, cut)),
+  },
+  idempotencyKeys: {
+    table: idempotencyKeys,
+    key: "tenant_id, principal_id, key",
+    days: (p) => p.idempotencyDays,
+    old: (tenantId, cut) => and(eq(idempotencyKeys.tenantId, tenantId), lt(idempotencyKeys.createdAt, cut)),
+  },
+  jobs: {
+    table: memoryJobs,
+    key: "id",
+    days: (p) => p.finishedJobDays,
+    old: (tenantId, cut) => and(eq(memoryJobs.tenantId, tenantId), eq(memoryJobs.status, "succeeded"), lt(memoryJobs.createdAt, cut)),
+  },
+};
+
+/** Deletes `old` rows of `table` one batch at a time until a batch comes back short; returns how many went. */
+async function deleteInBatches(db: Database, table: PgTable, key: string, old: SQL | undefined): Promise<number> {
+  const columns = sql.raw(key);
   let total = 0;
   for (;;) {
-    const n = await run();
-    total += n;
-    if (n < BATCH) return total;
+    const gone = await queryRows(db, sql`delete from ${table} where (${columns}) in (select ${columns} from ${table} where ${old} limit ${BATCH}) returning 1 as gone`);
+    total += gone.length;
+    if (gone.length < BATCH) return total;
   }
 }
 
 /** Removes records older than the policy allows, tenant by tenant (the tenant leads every index used). */
 export async function pruneExpiredRecords(db: Database, policy: RetentionPolicy, now = new Date()): Promise<PruneCounts> {
   const counts: PruneCounts = { queryLog: 0, idempotencyKeys: 0, jobs: 0 };
-  const before = (days: number) => new Date(now.getTime() - days * DAY_MS);
   const tenantIds = (await db.select({ id: tenants.id }).from(tenants)).map((t) => t.id);
   for (const tenantId of tenantIds) {
-    if (policy.queryLogDays > 0) {
-      const cut = before(policy.queryLogDays);
-      counts.queryLog += await deleteInBatches(async () => {
-        const old = db.select({ id: memoryQueryLog.id }).from(memoryQueryLog).where(and(eq(memoryQueryLog.tenantId, tenantId), lt(memoryQueryLog.createdAt, cut))).limit(BATCH);
-        const gone = await db.delete(memoryQueryLog).where(and(eq(memoryQueryLog.tenantId, tenantId), inArray(memoryQueryLog.id, old))).returning({ id: memoryQueryLog.id });
-        return gone.length;
-      });
-    }
-    if (policy.idempotencyDays > 0) {
-      const cut = before(policy.idempotencyDays);
-      counts.idempotencyKeys += await deleteInBatches(async () => {
-        const gone = await queryRows<{ key: string }>(
-          db,
-          sql`delete from ${idempotencyKeys} where (tenant_id, principal_id, key) in (
-                select tenant_id, principal_id, key from ${idempotencyKeys} where ${idempotencyKeys.tenantId} = ${tenantId} and ${idempotencyKeys.createdAt} < ${cut.toISOString()}::timestamptz limit ${BATCH})
-              returning key`,
-        );
-        return gone.length;
-      });
-    }
-    if (policy.finishedJobDays > 0) {
-      const cut = before(policy.finishedJobDays);
-      counts.jobs += await deleteInBatches(async () => {
-        const old = db
-          .select({ id: memoryJobs.id })
-          .from(memoryJobs)
-          .where(and(eq(memoryJobs.tenantId, tenantId), eq(memoryJobs.status, "succeeded"), lt(memoryJobs.createdAt, cut)))
-          .limit(BATCH);
-        const gone = await db.delete(memoryJobs).where(and(eq(memoryJobs.tenantId, tenantId), inArray(memoryJobs.id, old))).returning({ id: memoryJobs.id });
-        return gone.length;
-      });
+    for (const name of Object.keys(PRUNED) as (keyof PruneCounts)[]) {
+      const rule = PRUNED[name];
+      const days = rule.days(policy);
+      if (days > 0) counts[name] += await deleteInBatches(db, rule.table, rule.key, rule.old(tenantId, new Date(now.getTime() - days * DAY_MS)));
     }
   }
   return counts;
