@@ -118,43 +118,41 @@ describe(`API keys and scope grants in the dashboard API (${TEST_BACKEND})`, () 
     const foreign = (await as(other.adminId).grants.list())[0]!;
     await expect(admin.grants.remove({ grantId: foreign.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
-});
 
-describe(`agent authentication in one statement (${TEST_BACKEND})`, () => {
-  let handle: TestDatabase;
-  let org: Awaited<ReturnType<typeof createOrg>>;
-  beforeAll(async () => {
-    handle = await openTestDatabase();
-    org = await createOrg(handle.db);
-  });
-  afterAll(async () => handle?.destroy());
+  describe("agent authentication in one statement", () => {
+    // An organisation of its own: these tests take the member's grants and membership away.
+    let org: Awaited<ReturnType<typeof createOrg>>;
+    beforeAll(async () => {
+      org = await createOrg(handle.db);
+    });
 
-  it("reads the same key and scope limits as the separate lookups, and follows grant changes on the next call", async () => {
-    const { secret, apiKey } = await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.memberId, scopes: [`user:${org.memberId}`, "session:*", "workspace:w1", "global"] });
-    await handle.db.insert(scopeGrants).values({ tenantId: org.tenantId, id: newId("grt"), principalType: "user", principalId: org.memberId, scope: "workspace:w1", canRead: true, canWrite: true, grantedByUserId: org.adminId });
-    const one = await authenticateAgentKey(handle.db, secret);
-    expect(one.apiKey.id).toBe(apiKey.id);
-    expect(one.limits).toEqual(await keyScopeLimits(handle.db, await verifyApiKey(handle.db, secret)));
-    expect(one.limits.write.map(formatScope)).toEqual(expect.arrayContaining(["workspace:w1", `user:${org.memberId}`]));
-    expect(one.limits.write.map(formatScope)).not.toContain("global");
+    it("reads the same key and scope limits as the separate lookups, and follows grant changes on the next call", async () => {
+      const { secret, apiKey } = await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.memberId, scopes: [`user:${org.memberId}`, "session:*", "workspace:w1", "global"] });
+      await handle.db.insert(scopeGrants).values({ tenantId: org.tenantId, id: newId("grt"), principalType: "user", principalId: org.memberId, scope: "workspace:w1", canRead: true, canWrite: true, grantedByUserId: org.adminId });
+      const one = await authenticateAgentKey(handle.db, secret);
+      expect(one.apiKey.id).toBe(apiKey.id);
+      expect(one.limits).toEqual(await keyScopeLimits(handle.db, await verifyApiKey(handle.db, secret)));
+      expect(one.limits.write.map(formatScope)).toEqual(expect.arrayContaining(["workspace:w1", `user:${org.memberId}`]));
+      expect(one.limits.write.map(formatScope)).not.toContain("global");
 
-    await handle.db.update(scopeGrants).set({ canWrite: false }).where(and(eq(scopeGrants.tenantId, org.tenantId), eq(scopeGrants.principalId, org.memberId), eq(scopeGrants.scope, "workspace:w1")));
-    const next = await authenticateAgentKey(handle.db, secret);
-    expect(next.limits.write.map(formatScope)).not.toContain("workspace:w1");
-    expect(next.limits.read.map(formatScope)).toContain("workspace:w1");
-  });
+      await handle.db.update(scopeGrants).set({ canWrite: false }).where(and(eq(scopeGrants.tenantId, org.tenantId), eq(scopeGrants.principalId, org.memberId), eq(scopeGrants.scope, "workspace:w1")));
+      const next = await authenticateAgentKey(handle.db, secret);
+      expect(next.limits.write.map(formatScope)).not.toContain("workspace:w1");
+      expect(next.limits.read.map(formatScope)).toContain("workspace:w1");
+    });
 
-  it("refuses malformed, unknown and revoked keys with the same reasons as before", async () => {
-    await expect(authenticateAgentKey(handle.db, "sk-not-ours")).rejects.toMatchObject({ reason: "malformed_api_key" });
-    await expect(authenticateAgentKey(handle.db, "mem_live_" + "x".repeat(40))).rejects.toMatchObject({ reason: "unknown_api_key" });
-    const { secret, apiKey } = await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.memberId });
-    await handle.db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.id, apiKey.id));
-    await expect(authenticateAgentKey(handle.db, secret)).rejects.toMatchObject({ reason: "revoked_api_key" });
-  });
+    it("refuses malformed, unknown and revoked keys with the same reasons as before", async () => {
+      await expect(authenticateAgentKey(handle.db, "sk-not-ours")).rejects.toMatchObject({ reason: "malformed_api_key" });
+      await expect(authenticateAgentKey(handle.db, "mem_live_" + "x".repeat(40))).rejects.toMatchObject({ reason: "unknown_api_key" });
+      const { secret, apiKey } = await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.memberId });
+      await handle.db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.id, apiKey.id));
+      await expect(authenticateAgentKey(handle.db, secret)).rejects.toMatchObject({ reason: "revoked_api_key" });
+    });
 
-  it("gives a key whose owner left the organisation no scopes at all", async () => {
-    const { secret } = await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.memberId });
-    await handle.db.delete(tenantMembers).where(and(eq(tenantMembers.tenantId, org.tenantId), eq(tenantMembers.userId, org.memberId)));
-    expect((await authenticateAgentKey(handle.db, secret)).limits).toEqual({ read: [], write: [] });
+    it("gives a key whose owner left the organisation no scopes at all", async () => {
+      const { secret } = await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.memberId });
+      await handle.db.delete(tenantMembers).where(and(eq(tenantMembers.tenantId, org.tenantId), eq(tenantMembers.userId, org.memberId)));
+      expect((await authenticateAgentKey(handle.db, secret)).limits).toEqual({ read: [], write: [] });
+    });
   });
 });

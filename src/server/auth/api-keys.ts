@@ -226,7 +226,7 @@ export async function issueApiKey(
 }
 
 /**
- * Revokes a key: effective on its next request (verifyApiKey reads the row every time). Members
+ * Revokes a key: effective on its next request (authentication reads the row every time). Members
  * revoke their own keys, admins any key of the organisation, the operator at the CLI
  * (`actorUserId: null`, audited as the system) any key; revoking twice changes nothing.
  */
