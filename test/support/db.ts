@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import postgres from "postgres";
 import { openDatabase, type DatabaseHandle, type OpenDatabaseOptions } from "~/db/client";
+import { flushQueryLog } from "~/server/memory/retrieval/query-log";
 
 /** Which backend this Vitest project runs against (see vitest.config.ts). */
 export const TEST_BACKEND = (process.env.TEST_BACKEND ?? "pglite") as "pglite" | "postgres";
@@ -33,6 +34,16 @@ export async function createEmptyServerDatabase(): Promise<{ url: string; drop: 
 }
 
 /**
+ * Writes the handle's buffered query-log rows before closing it, as the CLI does: a
+ * flush timer firing during close would open a connection the pool is tearing down (postgres.js
+ * then rejects its start-up query where nothing can catch it).
+ */
+async function closeAfterQueryLog(handle: DatabaseHandle) {
+  await flushQueryLog(handle.db);
+  await handle.close();
+}
+
+/**
  * A migrated database of the current backend, private to the calling test file:
  * in-memory PGlite, or a new database on the test Postgres server.
  */
@@ -40,8 +51,8 @@ export async function openTestDatabase(options: Omit<OpenDatabaseOptions, "url" 
   if (TEST_BACKEND === "postgres") {
     const { url, drop } = await createEmptyServerDatabase();
     const handle = await openDatabase({ ...options, url, poolMax: 5 });
-    return { ...handle, url, destroy: async () => (await handle.close(), await drop()) };
+    return { ...handle, url, destroy: async () => (await closeAfterQueryLog(handle), await drop()) };
   }
   const handle = await openDatabase({ ...options, dataDir: null });
-  return { ...handle, url: null, destroy: handle.close };
+  return { ...handle, url: null, destroy: () => closeAfterQueryLog(handle) };
 }
