@@ -1,7 +1,7 @@
-import { eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "~/db/raw";
-import { memoryAuditEvents, memoryEmbeddings, memoryNodes } from "~/db/schema";
+import { memoryAuditEvents, memoryEmbeddings, memoryNodes, memoryTopics, memoryTreeSummaries } from "~/db/schema";
 import type { Database } from "~/db/types";
 import { newId } from "~/server/ids";
 import type { MemoryCallContext } from "~/server/memory/context";
@@ -9,6 +9,8 @@ import { memoryForget } from "~/server/memory/forget";
 import { appendMessages } from "~/server/memory/messages";
 import { appendSummary } from "~/server/memory/summaries";
 import { memoryWrite } from "~/server/memory/write";
+import { SEAL_THRESHOLD, writeDailyDigest } from "~/server/tree/cold-path";
+import { drainJobs } from "../support/jobs";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { agentContext, createTenant } from "../support/memory";
 
@@ -117,6 +119,47 @@ describe(`memory_forget (${TEST_BACKEND})`, () => {
     const events = await handle.db.select().from(memoryAuditEvents).where(eq(memoryAuditEvents.tenantId, t));
     expect(events.map((e) => e.eventType)).toEqual(["create", "update", "hard_delete"]);
     expect(events.filter((e) => e.eventType !== "hard_delete").every((e) => e.before === null && e.after === null)).toBe(true);
+  });
+
+  it("hard-deletes evidence out of the memory tree: chunks, L1 summaries, daily digests and topic summaries", async () => {
+    const t = await createTenant(handle.db);
+    const tag = newId("x").slice(2, 10);
+    const secret = `Quokka${tag}`;
+    const secretProject = `Zorblax${tag}`;
+    const sessionId = "tree-erase";
+    const messages = Array.from({ length: SEAL_THRESHOLD + 2 }, (_, i) => ({
+      role: "user" as const,
+      content:
+        i === 0
+          ? `The budget note for project Hermes and project ${secretProject} is important: the vault code is ${secret}.`
+          : `The budget review ${i + 1} for project Hermes is important and went well on 2026-06-${String(10 + i).padStart(2, "0")}.`,
+    }));
+    const appended = await appendMessages(handle.db, { tenantId: t, actor: { type: "api_key", id: "key_test" } }, { sessionId, messages });
+    const evidence = appended.messages[0]!.id;
+    await drainJobs(handle.db);
+    await writeDailyDigest(handle.db, { tenantId: t, day: new Date().toISOString().slice(0, 10) });
+    // The L1 summary, the digest quoting it, and the topic named after the secret project all carry it.
+    expect(await tablesMentioning(handle.db, secret)).toEqual(["memory_chunks: 1", "memory_messages: 1", "memory_topics: 1", "memory_tree_summaries: 2"]);
+    expect(await tablesMentioning(handle.db, secretProject.toLowerCase())).toEqual(expect.arrayContaining([expect.stringMatching(/^memory_topics:/)]));
+    const hermes = () => handle.db.select().from(memoryTopics).where(and(eq(memoryTopics.tenantId, t), eq(memoryTopics.normalizedName, "project:hermes")));
+    expect((await hermes())[0]!.summary).toBeTruthy();
+
+    const ctx = agentContext(t, { forgetIntent: true, trustedMessageIds: [evidence] });
+    const card = await write(handle.db, ctx, "custom_fact", "vault_code", `Vault code is ${secret}.`, secret, { sourceMessageIds: [evidence] });
+    const result = await memoryForget(handle.db, ctx, { id: card.nodeId, expectedRevision: 1, mode: "hard", eraseEvidence: true, reason: "erase the vault code" });
+    expect(result.receipt).toMatchObject({ messagesRemoved: 1, chunksRemoved: 1, treeSummariesRemoved: 2, topicsRemoved: 1 });
+    expect(result.receipt!.topicsRebuilt).toBeGreaterThanOrEqual(1);
+    expect(await tablesMentioning(handle.db, secret)).toEqual([]);
+    expect(await tablesMentioning(handle.db, secretProject)).toEqual([]);
+    expect(await tablesMentioning(handle.db, secretProject.toLowerCase())).toEqual([]);
+    expect((await hermes())[0]!.summary).toBeTruthy();
+
+    // The other chunks of the erased L1 summary are sealed again, without the erased text.
+    await drainJobs(handle.db);
+    const l1 = await handle.db.select().from(memoryTreeSummaries).where(and(eq(memoryTreeSummaries.tenantId, t), eq(memoryTreeSummaries.level, 1)));
+    expect(l1).toHaveLength(1);
+    expect(l1[0]!.chunkIds).toHaveLength(SEAL_THRESHOLD);
+    expect(await tablesMentioning(handle.db, secret)).toEqual([]);
   });
 
   it("deletes nothing when one of several targets is stale", async () => {

@@ -11,22 +11,11 @@ import { getLatestSummary } from "~/server/memory/summaries";
 import { createLlmClient } from "~/server/providers/llm";
 import { decayTopicHotness, SEAL_THRESHOLD } from "~/server/tree/cold-path";
 import { treeJobHandlers } from "~/server/tree/jobs";
+import { drainJobs } from "../support/jobs";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { createTenant } from "../support/memory";
 
 const actor = (tenantId: string) => ({ tenantId, actor: { type: "api_key" as const, id: "key_test" } });
-
-/** Runs every queued tree job until the queue is empty (or a safety limit). */
-async function drain(db: Database, handlers: JobHandlers = treeJobHandlers(null)) {
-  for (let i = 0; i < 50; i++) {
-    const { handled } = await processJobsOnce(db, handlers, { workerId: "test-worker" });
-    if (handled === 0) {
-      // Sealing re-queues itself a second ahead; run it now instead of waiting.
-      const [later] = await db.update(memoryJobs).set({ runAt: new Date(0) }).where(eq(memoryJobs.status, "queued")).returning({ id: memoryJobs.id });
-      if (!later) return;
-    }
-  }
-}
 
 describe(`memory tree (${TEST_BACKEND})`, () => {
   let handle: TestDatabase;
@@ -88,7 +77,7 @@ describe(`memory tree (${TEST_BACKEND})`, () => {
   it("extracts seed 000's two preference cards with the message as source, and supersedes on correction", async () => {
     const t = await createTenant(handle.db);
     const first = await appendMessages(handle.db, actor(t), { sessionId: "cook", userScopeId: "u1", messages: [{ role: "user", content: "以后做饭别给我推荐香菜，我喜欢少油少辣。" }] });
-    await drain(handle.db);
+    await drainJobs(handle.db);
     const cards = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.status, "active")));
     expect(cards.map((c) => [c.key, c.scopeType, c.scopeId, c.explicitUserIntent]).sort()).toEqual([
       ["cooking.avoid_ingredient:香菜", "user", "u1", true],
@@ -98,7 +87,7 @@ describe(`memory tree (${TEST_BACKEND})`, () => {
     expect(cards.find((c) => c.kind === "flavor_profile")?.valueJson).toEqual({ oil: "low", spicy: "low" });
 
     await appendMessages(handle.db, actor(t), { sessionId: "cook", userScopeId: "u1", messages: [{ role: "user", content: "香菜现在可以接受一点，但不要太多。" }] });
-    await drain(handle.db);
+    await drainJobs(handle.db);
     const rows = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.kind, "avoid_ingredient")));
     expect(rows.map((r) => [r.revision, r.status]).sort()).toEqual([[1, "superseded"], [2, "active"]]);
     expect(rows.find((r) => r.status === "active")?.title).toBe("用户可接受少量香菜");
@@ -107,7 +96,7 @@ describe(`memory tree (${TEST_BACKEND})`, () => {
   it("keeps inferred extractions out of user scope", async () => {
     const t = await createTenant(handle.db);
     await appendMessages(handle.db, actor(t), { sessionId: "s-inf", userScopeId: "u1", messages: [{ role: "user", content: "这道菜别放葱，今天的晚饭少辣一点。" }] });
-    await drain(handle.db);
+    await drainJobs(handle.db);
     const cards = await handle.db.select().from(memoryNodes).where(eq(memoryNodes.tenantId, t));
     expect(cards.length).toBeGreaterThan(0);
     expect(cards.every((c) => c.scopeType === "session" && !c.explicitUserIntent)).toBe(true);
@@ -120,7 +109,7 @@ describe(`memory tree (${TEST_BACKEND})`, () => {
       content: `记住：github.com/acme/rocket 项目第 ${i + 1} 次评审通过了，预算 ${i + 1} 万，需要在 2026-06-${String(10 + i).padStart(2, "0")} 前完成。`,
     }));
     await appendMessages(handle.db, actor(t), { sessionId: "long", messages });
-    await drain(handle.db);
+    await drainJobs(handle.db);
     const [topic] = await handle.db.select().from(memoryTopics).where(and(eq(memoryTopics.tenantId, t), eq(memoryTopics.normalizedName, "repo:acme/rocket")));
     expect(topic).toMatchObject({ mentionCount: SEAL_THRESHOLD + 2, status: "active" });
     expect(topic!.hotness).toBeCloseTo(0.05 * (SEAL_THRESHOLD + 2), 5);
@@ -161,7 +150,7 @@ describe(`memory tree (${TEST_BACKEND})`, () => {
       const llm = createLlmClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, model: "stand-in", apiKey: "test" });
       const t = await createTenant(handle.db);
       await appendMessages(handle.db, actor(t), { sessionId: "llm", userScopeId: "u1", messages: [{ role: "user", content: "Remember: I work as a lighthouse keeper on the north coast." }] });
-      await drain(handle.db, treeJobHandlers(llm));
+      await drainJobs(handle.db, treeJobHandlers(llm));
       expect(requests.every((r) => r.path === "/v1/chat/completions" && r.body.model === "stand-in")).toBe(true);
       const [chunk] = await handle.db.select().from(memoryChunks).where(eq(memoryChunks.tenantId, t));
       expect(chunk).toMatchObject({ admission: "admitted", deepScore: 0.9 });

@@ -333,6 +333,9 @@ export function CardActions({ card, kinds }: { card: Card; kinds: KindOption[] }
                   ["messagesRemoved", receipt.messagesRemoved],
                   ["summariesRemoved", receipt.summariesRemoved],
                   ["chunksRemoved", receipt.chunksRemoved],
+                  ["treeSummariesRemoved", receipt.treeSummariesRemoved],
+                  ["topicsRebuilt", receipt.topicsRebuilt],
+                  ["topicsRemoved", receipt.topicsRemoved],
                   ["auditEventsScrubbed", receipt.auditEventsScrubbed],
                   ["jobsRemoved", receipt.jobsRemoved],
                 ] as const

@@ -4,6 +4,7 @@ import {
   idempotencyKeys,
   memoryAuditEvents,
   memoryChunks,
+  memoryChunkTopics,
   memoryEmbeddings,
   memoryJobs,
   memoryMessages,
@@ -12,6 +13,8 @@ import {
   memoryTreeSummaries,
 } from "~/db/schema";
 import { queryRows } from "~/db/raw";
+import { enqueueJob } from "~/server/jobs/queue";
+import { rebuildTopicSummary } from "~/server/tree/cold-path";
 import { recordAudit } from "./audit";
 import type { Actor } from "./context";
 import type { ErasureReceipt } from "./forget-schema";
@@ -52,8 +55,8 @@ export const LINEAGE_ERASURE: Record<TenantMemoryTableName, string> = {
   memorySummaries: "with evidence: summaries covering an erased message, and every later one of that session, are deleted",
   memoryChunks: "with evidence: chunks of the erased messages are deleted",
   memoryChunkTopics: "with evidence: go with their chunks (foreign key cascade)",
-  memoryTreeSummaries: "with evidence: tree summaries sealing an erased chunk are deleted",
-  memoryTopics: "kept: a topic (name, hotness, rolling summary) spans many chunks; only a whole-tenant erase removes it",
+  memoryTreeSummaries: "with evidence: L1 summaries sealing an erased chunk, and daily digests quoting one of them, are deleted",
+  memoryTopics: "with evidence: summaries of topics an erased chunk fed are rebuilt from their other chunks; a topic with none left is deleted",
   memoryQueryLog: "kept: operation, latency and result counts only, no content",
 };
 
@@ -84,6 +87,8 @@ export async function eraseLineages(
     summariesRemoved: 0,
     chunksRemoved: 0,
     treeSummariesRemoved: 0,
+    topicsRebuilt: 0,
+    topicsRemoved: 0,
     auditEventsScrubbed: 0,
     idempotencyRecordsRemoved: 0,
     jobsRemoved: 0,
@@ -142,23 +147,51 @@ async function eraseEvidence(tx: Transaction, tenantId: string, messageIds: stri
     );
     receipt.summariesRemoved += removed.length;
   }
-  const chunkRows = await tx
-    .delete(memoryChunks)
-    .where(and(eq(memoryChunks.tenantId, tenantId), inArray(memoryChunks.messageId, messageIds)))
-    .returning({ id: memoryChunks.id });
-  receipt.chunksRemoved = chunkRows.length;
-  if (chunkRows.length) {
-    receipt.treeSummariesRemoved = count(
-      await tx
-        .delete(memoryTreeSummaries)
-        .where(and(eq(memoryTreeSummaries.tenantId, tenantId), arrayOverlaps(memoryTreeSummaries.chunkIds, chunkRows.map((c) => c.id))))
-        .returning({ id: memoryTreeSummaries.id }),
-    );
-  }
+  await eraseMemoryTree(tx, tenantId, messageIds, receipt);
   const removedMessages = await tx
     .delete(memoryMessages)
     .where(and(eq(memoryMessages.tenantId, tenantId), inArray(memoryMessages.id, messageIds)))
     .returning({ id: memoryMessages.id });
   receipt.messagesRemoved = removedMessages.length;
   receipt.messageIds = removedMessages.map((m) => m.id);
+}
+
+/**
+ * The memory tree built on erased messages: their chunks, the L1 summaries sealing one of them, the
+ * daily digests quoting such a summary, and the topic summaries drawn from them (rebuilt from the
+ * topic's remaining chunks; a topic left with none is removed, its name came from the erased text).
+ * The other chunks of a removed L1 summary are unsealed, and their session queued to seal again.
+ */
+async function eraseMemoryTree(tx: Transaction, tenantId: string, messageIds: string[], receipt: ErasureReceipt) {
+  const inTenant = eq(memoryChunks.tenantId, tenantId);
+  const topicRows = await tx
+    .selectDistinct({ topicId: memoryChunkTopics.topicId })
+    .from(memoryChunkTopics)
+    .innerJoin(memoryChunks, and(eq(memoryChunks.tenantId, memoryChunkTopics.tenantId), eq(memoryChunks.id, memoryChunkTopics.chunkId)))
+    .where(and(inTenant, inArray(memoryChunks.messageId, messageIds)));
+  const chunkRows = await tx.delete(memoryChunks).where(and(inTenant, inArray(memoryChunks.messageId, messageIds))).returning({ id: memoryChunks.id });
+  receipt.chunksRemoved = chunkRows.length;
+  if (chunkRows.length === 0) return;
+
+  const sealing = await tx
+    .delete(memoryTreeSummaries)
+    .where(and(eq(memoryTreeSummaries.tenantId, tenantId), arrayOverlaps(memoryTreeSummaries.chunkIds, chunkRows.map((c) => c.id))))
+    .returning({ id: memoryTreeSummaries.id, sessionId: memoryTreeSummaries.sessionId });
+  if (sealing.length) {
+    const sealingIds = sealing.map((s) => s.id);
+    const digests = await tx
+      .delete(memoryTreeSummaries)
+      .where(and(eq(memoryTreeSummaries.tenantId, tenantId), arrayOverlaps(memoryTreeSummaries.childSummaryIds, sealingIds)))
+      .returning({ id: memoryTreeSummaries.id });
+    receipt.treeSummariesRemoved = sealing.length + digests.length;
+    await tx.update(memoryChunks).set({ admission: "admitted", sealedIntoId: null }).where(and(inTenant, inArray(memoryChunks.sealedIntoId, sealingIds)));
+    for (const sessionId of new Set(sealing.flatMap((s) => (s.sessionId ? [s.sessionId] : [])))) {
+      await enqueueJob(tx, { tenantId, type: "seal", dedupeKey: `seal:${sessionId}`, payload: { sessionId } });
+    }
+  }
+  for (const { topicId } of topicRows) {
+    const outcome = await rebuildTopicSummary(tx, { tenantId, topicId });
+    if (outcome === "removed") receipt.topicsRemoved++;
+    else receipt.topicsRebuilt++;
+  }
 }

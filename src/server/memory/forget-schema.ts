@@ -53,6 +53,9 @@ export type ErasureReceipt = {
   summariesRemoved: number;
   chunksRemoved: number;
   treeSummariesRemoved: number;
+  /** Topics whose rolling summary drew on an erased chunk: rebuilt from the rest, or removed when none is left. */
+  topicsRebuilt: number;
+  topicsRemoved: number;
   auditEventsScrubbed: number;
   idempotencyRecordsRemoved: number;
   jobsRemoved: number;

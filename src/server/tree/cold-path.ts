@@ -1,5 +1,5 @@
-import { and, asc, desc, eq, gt, notExists, sql } from "drizzle-orm";
-import type { Database } from "~/db/types";
+import { and, asc, desc, eq, gt, lte, notExists, sql } from "drizzle-orm";
+import type { Database, DbOrTx } from "~/db/types";
 import { memoryChunks, memoryChunkTopics, memoryJobs, memoryMessages, memoryTopics, memoryTreeSummaries } from "~/db/schema";
 import { newId } from "~/server/ids";
 import { enqueueJob } from "~/server/jobs/queue";
@@ -131,6 +131,29 @@ export function extractiveSummary(texts: { text: string; score: number }[], maxT
   return chosen.sort((a, b) => a.order - b.order).map((c) => c.s).join(" ");
 }
 
+/**
+ * A topic's rolling summary, rebuilt from its latest chunks. With no chunk left (all erased) the topic
+ * itself goes: its name came from their text. Returns what happened.
+ */
+export async function rebuildTopicSummary(tx: DbOrTx, params: { tenantId: string; topicId: string }): Promise<"rebuilt" | "removed"> {
+  const { tenantId, topicId } = params;
+  const topicChunks = await tx
+    .select({ content: memoryChunks.content, score: memoryChunks.fastScore })
+    .from(memoryChunkTopics)
+    .innerJoin(memoryChunks, and(eq(memoryChunks.tenantId, memoryChunkTopics.tenantId), eq(memoryChunks.id, memoryChunkTopics.chunkId)))
+    .where(and(eq(memoryChunkTopics.tenantId, tenantId), eq(memoryChunkTopics.topicId, topicId)))
+    .orderBy(desc(memoryChunks.occurredAt))
+    .limit(20);
+  const topic = and(eq(memoryTopics.tenantId, tenantId), eq(memoryTopics.id, topicId));
+  if (topicChunks.length === 0) {
+    await tx.delete(memoryTopics).where(topic);
+    return "removed";
+  }
+  const summary = extractiveSummary(topicChunks.map((c) => ({ text: body(c.content), score: c.score })), 150);
+  await tx.update(memoryTopics).set({ summary, updatedAt: new Date() }).where(topic);
+  return "rebuilt";
+}
+
 /** 003's Sealer: the oldest SEAL_THRESHOLD admitted chunks of a session become one L1 summary; they are marked sealed. */
 export async function sealSession(db: Database, params: { tenantId: string; sessionId: string; llm: LlmClient | null }) {
   const { tenantId, sessionId } = params;
@@ -178,17 +201,7 @@ export async function sealSession(db: Database, params: { tenantId: string; sess
       .selectDistinct({ topicId: memoryChunkTopics.topicId })
       .from(memoryChunkTopics)
       .where(and(eq(memoryChunkTopics.tenantId, tenantId), sql`${memoryChunkTopics.chunkId} in (${sql.join(chunks.map((c) => sql`${c.id}`), sql`, `)})`));
-    for (const { topicId } of topicRows) {
-      const topicChunks = await tx
-        .select({ content: memoryChunks.content, score: memoryChunks.fastScore })
-        .from(memoryChunkTopics)
-        .innerJoin(memoryChunks, and(eq(memoryChunks.tenantId, memoryChunkTopics.tenantId), eq(memoryChunks.id, memoryChunkTopics.chunkId)))
-        .where(and(eq(memoryChunkTopics.tenantId, tenantId), eq(memoryChunkTopics.topicId, topicId)))
-        .orderBy(desc(memoryChunks.occurredAt))
-        .limit(20);
-      const summary = extractiveSummary(topicChunks.map((c) => ({ text: body(c.content), score: c.score })), 150);
-      await tx.update(memoryTopics).set({ summary, updatedAt: new Date() }).where(and(eq(memoryTopics.tenantId, tenantId), eq(memoryTopics.id, topicId)));
-    }
+    for (const { topicId } of topicRows) await rebuildTopicSummary(tx, { tenantId, topicId });
   });
   // More may be waiting.
   await enqueueJob(db, { tenantId, type: "seal", dedupeKey: `seal:${sessionId}`, payload: { sessionId }, runAt: new Date(Date.now() + 1000) });
@@ -202,7 +215,7 @@ export async function writeDailyDigest(db: Database, params: { tenantId: string;
   const l1 = await db
     .select()
     .from(memoryTreeSummaries)
-    .where(and(eq(memoryTreeSummaries.tenantId, params.tenantId), eq(memoryTreeSummaries.level, 1), gt(memoryTreeSummaries.createdAt, start), sql`${memoryTreeSummaries.createdAt} <= ${end}`))
+    .where(and(eq(memoryTreeSummaries.tenantId, params.tenantId), eq(memoryTreeSummaries.level, 1), gt(memoryTreeSummaries.createdAt, start), lte(memoryTreeSummaries.createdAt, end)))
     .orderBy(asc(memoryTreeSummaries.createdAt));
   const hot = await db.select().from(memoryTopics).where(eq(memoryTopics.tenantId, params.tenantId)).orderBy(desc(memoryTopics.hotness)).limit(5);
   if (l1.length === 0 && hot.length === 0) return { written: false };
