@@ -3,7 +3,6 @@ import type { AddressInfo } from "node:net";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryChunks, memoryJobs, memoryNodes, memoryTopics, memoryTreeSummaries } from "~/db/schema";
-import type { Database } from "~/db/types";
 import { completeJob, enqueueJob, leaseJobs } from "~/server/jobs/queue";
 import { processJobsOnce, type JobHandlers } from "~/server/jobs/worker";
 import { appendMessages } from "~/server/memory/messages";
