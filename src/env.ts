@@ -60,6 +60,8 @@ const schema = z.object({
   MEMORY_IDEMPOTENCY_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(7),
   /** Days succeeded background jobs are kept (dead-lettered ones stay until someone handles them); 0 keeps them. */
   MEMORY_JOB_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(7),
+  /** Embedded mode: copies of the database taken before migrations to keep (newest first); 0 keeps all. */
+  MEMORY_BACKUPS_KEEP: z.coerce.number().int().min(0).max(1000).default(3),
 });
 
 export type Env = z.infer<typeof schema>;

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { ReservedSql, Sql } from "postgres";
 import { env } from "~/env";
+import { backupDataDir, pruneBackups, restoreDataDir } from "./backups";
 import { acquireDataDirLock } from "./embedded-lock";
 import { serverConnection } from "./server-url";
 import { appliedMigrationTags, DEFAULT_MIGRATIONS_FOLDER, MigrationError, pendingMigrations, readMigrationFiles, runMigrations } from "./migrate";
@@ -167,6 +168,7 @@ async function openEmbedded(dataDir: string | null, migrationsFolder: string, mi
           const message = error instanceof Error ? error.message : String(error);
           throw new MigrationError(`${message} The data directory was restored from ${backupDir}.`, (error as MigrationError).tag ?? "", error);
         }
+        pruneBackups(dataDir, env.MEMORY_BACKUPS_KEEP);
       } else if (pending.length > 0) {
         migration = { ...(await runMigrations(db, migrationsFolder)), backupDir: null };
       } else {
@@ -190,21 +192,6 @@ async function openEmbedded(dataDir: string | null, migrationsFolder: string, mi
     release();
     throw error;
   }
-}
-
-function backupDataDir(dataDir: string): string {
-  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
-  const backupDir = path.join(path.dirname(path.resolve(dataDir)), "backups", `${path.basename(dataDir)}-${stamp}`);
-  fs.mkdirSync(path.dirname(backupDir), { recursive: true });
-  fs.cpSync(dataDir, backupDir, { recursive: true });
-  return backupDir;
-}
-
-function restoreDataDir(dataDir: string, backupDir: string) {
-  const failedDir = `${path.resolve(dataDir)}.failed-${Date.now()}`;
-  fs.renameSync(dataDir, failedDir);
-  fs.cpSync(backupDir, dataDir, { recursive: true });
-  fs.rmSync(failedDir, { recursive: true, force: true });
 }
 
 export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<DatabaseHandle> {

@@ -5,6 +5,7 @@ import { countUsers } from "~/server/auth/accounts";
 import { scheduleMaintenance } from "~/server/jobs/maintenance";
 import { runWorkerLoop } from "~/server/jobs/run";
 import { log } from "~/server/log";
+import { flushAllQueryLogs } from "~/server/memory/retrieval/query-log";
 
 export async function startServer() {
   try {
@@ -18,6 +19,8 @@ export async function startServer() {
     log("info", `Sign in at ${base}/sign-in`);
     // Retention pruning in both modes; PGlite has no autovacuum, so there the server also vacuums and analyzes.
     scheduleMaintenance(handle.db, { vacuum: handle.mode === "embedded" });
+    // Next.js drains requests and exits on these signals; the buffered query-log rows go out meanwhile.
+    for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void flushAllQueryLogs());
     if (env.MEMORY_INLINE_WORKER) {
       // Background work (embeddings, memory tree, summaries) runs in this process unless disabled;
       // `npm run worker` adds more workers against the same database (server mode).
