@@ -15,7 +15,20 @@ export function log(level: Level, message: string, fields?: Record<string, unkno
   else console.log(out);
 }
 
+/**
+ * An error as one line, with its causes: a driver wraps the database's own reason ("deadlock
+ * detected", "relation does not exist") in `cause`, and that reason is what an operator needs.
+ */
+export function describeError(error: unknown): string {
+  const parts: string[] = [];
+  for (let e: unknown = error, depth = 0; e !== undefined && e !== null && depth < 4; depth++) {
+    parts.push(e instanceof Error ? e.message : String(e));
+    e = e instanceof Error ? e.cause : undefined;
+  }
+  return parts.join(" — caused by: ");
+}
+
 export function logServerError(where: string, error: unknown) {
-  const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  log("error", `${where}: ${detail}`);
+  const name = error instanceof Error ? `${error.name}: ` : "";
+  log("error", `${where}: ${name}${describeError(error)}`);
 }

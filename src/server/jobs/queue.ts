@@ -119,12 +119,16 @@ export async function queueStats(db: DbOrTx, tenantId?: string) {
   return queryRows<{ type: string; status: string; n: number }>(db, sql`select type, status, count(*)::int as n from memory_jobs ${where} group by type, status order by type, status`);
 }
 
-/** Enqueues a job unless one with this dedupe key ever existed (any status): for once-per-day work. */
+/**
+ * Enqueues a job unless one with this dedupe key ever existed (any status): for once-per-day work.
+ * Raw SQL: parameters are not mapped by column type here, so the time goes as ISO text (postgres.js
+ * refuses a Date in that position).
+ */
 export async function enqueueOnce(db: DbOrTx, job: EnqueueJob & { dedupeKey: string }): Promise<boolean> {
   const rows = await queryRows<{ id: number }>(
     db,
     sql`insert into memory_jobs (tenant_id, type, payload, dedupe_key, run_at, max_attempts)
-        select ${job.tenantId}, ${job.type}, ${JSON.stringify(job.payload ?? {})}::jsonb, ${job.dedupeKey}, ${job.runAt ?? new Date()}, ${job.maxAttempts ?? 5}
+        select ${job.tenantId}, ${job.type}, ${JSON.stringify(job.payload ?? {})}::jsonb, ${job.dedupeKey}, ${(job.runAt ?? new Date()).toISOString()}::timestamptz, ${job.maxAttempts ?? 5}
         where not exists (select 1 from memory_jobs where tenant_id = ${job.tenantId} and dedupe_key = ${job.dedupeKey})
         on conflict do nothing
         returning id`,

@@ -1,6 +1,6 @@
 import { tenants } from "~/db/schema";
 import type { Database } from "~/db/types";
-import { log } from "~/server/log";
+import { describeError, log } from "~/server/log";
 import { processEmbedJobs } from "~/server/memory/embeddings-jobs";
 import { createLlmClient } from "~/server/providers/llm";
 import { treeJobHandlers } from "~/server/tree/jobs";
@@ -38,19 +38,36 @@ export async function runWorkerLoop(db: Database, options: { signal?: AbortSigna
   let lastSchedule = 0;
   while (!options.signal?.aborted) {
     let handled = 0;
-    try {
-      if (Date.now() - lastSchedule > SCHEDULE_EVERY_MS) {
+    // Scheduling and processing fail separately: a broken schedule must not stop the queue.
+    if (Date.now() - lastSchedule > SCHEDULE_EVERY_MS) {
+      try {
         await scheduleDailyJobs(db);
-        lastSchedule = Date.now();
+      } catch (error) {
+        warn(workerId, "scheduling the daily jobs failed", error);
       }
+      lastSchedule = Date.now();
+    }
+    try {
       handled = await runJobsOnce(db, workerId, handlers);
       if (handled) options.onProgress?.(handled);
     } catch (error) {
-      log("warn", `worker ${workerId}: ${error instanceof Error ? error.message : String(error)}`);
+      warn(workerId, "processing jobs failed", error);
     }
-    if (handled === 0) await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, options.idleMs ?? 1000);
-      options.signal?.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
-    });
+    if (handled === 0) await idle(options.idleMs ?? 1000, options.signal);
   }
+}
+
+const warn = (workerId: string, what: string, error: unknown) => log("warn", `worker ${workerId}: ${what}: ${describeError(error)}`);
+
+/** Waits `ms`, or less when `signal` aborts; leaves no listener behind on the long-lived signal. */
+function idle(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
 }
