@@ -1,6 +1,7 @@
 import os from "node:os";
 import path from "node:path";
 import { defineConfig } from "@playwright/test";
+import { serverArgs } from "./scripts/server-command.mjs";
 
 /**
  * End-to-end: the production build on an embedded database in a fresh temp folder, driven through
@@ -53,7 +54,8 @@ export default defineConfig({
     { name: "ui", testMatch: /ui\/.*\.spec\.ts/, testIgnore: /ui\/sign-in\.spec\.ts/, dependencies: ["ui-setup"], use: uiUse },
   ],
   webServer: Object.values(servers).map((server) => ({
-    command: `node node_modules/next/dist/bin/next start -p ${server.port}`,
+    // The production server as `npm start` runs it (agent calls served in front of Next.js).
+    command: ["node", ...serverArgs(".")].join(" "),
     url: `${server.baseURL}/api/health`,
     timeout: 120_000,
     reuseExistingServer: false,

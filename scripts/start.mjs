@@ -4,6 +4,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import path from "node:path";
 import { builtAt, sourcesChangedAt } from "./build-freshness.mjs";
+import { serverArgs } from "./server-command.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 const built = builtAt(root);
@@ -17,6 +18,6 @@ if (built < sources) {
 const port = process.env.PORT ?? "3000";
 const env = { ...process.env, PORT: port, NEXTAUTH_URL: process.env.NEXTAUTH_URL ?? `http://localhost:${port}` };
 if (!process.env.DATABASE_URL) console.log(`[memory] no DATABASE_URL: using the embedded database in ${path.resolve(root, process.env.MEMORY_DATA_DIR ?? "data")}`);
-const child = spawn(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", port], { cwd: root, env, stdio: "inherit" });
+const child = spawn(process.execPath, serverArgs(root), { cwd: root, env, stdio: "inherit" });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
 child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -1,4 +1,4 @@
-// Starts the production server (`next start`) for the load benchmark: one or more instances on free
+// Starts the production server (scripts/server.ts, as `npm start` does) for the load benchmark: one or more instances on free
 // ports, logs to files, ready once /api/trpc/health.check answers. Only processes started here are
 // ever stopped here, by their own pid.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
@@ -6,6 +6,7 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { builtAt as buildTime, sourcesChangedAt } from "../../scripts/build-freshness.mjs";
+import { serverArgs } from "../../scripts/server-command.mjs";
 
 export const ROOT = path.resolve(import.meta.dirname, "..", "..");
 const NEXT_BIN = path.join(ROOT, "node_modules", "next", "dist", "bin", "next");
@@ -87,9 +88,9 @@ export async function startServers(params: { count: number; env: Record<string, 
       const log = path.join(params.logDir, `server-${i}.log`);
       const fd = fs.openSync(log, "a");
       const url = `http://127.0.0.1:${port}`;
-      const child = spawn(process.execPath, [NEXT_BIN, "start", "-p", String(port), "-H", "127.0.0.1"], {
+      const child = spawn(process.execPath, serverArgs(ROOT), {
         cwd: ROOT,
-        env: { ...process.env, ...params.env, NODE_ENV: "production", PORT: String(port), NEXTAUTH_URL: url },
+        env: { ...process.env, ...params.env, NODE_ENV: "production", PORT: String(port), HOST: "127.0.0.1", NEXTAUTH_URL: url },
         stdio: ["ignore", fd, fd],
       });
       fs.closeSync(fd);

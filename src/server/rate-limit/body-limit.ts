@@ -1,3 +1,5 @@
+import type { IncomingMessage } from "node:http";
+
 /**
  * Request body limits for the HTTP endpoints. Agent requests (bearer key: /api/trpc tool calls and
  * /api/mcp) get a small limit — no tool needs more; dashboard requests a larger one for imports.
@@ -32,6 +34,41 @@ export async function readBodyWithin(req: Request, maxBytes: number): Promise<Li
     offset += chunk.byteLength;
   }
   return { ok: true, bytes };
+}
+
+/**
+ * The same for a Node.js request (the agent listener in front of Next.js). Past `maxBytes` it stops
+ * listening and answers at once; the caller replies 413 and closes the connection.
+ */
+export function readNodeBodyWithin(req: IncomingMessage, maxBytes: number): Promise<LimitedBody> {
+  const declared = Number(req.headers["content-length"]);
+  if (Number.isFinite(declared) && declared > maxBytes) return Promise.resolve({ ok: false, maxBytes });
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const stop = () => {
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onError);
+    };
+    const onData = (chunk: Buffer) => {
+      total += chunk.length;
+      if (total <= maxBytes) return void chunks.push(chunk);
+      stop();
+      resolve({ ok: false, maxBytes });
+    };
+    const onEnd = () => {
+      stop();
+      resolve({ ok: true, bytes: new Uint8Array(Buffer.concat(chunks, total)) });
+    };
+    const onError = (error: Error) => {
+      stop();
+      reject(error);
+    };
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", onError);
+  });
 }
 
 /** The same request with its body already read (so a handler downstream can read it again). */

@@ -32,6 +32,8 @@ function jsonRpcError(status: number, code: number, message: string, data?: Reco
   });
 }
 
+export const mcpPayloadTooLarge = (maxBytes: number) => jsonRpcError(413, -32600, tooLargeMessage(maxBytes), { reason: "payload_too_large" }, { connection: "close" });
+
 const INTERNAL_MESSAGE = "The server could not complete this call and changed nothing. Retry; if it keeps failing, report it to your admin.";
 
 const HTTP_STATUS: Record<string, number> = { UNAUTHORIZED: 401, FORBIDDEN: 403, TOO_MANY_REQUESTS: 429, PAYLOAD_TOO_LARGE: 413, BAD_REQUEST: 400 };
@@ -96,6 +98,16 @@ function buildServer(db: Database, { apiKey, limits }: AgentCredentials, headers
   return mcp;
 }
 
+/** handleMcpRequest for an HTTP front door: an unexpected failure becomes a plain JSON-RPC 500, logged. */
+export async function serveMcpRequest(req: Request, db: Database): Promise<Response> {
+  try {
+    return await handleMcpRequest(req, { db });
+  } catch (error) {
+    logServerError("mcp", error);
+    return jsonRpcError(500, -32603, "The server could not complete this request and changed nothing. Retry; if it keeps failing, report it to your admin.");
+  }
+}
+
 /** One HTTP request to /api/mcp. `store` replaces the rate-limit counter (tests). */
 export async function handleMcpRequest(req: Request, deps: { db: Database; store?: CounterStore }): Promise<Response> {
   if (req.method !== "POST") {
@@ -118,7 +130,7 @@ export async function handleMcpRequest(req: Request, deps: { db: Database; store
     });
   }
   const body = await readBodyWithin(req, AGENT_MAX_BODY_BYTES);
-  if (!body.ok) return jsonRpcError(413, -32600, tooLargeMessage(body.maxBytes), { reason: "payload_too_large" });
+  if (!body.ok) return mcpPayloadTooLarge(body.maxBytes);
   let parsed: unknown;
   try {
     parsed = JSON.parse(new TextDecoder().decode(body.bytes));

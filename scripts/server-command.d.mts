@@ -1,0 +1,1 @@
+export declare const serverArgs: (root: string) => string[];

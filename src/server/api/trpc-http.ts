@@ -1,0 +1,28 @@
+import type { TRPCError } from "@trpc/server";
+import { ServiceError } from "~/server/errors";
+import { logServerError } from "~/server/log";
+import { AGENT_MAX_BODY_BYTES, DASHBOARD_MAX_BODY_BYTES, tooLargeMessage } from "~/server/rate-limit/body-limit";
+
+/**
+ * What both HTTP front doors of the tRPC router share (the Next.js route for the dashboard, the
+ * agent listener in front of Next.js), so an agent gets the same answer through either.
+ */
+export const TRPC_ENDPOINT = "/api/trpc";
+
+export function logTrpcError({ path, error }: { path?: string; error: TRPCError }) {
+  if (error.code === "INTERNAL_SERVER_ERROR") logServerError(`tRPC ${path ?? "?"}`, error.cause ?? error);
+}
+
+/** A rate-limited agent also gets the standard header saying when to come back. */
+export function retryAfterMeta({ errors }: { errors: TRPCError[] }) {
+  const retry = errors.map((e) => (e.cause instanceof ServiceError ? e.cause.details?.retryAfterSeconds : undefined)).find((s) => typeof s === "number");
+  return retry === undefined ? {} : { headers: new Headers({ "retry-after": String(retry) }) };
+}
+
+/** Agent calls (bearer key) are capped tightly, dashboard calls less so (imports). */
+export const trpcBodyLimit = (hasAuthorization: boolean) => (hasAuthorization ? AGENT_MAX_BODY_BYTES : DASHBOARD_MAX_BODY_BYTES);
+
+/** The 413 answer, shaped like a tRPC error so clients read it the same way. */
+export const payloadTooLargeBody = (maxBytes: number) => ({
+  error: { message: tooLargeMessage(maxBytes), code: -32600, data: { code: "PAYLOAD_TOO_LARGE", httpStatus: 413, reason: "payload_too_large" } },
+});

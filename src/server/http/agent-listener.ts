@@ -1,0 +1,97 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { nodeHTTPRequestHandler } from "@trpc/server/adapters/node-http";
+import type { Database } from "~/db/types";
+import { appRouter } from "~/server/api/root";
+import { logServerError } from "~/server/log";
+import { logTrpcError, payloadTooLargeBody, retryAfterMeta, TRPC_ENDPOINT, trpcBodyLimit } from "~/server/api/trpc-http";
+import { AGENT_MAX_BODY_BYTES, readNodeBodyWithin } from "~/server/rate-limit/body-limit";
+import { mcpPayloadTooLarge, serveMcpRequest } from "~/server/tools/mcp";
+
+/**
+ * The agent endpoints (tRPC `tools.*` and `me.agent`, and MCP) served straight from Node's HTTP
+ * server, in front of Next.js: the same router and handlers as the Next.js routes, without the App
+ * Router's per-request work, which measured as a third of a search's CPU under load
+ * (docs/performance.md). Agents use a bearer key only, so nothing here needs Next.js (no cookies,
+ * no session, no rendering). Everything else goes on to Next.js.
+ */
+
+/** Procedures an agent calls: they take a bearer key (agentProcedure) and never a session. */
+const isAgentProcedure = (name: string) => /^tools\.[A-Za-z_]+$/.test(name) || name === "me.agent";
+
+/** The tRPC path of an agent call (`tools.memory_search`, or a batch of agent calls), else null. */
+export function agentTrpcPath(url: string | undefined): string | null {
+  if (!url?.startsWith(`${TRPC_ENDPOINT}/`)) return null;
+  const end = url.indexOf("?");
+  const path = decodeURIComponent(url.slice(TRPC_ENDPOINT.length + 1, end === -1 ? undefined : end));
+  return path.split(",").every(isAgentProcedure) ? path : null;
+}
+
+const isMcpPath = (url: string | undefined) => url === "/api/mcp" || url?.startsWith("/api/mcp?") === true;
+
+function headersOf(req: IncomingMessage): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else if (value !== undefined) headers.append(name, value);
+  }
+  return headers;
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, close = false) {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...(close ? { connection: "close" } : {}) });
+  res.end(text);
+}
+
+async function serveTrpc(req: IncomingMessage, res: ServerResponse, path: string, getDb: () => Promise<Database>) {
+  if (req.method === "POST") {
+    const body = await readNodeBodyWithin(req, trpcBodyLimit(req.headers.authorization !== undefined));
+    if (!body.ok) return sendJson(res, 413, payloadTooLargeBody(body.maxBytes), true);
+    // tRPC's Node adapter takes a body already read from `req.body`.
+    (req as IncomingMessage & { body?: string }).body = Buffer.from(body.bytes).toString("utf8");
+  }
+  await nodeHTTPRequestHandler({
+    req,
+    res,
+    path,
+    router: appRouter,
+    createContext: async () => ({ db: await getDb(), headers: headersOf(req), getSession: async () => null }),
+    onError: logTrpcError,
+    responseMeta: retryAfterMeta,
+  });
+}
+
+async function serveMcp(req: IncomingMessage, res: ServerResponse, getDb: () => Promise<Database>) {
+  let bytes: Uint8Array | null = null;
+  let response: Response;
+  const body = req.method === "POST" ? await readNodeBodyWithin(req, AGENT_MAX_BODY_BYTES) : null;
+  if (body && !body.ok) {
+    response = mcpPayloadTooLarge(body.maxBytes);
+  } else {
+    bytes = body?.bytes ?? null;
+    const url = new URL(req.url ?? "/api/mcp", `http://${req.headers.host ?? "localhost"}`);
+    const request = new Request(url, { method: req.method, headers: headersOf(req), body: bytes?.byteLength ? (bytes as BodyInit) : null });
+    response = await serveMcpRequest(request, await getDb());
+  }
+  const out = Buffer.from(await response.arrayBuffer());
+  res.writeHead(response.status, { ...Object.fromEntries(response.headers), "content-length": out.byteLength });
+  res.end(out);
+}
+
+export type AgentListener = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+/** A listener that serves `req` when it is an agent call and says so; otherwise leaves it alone and returns false. */
+export function createAgentListener(getDb: () => Promise<Database>): AgentListener {
+  return (req, res) => {
+    const trpcPath = agentTrpcPath(req.url);
+    if (trpcPath === null && !isMcpPath(req.url)) return false;
+    const served = trpcPath !== null ? serveTrpc(req, res, trpcPath, getDb) : serveMcp(req, res, getDb);
+    served.catch((error: unknown) => {
+      // Only the body read or the database open can land here; the handlers answer their own errors.
+      logServerError("agent listener", error);
+      if (!res.headersSent) sendJson(res, 500, { error: { message: "The server could not read this request and changed nothing. Retry it.", code: -32603 } }, true);
+      else res.destroy();
+    });
+    return true;
+  };
+}
