@@ -157,7 +157,23 @@ async function writeNextRevision(tx: Transaction, ctx: MemoryCallContext, previo
   return insertNodeRow(tx, nodeValues(ctx, draft, { id, revision: previous.revision + 1, lineageId: previous.lineageId, supersedesId: previous.id }, now));
 }
 
-async function apply(tx: Transaction, env: Env, ctx: MemoryCallContext, index: number, prepared: Prepared): Promise<WriteOperationResult> {
+/**
+ * Statements whose answer a batch does not need (its audit rows): sent at once, pipelined with what
+ * follows on the transaction's connection, and awaited before commit, so a failure still aborts it.
+ */
+function pipelinedStatements() {
+  const pending: Promise<unknown>[] = [];
+  return {
+    send(statement: Promise<unknown>) {
+      statement.catch(() => {}); // awaited in settle()
+      pending.push(statement);
+    },
+    settle: () => Promise.all(pending),
+  };
+}
+type PipelinedStatements = ReturnType<typeof pipelinedStatements>;
+
+async function apply(tx: Transaction, env: Env, ctx: MemoryCallContext, index: number, prepared: Prepared, audits: PipelinedStatements): Promise<WriteOperationResult> {
   const { op } = prepared;
   const reason = op.reason ?? null;
   const done = (row: MemoryNodeRow, status: WriteOperationResult["status"], message: string, extra: Partial<WriteOperationResult> = {}): WriteOperationResult => ({
@@ -177,17 +193,17 @@ async function apply(tx: Transaction, env: Env, ctx: MemoryCallContext, index: n
     const notes = draft.notes.length ? { notes: draft.notes } : {};
     const existing = await findActiveInSlot(tx, { tenantId: ctx.tenantId, scope: draft.scope, key: draft.key, forUpdate: true });
     if (existing && sameContent(existing, draft)) {
-      await recordAudit(tx, ctx, { eventType: "noop", nodeId: existing.id, lineageId: existing.lineageId, scope: draft.scope, reason: reason ?? "same slot, same content" });
+      audits.send(recordAudit(tx, ctx, { eventType: "noop", nodeId: existing.id, lineageId: existing.lineageId, scope: draft.scope, reason: reason ?? "same slot, same content" }));
       return done(existing, "noop", `Memory ${existing.id} (${existing.key}) already says this; nothing changed. Do not repeat this write.`, notes);
     }
     if (existing) {
       const row = await writeNextRevision(tx, ctx, existing, draft, env.now);
-      await recordAudit(tx, ctx, { eventType: "supersede", nodeId: row.id, lineageId: row.lineageId, scope: draft.scope, reason, before: auditSnapshot(existing), after: auditSnapshot(row) });
+      audits.send(recordAudit(tx, ctx, { eventType: "supersede", nodeId: row.id, lineageId: row.lineageId, scope: draft.scope, reason, before: auditSnapshot(existing), after: auditSnapshot(row) }));
       return done(row, "superseded", `Saved revision ${row.revision} of ${row.key} as ${row.id}; it replaces ${existing.id}. This write is done; do not repeat it.`, { previousId: existing.id, ...notes });
     }
     const id = newId("mem");
     const row = await insertNodeRow(tx, nodeValues(ctx, draft, { id, revision: 1, lineageId: id, supersedesId: null }, env.now));
-    await recordAudit(tx, ctx, { eventType: "create", nodeId: row.id, lineageId: row.lineageId, scope: draft.scope, reason, after: auditSnapshot(row) });
+    audits.send(recordAudit(tx, ctx, { eventType: "create", nodeId: row.id, lineageId: row.lineageId, scope: draft.scope, reason, after: auditSnapshot(row) }));
     return done(row, "created", `Saved ${row.key} as ${row.id}. This write is done; do not repeat it.`, notes);
   }
 
@@ -197,7 +213,7 @@ async function apply(tx: Transaction, env: Env, ctx: MemoryCallContext, index: n
   if (op.op === "expire") {
     const row = await endActiveRevision(tx, { tenantId: ctx.tenantId, id: target.id, expectedRevision: op.expectedRevision, status: "expired", actor: ctx.actor, at: env.now });
     if (!row) throw new OperationFailure("conflict", "revision_mismatch", `Memory ${target.id} changed while expiring it; re-read and retry.`, { nodeId: target.id });
-    await recordAudit(tx, ctx, { eventType: "expire", nodeId: row.id, lineageId: row.lineageId, scope, reason, before: auditSnapshot(target), after: auditSnapshot(row) });
+    audits.send(recordAudit(tx, ctx, { eventType: "expire", nodeId: row.id, lineageId: row.lineageId, scope, reason, before: auditSnapshot(target), after: auditSnapshot(row) }));
     return done(row, "expired", `Memory ${row.id} is expired and will no longer be recalled. This write is done.`);
   }
 
@@ -222,7 +238,7 @@ async function apply(tx: Transaction, env: Env, ctx: MemoryCallContext, index: n
   // Sources of the earlier revision stay part of the new one's provenance.
   draft.sourceMessageIds = [...new Set([...target.sourceMessageIds, ...draft.sourceMessageIds])];
   if (op.op === "update" && sameContent(target, draft)) {
-    await recordAudit(tx, ctx, { eventType: "noop", nodeId: target.id, lineageId: target.lineageId, scope, reason: reason ?? "update without a change" });
+    audits.send(recordAudit(tx, ctx, { eventType: "noop", nodeId: target.id, lineageId: target.lineageId, scope, reason: reason ?? "update without a change" }));
     return done(target, "noop", `Memory ${target.id} already says this; nothing changed.`);
   }
   if (draft.key !== target.key) {
@@ -233,7 +249,7 @@ async function apply(tx: Transaction, env: Env, ctx: MemoryCallContext, index: n
   }
   const row = await writeNextRevision(tx, ctx, target, draft, env.now);
   const eventType = op.op === "update" ? "update" : "supersede";
-  await recordAudit(tx, ctx, { eventType, nodeId: row.id, lineageId: row.lineageId, scope, reason, before: auditSnapshot(target), after: auditSnapshot(row) });
+  audits.send(recordAudit(tx, ctx, { eventType, nodeId: row.id, lineageId: row.lineageId, scope, reason, before: auditSnapshot(target), after: auditSnapshot(row) }));
   const status = op.op === "update" ? "updated" : "superseded";
   return done(row, status, `Saved revision ${row.revision} of ${row.key} as ${row.id} (replaces ${target.id}). This write is done; do not repeat it.`, {
     previousId: target.id,
@@ -316,10 +332,11 @@ export async function memoryWrite(db: Database, ctx: MemoryCallContext, rawInput
           const locked = lockSlots(tx, ctx.tenantId, prepared);
           locked.catch(() => {}); // awaited below
           const results: WriteOperationResult[] = [];
+          const audits = pipelinedStatements();
           try {
             for (const [index, item] of prepared.entries()) {
               try {
-                results.push(await apply(tx, env, ctx, index, item));
+                results.push(await apply(tx, env, ctx, index, item, audits));
               } catch (error) {
                 if (!(error instanceof OperationFailure)) throw error;
                 failures.set(index, error);
@@ -327,15 +344,21 @@ export async function memoryWrite(db: Database, ctx: MemoryCallContext, rawInput
               }
             }
           } catch (error) {
-            // A failed lock (a deadlock, a dropped connection) is the cause; the reads after it only saw an aborted transaction.
+            // A failed lock or audit insert (a deadlock, a dropped connection) is the cause; the
+            // statements after it only saw an aborted transaction.
             await locked;
+            await audits.settle();
             throw error;
           }
           await locked;
-          // New revisions get their vector from the job queue; the write never waits on a provider.
-          await enqueueEmbedJobs(tx, { tenantId: ctx.tenantId, targets: results.filter((r) => r.nodeId && r.status !== "noop" && r.status !== "expired").map((r) => ({ kind: "node" as const, id: r.nodeId! })) });
           const answer: MemoryWriteResult = { done: true, message: summarize(results, true), results };
-          if (idem) await storeIdempotentResponse(tx, { ...idem, response: answer });
+          // The audit rows, the embedding jobs (new revisions get their vector from the queue; the
+          // write never waits on a provider) and the idempotent reply go out together.
+          await Promise.all([
+            audits.settle(),
+            enqueueEmbedJobs(tx, { tenantId: ctx.tenantId, targets: results.filter((r) => r.nodeId && r.status !== "noop" && r.status !== "expired").map((r) => ({ kind: "node" as const, id: r.nodeId! })) }),
+            idem ? storeIdempotentResponse(tx, { ...idem, response: answer }) : undefined,
+          ]);
           return answer;
         });
       } catch (error) {
