@@ -70,6 +70,9 @@ export async function buildMemoryContext(db: DbOrTx, ctx: MemoryCallContext, raw
   try {
     const tenantId = ctx.tenantId;
     const sessionReadable = sessionId !== undefined && scopeAllowed({ type: "session", id: sessionId }, ctx.readScopes);
+    const latestSummary = (id: string) => settle(async () => (await getLatestSummary(db, { tenantId, sessionId: id })) ?? null);
+    // Readable by scope (the usual case): the summary is read together with the rest.
+    const summaryByScope = sessionId && sessionReadable ? latestSummary(sessionId) : undefined;
     const [recent, standing, relevant] = await Promise.all([
       settle(async () => (sessionId ? loadRecentMessages(db, { tenantId, scopes: ctx.readScopes, sessionId, limit: input.recentMessageLimit }) : ([] as RecentMessage[]))),
       settle(() => loadStandingNodes(db, { tenantId, scopes, now })),
@@ -81,7 +84,8 @@ export async function buildMemoryContext(db: DbOrTx, ctx: MemoryCallContext, raw
     ]);
     // A session's summary is as readable as its messages: by its session scope, or by owning them.
     const canReadSession = sessionReadable || (recent.ok && recent.value.length > 0);
-    const summary = await settle(async () => (sessionId && canReadSession ? ((await getLatestSummary(db, { tenantId, sessionId })) ?? null) : null));
+    const noSummary: Part<null> = { ok: true, value: null };
+    const summary = summaryByScope ? await summaryByScope : sessionId && canReadSession ? await latestSummary(sessionId) : noSummary;
 
     // Parts that went to the database: when every one of them failed, the store is down.
     const attempted: [string, Part<unknown>][] = [["standing memories", standing]];
