@@ -62,13 +62,12 @@ async function serveTrpc(req: IncomingMessage, res: ServerResponse, path: string
 }
 
 async function serveMcp(req: IncomingMessage, res: ServerResponse, getDb: () => Promise<Database>) {
-  let bytes: Uint8Array | null = null;
   let response: Response;
   const body = req.method === "POST" ? await readNodeBodyWithin(req, AGENT_MAX_BODY_BYTES) : null;
   if (body && !body.ok) {
     response = mcpPayloadTooLarge(body.maxBytes);
   } else {
-    bytes = body?.bytes ?? null;
+    const bytes = body?.bytes ?? null;
     const url = new URL(req.url ?? "/api/mcp", `http://${req.headers.host ?? "localhost"}`);
     const request = new Request(url, { method: req.method, headers: headersOf(req), body: bytes?.byteLength ? (bytes as BodyInit) : null });
     response = await serveMcpRequest(request, await getDb());

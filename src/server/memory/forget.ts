@@ -3,6 +3,7 @@ import type { Database, Transaction } from "~/db/types";
 import { memoryNodes, type MemoryNodeRow } from "~/db/schema";
 import { badRequest } from "~/server/errors";
 import { recordAudit } from "./audit";
+import { pipelinedStatements } from "./pipelined";
 import { isAgent, type MemoryCallContext } from "./context";
 import { loadKindRegistry, type KindRegistry } from "./custom-kinds";
 import { eraseLineages } from "./erase";
@@ -114,14 +115,21 @@ export async function memoryForget(db: Database, ctx: MemoryCallContext, rawInpu
     const now = new Date();
     const resolved = await resolveTargets(tx, registry, ctx, input);
     if (!Array.isArray(resolved)) return resolved;
+    const audits = pipelinedStatements();
     let result: MemoryForgetResult;
     if (input.mode === "soft") {
       const deletedIds: string[] = [];
-      for (const row of resolved) {
-        const ended = await endActiveRevision(tx, { tenantId: ctx.tenantId, id: row.id, expectedRevision: row.revision, status: "deleted", actor: ctx.actor, at: now });
-        if (!ended) continue;
-        deletedIds.push(ended.id);
-        await recordAudit(tx, ctx, { eventType: "delete", nodeId: row.id, lineageId: row.lineageId, scope: { type: row.scopeType, id: row.scopeId }, reason: input.reason, before: auditSnapshot(row) });
+      try {
+        for (const row of resolved) {
+          const ended = await endActiveRevision(tx, { tenantId: ctx.tenantId, id: row.id, expectedRevision: row.revision, status: "deleted", actor: ctx.actor, at: now });
+          if (!ended) continue;
+          deletedIds.push(ended.id);
+          audits.send(recordAudit(tx, ctx, { eventType: "delete", nodeId: row.id, lineageId: row.lineageId, scope: { type: row.scopeType, id: row.scopeId }, reason: input.reason, before: auditSnapshot(row) }));
+        }
+      } catch (error) {
+        // A failed audit insert is the cause of whatever failed after it.
+        await audits.settle();
+        throw error;
       }
       result = {
         done: true,
@@ -132,7 +140,7 @@ export async function memoryForget(db: Database, ctx: MemoryCallContext, rawInpu
     } else {
       const lineageIds = [...new Set(resolved.map((r) => r.lineageId))];
       const receipt = await eraseLineages(tx, { tenantId: ctx.tenantId, lineageIds, eraseEvidence: input.eraseEvidence, now });
-      await recordAudit(tx, ctx, { eventType: "hard_delete", reason: input.reason, metadata: { receipt } });
+      audits.send(recordAudit(tx, ctx, { eventType: "hard_delete", reason: input.reason, metadata: { receipt } }));
       result = {
         done: true,
         mode: "hard",
@@ -141,7 +149,7 @@ export async function memoryForget(db: Database, ctx: MemoryCallContext, rawInpu
         message: `Erased ${lineageIds.length} memor${lineageIds.length === 1 ? "y" : "ies"} (${receipt.revisionsRemoved} revisions${input.eraseEvidence ? `, ${receipt.messagesRemoved} evidence messages` : ""}) permanently. This is done.`,
       };
     }
-    if (idem) await storeIdempotentResponse(tx, { ...idem, response: result });
+    await Promise.all([audits.settle(), idem ? storeIdempotentResponse(tx, { ...idem, response: result }) : undefined]);
     return result;
   }));
 }

@@ -5,6 +5,7 @@ import { badRequest } from "~/server/errors";
 import { newId } from "~/server/ids";
 import { getTenant } from "~/server/tenants/policy";
 import { recordAudit } from "./audit";
+import { pipelinedStatements, type PipelinedStatements } from "./pipelined";
 import type { MemoryCallContext } from "./context";
 import { loadKindRegistry, type KindRegistry } from "./custom-kinds";
 import { enqueueEmbedJobs } from "./embeddings";
@@ -156,22 +157,6 @@ async function writeNextRevision(tx: Transaction, ctx: MemoryCallContext, previo
   }
   return insertNodeRow(tx, nodeValues(ctx, draft, { id, revision: previous.revision + 1, lineageId: previous.lineageId, supersedesId: previous.id }, now));
 }
-
-/**
- * Statements whose answer a batch does not need (its audit rows): sent at once, pipelined with what
- * follows on the transaction's connection, and awaited before commit, so a failure still aborts it.
- */
-function pipelinedStatements() {
-  const pending: Promise<unknown>[] = [];
-  return {
-    send(statement: Promise<unknown>) {
-      statement.catch(() => {}); // awaited in settle()
-      pending.push(statement);
-    },
-    settle: () => Promise.all(pending),
-  };
-}
-type PipelinedStatements = ReturnType<typeof pipelinedStatements>;
 
 async function apply(tx: Transaction, env: Env, ctx: MemoryCallContext, index: number, prepared: Prepared, audits: PipelinedStatements): Promise<WriteOperationResult> {
   const { op } = prepared;
