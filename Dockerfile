@@ -1,4 +1,4 @@
-# Production image: build once, serve with scripts/server.ts (agent endpoint + Next.js). Migrations run at start-up.
+# Production image: build once, serve with scripts/server.mjs (agent listener + Next.js). Migrations run at start-up.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -12,4 +12,4 @@ ENV NODE_ENV=production PORT=3000 MEMORY_DATA_DIR=/data
 COPY --from=build /app /app
 VOLUME /data
 EXPOSE 3000
-CMD ["node", "--import", "tsx", "scripts/server.ts"]
+CMD ["node", "scripts/server.mjs"]

@@ -3,7 +3,7 @@
 //
 // Load benchmark of the agent tool endpoint. Seeds a fresh database (server mode: a new
 // `memory_bench_<time>` database on the Postgres server, dropped afterwards unless --keep; embedded:
-// a PGlite directory in a temporary folder), starts the production server (scripts/server.ts as `npm start` runs it, one or two
+// a PGlite directory in a temporary folder), starts the production server (scripts/server.mjs as `npm start` runs it, one or two
 // instances), drives POST /api/trpc/tools.<tool> with a mixed workload from a separate process at
 // fixed concurrency levels, and replays the same searches' SQL straight against the database (the
 // floor). Writes bench/results/load-<mode>-<time>.json and prints a table.

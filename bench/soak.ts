@@ -2,7 +2,7 @@
 // (see bench/README.md)
 //
 // Soak benchmark: the load benchmark's mixed workload (search 70 %, context 10 %, write 15 %, forget 5 %)
-// at one fixed concurrency for many minutes against one production server (scripts/server.ts, as `npm start`) on a freshly
+// at one fixed concurrency for many minutes against one production server (scripts/server.mjs, as `npm start`) on a freshly
 // seeded database, after a warm-up that lasts until the server's memory stops climbing (the V8 heap
 // grows for a minute or two under load before it settles). It reads the serving process's resident
 // memory (/proc) every second and, every interval, samples the Postgres backends and the requests

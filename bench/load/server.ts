@@ -1,4 +1,4 @@
-// Starts the production server (scripts/server.ts, as `npm start` does) for the load benchmark: one or more instances on free
+// Starts the production server (scripts/server.mjs, as `npm start` does) for the load benchmark: one or more instances on free
 // ports, logs to files, ready once /api/trpc/health.check answers. Only processes started here are
 // ever stopped here, by their own pid.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";

@@ -4,7 +4,8 @@ test("health reports embedded mode, schema version and extension versions", asyn
   const response = await request.get("/api/health");
   expect(response.ok()).toBe(true);
   const body = await response.json();
-  expect(body).toMatchObject({ status: "ok", database: { mode: "embedded" } });
+  // npm start's server answers agent calls in front of Next.js (scripts/server.mjs).
+  expect(body).toMatchObject({ status: "ok", database: { mode: "embedded" }, agentEndpoint: "listener" });
   expect(body.database.schemaVersion).toMatch(/^\d{4}_/);
   expect(body.database.extensions.vector).toMatch(/^\d+\.\d+/);
   expect(body.database.extensions.pg_trgm).toMatch(/^\d+\.\d+/);

@@ -2,10 +2,13 @@ import { sql } from "drizzle-orm";
 import type { DatabaseHandle } from "~/db/client";
 import { schemaVersion } from "~/db/migrate";
 import { queryRows } from "~/db/raw";
+import { agentFrontDoor } from "~/server/http/front-door";
 
 export type Health = {
   status: "ok";
   database: { mode: "embedded" | "server"; schemaVersion: string | null; extensions: Record<string, string>; postgres: string };
+  /** `listener`: agent calls are answered in front of Next.js (scripts/server.mjs); `next-routes`: by its routes. */
+  agentEndpoint: "listener" | "next-routes";
 };
 
 export async function getHealth(handle: DatabaseHandle): Promise<Health> {
@@ -22,5 +25,6 @@ export async function getHealth(handle: DatabaseHandle): Promise<Health> {
       extensions: Object.fromEntries(extensions.map((e) => [e.extname, e.extversion])),
       postgres: pg?.v ?? "unknown",
     },
+    agentEndpoint: agentFrontDoor(),
   };
 }

@@ -1,9 +1,11 @@
-import { getDatabase } from "~/db/client";
+import { getDatabase, getDb } from "~/db/client";
 import { ensureEmbeddingIndex } from "~/db/embedding-index";
 import { env } from "~/env";
 import { countUsers } from "~/server/auth/accounts";
 import { scheduleMaintenance } from "~/server/jobs/maintenance";
 import { runWorkerLoop } from "~/server/jobs/run";
+import { createAgentListener } from "~/server/http/agent-listener";
+import { publishAgentListener } from "~/server/http/front-door";
 import { log } from "~/server/log";
 import { flushAllQueryLogs } from "~/server/memory/retrieval/query-log";
 
@@ -19,6 +21,8 @@ export async function startServer() {
     log("info", `Sign in at ${base}/sign-in`);
     // Retention pruning in both modes; PGlite has no autovacuum, so there the server also vacuums and analyzes.
     scheduleMaintenance(handle.db, { vacuum: handle.mode === "embedded" });
+    // scripts/server.mjs answers agent calls with it, in front of Next.js.
+    publishAgentListener(createAgentListener(getDb));
     // Next.js drains requests and exits on these signals; the buffered query-log rows go out meanwhile.
     for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void flushAllQueryLogs());
     if (env.MEMORY_INLINE_WORKER) {

@@ -7,7 +7,7 @@ import { createKey, createOrg, trpcHttp } from "../support/agents";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 
 /**
- * The agent listener in front of Next.js (scripts/server.ts): agent calls get the same answers as
+ * The agent listener in front of Next.js (scripts/server.mjs): agent calls get the same answers as
  * through the Next.js route (the fetch adapter, `trpcHttp`), everything else passes through.
  */
 describe(`agent listener (${TEST_BACKEND})`, () => {

@@ -6,6 +6,7 @@ import { logServerError } from "~/server/log";
 import { logTrpcError, payloadTooLargeBody, retryAfterMeta, TRPC_ENDPOINT, trpcBodyLimit } from "~/server/api/trpc-http";
 import { AGENT_MAX_BODY_BYTES, readNodeBodyWithin } from "~/server/rate-limit/body-limit";
 import { mcpPayloadTooLarge, serveMcpRequest } from "~/server/tools/mcp";
+import type { AgentListener } from "./front-door";
 
 /**
  * The agent endpoints (tRPC `tools.*` and `me.agent`, and MCP) served straight from Node's HTTP
@@ -76,8 +77,6 @@ async function serveMcp(req: IncomingMessage, res: ServerResponse, getDb: () => 
   res.writeHead(response.status, { ...Object.fromEntries(response.headers), "content-length": out.byteLength });
   res.end(out);
 }
-
-export type AgentListener = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 /** A listener that serves `req` when it is an agent call and says so; otherwise leaves it alone and returns false. */
 export function createAgentListener(getDb: () => Promise<Database>): AgentListener {
