@@ -12,7 +12,7 @@ import { nodeWhere } from "~/server/memory/retrieval/node-search";
 import { queryTerms } from "~/server/memory/retrieval/query-terms";
 import { flushQueryLog } from "~/server/memory/retrieval/query-log";
 import { memorySearch } from "~/server/memory/retrieval/search";
-import { COMMON_TERM_SHARE, fullTextHits, NODE_SOURCE } from "~/server/memory/retrieval/signals";
+import { COMMON_TERM_SHARE, fullTextHits, NODE_SOURCE, scopeStats } from "~/server/memory/retrieval/signals";
 import { termShare, termShares } from "~/server/memory/retrieval/term-shares";
 import { memoryWrite } from "~/server/memory/write";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
@@ -312,5 +312,30 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     const [row] = await queryRows<{ n: number; ws: number }>(handle.db, sql`select array_length(show_trgm('香菜'), 1) as n, word_similarity('香菜', '用户 不吃 香菜 cilantro') as ws`);
     expect(Number(row!.n)).toBeGreaterThan(0);
     expect(Number(row!.ws)).toBe(1);
+  });
+
+  it("counts BM25 statistics per scope and sums them to exactly the whole scope's", async () => {
+    const tenantId = await createTenant(handle.db);
+    const ctx = agentContext(tenantId);
+    const card = (scope: string, n: number, words: string) => create("custom_fact", { title: `Fact ${n}`, content: words, valueJson: words }, { scope, itemKey: `fact_${n}` });
+    await writeCards(
+      handle.db,
+      ctx,
+      card("user:u1", 1, "short"),
+      card("user:u1", 2, "a somewhat longer sentence about the budget review"),
+      card("session:s1", 3, "session words here"),
+      card("workspace:w1", 4, "workspace card with quite a few more words than the others have"),
+    );
+    const registry = await loadKindRegistry(handle.db, tenantId);
+    const scopes = ["user:u1", "session:s1", "workspace:w1", "global"].map(parseScopePattern);
+    const where = (s: typeof scopes) => nodeWhere({ tenantId, scopes: s, filter: {}, registry, statuses: ["active"] });
+    const whole = await scopeStats(handle.db, NODE_SOURCE, where(scopes));
+    const parts = scopes.map((scope, i) => ({ key: `stats-test-${tenantId}-${i}`, where: where([scope]) }));
+    const summed = await scopeStats(handle.db, NODE_SOURCE, where(scopes), undefined, parts);
+    expect(whole.n).toBe(4);
+    expect(summed.n).toBe(whole.n);
+    expect(summed.avglen).toBeCloseTo(whole.avglen, 9);
+    // Cached per part: a second caller sharing the workspace reads it from the cache, and the answer is the same.
+    expect(await scopeStats(handle.db, NODE_SOURCE, where(scopes), undefined, parts)).toEqual(summed);
   });
 });

@@ -8,7 +8,7 @@ import { scopePatternsCondition } from "../scope-sql";
 import { boostedScore, reciprocalRankFusion, relativeFloor, type SignalHits } from "./fusion";
 import type { QueryTerm } from "./query-terms";
 import type { ScoreComponents, SearchHit } from "./search-schema";
-import { fullTextHits, NODE_SOURCE, trigramHits, vectorHits } from "./signals";
+import { fullTextHits, NODE_SOURCE, trigramHits, vectorHits, type StatsPart } from "./signals";
 
 /** Cards of the tenant in the given scopes and statuses matching the structured filter. Tenant first. */
 export function nodeWhere(params: { tenantId: string; scopes: readonly ScopePattern[]; filter: NodeFilter; registry: KindRegistry; statuses: readonly NodeStatus[] }): SQL {
@@ -72,11 +72,13 @@ export async function rankNodesByText(
     now: Date;
     /** Cache key for the scope's corpus statistics. */
     statsKey?: string;
+    /** The scope's disjoint parts for those statistics (see scopeStats). */
+    statsParts?: readonly StatsPart[];
   },
 ): Promise<RankedNode[]> {
   const { where, candidates } = params;
   const lists: SignalHits[] = [];
-  const fullText = await fullTextHits(db, { source: NODE_SOURCE, where, terms: params.terms, limit: candidates, minimum: Math.ceil(candidates / 4), statsKey: params.statsKey });
+  const fullText = await fullTextHits(db, { source: NODE_SOURCE, where, terms: params.terms, limit: candidates, minimum: Math.ceil(candidates / 4), statsKey: params.statsKey, statsParts: params.statsParts });
   lists.push({ signal: "fullText", weight: NODE_SIGNAL_WEIGHTS.fullText, hits: relativeFloor(fullText, FULL_TEXT_FLOOR) });
   // Trigrams rescue a short lookup full text missed (a typo, a partial word); they cost a scan.
   if (fullText.length < params.candidates / 4 && params.terms.filter((t) => t.weight >= 1).length <= TRIGRAM_MAX_TERMS) {

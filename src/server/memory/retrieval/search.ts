@@ -62,6 +62,12 @@ function plan(input: ParsedInput): Plan {
 
 type Candidates = { exact: MemoryNode[]; relevant: (MemoryNode & { score?: SearchHit["score"]; matchedBy: SearchHit["matchedBy"] })[]; evidence?: EvidenceHit[]; warnings: string[] };
 
+/** The scopes, once each, when none is a wildcard: then they are disjoint and their counts add up. */
+function exactScopes(scopes: readonly ScopePattern[]): ScopePattern[] | undefined {
+  if (scopes.some((s) => s.id === "*")) return undefined;
+  return [...new Map(scopes.map((s) => [`${s.type}:${s.id}`, s])).values()];
+}
+
 async function currentCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, input: ParsedInput, scopes: ScopePattern[], registry: KindRegistry, options: SearchOptions, now: Date): Promise<Candidates> {
   const limit = input.limit ?? SEARCH_LIMITS.defaultLimit;
   const warnings: string[] = [];
@@ -91,6 +97,10 @@ async function currentCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, in
       candidates: Math.max(limit * 4, 40),
       now,
       statsKey: JSON.stringify([ctx.tenantId, scopes, p.narrowing]),
+      statsParts: exactScopes(scopes)?.map((scope) => ({
+        key: JSON.stringify([ctx.tenantId, scope, p.narrowing]),
+        where: nodeWhere({ ...base, scopes: [scope], filter: p.narrowing, statuses: HISTORY_STATUSES }),
+      })),
     });
     for (const r of ranked) if (!exactIds.has(r.row.id)) relevant.push({ ...toMemoryNode(r.row), score: r.score, matchedBy: r.matchedBy });
     if (input.includeEvidence) {
