@@ -22,8 +22,6 @@ const schema = z.object({
   NEXTAUTH_SECRET: z.preprocess(emptyToUndefined, z.string().min(16).optional()),
   NEXTAUTH_URL: z.preprocess(emptyToUndefined, z.string().url().optional()),
   PORT: z.coerce.number().int().default(3000),
-  /** Address the server listens on (`127.0.0.1` keeps it off the network). */
-  HOST: z.preprocess(emptyToUndefined, z.string().default("0.0.0.0")),
   /** Anyone may create an account (each gets an own tenant). Off: only the first account, then admins add people. */
   MEMORY_OPEN_SIGNUP: booleanFlag,
   GITHUB_ID: z.preprocess(emptyToUndefined, z.string().optional()),

@@ -29,6 +29,8 @@ export function agentTrpcPath(url: string | undefined): string | null {
 
 const isMcpPath = (url: string | undefined) => url === "/api/mcp" || url?.startsWith("/api/mcp?") === true;
 
+const utf8 = new TextDecoder();
+
 function headersOf(req: IncomingMessage): Headers {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
@@ -49,7 +51,7 @@ async function serveTrpc(req: IncomingMessage, res: ServerResponse, path: string
     const body = await readNodeBodyWithin(req, trpcBodyLimit(req.headers.authorization !== undefined));
     if (!body.ok) return sendJson(res, 413, payloadTooLargeBody(body.maxBytes), true);
     // tRPC's Node adapter takes a body already read from `req.body`.
-    (req as IncomingMessage & { body?: string }).body = Buffer.from(body.bytes).toString("utf8");
+    (req as IncomingMessage & { body?: string }).body = utf8.decode(body.bytes);
   }
   await nodeHTTPRequestHandler({
     req,

@@ -59,7 +59,7 @@ export function readNodeBodyWithin(req: IncomingMessage, maxBytes: number): Prom
     };
     const onEnd = () => {
       stop();
-      resolve({ ok: true, bytes: new Uint8Array(Buffer.concat(chunks, total)) });
+      resolve({ ok: true, bytes: Buffer.concat(chunks, total) });
     };
     const onError = (error: Error) => {
       stop();

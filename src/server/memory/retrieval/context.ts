@@ -84,8 +84,7 @@ export async function buildMemoryContext(db: DbOrTx, ctx: MemoryCallContext, raw
     ]);
     // A session's summary is as readable as its messages: by its session scope, or by owning them.
     const canReadSession = sessionReadable || (recent.ok && recent.value.length > 0);
-    const noSummary: Part<null> = { ok: true, value: null };
-    const summary = summaryByScope ? await summaryByScope : sessionId && canReadSession ? await latestSummary(sessionId) : noSummary;
+    const summary = await (summaryByScope ?? (sessionId && canReadSession ? latestSummary(sessionId) : settle(async () => null)));
 
     // Parts that went to the database: when every one of them failed, the store is down.
     const attempted: [string, Part<unknown>][] = [["standing memories", standing]];
