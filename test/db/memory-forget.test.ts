@@ -20,7 +20,7 @@ async function write(db: Database, ctx: MemoryCallContext, kind: string, itemKey
   return result.results[0]!;
 }
 
-/** Every row of every public table that mentions `needle`, as "table: count". */
+/** Every public table with rows that mention `needle`, as "table: count", by table name. */
 async function tablesMentioning(db: Database, needle: string): Promise<string[]> {
   const tables = await queryRows<{ name: string }>(db, sql`select table_name as name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`);
   const hits: string[] = [];
@@ -28,7 +28,7 @@ async function tablesMentioning(db: Database, needle: string): Promise<string[]>
     const [row] = await queryRows<{ n: number }>(db, sql.raw(`select count(*)::int as n from "${name}" t where t::text like '%${needle.replace(/'/g, "''")}%'`));
     if ((row?.n ?? 0) > 0) hits.push(`${name}: ${row!.n}`);
   }
-  return hits;
+  return hits.sort();
 }
 
 describe(`memory_forget (${TEST_BACKEND})`, () => {
