@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { memoryChunks, memoryEmbeddings, memoryJobs, memoryMessages, memoryNodes } from "~/db/schema";
 import type { DbOrTx } from "~/db/types";
 import { newId } from "~/server/ids";
 import { isZeroVector, type EmbeddingProvider } from "~/server/providers/embeddings/types";
+import { anyOf } from "~/db/any-of";
 
 /**
  * Vectors for cards, evidence messages and memory-tree chunks, stored per (owner, model) in
@@ -46,14 +47,14 @@ async function loadTexts(db: DbOrTx, tenantId: string, kind: EmbedTargetKind, id
     const rows = await db
       .select({ id: memoryNodes.id, title: memoryNodes.title, content: memoryNodes.content, tags: memoryNodes.tags, entities: memoryNodes.entities, valueJson: memoryNodes.valueJson })
       .from(memoryNodes)
-      .where(and(eq(memoryNodes.tenantId, tenantId), inArray(memoryNodes.id, ids)));
+      .where(and(eq(memoryNodes.tenantId, tenantId), anyOf(memoryNodes.id, ids)));
     return new Map(rows.map((row) => [row.id, nodeEmbeddingText(row)]));
   }
   const table = kind === "message" ? memoryMessages : memoryChunks;
   const rows = await db
     .select({ id: table.id, content: table.content })
     .from(table)
-    .where(and(eq(table.tenantId, tenantId), inArray(table.id, ids)));
+    .where(and(eq(table.tenantId, tenantId), anyOf(table.id, ids)));
   return new Map(rows.map((row) => [row.id, evidenceEmbeddingText(row.content)]));
 }
 
@@ -64,7 +65,7 @@ async function storedHashes(db: DbOrTx, tenantId: string, model: string, kind: E
   const rows = await db
     .select({ owner, hash: memoryEmbeddings.contentHash })
     .from(memoryEmbeddings)
-    .where(and(eq(memoryEmbeddings.tenantId, tenantId), eq(memoryEmbeddings.model, model), inArray(owner, ids)));
+    .where(and(eq(memoryEmbeddings.tenantId, tenantId), eq(memoryEmbeddings.model, model), anyOf(owner, ids)));
   return new Map(rows.filter((r) => r.owner !== null).map((r) => [r.owner!, r.hash]));
 }
 

@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto";
-import { and, asc, count, desc, eq, inArray, lt, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, lt, sql, type SQL } from "drizzle-orm";
 import { memoryMessages } from "~/db/schema";
 import type { Database, DbOrTx } from "~/db/types";
 import { badRequest } from "~/server/errors";
 import type { MemoryCallContext } from "./context";
 import { ingestCapturedMessages, type CapturedMessage } from "~/server/tree/ingest";
 import { segmentForSearch } from "./segment";
+import { anyOf } from "~/db/any-of";
 
 /**
  * The message log (000 layer 1): trusted evidence the host captured, append-only. Ids are
@@ -288,7 +289,7 @@ export async function getMessagesByIds(db: DbOrTx, params: { tenantId: string; i
   return db
     .select(messageColumns)
     .from(memoryMessages)
-    .where(and(eq(memoryMessages.tenantId, params.tenantId), inArray(memoryMessages.id, ids)))
+    .where(and(eq(memoryMessages.tenantId, params.tenantId), anyOf(memoryMessages.id, ids)))
     .orderBy(asc(memoryMessages.seq));
 }
 
@@ -306,7 +307,7 @@ export async function resolveTrustedMessageIds(
   const rows = await db
     .select({ id: memoryMessages.id })
     .from(memoryMessages)
-    .where(and(eq(memoryMessages.tenantId, params.tenantId), eq(memoryMessages.sessionId, params.sessionId), inArray(memoryMessages.id, ids)));
+    .where(and(eq(memoryMessages.tenantId, params.tenantId), eq(memoryMessages.sessionId, params.sessionId), anyOf(memoryMessages.id, ids)));
   const found = new Set(rows.map((row) => row.id));
   return ids.filter((id) => found.has(id));
 }
@@ -353,7 +354,7 @@ export async function listSessions(
       and(
         eq(memoryMessages.tenantId, params.tenantId),
         params.userScopeId !== undefined ? eq(memoryMessages.userScopeId, params.userScopeId) : undefined,
-        params.sessionIds !== undefined ? inArray(memoryMessages.sessionId, [...params.sessionIds]) : undefined,
+        params.sessionIds !== undefined ? anyOf(memoryMessages.sessionId, params.sessionIds) : undefined,
       ),
     )
     .groupBy(memoryMessages.sessionId)

@@ -6,6 +6,7 @@ import { badRequest, ServiceError } from "~/server/errors";
 import { newId } from "~/server/ids";
 import type { MemoryCallContext } from "./context";
 import { pgErrorCode } from "./pg-errors";
+import { anyOf } from "~/db/any-of";
 
 /**
  * Chained summaries (000 layer 2): summary_001 → summary_002 → … per session. A new summary reads only
@@ -206,7 +207,7 @@ export async function getSummaryChain(
   const rows = await db
     .select()
     .from(memorySummaries)
-    .where(and(eq(memorySummaries.tenantId, params.tenantId), inArray(memorySummaries.id, ids)));
+    .where(and(eq(memorySummaries.tenantId, params.tenantId), anyOf(memorySummaries.id, ids)));
   const byId = new Map(rows.map((row) => [row.id, row]));
   return ids.map((id) => byId.get(id)).filter((row): row is MemorySummary => row !== undefined);
 }

@@ -47,6 +47,11 @@ export type Jsonify<T> = T extends Date
       ? { [K in keyof T]: Jsonify<T[K]> }
       : T;
 const jsonify = <T>(value: T): Jsonify<T> => JSON.parse(JSON.stringify(value)) as Jsonify<T>;
+/**
+ * A result that already is plain JSON (no Date: cards carry ISO strings), passed on as is: the JSON
+ * round trip of `jsonify` cost ~3 % of a search's server CPU under load. The type checks the claim.
+ */
+const alreadyJson = <T>(value: T & Jsonify<T>): Jsonify<T> => value;
 
 export type MemoryGetResult = {
   found: boolean;
@@ -165,7 +170,7 @@ const TOOLS: { [N in ToolName]: ToolDefinition<N> } = {
     async run(call) {
       const { db, args } = call;
       const ctx = await context(call);
-      return jsonify(await memorySearch(db, ctx, args));
+      return alreadyJson(await memorySearch(db, ctx, args));
     },
   },
   memory_get: {

@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, lte, or, sql, type SQL } from "drizzle-orm";
+import { and, eq, isNull, lte, or, sql, type SQL } from "drizzle-orm";
 import { memoryChunks, memoryMessages } from "~/db/schema";
 import type { DbOrTx } from "~/db/types";
 import type { ScopePattern } from "../scope";
@@ -7,6 +7,7 @@ import { reciprocalRankFusion, round, type SignalHits } from "./fusion";
 import type { QueryTerm } from "./query-terms";
 import type { EvidenceHit, ScoreComponents } from "./search-schema";
 import { CHUNK_SOURCE, fullTextHits, MESSAGE_SOURCE, scopeStats, trigramHits, vectorHits, type FullTextHit, type TextSource } from "./signals";
+import { anyOf } from "~/db/any-of";
 
 /**
  * Evidence search: the message log (and memory-tree chunks, when there are any) ranked with the
@@ -23,8 +24,8 @@ export function evidenceScopeCondition(table: EvidenceTable, scopes: readonly Sc
   const userIds = scopes.filter((p) => p.type === "user").map((p) => p.id);
   const parts: SQL[] = [];
   if (anySession) parts.push(sql`true`);
-  else if (sessionIds.length) parts.push(inArray(table.sessionId, sessionIds));
-  if (userIds.length) parts.push(inArray(table.userScopeId, userIds));
+  else if (sessionIds.length) parts.push(anyOf(table.sessionId, sessionIds));
+  if (userIds.length) parts.push(anyOf(table.userScopeId, userIds));
   if (parts.length === 0) return sql`false`;
   return parts.length === 1 ? parts[0]! : or(...parts)!;
 }
@@ -163,13 +164,13 @@ export async function searchEvidence(db: DbOrTx, query: EvidenceQuery): Promise<
       ? db
           .select({ id: memoryMessages.id, sessionId: memoryMessages.sessionId, role: memoryMessages.role, content: memoryMessages.content, createdAt: memoryMessages.createdAt })
           .from(memoryMessages)
-          .where(and(eq(memoryMessages.tenantId, query.tenantId), inArray(memoryMessages.id, messageIds)))
+          .where(and(eq(memoryMessages.tenantId, query.tenantId), anyOf(memoryMessages.id, messageIds)))
       : [],
     chunkIds.length
       ? db
           .select({ id: memoryChunks.id, sessionId: memoryChunks.sessionId, role: memoryChunks.role, content: memoryChunks.content, createdAt: memoryChunks.occurredAt })
           .from(memoryChunks)
-          .where(and(eq(memoryChunks.tenantId, query.tenantId), inArray(memoryChunks.id, chunkIds)))
+          .where(and(eq(memoryChunks.tenantId, query.tenantId), anyOf(memoryChunks.id, chunkIds)))
       : [],
   ]);
   type Row = { id: string; sessionId: string; role: string; content: string; createdAt: Date };

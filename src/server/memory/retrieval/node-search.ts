@@ -9,6 +9,7 @@ import { boostedScore, reciprocalRankFusion, relativeFloor, type SignalHits } fr
 import type { QueryTerm } from "./query-terms";
 import type { ScoreComponents, SearchHit } from "./search-schema";
 import { fullTextHits, NODE_SOURCE, trigramHits, vectorHits, type StatsPart } from "./signals";
+import { anyOf } from "~/db/any-of";
 
 /** Cards of the tenant in the given scopes and statuses matching the structured filter. Tenant first. */
 export function nodeWhere(params: { tenantId: string; scopes: readonly ScopePattern[]; filter: NodeFilter; registry: KindRegistry; statuses: readonly NodeStatus[] }): SQL {
@@ -42,7 +43,7 @@ export async function loadNodeRows(db: DbOrTx, tenantId: string, ids: readonly s
   const rows = await db
     .select()
     .from(memoryNodes)
-    .where(and(eq(memoryNodes.tenantId, tenantId), inArray(memoryNodes.id, [...ids])));
+    .where(and(eq(memoryNodes.tenantId, tenantId), anyOf(memoryNodes.id, ids)));
   return new Map(rows.map((row) => [row.id, row]));
 }
 
