@@ -97,7 +97,7 @@ async function main() {
     const paths: Stmt[][] = [];
     const inProcess = { coldMs: [] as number[], warmMs: [] as number[] };
     for (const s of searches) {
-      const captured = await captureSearch(capture, { secret: driverUsers[s.user]!.secret, queryText: s.queryText, sessionId: driverUsers[s.user]!.session });
+      const captured = await captureSearch(capture, { secret: driverUsers[s.user]!.secret, queryText: s.queryText, sessionId: driverUsers[s.user]!.session, rateLimit: Number(args["rate-limit"]) });
       paths.push(captured.statements);
       inProcess.coldMs.push(captured.coldMs);
       inProcess.warmMs.push(captured.warmMs);
@@ -124,7 +124,7 @@ async function main() {
     await capture.close();
 
     // ---- server ------------------------------------------------------------------------------------
-    const env = serverEnv(target, { runDir, stamp, poolMax: args["pool-max"] });
+    const env = serverEnv(target, { runDir, stamp, poolMax: args["pool-max"], rateLimit: args["rate-limit"] });
     log(`starting ${instances} server instance(s)`);
     const servers = (run.servers = await startServers({ count: instances, env, logDir: runDir }));
     log(`servers ${servers.urls.join(", ")} (pids ${servers.pids.join(", ")})`);

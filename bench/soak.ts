@@ -157,7 +157,7 @@ async function main() {
     const load = workload(seeded, { seed: Number(args.seed), searches: Number(args.searches) });
 
     log("starting the server");
-    const servers = (run.servers = await startServers({ count: 1, env: serverEnv(target, { runDir, stamp, poolMax: args["pool-max"] }), logDir: runDir }));
+    const servers = (run.servers = await startServers({ count: 1, env: serverEnv(target, { runDir, stamp, poolMax: args["pool-max"], rateLimit: args["rate-limit"] }), logDir: runDir }));
     const url = servers.urls[0]!;
     const pid = servingPid(servers.pids[0]!, Number(new URL(url).port));
     log(`server ${url}: started as pid ${servers.pids[0]}, serving pid ${pid}`);

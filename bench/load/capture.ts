@@ -4,7 +4,7 @@
 import type { Logger } from "drizzle-orm";
 import * as schema from "~/db/schema";
 import type { Database } from "~/db/types";
-import { authenticateAgentKey } from "~/server/auth/agent-auth";
+import { admitMeteredAgentCall } from "~/server/auth/agent-call";
 import { flushQueryLog } from "~/server/memory/retrieval/query-log";
 import { callTool } from "~/server/tools/registry";
 import type { Stmt } from "./driver";
@@ -71,11 +71,12 @@ export async function openCapture(target: { url: string } | { dataDir: string })
  */
 export async function captureSearch(
   handle: CaptureHandle & { recorder: Recorder },
-  request: { secret: string; queryText: string; sessionId: string },
+  /** `rateLimit`: the server's RATE_LIMIT_PER_MINUTE, so the key statement is the one the server runs. */
+  request: { secret: string; queryText: string; sessionId: string; rateLimit: number },
 ): Promise<{ statements: Stmt[]; coldMs: number; warmMs: number }> {
   const run = async () => {
     const t0 = performance.now();
-    const { apiKey, limits } = await authenticateAgentKey(handle.db, request.secret);
+    const { apiKey, limits } = await admitMeteredAgentCall(handle.db, request.secret, { defaultLimit: request.rateLimit });
     await callTool(handle.db, apiKey, { name: "memory_search", arguments: { queryText: request.queryText }, turn: { sessionId: request.sessionId } }, limits);
     return performance.now() - t0;
   };

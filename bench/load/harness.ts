@@ -20,6 +20,8 @@ export const BENCH_OPTIONS = {
     keep: { type: "boolean", default: false },
     build: { type: "boolean", default: false },
     "pool-max": { type: "string" },
+    /** Calls per minute per key on the server (RATE_LIMIT_PER_MINUTE); 0 (default) turns the limiter off. */
+    "rate-limit": { type: "string", default: "0" },
     searches: { type: "string", default: "300" },
     "memory-writes": { type: "string", default: "300" },
     seed: { type: "string", default: "42" },
@@ -113,9 +115,9 @@ export function workload(seeded: SeedResult, params: { seed: number; searches: n
 }
 
 /** The production server's environment for a benchmark: no rate limit, no inline worker, quiet logs. */
-export function serverEnv(target: BenchTarget, params: { runDir: string; stamp: string; poolMax?: string }): Record<string, string> {
+export function serverEnv(target: BenchTarget, params: { runDir: string; stamp: string; poolMax?: string; rateLimit: string }): Record<string, string> {
   return {
-    RATE_LIMIT_PER_MINUTE: "0",
+    RATE_LIMIT_PER_MINUTE: params.rateLimit,
     MEMORY_INLINE_WORKER: "false",
     LOG_LEVEL: "warn",
     NEXTAUTH_SECRET: `bench-${params.stamp}-secret-value`,

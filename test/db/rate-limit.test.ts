@@ -1,13 +1,16 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import net from "node:net";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "~/db/client";
+import { queryRows } from "~/db/raw";
 import { rateLimitBuckets } from "~/db/schema";
 import { env } from "~/env";
+import { admitMeteredAgentCall } from "~/server/auth/agent-call";
+import { revokeApiKey } from "~/server/auth/api-keys";
 import { consumeRateLimit, enforceKeyRateLimit, fallbackCounter, postgresCounter, redisCounter, RATE_LIMIT_WINDOW_MS } from "~/server/rate-limit/limiter";
 import { RedisClient } from "~/server/rate-limit/redis";
-import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
+import { openTestDatabase, recordingDb, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { createKey, createOrg, trpcHttp } from "../support/agents";
 import { callerAs } from "../support/trpc";
 
@@ -65,6 +68,58 @@ describe(`per-key rate limits (${TEST_BACKEND})`, () => {
     // The window passes (moved back instead of waiting a minute): calls are accepted again.
     await handle.db.update(rateLimitBuckets).set({ windowStart: 0 }).where(eq(rateLimitBuckets.bucket, `key:${org.tenantId}:${apiKey.id}`));
     expect((await tools.memory_search({ all: true })).enumerated).toBe(true);
+  });
+
+  it("counts a tool call in its key lookup (one statement) and nothing for me.agent, refused or unlimited keys", async () => {
+    const bucketCount = async (keyId: string) =>
+      (await handle.db.select({ count: rateLimitBuckets.count }).from(rateLimitBuckets).where(eq(rateLimitBuckets.bucket, `key:${org.tenantId}:${keyId}`)))[0]?.count ?? null;
+    const { apiKey, secret } = await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.adminId, rateLimitPerMinute: 5 });
+    const { db: logged, statements } = await recordingDb(handle);
+    const admitted = await admitMeteredAgentCall(logged, secret);
+    expect(admitted.apiKey.id).toBe(apiKey.id);
+    // The count rides on the key lookup; the only other statement is the first use's last_used_at note.
+    const counting = statements.filter((s) => s.includes("rate_limit_buckets"));
+    expect(counting).toHaveLength(1);
+    expect(counting[0]).toMatch(/from "api_keys"/);
+    expect(statements.filter((s) => !s.includes("rate_limit_buckets")).every((s) => s.startsWith('update "api_keys" set "last_used_at"'))).toBe(true);
+    expect(await bucketCount(apiKey.id)).toBe(1);
+
+    await callerAs(handle.db, { bearer: secret }).tools.memory_search({ all: true });
+    expect(await bucketCount(apiKey.id)).toBe(2);
+    await callerAs(handle.db, { bearer: secret }).me.agent();
+    expect(await bucketCount(apiKey.id)).toBe(2);
+
+    await revokeApiKey(handle.db, { tenantId: org.tenantId, keyId: apiKey.id, actorUserId: org.adminId });
+    await expect(callerAs(handle.db, { bearer: secret }).tools.memory_search({ all: true })).rejects.toMatchObject({ cause: { reason: "revoked_api_key" } });
+    expect(await bucketCount(apiKey.id)).toBe(2);
+
+    const unlimited = await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.adminId, rateLimitPerMinute: 0 });
+    await callerAs(handle.db, { bearer: unlimited.secret }).tools.memory_search({ all: true });
+    expect(await bucketCount(unlimited.apiKey.id)).toBeNull();
+  });
+
+  it("counts the same in one statement as in two (Postgres counter), refusing the call past the limit", async () => {
+    const { apiKey, secret } = await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.adminId, rateLimitPerMinute: 2 });
+    const now = Date.UTC(2031, 0, 1, 9, 0, 30);
+    await admitMeteredAgentCall(handle.db, secret, { now });
+    await admitMeteredAgentCall(handle.db, secret, { now, store: postgresCounter(handle.db) });
+    const refused = await admitMeteredAgentCall(handle.db, secret, { now }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ reason: "rate_limited", details: { limit: 2, retryAfterSeconds: 30 } });
+    const [row] = await handle.db.select().from(rateLimitBuckets).where(eq(rateLimitBuckets.bucket, `key:${org.tenantId}:${apiKey.id}`));
+    expect(row).toMatchObject({ count: 3, windowStart: Date.UTC(2031, 0, 1, 9, 0, 0) });
+  });
+
+  it("does not leave synchronous_commit off after a counted call", async () => {
+    const { secret } = await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.adminId, rateLimitPerMinute: 100 });
+    const single = handle.url ? await openDatabase({ url: handle.url, migrate: false, poolMax: 1 }) : null;
+    const db = single?.db ?? handle.db;
+    try {
+      await admitMeteredAgentCall(db, secret);
+      const [row] = await queryRows<{ synchronous_commit: string }>(db, sql`show synchronous_commit`);
+      expect(row?.synchronous_commit).toBe("on");
+    } finally {
+      await single?.close();
+    }
   });
 
   it("uses RATE_LIMIT_PER_MINUTE for keys without their own limit", async () => {

@@ -1,6 +1,9 @@
 import { randomBytes } from "node:crypto";
-import postgres from "postgres";
+import type { PGlite } from "@electric-sql/pglite";
+import postgres, { type Sql } from "postgres";
 import { openDatabase, type DatabaseHandle, type OpenDatabaseOptions } from "~/db/client";
+import * as schema from "~/db/schema";
+import type { Database } from "~/db/types";
 import { flushQueryLog } from "~/server/memory/retrieval/query-log";
 
 /** Which backend this Vitest project runs against (see vitest.config.ts). */
@@ -55,4 +58,17 @@ export async function openTestDatabase(options: Omit<OpenDatabaseOptions, "url" 
   }
   const handle = await openDatabase({ ...options, dataDir: null });
   return { ...handle, url: null, destroy: () => closeAfterQueryLog(handle) };
+}
+
+/** A second Drizzle handle over the same connection(s) that records the text of every statement it runs. */
+export async function recordingDb(handle: DatabaseHandle): Promise<{ db: Database; statements: string[] }> {
+  const statements: string[] = [];
+  const logger = { logQuery: (query: string) => void statements.push(query) };
+  const client = (handle.db as unknown as { $client: unknown }).$client;
+  if (handle.mode === "server") {
+    const { drizzle } = await import("drizzle-orm/postgres-js");
+    return { db: drizzle(client as Sql, { schema, logger }) as unknown as Database, statements };
+  }
+  const { drizzle } = await import("drizzle-orm/pglite");
+  return { db: drizzle(client as PGlite, { schema, logger }) as unknown as Database, statements };
 }

@@ -6,6 +6,7 @@ import type { Database } from "~/db/types";
 import { tenantMembers, type TenantRole } from "~/db/schema";
 import { listMemberships } from "~/server/auth/accounts";
 import { authenticateAgentKey } from "~/server/auth/agent-auth";
+import { admitMeteredAgentCall } from "~/server/auth/agent-call";
 import { ServiceError } from "~/server/errors";
 
 /**
@@ -95,13 +96,21 @@ export const tenantAdminProcedure = tenantProcedure.use(({ ctx, next }) => {
   return next({ ctx: { tenant: { ...ctx.tenant, role: "admin" as const } } });
 });
 
-/** Agents: `Authorization: Bearer <api key>` only; a dashboard session cookie does not count here. */
+/** The bearer secret of an agent call; a dashboard session cookie does not count here. */
+function bearerSecret(headers: Headers): string {
+  const match = (headers.get("authorization") ?? "").match(/^Bearer\s+(\S+)$/i);
+  if (!match?.[1]) throw new TRPCError({ code: "UNAUTHORIZED", message: 'Send an API key as "Authorization: Bearer <key>".' });
+  return match[1];
+}
+
+/** Agents: `Authorization: Bearer <api key>` only. */
 export const agentProcedure = publicProcedure.use(async ({ ctx, next }) => {
-  const header = ctx.headers.get("authorization") ?? "";
-  const match = header.match(/^Bearer\s+(\S+)$/i);
-  if (!match?.[1]) {
-    throw new TRPCError({ code: "UNAUTHORIZED", message: 'Send an API key as "Authorization: Bearer <key>".' });
-  }
-  const { apiKey, limits } = await authenticateAgentKey(ctx.db, match[1]);
+  const { apiKey, limits } = await authenticateAgentKey(ctx.db, bearerSecret(ctx.headers));
+  return next({ ctx: { apiKey, keyLimits: limits, tenant: { id: apiKey.tenantId } } });
+});
+
+/** Agent tool calls: as agentProcedure, and each call counted against the key's per-minute limit. */
+export const meteredAgentProcedure = publicProcedure.use(async ({ ctx, next }) => {
+  const { apiKey, limits } = await admitMeteredAgentCall(ctx.db, bearerSecret(ctx.headers));
   return next({ ctx: { apiKey, keyLimits: limits, tenant: { id: apiKey.tenantId } } });
 });

@@ -1,7 +1,8 @@
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
+import { queryRows } from "~/db/raw";
 import type { DbOrTx } from "~/db/types";
 import { env } from "~/env";
-import { rateLimitBuckets, type ApiKey } from "~/db/schema";
+import { apiKeys, rateLimitBuckets, type ApiKey } from "~/db/schema";
 import { ServiceError } from "~/server/errors";
 import { log } from "~/server/log";
 import { RedisClient } from "./redis";
@@ -20,24 +21,27 @@ export type CounterStore = {
   hit(bucket: string, windowStart: number, windowMs: number): Promise<number>;
 };
 
+/**
+ * The one statement that counts a hit in Postgres: a hit from a newer window restarts the count;
+ * one from an older window (a slow clock on another instance) counts against the current one
+ * instead of resetting it. `source` is a FROM clause the bucket expression reads (empty for a
+ * literal bucket); agent calls fold it into their key lookup (auth/agent-auth.ts).
+ */
+export function countHitSql(bucket: SQL, windowStart: number, source: SQL = sql``): SQL {
+  return sql`insert into ${rateLimitBuckets} (bucket, window_start, count)
+    select ${bucket}, ${windowStart}::bigint, 1 ${source}
+    on conflict (bucket) do update
+      set count = case when ${rateLimitBuckets.windowStart} >= excluded.window_start then ${rateLimitBuckets.count} + 1 else 1 end,
+          window_start = greatest(${rateLimitBuckets.windowStart}, excluded.window_start)
+    returning count`;
+}
+
 export function postgresCounter(db: DbOrTx): CounterStore {
   return {
     name: "postgres",
     async hit(bucket, windowStart) {
-      // A hit from a newer window restarts the count; one from an older window (a slow clock on
-      // another instance) counts against the current one instead of resetting it.
-      const [row] = await db
-        .insert(rateLimitBuckets)
-        .values({ bucket, windowStart, count: 1 })
-        .onConflictDoUpdate({
-          target: rateLimitBuckets.bucket,
-          set: {
-            count: sql`case when ${rateLimitBuckets.windowStart} >= excluded.window_start then ${rateLimitBuckets.count} + 1 else 1 end`,
-            windowStart: sql`greatest(${rateLimitBuckets.windowStart}, excluded.window_start)`,
-          },
-        })
-        .returning({ count: rateLimitBuckets.count });
-      return row!.count;
+      const [row] = await queryRows<{ count: number | string }>(db, countHitSql(sql`${bucket}`, windowStart));
+      return Number(row!.count);
     },
   };
 }
@@ -92,23 +96,30 @@ export type RateLimitDecision = {
   retryAfterSeconds: number;
 };
 
-export async function consumeRateLimit(
-  store: CounterStore,
-  params: { bucket: string; limit: number; windowMs?: number; now?: number },
-): Promise<RateLimitDecision> {
-  const windowMs = params.windowMs ?? RATE_LIMIT_WINDOW_MS;
-  const now = params.now ?? Date.now();
-  const windowStart = Math.floor(now / windowMs) * windowMs;
-  const count = await store.hit(params.bucket, windowStart, windowMs);
-  const resetAt = new Date(windowStart + windowMs);
+export const windowStartOf = (now: number, windowMs = RATE_LIMIT_WINDOW_MS) => Math.floor(now / windowMs) * windowMs;
+
+/** What a window's count (this hit included) means for a caller with `limit` calls per window. */
+export function rateLimitDecision(count: number, params: { limit: number; windowStart: number; now: number; windowMs?: number }): RateLimitDecision {
+  const resetAt = new Date(params.windowStart + (params.windowMs ?? RATE_LIMIT_WINDOW_MS));
   return {
     allowed: count <= params.limit,
     limit: params.limit,
     count,
     remaining: Math.max(0, params.limit - count),
     resetAt,
-    retryAfterSeconds: Math.max(1, Math.ceil((resetAt.getTime() - now) / 1000)),
+    retryAfterSeconds: Math.max(1, Math.ceil((resetAt.getTime() - params.now) / 1000)),
   };
+}
+
+export async function consumeRateLimit(
+  store: CounterStore,
+  params: { bucket: string; limit: number; windowMs?: number; now?: number },
+): Promise<RateLimitDecision> {
+  const windowMs = params.windowMs ?? RATE_LIMIT_WINDOW_MS;
+  const now = params.now ?? Date.now();
+  const windowStart = windowStartOf(now, windowMs);
+  const count = await store.hit(params.bucket, windowStart, windowMs);
+  return rateLimitDecision(count, { limit: params.limit, windowStart, now, windowMs });
 }
 
 /** Calls per minute for a key: its own setting, else RATE_LIMIT_PER_MINUTE; 0 means unlimited. */
@@ -125,14 +136,25 @@ export async function enforceKeyRateLimit(
 ): Promise<RateLimitDecision | null> {
   const limit = keyRateLimit(apiKey);
   if (limit <= 0) return null;
-  const decision = await consumeRateLimit(options.store ?? defaultCounter(db), { bucket: `key:${apiKey.tenantId}:${apiKey.id}`, limit, now: options.now });
+  return refuseOverLimit(apiKey, await consumeRateLimit(options.store ?? defaultCounter(db), { bucket: keyBucket(apiKey), limit, now: options.now }));
+}
+
+/** A key's counter; `keyBucketSql` is the same name computed from an api_keys row in SQL. */
+export const keyBucket = (apiKey: Pick<ApiKey, "tenantId" | "id">) => `key:${apiKey.tenantId}:${apiKey.id}`;
+export const keyBucketSql = sql`'key:' || ${apiKeys.tenantId} || ':' || ${apiKeys.id}`;
+
+/** Passes an allowed decision through; refuses one over the limit with when to retry. */
+export function refuseOverLimit(apiKey: Pick<ApiKey, "prefix">, decision: RateLimitDecision): RateLimitDecision {
   if (!decision.allowed) {
     throw new ServiceError(
       "TOO_MANY_REQUESTS",
       "rate_limited",
-      `API key ${apiKey.prefix}… made more than ${limit} calls this minute. Wait ${decision.retryAfterSeconds} s (until ${decision.resetAt.toISOString()}) and retry; ask an admin for a higher limit if this is normal load.`,
-      { retryAfterSeconds: decision.retryAfterSeconds, limit, resetAt: decision.resetAt.toISOString() },
+      `API key ${apiKey.prefix}… made more than ${decision.limit} calls this minute. Wait ${decision.retryAfterSeconds} s (until ${decision.resetAt.toISOString()}) and retry; ask an admin for a higher limit if this is normal load.`,
+      { retryAfterSeconds: decision.retryAfterSeconds, limit: decision.limit, resetAt: decision.resetAt.toISOString() },
     );
   }
   return decision;
 }
+
+/** Whether hits are counted in Postgres (no REDIS_URL): then an agent call counts in its key lookup. */
+export const countsInPostgres = () => !env.REDIS_URL;

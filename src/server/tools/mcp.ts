@@ -2,11 +2,12 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Database } from "~/db/types";
-import { authenticateAgentKey, type AgentCredentials } from "~/server/auth/agent-auth";
+import type { AgentCredentials } from "~/server/auth/agent-auth";
+import { admitMeteredAgentCall } from "~/server/auth/agent-call";
 import { ServiceError } from "~/server/errors";
 import { logServerError } from "~/server/log";
 import { AGENT_MAX_BODY_BYTES, readBodyWithin, tooLargeMessage } from "~/server/rate-limit/body-limit";
-import { enforceKeyRateLimit, type CounterStore } from "~/server/rate-limit/limiter";
+import type { CounterStore } from "~/server/rate-limit/limiter";
 import { isPlainObject, jsonShapeProblem } from "./limits";
 import { callTool, isToolName, listTools, toolAllowed, toolSucceeded, TOOL_NAMES } from "./registry";
 import type { TurnInput } from "./schemas";
@@ -119,8 +120,7 @@ export async function handleMcpRequest(req: Request, deps: { db: Database; store
   }
   let credentials: AgentCredentials;
   try {
-    credentials = await authenticateAgentKey(deps.db, match[1]);
-    await enforceKeyRateLimit(deps.db, credentials.apiKey, { store: deps.store });
+    credentials = await admitMeteredAgentCall(deps.db, match[1], { store: deps.store });
   } catch (error) {
     if (!(error instanceof ServiceError)) throw error;
     const retry = error.details?.retryAfterSeconds;

@@ -3,11 +3,10 @@ import type { MemoryContextInput } from "~/server/memory/retrieval/context-schem
 import type { MemorySearchInput } from "~/server/memory/retrieval/search-schema";
 import type { MemoryWriteInput } from "~/server/memory/write-schema";
 import { badRequest } from "~/server/errors";
-import { enforceKeyRateLimit } from "~/server/rate-limit/limiter";
 import { isPlainObject } from "~/server/tools/limits";
 import { callTool, listTools, turnInputJsonSchema, type ToolCallRequest, type ToolName } from "~/server/tools/registry";
 import type { MemoryGetInput, MessageAppendInput, TurnInput } from "~/server/tools/schemas";
-import { agentProcedure } from "../trpc";
+import { meteredAgentProcedure } from "../trpc";
 
 /**
  * The agent tool endpoint: bearer key, plain JSON (no transformer), rate-limited per key.
@@ -15,10 +14,7 @@ import { agentProcedure } from "../trpc";
  * and `tools.<name>` taking the tool's arguments plus an optional `turn` at the top level.
  */
 
-const toolProcedure = agentProcedure.use(async ({ ctx, next }) => {
-  await enforceKeyRateLimit(ctx.db, ctx.apiKey);
-  return next();
-});
+const toolProcedure = meteredAgentProcedure;
 
 type ToolArgs = {
   memory_search: MemorySearchInput;
