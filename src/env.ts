@@ -18,6 +18,15 @@ const schema = z.object({
   /** Where embedded mode keeps its database, backups and generated secret. */
   MEMORY_DATA_DIR: z.string().default("./data"),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  /**
+   * Named prepared statements per connection (server mode). Off only behind a pooler that cannot
+   * keep them (PgBouncer in transaction mode before 1.21): then every statement with parameters
+   * costs two round trips instead of one.
+   */
+  DB_PREPARED_STATEMENTS: z
+    .enum(["true", "false", "1", "0"])
+    .default("true")
+    .transform((v) => v === "true" || v === "1"),
   /** next-auth signing secret; embedded installs generate and keep one under MEMORY_DATA_DIR. */
   NEXTAUTH_SECRET: z.preprocess(emptyToUndefined, z.string().min(16).optional()),
   NEXTAUTH_URL: z.preprocess(emptyToUndefined, z.string().url().optional()),

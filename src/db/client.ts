@@ -37,6 +37,8 @@ export type OpenDatabaseOptions = {
   /** Apply pending migrations on open (default true). */
   migrate?: boolean;
   poolMax?: number;
+  /** Server mode: named prepared statements (default DB_PREPARED_STATEMENTS). */
+  preparedStatements?: boolean;
 };
 
 /** Errors meaning the connection is gone (or never came up): postgres.js codes, socket errnos, server FATALs. */
@@ -49,6 +51,25 @@ export function isConnectionLost(error: unknown): boolean {
     e = (e as { cause?: unknown }).cause;
   }
   return false;
+}
+
+/**
+ * Makes every statement a named prepared statement of its connection (postgres.js keeps one per
+ * statement text and connection). Drizzle runs its queries unprepared, and postgres.js then asks the
+ * server for the parameter types of each one before running it: two round trips per statement, the
+ * first only to describe it. Prepared, that happens once per text and connection. `enabled` false
+ * (DB_PREPARED_STATEMENTS) keeps the unprepared form, for poolers that cannot hold prepared statements.
+ */
+function withPreparedStatements(client: Sql, enabled: boolean): Sql {
+  if (!enabled) return client;
+  const prepareAll = <C extends Pick<Sql, "unsafe">>(target: C): C => {
+    const unsafe = target.unsafe.bind(target);
+    const prepared = (query: string, params?: unknown[], options?: { prepare?: boolean }) => unsafe(query, params as never, { ...options, prepare: true });
+    return Object.assign(target, { unsafe: prepared as unknown as Sql["unsafe"] });
+  };
+  // Transactions run on reserved connections (withDropSafeTransactions): theirs are prepared too.
+  const reserve = client.reserve.bind(client);
+  return Object.assign(prepareAll(client), { reserve: async () => prepareAll(await reserve()) });
 }
 
 /**
@@ -95,8 +116,14 @@ function withDropSafeTransactions(client: Sql): Sql {
     };
     const scoped = Object.assign(reserved, { savepoint }) as unknown as Sql;
     try {
-      await reserved.unsafe(`begin ${options}`);
+      // A plain BEGIN cannot fail on an idle reserved connection except by losing it (then every
+      // statement after it fails too), so it is not awaited alone: it goes out in one write with the
+      // transaction's first statements, saving a round trip. BEGIN with options is awaited first.
+      const began = reserved.unsafe(`begin ${options}`);
+      if (options) await began;
+      else began.catch(() => {}); // awaited below
       const result = await fn(scoped);
+      await began;
       await reserved.unsafe("commit");
       return result;
     } catch (error) {
@@ -114,12 +141,12 @@ function withDropSafeTransactions(client: Sql): Sql {
   return Object.assign(client, { begin }) as Sql;
 }
 
-async function openServer(url: string, poolMax: number): Promise<DatabaseHandle> {
+async function openServer(url: string, poolMax: number, preparedStatements: boolean): Promise<DatabaseHandle> {
   const { default: postgres } = await import("postgres");
   const { drizzle } = await import("drizzle-orm/postgres-js");
   const target = serverConnection(url);
   const client = withDropSafeTransactions(
-    postgres(target.url, {
+    withPreparedStatements(postgres(target.url, {
       ...(target.path ? { path: target.path } : {}),
       max: poolMax,
       onnotice: () => {},
@@ -130,7 +157,7 @@ async function openServer(url: string, poolMax: number): Promise<DatabaseHandle>
       // whole pool: after a Postgres restart a request could sit ~20 s behind a slot that is waiting to
       // reconnect while the server was long back. Capped at 2 s (jittered, as the default).
       backoff: (retries: number) => (0.5 + Math.random() / 2) * Math.min(3 ** retries / 100, 2),
-    }),
+    }), preparedStatements),
   );
   const db = drizzle(client, { schema }) as unknown as Database;
   return { db, mode: "server", dataDir: null, migration: null, close: () => client.end({ timeout: 5 }) };
@@ -198,7 +225,7 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
   const migrationsFolder = options.migrationsFolder ?? DEFAULT_MIGRATIONS_FOLDER;
   const migrate = options.migrate ?? true;
   if (options.url) {
-    const handle = await openServer(options.url, options.poolMax ?? env.DB_POOL_MAX);
+    const handle = await openServer(options.url, options.poolMax ?? env.DB_POOL_MAX, options.preparedStatements ?? env.DB_PREPARED_STATEMENTS);
     if (migrate) {
       try {
         handle.migration = { ...(await runMigrations(handle.db, migrationsFolder)), backupDir: null };
