@@ -254,10 +254,11 @@ async function runSql(job: SqlJob): Promise<SqlResult> {
             const next = plan[++i]!;
             await client.begin(async (tx) => {
               await tx.unsafe(stmt.text);
-              await tx.unsafe(next.text, next.params as never[]);
+              await tx.unsafe(next.text, next.params as never[], { prepare: true });
             });
           } else {
-            await client.unsafe(stmt.text, stmt.params as never[]);
+            // Prepared, as the service sends them (src/db/client.ts withPreparedStatements).
+            await client.unsafe(stmt.text, stmt.params as never[], { prepare: true });
           }
           parts.push([stmt.label, performance.now() - s0]);
         }
