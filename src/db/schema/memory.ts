@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { getTableColumns, sql } from "drizzle-orm";
 import {
   bigserial,
   boolean,
@@ -296,4 +296,13 @@ export const memoryQueryLog = pgTable(
 export type MemoryMessage = typeof memoryMessages.$inferSelect;
 export type MemorySummary = typeof memorySummaries.$inferSelect;
 export type MemoryNodeRow = typeof memoryNodes.$inferSelect;
+
+/**
+ * A card as the retrieval paths read it: every column but the search ones, which only the database's
+ * own matching reads (the weighted tsvector alone is larger than the card, and costs its output
+ * function, the transfer and the parsing on every row read).
+ */
+const { searchTitle: _title, searchKeys: _keys, searchValues: _values, searchBody: _body, searchVector: _vector, ...recordColumns } = getTableColumns(memoryNodes);
+export const memoryNodeRecordColumns = recordColumns;
+export type MemoryNodeRecord = Omit<MemoryNodeRow, "searchTitle" | "searchKeys" | "searchValues" | "searchBody" | "searchVector">;
 export type MemoryAuditEvent = typeof memoryAuditEvents.$inferSelect;

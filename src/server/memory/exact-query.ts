@@ -1,6 +1,6 @@
 import { and, desc, eq, gt, isNull, or, type SQL } from "drizzle-orm";
 import type { DbOrTx } from "~/db/types";
-import { memoryNodes, type MemoryNodeRow } from "~/db/schema";
+import { memoryNodeRecordColumns, memoryNodes, type MemoryNodeRecord } from "~/db/schema";
 import type { KindRegistry } from "./custom-kinds";
 import { nodeFilterConditions, type NodeFilter } from "./node-filter";
 import type { ScopePattern } from "./scope";
@@ -14,7 +14,7 @@ import { scopePatternsCondition } from "./scope-sql";
 export async function findActiveNodes(
   db: DbOrTx,
   params: { tenantId: string; scopes: readonly ScopePattern[]; filter: NodeFilter; registry: KindRegistry; includeExpired?: boolean; now?: Date; limit?: number },
-): Promise<MemoryNodeRow[]> {
+): Promise<MemoryNodeRecord[]> {
   const now = params.now ?? new Date();
   const conditions: SQL[] = [
     eq(memoryNodes.tenantId, params.tenantId),
@@ -24,7 +24,7 @@ export async function findActiveNodes(
   ];
   if (!params.includeExpired) conditions.push(or(isNull(memoryNodes.expiresAt), gt(memoryNodes.expiresAt, now))!);
   return db
-    .select()
+    .select(memoryNodeRecordColumns)
     .from(memoryNodes)
     .where(and(...conditions))
     .orderBy(desc(memoryNodes.importance), desc(memoryNodes.confidence), desc(memoryNodes.updatedAt))

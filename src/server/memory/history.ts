@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gt, inArray, isNull, lte, or, type SQL } from "drizzle-orm";
 import type { DbOrTx } from "~/db/types";
-import { memoryAuditEvents, memoryNodes, type MemoryAuditEvent } from "~/db/schema";
+import { memoryAuditEvents, memoryNodeRecordColumns, memoryNodes, type MemoryAuditEvent } from "~/db/schema";
 import { notFound } from "~/server/errors";
 import type { MemoryCallContext } from "./context";
 import { getNodeRow } from "./node-store";
@@ -24,7 +24,7 @@ export async function getNodeHistory(db: DbOrTx, ctx: Pick<MemoryCallContext, "t
   const node = await getMemoryNode(db, ctx, id);
   const [rows, events] = await Promise.all([
     db
-      .select()
+      .select(memoryNodeRecordColumns)
       .from(memoryNodes)
       .where(and(eq(memoryNodes.tenantId, ctx.tenantId), eq(memoryNodes.lineageId, node.lineageId)))
       .orderBy(asc(memoryNodes.revision)),
@@ -54,7 +54,7 @@ export async function readMemoryAsOf(
   ];
   if (params.kinds?.length) conditions.push(inArray(memoryNodes.kind, params.kinds));
   const rows = await db
-    .select()
+    .select(memoryNodeRecordColumns)
     .from(memoryNodes)
     .where(and(...conditions))
     .orderBy(desc(memoryNodes.importance), desc(memoryNodes.updatedAt))

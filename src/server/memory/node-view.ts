@@ -1,4 +1,4 @@
-import type { MemoryNodeRow } from "~/db/schema";
+import type { MemoryNodeRecord, MemoryNodeRow } from "~/db/schema";
 import { formatScope } from "./scope";
 
 /** A memory card as tools, the dashboard and the CLI see it (no search columns). */
@@ -34,7 +34,7 @@ export type MemoryNode = {
   endedAt: string | null;
 };
 
-export function toMemoryNode(row: MemoryNodeRow): MemoryNode {
+export function toMemoryNode(row: MemoryNodeRecord): MemoryNode {
   return {
     id: row.id,
     scope: formatScope({ type: row.scopeType, id: row.scopeId }),

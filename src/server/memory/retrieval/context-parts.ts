@@ -1,5 +1,5 @@
 import { and, desc, eq, gt, inArray, isNull, or } from "drizzle-orm";
-import { memoryMessages, memoryNodes, STANDING_INDEX_TYPES } from "~/db/schema";
+import { memoryNodeRecordColumns, memoryMessages, memoryNodes, STANDING_INDEX_TYPES } from "~/db/schema";
 import type { DbOrTx } from "~/db/types";
 import { ALWAYS_RECALLED_KINDS } from "../kinds";
 import { toMemoryNode, type MemoryNode } from "../node-view";
@@ -32,7 +32,7 @@ const MAX_STANDING = 200;
  */
 export async function loadStandingNodes(db: DbOrTx, params: { tenantId: string; scopes: readonly ScopePattern[]; now: Date }): Promise<MemoryNode[]> {
   const rows = await db
-    .select()
+    .select(memoryNodeRecordColumns)
     .from(memoryNodes)
     .where(
       and(

@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
-import { memoryNodes, type MemoryNodeRow, type NodeStatus } from "~/db/schema";
+import { memoryNodeRecordColumns, memoryNodes, type MemoryNodeRecord, type NodeStatus } from "~/db/schema";
 import type { DbOrTx } from "~/db/types";
 import type { KindRegistry } from "../custom-kinds";
 import { nodeFilterConditions, type NodeFilter } from "../node-filter";
@@ -29,19 +29,19 @@ const currentFirst = (now: Date) => sql`(${memoryNodes.status} = 'active' and ($
  * category prefix index and the value_json GIN index. Current cards come first; non-current ones
  * ride along only so that the caller learns why they were left out.
  */
-export async function fetchFilteredNodes(db: DbOrTx, params: { where: SQL; now: Date; limit: number }): Promise<MemoryNodeRow[]> {
+export async function fetchFilteredNodes(db: DbOrTx, params: { where: SQL; now: Date; limit: number }): Promise<MemoryNodeRecord[]> {
   return db
-    .select()
+    .select(memoryNodeRecordColumns)
     .from(memoryNodes)
     .where(params.where)
     .orderBy(desc(currentFirst(params.now)), desc(memoryNodes.importance), desc(memoryNodes.confidence), desc(memoryNodes.updatedAt), asc(memoryNodes.id))
     .limit(params.limit);
 }
 
-export async function loadNodeRows(db: DbOrTx, tenantId: string, ids: readonly string[]): Promise<Map<string, MemoryNodeRow>> {
+export async function loadNodeRows(db: DbOrTx, tenantId: string, ids: readonly string[]): Promise<Map<string, MemoryNodeRecord>> {
   if (ids.length === 0) return new Map();
   const rows = await db
-    .select()
+    .select(memoryNodeRecordColumns)
     .from(memoryNodes)
     .where(and(eq(memoryNodes.tenantId, tenantId), anyOf(memoryNodes.id, ids)));
   return new Map(rows.map((row) => [row.id, row]));
@@ -55,7 +55,7 @@ const TRIGRAM_MIN_SIMILARITY = 0.35;
 /** Trigrams are for short lookups with a typo or a partial word ("cilantor", "herm"). */
 const TRIGRAM_MAX_TERMS = 2;
 
-export type RankedNode = { row: MemoryNodeRow; score: ScoreComponents; matchedBy: SearchHit["matchedBy"] };
+export type RankedNode = { row: MemoryNodeRecord; score: ScoreComponents; matchedBy: SearchHit["matchedBy"] };
 
 /**
  * The relevant path: BM25 full text, trigram and vector candidates fused by rank, then boosted by

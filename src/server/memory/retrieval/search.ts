@@ -1,4 +1,4 @@
-import type { MemoryNodeRow, NodeStatus } from "~/db/schema";
+import type { MemoryNodeRecord, NodeStatus } from "~/db/schema";
 import type { DbOrTx } from "~/db/types";
 import { badRequest } from "~/server/errors";
 import type { EmbeddingProvider } from "~/server/providers/embeddings";
@@ -72,7 +72,7 @@ async function currentCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, in
   const limit = input.limit ?? SEARCH_LIMITS.defaultLimit;
   const warnings: string[] = [];
   const base = { tenantId: ctx.tenantId, scopes, registry };
-  let exactRows: MemoryNodeRow[] = [];
+  let exactRows: MemoryNodeRecord[] = [];
   if (p.runExact) {
     const currentStatuses: NodeStatus[] = input.includeExpired ? ["active", "expired"] : ["active"];
     const statuses = p.hasIdentifying && !p.listAll ? HISTORY_STATUSES : currentStatuses;

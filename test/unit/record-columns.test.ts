@@ -1,0 +1,12 @@
+import { getTableColumns } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { memoryNodeRecordColumns, memoryNodes } from "~/db/schema";
+
+describe("memoryNodeRecordColumns", () => {
+  it("is every card column but the search ones (only the database's matching reads those)", () => {
+    const all = Object.keys(getTableColumns(memoryNodes));
+    const record = Object.keys(memoryNodeRecordColumns);
+    expect(all.filter((c) => !record.includes(c)).sort()).toEqual(["searchBody", "searchKeys", "searchTitle", "searchValues", "searchVector"]);
+    expect(record.every((c) => all.includes(c))).toBe(true);
+  });
+});
