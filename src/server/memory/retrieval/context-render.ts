@@ -106,7 +106,7 @@ export function selectWithinBudget(candidates: readonly ContextItem[], budget: n
   // Rendered and trimmed in priority order: the exact count of the finished block decides; drop from
   // the lowest priority until it fits.
   const picked = ordered.filter((item) => chosen.has(item));
-  const asChosen = (items: readonly ContextItem[]) => items.map((item) => ({ ...item, text: chosen.get(item)! }));
+  const asChosen = (items: readonly ContextItem[]) => items.map((item): ContextItem => ({ section: item.section, id: item.id, text: chosen.get(item)!, node: item.node, order: item.order }));
   let prompt = renderContext(asChosen(picked));
   let tokens = countTokens(prompt);
   while (tokens > budget && picked.length > 0) {

@@ -102,7 +102,8 @@ async function currentCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, in
         where: nodeWhere({ ...base, scopes: [scope], filter: p.narrowing, statuses: HISTORY_STATUSES }),
       })),
     });
-    for (const r of ranked) if (!exactIds.has(r.row.id)) relevant.push({ ...toMemoryNode(r.row), score: r.score, matchedBy: r.matchedBy });
+    // Object.assign onto the fresh node, not a spread copy (see boostedScore: ~6 µs per copied card).
+    for (const r of ranked) if (!exactIds.has(r.row.id)) relevant.push(Object.assign(toMemoryNode(r.row), { score: r.score, matchedBy: r.matchedBy }));
     if (input.includeEvidence) {
       evidence = await searchEvidence(db, { tenantId: ctx.tenantId, scopes, terms, trigramText: trigramQueryText(p.queryText), vector, limit });
     }
@@ -191,7 +192,8 @@ export async function memorySearch(db: DbOrTx, ctx: MemoryCallContext, rawInput:
     const exactKept = kept.filter((n) => exactIds.has(n.id));
     const relevantKept = kept.filter((n) => !exactIds.has(n.id)) as Candidates["relevant"];
     const overLimit = [...exactKept.slice(limit), ...relevantKept.slice(limit)].map((n) => ({ nodeId: n.id, reason: "over_limit" as const }));
-    const exact: SearchHit[] = exactKept.slice(0, limit).map((n) => ({ ...n, matchedBy: [p.listAll ? "enumeration" : "exact"] }));
+    // The exact nodes were made for this call (toMemoryNode above): extended in place, not copied.
+    const exact: SearchHit[] = exactKept.slice(0, limit).map((n) => Object.assign(n, { matchedBy: [p.listAll ? "enumeration" : "exact"] as SearchHit["matchedBy"] }));
     const relevant: SearchHit[] = relevantKept.slice(0, limit);
     const allOmitted = prioritizeOmitted([...omitted, ...overLimit]);
     result = {

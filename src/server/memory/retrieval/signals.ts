@@ -194,7 +194,7 @@ export async function fullTextHits(
   const extraOf = new Map(rows.map((row) => [row[0], Object.fromEntries(source.extra.map((c, i) => [c, row[3 + i]]))]));
   return bm25Scores(docs, terms, stats, dfAtLeast)
     .slice(0, params.limit)
-    .map((hit) => ({ ...hit, extra: extraOf.get(hit.id) ?? {} }));
+    .map((hit) => ({ id: hit.id, score: hit.score, extra: extraOf.get(hit.id) ?? {} }));
 }
 
 /** [id, length, flags, ...extra] */
