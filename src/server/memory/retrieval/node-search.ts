@@ -1,8 +1,9 @@
-import { and, asc, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
-import { memoryNodeRecordColumns, memoryNodes, type MemoryNodeRecord, type NodeStatus } from "~/db/schema";
+import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { memoryNodes, type MemoryNodeRecord, type NodeStatus } from "~/db/schema";
 import type { DbOrTx } from "~/db/types";
 import type { KindRegistry } from "../custom-kinds";
 import { nodeFilterConditions, type NodeFilter } from "../node-filter";
+import { selectNodeRecords } from "../node-records";
 import type { ScopePattern } from "../scope";
 import { scopePatternsCondition } from "../scope-sql";
 import { boostedScore, reciprocalRankFusion, relativeFloor, type SignalHits } from "./fusion";
@@ -30,20 +31,17 @@ const currentFirst = (now: Date) => sql`(${memoryNodes.status} = 'active' and ($
  * ride along only so that the caller learns why they were left out.
  */
 export async function fetchFilteredNodes(db: DbOrTx, params: { where: SQL; now: Date; limit: number }): Promise<MemoryNodeRecord[]> {
-  return db
-    .select(memoryNodeRecordColumns)
-    .from(memoryNodes)
-    .where(params.where)
-    .orderBy(desc(currentFirst(params.now)), desc(memoryNodes.importance), desc(memoryNodes.confidence), desc(memoryNodes.updatedAt), asc(memoryNodes.id))
-    .limit(params.limit);
+  return selectNodeRecords(
+    db,
+    sql`where ${params.where}
+        order by ${currentFirst(params.now)} desc, ${memoryNodes.importance} desc, ${memoryNodes.confidence} desc, ${memoryNodes.updatedAt} desc, ${memoryNodes.id} asc
+        limit ${params.limit}`,
+  );
 }
 
 export async function loadNodeRows(db: DbOrTx, tenantId: string, ids: readonly string[]): Promise<Map<string, MemoryNodeRecord>> {
   if (ids.length === 0) return new Map();
-  const rows = await db
-    .select(memoryNodeRecordColumns)
-    .from(memoryNodes)
-    .where(and(eq(memoryNodes.tenantId, tenantId), anyOf(memoryNodes.id, ids)));
+  const rows = await selectNodeRecords(db, sql`where ${and(eq(memoryNodes.tenantId, tenantId), anyOf(memoryNodes.id, ids))}`);
   return new Map(rows.map((row) => [row.id, row]));
 }
 

@@ -1,0 +1,31 @@
+import { asc, eq, sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { memoryNodeRecordColumns, memoryNodes } from "~/db/schema";
+import { selectNodeRecords } from "~/server/memory/node-records";
+import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
+import { agentContext, createOp, createTenant, writeCards } from "../support/memory";
+
+describe(`card records read without Drizzle's row mapper (${TEST_BACKEND})`, () => {
+  let handle: TestDatabase;
+  beforeAll(async () => {
+    handle = await openTestDatabase();
+  });
+  afterAll(async () => handle?.destroy());
+
+  it("decode every column exactly as Drizzle's select does (dates, arrays, JSON, nulls)", async () => {
+    const t = await createTenant(handle.db);
+    const ctx = agentContext(t);
+    await writeCards(
+      handle.db,
+      ctx,
+      createOp("food_avoidance", { title: "不吃香菜", content: "用户喜欢川菜，不吃香菜。", tags: ["food", "辣"], entities: ["川菜"], valueJson: { food: "香菜", reason: "dislike" } }, { itemKey: "cilantro" }),
+      createOp("custom_fact", { title: "Visa expires", content: "The visa ends in March.", expiresAt: "2031-03-01T00:00:00.000Z" }, { itemKey: "visa" }),
+    );
+    const where = eq(memoryNodes.tenantId, t);
+    const viaDrizzle = await handle.db.select(memoryNodeRecordColumns).from(memoryNodes).where(where).orderBy(asc(memoryNodes.id));
+    const fast = await selectNodeRecords(handle.db, sql`where ${where} order by ${memoryNodes.id} asc`);
+    expect(fast).toHaveLength(2);
+    expect(fast).toStrictEqual(viaDrizzle);
+    expect(fast[0]!.createdAt).toBeInstanceOf(Date);
+  });
+});
