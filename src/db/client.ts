@@ -60,11 +60,16 @@ export function isConnectionLost(error: unknown): boolean {
  * first only to describe it. Prepared, that happens once per text and connection. `enabled` false
  * (DB_PREPARED_STATEMENTS) keeps the unprepared form, for poolers that cannot hold prepared statements.
  */
+const MAX_PREPARED_PARAMETERS = 200;
+
 function withPreparedStatements(client: Sql, enabled: boolean): Sql {
   if (!enabled) return client;
   const prepareAll = <C extends Pick<Sql, "unsafe">>(target: C): C => {
     const unsafe = target.unsafe.bind(target);
-    const prepared = (query: string, params?: unknown[], options?: { prepare?: boolean }) => unsafe(query, params as never, { ...options, prepare: true });
+    // Bulk statements (many rows of parameters) stay unprepared: their text changes with the row
+    // count, so each size would stay prepared on every connection, and one describe is cheap next to them.
+    const prepared = (query: string, params?: unknown[], options?: { prepare?: boolean }) =>
+      unsafe(query, params as never, { ...options, prepare: (params?.length ?? 0) <= MAX_PREPARED_PARAMETERS });
     return Object.assign(target, { unsafe: prepared as unknown as Sql["unsafe"] });
   };
   // Transactions run on reserved connections (withDropSafeTransactions): theirs are prepared too.

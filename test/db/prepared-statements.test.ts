@@ -1,4 +1,4 @@
-import { eq, sql } from "drizzle-orm";
+import { eq, inArray, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "~/db/client";
 import { queryRows } from "~/db/raw";
@@ -33,6 +33,18 @@ describe.runIf(TEST_BACKEND === "postgres")(`prepared statements (${TEST_BACKEND
 
   it("prepares each statement text once per connection, in and out of transactions", async () => {
     expect(await preparedCount(true)).toBe(2);
+  });
+
+  it("leaves bulk statements (over 200 parameters) unprepared: their text changes with the row count", async () => {
+    const one = await openDatabase({ url: handle.url!, migrate: false, poolMax: 1 });
+    try {
+      const ids = Array.from({ length: 201 }, (_, i) => `mem_${i}`);
+      await one.db.select({ id: memoryNodes.id }).from(memoryNodes).where(inArray(memoryNodes.id, ids));
+      const [row] = await queryRows<{ n: number | string }>(one.db, sql`select count(*) as n from pg_prepared_statements where statement like '%from "memory_nodes" where%'`);
+      expect(Number(row?.n ?? 0)).toBe(0);
+    } finally {
+      await one.close();
+    }
   });
 
   it("keeps statements unprepared when turned off (poolers without prepared statements)", async () => {

@@ -10,7 +10,7 @@ import { parseScopePattern } from "~/server/memory/scope";
 import { loadKindRegistry } from "~/server/memory/custom-kinds";
 import { nodeWhere } from "~/server/memory/retrieval/node-search";
 import { queryTerms } from "~/server/memory/retrieval/query-terms";
-import { flushQueryLog } from "~/server/memory/retrieval/query-log";
+import { flushQueryLog, recordQuery } from "~/server/memory/retrieval/query-log";
 import { memorySearch } from "~/server/memory/retrieval/search";
 import { COMMON_TERM_SHARE, fullTextHits, NODE_SOURCE, scopeStats } from "~/server/memory/retrieval/signals";
 import { termShare, termShares } from "~/server/memory/retrieval/term-shares";
@@ -306,6 +306,17 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect(rows).toHaveLength(2);
     expect(rows[0]!.latencyMs).toBeGreaterThan(0);
     expect(rows[0]).toMatchObject({ actorType: "api_key", actorId: "key_test" });
+  });
+
+  it("writes a batch of query-log rows in one insert, null actors and counts included", async () => {
+    const tenantId = await createTenant(handle.db);
+    for (let i = 0; i < 7; i++) await recordQuery(handle.db, { tenantId, actor: { type: "system", id: i % 2 ? null : `k${i}` } }, { operation: "memory_context", latencyMs: i + 0.5, resultCount: i });
+    await flushQueryLog(handle.db);
+    const rows = await handle.db.select().from(memoryQueryLog).where(eq(memoryQueryLog.tenantId, tenantId));
+    expect(rows.map((r) => [r.actorId, r.latencyMs, r.resultCount, r.operation]).sort((a, b) => Number(a[2]) - Number(b[2]))).toEqual(
+      Array.from({ length: 7 }, (_, i) => [i % 2 ? null : `k${i}`, i + 0.5, i, "memory_context"]),
+    );
+    expect(rows.every((r) => r.createdAt instanceof Date)).toBe(true);
   });
 
   it("has working pg_trgm on segmented CJK text in this backend (CJK is also covered by n-gram full text)", async () => {

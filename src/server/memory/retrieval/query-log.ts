@@ -52,6 +52,18 @@ export async function recordQuery(
   buffer.timer.unref?.();
 }
 
+/**
+ * The rows as one array parameter per column (`unnest`), so the statement text is the same whatever
+ * the batch size: a multi-row VALUES list would be a new statement text, prepared anew on every
+ * connection, for every batch size the load happens to produce.
+ */
+function insertRowsSql(rows: readonly QueryLogRow[]) {
+  const column = <T>(pick: (row: QueryLogRow) => T) => sql.param(rows.map(pick));
+  return sql`insert into ${memoryQueryLog} (tenant_id, operation, actor_type, actor_id, latency_ms, result_count)
+    select * from unnest(${column((r) => r.tenantId)}::text[], ${column((r) => r.operation)}::text[], ${column((r) => r.actorType)}::text[],
+                         ${column((r) => r.actorId ?? null)}::text[], ${column((r) => r.latencyMs)}::real[], ${column((r) => r.resultCount ?? 0)}::int[])`;
+}
+
 /** Writes the rows buffered for `db` now (shutdown, tests, before reading the log back). */
 export async function flushQueryLog(db: DbOrTx): Promise<void> {
   const buffer = buffers.get(db);
@@ -69,7 +81,7 @@ export async function flushQueryLog(db: DbOrTx): Promise<void> {
       for (let i = 0; i < rows.length; i += MAX_ROWS_PER_INSERT) {
         await db.transaction(async (tx) => {
           await tx.execute(sql`set local synchronous_commit = off`);
-          await tx.insert(memoryQueryLog).values(rows.slice(i, i + MAX_ROWS_PER_INSERT));
+          await tx.execute(insertRowsSql(rows.slice(i, i + MAX_ROWS_PER_INSERT)));
         });
       }
     } catch (error) {
