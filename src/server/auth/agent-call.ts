@@ -1,6 +1,6 @@
 import type { DbOrTx } from "~/db/types";
 import { env } from "~/env";
-import { countsInPostgres, enforceKeyRateLimit, rateLimitDecision, refuseOverLimit, windowStartOf, type CounterStore } from "~/server/rate-limit/limiter";
+import { countsInPostgres, enforceKeyRateLimit, keyRateLimit, rateLimitDecision, refuseOverLimit, windowStartOf, type CounterStore } from "~/server/rate-limit/limiter";
 import { authenticateAgentKey, type AgentCredentials } from "./agent-auth";
 
 /**
@@ -24,7 +24,7 @@ export async function admitMeteredAgentCall(
   const windowStart = windowStartOf(now);
   const defaultLimit = options.defaultLimit ?? env.RATE_LIMIT_PER_MINUTE;
   const { apiKey, limits, callCount } = await authenticateAgentKey(db, secret, { windowStart, defaultLimit });
-  const limit = apiKey.rateLimitPerMinute ?? defaultLimit;
+  const limit = keyRateLimit(apiKey, defaultLimit);
   if (limit > 0 && callCount !== null) refuseOverLimit(apiKey, rateLimitDecision(callCount, { limit, windowStart, now }));
   return { apiKey, limits };
 }

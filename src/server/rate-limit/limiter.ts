@@ -123,7 +123,7 @@ export async function consumeRateLimit(
 }
 
 /** Calls per minute for a key: its own setting, else RATE_LIMIT_PER_MINUTE; 0 means unlimited. */
-export const keyRateLimit = (apiKey: Pick<ApiKey, "rateLimitPerMinute">) => apiKey.rateLimitPerMinute ?? env.RATE_LIMIT_PER_MINUTE;
+export const keyRateLimit = (apiKey: Pick<ApiKey, "rateLimitPerMinute">, defaultLimit = env.RATE_LIMIT_PER_MINUTE) => apiKey.rateLimitPerMinute ?? defaultLimit;
 
 /**
  * Counts one agent call against its key and refuses it (TOO_MANY_REQUESTS, with when to retry)
