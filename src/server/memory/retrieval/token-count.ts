@@ -1,7 +1,17 @@
-import { decode, encode } from "gpt-tokenizer";
+import { decode, encode, setMergeCacheSize } from "gpt-tokenizer";
+
+/**
+ * Both caches below are bounded so that a long-running server's memory stays flat: the tokenizer's
+ * own cache of merged word pieces defaults to 100,000 entries, and card text (new with every write,
+ * and Chinese runs that split into long unique pieces) filled it by ~1,300 entries a minute under
+ * the soak benchmark, which read as a steady RSS climb for an hour. 5,000 pieces count as fast as
+ * 100,000 on the benchmark's card lines (docs/performance.md, round 6).
+ */
+const TOKENIZER_MERGE_CACHE = 5_000;
+setMergeCacheSize(TOKENIZER_MERGE_CACHE);
 
 /** Counts of recently seen texts: the same card lines and headings come back turn after turn. */
-const MEMO_LIMIT = 20_000;
+const MEMO_LIMIT = 5_000;
 const memo = new Map<string, number>();
 
 /** Tokens as OpenAI's o200k tokenizer counts them: budgets are in real tokens, not characters. */
