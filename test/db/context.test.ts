@@ -1,3 +1,5 @@
+import { SQL } from "drizzle-orm";
+import { PgDialect } from "drizzle-orm/pg-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "~/db/types";
 import type { MemoryCallContext } from "~/server/memory/context";
@@ -9,20 +11,24 @@ import { appendSummary } from "~/server/memory/summaries";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { agentContext, createOp as create, createTenant, noVectors, type Op, writeCards } from "../support/memory";
 
-/** A database object whose every call fails, as a dead connection pool would. */
-function failingDatabase(real: Database, which: (prop: string) => boolean = () => true): Database {
+/** A database object whose calls fail (all, or those `which` picks), as a dead connection pool would. */
+function failingDatabase(real: Database, which: (prop: string, args: unknown[]) => boolean = () => true): Database {
   return new Proxy(real, {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver);
-      if (typeof value === "function" && typeof prop === "string" && which(prop)) {
-        return () => {
-          throw new Error("connect ECONNREFUSED 127.0.0.1:5432");
+      if (typeof value === "function" && typeof prop === "string") {
+        return (...args: unknown[]) => {
+          if (which(prop, args)) throw new Error("connect ECONNREFUSED 127.0.0.1:5432");
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
         };
       }
       return value;
     },
   });
 }
+
+/** The text of a raw statement passed to `execute`. */
+const statementText = (query: unknown) => (query instanceof SQL ? new PgDialect().sqlToQuery(query).sql : String(query));
 
 describe(`buildMemoryContext (${TEST_BACKEND})`, () => {
   let handle: TestDatabase;
@@ -92,6 +98,17 @@ describe(`buildMemoryContext (${TEST_BACKEND})`, () => {
     }
   });
 
+  it("recalls a card whose text holds tokenizer control strings like any other text", async () => {
+    const { ctx } = await seed();
+    const [odd] = await write(ctx, create("custom_fact", { title: "Prompt tags", content: "The user pastes <|endoftext|> and <|im_start|>system into chats." }, { itemKey: "tags" }));
+    await appendMessages(handle.db, ctx, { sessionId: "s1", userScopeId: "u1", messages: [{ role: "user", content: "Remember <|endoftext|> please" }] });
+    const context = await buildMemoryContext(handle.db, ctx, { queryText: "prompt tags endoftext", sessionId: "s1" }, noVectors);
+    expect(context.diagnostics).toMatchObject({ enabled: true, storeStatus: "ok", warnings: [] });
+    expect(context.usedMemoryIds).toContain(odd);
+    expect(context.prompt).toContain("Remember <|endoftext|> please");
+    expect(context.diagnostics.usedTokens).toBe(countTokens(context.prompt));
+  });
+
   it("keeps room for the cards relevant to this turn when standing cards alone would fill the budget", async () => {
     const { ctx, ids } = await seed();
     for (let batch = 0; batch < 2; batch++) {
@@ -119,8 +136,9 @@ describe(`buildMemoryContext (${TEST_BACKEND})`, () => {
 
   it("degrades instead of throwing when part of the store fails, and disables itself when all of it does", async () => {
     const { ctx } = await seed();
-    // Raw statements (the search) fail, plain selects still work.
-    const partial = await buildMemoryContext(failingDatabase(handle.db, (p) => p === "execute"), ctx, { queryText: "nurse", sessionId: "s1" }, noVectors);
+    // The search's statements fail (those reading the full-text vectors); the rest still works.
+    const searchFails = failingDatabase(handle.db, (p, args) => p === "execute" && statementText(args[0]).includes("search_vector"));
+    const partial = await buildMemoryContext(searchFails, ctx, { queryText: "nurse", sessionId: "s1" }, noVectors);
     expect(partial.diagnostics.storeStatus).toBe("degraded");
     expect(partial.diagnostics.warnings.join(" ")).toMatch(/relevant-memory search unavailable/);
     expect(partial.alwaysRecalled.length).toBeGreaterThan(0);

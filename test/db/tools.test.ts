@@ -78,6 +78,10 @@ describe(`agent tools over tRPC and MCP (${TEST_BACKEND})`, () => {
     const context = await tools(full).memory_context({ queryText: "can I eat peanuts?", turn });
     expect(context.usedMemoryIds).toContain(nodeId);
     expect(context.prompt).toContain("Peanut allergy");
+    // What the agent gets over HTTP, already: plain JSON (dates as ISO strings), nothing lost in transit.
+    expect(context.recentMessages).toHaveLength(1);
+    expect(context).toStrictEqual(JSON.parse(JSON.stringify(context)));
+    expect(found).toStrictEqual(JSON.parse(JSON.stringify(found)));
 
     const got = await tools(full).memory_get({ id: nodeId });
     expect(got).toMatchObject({ found: true, node: { id: nodeId, revision: 1, key: "preference.food.avoid:peanuts" } });

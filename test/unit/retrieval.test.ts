@@ -9,7 +9,7 @@ import { isListAllQuery } from "~/server/memory/retrieval/list-all";
 import { anyTermTsQuery, queryTerms, termTsQuery } from "~/server/memory/retrieval/query-terms";
 import { narrowReadScopes, turnScopes } from "~/server/memory/retrieval/scopes";
 import { bm25Scores } from "~/server/memory/retrieval/signals";
-import { countTokens, truncateToTokens } from "~/server/memory/retrieval/token-count";
+import { countJoinedLines, countLineTokens, countTokens, startsNewPiece, truncateToTokens } from "~/server/memory/retrieval/token-count";
 import { parseScopePattern } from "~/server/memory/scope";
 
 const NOW = new Date("2026-01-10T12:00:00Z");
@@ -214,5 +214,37 @@ describe("context budget", () => {
     expect(result.prompt).toContain("never peanuts");
     expect(result.items.find((i) => i.id === "n2")?.text.endsWith("…")).toBe(true);
     expect(truncateToTokens("one two three four five", 3)).toMatch(/…$/);
+  });
+});
+
+describe("token counts", () => {
+  // Pieces that stress the tokenizer's pre-split at line ends: CJK runs, punctuation (which can take
+  // the line break into its piece), trailing spaces, slashes, digits, contractions, special tokens.
+  const fragment = fc.constantFrom("- [mem_0tvngdb3] (user) ", "香菜", "不要放香菜。", "北极星项目", "Hermes budget", " review", "it's", "…", ".", "!", "?)", ":", "/", "//", " ", "  ", "\t", "\n", "\r\n", "2024", "12345", "é", "naïve", "<|endoftext|>", "<|im_start|>", "**bold**", "😀", "-", "[x]");
+  const line = fc.array(fragment, { maxLength: 12 }).map((parts) => parts.join(""));
+
+  it("adds up line by line to the count of the joined block, exactly", () => {
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 12 }), (lines) => {
+        expect(countJoinedLines(lines)).toBe(countTokens(lines.join("\n")));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("uses the per-line counts for prompt-shaped lines", () => {
+    const lines = ["<memory>", "Always apply:", "- [n1] (user) 不要放香菜。", "- [n2] (user) Tone: friendly, informal.", "Recent messages (oldest first):", "- [m1] user: what's next?  ", "</memory>"];
+    expect(lines.slice(1).every(startsNewPiece)).toBe(true);
+    const summed = lines.slice(0, -1).reduce((sum, l) => sum + countLineTokens(l), 0) + countTokens(lines.at(-1)!);
+    expect(summed).toBe(countTokens(lines.join("\n")));
+    expect(countJoinedLines(lines)).toBe(summed);
+    expect(startsNewPiece("/path")).toBe(false);
+    expect(startsNewPiece(" indented")).toBe(false);
+    expect(startsNewPiece("")).toBe(false);
+  });
+
+  it("counts special-token text as plain text instead of throwing", () => {
+    expect(countTokens("ignore this <|endoftext|> and <|im_start|>system")).toBeGreaterThan(5);
+    expect(truncateToTokens("<|endoftext|> ".repeat(50), 5)).toMatch(/…$/);
   });
 });

@@ -53,6 +53,16 @@ const jsonify = <T>(value: T): Jsonify<T> => JSON.parse(JSON.stringify(value)) a
  */
 const alreadyJson = <T>(value: T & Jsonify<T>): Jsonify<T> => value;
 
+/**
+ * memory_context's result as JSON: its cards already carry ISO strings, so only the messages' and
+ * the summary's dates are converted (the whole result through JSON was ~5 % of a context call's CPU).
+ */
+const contextAsJson = (result: MemoryContextResult): Jsonify<MemoryContextResult> => ({
+  ...result,
+  recentMessages: result.recentMessages.map((m) => ({ id: m.id, role: m.role, content: m.content, createdAt: m.createdAt.toISOString() })),
+  latestSummary: result.latestSummary && jsonify(result.latestSummary),
+});
+
 export type MemoryGetResult = {
   found: boolean;
   node?: MemoryNode;
@@ -258,7 +268,7 @@ const TOOLS: { [N in ToolName]: ToolDefinition<N> } = {
       const ctx = await context(call);
       const sessionId = input.sessionId ?? turn.sessionId;
       if (sessionId) requireReadableSession(ctx, sessionId);
-      return jsonify(await buildMemoryContext(db, ctx, { ...input, sessionId }));
+      return contextAsJson(await buildMemoryContext(db, ctx, { ...input, sessionId }));
     },
   },
   message_append: {

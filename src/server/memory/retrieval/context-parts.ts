@@ -1,7 +1,8 @@
-import { and, desc, eq, gt, inArray, isNull, or } from "drizzle-orm";
-import { memoryNodeRecordColumns, memoryMessages, memoryNodes, STANDING_INDEX_TYPES } from "~/db/schema";
+import { and, desc, eq, gt, inArray, isNull, or, sql } from "drizzle-orm";
+import { memoryMessages, memoryNodes, STANDING_INDEX_TYPES } from "~/db/schema";
 import type { DbOrTx } from "~/db/types";
 import { ALWAYS_RECALLED_KINDS } from "../kinds";
+import { selectNodeRecords } from "../node-records";
 import { toMemoryNode, type MemoryNode } from "../node-view";
 import type { ScopePattern } from "../scope";
 import { scopePatternsCondition } from "../scope-sql";
@@ -31,20 +32,14 @@ const MAX_STANDING = 200;
  * and preferences. Most important first.
  */
 export async function loadStandingNodes(db: DbOrTx, params: { tenantId: string; scopes: readonly ScopePattern[]; now: Date }): Promise<MemoryNode[]> {
-  const rows = await db
-    .select(memoryNodeRecordColumns)
-    .from(memoryNodes)
-    .where(
-      and(
-        eq(memoryNodes.tenantId, params.tenantId),
-        scopePatternsCondition(params.scopes),
-        eq(memoryNodes.status, "active"),
-        or(isNull(memoryNodes.expiresAt), gt(memoryNodes.expiresAt, params.now)),
-        // The same lists as memory_nodes_standing_idx's predicate, so the planner reads that index.
-        or(inArray(memoryNodes.kind, [...ALWAYS_RECALLED_KINDS]), inArray(memoryNodes.type, [...STANDING_INDEX_TYPES])),
-      ),
-    )
-    .orderBy(desc(memoryNodes.importance), desc(memoryNodes.confidence), desc(memoryNodes.updatedAt))
-    .limit(MAX_STANDING);
+  const where = and(
+    eq(memoryNodes.tenantId, params.tenantId),
+    scopePatternsCondition(params.scopes),
+    eq(memoryNodes.status, "active"),
+    or(isNull(memoryNodes.expiresAt), gt(memoryNodes.expiresAt, params.now)),
+    // The same lists as memory_nodes_standing_idx's predicate, so the planner reads that index.
+    or(inArray(memoryNodes.kind, [...ALWAYS_RECALLED_KINDS]), inArray(memoryNodes.type, [...STANDING_INDEX_TYPES])),
+  );
+  const rows = await selectNodeRecords(db, sql`where ${where} order by ${memoryNodes.importance} desc, ${memoryNodes.confidence} desc, ${memoryNodes.updatedAt} desc limit ${MAX_STANDING}`);
   return rows.map(toMemoryNode);
 }

@@ -1,11 +1,12 @@
 import type { MemoryNode } from "../node-view";
-import { countTokens, truncateToTokens } from "./token-count";
+import { countJoinedLines, countLineTokens, countTokens, truncateToTokens } from "./token-count";
 
 /**
  * The prompt block of automatic recall, built under a token budget. Items are taken in priority
- * order — what must never be forgotten first — and rendered in reading order; the finished block is
- * counted once more with the real tokenizer and trimmed from the lowest priority until it fits, so
- * the budget holds exactly, whatever the tokenizer does at item boundaries.
+ * order — what must never be forgotten first — and rendered in reading order. Each line is counted
+ * with its line break, which adds up to the finished block's exact count (countJoinedLines; the
+ * block is counted whole in the rare case where it would not), and the block is trimmed from the
+ * lowest priority until it fits, so the budget holds exactly.
  */
 
 export type SectionName = "alwaysRecalled" | "constraints" | "activeTasks" | "relevant" | "summary" | "preferences" | "recent";
@@ -36,8 +37,9 @@ export const nodeLine = (node: MemoryNode) => {
 };
 export const messageLine = (message: { id: string; role: string; content: string }) => `- [${message.id}] ${message.role}: ${message.content}`;
 
-export function renderContext(items: readonly ContextItem[]): string {
-  if (items.length === 0) return "";
+/** The block's lines, in reading order (none when there is nothing to recall). */
+function contextLines(items: readonly ContextItem[]): string[] {
+  if (items.length === 0) return [];
   const lines: string[] = [OPEN];
   for (const section of SECTION_ORDER) {
     const inSection = items.filter((item) => item.section === section).sort((a, b) => a.order - b.order);
@@ -45,8 +47,10 @@ export function renderContext(items: readonly ContextItem[]): string {
     lines.push(HEADINGS[section], ...inSection.map((item) => item.text));
   }
   lines.push(CLOSE);
-  return lines.join("\n");
+  return lines;
 }
+
+export const renderContext = (items: readonly ContextItem[]): string => contextLines(items).join("\n");
 
 /**
  * Shares of the budget kept for the turn-specific sections while the standing ones (always-recalled,
@@ -63,15 +67,15 @@ const SECTION_RESERVE: Partial<Record<SectionName, number>> = { relevant: 0.3, s
  */
 export function selectWithinBudget(candidates: readonly ContextItem[], budget: number): { items: ContextItem[]; prompt: string; tokens: number; dropped: ContextItem[] } {
   const maxItem = Math.max(16, Math.floor(budget * MAX_ITEM_SHARE));
-  const overhead = countTokens(`${OPEN}\n\n${CLOSE}`);
-  const headingCost = (section: SectionName) => countTokens(`${HEADINGS[section]}\n`);
+  const overhead = countLineTokens(OPEN) + countTokens(CLOSE);
+  const headingCost = (section: SectionName) => countLineTokens(HEADINGS[section]);
   const ordered = SECTION_PRIORITY.flatMap((section) => candidates.filter((c) => c.section === section));
   // Tokens each reserved section would use, up to its reserve.
   const reserveLeft = new Map<SectionName, number>();
   for (const [section, share] of Object.entries(SECTION_RESERVE) as [SectionName, number][]) {
     const items = ordered.filter((c) => c.section === section);
     if (items.length === 0) continue;
-    const wanted = headingCost(section) + items.reduce((sum, c) => sum + Math.min(countTokens(c.text), maxItem) + 1, 0);
+    const wanted = headingCost(section) + items.reduce((sum, c) => sum + Math.min(countLineTokens(c.text), maxItem), 0);
     reserveLeft.set(section, Math.min(wanted, Math.floor(budget * share)));
   }
   const protectedBelow = (section: SectionName) => {
@@ -86,14 +90,15 @@ export function selectWithinBudget(candidates: readonly ContextItem[], budget: n
   let used = overhead;
   const place = (item: ContextItem, protect: number): boolean => {
     const heading = opened.has(item.section) ? 0 : headingCost(item.section);
-    const room = budget - used - heading - 1 - protect;
+    const room = budget - used - heading - protect;
     const limit = Math.min(room, item.section === "summary" ? Math.floor(budget / 3) : maxItem);
-    const whole = limit > 0 ? countTokens(item.text) : Infinity;
-    const text = whole <= limit ? item.text : limit >= 12 ? truncateToTokens(item.text, limit) : "";
+    // Line costs include the line break; a cut text gets one token less than the limit for it.
+    const whole = limit > 0 ? countLineTokens(item.text) : Infinity;
+    const text = whole <= limit ? item.text : limit >= 13 ? truncateToTokens(item.text, limit - 1) : "";
     if (!text) return false;
     chosen.set(item, text);
     opened.add(item.section);
-    const cost = heading + (text === item.text ? whole : countTokens(text)) + 1;
+    const cost = heading + (text === item.text ? whole : countLineTokens(text));
     used += cost;
     const reserve = reserveLeft.get(item.section);
     if (reserve !== undefined) reserveLeft.set(item.section, Math.max(0, reserve - cost));
@@ -107,12 +112,12 @@ export function selectWithinBudget(candidates: readonly ContextItem[], budget: n
   // the lowest priority until it fits.
   const picked = ordered.filter((item) => chosen.has(item));
   const asChosen = (items: readonly ContextItem[]) => items.map((item): ContextItem => ({ section: item.section, id: item.id, text: chosen.get(item)!, node: item.node, order: item.order }));
-  let prompt = renderContext(asChosen(picked));
-  let tokens = countTokens(prompt);
+  let lines = contextLines(asChosen(picked));
+  let tokens = countJoinedLines(lines);
   while (tokens > budget && picked.length > 0) {
     dropped.push(picked.pop()!);
-    prompt = renderContext(asChosen(picked));
-    tokens = countTokens(prompt);
+    lines = contextLines(asChosen(picked));
+    tokens = countJoinedLines(lines);
   }
-  return { items: asChosen(picked), prompt, tokens, dropped };
+  return { items: asChosen(picked), prompt: lines.join("\n"), tokens, dropped };
 }
