@@ -9,7 +9,7 @@ import { isListAllQuery } from "~/server/memory/retrieval/list-all";
 import { anyTermTsQuery, queryTerms, termTsQuery } from "~/server/memory/retrieval/query-terms";
 import { narrowReadScopes, turnScopes } from "~/server/memory/retrieval/scopes";
 import { bm25Scores } from "~/server/memory/retrieval/signals";
-import { countJoinedLines, countLineTokens, countTokens, startsNewPiece, truncateToTokens } from "~/server/memory/retrieval/token-count";
+import { countJoinedLines, countLineTokens, countTokens, startsNewPiece, textHash, truncateToTokens } from "~/server/memory/retrieval/token-count";
 import { parseScopePattern } from "~/server/memory/scope";
 
 const NOW = new Date("2026-01-10T12:00:00Z");
@@ -241,6 +241,22 @@ describe("token counts", () => {
     expect(startsNewPiece("/path")).toBe(false);
     expect(startsNewPiece(" indented")).toBe(false);
     expect(startsNewPiece("")).toBe(false);
+  });
+
+  it("keys the memo by a hash that tells near-identical lines apart", () => {
+    const seen = new Map<number, string>();
+    for (let i = 0; i < 200_000; i++) {
+      const text = i % 2 ? `- [mem_${i.toString(36)}] (user) 用户计划 ${i % 977}` : `- [mem_${(i * 7919).toString(36)}] (session) Note ${i}: same words`;
+      const key = textHash(text);
+      expect(Number.isSafeInteger(key) && key >= 0).toBe(true);
+      const other = seen.get(key);
+      if (other !== undefined && other !== text) throw new Error(`hash collision: ${other} / ${text}`);
+      seen.set(key, text);
+    }
+    expect(textHash("ab")).not.toBe(textHash("ba"));
+    // Counted once, then from the memo: the same answer.
+    expect(countLineTokens("- [n9] (user) Tone: friendly.")).toBe(countTokens("- [n9] (user) Tone: friendly.\n"));
+    expect(countLineTokens("- [n9] (user) Tone: friendly.")).toBe(countTokens("- [n9] (user) Tone: friendly.\n"));
   });
 
   it("counts special-token text as plain text instead of throwing", () => {

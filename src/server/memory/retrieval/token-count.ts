@@ -17,21 +17,44 @@ setMergeCacheSize(TOKENIZER_MERGE_CACHE);
  */
 const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
 
-/** Counts of recently seen texts: the same card lines and headings come back turn after turn. */
-const MEMO_LIMIT = 5_000;
+/**
+ * Counts of recently seen texts: a turn's standing cards come back turn after turn (most of a
+ * memory_context call's lines), and counting a line costs 10–35 µs. Keyed by a 53-bit hash of the
+ * text rather than the text itself, so that 50,000 entries hold in ~3 MB (on the benchmark, 50,000
+ * entries against 5,000 saved ~2.6 ms of a 13 ms context call). A false hit needs two different
+ * texts with the same hash: about one lookup in 10^11 with the memo full.
+ */
+const MEMO_LIMIT = 50_000;
 /** Long texts (whole prompts) are unique; keeping them would only evict the reusable lines. */
 const MEMO_MAX_CHARS = 2_000;
 
+/** A 53-bit hash of `text` (two 32-bit multiplicative hashes, one cut to 21 bits). */
+export function textHash(text: string): number {
+  let a = 0x811c9dc5 ^ text.length;
+  let b = 0x9e3779b9;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+    b ^= b >>> 15;
+  }
+  a ^= a >>> 16;
+  a = Math.imul(a, 0x85ebca6b);
+  a ^= a >>> 13;
+  b = Math.imul(b ^ (b >>> 16), 0xc2b2ae35);
+  return (b >>> 11) * 0x100000000 + (a >>> 0);
+}
+
 function memoized(count: (text: string) => number) {
-  const memo = new Map<string, number>();
+  const memo = new Map<number, number>();
   return (text: string): number => {
-    const known = memo.get(text);
+    if (text.length > MEMO_MAX_CHARS) return count(text);
+    const key = textHash(text);
+    const known = memo.get(key);
     if (known !== undefined) return known;
     const tokens = count(text);
-    if (text.length <= MEMO_MAX_CHARS) {
-      if (memo.size >= MEMO_LIMIT) memo.delete(memo.keys().next().value!);
-      memo.set(text, tokens);
-    }
+    if (memo.size >= MEMO_LIMIT) memo.delete(memo.keys().next().value!);
+    memo.set(key, tokens);
     return tokens;
   };
 }
