@@ -15,6 +15,7 @@ describe(`agent listener (${TEST_BACKEND})`, () => {
   let server: http.Server;
   let base: string;
   let secret: string;
+  let org: Awaited<ReturnType<typeof createOrg>>;
   beforeAll(async () => {
     handle = await openTestDatabase();
     const serveAgent = createAgentListener(async () => handle.db);
@@ -24,7 +25,7 @@ describe(`agent listener (${TEST_BACKEND})`, () => {
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const org = await createOrg(handle.db);
+    org = await createOrg(handle.db);
     ({ secret } = await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.memberId }));
   });
   afterAll(async () => {
@@ -59,24 +60,51 @@ describe(`agent listener (${TEST_BACKEND})`, () => {
     expect(written.status).toBe(200);
     expect(JSON.parse(written.text)).toMatchObject({ result: { data: { done: true } } });
 
+    const readOnly = (await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.memberId, permissions: ["memory:read"] })).secret;
     const cases: { path: string; body?: unknown; bearer?: string | null }[] = [
       { path: "tools.memory_search", body: { queryText: "peanuts allergy", turn: { sessionId: "s1" } } },
       { path: "tools.memory_search", body: { queryText: 42 } },
       { path: "tools.memory_search", body: "not json" },
+      { path: "tools.memory_search", body: "" },
+      { path: "tools.memory_search", body: "[1, 2]" },
       { path: "tools.memory_search", body: { queryText: "x" }, bearer: null },
       { path: "tools.memory_search", body: { queryText: "x" }, bearer: "mem_live_notarealkey0000000000000000" },
+      { path: "tools.memory_write", body: write, bearer: readOnly },
+      { path: "tools.memory_write", body: { operations: [{ op: "update", targetId: "mem_nope", expectedRevision: 1, node: { title: "x" } }] } },
+      { path: "tools.call", body: { name: "memory_context", arguments: { queryText: "peanuts" } } },
+      { path: "tools.call", body: { name: "no_such_tool", arguments: {} } },
       { path: "tools.no_such_tool", body: {} },
       { path: "tools.list" },
+      { path: "tools.list", body: {} },
       { path: "me.agent" },
     ];
     for (const c of cases) {
       const viaListener = await call(`/api/trpc/${c.path}`, { body: c.body, bearer: c.bearer });
       const viaRoute = await trpcHttp(handle.db, c.path, { body: c.body, bearer: c.bearer === undefined ? secret : (c.bearer ?? undefined) });
-      const strip = (text: string) => JSON.parse(text.replace(/"(tookMs|latencyMs|durationMs)":[\d.]+/g, '"$1":0')) as unknown;
       if (c === cases[0]) expect(viaListener.text).toContain("allergic to peanuts");
-      expect({ path: c.path, status: viaListener.status, body: strip(viaListener.text) }).toEqual({ path: c.path, status: viaRoute.status, body: strip(viaRoute.text) });
+      expect(answer(c.path, viaListener)).toEqual(answer(c.path, viaRoute));
     }
   });
+
+  it("answers a rate-limited call as the Next.js route does, Retry-After included", async () => {
+    const limited = (await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.memberId, rateLimitPerMinute: 1 })).secret;
+    const body = { queryText: "peanuts" };
+    expect((await call("/api/trpc/tools.memory_search", { body, bearer: limited })).status).toBe(200);
+    const viaListener = await call("/api/trpc/tools.memory_search", { body, bearer: limited });
+    const viaRoute = await trpcHttp(handle.db, "tools.memory_search", { body, bearer: limited });
+    expect(viaListener.status).toBe(429);
+    expect(Number(viaListener.headers.get("retry-after"))).toBeGreaterThan(0);
+    const retryAfter = /"retryAfterSeconds":\d+/g;
+    const sameSecond = (r: { status: number; text: string; headers: Headers }) => ({ ...r, text: r.text.replace(retryAfter, '"retryAfterSeconds":0'), headers: new Headers([...r.headers].map(([k, v]): [string, string] => [k, k === "retry-after" ? "0" : v])) });
+    expect(answer("limited", sameSecond(viaListener))).toEqual(answer("limited", sameSecond(viaRoute)));
+  });
+
+  /** What an agent reads of an answer: status, body (timings zeroed) and the headers tRPC sets. */
+  function answer(path: string, r: { status: number; text: string; headers: Headers }) {
+    const body = JSON.parse(r.text.replace(/"(tookMs|latencyMs|durationMs)":[\d.]+/g, '"$1":0')) as unknown;
+    const headers = Object.fromEntries(["content-type", "vary", "retry-after"].map((h) => [h, r.headers.get(h)]));
+    return { path, status: r.status, body, headers };
+  }
 
   it("refuses an oversized body with 413 whether its length is declared or not", async () => {
     const big = JSON.stringify({ queryText: "x".repeat(AGENT_MAX_BODY_BYTES + 10) });

@@ -3,6 +3,7 @@ import type { Session } from "next-auth";
 import type { ApiKeyPermission } from "~/db/schema";
 import type { Database } from "~/db/types";
 import { appRouter } from "~/server/api/root";
+import { retryAfterMeta } from "~/server/api/trpc-http";
 import { addUserToTenant, registerAccount } from "~/server/auth/accounts";
 import { createApiKey } from "~/server/auth/api-keys";
 import { newId } from "~/server/ids";
@@ -40,8 +41,8 @@ export type TrpcHttpBody = {
 };
 
 /**
- * The real HTTP path of /api/trpc without a server: the fetch adapter with this database, so error
- * shapes (formatter, status codes) are what an agent sees.
+ * The real HTTP path of /api/trpc without a server: the fetch adapter with this database and the
+ * route's response headers, so error shapes (formatter, status codes, Retry-After) are what an agent sees.
  */
 export async function trpcHttp(db: Database, path: string, init: { method?: "GET" | "POST"; bearer?: string; body?: unknown; userId?: string } = {}) {
   const headers = new Headers({ "content-type": "application/json" });
@@ -49,7 +50,7 @@ export async function trpcHttp(db: Database, path: string, init: { method?: "GET
   const session: Session | null = init.userId ? { user: { id: init.userId, email: "x@example.com" }, expires: new Date(Date.now() + 3600_000).toISOString() } : null;
   const method = init.method ?? (init.body === undefined ? "GET" : "POST");
   const req = new Request(`http://localhost/api/trpc/${path}`, { method, headers, body: method === "POST" ? (typeof init.body === "string" ? init.body : JSON.stringify(init.body ?? {})) : undefined });
-  const res = await fetchRequestHandler({ endpoint: "/api/trpc", req, router: appRouter, createContext: async () => ({ db, headers: req.headers, getSession: async () => session }) });
+  const res = await fetchRequestHandler({ endpoint: "/api/trpc", req, router: appRouter, createContext: async () => ({ db, headers: req.headers, getSession: async () => session }), responseMeta: retryAfterMeta });
   const text = await res.text();
   return { status: res.status, headers: res.headers, text, json: JSON.parse(text) as TrpcHttpBody };
 }
