@@ -12,4 +12,4 @@ ENV NODE_ENV=production PORT=3000 MEMORY_DATA_DIR=/data
 COPY --from=build /app /app
 VOLUME /data
 EXPOSE 3000
-CMD ["node", "scripts/server.mjs"]
+CMD ["node", "--max-semi-space-size=64", "scripts/server.mjs"]
