@@ -8,7 +8,7 @@ import path from "node:path";
  * benchmark the server's CPU per request fell 12–15 %, for ~60 MB more resident memory under load
  * (docs/performance.md, round 6).
  */
-export const SERVER_NODE_FLAGS = ["--max-semi-space-size=64"];
+const SERVER_NODE_FLAGS = ["--max-semi-space-size=64"];
 
 /** Node arguments that run the production server of the project at `root`. */
 export const serverArgs = (root) => [...SERVER_NODE_FLAGS, path.join(root, "scripts", "server.mjs")];

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { callTRPCProcedure, getErrorShape, getTRPCErrorFromUnknown, transformTRPCResponse, type TRPCError } from "@trpc/server";
 import { nodeHTTPRequestHandler } from "@trpc/server/adapters/node-http";
-import { getHTTPStatusCode } from "@trpc/server/unstable-core-do-not-import";
+import { getHTTPStatusCode, type TRPCResponse } from "@trpc/server/unstable-core-do-not-import";
 import type { Database } from "~/db/types";
 import { appRouter } from "~/server/api/root";
 import { logServerError } from "~/server/log";
@@ -76,7 +76,7 @@ function singleMutationInput(req: IncomingMessage, path: string, body: string): 
  */
 async function serveSingleMutation(req: IncomingMessage, res: ServerResponse, path: string, input: unknown, getDb: () => Promise<Database>) {
   let ctx: Awaited<ReturnType<typeof agentContext>> | undefined;
-  let payload: unknown;
+  let payload: TRPCResponse;
   let errors: TRPCError[] = [];
   try {
     ctx = await agentContext(req, getDb);
@@ -90,8 +90,8 @@ async function serveSingleMutation(req: IncomingMessage, res: ServerResponse, pa
   }
   const headers: Record<string, string> = { vary: "trpc-accept, accept", "content-type": "application/json" };
   for (const [name, value] of retryAfterMeta({ errors }).headers ?? []) headers[name] = value;
-  const text = JSON.stringify(transformTRPCResponse(config, payload as Parameters<typeof transformTRPCResponse>[1]));
-  res.writeHead(getHTTPStatusCode(payload as Parameters<typeof getHTTPStatusCode>[0]), { ...headers, "content-length": Buffer.byteLength(text) });
+  const text = JSON.stringify(transformTRPCResponse(config, payload));
+  res.writeHead(getHTTPStatusCode(payload), { ...headers, "content-length": Buffer.byteLength(text) });
   res.end(text);
 }
 

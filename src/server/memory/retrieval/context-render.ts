@@ -50,8 +50,6 @@ function contextLines(items: readonly ContextItem[]): string[] {
   return lines;
 }
 
-export const renderContext = (items: readonly ContextItem[]): string => contextLines(items).join("\n");
-
 /**
  * Shares of the budget kept for the turn-specific sections while the standing ones (always-recalled,
  * constraints, tasks, preferences) are placed: fifty open tasks must not crowd out the cards that

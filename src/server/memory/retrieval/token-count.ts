@@ -60,16 +60,13 @@ function memoized(count: (text: string) => number) {
 }
 
 const countPlain = memoized((text) => countWithTokenizer(text, PLAIN_TEXT));
-const countLine = memoized((text) => countWithTokenizer(`${text}\n`, PLAIN_TEXT));
+
+/** Tokens of `text` followed by a line break (a line of a prompt block that has lines after it). */
+export const countLineTokens = memoized((text) => countWithTokenizer(`${text}\n`, PLAIN_TEXT));
 
 /** Tokens as OpenAI's o200k tokenizer counts them: budgets are in real tokens, not characters. */
 export function countTokens(text: string): number {
   return text ? countPlain(text) : 0;
-}
-
-/** Tokens of `text` followed by a line break (a line of a prompt block that has lines after it). */
-export function countLineTokens(text: string): number {
-  return countLine(text);
 }
 
 /**
