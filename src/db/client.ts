@@ -78,6 +78,28 @@ function withPreparedStatements(client: Sql, enabled: boolean): Sql {
 }
 
 /**
+ * A transaction's connection: each statement is queued on it when created, not when first awaited
+ * (postgres.js otherwise waits for `then`), so statements go out in the order the code issued
+ * them — a statement started before COMMIT is sent is ahead of it on the wire even when nobody
+ * awaited it yet (see pipelined.ts). The first failure is kept: COMMIT after a failed statement
+ * rolls back, and begin() reports that failure instead of a success.
+ */
+type TrackedConnection = ReservedSql & { firstFailure: () => unknown };
+
+function trackStatements(reserved: ReservedSql): TrackedConnection {
+  const unsafe = reserved.unsafe.bind(reserved);
+  let failure: unknown;
+  const started = (...args: Parameters<ReservedSql["unsafe"]>) => {
+    const query = unsafe(...args).execute();
+    query.catch((error: unknown) => {
+      failure ??= error;
+    });
+    return query;
+  };
+  return Object.assign(reserved, { unsafe: started as unknown as ReservedSql["unsafe"], firstFailure: () => failure });
+}
+
+/**
  * Replaces postgres.js `sql.begin` (what Drizzle's transactions use) with one on a reserved connection.
  * postgres.js 3.4.9's own begin() writes ROLLBACK to a connection the server has just dropped
  * (restart, failover, pg_terminate_backend, idle-in-transaction timeout): that either throws an
@@ -103,7 +125,7 @@ function withDropSafeTransactions(client: Sql): Sql {
         if (attempt >= 3 || !["57P01", "57P02", "57P03", "CONNECTION_CLOSED", "ECONNRESET"].includes(String(code))) throw error;
       }
     }
-    const reserved = conn;
+    const reserved = trackStatements(conn);
     let lost = false;
     let savepoints = 0;
     // Drizzle's nested transactions call `savepoint` on the transaction's client.
@@ -129,7 +151,9 @@ function withDropSafeTransactions(client: Sql): Sql {
       else began.catch(() => {}); // awaited below
       const result = await fn(scoped);
       await began;
-      await reserved.unsafe("commit");
+      const committed = await reserved.unsafe("commit");
+      // A statement the callback did not await failed: Postgres answered COMMIT with ROLLBACK.
+      if (committed.command === "ROLLBACK") throw reserved.firstFailure() ?? new Error("The transaction was rolled back by the database; nothing was written.");
       return result;
     } catch (error) {
       lost = isConnectionLost(error);

@@ -1,3 +1,4 @@
+import { startNow } from "~/db/start-now";
 import type { DbOrTx } from "~/db/types";
 import { memoryAuditEvents, type MemoryAuditEvent } from "~/db/schema";
 import type { MemoryCallContext } from "./context";
@@ -9,7 +10,7 @@ export type AuditEventType = MemoryAuditEvent["eventType"];
  * Appends one audit row. Always called with the transaction that makes the change, so the change and
  * its record commit or vanish together.
  */
-export async function recordAudit(
+export function recordAudit(
   db: DbOrTx,
   ctx: Pick<MemoryCallContext, "tenantId" | "actor" | "toolCallId">,
   event: {
@@ -22,8 +23,9 @@ export async function recordAudit(
     after?: unknown;
     metadata?: Record<string, unknown>;
   },
-): Promise<void> {
-  await db.insert(memoryAuditEvents).values({
+): Promise<unknown> {
+  // Started at once (not at the caller's await): it may travel with the COMMIT (pipelined.ts).
+  return startNow(db.insert(memoryAuditEvents).values({
     tenantId: ctx.tenantId,
     nodeId: event.nodeId ?? null,
     lineageId: event.lineageId ?? null,
@@ -37,5 +39,5 @@ export async function recordAudit(
     before: event.before ?? null,
     after: event.after ?? null,
     metadata: event.metadata ?? {},
-  });
+  }));
 }

@@ -1,5 +1,5 @@
 import { and, asc, count, eq, sql } from "drizzle-orm";
-import { memoryKinds, memoryNodes } from "~/db/schema";
+import { memoryKinds, memoryNodes, tenants, type Tenant } from "~/db/schema";
 import type { Database, DbOrTx } from "~/db/types";
 import { badRequest, notFound, ServiceError } from "~/server/errors";
 import { log } from "~/server/log";
@@ -26,8 +26,10 @@ type AuditCtx = Pick<MemoryCallContext, "tenantId" | "actor" | "toolCallId">;
 const storedKinds = (db: DbOrTx, tenantId: string) =>
   db.select().from(memoryKinds).where(eq(memoryKinds.tenantId, tenantId)).orderBy(asc(memoryKinds.kind));
 
+type StoredKind = { kind: string; definition: Record<string, unknown> };
+
 /** Rebuilds stored rows into definitions, skipping (and logging) any that no longer validate. */
-function rebuild(tenantId: string, rows: readonly { kind: string; definition: Record<string, unknown> }[]): KindDefinition[] {
+function rebuild(tenantId: string, rows: readonly StoredKind[]): KindDefinition[] {
   const out: KindDefinition[] = [];
   for (const row of rows) {
     const built = buildCustomKind(row.definition, out);
@@ -41,9 +43,23 @@ export async function listCustomKinds(db: DbOrTx, tenantId: string): Promise<Kin
   return rebuild(tenantId, await storedKinds(db, tenantId));
 }
 
+const registryOf = (custom: KindDefinition[]): KindRegistry => ({ resolve: (kind) => resolveKind(kind, custom), all: listKinds(custom), custom });
+
 export async function loadKindRegistry(db: DbOrTx, tenantId: string): Promise<KindRegistry> {
-  const custom = await listCustomKinds(db, tenantId);
-  return { resolve: (kind) => resolveKind(kind, custom), all: listKinds(custom), custom };
+  return registryOf(await listCustomKinds(db, tenantId));
+}
+
+/**
+ * The organisation's row (its write and sensitive-data policies) and its kind registry in one
+ * statement: a write needs both before anything else, and two statements cost two round trips.
+ */
+export async function loadTenantWithKinds(db: DbOrTx, tenantId: string): Promise<{ tenant: Tenant; registry: KindRegistry }> {
+  const kindRows = sql<string | StoredKind[]>`(select coalesce(json_agg(json_build_object('kind', k.kind, 'definition', k.definition) order by k.kind), '[]'::json)
+      from ${memoryKinds} k where k.tenant_id = ${tenants.id})`;
+  const [row] = await db.select({ tenant: tenants, kinds: kindRows }).from(tenants).where(eq(tenants.id, tenantId)).limit(1);
+  if (!row) throw notFound("unknown_tenant", `No organisation with id ${tenantId}.`);
+  const kinds = typeof row.kinds === "string" ? (JSON.parse(row.kinds) as StoredKind[]) : row.kinds;
+  return { tenant: row.tenant, registry: registryOf(rebuild(tenantId, kinds)) };
 }
 
 /** Serialises kind changes per tenant, so two admins cannot both claim one slot key. */

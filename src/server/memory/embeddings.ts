@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import { memoryChunks, memoryEmbeddings, memoryJobs, memoryMessages, memoryNodes } from "~/db/schema";
+import { startNow } from "~/db/start-now";
 import type { DbOrTx } from "~/db/types";
 import { newId } from "~/server/ids";
 import { isZeroVector, type EmbeddingProvider } from "~/server/providers/embeddings/types";
@@ -147,12 +148,15 @@ export const embedJobKey = (target: EmbedTarget) => `embed:${target.kind}:${targ
  * Queues an `embed` job per target, in the caller's transaction (so a rolled-back write queues
  * nothing). A target that already has a queued job is skipped by the dedupe index.
  */
-export async function enqueueEmbedJobs(db: DbOrTx, params: { tenantId: string; targets: readonly EmbedTarget[] }): Promise<void> {
-  if (params.targets.length === 0) return;
-  await db
-    .insert(memoryJobs)
-    .values(params.targets.map((target) => ({ tenantId: params.tenantId, type: "embed" as const, payload: { kind: target.kind, id: target.id }, dedupeKey: embedJobKey(target) })))
-    .onConflictDoNothing();
+/** Started at once (not at the caller's await): it may travel with the COMMIT (pipelined.ts). */
+export function enqueueEmbedJobs(db: DbOrTx, params: { tenantId: string; targets: readonly EmbedTarget[] }): Promise<unknown> {
+  if (params.targets.length === 0) return Promise.resolve();
+  return startNow(
+    db
+      .insert(memoryJobs)
+      .values(params.targets.map((target) => ({ tenantId: params.tenantId, type: "embed" as const, payload: { kind: target.kind, id: target.id }, dedupeKey: embedJobKey(target) })))
+      .onConflictDoNothing(),
+  );
 }
 
 /**

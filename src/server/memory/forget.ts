@@ -3,7 +3,7 @@ import type { Database, Transaction } from "~/db/types";
 import { memoryNodes, type MemoryNodeRow } from "~/db/schema";
 import { badRequest } from "~/server/errors";
 import { recordAudit } from "./audit";
-import { pipelinedStatements } from "./pipelined";
+import { commitWith } from "./pipelined";
 import { isAgent, type MemoryCallContext } from "./context";
 import { loadKindRegistry, type KindRegistry } from "./custom-kinds";
 import { eraseLineages } from "./erase";
@@ -111,11 +111,10 @@ export async function memoryForget(db: Database, ctx: MemoryCallContext, rawInpu
 
   // Loaded before the transaction: PGlite has one connection, so nothing may query `db` inside it.
   const registry = await loadKindRegistry(db, ctx.tenantId);
-  return retryOnContention(() => db.transaction(async (tx) => {
+  return retryOnContention(() => commitWith(db, async (tx, audits) => {
     const now = new Date();
     const resolved = await resolveTargets(tx, registry, ctx, input);
     if (!Array.isArray(resolved)) return resolved;
-    const audits = pipelinedStatements();
     let result: MemoryForgetResult;
     if (input.mode === "soft") {
       const deletedIds: string[] = [];
@@ -149,7 +148,8 @@ export async function memoryForget(db: Database, ctx: MemoryCallContext, rawInpu
         message: `Erased ${lineageIds.length} memor${lineageIds.length === 1 ? "y" : "ies"} (${receipt.revisionsRemoved} revisions${input.eraseEvidence ? `, ${receipt.messagesRemoved} evidence messages` : ""}) permanently. This is done.`,
       };
     }
-    await Promise.all([audits.settle(), idem ? storeIdempotentResponse(tx, { ...idem, response: result }) : undefined]);
+    // The audit rows and the idempotent reply go out with the COMMIT.
+    if (idem) audits.send(storeIdempotentResponse(tx, { ...idem, response: result }));
     return result;
   }));
 }

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { and, eq } from "drizzle-orm";
+import { startNow } from "~/db/start-now";
 import type { DbOrTx } from "~/db/types";
 import { idempotencyKeys } from "~/db/schema";
 import { ServiceError } from "~/server/errors";
@@ -24,6 +25,7 @@ export async function findIdempotentResponse<T>(db: DbOrTx, params: { tenantId: 
 }
 
 /** Stored in the same transaction as the writes it answers for; a concurrent twin hits the primary key and retries into a replay. */
-export async function storeIdempotentResponse(db: DbOrTx, params: { tenantId: string; principalId: string; key: string; hash: string; response: unknown }) {
-  await db.insert(idempotencyKeys).values({ tenantId: params.tenantId, principalId: params.principalId, key: params.key, requestHash: params.hash, response: params.response });
+/** Started at once (not at the caller's await): it may travel with the COMMIT (pipelined.ts). */
+export function storeIdempotentResponse(db: DbOrTx, params: { tenantId: string; principalId: string; key: string; hash: string; response: unknown }): Promise<unknown> {
+  return startNow(db.insert(idempotencyKeys).values({ tenantId: params.tenantId, principalId: params.principalId, key: params.key, requestHash: params.hash, response: params.response }));
 }

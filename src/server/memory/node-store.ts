@@ -1,4 +1,5 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
+import { startNow } from "~/db/start-now";
 import type { DbOrTx } from "~/db/types";
 import { memoryNodes, type MemoryNodeRow, type NodeStatus } from "~/db/schema";
 import type { Actor } from "./context";
@@ -33,7 +34,8 @@ export async function findActiveInSlot(
       ),
     )
     .limit(1);
-  const [row] = params.forUpdate ? await query.for("update") : await query;
+  // Started at the call (startNow): a caller may send the slot's insert right behind this read.
+  const [row] = await startNow(params.forUpdate ? query.for("update") : query);
   return row;
 }
 
@@ -70,6 +72,22 @@ export async function endActiveRevision(
 export async function insertNodeRow(db: DbOrTx, values: typeof memoryNodes.$inferInsert): Promise<MemoryNodeRow> {
   const [row] = await db.insert(memoryNodes).values(values).returning();
   return row!;
+}
+
+/**
+ * Inserts `values` as the active card of its slot unless the slot already has one (then nothing is
+ * inserted and undefined is returned), so that a create can be sent together with the read of its
+ * slot instead of after it.
+ */
+export async function insertNodeIfSlotFree(db: DbOrTx, values: typeof memoryNodes.$inferInsert): Promise<MemoryNodeRow | undefined> {
+  const [row] = await startNow(
+    db
+      .insert(memoryNodes)
+      .values(values)
+      .onConflictDoNothing({ target: [memoryNodes.tenantId, memoryNodes.scopeType, memoryNodes.scopeId, memoryNodes.key], where: sql`status = 'active'` })
+      .returning(),
+  );
+  return row;
 }
 
 /** Stable JSON text (sorted keys) for comparing values regardless of key order. */

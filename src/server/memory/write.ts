@@ -1,17 +1,17 @@
 import { sql } from "drizzle-orm";
+import { startNow } from "~/db/start-now";
 import type { Database, Transaction } from "~/db/types";
 import type { MemoryNodeRow } from "~/db/schema";
 import { badRequest } from "~/server/errors";
 import { newId } from "~/server/ids";
-import { getTenant } from "~/server/tenants/policy";
 import { recordAudit } from "./audit";
-import { pipelinedStatements, type PipelinedStatements } from "./pipelined";
+import { commitWith, type PipelinedStatements } from "./pipelined";
 import type { MemoryCallContext } from "./context";
-import { loadKindRegistry, type KindRegistry } from "./custom-kinds";
+import { loadTenantWithKinds, type KindRegistry } from "./custom-kinds";
 import { enqueueEmbedJobs } from "./embeddings";
 import { findIdempotentResponse, requestHash, storeIdempotentResponse } from "./idempotency";
 import { auditSnapshot } from "./node-view";
-import { canonicalJson, endActiveRevision, findActiveInSlot, getNodeRow, insertNodeRow } from "./node-store";
+import { canonicalJson, endActiveRevision, findActiveInSlot, getNodeRow, insertNodeIfSlotFree, insertNodeRow } from "./node-store";
 import { contentionBackoff, isRetryableWriteError, MAX_WRITE_ATTEMPTS } from "./pg-errors";
 import { formatScope, parseScope, scopeAllowed, type MemoryScope } from "./scope";
 import { buildNodeSearchFields } from "./search-fields";
@@ -27,6 +27,14 @@ import {
 
 type Env = DraftEnvironment & { registry: KindRegistry };
 type Prepared = { op: WriteOperation; draft?: NodeDraft };
+
+/** A slot found empty was taken before the insert (a writer outside the slot lock): retried like a unique violation. */
+class SlotRaceError extends Error {
+  readonly code = "23505";
+  constructor() {
+    super("The memory slot was filled by a concurrent writer.");
+  }
+}
 
 class BatchFailed extends Error {
   constructor(readonly results: WriteOperationResult[]) {
@@ -176,20 +184,26 @@ async function apply(tx: Transaction, env: Env, ctx: MemoryCallContext, index: n
   if (op.op === "create") {
     const draft = prepared.draft!;
     const notes = draft.notes.length ? { notes: draft.notes } : {};
-    const existing = await findActiveInSlot(tx, { tenantId: ctx.tenantId, scope: draft.scope, key: draft.key, forUpdate: true });
-    if (existing && sameContent(existing, draft)) {
+    // The slot's read and the insert of a first revision go out together: the insert only happens
+    // when the read finds the slot empty (it is locked by lockSlots, so no one fills it in between).
+    const id = newId("mem");
+    const found = findActiveInSlot(tx, { tenantId: ctx.tenantId, scope: draft.scope, key: draft.key, forUpdate: true });
+    const inserted = insertNodeIfSlotFree(tx, nodeValues(ctx, draft, { id, revision: 1, lineageId: id, supersedesId: null }, env.now));
+    const [existing, row] = await Promise.all([found, inserted]);
+    if (!existing) {
+      // Empty when read, taken when inserting: a writer that bypassed the slot lock; the batch is retried.
+      if (!row) throw new SlotRaceError();
+      audits.send(recordAudit(tx, ctx, { eventType: "create", nodeId: row.id, lineageId: row.lineageId, scope: draft.scope, reason, after: auditSnapshot(row) }));
+      return done(row, "created", `Saved ${row.key} as ${row.id}. This write is done; do not repeat it.`, notes);
+    }
+    if (row) throw new Error(`Internal error: the slot of ${draft.key} was read after its insert.`);
+    if (sameContent(existing, draft)) {
       audits.send(recordAudit(tx, ctx, { eventType: "noop", nodeId: existing.id, lineageId: existing.lineageId, scope: draft.scope, reason: reason ?? "same slot, same content" }));
       return done(existing, "noop", `Memory ${existing.id} (${existing.key}) already says this; nothing changed. Do not repeat this write.`, notes);
     }
-    if (existing) {
-      const row = await writeNextRevision(tx, ctx, existing, draft, env.now);
-      audits.send(recordAudit(tx, ctx, { eventType: "supersede", nodeId: row.id, lineageId: row.lineageId, scope: draft.scope, reason, before: auditSnapshot(existing), after: auditSnapshot(row) }));
-      return done(row, "superseded", `Saved revision ${row.revision} of ${row.key} as ${row.id}; it replaces ${existing.id}. This write is done; do not repeat it.`, { previousId: existing.id, ...notes });
-    }
-    const id = newId("mem");
-    const row = await insertNodeRow(tx, nodeValues(ctx, draft, { id, revision: 1, lineageId: id, supersedesId: null }, env.now));
-    audits.send(recordAudit(tx, ctx, { eventType: "create", nodeId: row.id, lineageId: row.lineageId, scope: draft.scope, reason, after: auditSnapshot(row) }));
-    return done(row, "created", `Saved ${row.key} as ${row.id}. This write is done; do not repeat it.`, notes);
+    const next = await writeNextRevision(tx, ctx, existing, draft, env.now);
+    audits.send(recordAudit(tx, ctx, { eventType: "supersede", nodeId: next.id, lineageId: next.lineageId, scope: draft.scope, reason, before: auditSnapshot(existing), after: auditSnapshot(next) }));
+    return done(next, "superseded", `Saved revision ${next.revision} of ${next.key} as ${next.id}; it replaces ${existing.id}. This write is done; do not repeat it.`, { previousId: existing.id, ...notes });
   }
 
   const target = await loadTarget(tx, ctx, op);
@@ -249,8 +263,9 @@ async function apply(tx: Transaction, env: Env, ctx: MemoryCallContext, index: n
  */
 async function lockSlots(tx: Transaction, tenantId: string, prepared: Prepared[]) {
   const slots = [...new Set(prepared.flatMap((p) => (p.draft ? [`${tenantId}|${p.draft.scope.type}:${p.draft.scope.id}|${p.draft.key}`] : [])))].sort();
-  // Sent together (pipelined): Postgres still takes them one after another, in this order.
-  await Promise.all(slots.map((slot) => tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${slot}, 0))`)));
+  // Sent together (pipelined), each at once (startNow): Postgres takes them one after another, in
+  // this order, before the slot reads issued after this call.
+  await Promise.all(slots.map((slot) => startNow(tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${slot}, 0))`))));
 }
 
 function summarize(results: WriteOperationResult[], done: boolean): string {
@@ -291,7 +306,7 @@ export async function memoryWrite(db: Database, ctx: MemoryCallContext, rawInput
     if (stored) return { ...stored, replayed: true };
   }
 
-  const [tenant, registry] = await Promise.all([getTenant(db, ctx.tenantId), loadKindRegistry(db, ctx.tenantId)]);
+  const { tenant, registry } = await loadTenantWithKinds(db, ctx.tenantId);
   const env: Env = { tenant, registry, now: new Date() };
 
   // Pass 1: every static problem of every operation, so the caller can fix them all in one go.
@@ -310,14 +325,13 @@ export async function memoryWrite(db: Database, ctx: MemoryCallContext, rawInput
   if (failures.size === 0) {
     for (let attempt = 1; attempt <= MAX_WRITE_ATTEMPTS && !result; attempt++) {
       try {
-        result = await db.transaction(async (tx) => {
+        result = await commitWith(db, async (tx, audits) => {
           // The slot locks go out together with the first operation's reads, one round trip less:
           // Postgres runs the statements in order and each read takes its snapshot once the locks
           // are held, exactly as if it had waited for them here.
           const locked = lockSlots(tx, ctx.tenantId, prepared);
           locked.catch(() => {}); // awaited below
           const results: WriteOperationResult[] = [];
-          const audits = pipelinedStatements();
           try {
             for (const [index, item] of prepared.entries()) {
               try {
@@ -338,12 +352,9 @@ export async function memoryWrite(db: Database, ctx: MemoryCallContext, rawInput
           await locked;
           const answer: MemoryWriteResult = { done: true, message: summarize(results, true), results };
           // The audit rows, the embedding jobs (new revisions get their vector from the queue; the
-          // write never waits on a provider) and the idempotent reply go out together.
-          await Promise.all([
-            audits.settle(),
-            enqueueEmbedJobs(tx, { tenantId: ctx.tenantId, targets: results.filter((r) => r.nodeId && r.status !== "noop" && r.status !== "expired").map((r) => ({ kind: "node" as const, id: r.nodeId! })) }),
-            idem ? storeIdempotentResponse(tx, { ...idem, response: answer }) : undefined,
-          ]);
+          // write never waits on a provider) and the idempotent reply go out with the COMMIT.
+          audits.send(enqueueEmbedJobs(tx, { tenantId: ctx.tenantId, targets: results.filter((r) => r.nodeId && r.status !== "noop" && r.status !== "expired").map((r) => ({ kind: "node" as const, id: r.nodeId! })) }));
+          if (idem) audits.send(storeIdempotentResponse(tx, { ...idem, response: answer }));
           return answer;
         });
       } catch (error) {
