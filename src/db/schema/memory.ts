@@ -35,6 +35,16 @@ export const STANDING_INDEX_TYPES = ["task", "constraint", "preference"] as cons
 const sqlList = (values: readonly string[]) => values.map((v) => `'${v}'`).join(", ");
 export type ActorType = (typeof ACTOR_TYPES)[number];
 
+/**
+ * A card's search vector plus one lexeme for its tenant and scope: md5 of `tenant|type:id` (see
+ * scopeLexeme in src/server/memory/retrieval/scope-lexemes.ts). Indexed as written here (GIN), and
+ * queries must match on exactly this expression for the index to serve them.
+ */
+const scopedSearchVector = (q: string) => `(${q}search_vector || array_to_tsvector(array[md5(${q}tenant_id || '|' || ${q}scope_type || ':' || ${q}scope_id)]))`;
+export const SCOPED_SEARCH_VECTOR = scopedSearchVector("");
+/** The same expression with table-qualified columns, for statements that join other tables. */
+export const SCOPED_SEARCH_VECTOR_IN_QUERY = scopedSearchVector('"memory_nodes".');
+
 const tenantFk = () => tenantIdColumn().references(() => tenants.id, { onDelete: "cascade" });
 
 /**
@@ -181,7 +191,10 @@ export const memoryNodes = pgTable(
     index("memory_nodes_tags_idx").using("gin", t.tags).with(GIN_NO_PENDING_LIST),
     index("memory_nodes_entities_idx").using("gin", t.entities).with(GIN_NO_PENDING_LIST),
     index("memory_nodes_sources_idx").using("gin", t.sourceMessageIds).with(GIN_NO_PENDING_LIST),
-    index("memory_nodes_search_idx").using("gin", t.searchVector).with(GIN_NO_PENDING_LIST),
+    // Full text and scope in one index: each card's vector plus a lexeme naming its tenant and
+    // scope (scopedSearchVector), so a search matches its terms within the caller's scopes in one
+    // GIN scan instead of intersecting the term matches with every row of those scopes.
+    index("memory_nodes_scoped_search_idx").using("gin", sql.raw(SCOPED_SEARCH_VECTOR)).with(GIN_NO_PENDING_LIST),
     index("memory_nodes_trgm_idx").using("gin", t.searchBody.op("gin_trgm_ops")).with(GIN_NO_PENDING_LIST),
     // The trigram signal matches title OR body: without this index the OR is a sequential scan.
     index("memory_nodes_title_trgm_idx").using("gin", t.searchTitle.op("gin_trgm_ops")).with(GIN_NO_PENDING_LIST),

@@ -1,6 +1,6 @@
 import { and, arrayOverlaps, desc, eq, gte, inArray, lte, sql, type SQL } from "drizzle-orm";
 import type { DbOrTx } from "~/db/types";
-import { memoryNodes } from "~/db/schema";
+import { memoryNodes, SCOPED_SEARCH_VECTOR_IN_QUERY } from "~/db/schema";
 import { categoryPrefixCondition } from "~/server/memory/node-filter";
 import { formatScope, type ScopePattern } from "~/server/memory/scope";
 import { scopePatternsCondition } from "~/server/memory/scope-sql";
@@ -35,7 +35,8 @@ export type CardListItem = {
 export function cardTextCondition(text: string): SQL | undefined {
   const query = buildTsQueryText(segmentQuery(text), { mode: "and", prefix: true });
   if (!query) return undefined;
-  return sql`${memoryNodes.searchVector} @@ to_tsquery('simple', ${query})`;
+  // The indexed expression (memory_nodes_scoped_search_idx), without a scope lexeme: scopes are filtered above.
+  return sql`${sql.raw(SCOPED_SEARCH_VECTOR_IN_QUERY)} @@ to_tsquery('simple', ${query})`;
 }
 
 /** Every filter as SQL, tenant and readable scopes first; shared by the browser, counts and export. */

@@ -73,11 +73,13 @@ export async function rankNodesByText(
     statsKey?: string;
     /** The scope's disjoint parts for those statistics (see scopeStats). */
     statsParts?: readonly StatsPart[];
+    /** The caller's scopes as scope lexemes (scopesTsQuery), when none is a wildcard. */
+    scopeQuery?: string;
   },
 ): Promise<RankedNode[]> {
   const { where, candidates } = params;
   const lists: SignalHits[] = [];
-  const fullText = await fullTextHits(db, { source: NODE_SOURCE, where, terms: params.terms, limit: candidates, minimum: Math.ceil(candidates / 4), statsKey: params.statsKey, statsParts: params.statsParts });
+  const fullText = await fullTextHits(db, { source: NODE_SOURCE, where, terms: params.terms, limit: candidates, minimum: Math.ceil(candidates / 4), statsKey: params.statsKey, statsParts: params.statsParts, scopeQuery: params.scopeQuery });
   lists.push({ signal: "fullText", weight: NODE_SIGNAL_WEIGHTS.fullText, hits: relativeFloor(fullText, FULL_TEXT_FLOOR) });
   // Trigrams rescue a short lookup full text missed (a typo, a partial word); they cost a scan.
   if (fullText.length < params.candidates / 4 && params.terms.filter((t) => t.weight >= 1).length <= TRIGRAM_MAX_TERMS) {

@@ -18,6 +18,7 @@ import { fetchFilteredNodes, nodeWhere, rankNodesByText } from "./node-search";
 import { embedQuery, resolveProvider, type QueryVector } from "./query-embedding";
 import { recordQuery } from "./query-log";
 import { queryTerms, trigramQueryText } from "./query-terms";
+import { scopesTsQuery } from "./scope-lexemes";
 import { narrowReadScopes, turnScopes } from "./scopes";
 import { memorySearchInputSchema, SEARCH_LIMITS, type EvidenceHit, type MemorySearchInput, type MemorySearchResult, type OmitReason, type SearchHit } from "./search-schema";
 
@@ -97,6 +98,7 @@ async function currentCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, in
       candidates: Math.max(limit * 4, 40),
       now,
       statsKey: JSON.stringify([ctx.tenantId, scopes, p.narrowing]),
+      scopeQuery: scopesTsQuery(ctx.tenantId, scopes),
       statsParts: exactScopes(scopes)?.map((scope) => ({
         key: JSON.stringify([ctx.tenantId, scope, p.narrowing]),
         where: nodeWhere({ ...base, scopes: [scope], filter: p.narrowing, statuses: HISTORY_STATUSES }),

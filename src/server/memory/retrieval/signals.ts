@@ -1,6 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import { PgTransaction } from "drizzle-orm/pg-core";
 import { queryRows } from "~/db/raw";
+import { SCOPED_SEARCH_VECTOR_IN_QUERY } from "~/db/schema";
 import type { DbOrTx } from "~/db/types";
 import { cachedCorpusStats, type CorpusStats } from "./corpus-stats";
 import { anyTermTsQuery, termTsQuery, type QueryTerm } from "./query-terms";
@@ -28,6 +29,8 @@ export type TextSource = {
    * key/entities B 4, tags/value C 3, content D 2, as in 002 — relative to D). Evidence has one class.
    */
   classes: readonly { label: "A" | "B" | "C" | "D" | ""; weight: number }[];
+  /** The vector the full-text match tests: exactly the GIN-indexed expression, or the index is not used. */
+  matchVector: string;
   /** Document length for BM25's normalization: the segmented text it was indexed from. */
   length: string;
   /** Columns returned with each full-text hit (evidence needs session and order for context). */
@@ -40,6 +43,8 @@ export type TextSource = {
 export const NODE_SOURCE: TextSource = {
   table: "memory_nodes",
   owner: "node_id",
+  // Scoped: the vector plus a lexeme for the card's tenant and scope (memory_nodes_scoped_search_idx).
+  matchVector: SCOPED_SEARCH_VECTOR_IN_QUERY,
   classes: [
     { label: "A", weight: 2.5 },
     { label: "B", weight: 2 },
@@ -54,6 +59,7 @@ export const NODE_SOURCE: TextSource = {
 export const MESSAGE_SOURCE: TextSource = {
   table: "memory_messages",
   owner: "message_id",
+  matchVector: "memory_messages.search_vector",
   classes: [{ label: "", weight: 1 }],
   length: "length(memory_messages.search_text)",
   extra: ["session_id"],
@@ -63,6 +69,7 @@ export const MESSAGE_SOURCE: TextSource = {
 export const CHUNK_SOURCE: TextSource = {
   table: "memory_chunks",
   owner: "chunk_id",
+  matchVector: "memory_chunks.search_vector",
   classes: [{ label: "", weight: 1 }],
   length: "length(memory_chunks.search_text)",
   extra: ["session_id"],
@@ -167,6 +174,8 @@ export async function fullTextHits(
     statsKey?: string;
     /** The scope's disjoint parts, counted and cached one by one (see scopeStats). */
     statsParts?: readonly StatsPart[];
+    /** Cards only: a tsquery of the caller's scope lexemes (scopesTsQuery), matched with the terms in one index scan. */
+    scopeQuery?: string;
   },
 ): Promise<FullTextHit[]> {
   const { terms, source } = params;
@@ -201,7 +210,7 @@ export async function fullTextHits(
 type FlagRow = [string, number, string, ...unknown[]];
 
 /** Rows in `where` matching any of `matched`, flagged for every query term; past the cap, the best by ts_rank. */
-async function matchRows(db: DbOrTx, params: { source: TextSource; where: SQL; terms: readonly QueryTerm[] }, matched: readonly QueryTerm[]): Promise<FlagRow[]> {
+async function matchRows(db: DbOrTx, params: { source: TextSource; where: SQL; terms: readonly QueryTerm[]; scopeQuery?: string }, matched: readonly QueryTerm[]): Promise<FlagRow[]> {
   const { source, terms } = params;
   const tsquery = anyTermTsQuery(matched);
   const t = sql.raw(source.table);
@@ -214,7 +223,8 @@ async function matchRows(db: DbOrTx, params: { source: TextSource; where: SQL; t
   );
   const extra = sql.raw(source.extra.map((c) => `, hit.${c}`).join(""));
   const extraColumns = sql.raw(source.extra.map((c) => `, ${source.table}.${c}`).join(""));
-  const match = sql`${params.where} and ${vector} @@ to_tsquery('simple', ${tsquery})`;
+  const termQuery = sql`to_tsquery('simple', ${tsquery})`;
+  const match = sql`${params.where} and ${sql.raw(source.matchVector)} @@ ${params.scopeQuery ? sql`(${termQuery} && ${params.scopeQuery}::tsquery)` : termQuery}`;
   const select = (ordered: boolean) =>
     jsonRows<FlagRow>(
       db,
