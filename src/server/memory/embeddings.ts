@@ -146,9 +146,9 @@ export const embedJobKey = (target: EmbedTarget) => `embed:${target.kind}:${targ
 
 /**
  * Queues an `embed` job per target, in the caller's transaction (so a rolled-back write queues
- * nothing). A target that already has a queued job is skipped by the dedupe index.
+ * nothing). A target that already has a queued job is skipped by the dedupe index. Started at once
+ * (not at the caller's await): it may travel with the COMMIT (pipelined.ts).
  */
-/** Started at once (not at the caller's await): it may travel with the COMMIT (pipelined.ts). */
 export function enqueueEmbedJobs(db: DbOrTx, params: { tenantId: string; targets: readonly EmbedTarget[] }): Promise<unknown> {
   if (params.targets.length === 0) return Promise.resolve();
   return startNow(

@@ -24,8 +24,11 @@ export async function findIdempotentResponse<T>(db: DbOrTx, params: { tenantId: 
   return row.response as T;
 }
 
-/** Stored in the same transaction as the writes it answers for; a concurrent twin hits the primary key and retries into a replay. */
-/** Started at once (not at the caller's await): it may travel with the COMMIT (pipelined.ts). */
+/**
+ * Stored in the same transaction as the writes it answers for; a concurrent twin hits the primary key
+ * and retries into a replay. Started at once (not at the caller's await): it may travel with the
+ * COMMIT (pipelined.ts).
+ */
 export function storeIdempotentResponse(db: DbOrTx, params: { tenantId: string; principalId: string; key: string; hash: string; response: unknown }): Promise<unknown> {
   return startNow(db.insert(idempotencyKeys).values({ tenantId: params.tenantId, principalId: params.principalId, key: params.key, requestHash: params.hash, response: params.response }));
 }

@@ -10,9 +10,8 @@ export function pipelinedStatements() {
   return {
     /** `statement` must already be started (startNow): it is then on the wire before the COMMIT. */
     send(statement: Promise<unknown>) {
-      const started = statement;
-      started.catch(() => {}); // awaited in settle()
-      pending.push(started);
+      statement.catch(() => {}); // awaited in settle()
+      pending.push(statement);
     },
     settle: () => Promise.all(pending),
   };
