@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryAuditEvents, memoryKinds, memoryNodes, tenants } from "~/db/schema";
 import type { Actor } from "~/server/memory/context";
 import { deleteCustomKind, listCustomKinds, loadKindRegistry, saveCustomKind } from "~/server/memory/custom-kinds";
+import { memoryForget } from "~/server/memory/forget";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
+import { agentContext, createOp, personContext, writeCards } from "../support/memory";
 
 const admin: Actor = { type: "user", id: "usr_admin" };
 const tenantA = "ten_kinds_a";
@@ -98,6 +100,12 @@ describe(`custom kinds (${TEST_BACKEND})`, () => {
     expect((await listCustomKinds(handle.db, tenantB)).map((k) => k.kind)).toEqual(["instrument_b"]);
     expect((await listCustomKinds(handle.db, tenantA)).map((k) => k.kind)).toEqual(["instrument"]);
     await expect(deleteCustomKind(handle.db, ctxB, "instrument")).rejects.toMatchObject({ code: "NOT_FOUND", reason: "unknown_kind" });
+  });
+
+  it("writes and forgets cards of a custom kind (read with the tenant's policy for a write, and for a selector naming it)", async () => {
+    const [id] = await writeCards(handle.db, agentContext(tenantA), createOp("instrument", { title: "Plays cello", content: "The user plays the cello.", valueJson: "cello" }, { itemKey: "cello" }));
+    const forgot = await memoryForget(handle.db, personContext(tenantA), { selector: { kind: "hobby.instrument", valueJson: "cello" }, reason: "the user asked" });
+    expect(forgot).toMatchObject({ done: true, deletedIds: [id] });
   });
 
   it("refuses to delete a kind that active cards use, then deletes it with an audit row", async () => {

@@ -45,6 +45,9 @@ export async function listCustomKinds(db: DbOrTx, tenantId: string): Promise<Kin
 
 const registryOf = (custom: KindDefinition[]): KindRegistry => ({ resolve: (kind) => resolveKind(kind, custom), all: listKinds(custom), custom });
 
+/** The built-in kinds alone: for calls that name no kind, which then need no read of the tenant's. */
+export const BUILT_IN_KIND_REGISTRY: KindRegistry = registryOf([]);
+
 export async function loadKindRegistry(db: DbOrTx, tenantId: string): Promise<KindRegistry> {
   return registryOf(await listCustomKinds(db, tenantId));
 }

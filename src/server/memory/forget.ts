@@ -5,7 +5,7 @@ import { badRequest } from "~/server/errors";
 import { recordAudit } from "./audit";
 import { commitWith } from "./pipelined";
 import { isAgent, type MemoryCallContext } from "./context";
-import { loadKindRegistry, type KindRegistry } from "./custom-kinds";
+import { BUILT_IN_KIND_REGISTRY, loadKindRegistry, type KindRegistry } from "./custom-kinds";
 import { eraseLineages } from "./erase";
 import { memoryForgetInputSchema, type ForgetCandidate, type MemoryForgetResult } from "./forget-schema";
 import { findIdempotentResponse, requestHash, storeIdempotentResponse } from "./idempotency";
@@ -109,8 +109,9 @@ export async function memoryForget(db: Database, ctx: MemoryCallContext, rawInpu
     if (stored) return { ...stored, replayed: true };
   }
 
-  // Loaded before the transaction: PGlite has one connection, so nothing may query `db` inside it.
-  const registry = await loadKindRegistry(db, ctx.tenantId);
+  // Loaded before the transaction (PGlite has one connection, so nothing may query `db` inside it),
+  // and only when a selector names a kind: the registry resolves kind names, nothing else.
+  const registry = input.selector?.kind ? await loadKindRegistry(db, ctx.tenantId) : BUILT_IN_KIND_REGISTRY;
   return retryOnContention(() => commitWith(db, async (tx, audits) => {
     const now = new Date();
     const resolved = await resolveTargets(tx, registry, ctx, input);

@@ -3,8 +3,7 @@ import type { DbOrTx } from "~/db/types";
 import { badRequest } from "~/server/errors";
 import type { EmbeddingProvider } from "~/server/providers/embeddings";
 import type { MemoryCallContext } from "../context";
-import { loadKindRegistry, type KindRegistry } from "../custom-kinds";
-import { listKinds, resolveKind } from "../kinds";
+import { BUILT_IN_KIND_REGISTRY, loadKindRegistry, type KindRegistry } from "../custom-kinds";
 import { readMemoryAsOf } from "../history";
 import type { NodeFilter } from "../node-filter";
 import { toMemoryNode, type MemoryNode } from "../node-view";
@@ -32,7 +31,6 @@ export type SearchOptions = {
 
 type ParsedInput = ReturnType<typeof memorySearchInputSchema.parse>;
 
-const BUILT_IN_REGISTRY: KindRegistry = { resolve: (kind) => resolveKind(kind), all: listKinds(), custom: [] };
 
 /** Enumeration reads at most this many cards (the rest is reported as over the limit). */
 const ENUMERATION_CAP = 200;
@@ -182,7 +180,7 @@ export async function memorySearch(db: DbOrTx, ctx: MemoryCallContext, rawInput:
     result = { exact: [], relevant: [], omitted: [], enumerated: false, message: "None of the requested scopes is readable with your grants; nothing was searched. This says nothing about what memory holds." };
   } else {
     // Only kind names need the tenant's registry (custom kinds); skip the read otherwise.
-    const registry = input.kinds?.length ? await loadKindRegistry(db, ctx.tenantId) : BUILT_IN_REGISTRY;
+    const registry = input.kinds?.length ? await loadKindRegistry(db, ctx.tenantId) : BUILT_IN_KIND_REGISTRY;
     const found = input.asOf ? await asOfCandidates(db, ctx, p, input, scopes, registry) : await currentCandidates(db, ctx, p, input, scopes, registry, options, now);
     const exactIds = new Set(found.exact.map((n) => n.id));
     const { kept, omitted } = resolveConflicts([...found.exact, ...found.relevant], {
