@@ -3,6 +3,7 @@ import { memoryKinds, memoryNodes, tenants, type Tenant } from "~/db/schema";
 import type { Database, DbOrTx } from "~/db/types";
 import { badRequest, notFound, ServiceError } from "~/server/errors";
 import { log } from "~/server/log";
+import { unknownTenant } from "~/server/tenants/policy";
 import { recordAudit } from "./audit";
 import type { MemoryCallContext } from "./context";
 import { buildCustomKind, customKindDefinitionSchema, listKinds, resolveKind, type KindDefinition } from "./kinds";
@@ -60,7 +61,7 @@ export async function loadTenantWithKinds(db: DbOrTx, tenantId: string): Promise
   const kindRows = sql<string | StoredKind[]>`(select coalesce(json_agg(json_build_object('kind', k.kind, 'definition', k.definition) order by k.kind), '[]'::json)
       from ${memoryKinds} k where k.tenant_id = ${tenants.id})`;
   const [row] = await db.select({ tenant: tenants, kinds: kindRows }).from(tenants).where(eq(tenants.id, tenantId)).limit(1);
-  if (!row) throw notFound("unknown_tenant", `No organisation with id ${tenantId}.`);
+  if (!row) throw unknownTenant(tenantId);
   const kinds = typeof row.kinds === "string" ? (JSON.parse(row.kinds) as StoredKind[]) : row.kinds;
   return { tenant: row.tenant, registry: registryOf(rebuild(tenantId, kinds)) };
 }

@@ -118,10 +118,10 @@ const sameContent = (row: MemoryNodeRow, draft: NodeDraft) =>
   row.content.replace(/\s+/g, " ").trim() === draft.content.replace(/\s+/g, " ").trim() &&
   (row.expiresAt?.getTime() ?? null) === (draft.expiresAt?.getTime() ?? null);
 
-function nodeValues(ctx: MemoryCallContext, draft: NodeDraft, chain: { id: string; revision: number; lineageId: string; supersedesId: string | null }, now: Date) {
+/** A drafted card's row, all but its place in a revision chain (id, revision, lineage, predecessor). */
+function nodeValues(ctx: MemoryCallContext, draft: NodeDraft, now: Date) {
   return {
     tenantId: ctx.tenantId,
-    id: chain.id,
     scopeType: draft.scope.type,
     scopeId: draft.scope.id,
     kind: draft.def.kind,
@@ -135,9 +135,6 @@ function nodeValues(ctx: MemoryCallContext, draft: NodeDraft, chain: { id: strin
     title: draft.title,
     content: draft.content,
     status: "active" as const,
-    revision: chain.revision,
-    lineageId: chain.lineageId,
-    supersedesId: chain.supersedesId,
     confidence: draft.confidence,
     importance: draft.importance,
     tags: draft.tags,
@@ -157,13 +154,13 @@ function nodeValues(ctx: MemoryCallContext, draft: NodeDraft, chain: { id: strin
 }
 
 /** Ends `previous` and inserts the next revision of its chain in its place. */
-async function writeNextRevision(tx: Transaction, ctx: MemoryCallContext, previous: MemoryNodeRow, draft: NodeDraft, now: Date) {
+async function writeNextRevision(tx: Transaction, ctx: MemoryCallContext, previous: MemoryNodeRow, values: ReturnType<typeof nodeValues>, now: Date) {
   const id = newId("mem");
   const ended = await endActiveRevision(tx, { tenantId: ctx.tenantId, id: previous.id, expectedRevision: previous.revision, status: "superseded", actor: ctx.actor, supersededById: id, at: now });
   if (!ended) {
     throw new OperationFailure("conflict", "revision_mismatch", `Memory ${previous.id} changed while writing; re-read it and retry.`, { nodeId: previous.id });
   }
-  return insertNodeRow(tx, nodeValues(ctx, draft, { id, revision: previous.revision + 1, lineageId: previous.lineageId, supersedesId: previous.id }, now));
+  return insertNodeRow(tx, { ...values, id, revision: previous.revision + 1, lineageId: previous.lineageId, supersedesId: previous.id });
 }
 
 async function apply(tx: Transaction, env: Env, ctx: MemoryCallContext, index: number, prepared: Prepared, audits: PipelinedStatements): Promise<WriteOperationResult> {
@@ -187,8 +184,9 @@ async function apply(tx: Transaction, env: Env, ctx: MemoryCallContext, index: n
     // The slot's read and the insert of a first revision go out together: the insert only happens
     // when the read finds the slot empty (it is locked by lockSlots, so no one fills it in between).
     const id = newId("mem");
+    const values = nodeValues(ctx, draft, env.now);
     const found = findActiveInSlot(tx, { tenantId: ctx.tenantId, scope: draft.scope, key: draft.key, forUpdate: true });
-    const inserted = insertNodeIfSlotFree(tx, nodeValues(ctx, draft, { id, revision: 1, lineageId: id, supersedesId: null }, env.now));
+    const inserted = insertNodeIfSlotFree(tx, { ...values, id, revision: 1, lineageId: id, supersedesId: null });
     const [existing, row] = await Promise.all([found, inserted]);
     if (!existing) {
       // Empty when read, taken when inserting: a writer that bypassed the slot lock; the batch is retried.
@@ -201,7 +199,7 @@ async function apply(tx: Transaction, env: Env, ctx: MemoryCallContext, index: n
       audits.send(recordAudit(tx, ctx, { eventType: "noop", nodeId: existing.id, lineageId: existing.lineageId, scope: draft.scope, reason: reason ?? "same slot, same content" }));
       return done(existing, "noop", `Memory ${existing.id} (${existing.key}) already says this; nothing changed. Do not repeat this write.`, notes);
     }
-    const next = await writeNextRevision(tx, ctx, existing, draft, env.now);
+    const next = await writeNextRevision(tx, ctx, existing, values, env.now);
     audits.send(recordAudit(tx, ctx, { eventType: "supersede", nodeId: next.id, lineageId: next.lineageId, scope: draft.scope, reason, before: auditSnapshot(existing), after: auditSnapshot(next) }));
     return done(next, "superseded", `Saved revision ${next.revision} of ${next.key} as ${next.id}; it replaces ${existing.id}. This write is done; do not repeat it.`, { previousId: existing.id, ...notes });
   }
@@ -246,7 +244,7 @@ async function apply(tx: Transaction, env: Env, ctx: MemoryCallContext, index: n
       throw new OperationFailure("conflict", "slot_occupied", `Slot ${draft.key} already holds ${occupant.id}; update that card instead, or expire it first.`, { nodeId: occupant.id, currentRevision: occupant.revision });
     }
   }
-  const row = await writeNextRevision(tx, ctx, target, draft, env.now);
+  const row = await writeNextRevision(tx, ctx, target, nodeValues(ctx, draft, env.now), env.now);
   const eventType = op.op === "update" ? "update" : "supersede";
   audits.send(recordAudit(tx, ctx, { eventType, nodeId: row.id, lineageId: row.lineageId, scope, reason, before: auditSnapshot(target), after: auditSnapshot(row) }));
   const status = op.op === "update" ? "updated" : "superseded";

@@ -5,9 +5,11 @@ import { notFound } from "~/server/errors";
 
 export type TenantPolicy = Pick<Tenant, "writePolicy" | "sensitivePolicy">;
 
+export const unknownTenant = (tenantId: string) => notFound("unknown_tenant", `No organisation with id ${tenantId}.`);
+
 export async function getTenant(db: DbOrTx, tenantId: string): Promise<Tenant> {
   const [tenant] = await db.select().from(tenants).where(eq(tenants.id, tenantId)).limit(1);
-  if (!tenant) throw notFound("unknown_tenant", `No organisation with id ${tenantId}.`);
+  if (!tenant) throw unknownTenant(tenantId);
   return tenant;
 }
 

@@ -31,7 +31,6 @@ export type SearchOptions = {
 
 type ParsedInput = ReturnType<typeof memorySearchInputSchema.parse>;
 
-
 /** Enumeration reads at most this many cards (the rest is reported as over the limit). */
 const ENUMERATION_CAP = 200;
 /** Omitted entries returned; `omittedCount` says how many there were in all. */
