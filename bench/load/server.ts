@@ -64,7 +64,8 @@ async function waitReady(url: string, child: ChildProcess, timeoutMs: number) {
   throw new Error(`server ${url} not ready after ${timeoutMs / 1000} s`);
 }
 
-export async function startServers(params: { count: number; env: Record<string, string>; logDir: string }): Promise<Servers> {
+/** `nodeFlags`: extra Node options for the servers (e.g. `--cpu-prof`, which NODE_OPTIONS does not accept). */
+export async function startServers(params: { count: number; env: Record<string, string>; logDir: string; nodeFlags?: string[] }): Promise<Servers> {
   fs.mkdirSync(params.logDir, { recursive: true });
   const children: ChildProcess[] = [];
   const urls: string[] = [];
@@ -88,7 +89,7 @@ export async function startServers(params: { count: number; env: Record<string, 
       const log = path.join(params.logDir, `server-${i}.log`);
       const fd = fs.openSync(log, "a");
       const url = `http://127.0.0.1:${port}`;
-      const child = spawn(process.execPath, serverArgs(ROOT), {
+      const child = spawn(process.execPath, [...(params.nodeFlags ?? []), ...serverArgs(ROOT)], {
         cwd: ROOT,
         env: { ...process.env, ...params.env, NODE_ENV: "production", PORT: String(port), HOST: "127.0.0.1", NEXTAUTH_URL: url },
         stdio: ["ignore", fd, fd],

@@ -33,6 +33,12 @@ export const ACTOR_TYPES = ["user", "api_key", "system"] as const;
 export const STANDING_INDEX_KINDS = ["interaction_contract", "language_preference", "hard_constraint", "accessibility_need", "communication_preference"] as const;
 export const STANDING_INDEX_TYPES = ["task", "constraint", "preference"] as const satisfies readonly (typeof NODE_TYPES)[number][];
 const sqlList = (values: readonly string[]) => values.map((v) => `'${v}'`).join(", ");
+/**
+ * memory_nodes_standing_idx's predicate as query text. Literal, not parameters: a cached (generic)
+ * plan can only use a partial index when the query's own text implies its predicate, so with the
+ * lists as parameters Postgres planned memory_context's standing query afresh on every call.
+ */
+export const STANDING_CARDS_PREDICATE = `"memory_nodes"."status" = 'active' and ("memory_nodes"."kind" in (${sqlList(STANDING_INDEX_KINDS)}) or "memory_nodes"."type" in (${sqlList(STANDING_INDEX_TYPES)}))`;
 export type ActorType = (typeof ACTOR_TYPES)[number];
 
 /**

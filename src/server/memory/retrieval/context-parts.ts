@@ -1,7 +1,6 @@
-import { and, desc, eq, gt, inArray, isNull, or, sql } from "drizzle-orm";
-import { memoryMessages, memoryNodes, STANDING_INDEX_TYPES } from "~/db/schema";
+import { and, desc, eq, gt, isNull, or, sql, type SQL } from "drizzle-orm";
+import { memoryMessages, memoryNodes, STANDING_CARDS_PREDICATE } from "~/db/schema";
 import type { DbOrTx } from "~/db/types";
-import { ALWAYS_RECALLED_KINDS } from "../kinds";
 import { selectNodeRecords } from "../node-records";
 import { toMemoryNode, type MemoryNode } from "../node-view";
 import type { ScopePattern } from "../scope";
@@ -31,15 +30,22 @@ const MAX_STANDING = 200;
  * contract, language, accessibility, communication, hard constraints), active tasks, constraints
  * and preferences. Most important first.
  */
-export async function loadStandingNodes(db: DbOrTx, params: { tenantId: string; scopes: readonly ScopePattern[]; now: Date }): Promise<MemoryNode[]> {
+export async function loadStandingNodes(db: DbOrTx, params: StandingParams): Promise<MemoryNode[]> {
+  const rows = await selectNodeRecords(db, standingNodesQuery(params));
+  return rows.map(toMemoryNode);
+}
+
+type StandingParams = { tenantId: string; scopes: readonly ScopePattern[]; now: Date };
+
+/** The standing query after its select list: `where … order by … limit` (tenant first). */
+export function standingNodesQuery(params: StandingParams): SQL {
   const where = and(
     eq(memoryNodes.tenantId, params.tenantId),
     scopePatternsCondition(params.scopes),
-    eq(memoryNodes.status, "active"),
     or(isNull(memoryNodes.expiresAt), gt(memoryNodes.expiresAt, params.now)),
-    // The same lists as memory_nodes_standing_idx's predicate, so the planner reads that index.
-    or(inArray(memoryNodes.kind, [...ALWAYS_RECALLED_KINDS]), inArray(memoryNodes.type, [...STANDING_INDEX_TYPES])),
+    // memory_nodes_standing_idx's own predicate (the always-recalled kinds and the standing types), as
+    // literal text so that the planner can read that index in a cached plan too.
+    sql.raw(STANDING_CARDS_PREDICATE),
   );
-  const rows = await selectNodeRecords(db, sql`where ${where} order by ${memoryNodes.importance} desc, ${memoryNodes.confidence} desc, ${memoryNodes.updatedAt} desc limit ${MAX_STANDING}`);
-  return rows.map(toMemoryNode);
+  return sql`where ${where} order by ${memoryNodes.importance} desc, ${memoryNodes.confidence} desc, ${memoryNodes.updatedAt} desc limit ${MAX_STANDING}`;
 }
