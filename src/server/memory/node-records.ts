@@ -21,6 +21,26 @@ function toRecord(row: Record<string, unknown>): MemoryNodeRecord {
   return record as MemoryNodeRecord;
 }
 
+/**
+ * The record as one JSON array, in RECORD_FIELDS order, for statements that return cards inside a
+ * JSON result (the full-text candidates carry their rows this way; see recordFromJson).
+ */
+export const NODE_RECORD_JSON = `json_build_array(${RECORD_FIELDS.map(([, column]) => `"memory_nodes"."${column.name}"`).join(", ")})`;
+
+/**
+ * A record from NODE_RECORD_JSON's array: JSON already holds the values as toRecord's decoders would
+ * return them (arrays, numbers, booleans, parsed jsonb), except timestamps, which come as text.
+ */
+export function recordFromJson(values: readonly unknown[]): MemoryNodeRecord {
+  const record: Record<string, unknown> = {};
+  for (let i = 0; i < RECORD_FIELDS.length; i++) {
+    const [property, column] = RECORD_FIELDS[i]!;
+    const value = values[i];
+    record[property] = value === null || value === undefined ? null : column.columnType === "PgTimestamp" ? new Date(value as string) : value;
+  }
+  return record as MemoryNodeRecord;
+}
+
 /** `select <record columns> from memory_nodes <rest>`: `rest` holds the where (tenant first), order and limit. */
 export async function selectNodeRecords(db: DbOrTx, rest: SQL): Promise<MemoryNodeRecord[]> {
   const rows = await queryRows<Record<string, unknown>>(db, sql`select ${RECORD_SELECT} from ${memoryNodes} ${rest}`);

@@ -3,7 +3,7 @@ import { memoryNodes, type MemoryNodeRecord, type NodeStatus } from "~/db/schema
 import type { DbOrTx } from "~/db/types";
 import type { KindRegistry } from "../custom-kinds";
 import { nodeFilterConditions, type NodeFilter } from "../node-filter";
-import { selectNodeRecords } from "../node-records";
+import { recordFromJson, selectNodeRecords } from "../node-records";
 import type { ScopePattern } from "../scope";
 import { scopePatternsCondition } from "../scope-sql";
 import { boostedScore, reciprocalRankFusion, relativeFloor, type SignalHits } from "./fusion";
@@ -45,6 +45,11 @@ export async function loadNodeRows(db: DbOrTx, tenantId: string, ids: readonly s
   return new Map(rows.map((row) => [row.id, row]));
 }
 
+/**
+ * Full-text matches up to which the candidates come back with their records (the usual case: tens of
+ * rows at 100k cards), saving a statement per search; more matches and the fused top few are read after.
+ */
+const RECORDS_WITH_MATCHES = 100;
 /** Signal weights for cards: full text is the precise one, vectors catch rewording, trigrams typos. */
 export const NODE_SIGNAL_WEIGHTS = { fullText: 1, vector: 0.7, trigram: 0.5 } as const;
 /** Full-text hits scoring under this share of the best one matched only incidental words. */
@@ -79,7 +84,17 @@ export async function rankNodesByText(
 ): Promise<RankedNode[]> {
   const { where, candidates } = params;
   const lists: SignalHits[] = [];
-  const fullText = await fullTextHits(db, { source: NODE_SOURCE, where, terms: params.terms, limit: candidates, minimum: Math.ceil(candidates / 4), statsKey: params.statsKey, statsParts: params.statsParts, scopeQuery: params.scopeQuery });
+  const fullText = await fullTextHits(db, {
+    source: NODE_SOURCE,
+    where,
+    terms: params.terms,
+    limit: candidates,
+    minimum: Math.ceil(candidates / 4),
+    statsKey: params.statsKey,
+    statsParts: params.statsParts,
+    scopeQuery: params.scopeQuery,
+    recordsUpTo: Math.max(RECORDS_WITH_MATCHES, candidates),
+  });
   lists.push({ signal: "fullText", weight: NODE_SIGNAL_WEIGHTS.fullText, hits: relativeFloor(fullText, FULL_TEXT_FLOOR) });
   // Trigrams rescue a short lookup full text missed (a typo, a partial word); they cost a scan.
   if (fullText.length < params.candidates / 4 && params.terms.filter((t) => t.weight >= 1).length <= TRIGRAM_MAX_TERMS) {
@@ -91,7 +106,11 @@ export async function rankNodesByText(
     lists.push({ signal: "vector", weight: NODE_SIGNAL_WEIGHTS.vector * params.vector.weight, hits });
   }
   const fused = reciprocalRankFusion(lists);
-  const rows = await loadNodeRows(db, params.tenantId, fused.map((f) => f.id));
+  // Full-text hits usually come with their records; only the others are read here.
+  const rows = new Map<string, MemoryNodeRecord>();
+  for (const hit of fullText) if (hit.record) rows.set(hit.id, recordFromJson(hit.record as unknown[]));
+  const missing = fused.filter((f) => !rows.has(f.id)).map((f) => f.id);
+  if (missing.length > 0) for (const [id, row] of await loadNodeRows(db, params.tenantId, missing)) rows.set(id, row);
   const ranked: RankedNode[] = [];
   for (const f of fused) {
     const row = rows.get(f.id);

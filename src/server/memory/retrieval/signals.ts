@@ -3,6 +3,7 @@ import { PgTransaction } from "drizzle-orm/pg-core";
 import { queryRows } from "~/db/raw";
 import { startNow } from "~/db/start-now";
 import { SCOPED_SEARCH_VECTOR_IN_QUERY } from "~/db/schema";
+import { NODE_RECORD_JSON } from "../node-records";
 import type { DbOrTx } from "~/db/types";
 import { cachedCorpusStats, type CorpusStats } from "./corpus-stats";
 import { anyTermTsQuery, termTsQuery, type QueryTerm } from "./query-terms";
@@ -39,6 +40,8 @@ export type TextSource = {
   /** Columns a trigram candidate must closely match (`%>`); the first is GIN-indexed (gin_trgm_ops). */
   trigramColumns: readonly string[];
   trigramText: string;
+  /** The row's record as one JSON value (cards: NODE_RECORD_JSON), for full-text calls that ask for records. */
+  record?: string;
 };
 
 export const NODE_SOURCE: TextSource = {
@@ -56,6 +59,7 @@ export const NODE_SOURCE: TextSource = {
   extra: [],
   trigramColumns: ["memory_nodes.search_body", "memory_nodes.search_title"],
   trigramText: `memory_nodes.search_title || ' ' || memory_nodes.search_body`,
+  record: NODE_RECORD_JSON,
 };
 export const MESSAGE_SOURCE: TextSource = {
   table: "memory_messages",
@@ -79,7 +83,8 @@ export const CHUNK_SOURCE: TextSource = {
 };
 
 export type Hit = { id: string; score: number };
-export type FullTextHit = Hit & { extra: Record<string, unknown> };
+/** `record`: the row's record (TextSource.record's JSON), when the call asked for records and the match was small enough. */
+export type FullTextHit = Hit & { extra: Record<string, unknown>; record?: unknown };
 
 /**
  * BM25 constants: the usual k1; b below the usual 0.75 because a long turn or card usually says
@@ -177,6 +182,12 @@ export async function fullTextHits(
     statsParts?: readonly StatsPart[];
     /** Cards only: a tsquery of the caller's scope lexemes (scopesTsQuery), matched with the terms in one index scan. */
     scopeQuery?: string;
+    /**
+     * Return each hit's record (TextSource.record) when at most this many rows matched: the caller
+     * then needs no second statement for the rows of its top hits. Past it, only ids come back
+     * (building records for thousands of rows would cost more than the statement saved).
+     */
+    recordsUpTo?: number;
   },
 ): Promise<FullTextHit[]> {
   const { terms, source } = params;
@@ -201,17 +212,22 @@ export async function fullTextHits(
   // Terms left out of the match (or cut by the row limit) are counted only where they co-occur.
   const partial = matched !== terms || rows.length >= MAX_FULL_TEXT_ROWS;
   const dfAtLeast = partial ? share.map((s) => Math.round(s * stats.n)) : [];
-  const extraOf = new Map(rows.map((row) => [row[0], Object.fromEntries(source.extra.map((c, i) => [c, row[3 + i]]))]));
+  const rowOf = new Map(rows.map((row) => [row[0], row]));
+  const recordAt = 3 + source.extra.length;
   return bm25Scores(docs, terms, stats, dfAtLeast)
     .slice(0, params.limit)
-    .map((hit) => ({ id: hit.id, score: hit.score, extra: extraOf.get(hit.id) ?? {} }));
+    .map((hit) => {
+      const row = rowOf.get(hit.id)!;
+      const record = row[recordAt] ?? undefined;
+      return { id: hit.id, score: hit.score, extra: Object.fromEntries(source.extra.map((c, i) => [c, row[3 + i]])), ...(record !== undefined ? { record } : {}) };
+    });
 }
 
-/** [id, length, flags, ...extra] */
+/** [id, length, flags, ...extra, record?] */
 type FlagRow = [string, number, string, ...unknown[]];
 
 /** Rows in `where` matching any of `matched`, flagged for every query term; past the cap, the best by ts_rank. */
-async function matchRows(db: DbOrTx, params: { source: TextSource; where: SQL; terms: readonly QueryTerm[]; scopeQuery?: string }, matched: readonly QueryTerm[]): Promise<FlagRow[]> {
+async function matchRows(db: DbOrTx, params: { source: TextSource; where: SQL; terms: readonly QueryTerm[]; scopeQuery?: string; recordsUpTo?: number }, matched: readonly QueryTerm[]): Promise<FlagRow[]> {
   const { source, terms } = params;
   const tsquery = anyTermTsQuery(matched);
   const t = sql.raw(source.table);
@@ -224,16 +240,20 @@ async function matchRows(db: DbOrTx, params: { source: TextSource; where: SQL; t
   );
   const extra = sql.raw(source.extra.map((c) => `, hit.${c}`).join(""));
   const extraColumns = sql.raw(source.extra.map((c) => `, ${source.table}.${c}`).join(""));
+  // Records only under the cap: the matches are counted after the limit (which stops the scan early),
+  // and each record is read back by its tuple id — the version this statement matched, same snapshot.
+  const recordsUpTo = source.record ? params.recordsUpTo : undefined;
+  const record = recordsUpTo ? sql`, case when hit.total <= ${recordsUpTo} then (select ${sql.raw(source.record!)} from ${t} where ${t}.ctid = hit.tid) end` : sql``;
   const termQuery = sql`to_tsquery('simple', ${tsquery})`;
   const match = sql`${params.where} and ${sql.raw(source.matchVector)} @@ ${params.scopeQuery ? sql`(${termQuery} && ${params.scopeQuery}::tsquery)` : termQuery}`;
   const select = (ordered: boolean) =>
     jsonRows<FlagRow>(
       db,
-      sql`select json_agg(json_build_array(hit.id, hit.length, array_to_string(array[${flags}], '')${extra}))::text as rows
-            from (select ${t}.id, ${sql.raw(source.length)} as length, ${vector} || ''::tsvector as vector${extraColumns}
+      sql`select json_agg(json_build_array(hit.id, hit.length, array_to_string(array[${flags}], '')${extra}${record}))::text as rows
+            from (${recordsUpTo ? sql`select m.*, count(*) over () as total from (` : sql``}select ${t}.id, ${sql.raw(source.length)} as length, ${vector} || ''::tsvector as vector${extraColumns}${recordsUpTo ? sql`, ${t}.ctid as tid` : sql``}
                     from ${t} where ${match}
                   ${ordered ? sql`order by ts_rank(${vector}, to_tsquery('simple', ${tsquery})) desc` : sql``}
-                  limit ${MAX_FULL_TEXT_ROWS + (ordered ? 0 : 1)}) as hit`,
+                  limit ${MAX_FULL_TEXT_ROWS + (ordered ? 0 : 1)}${recordsUpTo ? sql`) as m` : sql``}) as hit`,
     );
   const rows = await select(false);
   // Rare (a term in thousands of rows): keep the rows plain ts_rank likes best, then rank by BM25.

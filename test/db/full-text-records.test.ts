@@ -1,0 +1,62 @@
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { recordFromJson, selectNodeRecords } from "~/server/memory/node-records";
+import { loadKindRegistry } from "~/server/memory/custom-kinds";
+import { nodeWhere } from "~/server/memory/retrieval/node-search";
+import { queryTerms } from "~/server/memory/retrieval/query-terms";
+import { fullTextHits, NODE_SOURCE } from "~/server/memory/retrieval/signals";
+import { anyOf } from "~/db/any-of";
+import { memoryNodes } from "~/db/schema";
+import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
+import { agentContext, createOp as create, createTenant, writeCards } from "../support/memory";
+
+/**
+ * Search reads its top cards' rows from the full-text statement itself when the match is small
+ * (recordsUpTo): those records must be exactly what the rows statement (selectNodeRecords) returns,
+ * for every column type — text arrays, jsonb of every shape, reals, timestamps with and without a value.
+ */
+describe(`full-text candidates with their records (${TEST_BACKEND})`, () => {
+  let handle: TestDatabase;
+  beforeAll(async () => {
+    handle = await openTestDatabase();
+  });
+  afterAll(async () => handle?.destroy());
+
+  it("returns records equal to the rows statement's, and none past the cap", async () => {
+    const tenantId = await createTenant(handle.db);
+    const ctx = agentContext(tenantId);
+    const ids = await writeCards(
+      handle.db,
+      ctx,
+      create("custom_fact", { title: "Quokka colony", content: "A quokka colony on the island.", valueJson: { count: 12, where: "Rottnest", 嵌套: ["一", 2, null] }, tags: ["wildlife", "澳洲"] }, { itemKey: "quokka_1" }),
+      create("custom_fact", { title: "Quokka photo", content: "The quokka selfie, taken at 9:05.", valueJson: "123" }, { itemKey: "quokka_2" }),
+      create("custom_fact", { title: "Quokka diet", content: "Quokkas eat leaves; it's 'grass' mostly \"and\" bark \\ twigs.", expiresAt: new Date(Date.now() + 86_400_000).toISOString(), confidence: 0.333333, importance: 0.1 }, { itemKey: "quokka_3" }),
+      create("custom_fact", { title: "Quokka count", content: "Quokka numbers fell 3.5 %.", valueJson: 3.5 }, { itemKey: "quokka_4" }),
+      create("custom_fact", { title: "Quokka null", content: "A quokka note whose value is the word null.", valueJson: "null" }, { itemKey: "quokka_5" }),
+    );
+    // A superseded revision and an access mark, so that those columns hold values too.
+    await handle.db.execute(sql`update memory_nodes set hotness = 0.125, access_count = 3, last_accessed_at = now(), ended_at = now() - interval '1 day' where tenant_id = ${tenantId} and id = ${ids[0]!}`);
+    const where = nodeWhere({ tenantId, scopes: ctx.readScopes, filter: {}, registry: await loadKindRegistry(handle.db, tenantId), statuses: ["active"] });
+    const terms = queryTerms("quokka");
+
+    const hits = await fullTextHits(handle.db, { source: NODE_SOURCE, where, terms, limit: 10, recordsUpTo: 10 });
+    expect(hits.map((h) => h.id).sort()).toEqual([...ids].sort());
+    const expected = new Map((await selectNodeRecords(handle.db, sql`where ${memoryNodes.tenantId} = ${tenantId} and ${anyOf(memoryNodes.id, ids)}`)).map((row) => [row.id, row]));
+    // JSON strings that are themselves JSON text stay strings (both drivers parsed jsonb before Drizzle did, twice in all).
+    expect(expected.get(ids[1]!)?.valueJson).toBe("123");
+    expect(expected.get(ids[4]!)?.valueJson).toBe("null");
+    expect(expected.get(ids[0]!)?.valueJson).toEqual({ count: 12, where: "Rottnest", 嵌套: ["一", 2, null] });
+    for (const hit of hits) {
+      expect(hit.record).toBeDefined();
+      expect(recordFromJson(hit.record as unknown[])).toEqual(expected.get(hit.id));
+    }
+
+    // More matches than the cap: ids only (the caller reads the rows it needs).
+    const capped = await fullTextHits(handle.db, { source: NODE_SOURCE, where, terms, limit: 10, recordsUpTo: 4 });
+    expect(capped.map((h) => h.id).sort()).toEqual(hits.map((h) => h.id).sort());
+    expect(capped.every((h) => h.record === undefined)).toBe(true);
+    // Not asked: no records.
+    const plain = await fullTextHits(handle.db, { source: NODE_SOURCE, where, terms, limit: 10 });
+    expect(plain.every((h) => h.record === undefined)).toBe(true);
+  });
+});
