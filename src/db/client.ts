@@ -174,13 +174,9 @@ function withDropSafeTransactions(client: Sql): Sql {
  * json and jsonb reach Drizzle as text, which its column types parse: a driver that parsed them first
  * had them parsed twice, so a stored JSON string that is itself JSON text came back as something else
  * (a card's valueJson "123" read back as the number 123, "null" as null). Raw queries that read JSON
- * accept both forms.
+ * accept both forms. Keyed by type oid (json 114, jsonb 3802), the form both drivers take.
  */
-const JSON_TYPE_IDS = ["114", "3802"] as const;
-function jsonAsText(client: Sql) {
-  const parsers = (client as unknown as { options: { parsers: Record<string, (value: string) => unknown> } }).options.parsers;
-  for (const id of JSON_TYPE_IDS) parsers[id] = (value) => value;
-}
+const JSON_AS_TEXT: Record<number, (value: string) => string> = { 114: (value) => value, 3802: (value) => value };
 
 async function openServer(url: string, poolMax: number, preparedStatements: boolean): Promise<DatabaseHandle> {
   const { default: postgres } = await import("postgres");
@@ -200,19 +196,17 @@ async function openServer(url: string, poolMax: number, preparedStatements: bool
       backoff: (retries: number) => (0.5 + Math.random() / 2) * Math.min(3 ** retries / 100, 2),
     }), preparedStatements),
   );
-  jsonAsText(client);
+  Object.assign((client as unknown as { options: { parsers: Record<number, unknown> } }).options.parsers, JSON_AS_TEXT);
   const db = drizzle(client, { schema }) as unknown as Database;
   return { db, mode: "server", dataDir: null, migration: null, close: () => client.end({ timeout: 5 }) };
 }
 
 async function openPglite(dataDir: string | null) {
-  const { PGlite, types } = await import("@electric-sql/pglite");
+  const { PGlite } = await import("@electric-sql/pglite");
   const { vector } = await import("@electric-sql/pglite-pgvector");
   const { pg_trgm } = await import("@electric-sql/pglite/contrib/pg_trgm");
   if (dataDir) fs.mkdirSync(dataDir, { recursive: true });
-  // json/jsonb as text, as on the server (see jsonAsText).
-  const asText = (value: string) => value;
-  return PGlite.create(dataDir ?? undefined, { extensions: { vector, pg_trgm }, parsers: { [types.JSON]: asText, [types.JSONB]: asText } });
+  return PGlite.create(dataDir ?? undefined, { extensions: { vector, pg_trgm }, parsers: JSON_AS_TEXT });
 }
 
 async function openEmbedded(dataDir: string | null, migrationsFolder: string, migrate: boolean): Promise<DatabaseHandle> {

@@ -7,9 +7,9 @@ export type CorpusStats = { n: number; avglen: number };
 
 /**
  * BM25 barely moves with a scope's count and mean length over two minutes (and N is raised to at
- * least the rows a query matched); recounting every 30 s (and evicting when 500 scopes were in use: a workspace of 200 members
- * has ~440 scopes) recounted on ~12 % of searches under the load benchmark, ~6 % of Postgres's time.
- * An entry is ~100 bytes.
+ * least the rows a query matched); recounting every 30 s, and evicting past 500 scopes (a workspace of
+ * 200 members has ~440), recounted on ~12 % of searches under the load benchmark, ~6 % of Postgres's
+ * time. An entry is ~100 bytes.
  */
 const TTL_MS = 120_000;
 const MAX_ENTRIES = 10_000;

@@ -106,9 +106,13 @@ export async function rankNodesByText(
     lists.push({ signal: "vector", weight: NODE_SIGNAL_WEIGHTS.vector * params.vector.weight, hits });
   }
   const fused = reciprocalRankFusion(lists);
-  // Full-text hits usually come with their records; only the others are read here.
+  // Full-text hits usually come with their records (decoded for the fused ones only); the rest are read here.
+  const records = new Map(fullText.map((hit) => [hit.id, hit.record]));
   const rows = new Map<string, MemoryNodeRecord>();
-  for (const hit of fullText) if (hit.record) rows.set(hit.id, recordFromJson(hit.record as unknown[]));
+  for (const { id } of fused) {
+    const record = records.get(id);
+    if (record) rows.set(id, recordFromJson(record));
+  }
   const missing = fused.filter((f) => !rows.has(f.id)).map((f) => f.id);
   if (missing.length > 0) for (const [id, row] of await loadNodeRows(db, params.tenantId, missing)) rows.set(id, row);
   const ranked: RankedNode[] = [];

@@ -84,7 +84,7 @@ export const CHUNK_SOURCE: TextSource = {
 
 export type Hit = { id: string; score: number };
 /** `record`: the row's record (TextSource.record's JSON), when the call asked for records and the match was small enough. */
-export type FullTextHit = Hit & { extra: Record<string, unknown>; record?: unknown };
+export type FullTextHit = Hit & { extra: Record<string, unknown>; record?: unknown[] };
 
 /**
  * BM25 constants: the usual k1; b below the usual 0.75 because a long turn or card usually says
@@ -218,8 +218,7 @@ export async function fullTextHits(
     .slice(0, params.limit)
     .map((hit) => {
       const row = rowOf.get(hit.id)!;
-      const record = row[recordAt] ?? undefined;
-      return { id: hit.id, score: hit.score, extra: Object.fromEntries(source.extra.map((c, i) => [c, row[3 + i]])), ...(record !== undefined ? { record } : {}) };
+      return { id: hit.id, score: hit.score, extra: Object.fromEntries(source.extra.map((c, i) => [c, row[3 + i]])), record: (row[recordAt] as unknown[] | null) ?? undefined };
     });
 }
 
@@ -246,15 +245,14 @@ async function matchRows(db: DbOrTx, params: { source: TextSource; where: SQL; t
   const record = recordsUpTo ? sql`, case when hit.total <= ${recordsUpTo} then (select ${sql.raw(source.record!)} from ${t} where ${t}.ctid = hit.tid) end` : sql``;
   const termQuery = sql`to_tsquery('simple', ${tsquery})`;
   const match = sql`${params.where} and ${sql.raw(source.matchVector)} @@ ${params.scopeQuery ? sql`(${termQuery} && ${params.scopeQuery}::tsquery)` : termQuery}`;
-  const select = (ordered: boolean) =>
-    jsonRows<FlagRow>(
-      db,
-      sql`select json_agg(json_build_array(hit.id, hit.length, array_to_string(array[${flags}], '')${extra}${record}))::text as rows
-            from (${recordsUpTo ? sql`select m.*, count(*) over () as total from (` : sql``}select ${t}.id, ${sql.raw(source.length)} as length, ${vector} || ''::tsvector as vector${extraColumns}${recordsUpTo ? sql`, ${t}.ctid as tid` : sql``}
+  const select = (ordered: boolean) => {
+    const hits = sql`select ${t}.id, ${sql.raw(source.length)} as length, ${vector} || ''::tsvector as vector${extraColumns}${recordsUpTo ? sql`, ${t}.ctid as tid` : sql``}
                     from ${t} where ${match}
                   ${ordered ? sql`order by ts_rank(${vector}, to_tsquery('simple', ${tsquery})) desc` : sql``}
-                  limit ${MAX_FULL_TEXT_ROWS + (ordered ? 0 : 1)}${recordsUpTo ? sql`) as m` : sql``}) as hit`,
-    );
+                  limit ${MAX_FULL_TEXT_ROWS + (ordered ? 0 : 1)}`;
+    const counted = recordsUpTo ? sql`select m.*, count(*) over () as total from (${hits}) as m` : hits;
+    return jsonRows<FlagRow>(db, sql`select json_agg(json_build_array(hit.id, hit.length, array_to_string(array[${flags}], '')${extra}${record}))::text as rows from (${counted}) as hit`);
+  };
   const rows = await select(false);
   // Rare (a term in thousands of rows): keep the rows plain ts_rank likes best, then rank by BM25.
   return rows.length > MAX_FULL_TEXT_ROWS ? select(true) : rows;
@@ -304,8 +302,8 @@ export async function trigramHits(db: DbOrTx, params: { source: TextSource; wher
  * samples: 4–6.5 ms of planning per call at 100k cards, against 0.2 ms for the generic plan, which
  * takes the same index path. JIT off: at 1M cards the statement's estimated cost passed
  * jit_above_cost, and compiling it took 13.7 ms of a 57 ms call (EXPLAIN ANALYZE; JIT code is not
- * kept from one call to the next). Inside a caller's
- * transaction the statement runs as is, so the settings cannot leak into it.
+ * kept from one call to the next). Inside a caller's transaction the statement runs as is, so the
+ * settings cannot leak into it.
  */
 async function withIndexScans<T>(db: DbOrTx, read: (tx: DbOrTx) => Promise<T>): Promise<T> {
   if (db instanceof PgTransaction) return read(db);
