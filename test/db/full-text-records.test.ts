@@ -1,18 +1,17 @@
-import { sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { recordFromJson, selectNodeRecords } from "~/server/memory/node-records";
+import { recordFromJson } from "~/server/memory/node-records";
 import { loadKindRegistry } from "~/server/memory/custom-kinds";
 import { nodeWhere } from "~/server/memory/retrieval/node-search";
 import { queryTerms } from "~/server/memory/retrieval/query-terms";
 import { fullTextHits, NODE_SOURCE } from "~/server/memory/retrieval/signals";
-import { anyOf } from "~/db/any-of";
-import { memoryNodes } from "~/db/schema";
+import { memoryNodeRecordColumns, memoryNodes } from "~/db/schema";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { agentContext, createOp as create, createTenant, writeCards } from "../support/memory";
 
 /**
  * Search reads its top cards' rows from the full-text statement itself when the match is small
- * (recordsUpTo): those records must be exactly what the rows statement (selectNodeRecords) returns,
+ * (recordsUpTo): those records must be exactly what Drizzle's own select of the columns returns,
  * for every column type — text arrays, jsonb of every shape, reals, timestamps with and without a value.
  */
 describe(`full-text candidates with their records (${TEST_BACKEND})`, () => {
@@ -22,7 +21,7 @@ describe(`full-text candidates with their records (${TEST_BACKEND})`, () => {
   });
   afterAll(async () => handle?.destroy());
 
-  it("returns records equal to the rows statement's, and none past the cap", async () => {
+  it("returns records equal to Drizzle's select, and none past the cap", async () => {
     const tenantId = await createTenant(handle.db);
     const ctx = agentContext(tenantId);
     const ids = await writeCards(
@@ -41,7 +40,8 @@ describe(`full-text candidates with their records (${TEST_BACKEND})`, () => {
 
     const hits = await fullTextHits(handle.db, { source: NODE_SOURCE, where, terms, limit: 10, recordsUpTo: 10 });
     expect(hits.map((h) => h.id).sort()).toEqual([...ids].sort());
-    const expected = new Map((await selectNodeRecords(handle.db, sql`where ${memoryNodes.tenantId} = ${tenantId} and ${anyOf(memoryNodes.id, ids)}`)).map((row) => [row.id, row]));
+    const viaDrizzle = await handle.db.select(memoryNodeRecordColumns).from(memoryNodes).where(and(eq(memoryNodes.tenantId, tenantId), inArray(memoryNodes.id, ids)));
+    const expected = new Map(viaDrizzle.map((row) => [row.id, row]));
     // JSON strings that are themselves JSON text stay strings (both drivers parsed jsonb before Drizzle did, twice in all).
     expect(expected.get(ids[1]!)?.valueJson).toBe("123");
     expect(expected.get(ids[4]!)?.valueJson).toBe("null");

@@ -1,4 +1,4 @@
-import { asc, eq, sql } from "drizzle-orm";
+import { asc, desc, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryNodeRecordColumns, memoryNodes } from "~/db/schema";
 import { selectNodeRecords } from "~/server/memory/node-records";
@@ -27,5 +27,17 @@ describe(`card records read without Drizzle's row mapper (${TEST_BACKEND})`, () 
     expect(fast).toHaveLength(2);
     expect(fast).toStrictEqual(viaDrizzle);
     expect(fast[0]!.createdAt).toBeInstanceOf(Date);
+  });
+
+  it("keep the statement's order and limit (the records are built over the limited rows)", async () => {
+    const t = await createTenant(handle.db);
+    const ctx = agentContext(t);
+    const importances = [0.3, 0.9, 0.1, 0.5, 0.7, 0.2, 0.8, 0.4, 0.6, 0.35, 0.95, 0.05];
+    await writeCards(handle.db, ctx, ...importances.map((importance, i) => createOp("custom_fact", { title: `Fact ${i}`, content: `Fact number ${i}.`, importance }, { itemKey: `fact_${i}` })));
+    const where = eq(memoryNodes.tenantId, t);
+    const viaDrizzle = await handle.db.select(memoryNodeRecordColumns).from(memoryNodes).where(where).orderBy(desc(memoryNodes.importance), asc(memoryNodes.id)).limit(7);
+    const fast = await selectNodeRecords(handle.db, sql`where ${where} order by ${memoryNodes.importance} desc, ${memoryNodes.id} asc limit 7`);
+    expect(fast.map((r) => r.importance)).toEqual([0.95, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4]);
+    expect(fast).toStrictEqual(viaDrizzle);
   });
 });

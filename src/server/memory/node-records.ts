@@ -5,33 +5,22 @@ import type { DbOrTx } from "~/db/types";
 
 /** The record's properties with their columns, in select order. */
 const RECORD_FIELDS = Object.entries(memoryNodeRecordColumns);
-const RECORD_SELECT = sql.raw(RECORD_FIELDS.map(([, column]) => `"memory_nodes"."${column.name}"`).join(", "));
 
 /**
- * Each column decoded by its own Drizzle column type, as Drizzle does, but without its generic row
- * mapper (an entity check and a path iterator per field): searches and context turns read tens to
- * hundreds of cards per call, and that mapping was ~7 % of a search's server CPU under load.
- */
-function toRecord(row: Record<string, unknown>): MemoryNodeRecord {
-  const record: Record<string, unknown> = {};
-  for (const [property, column] of RECORD_FIELDS) {
-    const value = row[column.name];
-    record[property] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
-  }
-  return record as MemoryNodeRecord;
-}
-
-/**
- * The record as one JSON array, in RECORD_FIELDS order, for statements that return cards inside a
- * JSON result (the full-text candidates carry their rows this way; see recordFromJson).
+ * The record as one JSON array, in RECORD_FIELDS order. Cards are read this way, not as columns: a
+ * row then costs the driver one text value and the server one JSON.parse, where ~40 columns cost a
+ * parse each, a Drizzle decoder each and a Date per timestamp — reading a turn's 200 standing cards
+ * as columns was a quarter of memory_context's server CPU (docs/performance.md, round 9).
  */
 export const NODE_RECORD_JSON = `json_build_array(${RECORD_FIELDS.map(([, column]) => `"memory_nodes"."${column.name}"`).join(", ")})`;
 
 /**
- * A record from NODE_RECORD_JSON's array: JSON already holds the values as toRecord's decoders would
- * return them (arrays, numbers, booleans, parsed jsonb), except timestamps, which come as text.
+ * A record from NODE_RECORD_JSON's array: JSON already holds the values as Drizzle's column decoders
+ * would return them (arrays, numbers, booleans, parsed jsonb), except timestamps, which come as text.
+ * Both drivers hand json to us as text (JSON_AS_TEXT), so a value may still need parsing.
  */
-export function recordFromJson(values: readonly unknown[]): MemoryNodeRecord {
+export function recordFromJson(json: string | readonly unknown[]): MemoryNodeRecord {
+  const values = typeof json === "string" ? (JSON.parse(json) as unknown[]) : json;
   const record: Record<string, unknown> = {};
   for (let i = 0; i < RECORD_FIELDS.length; i++) {
     const [property, column] = RECORD_FIELDS[i]!;
@@ -41,8 +30,16 @@ export function recordFromJson(values: readonly unknown[]): MemoryNodeRecord {
   return record as MemoryNodeRecord;
 }
 
-/** `select <record columns> from memory_nodes <rest>`: `rest` holds the where (tenant first), order and limit. */
+const RECORD_COLUMNS = sql.raw(RECORD_FIELDS.map(([, column]) => `"memory_nodes"."${column.name}"`).join(", "));
+const RECORD_OF_ROW = sql.raw(`${NODE_RECORD_JSON} as record`);
+
+/**
+ * `select <record> from memory_nodes <rest>`: `rest` holds the where (tenant first), order and limit.
+ * The JSON is built over the limited rows, in their order: Postgres computes a select list before
+ * sorting, so built in the same statement it would be made for every row that matched (a turn's
+ * ~1,200 standing candidates for its 200).
+ */
 export async function selectNodeRecords(db: DbOrTx, rest: SQL): Promise<MemoryNodeRecord[]> {
-  const rows = await queryRows<Record<string, unknown>>(db, sql`select ${RECORD_SELECT} from ${memoryNodes} ${rest}`);
-  return rows.map(toRecord);
+  const rows = await queryRows<{ record: string | unknown[] }>(db, sql`select ${RECORD_OF_ROW} from (select ${RECORD_COLUMNS} from ${memoryNodes} ${rest}) as memory_nodes`);
+  return rows.map((row) => recordFromJson(row.record));
 }
