@@ -5,6 +5,7 @@ import type { DbOrTx } from "~/db/types";
 
 /** The record's properties with their columns, in select order. */
 const RECORD_FIELDS = Object.entries(memoryNodeRecordColumns);
+const RECORD_COLUMN_LIST = RECORD_FIELDS.map(([, column]) => `"memory_nodes"."${column.name}"`).join(", ");
 
 /**
  * The record as one JSON array, in RECORD_FIELDS order. Cards are read this way, not as columns: a
@@ -12,7 +13,7 @@ const RECORD_FIELDS = Object.entries(memoryNodeRecordColumns);
  * parse each, a Drizzle decoder each and a Date per timestamp — reading a turn's 200 standing cards
  * as columns was a quarter of memory_context's server CPU (docs/performance.md, round 9).
  */
-export const NODE_RECORD_JSON = `json_build_array(${RECORD_FIELDS.map(([, column]) => `"memory_nodes"."${column.name}"`).join(", ")})`;
+export const NODE_RECORD_JSON = `json_build_array(${RECORD_COLUMN_LIST})`;
 
 /**
  * A record from NODE_RECORD_JSON's array: JSON already holds the values as Drizzle's column decoders
@@ -30,14 +31,15 @@ export function recordFromJson(json: string | readonly unknown[]): MemoryNodeRec
   return record as MemoryNodeRecord;
 }
 
-const RECORD_COLUMNS = sql.raw(RECORD_FIELDS.map(([, column]) => `"memory_nodes"."${column.name}"`).join(", "));
+const RECORD_COLUMNS = sql.raw(RECORD_COLUMN_LIST);
 const RECORD_OF_ROW = sql.raw(`${NODE_RECORD_JSON} as record`);
 
 /**
  * `select <record> from memory_nodes <rest>`: `rest` holds the where (tenant first), order and limit.
- * The JSON is built over the limited rows, in their order: Postgres computes a select list before
- * sorting, so built in the same statement it would be made for every row that matched (a turn's
- * ~1,200 standing candidates for its 200).
+ * The JSON is built over the limited rows: Postgres computes a select list before sorting, so built
+ * in the same select it would be made for every row that matched (a turn's ~1,200 standing
+ * candidates for its 200). An outer query that only projects keeps the subquery's order (a test
+ * checks order and limit against Drizzle's own select).
  */
 export async function selectNodeRecords(db: DbOrTx, rest: SQL): Promise<MemoryNodeRecord[]> {
   const rows = await queryRows<{ record: string | unknown[] }>(db, sql`select ${RECORD_OF_ROW} from (select ${RECORD_COLUMNS} from ${memoryNodes} ${rest}) as memory_nodes`);
