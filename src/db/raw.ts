@@ -10,3 +10,11 @@ export async function queryRows<T extends Record<string, unknown>>(db: DbOrTx, q
   if (Array.isArray(result)) return result as T[];
   return ((result as { rows?: T[] }).rows ?? []) as T[];
 }
+
+/**
+ * A json / jsonb value read by a raw query: both drivers hand JSON over as text (JSON_AS_TEXT in
+ * client.ts), while a value built inside another JSON value arrives already parsed.
+ */
+export function jsonValue<T>(value: string | T): T {
+  return typeof value === "string" ? (JSON.parse(value) as T) : value;
+}

@@ -1,4 +1,5 @@
 import { and, asc, count, eq, sql } from "drizzle-orm";
+import { jsonValue } from "~/db/raw";
 import { memoryKinds, memoryNodes, tenants, type Tenant } from "~/db/schema";
 import type { Database, DbOrTx } from "~/db/types";
 import { badRequest, notFound, ServiceError } from "~/server/errors";
@@ -62,7 +63,7 @@ export async function loadTenantWithKinds(db: DbOrTx, tenantId: string): Promise
       from ${memoryKinds} k where k.tenant_id = ${tenants.id})`;
   const [row] = await db.select({ tenant: tenants, kinds: kindRows }).from(tenants).where(eq(tenants.id, tenantId)).limit(1);
   if (!row) throw unknownTenant(tenantId);
-  const kinds = typeof row.kinds === "string" ? (JSON.parse(row.kinds) as StoredKind[]) : row.kinds;
+  const kinds = jsonValue(row.kinds);
   return { tenant: row.tenant, registry: registryOf(rebuild(tenantId, kinds)) };
 }
 

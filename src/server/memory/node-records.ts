@@ -1,5 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
-import { queryRows } from "~/db/raw";
+import { jsonValue, queryRows } from "~/db/raw";
 import { memoryNodeRecordColumns, memoryNodes, type MemoryNodeRecord } from "~/db/schema";
 import type { DbOrTx } from "~/db/types";
 
@@ -18,10 +18,10 @@ export const NODE_RECORD_JSON = `json_build_array(${RECORD_COLUMN_LIST})`;
 /**
  * A record from NODE_RECORD_JSON's array: JSON already holds the values as Drizzle's column decoders
  * would return them (arrays, numbers, booleans, parsed jsonb), except timestamps, which come as text.
- * Both drivers hand json to us as text (JSON_AS_TEXT), so a value may still need parsing.
+ * A row read on its own comes as text; one inside a json_agg result, already parsed.
  */
 export function recordFromJson(json: string | readonly unknown[]): MemoryNodeRecord {
-  const values = typeof json === "string" ? (JSON.parse(json) as unknown[]) : json;
+  const values = jsonValue<readonly unknown[]>(json);
   const record: Record<string, unknown> = {};
   for (let i = 0; i < RECORD_FIELDS.length; i++) {
     const [property, column] = RECORD_FIELDS[i]!;

@@ -1,6 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import { PgTransaction } from "drizzle-orm/pg-core";
-import { queryRows } from "~/db/raw";
+import { jsonValue, queryRows } from "~/db/raw";
 import { startNow } from "~/db/start-now";
 import { SCOPED_SEARCH_VECTOR_IN_QUERY } from "~/db/schema";
 import { NODE_RECORD_JSON } from "../node-records";
@@ -152,7 +152,7 @@ async function jsonRows<T>(db: DbOrTx, query: SQL): Promise<T[]> {
   const [row] = await queryRows<{ rows: string | T[] | null }>(db, query);
   const rows = row?.rows ?? null;
   if (rows === null) return [];
-  return typeof rows === "string" ? (JSON.parse(rows) as T[]) : rows;
+  return jsonValue(rows);
 }
 
 /** A term in more than this share of a table's rows selects no one: it only scores the rows other terms found. */
@@ -241,16 +241,17 @@ async function matchRows(db: DbOrTx, params: { source: TextSource; where: SQL; t
   const extraColumns = sql.raw(source.extra.map((c) => `, ${source.table}.${c}`).join(""));
   // Records only under the cap: the matches are counted after the limit (which stops the scan early),
   // and each record is read back by its tuple id — the version this statement matched, same snapshot.
-  const recordsUpTo = source.record ? params.recordsUpTo : undefined;
-  const record = recordsUpTo ? sql`, case when hit.total <= ${recordsUpTo} then (select ${sql.raw(source.record!)} from ${t} where ${t}.ctid = hit.tid) end` : sql``;
+  const { recordsUpTo } = params;
+  const recordJson = recordsUpTo ? source.record : undefined;
+  const record = recordJson ? sql`, case when hit.total <= ${recordsUpTo} then (select ${sql.raw(recordJson)} from ${t} where ${t}.ctid = hit.tid) end` : sql``;
   const termQuery = sql`to_tsquery('simple', ${tsquery})`;
   const match = sql`${params.where} and ${sql.raw(source.matchVector)} @@ ${params.scopeQuery ? sql`(${termQuery} && ${params.scopeQuery}::tsquery)` : termQuery}`;
   const select = (ordered: boolean) => {
-    const hits = sql`select ${t}.id, ${sql.raw(source.length)} as length, ${vector} || ''::tsvector as vector${extraColumns}${recordsUpTo ? sql`, ${t}.ctid as tid` : sql``}
+    const hits = sql`select ${t}.id, ${sql.raw(source.length)} as length, ${vector} || ''::tsvector as vector${extraColumns}${recordJson ? sql`, ${t}.ctid as tid` : sql``}
                     from ${t} where ${match}
                   ${ordered ? sql`order by ts_rank(${vector}, to_tsquery('simple', ${tsquery})) desc` : sql``}
                   limit ${MAX_FULL_TEXT_ROWS + (ordered ? 0 : 1)}`;
-    const counted = recordsUpTo ? sql`select m.*, count(*) over () as total from (${hits}) as m` : hits;
+    const counted = recordJson ? sql`select m.*, count(*) over () as total from (${hits}) as m` : hits;
     return jsonRows<FlagRow>(db, sql`select json_agg(json_build_array(hit.id, hit.length, array_to_string(array[${flags}], '')${extra}${record}))::text as rows from (${counted}) as hit`);
   };
   const rows = await select(false);
