@@ -72,7 +72,7 @@ describe(`migrations (${TEST_BACKEND})`, () => {
     const indexes = await queryRows<{ indexname: string; indexdef: string }>(handle.db, sql`select indexname, indexdef from pg_indexes where schemaname = 'public'`);
     const byName = new Map(indexes.map((i) => [i.indexname, i.indexdef]));
     // The cards' vector with a tenant-and-scope lexeme (see SCOPED_SEARCH_VECTOR).
-    expect(byName.get("memory_nodes_scoped_search_idx")).toMatch(/USING gin \(+search_vector \|\| array_to_tsvector\(ARRAY\[md5\(/);
+    expect(byName.get("memory_nodes_scoped_search_idx")).toMatch(/USING gin \(+search_vector \|\| array_to_tsvector\(ARRAY\[\('#'::text \|\| md5\(/);
     expect(byName.get("memory_nodes_trgm_idx")).toMatch(/gin_trgm_ops/);
     expect(byName.get("memory_messages_session_idx")).toMatch(/\(tenant_id, session_id, seq\)/);
     expect(byName.get("memory_nodes_tenant_id_id_pk")).toMatch(/\(tenant_id, id\)/);

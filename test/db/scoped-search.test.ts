@@ -2,8 +2,10 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "~/db/raw";
 import { SCOPED_SEARCH_VECTOR_IN_QUERY } from "~/db/schema";
+import { cardTextCondition } from "~/server/dashboard/cards";
 import { loadKindRegistry } from "~/server/memory/custom-kinds";
 import { parseScopePattern } from "~/server/memory/scope";
+import { buildTsQueryText } from "~/server/memory/segment";
 import { nodeWhere } from "~/server/memory/retrieval/node-search";
 import { queryTerms } from "~/server/memory/retrieval/query-terms";
 import { scopeLexeme, scopesTsQuery } from "~/server/memory/retrieval/scope-lexemes";
@@ -28,15 +30,51 @@ describe(`scoped full-text index (${TEST_BACKEND})`, () => {
     const scopes = ["user:u1", "session:会话-1", "workspace:w1", "context:app/项目"];
     const ctx = agentContext(tenantId, { readScopes: scopes.map(parseScopePattern), writeScopes: scopes.map(parseScopePattern) });
     await writeCards(handle.db, ctx, ...scopes.map((scope, i) => create("custom_fact", { title: `Lexeme ${i}`, content: "Scope lexeme check." }, { scope, itemKey: `lexeme_${i}` })));
-    const rows = await queryRows<{ scope_type: string; scope_id: string; lexeme: string }>(
-      handle.db,
-      sql`select scope_type, scope_id, md5(tenant_id || '|' || scope_type || ':' || scope_id) as lexeme from memory_nodes where tenant_id = ${tenantId}`,
-    );
-    expect(rows).toHaveLength(scopes.length);
-    for (const row of rows) expect(scopeLexeme(tenantId, { type: row.scope_type, id: row.scope_id })).toBe(row.lexeme);
-    // The global scope's id is empty.
-    const [global] = await queryRows<{ lexeme: string }>(handle.db, sql`select md5(${tenantId} || '|' || 'global' || ':' || '') as lexeme`);
+    // Each card's indexed vector holds exactly the lexeme TypeScript computes for its scope.
+    for (const scope of scopes) {
+      const [row] = await queryRows<{ scope: string }>(
+        handle.db,
+        sql`select scope_type || ':' || scope_id as scope from memory_nodes where tenant_id = ${tenantId} and ${sql.raw(SCOPED_SEARCH_VECTOR_IN_QUERY)} @@ ${scopesTsQuery(tenantId, [parseScopePattern(scope)])}::tsquery`,
+      );
+      expect(row?.scope).toBe(scope);
+    }
+    // The global scope's id is empty (agents cannot write there; the expression is checked directly).
+    const [global] = await queryRows<{ lexeme: string }>(handle.db, sql`select '#' || md5(${tenantId} || '|' || 'global' || ':' || '') as lexeme`);
     expect(scopeLexeme(tenantId, { type: "global", id: "" })).toBe(global!.lexeme);
+  });
+
+  it("never matches a query word, prefix words included, on a card's scope lexeme", async () => {
+    const tenantId = await createTenant(handle.db);
+    // A scope whose lexeme's hex begins with four letters, so that a Latin query word of that
+    // spelling becomes a prefix term in search (and any word is a prefix in the dashboard).
+    const hexOf = (id: string) => scopeLexeme(tenantId, { type: "workspace", id }).slice(1);
+    const startsWithPrefixTerm = (hex: string) => {
+      const [term] = queryTerms(hex.slice(0, 4));
+      // …and not one that starts a word of the card below ("fact", from its kind).
+      return /^[a-f]{4}/.test(hex) && term?.prefix === true && hex.startsWith(term.term) && !"fact".startsWith(term.term);
+    };
+    let scopeId = "w0";
+    for (let i = 1; !startsWithPrefixTerm(hexOf(scopeId)); i++) scopeId = `w${i}`;
+    const hex = hexOf(scopeId);
+    const scope = `workspace:${scopeId}`;
+    const ctx = agentContext(tenantId, { readScopes: [parseScopePattern(scope)], writeScopes: [parseScopePattern(scope)] });
+    await writeCards(handle.db, ctx, create("custom_fact", { title: "Unrelated", content: "Nothing about hex here." }, { scope, itemKey: "unrelated" }));
+    // The dashboard makes every word a prefix: the scope lexeme must add no match to the card's own words.
+    for (const word of [hex.slice(0, 1), hex.slice(0, 4), hex]) {
+      const scoped = await queryRows<{ id: string }>(handle.db, sql`select id from memory_nodes where tenant_id = ${tenantId} and ${cardTextCondition(word)}`);
+      const plain = await queryRows<{ id: string }>(
+        handle.db,
+        sql`select id from memory_nodes where tenant_id = ${tenantId} and search_vector @@ to_tsquery('simple', ${buildTsQueryText([word], { prefix: true })})`,
+      );
+      expect(scoped, `dashboard text "${word}"`).toEqual(plain);
+      if (word.length > 1) expect(scoped).toEqual([]);
+    }
+    const scopes = [parseScopePattern(scope)];
+    const where = nodeWhere({ tenantId, scopes, filter: {}, registry: await loadKindRegistry(handle.db, tenantId), statuses: ["active"] });
+    const terms = queryTerms(hex.slice(0, 4));
+    for (const scopeQuery of [undefined, scopesTsQuery(tenantId, scopes)]) {
+      expect(await fullTextHits(handle.db, { source: NODE_SOURCE, where, terms, limit: 10, scopeQuery })).toEqual([]);
+    }
   });
 
   it("finds the same cards with and without the scope lexemes, and none of another tenant", async () => {

@@ -146,6 +146,8 @@ describe(`tools.call under random and hostile input (${TEST_BACKEND})`, () => {
         .orderBy(asc(memoryNodes.id)),
     );
 
+  type FuzzCall = typeof callArb extends fc.Arbitrary<infer T> ? T : never;
+
   it("never fails internally, never half-writes, and audits exactly the applied writes", async () => {
     const tools = callerAs(handle.db, { bearer: secret }).tools;
     let applied = 0;
@@ -187,6 +189,15 @@ describe(`tools.call under random and hostile input (${TEST_BACKEND})`, () => {
               turn: undefined,
             },
           ],
+          // Two batches that always apply, so the audit count is checked on applied writes in every run
+          // (a random draw once produced only five).
+          ...[["ex_tea", "ex_desk", "ex_city"], ["例_茶", "例_桌", "例_城"]].map((keys): [FuzzCall] => [
+            {
+              name: "memory_write",
+              arguments: { operations: keys.map((itemKey) => ({ op: "create", kind: "custom_fact", itemKey, explicitUserIntent: true, node: { title: itemKey, content: `Example ${itemKey}.` } })) },
+              turn: undefined,
+            },
+          ]),
         ],
       },
     );

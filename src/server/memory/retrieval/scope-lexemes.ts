@@ -3,12 +3,12 @@ import type { ScopePattern } from "../scope";
 
 /**
  * The lexeme every card's indexed search vector carries for its tenant and scope (SCOPED_SEARCH_VECTOR
- * in src/db/schema/memory.ts computes the same md5 in SQL). Hex, so it needs no quoting in a tsquery
- * and no query word is segmented into it by accident; a collision would only let a few more rows
- * reach the exact scope filter that follows.
+ * in src/db/schema/memory.ts computes the same in SQL): `#` and a hex md5. Query words are letters and
+ * digits (segmentQuery, and Postgres' parser splits at `#`), so no word, prefix words included, can
+ * match it; a collision of two scopes would only let a few more rows reach the exact scope filter.
  */
 export function scopeLexeme(tenantId: string, scope: { type: string; id: string }): string {
-  return createHash("md5").update(`${tenantId}|${scope.type}:${scope.id}`).digest("hex");
+  return `#${createHash("md5").update(`${tenantId}|${scope.type}:${scope.id}`).digest("hex")}`;
 }
 
 /**
