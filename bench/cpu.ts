@@ -14,7 +14,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import postgres from "postgres";
 import { type ForgetTarget, type HttpResult, type Mix } from "./load/driver";
-import { BENCH_OPTIONS, MIX, reportHeader, runDriver, seedTarget, serverEnv, timeStamp, workload, writeResult, type BenchTarget, type Workload } from "./load/harness";
+import { BENCH_OPTIONS, MIX, reportHeader, runDriver, indexAfterLoad, seedTarget, serverEnv, timeStamp, workload, writeResult, type BenchTarget, type Workload } from "./load/harness";
 import { opReports } from "./load/report";
 import { ensureBuild, ROOT, startServers } from "./load/server";
 
@@ -100,7 +100,7 @@ async function keptTarget(): Promise<{ target: BenchTarget; work: Workload & { f
     if (exists && fs.existsSync(cacheFile) && !args.reseed) return { target, work: JSON.parse(fs.readFileSync(cacheFile, "utf8")) };
     await admin.unsafe(`drop database if exists ${name} with (force)`);
     await admin.unsafe(`create database ${name}`);
-    const seeded = await seedTarget(target, { cards, users: Number(args.users), seed: Number(args.seed), memoryWrites: Number(args["memory-writes"]) }, log);
+    const seeded = await seedTarget(target, { cards, users: Number(args.users), seed: Number(args.seed), memoryWrites: Number(args["memory-writes"]), indexAfterLoad: indexAfterLoad(args["index-after-load"], cards) }, log);
     const work = { ...workload(seeded, { seed: Number(args.seed), searches: Number(args.searches) }), forgetPool: seeded.forgetPool, userIds: seeded.users.map((u) => u.id) };
     fs.mkdirSync(path.dirname(cacheFile), { recursive: true });
     fs.writeFileSync(cacheFile, JSON.stringify(work));

@@ -12,7 +12,7 @@ import { parseArgs } from "node:util";
 import { captureSearch, explainPlan, openCapture } from "./load/capture";
 import type { HttpJob, HttpResult, SqlJob, SqlResult, Stmt } from "./load/driver";
 import { isLocalSetting } from "./load/local-setting";
-import { BENCH_OPTIONS, createTarget, loadavg, MIX, reportHeader, runDriver, seedTarget, serverEnv, serverErrorLines, startRun, workload, writeResult } from "./load/harness";
+import { BENCH_OPTIONS, createTarget, loadavg, MIX, reportHeader, runDriver, indexAfterLoad, seedTarget, serverEnv, serverErrorLines, startRun, workload, writeResult } from "./load/harness";
 import { floorReport, opReports, printTable, summarize, type LevelReport } from "./load/report";
 import { ensureBuild, ROOT, startServers } from "./load/server";
 
@@ -87,7 +87,7 @@ async function main() {
     const target = (run.target = await createTarget({ embedded, databaseUrl: args["database-url"], runDir, stamp, keep: args.keep, log }));
     const { dataDir, postgresVersion } = target;
     const dbUrl = target.url ?? "";
-    const seeded = await seedTarget(target, { cards, users, seed: Number(args.seed), memoryWrites: Number(args["memory-writes"]) }, log);
+    const seeded = await seedTarget(target, { cards, users, seed: Number(args.seed), memoryWrites: Number(args["memory-writes"]), indexAfterLoad: indexAfterLoad(args["index-after-load"], cards) }, log);
 
     // The searches both sides run: (user, question) pairs, the same list for HTTP and for SQL.
     const { searches, users: driverUsers, queries: bank } = workload(seeded, { seed: Number(args.seed), searches: Number(args.searches) });

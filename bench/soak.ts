@@ -15,7 +15,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import postgres from "postgres";
 import type { HttpJob, HttpResult, IntervalReport } from "./load/driver";
-import { BENCH_OPTIONS, createTarget, loadavg, MIX, reportHeader, runDriver, seedTarget, serverEnv, serverErrorLines, startRun, workload, writeResult } from "./load/harness";
+import { BENCH_OPTIONS, createTarget, loadavg, MIX, reportHeader, runDriver, indexAfterLoad, seedTarget, serverEnv, serverErrorLines, startRun, workload, writeResult } from "./load/harness";
 import { opReports, summarize } from "./load/report";
 import { linearFit, pgBackends, rssMB, servingPid, type Backends } from "./load/sampler";
 import { ensureBuild, ROOT, startServers } from "./load/server";
@@ -153,7 +153,7 @@ async function main() {
   let monitor: postgres.Sql | undefined;
   try {
     const target = (run.target = await createTarget({ embedded, databaseUrl: args["database-url"], runDir, stamp, keep: args.keep, log }));
-    const seeded = await seedTarget(target, { cards, users: Number(args.users), seed: Number(args.seed), memoryWrites: Number(args["memory-writes"]) }, log);
+    const seeded = await seedTarget(target, { cards, users: Number(args.users), seed: Number(args.seed), memoryWrites: Number(args["memory-writes"]), indexAfterLoad: indexAfterLoad(args["index-after-load"], cards) }, log);
     const load = workload(seeded, { seed: Number(args.seed), searches: Number(args.searches) });
 
     log("starting the server");

@@ -25,7 +25,15 @@ export const BENCH_OPTIONS = {
     searches: { type: "string", default: "300" },
     "memory-writes": { type: "string", default: "300" },
     seed: { type: "string", default: "42" },
+    /** yes / no / auto (yes from 500,000 cards): build the card indexes after the bulk insert, as a restore does. */
+    "index-after-load": { type: "string", default: "auto" },
 } as const;
+
+/** Whether seeding builds the card indexes after its bulk insert (see bench/load/index-after-load.ts). */
+export function indexAfterLoad(option: string, cards: number): boolean {
+  if (option !== "auto" && option !== "yes" && option !== "no") throw new Error(`--index-after-load must be yes, no or auto, not ${option}`);
+  return option === "yes" || (option === "auto" && cards >= 500_000);
+}
 
 /** The mixed workload of both benchmarks (percent of requests). */
 export const MIX: Mix = { search: 70, context: 10, write: 15, forget: 5 };

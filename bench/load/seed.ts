@@ -4,7 +4,7 @@
 // appendMessages. Seeding is not what is measured; it only has to be realistic and fast.
 import { sql } from "drizzle-orm";
 import { memoryNodes, scopeGrants, type ApiKey } from "~/db/schema";
-import type { Database } from "~/db/types";
+import type { Database, DbOrTx } from "~/db/types";
 import { addUserToTenant, registerAccount } from "~/server/auth/accounts";
 import { createApiKey } from "~/server/auth/api-keys";
 import { buildAgentCallContext } from "~/server/auth/permissions";
@@ -15,6 +15,7 @@ import { appendMessages } from "~/server/memory/messages";
 import { buildNodeSearchFields } from "~/server/memory/search-fields";
 import { memoryWrite } from "~/server/memory/write";
 import { itemCard, profileCards, rng, sessionMessages, type CardSpec, type Rng } from "./corpus";
+import { withCardIndexesBuiltAfterLoad } from "./index-after-load";
 
 export type BenchUser = { index: number; id: string; secret: string; key: ApiKey; sessions: string[]; workspace: string };
 export type ForgetTarget = { id: string; user: number; revision: number };
@@ -91,7 +92,7 @@ function withHistory(r: Rng, row: NodeInsert, share: number): NodeInsert[] {
   return [old, { ...row, revision: 2, lineageId: old.id, supersedesId: old.id }];
 }
 
-async function bulkInsert(db: Database, rows: NodeInsert[], onProgress?: (done: number) => void) {
+async function bulkInsert(db: DbOrTx, rows: NodeInsert[], onProgress?: (done: number) => void) {
   const BATCH = 400;
   const PER_TX = 10;
   for (let i = 0; i < rows.length; i += BATCH * PER_TX) {
@@ -128,7 +129,17 @@ function generateCards(r: Rng, tenantId: string, total: number, users: { id: str
   return rows.slice(0, total);
 }
 
-export async function seed(db: Database, params: { cards: number; users: number; seed: number; memoryWrites: number; log: (line: string) => void }): Promise<SeedResult> {
+export type SeedParams = {
+  cards: number;
+  users: number;
+  seed: number;
+  memoryWrites: number;
+  /** Build memory_nodes' secondary indexes after the bulk insert, as a restore would (see index-after-load.ts). */
+  indexAfterLoad: boolean;
+  log: (line: string) => void;
+};
+
+export async function seed(db: Database, params: SeedParams): Promise<SeedResult> {
   const r = rng(params.seed);
   const seconds: Record<string, number> = {};
   const timed = async <T>(label: string, run: () => Promise<T>): Promise<T> => {
@@ -163,13 +174,11 @@ export async function seed(db: Database, params: { cards: number; users: number;
   });
 
   // The neighbour: another organisation with a tenth as many cards, which no benchmark key may ever see.
-  const neighbourTenantId = await timed("neighbour organisation", async () => {
-    const other = await registerAccount(db, { email: `bench-neighbour-${tag}@example.com`, password: "bench neighbour password", name: "Neighbour", openSignup: true });
-    const rows = generateCards(r, other.tenantId, Math.max(1, Math.floor(params.cards / 10)), [{ id: other.user.id, keyId: "key_neighbour", sessions: [`s-neighbour-${tag}`] }], { withWorkspaces: false });
-    await bulkInsert(db, rows);
-    return other.tenantId;
+  const neighbour = await registerAccount(db, { email: `bench-neighbour-${tag}@example.com`, password: "bench neighbour password", name: "Neighbour", openSignup: true });
+  const neighbourTenantId = neighbour.tenantId;
+  const neighbourRows = generateCards(r, neighbourTenantId, Math.max(1, Math.floor(params.cards / 10)), [{ id: neighbour.user.id, keyId: "key_neighbour", sessions: [`s-neighbour-${tag}`] }], {
+    withWorkspaces: false,
   });
-
   const rows = generateCards(
     r,
     tenantId,
@@ -177,10 +186,14 @@ export async function seed(db: Database, params: { cards: number; users: number;
     users.map((u) => ({ id: u.id, keyId: u.key.id, sessions: u.sessions })),
     { withWorkspaces: true },
   );
-  await timed(`bulk insert of ${rows.length} cards`, () =>
-    bulkInsert(db, rows, (done) => {
+  const load = async (tx: DbOrTx) => {
+    await bulkInsert(tx, neighbourRows);
+    await bulkInsert(tx, rows, (done) => {
       if (done % 20_000 < 4000 || done === rows.length) params.log(`    ${done}/${rows.length}`);
-    }),
+    });
+  };
+  await timed(`bulk insert of ${rows.length} cards (+${neighbourRows.length} of the neighbour)${params.indexAfterLoad ? ", indexes built after" : ""}`, () =>
+    params.indexAfterLoad ? withCardIndexesBuiltAfterLoad(db, load, params.log) : load(db),
   );
 
   // Through the product's write path: proves it on this data and gives memory_forget its targets.
