@@ -1,10 +1,11 @@
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "~/db/raw";
 import { SCOPED_SEARCH_VECTOR_IN_QUERY } from "~/db/schema";
 import { cardTextCondition } from "~/server/dashboard/cards";
 import { loadKindRegistry } from "~/server/memory/custom-kinds";
-import { parseScopePattern } from "~/server/memory/scope";
+import { parseScopePattern, type ScopePattern } from "~/server/memory/scope";
+import { scopePatternsCondition, scopePatternsFilter } from "~/server/memory/scope-sql";
 import { buildTsQueryText } from "~/server/memory/segment";
 import { nodeWhere } from "~/server/memory/retrieval/node-search";
 import { queryTerms } from "~/server/memory/retrieval/query-terms";
@@ -24,6 +25,12 @@ describe(`scoped full-text index (${TEST_BACKEND})`, () => {
     handle = await openTestDatabase();
   });
   afterAll(async () => handle?.destroy());
+
+  /** The plain `where` and the scoped match's (scope lexemes, scopes as a filter), as search builds them. */
+  const matchParams = async (tenantId: string, scopes: ScopePattern[]) => {
+    const base = { tenantId, scopes, filter: {}, registry: await loadKindRegistry(handle.db, tenantId), statuses: ["active" as const] };
+    return { where: nodeWhere(base), scoped: { query: scopesTsQuery(tenantId, scopes)!, where: nodeWhere({ ...base, indexable: false }) } };
+  };
 
   it("computes the same scope lexeme as the database, Chinese scope ids included", async () => {
     const tenantId = await createTenant(handle.db);
@@ -69,12 +76,9 @@ describe(`scoped full-text index (${TEST_BACKEND})`, () => {
       expect(scoped, `dashboard text "${word}"`).toEqual(plain);
       if (word.length > 1) expect(scoped).toEqual([]);
     }
-    const scopes = [parseScopePattern(scope)];
-    const where = nodeWhere({ tenantId, scopes, filter: {}, registry: await loadKindRegistry(handle.db, tenantId), statuses: ["active"] });
+    const { where, scoped } = await matchParams(tenantId, [parseScopePattern(scope)]);
     const terms = queryTerms(hex.slice(0, 4));
-    for (const scopeQuery of [undefined, scopesTsQuery(tenantId, scopes)]) {
-      expect(await fullTextHits(handle.db, { source: NODE_SOURCE, where, terms, limit: 10, scopeQuery })).toEqual([]);
-    }
+    for (const match of [undefined, scoped]) expect(await fullTextHits(handle.db, { source: NODE_SOURCE, where, terms, limit: 10, scoped: match })).toEqual([]);
   });
 
   it("finds the same cards with and without the scope lexemes, and none of another tenant", async () => {
@@ -90,14 +94,27 @@ describe(`scoped full-text index (${TEST_BACKEND})`, () => {
       create("custom_fact", { title: "Okapi in session", content: "Talked about an okapi." }, { itemKey: "okapi_s", scope: "session:s1" }),
       create("custom_fact", { title: "Okapi elsewhere", content: "Another session's okapi." }, { itemKey: "okapi_s2", scope: "session:s2" }),
     );
-    const scopes = ["user:u1", "workspace:w1", "session:s1", "global"].map(parseScopePattern);
-    const where = nodeWhere({ tenantId, scopes, filter: {}, registry: await loadKindRegistry(handle.db, tenantId), statuses: ["active"] });
+    const { where, scoped: match } = await matchParams(tenantId, ["user:u1", "workspace:w1", "session:s1", "global"].map(parseScopePattern));
     const terms = queryTerms("okapi");
     const plain = await fullTextHits(handle.db, { source: NODE_SOURCE, where, terms, limit: 10 });
-    const scoped = await fullTextHits(handle.db, { source: NODE_SOURCE, where, terms, limit: 10, scopeQuery: scopesTsQuery(tenantId, scopes) });
+    const scoped = await fullTextHits(handle.db, { source: NODE_SOURCE, where, terms, limit: 10, scoped: match });
     expect(scoped.map((h) => h.id)).toEqual(plain.map((h) => h.id));
     expect(scoped.map((h) => h.id).sort()).toEqual(ids.slice(0, 3).sort());
     expect(scopesTsQuery(tenantId, ["session:*"].map(parseScopePattern))).toBeUndefined();
+  });
+
+  it("admits exactly the cards of the indexed scope condition when the scopes are written as a filter", async () => {
+    const tenantId = await createTenant(handle.db);
+    const all = ["user:u1", "user:u1:x", "session:会话-1", "session:s2", "workspace:w1", "context:app/项目"];
+    const ctx = agentContext(tenantId, { readScopes: all.map(parseScopePattern), writeScopes: all.map(parseScopePattern) });
+    await writeCards(handle.db, ctx, ...all.map((scope, i) => create("custom_fact", { title: `Filter ${i}`, content: "Scope filter check." }, { scope, itemKey: `filter_${i}` })));
+    const patternSets = [["user:u1"], ["user:u1:x", "session:*"], ["session:会话-1", "context:app/项目", "global"], ["workspace:w2"], []];
+    for (const patterns of patternSets) {
+      const scopes = patterns.map(parseScopePattern);
+      const idsWhere = async (condition: SQL) => (await queryRows<{ id: string }>(handle.db, sql`select id from memory_nodes where tenant_id = ${tenantId} and ${condition} order by id`)).map((r) => r.id);
+      const indexed = await idsWhere(scopePatternsCondition(scopes));
+      expect(await idsWhere(scopePatternsFilter(scopes)), patterns.join(", ")).toEqual(indexed);
+    }
   });
 
   it.runIf(TEST_BACKEND === "postgres")("matches on the indexed expression (the index serves the query)", async () => {

@@ -86,6 +86,7 @@ async function currentCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, in
     vector = embedded.vector;
     if (embedded.warning) warnings.push(embedded.warning);
     const exactIds = new Set(exactRows.map((r) => r.id));
+    const scopeQuery = scopesTsQuery(ctx.tenantId, scopes);
     const ranked = await rankNodesByText(db, {
       tenantId: ctx.tenantId,
       where: nodeWhere({ ...base, filter: p.narrowing, statuses: HISTORY_STATUSES }),
@@ -95,7 +96,7 @@ async function currentCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, in
       candidates: Math.max(limit * 4, 40),
       now,
       statsKey: JSON.stringify([ctx.tenantId, scopes, p.narrowing]),
-      scopeQuery: scopesTsQuery(ctx.tenantId, scopes),
+      scoped: scopeQuery ? { query: scopeQuery, where: nodeWhere({ ...base, filter: p.narrowing, statuses: HISTORY_STATUSES, indexable: false }) } : undefined,
       statsParts: exactScopes(scopes)?.map((scope) => ({
         key: JSON.stringify([ctx.tenantId, scope, p.narrowing]),
         where: nodeWhere({ ...base, scopes: [scope], filter: p.narrowing, statuses: HISTORY_STATUSES }),

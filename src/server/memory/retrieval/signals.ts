@@ -180,8 +180,12 @@ export async function fullTextHits(
     statsKey?: string;
     /** The scope's disjoint parts, counted and cached one by one (see scopeStats). */
     statsParts?: readonly StatsPart[];
-    /** Cards only: a tsquery of the caller's scope lexemes (scopesTsQuery), matched with the terms in one index scan. */
-    scopeQuery?: string;
+    /**
+     * Cards only: a tsquery of the caller's scope lexemes (scopesTsQuery), matched with the terms in one
+     * index scan, and `where` written so that no index serves its tenant and scopes, for that match (the
+     * index scan already keeps to them; `where` itself still serves the corpus statistics).
+     */
+    scoped?: { query: string; where: SQL };
     /**
      * Return each hit's record (TextSource.record) when at most this many rows matched: the caller
      * then needs no second statement for the rows of its top hits. Past it, only ids come back
@@ -226,7 +230,11 @@ export async function fullTextHits(
 type FlagRow = [string, number, string, ...unknown[]];
 
 /** Rows in `where` matching any of `matched`, flagged for every query term; past the cap, the best by ts_rank. */
-async function matchRows(db: DbOrTx, params: { source: TextSource; where: SQL; terms: readonly QueryTerm[]; scopeQuery?: string; recordsUpTo?: number }, matched: readonly QueryTerm[]): Promise<FlagRow[]> {
+async function matchRows(
+  db: DbOrTx,
+  params: { source: TextSource; where: SQL; terms: readonly QueryTerm[]; scoped?: { query: string; where: SQL }; recordsUpTo?: number },
+  matched: readonly QueryTerm[],
+): Promise<FlagRow[]> {
   const { source, terms } = params;
   const tsquery = anyTermTsQuery(matched);
   const t = sql.raw(source.table);
@@ -245,7 +253,10 @@ async function matchRows(db: DbOrTx, params: { source: TextSource; where: SQL; t
   const recordJson = recordsUpTo ? source.record : undefined;
   const record = recordJson ? sql`, case when hit.total <= ${recordsUpTo} then (select ${sql.raw(recordJson)} from ${t} where ${t}.ctid = hit.tid) end` : sql``;
   const termQuery = sql`to_tsquery('simple', ${tsquery})`;
-  const match = sql`${params.where} and ${sql.raw(source.matchVector)} @@ ${params.scopeQuery ? sql`(${termQuery} && ${params.scopeQuery}::tsquery)` : termQuery}`;
+  const { scoped } = params;
+  const match = scoped
+    ? sql`${scoped.where} and ${sql.raw(source.matchVector)} @@ (${termQuery} && ${scoped.query}::tsquery)`
+    : sql`${params.where} and ${sql.raw(source.matchVector)} @@ ${termQuery}`;
   const select = (ordered: boolean) => {
     const hits = sql`select ${t}.id, ${sql.raw(source.length)} as length, ${vector} || ''::tsvector as vector${extraColumns}${recordJson ? sql`, ${t}.ctid as tid` : sql``}
                     from ${t} where ${match}
