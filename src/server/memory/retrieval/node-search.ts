@@ -9,7 +9,7 @@ import { scopePatternsCondition, scopePatternsFilter } from "../scope-sql";
 import { boostedScore, reciprocalRankFusion, relativeFloor, type SignalHits } from "./fusion";
 import type { QueryTerm } from "./query-terms";
 import type { ScoreComponents, SearchHit } from "./search-schema";
-import { fullTextHits, NODE_SOURCE, trigramHits, vectorHits, type StatsPart } from "./signals";
+import { fullTextHits, NODE_SOURCE, trigramHits, vectorHits, type ScopedMatch, type StatsPart } from "./signals";
 import { anyOf } from "~/db/any-of";
 
 /**
@@ -97,7 +97,7 @@ export async function rankNodesByText(
      * The caller's scopes as scope lexemes (scopesTsQuery), when none is a wildcard, with `where` for the
      * full-text match written so no index serves its tenant and scopes (nodeWhere's `indexable: false`).
      */
-    scoped?: { query: string; where: SQL };
+    scoped?: ScopedMatch;
   },
 ): Promise<RankedNode[]> {
   const { where, candidates } = params;

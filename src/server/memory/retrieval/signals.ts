@@ -185,7 +185,7 @@ export async function fullTextHits(
      * index scan, and `where` written so that no index serves its tenant and scopes, for that match (the
      * index scan already keeps to them; `where` itself still serves the corpus statistics).
      */
-    scoped?: { query: string; where: SQL };
+    scoped?: ScopedMatch;
     /**
      * Return each hit's record (TextSource.record) when at most this many rows matched: the caller
      * then needs no second statement for the rows of its top hits. Past it, only ids come back
@@ -226,13 +226,16 @@ export async function fullTextHits(
     });
 }
 
+/** The scope lexemes' tsquery, and `where` written so that no index serves its tenant and scopes (nodeWhere's `indexable: false`). */
+export type ScopedMatch = { query: string; where: SQL };
+
 /** [id, length, flags, ...extra, record?] */
 type FlagRow = [string, number, string, ...unknown[]];
 
 /** Rows in `where` matching any of `matched`, flagged for every query term; past the cap, the best by ts_rank. */
 async function matchRows(
   db: DbOrTx,
-  params: { source: TextSource; where: SQL; terms: readonly QueryTerm[]; scoped?: { query: string; where: SQL }; recordsUpTo?: number },
+  params: { source: TextSource; where: SQL; terms: readonly QueryTerm[]; scoped?: ScopedMatch; recordsUpTo?: number },
   matched: readonly QueryTerm[],
 ): Promise<FlagRow[]> {
   const { source, terms } = params;
