@@ -68,6 +68,23 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect(typo.relevant.find((n) => n.id === cilantro)?.matchedBy).toContain("trigram");
   });
 
+  it("runs the trigram rescue only for a word that full text found nowhere in scope", async () => {
+    const ctx = agentContext(await createTenant(handle.db));
+    const [person, other] = await write(
+      ctx,
+      create("personal_relationship", { title: "Priyanka Sharma", content: "Priyanka Sharma leads the Cedar project.", valueJson: "Priyanka Sharma" }, { itemKey: "priyanka" }),
+      create("personal_relationship", { title: "Li Na", content: "Li Na runs the design review.", valueJson: "Li Na" }, { itemKey: "li-na" }),
+    );
+    // Both words are on the card: full text found them, so nothing is left for trigrams to rescue.
+    const known = await search(ctx, { queryText: "who is Priyanka Sharma" });
+    expect(known.relevant[0]?.id).toBe(person);
+    expect(known.relevant.flatMap((n) => n.matchedBy)).not.toContain("trigram");
+    // One word is found nowhere (a typo): the rescue runs, and the card comes back through it.
+    const typo = await search(ctx, { queryText: "who is Priyanka Shamra" });
+    expect(typo.relevant.find((n) => n.id === person)?.matchedBy).toEqual(expect.arrayContaining(["full_text", "trigram"]));
+    expect(typo.relevant.map((n) => n.id)).not.toContain(other);
+  });
+
   it("ranks an English paraphrase above an unrelated card, with score components", async () => {
     const ctx = agentContext(await createTenant(handle.db));
     const [herbs, rust] = await write(

@@ -167,7 +167,15 @@ export const COMMON_TERM_SHARE = 0.04;
  * the selective terms find at least `minimum` rows, and their document frequency is estimated from
  * the table's statistics.
  */
-export async function fullTextHits(
+export async function fullTextHits(...args: Parameters<typeof fullTextMatch>): Promise<FullTextHit[]> {
+  return (await fullTextMatch(...args)).hits;
+}
+
+/**
+ * fullTextHits, and which query terms occur anywhere in the caller's scope (`found`, one flag per
+ * term): in a matched row, or — for a common term left out of the match — in the table's statistics.
+ */
+export async function fullTextMatch(
   db: DbOrTx,
   params: {
     source: TextSource;
@@ -193,9 +201,10 @@ export async function fullTextHits(
      */
     recordsUpTo?: number;
   },
-): Promise<FullTextHit[]> {
+): Promise<{ hits: FullTextHit[]; found: boolean[] }> {
   const { terms, source } = params;
-  if (!anyTermTsQuery(terms)) return [];
+  const none = { hits: [], found: terms.map(() => false) };
+  if (!anyTermTsQuery(terms)) return none;
   const shares = await termShares(db, source.table);
   const share = terms.map((term) => termShare(shares, term));
   const selective = terms.filter((_, i) => share[i]! <= COMMON_TERM_SHARE);
@@ -205,7 +214,7 @@ export async function fullTextHits(
     matched = terms;
     rows = await matchRows(db, params, matched);
   }
-  if (rows.length === 0) return [];
+  if (rows.length === 0) return none;
   const stats = await scopeStats(db, source, params.where, params.statsKey, params.statsParts);
   const classes = source.classes.length;
   const docs: MatchedDoc[] = rows.map(([id, length, flagText]) => ({
@@ -218,12 +227,14 @@ export async function fullTextHits(
   const dfAtLeast = partial ? share.map((s) => Math.round(s * stats.n)) : [];
   const rowOf = new Map(rows.map((row) => [row[0], row]));
   const recordAt = 3 + source.extra.length;
-  return bm25Scores(docs, terms, stats, dfAtLeast)
+  const hits = bm25Scores(docs, terms, stats, dfAtLeast)
     .slice(0, params.limit)
     .map((hit) => {
       const row = rowOf.get(hit.id)!;
       return { id: hit.id, score: hit.score, extra: Object.fromEntries(source.extra.map((c, i) => [c, row[3 + i]])), record: (row[recordAt] as unknown[] | null) ?? undefined };
     });
+  const found = terms.map((_, i) => (dfAtLeast[i] ?? 0) > 0 || docs.some((doc) => doc.tf[i]! > 0));
+  return { hits, found };
 }
 
 /** The scope lexemes' tsquery, and `where` written so that no index serves its tenant and scopes (nodeWhere's `indexable: false`). */
