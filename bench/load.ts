@@ -12,7 +12,7 @@ import { parseArgs } from "node:util";
 import { captureSearch, explainPlan, openCapture } from "./load/capture";
 import type { HttpJob, HttpResult, SqlJob, SqlResult, Stmt } from "./load/driver";
 import { isLocalSetting } from "./load/local-setting";
-import { BENCH_OPTIONS, createTarget, loadavg, MIX, reportHeader, runDriver, indexAfterLoad, seedTarget, serverEnv, serverErrorLines, startRun, workload, writeResult } from "./load/harness";
+import { BENCH_OPTIONS, createTarget, reportedPoolMax, loadavg, MIX, reportHeader, runDriver, indexAfterLoad, seedTarget, serverEnv, serverErrorLines, startRun, workload, writeResult } from "./load/harness";
 import { floorReport, opReports, printTable, summarize, type LevelReport } from "./load/report";
 import { ensureBuild, ROOT, startServers } from "./load/server";
 
@@ -206,7 +206,7 @@ async function main() {
     const report = {
       ...reportHeader("load", { label: args.label, startedAt, embedded, postgresVersion: postgresVersion, loadStart }),
       build,
-      config: { cards, users, instances, concurrency: levels, durationS, warmupS, sqlDurationS, mix: MIX, dbPoolMax: Number(args["pool-max"] ?? 10), searches: searches.length, rateLimit: "off (RATE_LIMIT_PER_MINUTE=0)", inlineWorker: false },
+      config: { cards, users, instances, concurrency: levels, durationS, warmupS, sqlDurationS, mix: MIX, dbPoolMax: reportedPoolMax(args["pool-max"], embedded), searches: searches.length, rateLimit: "off (RATE_LIMIT_PER_MINUTE=0)", inlineWorker: false },
       seed: { counts: seeded.counts, seconds: seeded.seconds, memoryWriteInProcessMs: summarize(seeded.writePathMs) },
       searchPath: {
         statementsPerSearch: statementCounts,

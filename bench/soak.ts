@@ -15,7 +15,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import postgres from "postgres";
 import type { HttpJob, HttpResult, IntervalReport } from "./load/driver";
-import { BENCH_OPTIONS, createTarget, loadavg, MIX, reportHeader, runDriver, indexAfterLoad, seedTarget, serverEnv, serverErrorLines, startRun, workload, writeResult } from "./load/harness";
+import { BENCH_OPTIONS, createTarget, reportedPoolMax, loadavg, MIX, reportHeader, runDriver, indexAfterLoad, seedTarget, serverEnv, serverErrorLines, startRun, workload, writeResult } from "./load/harness";
 import { opReports, summarize } from "./load/report";
 import { linearFit, pgBackends, rssMB, servingPid, type Backends } from "./load/sampler";
 import { ensureBuild, ROOT, startServers } from "./load/server";
@@ -275,7 +275,7 @@ async function main() {
     const report = {
       ...reportHeader("soak", { label: args.label, startedAt, embedded, postgresVersion: target.postgresVersion, loadStart }),
       build,
-      config: { cards, users: Number(args.users), minutes, concurrency, intervalS, rssEveryS, floorWindowS, warmupS, maxWarmupS, mix: MIX, dbPoolMax: Number(args["pool-max"] ?? 10), searches: load.searches.length, rateLimit: "off (RATE_LIMIT_PER_MINUTE=0)", inlineWorker: false },
+      config: { cards, users: Number(args.users), minutes, concurrency, intervalS, rssEveryS, floorWindowS, warmupS, maxWarmupS, mix: MIX, dbPoolMax: reportedPoolMax(args["pool-max"], embedded), searches: load.searches.length, rateLimit: "off (RATE_LIMIT_PER_MINUTE=0)", inlineWorker: false },
       thresholds: { maxSlopeMBPerMin: maxSlope, maxSecondHalfGrowthPct: maxGrowthPct, failedRequests: 0, slopeJudgedFromSpanMin: MIN_SLOPE_SPAN_MIN, slopeJudged },
       verdict,
       reasons,

@@ -1,5 +1,5 @@
-import { availableParallelism } from "node:os";
 import { z } from "zod";
+import { defaultDbPoolMax } from "./db/pool-size";
 
 /**
  * The only place that reads process.env. Everything else imports `env`.
@@ -18,13 +18,8 @@ const schema = z.object({
   DATABASE_URL: z.preprocess(emptyToUndefined, z.string().regex(/^postgres(ql)?:\/\//, "must start with postgres://").optional()),
   /** Where embedded mode keeps its database, backups and generated secret. */
   MEMORY_DATA_DIR: z.string().default("./data"),
-  /**
-   * Connections per process. Default: twice the cores, at least 4 and at most 10. On a 2-core machine
-   * running Postgres too, 4 served 7–9 % more requests than 10 at 8 and 32 concurrent callers (fewer
-   * backends competing for the cores, and statements queued behind a busy connection share its socket
-   * writes) and the same at 1 (docs/performance.md, round 9).
-   */
-  DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(Math.min(10, Math.max(4, 2 * availableParallelism()))),
+  /** Connections per process (default: defaultDbPoolMax, twice the cores within 4–10). */
+  DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(defaultDbPoolMax()),
   /**
    * Named prepared statements per connection (server mode). Off only behind a pooler that cannot
    * keep them (PgBouncer in transaction mode before 1.21): then every statement with parameters

@@ -7,6 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import postgres from "postgres";
 import { openDatabase } from "~/db/client";
+import { defaultDbPoolMax } from "~/db/pool-size";
 import { queryBank, rng } from "./corpus";
 import type { HttpJob, HttpResult, IntervalReport, Mix, SqlJob, SqlResult } from "./driver";
 import { seed, type SeedResult } from "./seed";
@@ -34,6 +35,9 @@ export function indexAfterLoad(option: string, cards: number): boolean {
   if (option !== "auto" && option !== "yes" && option !== "no") throw new Error(`--index-after-load must be yes, no or auto, not ${option}`);
   return option === "yes" || (option === "auto" && cards >= 500_000);
 }
+
+/** The server's pool size for the report: `--pool-max`, else the server's own default; embedded has none. */
+export const reportedPoolMax = (option: string | undefined, embedded: boolean): number | null => (embedded ? null : Number(option ?? defaultDbPoolMax()));
 
 /** The mixed workload of both benchmarks (percent of requests). */
 export const MIX: Mix = { search: 70, context: 10, write: 15, forget: 5 };
