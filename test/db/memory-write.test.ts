@@ -134,6 +134,8 @@ describe(`memory_write (${TEST_BACKEND})`, () => {
     expect(dated.results[0]).toMatchObject({ status: "created", scope: "user:u1" });
     const noSession = await memoryWrite(handle.db, agentContext(t, { defaults: { user: { type: "user", id: "u1" } } }), { operations: [{ op: "create", kind: "custom_fact", itemKey: "pet", node: { title: "Pet", content: "Seems to own a cat.", valueJson: "cat" } }] });
     expect(noSession.results[0]).toMatchObject({ status: "rejected", reason: "explicit_intent_required" });
+    // Says where the flag goes: inside `node` it is not read (a new user's first try put it there).
+    expect(noSession.results[0]!.message).toContain('explicitUserIntent: true on the operation, beside "op", not inside "node"');
   });
 
   it("normalizes Chinese and English itemKeys and synonym kinds to stable keys", async () => {

@@ -66,12 +66,12 @@ export function buildDraft(
   if (!key.ok) throw reject(key.reason, `${key.message}. Send a short, stable itemKey naming the concept (e.g. "hermes_studio", "香菜"), not a sentence, timestamp or random id.`);
 
   if (!explicit && env.tenant.writePolicy === "explicit-only") {
-    throw reject("explicit_only_policy", "This organisation only stores memory the user explicitly asked for. Set explicitUserIntent: true only if the user said so; otherwise do not write.");
+    throw reject("explicit_only_policy", "This organisation only stores memory the user explicitly asked for. Set explicitUserIntent: true on the operation itself (next to op, not inside node) only if the user said so; otherwise do not write.");
   }
 
   const downgrade = (reason: string, why: string) => {
     if (!input.allowDowngrade || !ctx.defaults.session || !def.allowedScopes.includes("session")) {
-      throw reject(reason, `${why}. Ask the user to confirm (then send explicitUserIntent: true) or store it for this session with scope "session:<id>".`);
+      throw reject(reason, `${why}. Ask the user to confirm (then send explicitUserIntent: true on the operation, beside "op", not inside "node") or store it for this session with scope "session:<id>".`);
     }
     scope = ctx.defaults.session;
     notes.push(`downgraded_to_session: ${why}`);
