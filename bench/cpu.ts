@@ -12,11 +12,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import postgres from "postgres";
 import { type ForgetTarget, type HttpResult, type Mix } from "./load/driver";
 import { BENCH_OPTIONS, MIX, reportHeader, runDriver, indexAfterLoad, seedTarget, serverEnv, timeStamp, workload, writeResult, type BenchTarget, type Workload } from "./load/harness";
 import { opReports } from "./load/report";
 import { ensureBuild, ROOT, startServers } from "./load/server";
+import { benchClient } from "./load/pg-client";
 
 const { values: args } = parseArgs({
   options: {
@@ -92,7 +92,7 @@ async function keptTarget(): Promise<{ target: BenchTarget; work: Workload & { f
   const dbUrl = new URL(args["database-url"]);
   dbUrl.pathname = `/${name}`;
   const cacheFile = path.join(ROOT, "bench", ".cache", `${name}.json`);
-  const admin = postgres(args["database-url"], { max: 1, onnotice: () => {} });
+  const admin = benchClient(args["database-url"], { max: 1, onnotice: () => {} });
   try {
     const version = (await admin`select version() as v`)[0]!.v as string;
     const exists = (await admin`select 1 from pg_database where datname = ${name}`).length > 0;
@@ -114,7 +114,7 @@ async function keptTarget(): Promise<{ target: BenchTarget; work: Workload & { f
 /** Cards earlier runs (or the seeding) wrote through the tool and that are still active: memory_forget's targets. */
 async function forgetTargets(url: string, userIds: readonly string[]): Promise<ForgetTarget[]> {
   const byId = new Map(userIds.map((id, index) => [id, index]));
-  const db = postgres(url, { max: 1, onnotice: () => {} });
+  const db = benchClient(url, { max: 1, onnotice: () => {} });
   try {
     const rows = await db<{ id: string; scope_id: string; revision: number }[]>`
       select id, scope_id, revision from memory_nodes

@@ -13,12 +13,13 @@
 // bench/results/soak-<mode>-<time>.json, prints a short table, exits 1 when the verdict is `fail`.
 import path from "node:path";
 import { parseArgs } from "node:util";
-import postgres from "postgres";
+import type postgres from "postgres";
 import type { HttpJob, HttpResult, IntervalReport } from "./load/driver";
 import { BENCH_OPTIONS, createTarget, reportedPoolMax, loadavg, MIX, reportHeader, runDriver, indexAfterLoad, seedTarget, serverEnv, serverErrorLines, startRun, workload, writeResult } from "./load/harness";
 import { opReports, summarize } from "./load/report";
 import { linearFit, pgBackends, rssMB, servingPid, type Backends } from "./load/sampler";
 import { ensureBuild, ROOT, startServers } from "./load/server";
+import { benchClient } from "./load/pg-client";
 
 const { values: args } = parseArgs({
   options: {
@@ -162,7 +163,7 @@ async function main() {
     const pid = servingPid(servers.pids[0]!, Number(new URL(url).port));
     log(`server ${url}: started as pid ${servers.pids[0]}, serving pid ${pid}`);
     // The monitor connects to the maintenance database, so the run's database shows only the server's pool.
-    if (!embedded) monitor = postgres(target.adminUrl, { max: 1, onnotice: () => {} });
+    if (!embedded) monitor = benchClient(target.adminUrl, { max: 1, onnotice: () => {} });
     const sampleBackends = async () => (monitor ? pgBackends(monitor, target.name) : null);
     const idle = { rssMB: rssMB(pid), backends: await sampleBackends() };
     log(`idle: RSS ${idle.rssMB} MB${idle.backends ? `, Postgres backends ${idle.backends.total} (run's database ${idle.backends.benchDb})` : ""}`);

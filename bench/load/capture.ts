@@ -8,6 +8,7 @@ import { admitMeteredAgentCall } from "~/server/auth/agent-call";
 import { flushQueryLog } from "~/server/memory/retrieval/query-log";
 import { callTool } from "~/server/tools/registry";
 import type { Stmt } from "./driver";
+import { benchClient } from "./pg-client";
 
 export type CaptureHandle = {
   db: Database;
@@ -49,9 +50,8 @@ class Recorder implements Logger {
 export async function openCapture(target: { url: string } | { dataDir: string }): Promise<CaptureHandle & { recorder: Recorder }> {
   const recorder = new Recorder();
   if ("url" in target) {
-    const { default: postgres } = await import("postgres");
     const { drizzle } = await import("drizzle-orm/postgres-js");
-    const client = postgres(target.url, { max: 2, onnotice: () => {} });
+    const client = benchClient(target.url, { max: 2, onnotice: () => {} });
     const db = drizzle(client, { schema, logger: recorder }) as unknown as Database;
     return { db, recorder, raw: async (text, params) => [...(await client.unsafe(text, params as never[]))], close: async () => (await flushQueryLog(db), await client.end({ timeout: 5 })) };
   }

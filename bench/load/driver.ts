@@ -6,8 +6,8 @@
 // With `intervalS`, an http run also reports each interval as it ends (`{type: "interval"}` messages,
 // by completion time), so a long run (the soak) can be watched and sampled while it goes.
 import http from "node:http";
-import postgres from "postgres";
 import { isLocalSetting } from "./local-setting";
+import { benchClient } from "./pg-client";
 
 export type Stmt = { label: string; text: string; params: unknown[] };
 export type ForgetTarget = { id: string; user: number; revision: number };
@@ -232,7 +232,7 @@ async function runHttp(job: HttpJob): Promise<HttpResult> {
 }
 
 async function runSql(job: SqlJob): Promise<SqlResult> {
-  const client = postgres(job.url, { max: job.concurrency, onnotice: () => {}, idle_timeout: 30 });
+  const client = benchClient(job.url, { max: job.concurrency, onnotice: () => {}, idle_timeout: 30 });
   // Open the pool's connections before timing anything (the service's pool is warm too).
   await Promise.all(Array.from({ length: job.concurrency }, () => client`select 1`));
   const latencies: number[] = [];

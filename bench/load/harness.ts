@@ -5,13 +5,13 @@ import { fork } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import postgres from "postgres";
 import { openDatabase } from "~/db/client";
 import { defaultDbPoolMax } from "~/db/pool-size";
 import { queryBank, rng } from "./corpus";
 import type { HttpJob, HttpResult, IntervalReport, Mix, SqlJob, SqlResult } from "./driver";
 import { seed, type SeedResult } from "./seed";
 import { ROOT, type Servers } from "./server";
+import { benchClient } from "./pg-client";
 
 /** Command-line options both benchmarks take (node:util parseArgs). */
 export const BENCH_OPTIONS = {
@@ -86,13 +86,13 @@ export async function createTarget(params: { embedded: boolean; databaseUrl: str
   if (params.embedded) return { embedded: true, url: null, dataDir, name, adminUrl: params.databaseUrl, postgresVersion: null, drop: async () => {} };
   const dbUrl = new URL(params.databaseUrl);
   dbUrl.pathname = `/${name}`;
-  const admin = postgres(params.databaseUrl, { max: 1, onnotice: () => {} });
+  const admin = benchClient(params.databaseUrl, { max: 1, onnotice: () => {} });
   const postgresVersion = (await admin`select version() as v`)[0]!.v as string;
   await admin.unsafe(`create database ${name}`);
   await admin.end();
   const drop = async () => {
     if (params.keep) return params.log(`kept database ${dbUrl.toString()}`);
-    const again = postgres(params.databaseUrl, { max: 1, onnotice: () => {} });
+    const again = benchClient(params.databaseUrl, { max: 1, onnotice: () => {} });
     try {
       await again.unsafe(`drop database if exists ${name} with (force)`);
     } catch (error) {
