@@ -4,7 +4,7 @@ import { isAgent, type MemoryCallContext } from "./context";
 import { checkKindScope, validateKindValue, type KindDefinition } from "./kinds";
 import { formatScope, scopeAllowed, type MemoryScope } from "./scope";
 import { findSensitiveInDraft, redactSensitive } from "./sensitive";
-import type { NodeFields } from "./write-schema";
+import { EXPLICIT_INTENT_FLAG, type NodeFields } from "./write-schema";
 
 /** 002's defaults: explicit facts are trusted more and matter more. */
 export const DEFAULT_CONFIDENCE = { explicit: 0.98, inferred: 0.7 } as const;
@@ -66,12 +66,12 @@ export function buildDraft(
   if (!key.ok) throw reject(key.reason, `${key.message}. Send a short, stable itemKey naming the concept (e.g. "hermes_studio", "香菜"), not a sentence, timestamp or random id.`);
 
   if (!explicit && env.tenant.writePolicy === "explicit-only") {
-    throw reject("explicit_only_policy", "This organisation only stores memory the user explicitly asked for. Set explicitUserIntent: true on the operation itself (next to op, not inside node) only if the user said so; otherwise do not write.");
+    throw reject("explicit_only_policy", `This organisation only stores memory the user explicitly asked for. Set ${EXPLICIT_INTENT_FLAG} only if the user said so; otherwise do not write.`);
   }
 
   const downgrade = (reason: string, why: string) => {
     if (!input.allowDowngrade || !ctx.defaults.session || !def.allowedScopes.includes("session")) {
-      throw reject(reason, `${why}. Ask the user to confirm (then send explicitUserIntent: true on the operation, beside "op", not inside "node") or store it for this session with scope "session:<id>".`);
+      throw reject(reason, `${why}. Ask the user to confirm (then send ${EXPLICIT_INTENT_FLAG}) or store it for this session with scope "session:<id>".`);
     }
     scope = ctx.defaults.session;
     notes.push(`downgraded_to_session: ${why}`);

@@ -37,6 +37,9 @@ export const nodeFieldsSchema = z.object({
 });
 export type NodeFields = z.infer<typeof nodeFieldsSchema>;
 
+/** Where the intent flag goes, as refusals and the tool description tell agents (inside `node` it is dropped). */
+export const EXPLICIT_INTENT_FLAG = 'explicitUserIntent: true on the operation, beside "op", not inside "node"';
+
 const common = {
   explicitUserIntent: z.boolean().optional(),
   reason: z.string().trim().max(500).optional(),

@@ -1,4 +1,5 @@
 import type { KindDefinition } from "~/server/memory/kinds";
+import { EXPLICIT_INTENT_FLAG } from "~/server/memory/write-schema";
 
 /**
  * What each tool tells the model (002: the descriptions teach correct use). Kept next to each other
@@ -60,7 +61,7 @@ export function writeDescription(kinds: readonly KindDefinition[]): string {
     "- create: kind from the table below, node {title, content, valueJson}. Itemized kinds need itemKey: a short stable name (\"hermes_studio\", \"香菜\"), never a sentence, timestamp or random value. The server makes the canonical key: same slot + same content → noop (do not repeat it); same slot + new content → a new revision replacing the old.",
     "- update / supersede / expire: targetId + expectedRevision from memory_get or memory_search. A conflict carries currentRevision: re-read with memory_get and retry; never overwrite blindly.",
     "- node.sourceMessageIds: only ids message_append returned for this session's recent messages (turn.sessionId); never invent or reuse others.",
-    "- explicitUserIntent (on the operation, next to op — not inside node): true only when the user explicitly asked to remember, change or correct this. Inferred facts stay in the session scope or are rejected.",
+    `- ${EXPLICIT_INTENT_FLAG} only when the user explicitly asked to remember, change or correct this. Inferred facts stay in the session scope or are rejected.`,
     "- No secrets (passwords, keys, card numbers): they are refused.",
     "Result: done: true → saved (each result says created / updated / superseded / expired / noop). done: false → NOTHING was written: fix what results[].reason names and resend, or tell the user it failed — never say it was saved.",
     "Kinds — kind [itemKey] (default scope, explicit = needs explicitUserIntent outside a session): valueJson:",

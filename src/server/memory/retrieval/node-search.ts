@@ -80,9 +80,9 @@ const TRIGRAM_MAX_TERMS = 2;
  * Wu Xia" — both words on the card — took them on 10 % of the benchmark's searches, 16 % of its
  * database time).
  */
-function needsTypoRescue(terms: readonly QueryTerm[], found: readonly boolean[], fullTextHits: number, candidates: number): boolean {
+function needsTypoRescue(terms: readonly QueryTerm[], found: readonly boolean[], fullTextCount: number, candidates: number): boolean {
   const words = terms.map((term, i) => ({ term, found: found[i] })).filter(({ term }) => term.weight >= 1);
-  return fullTextHits < candidates / 4 && words.length <= TRIGRAM_MAX_TERMS && words.some((word) => !word.found);
+  return fullTextCount < candidates / 4 && words.length <= TRIGRAM_MAX_TERMS && words.some((word) => !word.found);
 }
 
 export type RankedNode = { row: MemoryNodeRecord; score: ScoreComponents; matchedBy: SearchHit["matchedBy"] };

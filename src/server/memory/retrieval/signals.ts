@@ -105,7 +105,7 @@ export type MatchedDoc = { id: string; length: number; /** Per query term: the s
  * and N and the mean length come from the whole scope.
  */
 export function bm25Scores(docs: readonly MatchedDoc[], terms: readonly QueryTerm[], stats: CorpusStats, dfAtLeast: readonly number[] = []): Hit[] {
-  const df = terms.map((_, i) => Math.max(dfAtLeast[i] ?? 0, docs.reduce((count, doc) => count + (doc.tf[i]! > 0 ? 1 : 0), 0)));
+  const df = documentFrequencies(docs, terms.length, dfAtLeast);
   const n = Math.max(stats.n, docs.length, ...df);
   const avglen = Math.max(stats.avglen, 1);
   const idf = df.map((d) => Math.log(1 + (n - d + 0.5) / (d + 0.5)));
@@ -120,6 +120,11 @@ export function bm25Scores(docs: readonly MatchedDoc[], terms: readonly QueryTer
     if (score > 0) hits.push({ id: doc.id, score });
   }
   return hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+}
+
+/** Per query term: matched documents containing it, at least `dfAtLeast` (a term left out of the match). */
+function documentFrequencies(docs: readonly MatchedDoc[], termCount: number, dfAtLeast: readonly number[]): number[] {
+  return Array.from({ length: termCount }, (_, i) => Math.max(dfAtLeast[i] ?? 0, docs.reduce((count, doc) => count + (doc.tf[i]! > 0 ? 1 : 0), 0)));
 }
 
 /** Disjoint parts of a search's scope (one scope each), counted and cached one by one. */
@@ -233,7 +238,7 @@ export async function fullTextMatch(
       const row = rowOf.get(hit.id)!;
       return { id: hit.id, score: hit.score, extra: Object.fromEntries(source.extra.map((c, i) => [c, row[3 + i]])), record: (row[recordAt] as unknown[] | null) ?? undefined };
     });
-  const found = terms.map((_, i) => (dfAtLeast[i] ?? 0) > 0 || docs.some((doc) => doc.tf[i]! > 0));
+  const found = documentFrequencies(docs, terms.length, dfAtLeast).map((df) => df > 0);
   return { hits, found };
 }
 
