@@ -45,6 +45,12 @@ describe(`scoped full-text index (${TEST_BACKEND})`, () => {
       );
       expect(row?.scope).toBe(scope);
     }
+    // Every card also carries its scope type's lexeme: "session:*" finds the session card and no other.
+    const [wildcard, ...others] = await queryRows<{ scope: string }>(
+      handle.db,
+      sql`select scope_type || ':' || scope_id as scope from memory_nodes where tenant_id = ${tenantId} and ${sql.raw(SCOPED_SEARCH_VECTOR_IN_QUERY)} @@ ${scopesTsQuery(tenantId, [parseScopePattern("session:*")])}::tsquery`,
+    );
+    expect([wildcard?.scope, others.length]).toEqual(["session:会话-1", 0]);
     // The global scope's id is empty (agents cannot write there; the expression is checked directly).
     const [global] = await queryRows<{ lexeme: string }>(handle.db, sql`select '#' || md5(${tenantId} || '|' || 'global' || ':' || '') as lexeme`);
     expect(scopeLexeme(tenantId, { type: "global", id: "" })).toBe(global!.lexeme);
@@ -94,13 +100,20 @@ describe(`scoped full-text index (${TEST_BACKEND})`, () => {
       create("custom_fact", { title: "Okapi in session", content: "Talked about an okapi." }, { itemKey: "okapi_s", scope: "session:s1" }),
       create("custom_fact", { title: "Okapi elsewhere", content: "Another session's okapi." }, { itemKey: "okapi_s2", scope: "session:s2" }),
     );
-    const { where, scoped: match } = await matchParams(tenantId, ["user:u1", "workspace:w1", "session:s1", "global"].map(parseScopePattern));
     const terms = queryTerms("okapi");
-    const plain = await fullTextHits(handle.db, { source: NODE_SOURCE, where, terms, limit: 10 });
-    const scoped = await fullTextHits(handle.db, { source: NODE_SOURCE, where, terms, limit: 10, scoped: match });
-    expect(scoped.map((h) => h.id)).toEqual(plain.map((h) => h.id));
-    expect(scoped.map((h) => h.id).sort()).toEqual(ids.slice(0, 3).sort());
-    expect(scopesTsQuery(tenantId, ["session:*"].map(parseScopePattern))).toBeUndefined();
+    // One session, and every session (a member's default grant): the wildcard has a lexeme too.
+    const cases: [string[], string[]][] = [
+      [["user:u1", "workspace:w1", "session:s1", "global"], ids.slice(0, 3)],
+      [["user:u1", "workspace:w1", "session:*", "global"], ids],
+      [["session:*"], ids.slice(2)],
+    ];
+    for (const [patterns, expected] of cases) {
+      const { where, scoped: match } = await matchParams(tenantId, patterns.map(parseScopePattern));
+      const plain = await fullTextHits(handle.db, { source: NODE_SOURCE, where, terms, limit: 10 });
+      const scoped = await fullTextHits(handle.db, { source: NODE_SOURCE, where, terms, limit: 10, scoped: match });
+      expect(scoped.map((h) => h.id), patterns.join(", ")).toEqual(plain.map((h) => h.id));
+      expect(scoped.map((h) => h.id).sort(), patterns.join(", ")).toEqual([...expected].sort());
+    }
   });
 
   it("admits exactly the cards of the indexed scope condition when the scopes are written as a filter", async () => {

@@ -42,14 +42,14 @@ export const STANDING_CARDS_PREDICATE = `"memory_nodes"."status" = 'active' and 
 export type ActorType = (typeof ACTOR_TYPES)[number];
 
 /**
- * A card's search vector plus one lexeme for its tenant and scope: `#` and the md5 of `tenant|type:id`
- * (see scopeLexeme in src/server/memory/retrieval/scope-lexemes.ts). The `#` keeps prefix queries off
- * it: a query word is letters and digits, so "7" or "beef" could start a bare md5 but never `#…`.
- * Indexed as written here (GIN), and queries must match on exactly this expression for the index to
- * serve them.
+ * A card's search vector plus two lexemes for its tenant and scope: `#` and the md5 of `tenant|type:id`,
+ * and `#` and the md5 of `tenant|type:*` (the whole scope type, for a reader granted `session:*`; see
+ * scopeLexeme in src/server/memory/retrieval/scope-lexemes.ts). The `#` keeps prefix queries off them: a
+ * query word is letters and digits, so "7" or "beef" could start a bare md5 but never `#…`. Indexed as
+ * written here (GIN), and queries must match on exactly this expression for the index to serve them.
  */
 const scopedSearchVector = (q: string) =>
-  `(${q}search_vector || array_to_tsvector(array['#' || md5(${q}tenant_id || '|' || ${q}scope_type || ':' || ${q}scope_id)]))`;
+  `(${q}search_vector || array_to_tsvector(array['#' || md5(${q}tenant_id || '|' || ${q}scope_type || ':' || ${q}scope_id), '#' || md5(${q}tenant_id || '|' || ${q}scope_type || ':*')]))`;
 export const SCOPED_SEARCH_VECTOR = scopedSearchVector("");
 /** The same expression with table-qualified columns, for statements that join other tables. */
 export const SCOPED_SEARCH_VECTOR_IN_QUERY = scopedSearchVector('"memory_nodes".');

@@ -106,7 +106,7 @@ export async function rankNodesByText(
     /** The scope's disjoint parts for those statistics (see scopeStats). */
     statsParts?: readonly StatsPart[];
     /**
-     * The caller's scopes as scope lexemes (scopesTsQuery), when none is a wildcard, with `where` for the
+     * The caller's scopes as scope lexemes (scopesTsQuery, wildcards included), with `where` for the
      * full-text match written so no index serves its tenant and scopes (nodeWhere's `indexable: false`).
      */
     scoped?: ScopedMatch;

@@ -1,0 +1,2 @@
+DROP INDEX "memory_nodes_scoped_search_idx";--> statement-breakpoint
+CREATE INDEX "memory_nodes_scoped_search_idx" ON "memory_nodes" USING gin ((search_vector || array_to_tsvector(array['#' || md5(tenant_id || '|' || scope_type || ':' || scope_id), '#' || md5(tenant_id || '|' || scope_type || ':*')]))) WITH (fastupdate=false);
