@@ -275,4 +275,25 @@ describe(`memory_write (${TEST_BACKEND})`, () => {
     const rows = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, t)));
     expect(rows).toHaveLength(0);
   });
+
+  it("refuses unknown or misplaced keys instead of dropping them, and writes nothing of the batch", async () => {
+    const t = await createTenant(handle.db);
+    const ctx = agentContext(t);
+    const good = { op: "create", kind: "custom_fact", itemKey: "editor", explicitUserIntent: true, node: { title: "Editor", content: "Uses vim." } };
+    const refusal = async (op: Record<string, unknown>) => {
+      const error = await memoryWrite(handle.db, ctx, { operations: [good, op] }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ServiceError);
+      return (error as ServiceError).message;
+    };
+    // A scope inside node would have been dropped and the card written to the default scope.
+    const misplaced = await refusal({ ...good, itemKey: "pet", node: { title: "Pet", content: "Has a cat.", scope: "user:u1" } });
+    expect(misplaced).toContain('operations.1.node: node does not take "scope"');
+    expect(misplaced).toMatch(/kind, itemKey, scope and explicitUserIntent go on the operation/);
+    // A misspelt operation key, and a card read back and sent whole.
+    expect(await refusal({ ...good, itemKey: "pet", scopes: "user:u1" })).toMatch(/operations\.1: a create operation does not take "scopes"\. It takes op, kind, itemKey, scope/);
+    const [card] = await memoryWrite(handle.db, ctx, { operations: [good] }).then((r) => r.results);
+    const readBack = await refusal({ op: "update", targetId: card!.nodeId, expectedRevision: 1, node: { id: card!.nodeId, revision: 1, title: "Editor", content: "Uses neovim." } });
+    expect(readBack).toContain('node does not take "id", "revision"');
+    expect((await nodesOf(t)).map((n) => n.content)).toEqual(["Uses vim."]);
+  });
 });

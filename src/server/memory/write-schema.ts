@@ -22,7 +22,7 @@ const isoDate = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
 /** 0..1 rounded to 6 decimals: the `real` columns cannot hold values that underflow float4 (1e-125 failed the insert). */
 const unitInterval = z.number().min(0).max(1).transform((n) => Math.round(n * 1e6) / 1e6);
 
-export const nodeFieldsSchema = z.object({
+const nodeFieldsShape = {
   title: z.string().trim().min(1).max(WRITE_LIMITS.title),
   content: z.string().trim().min(1).max(WRITE_LIMITS.content),
   valueJson: boundedJson.optional(),
@@ -34,10 +34,29 @@ export const nodeFieldsSchema = z.object({
   importance: unitInterval.optional(),
   expiresAt: isoDate.nullable().optional(),
   sourceMessageIds: z.array(z.string().min(1).max(100)).max(WRITE_LIMITS.sources).optional(),
+};
+
+/** What a refused key was, and where it belongs: the message an agent reads to fix its call. */
+const unknownKeys = (message: (keys: string) => string) => ({
+  error: (issue: { code?: string; keys?: string[] }) => (issue.code === "unrecognized_keys" ? message((issue.keys ?? []).map((k) => `"${k}"`).join(", ")) : undefined),
 });
+const NODE_KEYS = Object.keys(nodeFieldsShape).filter((key) => key !== "value").join(", ");
+
+/**
+ * A card's fields. Unknown keys are refused, not dropped: a misnamed or misplaced field ("scope" or
+ * "explicitUserIntent" inside node, "tag" for tags) would otherwise vanish and the write still succeed
+ * without it. A card read back and sent whole is refused the same way, naming the keys to leave out.
+ */
+export const nodeFieldsSchema = z.strictObject(
+  nodeFieldsShape,
+  unknownKeys(
+    (keys) =>
+      `node does not take ${keys}. node holds ${NODE_KEYS}; kind, itemKey, scope and explicitUserIntent go on the operation beside "op"; what a card shows when read (id, key, revision, status, timestamps) is not written`,
+  ),
+);
 export type NodeFields = z.infer<typeof nodeFieldsSchema>;
 
-/** Where the intent flag goes, as refusals and the tool description tell agents (inside `node` it is dropped). */
+/** Where the intent flag goes, as refusals and the tool description tell agents (inside `node` it is refused). */
 export const EXPLICIT_INTENT_FLAG = 'explicitUserIntent: true on the operation, beside "op", not inside "node"';
 
 const common = {
@@ -46,11 +65,21 @@ const common = {
 };
 const target = { targetId: z.string().min(1).max(100), expectedRevision: z.number().int().min(1) };
 
+/** An operation's own keys; the card's fields go inside "node". */
+const operationKeys = (op: string, keys: string) =>
+  unknownKeys((unknown) => `a ${op} operation does not take ${unknown}. It takes ${keys}; the card's fields (${NODE_KEYS}) go inside "node"`);
+
 export const writeOperationSchema = z.discriminatedUnion("op", [
-  z.object({ op: z.literal("create"), kind: z.string().min(1).max(64), itemKey: z.string().max(200).optional(), scope: z.string().max(220).optional(), node: nodeFieldsSchema, ...common }),
-  z.object({ op: z.literal("update"), ...target, itemKey: z.never().optional(), node: nodeFieldsSchema.partial(), ...common }),
-  z.object({ op: z.literal("supersede"), ...target, kind: z.string().min(1).max(64).optional(), itemKey: z.string().max(200).optional(), node: nodeFieldsSchema, ...common }),
-  z.object({ op: z.literal("expire"), ...target, ...common }),
+  z.strictObject(
+    { op: z.literal("create"), kind: z.string().min(1).max(64), itemKey: z.string().max(200).optional(), scope: z.string().max(220).optional(), node: nodeFieldsSchema, ...common },
+    operationKeys("create", "op, kind, itemKey, scope, node, explicitUserIntent, reason"),
+  ),
+  z.strictObject({ op: z.literal("update"), ...target, itemKey: z.never().optional(), node: nodeFieldsSchema.partial(), ...common }, operationKeys("update", "op, targetId, expectedRevision, node, explicitUserIntent, reason")),
+  z.strictObject(
+    { op: z.literal("supersede"), ...target, kind: z.string().min(1).max(64).optional(), itemKey: z.string().max(200).optional(), node: nodeFieldsSchema, ...common },
+    operationKeys("supersede", "op, targetId, expectedRevision, kind, itemKey, node, explicitUserIntent, reason"),
+  ),
+  z.strictObject({ op: z.literal("expire"), ...target, ...common }, operationKeys("expire", "op, targetId, expectedRevision, explicitUserIntent, reason")),
 ]);
 export type WriteOperation = z.infer<typeof writeOperationSchema>;
 
