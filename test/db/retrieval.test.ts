@@ -12,6 +12,7 @@ import { nodeWhere } from "~/server/memory/retrieval/node-search";
 import { queryTerms } from "~/server/memory/retrieval/query-terms";
 import { flushQueryLog, recordQuery } from "~/server/memory/retrieval/query-log";
 import { memorySearch } from "~/server/memory/retrieval/search";
+import { disjointScopes } from "~/server/memory/retrieval/scopes";
 import { COMMON_TERM_SHARE, fullTextHits, NODE_SOURCE, scopeStats } from "~/server/memory/retrieval/signals";
 import { termShare, termShares } from "~/server/memory/retrieval/term-shares";
 import { memoryWrite } from "~/server/memory/write";
@@ -365,5 +366,14 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect(summed.avglen).toBeCloseTo(whole.avglen, 9);
     // Cached per part: a second caller sharing the workspace reads it from the cache, and the answer is the same.
     expect(await scopeStats(handle.db, NODE_SOURCE, where(scopes), undefined, parts)).toEqual(summed);
+    // A member's default grant: "session:*" (every session) is one part, and a session it covers is not counted twice.
+    await writeCards(handle.db, ctx, card("session:s2", 5, "another session's words"));
+    const granted = ["user:u1", "session:*", "session:s1", "global"].map(parseScopePattern);
+    expect(disjointScopes(granted).map((s) => `${s.type}:${s.id}`)).toEqual(["user:u1", "session:*", "global:"]);
+    const wildcardParts = disjointScopes(granted).map((scope, i) => ({ key: `stats-test-${tenantId}-wild-${i}`, where: where([scope]) }));
+    const wholeGranted = await scopeStats(handle.db, NODE_SOURCE, where(granted));
+    const summedGranted = await scopeStats(handle.db, NODE_SOURCE, where(granted), undefined, wildcardParts);
+    expect([wholeGranted.n, summedGranted.n]).toEqual([4, 4]);
+    expect(summedGranted.avglen).toBeCloseTo(wholeGranted.avglen, 9);
   });
 });

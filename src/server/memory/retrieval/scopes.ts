@@ -17,3 +17,14 @@ export function turnScopes(readScopes: readonly ScopePattern[], sessionId: strin
   if (!sessionId) return others;
   return [...others, ...intersectScopes(readScopes, [{ type: "session", id: sessionId }])];
 }
+
+/**
+ * The scopes as disjoint parts that together cover exactly the same cards: each once, and none that a
+ * wildcard of its type already covers ("session:*" takes in "session:s1"). Counted one by one, their
+ * BM25 statistics add up to the whole's, and a wildcard part is shared by every caller granted it.
+ */
+export function disjointScopes(scopes: readonly ScopePattern[]): ScopePattern[] {
+  const wildcardTypes = new Set(scopes.filter((s) => s.id === "*").map((s) => s.type));
+  const parts = scopes.filter((s) => s.id === "*" || !wildcardTypes.has(s.type));
+  return [...new Map(parts.map((s) => [`${s.type}:${s.id}`, s])).values()];
+}

@@ -18,7 +18,7 @@ import { embedQuery, resolveProvider, type QueryVector } from "./query-embedding
 import { recordQuery } from "./query-log";
 import { queryTerms, trigramQueryText } from "./query-terms";
 import { scopesTsQuery } from "./scope-lexemes";
-import { narrowReadScopes, turnScopes } from "./scopes";
+import { disjointScopes, narrowReadScopes, turnScopes } from "./scopes";
 import { memorySearchInputSchema, SEARCH_LIMITS, type EvidenceHit, type MemorySearchInput, type MemorySearchResult, type OmitReason, type SearchHit } from "./search-schema";
 
 export type SearchOptions = {
@@ -60,11 +60,6 @@ function plan(input: ParsedInput): Plan {
 
 type Candidates = { exact: MemoryNode[]; relevant: (MemoryNode & { score?: SearchHit["score"]; matchedBy: SearchHit["matchedBy"] })[]; evidence?: EvidenceHit[]; warnings: string[] };
 
-/** The scopes, once each, when none is a wildcard: then they are disjoint and their counts add up. */
-function exactScopes(scopes: readonly ScopePattern[]): ScopePattern[] | undefined {
-  if (scopes.some((s) => s.id === "*")) return undefined;
-  return [...new Map(scopes.map((s) => [`${s.type}:${s.id}`, s])).values()];
-}
 
 async function currentCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, input: ParsedInput, scopes: ScopePattern[], registry: KindRegistry, options: SearchOptions, now: Date): Promise<Candidates> {
   const limit = input.limit ?? SEARCH_LIMITS.defaultLimit;
@@ -97,7 +92,7 @@ async function currentCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, in
       now,
       statsKey: JSON.stringify([ctx.tenantId, scopes, p.narrowing]),
       scoped: scopeQuery ? { query: scopeQuery, where: nodeWhere({ ...base, filter: p.narrowing, statuses: HISTORY_STATUSES, indexable: false }) } : undefined,
-      statsParts: exactScopes(scopes)?.map((scope) => ({
+      statsParts: disjointScopes(scopes).map((scope) => ({
         key: JSON.stringify([ctx.tenantId, scope, p.narrowing]),
         where: nodeWhere({ ...base, scopes: [scope], filter: p.narrowing, statuses: HISTORY_STATUSES }),
       })),
