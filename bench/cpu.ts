@@ -31,6 +31,8 @@ const { values: args } = parseArgs({
     label: { type: "string" },
     /** Write a V8 CPU profile of the server to this folder (when it stops). */
     profile: { type: "string" },
+    /** Searches without a turn session (the key's `session:*` grant applies), as MCP clients that name none send them. */
+    turnless: { type: "boolean", default: false },
   },
 });
 const log = (line: string) => console.log(`[cpu] ${line}`);
@@ -142,7 +144,7 @@ try {
   for (let i = 0; i <= Number(args.runs); i++) {
     const warm = i === 0; // the first run only warms the server up
     const pool = await forgetTargets(target.url!, work.userIds);
-    const job = { mode: "http" as const, targets: servers.urls, concurrency, warmupS: 0, durationS: Number(warm ? args.warmup : args.duration), mix, users: work.users, searches: work.searches, queries: work.queries, forgetPool: pool, tag: `cpu${Date.now().toString(36)}_${i}`, seed: Number(args.seed) + i };
+    const job = { mode: "http" as const, targets: servers.urls, concurrency, warmupS: 0, durationS: Number(warm ? args.warmup : args.duration), mix, users: work.users, searches: work.searches, queries: work.queries, forgetPool: pool, tag: `cpu${Date.now().toString(36)}_${i}`, seed: Number(args.seed) + i, turnlessSearches: args.turnless };
     const before = cpuByProcess();
     const result = await runDriver<HttpResult>(job);
     const spent = cpuSpent(before, cpuByProcess(), serverPids);
@@ -167,7 +169,7 @@ try {
 const file = writeResult(`cpu-${stamp}`, {
   ...reportHeader("cpu", { label: args.label, startedAt, embedded: false, postgresVersion: target.postgresVersion, loadStart }),
   build,
-  config: { cards, database: target.name, mix, concurrency, durationS: Number(args.duration), runs: Number(args.runs) },
+  config: { cards, database: target.name, mix, concurrency, durationS: Number(args.duration), runs: Number(args.runs), turnlessSearches: args.turnless },
   runs,
 });
 log(`report: ${path.relative(ROOT, file)}`);

@@ -30,6 +30,8 @@ export type HttpJob = {
   seed: number;
   /** Report every `intervalS` seconds of the measured time (and the rest at the end). */
   intervalS?: number;
+  /** Searches without a turn, as an MCP client that names no session sends them: the key's `session:*` grant then applies. */
+  turnlessSearches?: boolean;
 };
 export type SqlJob = {
   mode: "sql";
@@ -129,7 +131,8 @@ async function runHttp(job: HttpJob): Promise<HttpResult> {
   const request = (op: Op): { tool: string; user: number; body: Record<string, unknown>; target?: ForgetTarget } | null => {
     if (op === "search") {
       const s = job.searches[searchCursor++ % job.searches.length]!;
-      return { tool: "memory_search", user: s.user, body: { queryText: s.queryText, turn: { sessionId: job.users[s.user]!.session } } };
+      const turn = job.turnlessSearches ? {} : { turn: { sessionId: job.users[s.user]!.session } };
+      return { tool: "memory_search", user: s.user, body: { queryText: s.queryText, ...turn } };
     }
     const user = Math.floor(random() * job.users.length);
     const session = job.users[user]!.session;
