@@ -1,7 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "~/db/raw";
-import { SCOPED_SEARCH_VECTOR_IN_QUERY } from "~/db/schema";
+import { SCOPE_TYPES, SCOPED_SEARCH_VECTOR_IN_QUERY } from "~/db/schema";
 import { cardTextCondition } from "~/server/dashboard/cards";
 import { loadKindRegistry } from "~/server/memory/custom-kinds";
 import { parseScopePattern, type ScopePattern } from "~/server/memory/scope";
@@ -106,9 +106,12 @@ describe(`scoped full-text index (${TEST_BACKEND})`, () => {
       [["user:u1", "workspace:w1", "session:s1", "global"], ids.slice(0, 3)],
       [["user:u1", "workspace:w1", "session:*", "global"], ids],
       [["session:*"], ids.slice(2)],
+      // An admin reads every scope type (effectiveUserScopes' wildcards, which agents' grants cannot hold).
+      [SCOPE_TYPES.map((type) => `${type}:*`), ids],
     ];
+    const patternOf = (text: string): ScopePattern => (text.endsWith(":*") ? { type: text.slice(0, -2) as ScopePattern["type"], id: "*" } : parseScopePattern(text));
     for (const [patterns, expected] of cases) {
-      const { where, scoped: match } = await matchParams(tenantId, patterns.map(parseScopePattern));
+      const { where, scoped: match } = await matchParams(tenantId, patterns.map(patternOf));
       const plain = await fullTextHits(handle.db, { source: NODE_SOURCE, where, terms, limit: 10 });
       const scoped = await fullTextHits(handle.db, { source: NODE_SOURCE, where, terms, limit: 10, scoped: match });
       expect(scoped.map((h) => h.id), patterns.join(", ")).toEqual(plain.map((h) => h.id));
