@@ -65,21 +65,23 @@ const common = {
 };
 const target = { targetId: z.string().min(1).max(100), expectedRevision: z.number().int().min(1) };
 
-/** An operation's own keys; the card's fields go inside "node". */
-const operationKeys = (op: string, keys: string) =>
-  unknownKeys((unknown) => `a ${op} operation does not take ${unknown}. It takes ${keys}; the card's fields (${NODE_KEYS}) go inside "node"`);
+/**
+ * An operation that refuses keys it does not define, naming the ones it takes; the card's fields go
+ * inside "node". (An update's itemKey is refused this way too: its slot is the target's.)
+ */
+function strictOperation<S extends { op: z.ZodLiteral<string> } & z.ZodRawShape>(shape: S) {
+  const takes = Object.keys(shape).join(", ");
+  return z.strictObject(
+    shape,
+    unknownKeys((unknown) => `a ${shape.op.value} operation does not take ${unknown}. It takes ${takes}; the card's fields (${NODE_KEYS}) go inside "node"`),
+  );
+}
 
 export const writeOperationSchema = z.discriminatedUnion("op", [
-  z.strictObject(
-    { op: z.literal("create"), kind: z.string().min(1).max(64), itemKey: z.string().max(200).optional(), scope: z.string().max(220).optional(), node: nodeFieldsSchema, ...common },
-    operationKeys("create", "op, kind, itemKey, scope, node, explicitUserIntent, reason"),
-  ),
-  z.strictObject({ op: z.literal("update"), ...target, itemKey: z.never().optional(), node: nodeFieldsSchema.partial(), ...common }, operationKeys("update", "op, targetId, expectedRevision, node, explicitUserIntent, reason")),
-  z.strictObject(
-    { op: z.literal("supersede"), ...target, kind: z.string().min(1).max(64).optional(), itemKey: z.string().max(200).optional(), node: nodeFieldsSchema, ...common },
-    operationKeys("supersede", "op, targetId, expectedRevision, kind, itemKey, node, explicitUserIntent, reason"),
-  ),
-  z.strictObject({ op: z.literal("expire"), ...target, ...common }, operationKeys("expire", "op, targetId, expectedRevision, explicitUserIntent, reason")),
+  strictOperation({ op: z.literal("create"), kind: z.string().min(1).max(64), itemKey: z.string().max(200).optional(), scope: z.string().max(220).optional(), node: nodeFieldsSchema, ...common }),
+  strictOperation({ op: z.literal("update"), ...target, node: nodeFieldsSchema.partial(), ...common }),
+  strictOperation({ op: z.literal("supersede"), ...target, kind: z.string().min(1).max(64).optional(), itemKey: z.string().max(200).optional(), node: nodeFieldsSchema, ...common }),
+  strictOperation({ op: z.literal("expire"), ...target, ...common }),
 ]);
 export type WriteOperation = z.infer<typeof writeOperationSchema>;
 
