@@ -101,9 +101,7 @@ export async function rankNodesByText(
     vector?: { values: readonly number[]; model: string; minSimilarity: number; weight: number };
     candidates: number;
     now: Date;
-    /** Cache key for the scope's corpus statistics. */
-    statsKey?: string;
-    /** The scope's disjoint parts for those statistics (see scopeStats). */
+    /** The scope's disjoint parts (disjointScopes), counted and cached one by one for the corpus statistics (see scopeStats). */
     statsParts?: readonly StatsPart[];
     /**
      * The caller's scopes as scope lexemes (scopesTsQuery, wildcards included), with `where` for the
@@ -120,7 +118,6 @@ export async function rankNodesByText(
     terms: params.terms,
     limit: candidates,
     minimum: Math.ceil(candidates / 4),
-    statsKey: params.statsKey,
     statsParts: params.statsParts,
     scoped: params.scoped,
     recordsUpTo: Math.max(RECORDS_WITH_MATCHES, candidates),

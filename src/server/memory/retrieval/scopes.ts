@@ -1,4 +1,4 @@
-import { intersectScopes, parseScopePattern, type ScopePattern } from "../scope";
+import { formatScope, intersectScopes, parseScopePattern, scopeAllowed, type ScopePattern } from "../scope";
 
 /**
  * The scopes a search may touch: the caller's readable scopes, narrowed by `requested` when given.
@@ -24,7 +24,7 @@ export function turnScopes(readScopes: readonly ScopePattern[], sessionId: strin
  * BM25 statistics add up to the whole's, and a wildcard part is shared by every caller granted it.
  */
 export function disjointScopes(scopes: readonly ScopePattern[]): ScopePattern[] {
-  const wildcardTypes = new Set(scopes.filter((s) => s.id === "*").map((s) => s.type));
-  const parts = scopes.filter((s) => s.id === "*" || !wildcardTypes.has(s.type));
-  return [...new Map(parts.map((s) => [`${s.type}:${s.id}`, s])).values()];
+  const wildcards = scopes.filter((s) => s.id === "*");
+  const parts = scopes.filter((s) => s.id === "*" || !scopeAllowed(s, wildcards));
+  return [...new Map(parts.map((s) => [formatScope(s), s])).values()];
 }

@@ -90,7 +90,6 @@ async function currentCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, in
       vector,
       candidates: Math.max(limit * 4, 40),
       now,
-      statsKey: JSON.stringify([ctx.tenantId, scopes, p.narrowing]),
       scoped: scopeQuery ? { query: scopeQuery, where: nodeWhere({ ...base, filter: p.narrowing, statuses: HISTORY_STATUSES, indexable: false }) } : undefined,
       statsParts: disjointScopes(scopes).map((scope) => ({
         key: JSON.stringify([ctx.tenantId, scope, p.narrowing]),

@@ -105,7 +105,11 @@ export type MatchedDoc = { id: string; length: number; /** Per query term: the s
  * and N and the mean length come from the whole scope.
  */
 export function bm25Scores(docs: readonly MatchedDoc[], terms: readonly QueryTerm[], stats: CorpusStats, dfAtLeast: readonly number[] = []): Hit[] {
-  const df = documentFrequencies(docs, terms.length, dfAtLeast);
+  return scoreBm25(docs, terms, stats, documentFrequencies(docs, terms.length, dfAtLeast));
+}
+
+/** bm25Scores with the document frequencies already counted (documentFrequencies). */
+function scoreBm25(docs: readonly MatchedDoc[], terms: readonly QueryTerm[], stats: CorpusStats, df: readonly number[]): Hit[] {
   const n = Math.max(stats.n, docs.length, ...df);
   const avglen = Math.max(stats.avglen, 1);
   const idf = df.map((d) => Math.log(1 + (n - d + 0.5) / (d + 0.5)));
@@ -232,13 +236,14 @@ export async function fullTextMatch(
   const dfAtLeast = partial ? share.map((s) => Math.round(s * stats.n)) : [];
   const rowOf = new Map(rows.map((row) => [row[0], row]));
   const recordAt = 3 + source.extra.length;
-  const hits = bm25Scores(docs, terms, stats, dfAtLeast)
+  const df = documentFrequencies(docs, terms.length, dfAtLeast);
+  const hits = scoreBm25(docs, terms, stats, df)
     .slice(0, params.limit)
     .map((hit) => {
       const row = rowOf.get(hit.id)!;
       return { id: hit.id, score: hit.score, extra: Object.fromEntries(source.extra.map((c, i) => [c, row[3 + i]])), record: (row[recordAt] as unknown[] | null) ?? undefined };
     });
-  const found = documentFrequencies(docs, terms.length, dfAtLeast).map((df) => df > 0);
+  const found = df.map((count) => count > 0);
   return { hits, found };
 }
 
