@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryAuditEvents, memoryNodes } from "~/db/schema";
 import { appRouter, type AppRouter } from "~/server/api/root";
 import { handleMcpRequest } from "~/server/tools/mcp";
+import { TOOL_NAMES, type ToolName } from "~/server/tools/registry";
 import { EVIDENCE_WINDOW_MESSAGES } from "~/server/tools/evidence";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { createKey, createOrg, trpcHttp } from "../support/agents";
@@ -148,6 +149,53 @@ describe(`agent tools over tRPC and MCP (${TEST_BACKEND})`, () => {
     await expect(caller.call.call(null, { name: "memory_search", arguments: {}, extra: 1 } as never)).rejects.toMatchObject({ code: "BAD_REQUEST" });
     await expect(caller.memory_search({ limit: 9999 })).rejects.toMatchObject({ code: "BAD_REQUEST", cause: { reason: "invalid_input" } });
     await expect(caller.memory_get({ id: "mem_doesnotexist" })).rejects.toMatchObject({ code: "NOT_FOUND", cause: { reason: "not_found" } });
+  });
+
+  it("refuses keys a tool does not take, naming them and what it takes, instead of dropping them", async () => {
+    const caller = tools(full);
+    const call = (name: ToolName, args: Record<string, unknown>, turn?: Record<string, unknown>) => caller.call.call(null, { name, arguments: args, turn });
+    // Every tool, from the registry's own list: a well-formed call plus one stray key is refused by name.
+    const wellFormed: Record<ToolName, Record<string, unknown>> = {
+      memory_search: { queryText: "bike" },
+      memory_get: { kind: "custom_fact", itemKey: "bike_model" },
+      memory_write: { operations: [{ op: "create", kind: "custom_fact", itemKey: "stray", explicitUserIntent: true, node: { title: "Stray", content: "Never written." } }] },
+      memory_forget: { selector: { kind: "custom_fact", itemKey: "bike_model" }, reason: "user asked" },
+      memory_context: { queryText: "bike" },
+      message_append: { sessionId: "chat-strict", messages: [{ role: "user", content: "hi" }] },
+    };
+    for (const name of TOOL_NAMES) {
+      await expect(call(name, { ...wellFormed[name], strayKey: 1 }, { forgetIntent: true }), name).rejects.toMatchObject({
+        code: "BAD_REQUEST",
+        cause: { reason: "invalid_input" },
+        message: expect.stringMatching(new RegExp(`${name} does not take "strayKey"`)),
+      });
+    }
+
+    // Dropped, these changed what the call meant without a word. A search for "query" searched for nothing
+    // and answered that no memory matched; now the agent is told the key to use.
+    await expect(caller.memory_search({ query: "bike" } as never)).rejects.toThrow(/memory_search does not take "query"\. It takes all, queryText, kinds/);
+    await expect(caller.memory_context({ query: "bike" } as never)).rejects.toThrow(/memory_context does not take "query"\. It takes queryText, sessionId/);
+    // One operation without the list around it: told the shape to send, before the missing list itself.
+    await expect(call("memory_write", { op: "create", kind: "custom_fact", itemKey: "x", node: { title: "X", content: "Y" } })).rejects.toThrow(
+      /^memory_write input is invalid: input: memory_write does not take "op", "kind", "itemKey", "node" at the top level\. It takes operations, idempotencyKey: put each operation .* in the operations list, even a single one/,
+    );
+    await expect(call("message_append", { sessionId: "chat-strict", messages: [{ role: "user", content: "hi", id: "m1" }] })).rejects.toThrow(
+      /messages\.0: a message does not take "id"\. It takes role, content, clientMessageId/,
+    );
+
+    // Forgetting: a misspelt narrowing key would have widened the deletion. `scopes` for `scope` beside
+    // `all: true` cleared every scope; `tag` in a selector was dropped and the selector matched more.
+    const cardsNow = async () => (await handle.db.select({ id: memoryNodes.id }).from(memoryNodes).where(and(eq(memoryNodes.tenantId, org.tenantId), eq(memoryNodes.status, "active")))).length;
+    const before = await cardsNow();
+    expect(before).toBeGreaterThan(1);
+    await expect(call("memory_forget", { all: true, scopes: ["session:chat-strict"], reason: "clear this chat" }, { forgetIntent: true, forgetAllIntent: true })).rejects.toThrow(
+      /memory_forget does not take "scopes"\. It takes id, expectedRevision, targets, selector, all, scope,/,
+    );
+    await expect(call("memory_forget", { selector: { kind: "custom_fact", tag: "bike" }, reason: "user asked" }, { forgetIntent: true })).rejects.toThrow(
+      /selector: a selector does not take "tag"\. It takes scope, domain, kind/,
+    );
+    await expect(call("memory_forget", { targets: [{ id: "mem_x", revision: 1 }], reason: "user asked" }, { forgetIntent: true })).rejects.toThrow(/targets\.0: a target does not take "revision"/);
+    expect(await cardsNow()).toBe(before);
   });
 
   it("memory_get falls back to a limit-2 exact lookup and reports ambiguity", async () => {

@@ -7,6 +7,7 @@ import { badRequest, forbidden, notFound, ServiceError } from "~/server/errors";
 import { newId } from "~/server/ids";
 import { recordAudit } from "~/server/memory/audit";
 import { formatScope, parseScopePattern } from "~/server/memory/scope";
+import { parseInput } from "~/server/validation";
 
 /** Secrets look like `mem_live_<40 base62 chars>`; the prefix makes leaked keys easy to grep for. */
 export const API_KEY_SECRET_PREFIX = "mem_live_";
@@ -195,11 +196,7 @@ export async function issueApiKey(
   db: Database,
   params: { tenantId: string; actorUserId: string; input: ApiKeyCreateInput },
 ): Promise<{ apiKey: ApiKeyView; secret: string }> {
-  const parsed = apiKeyCreateSchema.safeParse(params.input);
-  if (!parsed.success) {
-    throw badRequest("invalid_input", `The key is invalid: ${parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ")}.`);
-  }
-  const input = parsed.data;
+  const input = parseInput(apiKeyCreateSchema, params.input, "The key");
   const ownerUserId = input.ownerUserId ?? params.actorUserId;
   const actorRole = await memberRole(db, params.tenantId, params.actorUserId);
   if (!actorRole) throw forbidden("not_a_member", "You are not a member of this organisation.");

@@ -6,6 +6,7 @@ import { badRequest, notFound } from "~/server/errors";
 import { newId } from "~/server/ids";
 import { recordAudit } from "~/server/memory/audit";
 import { formatScope, parseScopePattern } from "~/server/memory/scope";
+import { parseInput } from "~/server/validation";
 
 /**
  * Admin-managed scope grants: which person (or API key) may read / write which scope. Every change
@@ -104,11 +105,7 @@ export async function listGrants(db: DbOrTx, params: { tenantId: string; princip
  * `session:*` and ` session:* ` are one grant). Refuses principals outside the organisation.
  */
 export async function setGrant(db: Database, params: { tenantId: string; actorUserId: string; input: GrantSetInput }): Promise<GrantView> {
-  const parsed = grantSetSchema.safeParse(params.input);
-  if (!parsed.success) {
-    throw badRequest("invalid_input", `The grant is invalid: ${parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ")}.`);
-  }
-  const input = parsed.data;
+  const input = parseInput(grantSetSchema, params.input, "The grant");
   const scope = formatScope(parseScopePattern(input.scope));
   if (!input.canRead && !input.canWrite) {
     throw badRequest("empty_grant", "A grant needs canRead or canWrite; to take access away, remove the grant with grants.remove.");

@@ -1,7 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import type { Database, Transaction } from "~/db/types";
 import { memoryNodes, type MemoryNodeRow } from "~/db/schema";
-import { badRequest } from "~/server/errors";
 import { recordAudit } from "./audit";
 import { commitWith } from "./pipelined";
 import { isAgent, type MemoryCallContext } from "./context";
@@ -15,6 +14,7 @@ import { endActiveRevision, getNodeRow } from "./node-store";
 import { formatScope, parseScope, scopeAllowed } from "./scope";
 import { retryOnContention } from "./pg-errors";
 import { scopePatternsCondition } from "./scope-sql";
+import { parseInput } from "~/server/validation";
 
 type Input = ReturnType<typeof memoryForgetInputSchema.parse>;
 
@@ -90,11 +90,7 @@ async function resolveTargets(tx: Transaction, registry: KindRegistry, ctx: Memo
  * confirmation; `all` needs the user's forget-all intent. One transaction.
  */
 export async function memoryForget(db: Database, ctx: MemoryCallContext, rawInput: unknown): Promise<MemoryForgetResult> {
-  const parsed = memoryForgetInputSchema.safeParse(rawInput);
-  if (!parsed.success) {
-    throw badRequest("invalid_input", `memory_forget input is invalid: ${parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ")}.`);
-  }
-  const input = parsed.data;
+  const input = parseInput(memoryForgetInputSchema, rawInput, "memory_forget input");
   if (isAgent(ctx) && !ctx.forgetIntent) {
     return refused(input.mode, "forget_intent_required", "Forgetting needs the user's explicit request in this turn (the host sets forgetIntent).");
   }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { strictInput } from "~/server/validation";
 
 /** Limits that keep one call from writing an unbounded amount. */
 export const WRITE_LIMITS = { operations: 50, title: 300, content: 4000, tags: 32, tagLength: 64, sources: 50, valueBytes: 16_000, valueDepth: 8 } as const;
@@ -36,10 +37,6 @@ const nodeFieldsShape = {
   sourceMessageIds: z.array(z.string().min(1).max(100)).max(WRITE_LIMITS.sources).optional(),
 };
 
-/** What a refused key was, and where it belongs: the message an agent reads to fix its call. */
-const unknownKeys = (message: (keys: string) => string) => ({
-  error: (issue: { code?: string; keys?: string[] }) => (issue.code === "unrecognized_keys" ? message((issue.keys ?? []).map((k) => `"${k}"`).join(", ")) : undefined),
-});
 const NODE_KEYS = Object.keys(nodeFieldsShape).filter((key) => key !== "value").join(", ");
 
 /**
@@ -47,12 +44,10 @@ const NODE_KEYS = Object.keys(nodeFieldsShape).filter((key) => key !== "value").
  * "explicitUserIntent" inside node, "tag" for tags) would otherwise vanish and the write still succeed
  * without it. A card read back and sent whole is refused the same way, naming the keys to leave out.
  */
-export const nodeFieldsSchema = z.strictObject(
+export const nodeFieldsSchema = strictInput(
   nodeFieldsShape,
-  unknownKeys(
-    (keys) =>
-      `node does not take ${keys}. node holds ${NODE_KEYS}; kind, itemKey, scope and explicitUserIntent go on the operation beside "op"; what a card shows when read (id, key, revision, status, timestamps) is not written`,
-  ),
+  (keys) =>
+    `node does not take ${keys}. node holds ${NODE_KEYS}; kind, itemKey, scope and explicitUserIntent go on the operation beside "op"; what a card shows when read (id, key, revision, status, timestamps) is not written`,
 );
 export type NodeFields = z.infer<typeof nodeFieldsSchema>;
 
@@ -70,11 +65,7 @@ const target = { targetId: z.string().min(1).max(100), expectedRevision: z.numbe
  * inside "node". (An update's itemKey is refused this way too: its slot is the target's.)
  */
 function strictOperation<S extends { op: z.ZodLiteral<string> } & z.ZodRawShape>(shape: S) {
-  const takes = Object.keys(shape).join(", ");
-  return z.strictObject(
-    shape,
-    unknownKeys((unknown) => `a ${shape.op.value} operation does not take ${unknown}. It takes ${takes}; the card's fields (${NODE_KEYS}) go inside "node"`),
-  );
+  return strictInput(shape, (unknown, takes) => `a ${shape.op.value} operation does not take ${unknown}. It takes ${takes}; the card's fields (${NODE_KEYS}) go inside "node"`);
 }
 
 export const writeOperationSchema = z.discriminatedUnion("op", [
@@ -85,10 +76,18 @@ export const writeOperationSchema = z.discriminatedUnion("op", [
 ]);
 export type WriteOperation = z.infer<typeof writeOperationSchema>;
 
-export const memoryWriteInputSchema = z.object({
-  operations: z.array(writeOperationSchema).min(1).max(WRITE_LIMITS.operations),
-  idempotencyKey: z.string().min(8).max(200).optional(),
-});
+/** What one operation may hold, for the refusal of an operation sent without the list around it. */
+const OPERATION_KEYS = [...new Set(writeOperationSchema.options.flatMap((option) => Object.keys(option.shape)))].join(", ");
+
+/** A batch, even of one: an operation's keys at the top level are refused with the shape to send instead. */
+export const memoryWriteInputSchema = strictInput(
+  {
+    operations: z.array(writeOperationSchema).min(1).max(WRITE_LIMITS.operations),
+    idempotencyKey: z.string().min(8).max(200).optional(),
+  },
+  (unknown, takes) =>
+    `memory_write does not take ${unknown} at the top level. It takes ${takes}: put each operation (${OPERATION_KEYS}) in the operations list, even a single one: {"operations": [{"op": "create", "kind": …, "node": {…}}]}`,
+);
 export type MemoryWriteInput = z.input<typeof memoryWriteInputSchema>;
 
 export type WriteStatus = "created" | "updated" | "superseded" | "expired" | "noop" | "conflict" | "rejected";

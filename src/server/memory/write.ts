@@ -2,7 +2,6 @@ import { sql } from "drizzle-orm";
 import { startNow } from "~/db/start-now";
 import type { Database, Transaction } from "~/db/types";
 import type { MemoryNodeRow } from "~/db/schema";
-import { badRequest } from "~/server/errors";
 import { newId } from "~/server/ids";
 import { recordAudit } from "./audit";
 import { commitWith, type PipelinedStatements } from "./pipelined";
@@ -23,6 +22,7 @@ import {
   type WriteOperation,
   type WriteOperationResult,
 } from "./write-schema";
+import { parseInput } from "~/server/validation";
 
 
 type Env = DraftEnvironment & { registry: KindRegistry };
@@ -290,12 +290,7 @@ function abortedResults(ops: WriteOperation[], failures: Map<number, OperationFa
  * audited too, in their own transaction, after the batch rolled back.
  */
 export async function memoryWrite(db: Database, ctx: MemoryCallContext, rawInput: unknown): Promise<MemoryWriteResult> {
-  const parsed = memoryWriteInputSchema.safeParse(rawInput);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ");
-    throw badRequest("invalid_input", `memory_write input is invalid: ${problems}.`);
-  }
-  const { operations, idempotencyKey } = parsed.data;
+  const { operations, idempotencyKey } = parseInput(memoryWriteInputSchema, rawInput, "memory_write input");
   const principalId = `${ctx.actor.type}:${ctx.actor.id ?? "system"}`;
   const hash = requestHash(rawInput);
   const idem = idempotencyKey ? { tenantId: ctx.tenantId, principalId, key: idempotencyKey, hash } : null;

@@ -31,6 +31,7 @@ import { trustedEvidenceIds } from "./evidence";
 import { toolInputJsonSchema, type JsonSchema } from "./json-schema";
 import { isPlainObject, jsonShapeProblem } from "./limits";
 import { memoryGetInputSchema, messageAppendInputSchema, turnSchema, type Turn, type TurnInput } from "./schemas";
+import { inputProblems } from "~/server/validation";
 
 /**
  * The agent tools (002's four plus memory_context and message_append): one registry serving
@@ -113,11 +114,9 @@ type ToolDefinition<N extends ToolName> = {
   run: (call: Call) => Promise<ToolResults[N]>;
 };
 
-const problems = (error: z.ZodError) => error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ");
-
 function parseArgs<S extends z.ZodType>(tool: ToolName, schema: S, args: unknown): z.output<S> {
   const parsed = schema.safeParse(args);
-  if (!parsed.success) throw badRequest("invalid_input", `${tool} input is invalid: ${problems(parsed.error)}. See tools.list for the schema.`);
+  if (!parsed.success) throw badRequest("invalid_input", `${tool} input is invalid: ${inputProblems(parsed.error)}. See tools.list for the schema.`);
   return parsed.data;
 }
 
@@ -424,7 +423,7 @@ function admit(apiKey: ApiKey, request: { name: unknown; arguments?: unknown; tu
     }
   }
   const turn = turnSchema.safeParse(request.turn ?? {});
-  if (!turn.success) throw badRequest("invalid_turn", `turn is invalid: ${problems(turn.error)}. It holds only sessionId, workspaceId, userId, forgetIntent, forgetAllIntent, toolCallId.`);
+  if (!turn.success) throw badRequest("invalid_turn", `turn is invalid: ${inputProblems(turn.error)}. It holds only sessionId, workspaceId, userId, forgetIntent, forgetAllIntent, toolCallId.`);
   return { name, args, turn: turn.data };
 }
 

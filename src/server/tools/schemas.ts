@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { MAX_MESSAGE_CHARS, MAX_MESSAGES_PER_APPEND, MESSAGE_ROLES } from "~/server/memory/messages";
+import { strictShape } from "~/server/validation";
 
 const id = z.string().trim().min(1).max(200);
 
@@ -25,26 +26,24 @@ export type Turn = z.infer<typeof turnSchema>;
 export type TurnInput = z.input<typeof turnSchema>;
 
 /** memory_get: one card by id, or a limit-2 exact lookup by kind/key. */
-export const memoryGetInputSchema = z
-  .object({
-    id: z.string().trim().min(1).max(100).optional(),
-    kind: z.string().trim().min(1).max(64).optional(),
-    itemKey: z.string().trim().min(1).max(200).optional(),
-    key: z.string().trim().min(1).max(300).optional(),
-    scope: z.string().trim().min(1).max(220).optional(),
-  })
-  .refine((input) => input.id !== undefined || input.kind !== undefined || input.key !== undefined, {
-    error: "send id (from memory_search), or kind (+ itemKey) / key to look a card up",
-  });
+export const memoryGetInputSchema = strictShape("memory_get", {
+  id: z.string().trim().min(1).max(100).optional(),
+  kind: z.string().trim().min(1).max(64).optional(),
+  itemKey: z.string().trim().min(1).max(200).optional(),
+  key: z.string().trim().min(1).max(300).optional(),
+  scope: z.string().trim().min(1).max(220).optional(),
+}).refine((input) => input.id !== undefined || input.kind !== undefined || input.key !== undefined, {
+  error: "send id (from memory_search), or kind (+ itemKey) / key to look a card up",
+});
 export type MemoryGetInput = z.input<typeof memoryGetInputSchema>;
 
 /** message_append: this turn's messages, stored as trusted evidence of one session. */
-export const messageAppendInputSchema = z.object({
+export const messageAppendInputSchema = strictShape("message_append", {
   /** Default: turn.sessionId. */
   sessionId: id.optional(),
   messages: z
     .array(
-      z.object({
+      strictShape("a message", {
         role: z.enum(MESSAGE_ROLES),
         content: z.string().min(1).max(MAX_MESSAGE_CHARS),
         /** The host's own message id: makes retries land on the same stored message. */

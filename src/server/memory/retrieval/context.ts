@@ -1,5 +1,4 @@
 import type { DbOrTx } from "~/db/types";
-import { badRequest } from "~/server/errors";
 import { log } from "~/server/log";
 import type { EmbeddingProvider } from "~/server/providers/embeddings";
 import type { MemoryCallContext } from "../context";
@@ -15,6 +14,7 @@ import { memoryContextInputSchema, type MemoryContextInput, type MemoryContextRe
 import { recordQuery } from "./query-log";
 import { turnScopes } from "./scopes";
 import { memorySearch } from "./search";
+import { parseInput } from "~/server/validation";
 
 export type ContextOptions = { embeddings?: EmbeddingProvider | null; now?: Date };
 
@@ -47,9 +47,7 @@ function warningFor(part: string, error: unknown): string {
  */
 export async function buildMemoryContext(db: DbOrTx, ctx: MemoryCallContext, rawInput: MemoryContextInput = {}, options: ContextOptions = {}): Promise<MemoryContextResult> {
   const started = performance.now();
-  const parsed = memoryContextInputSchema.safeParse(rawInput ?? {});
-  if (!parsed.success) throw badRequest("invalid_input", `memory_context input is invalid: ${parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ")}.`);
-  const input = parsed.data;
+  const input = parseInput(memoryContextInputSchema, rawInput ?? {}, "memory_context input");
   const now = options.now ?? new Date();
   const sessionId = input.sessionId ?? ctx.defaults.session?.id;
   const scopes = turnScopes(ctx.readScopes, sessionId);

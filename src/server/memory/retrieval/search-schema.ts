@@ -1,12 +1,13 @@
 import { z } from "zod";
 import { NODE_TYPES } from "~/db/schema";
 import type { MemoryNode } from "../node-view";
+import { strictShape } from "~/server/validation";
 import { boundedJson } from "../write-schema";
 
 export const SEARCH_LIMITS = { defaultLimit: 10, maxLimit: 50, queryText: 1000 } as const;
 
 /** MemoryQuery (000) with 002's tool fields. Known categories go in `kinds`; open questions in `queryText`; `all` enumerates. */
-export const memorySearchInputSchema = z.object({
+export const memorySearchInputSchema = strictShape("memory_search", {
   all: z.boolean().optional(),
   queryText: z.string().trim().max(SEARCH_LIMITS.queryText).optional(),
   kinds: z.array(z.string().min(1).max(64)).max(20).optional(),
@@ -26,7 +27,7 @@ export const memorySearchInputSchema = z.object({
   /** Also search the evidence log (messages, and memory-tree chunks when present). */
   includeEvidence: z.boolean().optional(),
   limit: z.number().int().min(1).max(SEARCH_LIMITS.maxLimit).optional(),
-});
+}, "an open question goes in queryText, a known category in kinds");
 export type MemorySearchInput = z.input<typeof memorySearchInputSchema>;
 
 export type OmitReason = "expired" | "superseded" | "low_confidence" | "conflict_lost" | "over_limit";

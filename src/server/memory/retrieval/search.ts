@@ -1,6 +1,5 @@
 import type { MemoryNodeRecord, NodeStatus } from "~/db/schema";
 import type { DbOrTx } from "~/db/types";
-import { badRequest } from "~/server/errors";
 import type { EmbeddingProvider } from "~/server/providers/embeddings";
 import type { MemoryCallContext } from "../context";
 import { BUILT_IN_KIND_REGISTRY, loadKindRegistry, type KindRegistry } from "../custom-kinds";
@@ -20,6 +19,7 @@ import { queryTerms, trigramQueryText } from "./query-terms";
 import { scopesTsQuery } from "./scope-lexemes";
 import { disjointScopes, narrowReadScopes, turnScopes } from "./scopes";
 import { memorySearchInputSchema, SEARCH_LIMITS, type EvidenceHit, type MemorySearchInput, type MemorySearchResult, type OmitReason, type SearchHit } from "./search-schema";
+import { parseInput } from "~/server/validation";
 
 export type SearchOptions = {
   /** Embedding provider for the query vector; `null` turns the vector signal off. Default: the configured one. */
@@ -159,9 +159,7 @@ function describe(p: Plan, exact: number, relevant: number, overLimit: number, e
  */
 export async function memorySearch(db: DbOrTx, ctx: MemoryCallContext, rawInput: MemorySearchInput | unknown, options: SearchOptions = {}): Promise<MemorySearchResult> {
   const started = performance.now();
-  const parsed = memorySearchInputSchema.safeParse(rawInput ?? {});
-  if (!parsed.success) throw badRequest("invalid_input", `memory_search input is invalid: ${parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ")}.`);
-  const input = parsed.data;
+  const input = parseInput(memorySearchInputSchema, rawInput ?? {}, "memory_search input");
   const now = options.now ?? new Date();
   const limit = input.limit ?? SEARCH_LIMITS.defaultLimit;
   // In a turn, other conversations' session cards are not this turn's business (as for context):
