@@ -198,6 +198,24 @@ describe(`agent tools over tRPC and MCP (${TEST_BACKEND})`, () => {
     expect(await cardsNow()).toBe(before);
   });
 
+  it("says a kind does not exist, and which one was meant, instead of only that nothing matched", async () => {
+    const caller = tools(full);
+    const unknown = /Unknown kind "food_avoidances" \(did you mean "food_avoidance"\?\): no current card has it\. Kinds: .*food_avoidance/;
+    const search = await caller.memory_search({ kinds: ["food_avoidances"] });
+    expect(search.exact).toEqual([]);
+    expect(search.message).toMatch(new RegExp(`^${unknown.source}`));
+    expect(search.warnings?.[0]).toMatch(unknown);
+    // Known names, synonyms included, add nothing; a name far from every kind gets no guess.
+    expect((await caller.memory_search({ kinds: ["food_avoidance", "custom_fact"] })).warnings).toBeUndefined();
+    expect((await caller.memory_search({ kinds: ["zzzz_qqqq"] })).message).toMatch(/^Unknown kind "zzzz_qqqq": no current card/);
+
+    expect((await caller.memory_get({ kind: "food_avoidances", itemKey: "peanuts" })).message).toMatch(unknown);
+    const forget = await caller.call.call(null, { name: "memory_forget", arguments: { selector: { kind: "food_avoidances", itemKey: "peanuts" }, reason: "user asked" }, turn: { forgetIntent: true } });
+    expect(forget).toMatchObject({ done: false, reason: "no_match", message: expect.stringMatching(unknown) });
+    const write = await caller.memory_write({ operations: [{ op: "create", kind: "food_avoidances", itemKey: "peanuts", explicitUserIntent: true, node: { title: "Peanuts", content: "Avoids peanuts." } }] });
+    expect(write).toMatchObject({ done: false, results: [{ reason: "unknown_kind", message: expect.stringMatching(/^Unknown kind "food_avoidances" \(did you mean "food_avoidance"\?\)\. Use one of/) }] });
+  });
+
   it("memory_get falls back to a limit-2 exact lookup and reports ambiguity", async () => {
     const caller = tools(full);
     const one = await caller.memory_get({ kind: "custom_fact", itemKey: "bike_model" });

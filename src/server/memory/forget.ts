@@ -15,6 +15,7 @@ import { formatScope, parseScope, scopeAllowed } from "./scope";
 import { retryOnContention } from "./pg-errors";
 import { scopePatternsCondition } from "./scope-sql";
 import { parseInput } from "~/server/validation";
+import { unknownKindsNotice } from "./unknown-kinds";
 
 type Input = ReturnType<typeof memoryForgetInputSchema.parse>;
 
@@ -55,7 +56,10 @@ async function resolveTargets(tx: Transaction, registry: KindRegistry, ctx: Memo
     let rows = await tx.select().from(memoryNodes).where(and(...conditions)).orderBy(memoryNodes.id).for("update");
     // A hard delete of a selector is about the current facts; their chains go with them.
     if (hard && input.selector) rows = rows.filter((r) => r.status === "active");
-    if (input.selector && rows.length === 0) return refused(input.mode, "no_match", "No memory you can delete matches that selector.");
+    if (input.selector && rows.length === 0) {
+      const unknown = unknownKindsNotice(registry, input.selector.kind ? [input.selector.kind] : undefined);
+      return refused(input.mode, "no_match", `No memory you can delete matches that selector.${unknown ? ` ${unknown}` : ""}`);
+    }
     if (input.selector && rows.length > 1) {
       return refused(input.mode, "requires_confirmation", `${rows.length} memories match that selector. Confirm with the user which ones, then forget them with targets (id + expectedRevision).`, {
         requiresConfirmation: true,

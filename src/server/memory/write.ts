@@ -23,6 +23,7 @@ import {
   type WriteOperationResult,
 } from "./write-schema";
 import { parseInput } from "~/server/validation";
+import { unknownKindText } from "./unknown-kinds";
 
 
 type Env = DraftEnvironment & { registry: KindRegistry };
@@ -57,7 +58,7 @@ const failureResult = (index: number, op: WriteOperation, f: OperationFailure): 
 function resolveKindOrFail(env: Env, kind: string) {
   const def = env.registry.resolve(kind);
   if (!def) {
-    throw new OperationFailure("rejected", "unknown_kind", `Unknown kind "${kind}". Use one of: ${env.registry.all.map((d) => d.kind).join(", ")} (custom_fact with an itemKey for anything else).`);
+    throw new OperationFailure("rejected", "unknown_kind", `${unknownKindText(env.registry, kind)}. Use one of: ${env.registry.all.map((d) => d.kind).join(", ")} (custom_fact with an itemKey for anything else).`);
   }
   return def;
 }

@@ -206,7 +206,10 @@ const TOOLS: { [N in ToolName]: ToolDefinition<N> } = {
       });
       const hits = result.exact.filter((hit) => !input.scope || hit.scope === input.scope);
       const nodes: MemoryNode[] = hits.map(({ matchedBy: _m, score: _s, ...node }) => node);
-      if (nodes.length === 0) return { found: false, message: "No active memory matches that lookup in scopes you can read. Try memory_search (e.g. with all: true) before concluding it is not stored." };
+      if (nodes.length === 0) {
+        const warnings = result.warnings?.length ? ` ${result.warnings.join(" ")}` : "";
+        return { found: false, message: `No active memory matches that lookup in scopes you can read.${warnings} Try memory_search (e.g. with all: true) before concluding it is not stored.` };
+      }
       if (nodes.length > 1) return { found: false, candidates: nodes, message: `${nodes.length} cards match; call memory_get again with the id of the one you mean.` };
       const node = nodes[0]!;
       return { found: true, node, message: `Memory ${node.id} (${node.key}) is at revision ${node.revision}. To change it send targetId "${node.id}" with expectedRevision ${node.revision}.` };

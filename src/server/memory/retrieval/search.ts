@@ -20,6 +20,7 @@ import { scopesTsQuery } from "./scope-lexemes";
 import { disjointScopes, narrowReadScopes, turnScopes } from "./scopes";
 import { memorySearchInputSchema, SEARCH_LIMITS, type EvidenceHit, type MemorySearchInput, type MemorySearchResult, type OmitReason, type SearchHit } from "./search-schema";
 import { parseInput } from "~/server/validation";
+import { unknownKindsNotice } from "../unknown-kinds";
 
 export type SearchOptions = {
   /** Embedding provider for the query vector; `null` turns the vector signal off. Default: the configured one. */
@@ -188,6 +189,9 @@ export async function memorySearch(db: DbOrTx, ctx: MemoryCallContext, rawInput:
     const exact: SearchHit[] = exactKept.slice(0, limit).map((n) => Object.assign(n, { matchedBy: [p.listAll ? "enumeration" : "exact"] as SearchHit["matchedBy"] }));
     const relevant: SearchHit[] = relevantKept.slice(0, limit);
     const allOmitted = prioritizeOmitted([...omitted, ...overLimit]);
+    // A misspelt kind matches nothing; say so first, or "nothing matched" reads as "not stored".
+    const unknownKinds = unknownKindsNotice(registry, input.kinds);
+    const warnings = unknownKinds ? [unknownKinds, ...found.warnings] : found.warnings;
     result = {
       exact,
       relevant,
@@ -195,8 +199,8 @@ export async function memorySearch(db: DbOrTx, ctx: MemoryCallContext, rawInput:
       ...(allOmitted.length > MAX_OMITTED ? { omittedCount: allOmitted.length } : {}),
       enumerated: p.listAll,
       ...(found.evidence ? { evidence: found.evidence } : {}),
-      message: describe(p, exact.length, relevant.length, overLimit.length, found.evidence?.length),
-      ...(found.warnings.length ? { warnings: found.warnings } : {}),
+      message: `${unknownKinds ? `${unknownKinds} ` : ""}${describe(p, exact.length, relevant.length, overLimit.length, found.evidence?.length)}`,
+      ...(warnings.length ? { warnings } : {}),
     };
   }
   if (options.logQuery !== false) {

@@ -1,0 +1,46 @@
+import type { KindRegistry } from "./custom-kinds";
+
+/**
+ * What an agent is told about kind names the organisation does not have. A search or lookup by a
+ * misspelt kind ("food_avoidances") matched nothing and said only that nothing matched, which an agent
+ * reads as "not stored"; it now says the kind does not exist and which one it probably meant.
+ */
+
+/** Edit distance (insertions, deletions, substitutions), for the closest kind name. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+/** The registry's kind nearest to `name`, when it is near enough to be a slip (a third of the name, at most 4 edits). */
+export function closestKind(registry: KindRegistry, name: string): string | undefined {
+  const wanted = name.normalize("NFKC").trim().toLowerCase();
+  let best: { kind: string; distance: number } | undefined;
+  for (const { kind } of registry.all) {
+    const distance = editDistance(wanted, kind);
+    if (!best || distance < best.distance) best = { kind, distance };
+  }
+  return best && best.distance <= Math.min(4, Math.ceil(wanted.length / 3)) ? best.kind : undefined;
+}
+
+/** `Unknown kind "x" (did you mean "y"?)`, for one name the registry does not resolve. */
+export function unknownKindText(registry: KindRegistry, name: string): string {
+  const near = closestKind(registry, name);
+  return `Unknown kind "${name}"${near ? ` (did you mean "${near}"?)` : ""}`;
+}
+
+/**
+ * For a read naming kinds: undefined when every name resolves, else one sentence naming the unknown
+ * ones and the kinds there are. No current card can have an unknown kind (a custom kind is deleted
+ * only once no active card uses it), so the read found nothing for those names.
+ */
+export function unknownKindsNotice(registry: KindRegistry, kinds: readonly string[] | undefined): string | undefined {
+  const unknown = (kinds ?? []).filter((kind) => !registry.resolve(kind));
+  if (unknown.length === 0) return undefined;
+  return `${unknown.map((kind) => unknownKindText(registry, kind)).join("; ")}: no current card has it. Kinds: ${registry.all.map((d) => d.kind).join(", ")}.`;
+}
