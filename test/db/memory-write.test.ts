@@ -46,6 +46,33 @@ describe(`memory_write (${TEST_BACKEND})`, () => {
     expect(await nodesOf(t)).toHaveLength(1);
   });
 
+  it("applies an update that changes only the title, tags, confidence or importance; an identical one is a noop", async () => {
+    const t = await createTenant(handle.db);
+    const ctx = agentContext(t);
+    const [created] = (await memoryWrite(handle.db, ctx, { operations: [{ op: "create", kind: "custom_fact", itemKey: "bike", explicitUserIntent: true, node: { title: "Bike", content: "Rides a Brompton.", tags: ["travel"] } }] })).results;
+    let revision = created!.revision!;
+    let id = created!.nodeId!;
+    const update = async (node: Record<string, unknown>) => {
+      const [result] = (await memoryWrite(handle.db, ctx, { operations: [{ op: "update", targetId: id, expectedRevision: revision, explicitUserIntent: true, node }] })).results;
+      if (result!.status === "updated") ({ revision, nodeId: id } = result as { revision: number; nodeId: string });
+      return result!;
+    };
+    // Each of these used to answer "already says this; nothing changed" and drop the edit.
+    for (const node of [{ title: "Folding bike" }, { tags: ["travel", "commute"] }, { confidence: 0.5 }, { importance: 0.2 }]) {
+      expect(await update(node), JSON.stringify(node)).toMatchObject({ status: "updated" });
+    }
+    const [current] = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.status, "active")));
+    expect(current).toMatchObject({ id, revision: 5, title: "Folding bike", tags: ["travel", "commute"], confidence: 0.5, importance: 0.2, content: "Rides a Brompton." });
+    // The same values again (tags in another order, the content re-spaced) change nothing.
+    expect(await update({ title: "Folding bike", tags: ["commute", "travel"], confidence: 0.5, importance: 0.2, content: " Rides  a Brompton. " })).toMatchObject({ status: "noop", revision: 5 });
+    expect(await nodesOf(t)).toHaveLength(5);
+    // What it did not send stays while the card says the same (above: importance alone kept confidence
+    // 0.5); a new statement gets a new statement's confidence, by intent, as a create would.
+    expect(await update({ content: "Rides a Brompton to work." })).toMatchObject({ status: "updated", revision: 6 });
+    const [restated] = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.status, "active")));
+    expect(restated).toMatchObject({ confidence: 0.98, importance: 0.9 });
+  });
+
   it("keeps a supersede chain of three revisions, one active, linked both ways", async () => {
     const t = await createTenant(handle.db);
     const ctx = agentContext(t);

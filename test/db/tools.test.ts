@@ -216,6 +216,28 @@ describe(`agent tools over tRPC and MCP (${TEST_BACKEND})`, () => {
     expect(write).toMatchObject({ done: false, results: [{ reason: "unknown_kind", message: expect.stringMatching(/^Unknown kind "food_avoidances" \(did you mean "food_avoidance"\?\)\. Use one of/) }] });
   });
 
+  it("never calls memory empty while it hides a card, and says at write time that a card will not be recalled", async () => {
+    const own = await createOrg(handle.db);
+    const caller = tools((await createKey(handle.db, { tenantId: own.tenantId, ownerUserId: own.memberId })).secret);
+    const umbrella = { op: "create" as const, kind: "custom_fact", itemKey: "umbrella", explicitUserIntent: true, node: { title: "Umbrella", content: "Keeps a red umbrella in the car.", confidence: 0.2 } };
+    const written = await caller.memory_write({ operations: [umbrella] });
+    expect(written).toMatchObject({ done: true, results: [{ status: "created", message: expect.stringMatching(/Its confidence 0\.2 is under 0\.35: memory_search and memory_context leave it out/) }] });
+    const id = written.results[0]!.nodeId!;
+
+    // The only card is under the threshold: the enumeration used to answer "memory is empty".
+    const listed = await caller.memory_search({ all: true });
+    expect(listed).toMatchObject({ exact: [], enumerated: true, omitted: [{ nodeId: id, reason: "low_confidence" }] });
+    expect(listed.message).not.toMatch(/empty/);
+    expect(listed.message).toMatch(/none to show, but 1 current memory matched but was left out \(listed in omitted: low_confidence or conflict_lost\)/);
+    const asked = await caller.memory_search({ queryText: "red umbrella" });
+    expect(asked.message).toMatch(/^Nothing to show for this query: 1 current memory matched but was left out/);
+    // Raised above the threshold, it is recalled, and the write says nothing more.
+    const raised = await caller.memory_write({ operations: [{ op: "update", targetId: id, expectedRevision: 1, explicitUserIntent: true, node: { confidence: 0.9 } }] });
+    expect(raised.results[0]?.message).not.toMatch(/under 0\.35/);
+    expect((await caller.memory_search({ all: true })).exact.map((n) => n.key)).toEqual(["custom.fact:umbrella"]);
+    expect((await caller.memory_search({ all: true, kinds: ["profile_name"] })).message).toMatch(/there are none/);
+  });
+
   it("memory_get falls back to a limit-2 exact lookup and reports ambiguity", async () => {
     const caller = tools(full);
     const one = await caller.memory_get({ kind: "custom_fact", itemKey: "bike_model" });

@@ -24,6 +24,7 @@ import {
 } from "./write-schema";
 import { parseInput } from "~/server/validation";
 import { unknownKindText } from "./unknown-kinds";
+import { MIN_CONFIDENCE } from "./retrieval/conflicts";
 
 
 type Env = DraftEnvironment & { registry: KindRegistry };
@@ -113,11 +114,54 @@ async function loadTarget(tx: Transaction, ctx: MemoryCallContext, op: Extract<W
   return row;
 }
 
+const sameText = (a: string, b: string) => a.replace(/\s+/g, " ").trim() === b.replace(/\s+/g, " ").trim();
+
 const sameContent = (row: MemoryNodeRow, draft: NodeDraft) =>
   row.key === draft.key &&
   canonicalJson(row.valueJson) === canonicalJson(draft.valueJson) &&
-  row.content.replace(/\s+/g, " ").trim() === draft.content.replace(/\s+/g, " ").trim() &&
+  sameText(row.content, draft.content) &&
   (row.expiresAt?.getTime() ?? null) === (draft.expiresAt?.getTime() ?? null);
+
+const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((item) => b.includes(item));
+
+/**
+ * An update changes nothing when the card's content is the same (sameContent) and so is every other
+ * field it sent: before, an update of the title, tags, confidence or importance alone answered "already
+ * says this; nothing changed" and dropped the edit (a card raised above the recall threshold stayed
+ * hidden). New evidence (sourceMessageIds) is a change too.
+ */
+const updateChangesNothing = (target: MemoryNodeRow, draft: NodeDraft, sent: Partial<NodeFields>) =>
+  sameContent(target, draft) &&
+  sameText(target.title, draft.title) &&
+  sameSet(target.tags, draft.tags) &&
+  sameSet(target.entities, draft.entities) &&
+  (sent.confidence === undefined || sent.confidence === target.confidence) &&
+  (sent.importance === undefined || sent.importance === target.importance) &&
+  sameSet(target.sourceMessageIds, draft.sourceMessageIds);
+
+/**
+ * An update's card: the fields it sent over the target's. Confidence and importance it did not send
+ * are the target's while the card says the same thing (a new tag does not make a stated fact less
+ * certain); when title, content or value change, they are those of a new statement (by intent), as
+ * for a create.
+ */
+function updatedFields(target: MemoryNodeRow, sent: Partial<NodeFields>): NodeFields {
+  const fields = {
+    title: sent.title ?? target.title,
+    content: sent.content ?? target.content,
+    valueJson: sent.valueJson ?? sent.value ?? target.valueJson ?? undefined,
+  };
+  const restated = !sameText(fields.title, target.title) || !sameText(fields.content, target.content) || canonicalJson(fields.valueJson ?? null) !== canonicalJson(target.valueJson ?? null);
+  return {
+    ...fields,
+    tags: sent.tags ?? target.tags,
+    entities: sent.entities ?? target.entities,
+    confidence: sent.confidence ?? (restated ? undefined : target.confidence),
+    importance: sent.importance ?? (restated ? undefined : target.importance),
+    expiresAt: sent.expiresAt === undefined ? target.expiresAt : sent.expiresAt,
+    sourceMessageIds: sent.sourceMessageIds,
+  };
+}
 
 /** A drafted card's row, all but its place in a revision chain (id, revision, lineage, predecessor). */
 function nodeValues(ctx: MemoryCallContext, draft: NodeDraft, now: Date) {
@@ -164,6 +208,12 @@ async function writeNextRevision(tx: Transaction, ctx: MemoryCallContext, previo
   return insertNodeRow(tx, { ...values, id, revision: previous.revision + 1, lineageId: previous.lineageId, supersedesId: previous.id });
 }
 
+/** Saved but never recalled would be a silent failure: a card under the recall threshold says so. */
+function unrecalledNote(row: Pick<MemoryNodeRow, "confidence">): string {
+  if (row.confidence >= MIN_CONFIDENCE) return "";
+  return ` Its confidence ${row.confidence} is under ${MIN_CONFIDENCE}: memory_search and memory_context leave it out (listed in omitted as low_confidence) until an update raises it.`;
+}
+
 async function apply(tx: Transaction, env: Env, ctx: MemoryCallContext, index: number, prepared: Prepared, audits: PipelinedStatements): Promise<WriteOperationResult> {
   const { op } = prepared;
   const reason = op.reason ?? null;
@@ -175,7 +225,7 @@ async function apply(tx: Transaction, env: Env, ctx: MemoryCallContext, index: n
     key: row.key,
     scope: formatScope({ type: row.scopeType, id: row.scopeId }),
     revision: row.revision,
-    message,
+    message: status === "expired" ? message : `${message}${unrecalledNote(row)}`,
     ...extra,
   });
 
@@ -216,26 +266,13 @@ async function apply(tx: Transaction, env: Env, ctx: MemoryCallContext, index: n
   }
 
   const def = resolveKindOrFail(env, op.op === "supersede" && op.kind ? op.kind : target.kind);
-  const fields: NodeFields =
-    op.op === "update"
-      ? {
-          title: op.node.title ?? target.title,
-          content: op.node.content ?? target.content,
-          valueJson: op.node.valueJson ?? op.node.value ?? target.valueJson ?? undefined,
-          tags: op.node.tags ?? target.tags,
-          entities: op.node.entities ?? target.entities,
-          confidence: op.node.confidence,
-          importance: op.node.importance,
-          expiresAt: op.node.expiresAt === undefined ? target.expiresAt : op.node.expiresAt,
-          sourceMessageIds: op.node.sourceMessageIds,
-        }
-      : op.node;
+  const fields: NodeFields = op.op === "update" ? updatedFields(target, op.node) : op.node;
   const itemKey = op.op === "supersede" ? (op.itemKey ?? (def.kind === target.kind ? target.itemKey : undefined)) : target.itemKey;
   const explicit = op.explicitUserIntent === true;
   const draft = buildDraft(env, ctx, { def, scope, itemKey, fields, explicit, allowDowngrade: false });
   // Sources of the earlier revision stay part of the new one's provenance.
   draft.sourceMessageIds = [...new Set([...target.sourceMessageIds, ...draft.sourceMessageIds])];
-  if (op.op === "update" && sameContent(target, draft)) {
+  if (op.op === "update" && updateChangesNothing(target, draft, op.node)) {
     audits.send(recordAudit(tx, ctx, { eventType: "noop", nodeId: target.id, lineageId: target.lineageId, scope, reason: reason ?? "update without a change" }));
     return done(target, "noop", `Memory ${target.id} already says this; nothing changed.`);
   }

@@ -134,10 +134,19 @@ function prioritizeOmitted(omitted: Omitted[]): Omitted[] {
   return [...omitted].sort((a, b) => order[a.reason] - order[b.reason]);
 }
 
-function describe(p: Plan, exact: number, relevant: number, overLimit: number, evidence: number | undefined): string {
+/** Current cards a search found but does not show (under the confidence threshold, or shadowed in a conflict). */
+const HIDDEN_CURRENT: readonly OmitReason[] = ["low_confidence", "conflict_lost"];
+
+/**
+ * The result in a sentence. With nothing shown it never claims emptiness while current cards were
+ * found and left out (`hidden`): an enumeration that hid a low-confidence card said "memory is empty".
+ */
+function describe(p: Plan, exact: number, relevant: number, overLimit: number, evidence: number | undefined, hidden: number): string {
   const evidenceText = evidence === undefined ? "" : ` ${evidence} evidence message${evidence === 1 ? "" : "s"} matched.`;
+  const hiddenText = `${hidden} current memor${hidden === 1 ? "y" : "ies"} matched but ${hidden === 1 ? "was" : "were"} left out (listed in omitted: low_confidence or conflict_lost); memory_get reads one by id.`;
   if (p.listAll) {
     const filtered = p.hasIdentifying || p.hasNarrowing;
+    if (exact === 0 && hidden > 0) return `Enumerated every current memory${filtered ? " matching these filters" : ""} in the scopes you can read: none to show, but ${hiddenText}`;
     if (exact === 0) {
       return filtered
         ? "Enumerated every current memory matching these filters in the scopes you can read: there are none."
@@ -146,6 +155,7 @@ function describe(p: Plan, exact: number, relevant: number, overLimit: number, e
     const more = overLimit > 0 ? ` ${overLimit} more are listed in omitted as over_limit; raise limit or narrow by kinds/domain to see them.` : "";
     return `Listed ${exact} current memor${exact === 1 ? "y" : "ies"}${filtered ? " matching the filters" : ""}.${more}`;
   }
+  if (exact + relevant === 0 && hidden > 0) return `Nothing to show for this query: ${hiddenText}${evidenceText}`;
   if (exact + relevant === 0) {
     return `No memory matched this query.${evidenceText} That is no proof that nothing is stored: only an enumeration (all: true) can tell.`;
   }
@@ -199,7 +209,7 @@ export async function memorySearch(db: DbOrTx, ctx: MemoryCallContext, rawInput:
       ...(allOmitted.length > MAX_OMITTED ? { omittedCount: allOmitted.length } : {}),
       enumerated: p.listAll,
       ...(found.evidence ? { evidence: found.evidence } : {}),
-      message: `${unknownKinds ? `${unknownKinds} ` : ""}${describe(p, exact.length, relevant.length, overLimit.length, found.evidence?.length)}`,
+      message: `${unknownKinds ? `${unknownKinds} ` : ""}${describe(p, exact.length, relevant.length, overLimit.length, found.evidence?.length, omitted.filter((o) => HIDDEN_CURRENT.includes(o.reason)).length)}`,
       ...(warnings.length ? { warnings } : {}),
     };
   }
