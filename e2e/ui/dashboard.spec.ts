@@ -88,6 +88,24 @@ test("create, search in Chinese, edit, resolve a conflict, forget and erase a me
   await shot(page, "memories-deleted");
 });
 
+test("an edit of the title or the tags alone saves a new revision, not 'nothing changed'", async ({ page }) => {
+  await signIn(page);
+  await createCard(page, { kind: "avoid_ingredient", item: "大蒜", title: "不吃大蒜", content: "用户不吃大蒜", value: "大蒜" });
+  const edit = async (field: "Title" | "Tags", value: string, revision: string) => {
+    const before = page.url();
+    await page.getByRole("button", { name: "Edit", exact: true }).click();
+    const dialog = page.getByRole("dialog", { name: "Edit memory" });
+    await dialog.getByLabel(field, { exact: true }).fill(value);
+    await dialog.getByRole("button", { name: "Save new revision" }).click();
+    await page.waitForURL((url) => url.toString() !== before);
+    await expect(page.getByRole("list", { name: "Revision chain" }).getByText(revision, { exact: true })).toBeVisible();
+  };
+  await edit("Title", "完全不吃大蒜", "Revision 2");
+  await expect(page.getByRole("heading", { level: 1, name: "完全不吃大蒜" })).toBeVisible();
+  await edit("Tags", "饮食, 过敏", "Revision 3");
+  await expect(page.getByText("Nothing changed: the card already says this.")).toHaveCount(0);
+});
+
 test("every main page renders, with exports and the language switch", async ({ page }) => {
   test.setTimeout(180_000);
   await signIn(page);
