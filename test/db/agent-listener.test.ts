@@ -86,6 +86,17 @@ describe(`agent listener (${TEST_BACKEND})`, () => {
     }
   });
 
+  it("tells a caller whose body is not JSON what to send instead", async () => {
+    // curl -d without -H 'content-type: application/json' sends a form body.
+    const form = await call("/api/trpc/tools.memory_search", { body: '{"queryText": "peanuts"}', headers: { "content-type": "application/x-www-form-urlencoded" } });
+    expect(form.status).toBe(415);
+    const truncated = await call("/api/trpc/tools.memory_search", { body: '{"queryText": ' });
+    expect(truncated.status).toBe(400);
+    for (const answer of [form, truncated]) {
+      expect(JSON.parse(answer.text)).toMatchObject({ error: { message: expect.stringMatching(/Send one JSON object with the header Content-Type: application\/json/), data: { reason: "invalid_body" } } });
+    }
+  });
+
   it("answers a rate-limited call as the Next.js route does, Retry-After included", async () => {
     const limited = (await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.memberId, rateLimitPerMinute: 1 })).secret;
     const body = { queryText: "peanuts" };

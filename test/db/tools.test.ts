@@ -276,6 +276,7 @@ describe(`agent tools over tRPC and MCP (${TEST_BACKEND})`, () => {
     const malformed = await trpcHttp(handle.db, "tools.call", { bearer: full, body: '{"name": "memory_search", "arguments": ' });
     expect(malformed.status).toBe(400);
     expect(malformed.text).not.toMatch(/at .*\.ts:\d+|node_modules/);
+    expect(malformed.json.error).toMatchObject({ message: expect.stringMatching(/Send one JSON object with the header Content-Type: application\/json/), data: { reason: "invalid_body" } });
 
     const noKey = await trpcHttp(handle.db, "tools.list");
     expect(noKey.status).toBe(401);

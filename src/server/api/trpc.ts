@@ -27,14 +27,20 @@ const t = initTRPC.context<TRPCContext>().create({
     const cause = error.cause;
     // Unexpected failures may carry SQL or driver details: callers get a plain sentence instead.
     const internal = error.code === "INTERNAL_SERVER_ERROR" && !(cause instanceof ServiceError);
+    // A body that is not JSON (curl -d without a content type, a truncated body) gets what to send instead.
+    const notJson = error.code === "UNSUPPORTED_MEDIA_TYPE" || (error.code === "BAD_REQUEST" && cause instanceof SyntaxError);
     return {
       ...shape,
-      message: internal ? "The server could not complete this request and changed nothing. Retry; if it keeps failing, report it to your admin." : shape.message,
+      message: internal
+        ? "The server could not complete this request and changed nothing. Retry; if it keeps failing, report it to your admin."
+        : notJson
+          ? `${shape.message.replace(/\.?$/, ".")} Send one JSON object with the header Content-Type: application/json: the tool's arguments to tools.<name>, or {"name", "arguments"} to tools.call.`
+          : shape.message,
       data: {
         ...shape.data,
         // Never leak stack traces to clients.
         stack: undefined,
-        reason: cause instanceof ServiceError ? cause.reason : cause instanceof ZodError ? "invalid_input" : undefined,
+        reason: cause instanceof ServiceError ? cause.reason : cause instanceof ZodError ? "invalid_input" : notJson ? "invalid_body" : undefined,
         details: cause instanceof ServiceError ? cause.details : undefined,
         zodError: cause instanceof ZodError ? z.flattenError(cause) : null,
       },
