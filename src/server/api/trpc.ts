@@ -34,7 +34,7 @@ const t = initTRPC.context<TRPCContext>().create({
       message: internal
         ? "The server could not complete this request and changed nothing. Retry; if it keeps failing, report it to your admin."
         : notJson
-          ? `${shape.message.replace(/\.?$/, ".")} Send one JSON object with the header Content-Type: application/json: the tool's arguments to tools.<name>, or {"name", "arguments"} to tools.call.`
+          ? `${error.code === "UNSUPPORTED_MEDIA_TYPE" ? "The body was not sent as JSON." : `The body is not valid JSON (${shape.message}).`} Send one JSON object with the header Content-Type: application/json: the tool's arguments to tools.<name>, or {"name", "arguments"} to tools.call.`
           : shape.message,
       data: {
         ...shape.data,
