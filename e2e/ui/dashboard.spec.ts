@@ -88,10 +88,10 @@ test("create, search in Chinese, edit, resolve a conflict, forget and erase a me
   await shot(page, "memories-deleted");
 });
 
-test("an edit of the title or the tags alone saves a new revision, not 'nothing changed'", async ({ page }) => {
+test("an edit of the title, tags or confidence alone saves a new revision; a card under the recall threshold says agents skip it", async ({ page }) => {
   await signIn(page);
   await createCard(page, { kind: "avoid_ingredient", item: "大蒜", title: "不吃大蒜", content: "用户不吃大蒜", value: "大蒜" });
-  const edit = async (field: "Title" | "Tags", value: string, revision: string) => {
+  const edit = async (field: "Title" | "Tags" | "Confidence", value: string, revision: string) => {
     const before = page.url();
     await page.getByRole("button", { name: "Edit", exact: true }).click();
     const dialog = page.getByRole("dialog", { name: "Edit memory" });
@@ -104,6 +104,10 @@ test("an edit of the title or the tags alone saves a new revision, not 'nothing 
   await expect(page.getByRole("heading", { level: 1, name: "完全不吃大蒜" })).toBeVisible();
   await edit("Tags", "饮食, 过敏", "Revision 3");
   await expect(page.getByText("Nothing changed: the card already says this.")).toHaveCount(0);
+  // Under the recall threshold the page says agents will not recall it.
+  await expect(page.getByText(/Agents do not recall this card/)).toHaveCount(0);
+  await edit("Confidence", "0.2", "Revision 4");
+  await expect(page.getByRole("note").filter({ hasText: "Agents do not recall this card: its confidence 0.2 is under 0.35." })).toBeVisible();
 });
 
 test("every main page renders, with exports and the language switch", async ({ page }) => {

@@ -162,6 +162,7 @@ export const en = {
   "card.viewCurrent": "View the current revision",
   "card.chainEnded": "This memory is {status}; it is no longer recalled.",
   "card.readOnly": "You may read but not change this scope.",
+  "card.unrecalled": "Agents do not recall this card: its confidence {confidence} is under {threshold}. Edit it and raise the confidence to have it recalled.",
   "card.what": "What it says",
   "card.fields": "Fields",
   "card.sources": "Evidence messages",

@@ -164,6 +164,7 @@ export const zh: Record<MessageKey, string> = {
   "card.viewCurrent": "查看当前版本",
   "card.chainEnded": "此记忆{status}，不会再被召回。",
   "card.readOnly": "你可以读取但不能修改此作用域。",
+  "card.unrecalled": "智能体不会召回这张卡片：它的置信度 {confidence} 低于 {threshold}。编辑卡片、提高置信度后才会被召回。",
   "card.what": "内容",
   "card.fields": "字段",
   "card.sources": "证据消息",

@@ -7,6 +7,7 @@ import { AuditTimeline, EvidenceList, RevisionTimeline } from "~/components/memo
 import { WhyRecalled } from "~/components/memories/why-recalled";
 import { Badge, Fields, Meter, Panel, STATUS_TONE } from "~/components/ui";
 import { getI18n } from "~/i18n/server";
+import { MIN_CONFIDENCE } from "~/server/memory/retrieval/conflicts";
 import { attempt, serverApi } from "~/trpc/server";
 
 export const metadata = { title: "Memory" };
@@ -57,6 +58,12 @@ export default async function MemoryCardPage({ params }: { params: Promise<{ id:
       ) : !writable ? (
         <p role="note" className="text-sm text-zinc-500">
           {t("card.readOnly")}
+        </p>
+      ) : null}
+      {isCurrent && node.confidence < MIN_CONFIDENCE ? (
+        // Search and memory_context leave such a card out; without this the page gives no hint why.
+        <p role="note" className="rounded-xl border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900 dark:border-amber-900 dark:bg-amber-950/40 dark:text-amber-200">
+          {t("card.unrecalled", { confidence: number(node.confidence), threshold: number(MIN_CONFIDENCE) })}
         </p>
       ) : null}
 
