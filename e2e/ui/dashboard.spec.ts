@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { addMember, createCard, createKey, editContent, forgetCard, shot, signIn, signInAs } from "./helpers";
+import { addMember, createCard, createKey, editContent, editField, forgetCard, shot, signIn, signInAs } from "./helpers";
 
 /**
  * The dashboard end to end, in Debian's chromium against the production build: create a card through
@@ -93,10 +93,7 @@ test("an edit of the title, tags or confidence alone saves a new revision; a car
   await createCard(page, { kind: "avoid_ingredient", item: "大蒜", title: "不吃大蒜", content: "用户不吃大蒜", value: "大蒜" });
   const edit = async (field: "Title" | "Tags" | "Confidence", value: string, revision: string) => {
     const before = page.url();
-    await page.getByRole("button", { name: "Edit", exact: true }).click();
-    const dialog = page.getByRole("dialog", { name: "Edit memory" });
-    await dialog.getByLabel(field, { exact: true }).fill(value);
-    await dialog.getByRole("button", { name: "Save new revision" }).click();
+    await editField(page, field, value);
     await page.waitForURL((url) => url.toString() !== before);
     await expect(page.getByRole("list", { name: "Revision chain" }).getByText(revision, { exact: true })).toBeVisible();
   };

@@ -59,13 +59,16 @@ export async function createCard(page: Page, card: { kind: string; item: string;
   return page.url();
 }
 
-/** Opens the edit dialog on a card page and saves a new content (a new revision). */
-export async function editContent(page: Page, content: string) {
+/** Opens the edit dialog on a card page, sets one field and saves (a new revision). */
+export async function editField(page: Page, field: "Title" | "Content" | "Tags" | "Confidence", value: string) {
   await page.getByRole("button", { name: "Edit", exact: true }).click();
   const dialog = page.getByRole("dialog", { name: "Edit memory" });
-  await dialog.getByLabel("Content", { exact: true }).fill(content);
+  await dialog.getByLabel(field, { exact: true }).fill(value);
   await dialog.getByRole("button", { name: "Save new revision" }).click();
 }
+
+/** Opens the edit dialog on a card page and saves a new content (a new revision). */
+export const editContent = (page: Page, content: string) => editField(page, "Content", content);
 
 /** Soft-forgets the card whose page is open, with a reason, and waits for the deleted note. */
 export async function forgetCard(page: Page, reason: string) {

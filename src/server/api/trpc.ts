@@ -22,25 +22,29 @@ export type TRPCContext = {
 export const TENANT_HEADER = "x-tenant-id";
 export const TENANT_COOKIE = "memory-tenant";
 
+/**
+ * A body that is not JSON (curl -d without a content type, a truncated body): what went wrong and what
+ * to send instead; undefined for any other error.
+ */
+function notJsonMessage(code: TRPCError["code"], cause: unknown, message: string): string | undefined {
+  const what = code === "UNSUPPORTED_MEDIA_TYPE" ? "The body was not sent as JSON." : code === "BAD_REQUEST" && cause instanceof SyntaxError ? `The body is not valid JSON (${message}).` : undefined;
+  return what && `${what} Send one JSON object with the header Content-Type: application/json: the tool's arguments to tools.<name>, or {"name", "arguments"} to tools.call.`;
+}
+
 const t = initTRPC.context<TRPCContext>().create({
   errorFormatter({ shape, error }) {
     const cause = error.cause;
     // Unexpected failures may carry SQL or driver details: callers get a plain sentence instead.
     const internal = error.code === "INTERNAL_SERVER_ERROR" && !(cause instanceof ServiceError);
-    // A body that is not JSON (curl -d without a content type, a truncated body) gets what to send instead.
-    const notJson = error.code === "UNSUPPORTED_MEDIA_TYPE" || (error.code === "BAD_REQUEST" && cause instanceof SyntaxError);
+    const notJson = notJsonMessage(error.code, cause, shape.message);
     return {
       ...shape,
-      message: internal
-        ? "The server could not complete this request and changed nothing. Retry; if it keeps failing, report it to your admin."
-        : notJson
-          ? `${error.code === "UNSUPPORTED_MEDIA_TYPE" ? "The body was not sent as JSON." : `The body is not valid JSON (${shape.message}).`} Send one JSON object with the header Content-Type: application/json: the tool's arguments to tools.<name>, or {"name", "arguments"} to tools.call.`
-          : shape.message,
+      message: internal ? "The server could not complete this request and changed nothing. Retry; if it keeps failing, report it to your admin." : (notJson ?? shape.message),
       data: {
         ...shape.data,
         // Never leak stack traces to clients.
         stack: undefined,
-        reason: cause instanceof ServiceError ? cause.reason : cause instanceof ZodError ? "invalid_input" : notJson ? "invalid_body" : undefined,
+        reason: cause instanceof ServiceError ? cause.reason : cause instanceof ZodError ? "invalid_input" : notJson !== undefined ? "invalid_body" : undefined,
         details: cause instanceof ServiceError ? cause.details : undefined,
         zodError: cause instanceof ZodError ? z.flattenError(cause) : null,
       },

@@ -28,6 +28,9 @@ export function closestKind(registry: KindRegistry, name: string): string | unde
   return best && best.distance <= Math.min(4, Math.ceil(wanted.length / 3)) ? best.kind : undefined;
 }
 
+/** Every kind the organisation has, by name, for messages that list them. */
+export const kindNames = (registry: KindRegistry) => registry.all.map((d) => d.kind).join(", ");
+
 /** `Unknown kind "x" (did you mean "y"?)`, for one name the registry does not resolve. */
 export function unknownKindText(registry: KindRegistry, name: string): string {
   const near = closestKind(registry, name);
@@ -42,5 +45,5 @@ export function unknownKindText(registry: KindRegistry, name: string): string {
 export function unknownKindsNotice(registry: KindRegistry, kinds: readonly string[] | undefined): string | undefined {
   const unknown = (kinds ?? []).filter((kind) => !registry.resolve(kind));
   if (unknown.length === 0) return undefined;
-  return `${unknown.map((kind) => unknownKindText(registry, kind)).join("; ")}: no current card has it. Kinds: ${registry.all.map((d) => d.kind).join(", ")}.`;
+  return `${unknown.map((kind) => unknownKindText(registry, kind)).join("; ")}: no current card has it. Kinds: ${kindNames(registry)}.`;
 }

@@ -23,7 +23,7 @@ import {
   type WriteOperationResult,
 } from "./write-schema";
 import { parseInput } from "~/server/validation";
-import { unknownKindText } from "./unknown-kinds";
+import { kindNames, unknownKindText } from "./unknown-kinds";
 import { MIN_CONFIDENCE } from "./retrieval/conflicts";
 
 
@@ -59,7 +59,7 @@ const failureResult = (index: number, op: WriteOperation, f: OperationFailure): 
 function resolveKindOrFail(env: Env, kind: string) {
   const def = env.registry.resolve(kind);
   if (!def) {
-    throw new OperationFailure("rejected", "unknown_kind", `${unknownKindText(env.registry, kind)}. Use one of: ${env.registry.all.map((d) => d.kind).join(", ")} (custom_fact with an itemKey for anything else).`);
+    throw new OperationFailure("rejected", "unknown_kind", `${unknownKindText(env.registry, kind)}. Use one of: ${kindNames(env.registry)} (custom_fact with an itemKey for anything else).`);
   }
   return def;
 }
