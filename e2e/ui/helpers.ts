@@ -90,13 +90,16 @@ export async function addMember(page: Page, member: { email: string; name: strin
 }
 
 /**
- * Creates an API key on /admin/keys with the default permissions (memory:read, memory:write) and
+ * Creates an API key on /admin/keys with the default permissions (memory:read, memory:write, messages:write) and
  * returns its secret, read from the dialog that shows it once (screenshot `secretShot` of that dialog).
  */
 export async function createKey(page: Page, name: string, secretShot?: string): Promise<string> {
   await page.goto("/admin/keys");
   await page.getByLabel("Name", { exact: true }).fill(name);
   await expect(page.getByRole("checkbox", { name: "memory:write" })).toBeChecked();
+  // The README's agent loop starts with message_append: a default key can run it.
+  await expect(page.getByRole("checkbox", { name: "messages:write" })).toBeChecked();
+  await expect(page.getByRole("checkbox", { name: "memory:forget" })).not.toBeChecked();
   await page.getByRole("button", { name: "Create key" }).click();
   const dialog = page.getByRole("dialog", { name: "Your new API key" });
   await expect(dialog.getByLabel("Secret")).toHaveValue(/^mem_live_/);

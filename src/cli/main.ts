@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { asc, eq } from "drizzle-orm";
 import { getDatabase, type DatabaseHandle } from "~/db/client";
-import { API_KEY_PERMISSIONS, tenantMembers, tenants, users, type ApiKeyPermission } from "~/db/schema";
+import { API_KEY_PERMISSIONS, DEFAULT_API_KEY_PERMISSIONS, tenantMembers, tenants, users, type ApiKeyPermission } from "~/db/schema";
 import type { Database } from "~/db/types";
 import { addUserToTenant, findUserByEmail } from "~/server/auth/accounts";
 import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyView } from "~/server/auth/api-keys";
@@ -111,7 +111,7 @@ export async function runCli(args: string[], options: CliOptions, open: () => Pr
         const owner = await findUserByEmail(db, options.user);
         if (!owner) throw new Error(`No user ${options.user}.`);
         const tenantId = await firstTenantId(db, options.tenant);
-        const permissions = (options.permissions ?? "memory:read,memory:write,messages:write").split(",").map((p) => p.trim());
+        const permissions = (options.permissions ?? DEFAULT_API_KEY_PERMISSIONS.join(",")).split(",").map((p) => p.trim());
         const unknown = permissions.filter((p) => !(API_KEY_PERMISSIONS as readonly string[]).includes(p));
         if (unknown.length) throw new Error(`Unknown permission(s) ${unknown.join(", ")}; use ${API_KEY_PERMISSIONS.join(", ")}.`);
         const days = options["expires-days"] ? Number(options["expires-days"]) : null;

@@ -3,6 +3,7 @@ import { PgDialect } from "drizzle-orm/pg-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "~/db/types";
 import type { MemoryCallContext } from "~/server/memory/context";
+import { saveCustomKind } from "~/server/memory/custom-kinds";
 import { appendMessages } from "~/server/memory/messages";
 import { buildMemoryContext } from "~/server/memory/retrieval/context";
 import { countTokens } from "~/server/memory/retrieval/token-count";
@@ -42,13 +43,14 @@ describe(`buildMemoryContext (${TEST_BACKEND})`, () => {
   async function seed() {
     const tenantId = await createTenant(handle.db);
     const ctx = agentContext(tenantId);
-    const [allergy, language, task, cilantro, nurse] = await write(
+    const [allergy, language, task, cilantro, nurse, shifts] = await write(
       ctx,
       create("hard_constraint", { title: "No peanuts", content: "Severe peanut allergy: never suggest peanuts.", valueJson: "peanut allergy" }),
       create("language_preference", { title: "Language", content: "Answer in Chinese.", valueJson: "zh" }),
       create("active_task", { title: "Plan Kyoto trip", content: "Planning a trip to Kyoto in April.", valueJson: "kyoto trip" }, { itemKey: "kyoto" }),
       create("avoid_ingredient", { title: "用户不吃香菜 (cilantro)", content: "推荐菜谱时避免香菜。", valueJson: "香菜" }),
-      create("occupation", { title: "Job", content: "Works night shifts as a nurse.", valueJson: "nurse" }),
+      create("occupation", { title: "Job", content: "Works as a nurse.", valueJson: "nurse" }),
+      create("custom_fact", { title: "Shift pattern", content: "Works night shifts on Tuesdays and Fridays.", valueJson: "tue/fri nights" }, { itemKey: "shifts" }),
     );
     const turn = await appendMessages(handle.db, ctx, {
       sessionId: "s1",
@@ -62,26 +64,67 @@ describe(`buildMemoryContext (${TEST_BACKEND})`, () => {
     // Another session's messages and temporary state: never part of s1's turn.
     await appendMessages(handle.db, ctx, { sessionId: "s2", userScopeId: "u1", messages: [{ role: "user", content: "Other session secret about the nurse job." }] });
     const [otherSession] = await write(ctx, create("temporary_state", { title: "Tired", content: "Tired after a night shift as a nurse.", valueJson: "tired" }, { scope: "session:s2", itemKey: "tired" }));
-    return { tenantId, ctx, ids: { allergy: allergy!, language: language!, task: task!, cilantro: cilantro!, nurse: nurse!, otherSession: otherSession! }, messages: turn.messages };
+    return { tenantId, ctx, ids: { allergy: allergy!, language: language!, task: task!, cilantro: cilantro!, nurse: nurse!, shifts: shifts!, otherSession: otherSession! }, messages: turn.messages };
   }
 
-  it("assembles the turn's memory: always-recalled, constraints, tasks, preferences, relevant, summary, recent messages", async () => {
+  it("assembles the turn's memory: always-recalled, profile, constraints, tasks, preferences, relevant, summary, recent messages", async () => {
     const { ctx, ids, messages } = await seed();
-    const context = await buildMemoryContext(handle.db, ctx, { queryText: "How are my night shifts as a nurse going?", sessionId: "s1" }, noVectors);
+    const context = await buildMemoryContext(handle.db, ctx, { queryText: "How are my night shifts going?", sessionId: "s1" }, noVectors);
     expect(context.diagnostics).toMatchObject({ enabled: true, storeStatus: "ok", warnings: [], tokenBudget: 4000 });
     expect(context.alwaysRecalled.map((n) => n.id).sort()).toEqual([ids.allergy, ids.language].sort());
     expect(context.activeTasks.map((n) => n.id)).toEqual([ids.task]);
     expect(context.preferences.map((n) => n.id)).toEqual([ids.cilantro]);
-    expect(context.relevantNodes.map((n) => n.id)).toEqual([ids.nurse]);
+    expect(context.profile.map((n) => n.id)).toEqual([ids.nurse]);
+    expect(context.relevantNodes.map((n) => n.id)).toEqual([ids.shifts]);
     expect(context.latestSummary?.summary).toBe("The user asked for dinner ideas.");
     expect(context.recentMessages.map((m) => m.id)).toEqual(messages.map((m) => m.id));
-    expect(context.usedMemoryIds.sort()).toEqual([ids.allergy, ids.language, ids.task, ids.cilantro, ids.nurse].sort());
+    expect(context.usedMemoryIds.sort()).toEqual([ids.allergy, ids.language, ids.task, ids.cilantro, ids.nurse, ids.shifts].sort());
     for (const id of [...context.usedMemoryIds, ...messages.map((m) => m.id)]) expect(context.prompt).toContain(`[${id}]`);
     expect(context.prompt).toMatch(/^<memory>\nAlways apply:/);
     expect(context.prompt).not.toContain("Other session secret");
     expect(context.usedMemoryIds).not.toContain(ids.otherSession);
     expect(context.diagnostics.usedTokens).toBe(countTokens(context.prompt));
-    expect(context.diagnostics.retrievedNodeCount).toBe(5);
+    expect(context.diagnostics.retrievedNodeCount).toBe(6);
+  });
+
+  it("recalls the user's profile, decisions and workspace facts whatever was asked, and the organisation's always-recalled kinds", async () => {
+    const { ctx, ids } = await seed();
+    const [daughter, home, decision, stack, wifi] = await write(
+      ctx,
+      create("personal_relationship", { title: "Daughter Mia", content: "Mia is 7 and loves dinosaurs.", valueJson: { name: "Mia", relation: "daughter" } }, { itemKey: "mia" }),
+      create("home_location", { title: "住在北京", content: "用户住在北京。", valueJson: { city: "北京" } }),
+      create("durable_decision", { title: "Postgres only", content: "The team decided to keep everything in Postgres.", valueJson: "postgres" }, { scope: "workspace:w1" }),
+      create("project_context", { title: "Stack", content: "The project is a Next.js app deployed on Fly.", valueJson: "next.js" }, { scope: "workspace:w1", itemKey: "stack" }),
+      // A user's own fact is recalled when a question finds it, not every turn.
+      create("custom_fact", { title: "Wi-Fi", content: "The home network is called Meadow.", valueJson: "meadow" }, { itemKey: "wifi" }),
+    );
+    await saveCustomKind(handle.db, ctx, { kind: "medical_alert", key: "health.alert", domain: "health", type: "fact", itemized: true, valueShape: "string", alwaysRecall: true, description: "Health facts every answer must respect." });
+    await saveCustomKind(handle.db, ctx, { kind: "hobby", key: "hobby.any", domain: "hobby", type: "fact", itemized: true, valueShape: "string", description: "Hobbies." });
+    const [alert, hobby] = await write(
+      ctx,
+      create("medical_alert", { title: "Epilepsy", content: "Avoid suggesting flashing lights.", valueJson: "epilepsy" }, { itemKey: "epilepsy" }),
+      create("hobby", { title: "Chess", content: "Plays chess on weekends.", valueJson: "chess" }, { itemKey: "chess" }),
+    );
+
+    // "Plan a weekend outing with my kid": no word of it matches the cards it needs.
+    const context = await buildMemoryContext(handle.db, ctx, { queryText: "帮我规划周末带孩子出去玩", sessionId: "s1" }, noVectors);
+    expect(context.profile.map((n) => n.id).sort()).toEqual([daughter, home, ids.nurse].sort());
+    expect(context.facts.map((n) => n.id).sort()).toEqual([decision, stack].sort());
+    expect(context.alwaysRecalled.map((n) => n.id).sort()).toEqual([ids.allergy, ids.language, alert].sort());
+    expect(context.usedMemoryIds).not.toContain(wifi);
+    expect(context.usedMemoryIds).not.toContain(hobby);
+    const at = (heading: string) => context.prompt.indexOf(heading);
+    expect(at("Always apply:")).toBeLessThan(at("About the user:"));
+    expect(at("About the user:")).toBeLessThan(at("Active tasks:"));
+    expect(at("Preferences:")).toBeLessThan(at("Decisions and facts:"));
+    expect(context.prompt).toContain(`[${daughter}] (user) Daughter Mia: Mia is 7 and loves dinosaurs.`);
+
+    // Another organisation marking its own "hobby" kind always-recalled does not make this one's stand.
+    const other = agentContext(await createTenant(handle.db));
+    await saveCustomKind(handle.db, other, { kind: "hobby", key: "hobby.any", domain: "hobby", type: "fact", itemized: true, valueShape: "string", alwaysRecall: true, description: "Hobbies." });
+    const again = await buildMemoryContext(handle.db, ctx, { queryText: "hello", sessionId: "s1" }, noVectors);
+    expect(again.alwaysRecalled.map((n) => n.id)).toContain(alert);
+    expect(again.usedMemoryIds).not.toContain(hobby);
   });
 
   it("never exceeds the token budget, and keeps what matters most when it is tight", async () => {
@@ -114,10 +157,10 @@ describe(`buildMemoryContext (${TEST_BACKEND})`, () => {
     for (let batch = 0; batch < 2; batch++) {
       await write(ctx, ...Array.from({ length: 40 }, (_, i) => create("active_task", { title: `Chore ${batch * 40 + i}`, content: `Open chore number ${batch * 40 + i}: tidy the garage shelves.` }, { itemKey: `chore_${batch * 40 + i}` })));
     }
-    const context = await buildMemoryContext(handle.db, ctx, { queryText: "what is my job?", sessionId: "s1", tokenBudget: 1200 }, noVectors);
+    const context = await buildMemoryContext(handle.db, ctx, { queryText: "when are my shifts?", sessionId: "s1", tokenBudget: 1200 }, noVectors);
     expect(countTokens(context.prompt)).toBeLessThanOrEqual(1200);
     expect(context.usedMemoryIds).toContain(ids.allergy);
-    expect(context.relevantNodes.map((n) => n.id)).toContain(ids.nurse);
+    expect(context.relevantNodes.map((n) => n.id)).toContain(ids.shifts);
     expect(context.recentMessages.length).toBeGreaterThan(0);
     expect(context.activeTasks.length).toBeGreaterThan(5);
     expect(context.activeTasks.length).toBeLessThan(81);

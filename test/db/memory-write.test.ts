@@ -185,6 +185,12 @@ describe(`memory_write (${TEST_BACKEND})`, () => {
     expect(row?.valueJson).toEqual({ spicy: "low" });
     const sentence = await write("project_context", "the project we talked about yesterday afternoon with the team", "x", { summary: "x" });
     expect(sentence.results[0]).toMatchObject({ status: "rejected" });
+    expect(sentence.results[0]!.message).toMatch(/Send a short, stable itemKey/);
+    // A single slot given an itemKey is told to leave it out, not how to write a better one.
+    const slot = await write("home_location", "home_city", "Lives in Beijing.", { city: "Beijing" });
+    expect(slot.results[0]).toMatchObject({ status: "rejected", reason: "item_key_not_allowed" });
+    expect(slot.results[0]!.message).toMatch(/leave itemKey out/);
+    expect(slot.results[0]!.message).not.toMatch(/Send a short, stable itemKey/);
   });
 
   it("rejects a whole batch when any operation is invalid, reporting each problem by index", async () => {

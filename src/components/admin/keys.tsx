@@ -4,6 +4,7 @@ import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import { useI18n } from "~/i18n/client";
 import { useTRPC } from "~/trpc/react";
+import { API_KEY_PERMISSIONS as PERMISSIONS, DEFAULT_API_KEY_PERMISSIONS, type ApiKeyPermission as Permission } from "~/db/schema/permissions";
 import type { RouterOutputs } from "~/trpc/types";
 import { ConfirmDialog, Dialog } from "../dialog";
 import { FormError } from "../form";
@@ -12,8 +13,6 @@ import { Badge, buttonClass, cellClass, DataTable, EmptyState, FieldRow, inputCl
 import { useAction } from "./use-action";
 
 type ApiKey = RouterOutputs["keys"]["list"][number];
-type Permission = ApiKey["permissions"][number];
-const PERMISSIONS: Permission[] = ["memory:read", "memory:write", "memory:forget", "messages:write"];
 const splitList = (text: string) =>
   text
     .split(/[,\s]+/)
@@ -26,7 +25,7 @@ export function CreateKeyForm({ members, selfId }: { members: { userId: string; 
   const trpc = useTRPC();
   const create = useMutation(trpc.keys.create.mutationOptions());
   const { run, error, pending } = useAction();
-  const [form, setForm] = useState({ name: "", owner: selfId, scopes: "", permissions: ["memory:read", "memory:write"] as Permission[], expires: "" });
+  const [form, setForm] = useState({ name: "", owner: selfId, scopes: "", permissions: [...DEFAULT_API_KEY_PERMISSIONS], expires: "" });
   const [secret, setSecret] = useState<{ name: string; value: string } | null>(null);
   const [copied, setCopied] = useState(false);
   return (

@@ -4,8 +4,9 @@ import { users } from "./auth";
 import { createdAt, tenantIdColumn, timestampTz } from "./columns";
 import { tenants } from "./tenants";
 
-export const API_KEY_PERMISSIONS = ["memory:read", "memory:write", "memory:forget", "messages:write"] as const;
-export type ApiKeyPermission = (typeof API_KEY_PERMISSIONS)[number];
+import { API_KEY_PERMISSIONS, type ApiKeyPermission } from "./permissions";
+
+export { API_KEY_PERMISSIONS, DEFAULT_API_KEY_PERMISSIONS, type ApiKeyPermission } from "./permissions";
 
 /** Agent credentials. Only the sha-256 of the secret is stored; the secret is shown once. */
 export const apiKeys = pgTable(

@@ -26,19 +26,36 @@ export type NodeType = (typeof NODE_TYPES)[number];
 export const ACTOR_TYPES = ["user", "api_key", "system"] as const;
 
 /**
- * The cards memory_context reads every turn, whatever was said: the always-recalled built-in kinds
- * and the standing types. Literal here because a partial index needs them in its predicate;
- * test/unit/standing-index.test.ts keeps them equal to the kinds registry.
+ * The cards memory_context reads every turn, whatever was said: the always-recalled built-in kinds,
+ * the user's profile (name, home, occupation, the people in their life), the standing types (tasks,
+ * constraints, preferences, decisions) and a workspace's facts (000's default recall: "当前 workspace
+ * active constraints / decisions / facts"). Literal here because a partial index needs them in its
+ * predicate; test/unit/standing-index.test.ts keeps them equal to the kinds registry.
  */
-export const STANDING_INDEX_KINDS = ["interaction_contract", "language_preference", "hard_constraint", "accessibility_need", "communication_preference"] as const;
-export const STANDING_INDEX_TYPES = ["task", "constraint", "preference"] as const satisfies readonly (typeof NODE_TYPES)[number][];
+export const STANDING_INDEX_KINDS = [
+  "interaction_contract",
+  "language_preference",
+  "hard_constraint",
+  "accessibility_need",
+  "communication_preference",
+  "profile_name",
+  "home_location",
+  "occupation",
+  "personal_relationship",
+] as const;
+export const STANDING_INDEX_TYPES = ["task", "constraint", "preference", "decision"] as const satisfies readonly (typeof NODE_TYPES)[number][];
+/** Facts of these scope types stand too: what a team told its agents about the project. */
+export const STANDING_FACT_SCOPE_TYPES = ["workspace"] as const satisfies readonly (typeof SCOPE_TYPES)[number][];
 const sqlList = (values: readonly string[]) => values.map((v) => `'${v}'`).join(", ");
 /**
  * memory_nodes_standing_idx's predicate as query text. Literal, not parameters: a cached (generic)
  * plan can only use a partial index when the query's own text implies its predicate, so with the
- * lists as parameters Postgres planned memory_context's standing query afresh on every call.
+ * lists as parameters Postgres planned memory_context's standing query afresh on every call. The
+ * index is declared with this same text.
  */
-export const STANDING_CARDS_PREDICATE = `"memory_nodes"."status" = 'active' and ("memory_nodes"."kind" in (${sqlList(STANDING_INDEX_KINDS)}) or "memory_nodes"."type" in (${sqlList(STANDING_INDEX_TYPES)}))`;
+export const STANDING_CARDS_PREDICATE =
+  `"memory_nodes"."status" = 'active' and ("memory_nodes"."kind" in (${sqlList(STANDING_INDEX_KINDS)}) or "memory_nodes"."type" in (${sqlList(STANDING_INDEX_TYPES)})` +
+  ` or ("memory_nodes"."type" = 'fact' and "memory_nodes"."scope_type" in (${sqlList(STANDING_FACT_SCOPE_TYPES)})))`;
 export type ActorType = (typeof ACTOR_TYPES)[number];
 
 /**
@@ -211,7 +228,7 @@ export const memoryNodes = pgTable(
     // (9.1 → 2.1 ms at 100k cards). The lists are the code's (a unit test keeps them equal).
     index("memory_nodes_standing_idx")
       .on(t.tenantId, t.scopeType, t.scopeId)
-      .where(sql`${t.status} = 'active' and (${t.kind} in (${sql.raw(sqlList(STANDING_INDEX_KINDS))}) or ${t.type} in (${sql.raw(sqlList(STANDING_INDEX_TYPES))}))`),
+      .where(sql.raw(STANDING_CARDS_PREDICATE)),
     // One active card per slot: a racing second writer fails instead of creating a twin.
     uniqueIndex("memory_nodes_active_slot_uq")
       .on(t.tenantId, t.scopeType, t.scopeId, t.key)

@@ -116,7 +116,7 @@ export function normalizeItemKey(raw: string): ItemKeyResult {
 export function canonicalKey(def: Pick<KindDefinition, "kind" | "key" | "itemized">, itemKey?: string | null): CanonicalKeyResult {
   const given = typeof itemKey === "string" && itemKey.trim() !== "";
   if (!def.itemized) {
-    if (given) return { ok: false, reason: "item_key_not_allowed", message: `kind ${def.kind} is a single slot and takes no itemKey` };
+    if (given) return { ok: false, reason: "item_key_not_allowed", message: `kind ${def.kind} is a single slot (one per scope) and takes no itemKey: leave itemKey out, and update or supersede the existing card to change it` };
     return { ok: true, key: def.key, itemKey: null };
   }
   if (!given) return { ok: false, reason: "item_key_required", message: `kind ${def.kind} is itemized and needs an itemKey` };

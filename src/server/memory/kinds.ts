@@ -453,6 +453,8 @@ export function describeKind(def: KindDefinition) {
 }
 
 export const ALWAYS_RECALLED_KINDS: readonly string[] = BUILT_IN_KINDS.filter((def) => def.alwaysRecall).map((def) => def.kind);
+/** The user's profile facts (name, home, occupation, the people in their life): recalled every turn, as "About the user". */
+export const PROFILE_KINDS: readonly string[] = BUILT_IN_KINDS.filter((def) => def.domain === "profile" && def.type === "fact").map((def) => def.kind);
 
 /** Names a model tends to invent → the controlled kind (000: the same meaning must get one key). */
 export const kindKeySynonyms: Readonly<Record<string, string>> = {

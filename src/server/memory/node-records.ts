@@ -31,8 +31,9 @@ export function recordFromJson(json: string | readonly unknown[]): MemoryNodeRec
   return record as MemoryNodeRecord;
 }
 
-const RECORD_COLUMNS = sql.raw(RECORD_COLUMN_LIST);
-const RECORD_OF_ROW = sql.raw(`${NODE_RECORD_JSON} as record`);
+/** The record's columns, for an inner select; the outer one builds RECORD_OF_ROW over the rows it keeps. */
+export const RECORD_COLUMNS = sql.raw(RECORD_COLUMN_LIST);
+export const RECORD_OF_ROW = sql.raw(`${NODE_RECORD_JSON} as record`);
 
 /**
  * `select <record> from memory_nodes <rest>`: `rest` holds the where (tenant first), order and limit.

@@ -19,13 +19,34 @@ function editDistance(a: string, b: string): number {
 
 /** The registry's kind nearest to `name`, when it is near enough to be a slip (a third of the name, at most 4 edits). */
 export function closestKind(registry: KindRegistry, name: string): string | undefined {
+  return nearKinds(registry, name)[0];
+}
+
+/** At most this many kinds are offered for one word that several kinds contain. */
+const MAX_WORD_MATCHES = 4;
+
+/**
+ * Kinds a misspelt or shortened name probably meant: the nearest by edit distance ("food_avoidances"
+ * → food_avoidance), else the kinds whose words start with each of the name's words ("person" →
+ * personal_relationship; "preference" → the few *_preference kinds).
+ */
+export function nearKinds(registry: KindRegistry, name: string): string[] {
   const wanted = name.normalize("NFKC").trim().toLowerCase();
   let best: { kind: string; distance: number } | undefined;
   for (const { kind } of registry.all) {
     const distance = editDistance(wanted, kind);
     if (!best || distance < best.distance) best = { kind, distance };
   }
-  return best && best.distance <= Math.min(4, Math.ceil(wanted.length / 3)) ? best.kind : undefined;
+  if (best && best.distance <= Math.min(4, Math.ceil(wanted.length / 3))) return [best.kind];
+  const words = wanted.split(/[^\p{L}\p{N}]+/u).filter((w) => w.length >= 4);
+  if (words.length === 0) return [];
+  const matches = registry.all
+    .map((def) => def.kind)
+    .filter((kind) => {
+      const kindWords = kind.split("_");
+      return words.every((w) => kindWords.some((k) => k.startsWith(w) || (k.length >= 4 && w.startsWith(k))));
+    });
+  return matches.length <= MAX_WORD_MATCHES ? matches : [];
 }
 
 /** Every kind the organisation has, by name, for messages that list them. */
@@ -33,8 +54,10 @@ export const kindNames = (registry: KindRegistry) => registry.all.map((d) => d.k
 
 /** `Unknown kind "x" (did you mean "y"?)`, for one name the registry does not resolve. */
 export function unknownKindText(registry: KindRegistry, name: string): string {
-  const near = closestKind(registry, name);
-  return `Unknown kind "${name}"${near ? ` (did you mean "${near}"?)` : ""}`;
+  const near = nearKinds(registry, name);
+  const quoted = near.map((kind) => `"${kind}"`);
+  const hint = quoted.length === 1 ? ` (did you mean ${quoted[0]}?)` : quoted.length > 1 ? ` (did you mean one of ${quoted.join(", ")}?)` : "";
+  return `Unknown kind "${name}"${hint}`;
 }
 
 /**

@@ -63,7 +63,11 @@ export function buildDraft(
   if (!value.ok) throw reject(value.reason, value.message);
 
   const key = canonicalKey(def, input.itemKey ?? (def.itemized ? def.itemKeyFromValue?.(value.value) : undefined));
-  if (!key.ok) throw reject(key.reason, `${key.message}. Send a short, stable itemKey naming the concept (e.g. "hermes_studio", "香菜"), not a sentence, timestamp or random id.`);
+  if (!key.ok) {
+    // A single slot refused an itemKey: advice on writing a good itemKey would contradict the fix.
+    const advice = key.reason === "item_key_not_allowed" ? "" : ' Send a short, stable itemKey naming the concept (e.g. "hermes_studio", "香菜"), not a sentence, timestamp or random id.';
+    throw reject(key.reason, `${key.message}.${advice}`);
+  }
 
   if (!explicit && env.tenant.writePolicy === "explicit-only") {
     throw reject("explicit_only_policy", `This organisation only stores memory the user explicitly asked for. Set ${EXPLICIT_INTENT_FLAG} only if the user said so; otherwise do not write.`);

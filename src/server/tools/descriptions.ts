@@ -33,7 +33,7 @@ export const FORGET_DESCRIPTION = [
 ].join("\n");
 
 export const CONTEXT_DESCRIPTION = [
-  "The memory block for this turn (automatic recall): recent messages, latest summary, always-recalled cards (interaction contract, language, accessibility, communication, hard constraints) and cards relevant to queryText, under a token budget.",
+  "The memory block for this turn (automatic recall): recent messages, latest summary, always-recalled cards (interaction contract, language, accessibility, communication, hard constraints), the user's profile (name, home, occupation, people), active tasks, constraints, preferences, decisions and workspace facts, and cards relevant to queryText, under a token budget.",
   "- Call it once at the start of a turn with the user's message as queryText and put `prompt` into your context.",
   "- It is a budgeted selection, not all of memory: use memory_search for anything else, and never conclude from it that memory is empty.",
 ].join("\n");

@@ -9,17 +9,19 @@ import { countJoinedLines, countLineTokens, countTokens, truncateToTokens } from
  * lowest priority until it fits, so the budget holds exactly.
  */
 
-export type SectionName = "alwaysRecalled" | "constraints" | "activeTasks" | "relevant" | "summary" | "preferences" | "recent";
+export type SectionName = "alwaysRecalled" | "profile" | "constraints" | "activeTasks" | "relevant" | "summary" | "preferences" | "facts" | "recent";
 
 /** Priority for the budget (first = kept longest). */
-export const SECTION_PRIORITY: readonly SectionName[] = ["alwaysRecalled", "constraints", "activeTasks", "relevant", "summary", "preferences", "recent"];
+export const SECTION_PRIORITY: readonly SectionName[] = ["alwaysRecalled", "constraints", "activeTasks", "relevant", "summary", "profile", "preferences", "facts", "recent"];
 /** Order in the prompt. */
-const SECTION_ORDER: readonly SectionName[] = ["alwaysRecalled", "constraints", "activeTasks", "preferences", "relevant", "summary", "recent"];
+const SECTION_ORDER: readonly SectionName[] = ["alwaysRecalled", "profile", "constraints", "activeTasks", "preferences", "facts", "relevant", "summary", "recent"];
 const HEADINGS: Record<SectionName, string> = {
   alwaysRecalled: "Always apply:",
+  profile: "About the user:",
   constraints: "Constraints:",
   activeTasks: "Active tasks:",
   preferences: "Preferences:",
+  facts: "Decisions and facts:",
   relevant: "Relevant memories:",
   summary: "Summary of this session so far:",
   recent: "Recent messages (oldest first):",
@@ -52,7 +54,7 @@ function contextLines(items: readonly ContextItem[]): string[] {
 
 /**
  * Shares of the budget kept for the turn-specific sections while the standing ones (always-recalled,
- * constraints, tasks, preferences) are placed: fifty open tasks must not crowd out the cards that
+ * profile, constraints, tasks, preferences, decisions and facts) are placed: fifty open tasks must not crowd out the cards that
  * answer what the user just asked. What a section does not need is given back.
  */
 const SECTION_RESERVE: Partial<Record<SectionName, number>> = { relevant: 0.3, summary: 0.1, recent: 0.15 };

@@ -32,9 +32,13 @@ export type MemoryContextResult = {
   recentMessages: Pick<MemoryMessage, "id" | "role" | "content" | "createdAt">[];
   latestSummary: MemorySummary | null;
   alwaysRecalled: MemoryNode[];
+  /** The user's profile facts: name, home, occupation, the people in their life. */
+  profile: MemoryNode[];
   activeTasks: MemoryNode[];
   constraints: MemoryNode[];
   preferences: MemoryNode[];
+  /** Decisions, and the facts of the workspaces read this turn. */
+  facts: MemoryNode[];
   relevantNodes: MemoryNode[];
   usedMemoryIds: string[];
   diagnostics: MemoryContextDiagnostics;

@@ -2,7 +2,7 @@ import type { DbOrTx } from "~/db/types";
 import { log } from "~/server/log";
 import type { EmbeddingProvider } from "~/server/providers/embeddings";
 import type { MemoryCallContext } from "../context";
-import { ALWAYS_RECALLED_KINDS } from "../kinds";
+import { ALWAYS_RECALLED_KINDS, PROFILE_KINDS } from "../kinds";
 import { getLatestSummary } from "../summaries";
 import type { MemoryNode } from "../node-view";
 import { pgErrorCode } from "../pg-errors";
@@ -17,6 +17,17 @@ import { memorySearch } from "./search";
 import { parseInput } from "~/server/validation";
 
 export type ContextOptions = { embeddings?: EmbeddingProvider | null; now?: Date };
+
+const ALWAYS = new Set(ALWAYS_RECALLED_KINDS);
+const PROFILE = new Set(PROFILE_KINDS);
+const TYPE_SECTIONS: Partial<Record<MemoryNode["type"], SectionName>> = { constraint: "constraints", task: "activeTasks", preference: "preferences" };
+
+/** The prompt section of a standing card (loadStandingNodes says which cards stand). */
+function standingSection(node: MemoryNode): SectionName {
+  if (ALWAYS.has(node.kind)) return "alwaysRecalled";
+  if (PROFILE.has(node.kind)) return "profile";
+  return TYPE_SECTIONS[node.type] ?? "facts";
+}
 
 /** Cards searched for the turn's text before the budget picks. */
 const RELEVANT_LIMIT = 20;
@@ -39,8 +50,8 @@ function warningFor(part: string, error: unknown): string {
 
 /**
  * `buildMemoryContext` (000's MemoryContext): what the agent should know this turn — recent
- * messages, the latest summary, always-recalled kinds, active tasks, constraints, preferences and
- * the cards relevant to the user's message — chosen under a token budget counted with the real
+ * messages, the latest summary, always-recalled kinds, the user's profile, active tasks,
+ * constraints, preferences, decisions and workspace facts, and the cards relevant to the user's message — chosen under a token budget counted with the real
  * tokenizer and rendered as one prompt block with ids. Only the caller's readable scopes count, and
  * of the session scopes only this turn's session. A failing store never throws into the agent's
  * turn: a failed part degrades the context (`degraded`), a failed store disables it (`disabled`).
@@ -57,9 +68,11 @@ export async function buildMemoryContext(db: DbOrTx, ctx: MemoryCallContext, raw
     recentMessages: [],
     latestSummary: null,
     alwaysRecalled: [],
+    profile: [],
     activeTasks: [],
     constraints: [],
     preferences: [],
+    facts: [],
     relevantNodes: [],
     usedMemoryIds: [],
     diagnostics: { enabled: true, storeStatus: "ok", warnings, retrievedNodeCount: 0, omittedNodeCount: 0, tokenBudget: input.tokenBudget, usedTokens: 0 },
@@ -98,10 +111,9 @@ export async function buildMemoryContext(db: DbOrTx, ctx: MemoryCallContext, raw
 
     // Standing cards are conflict-resolved as one set; cards the search found again are not repeated.
     const chain = { ...ctx.defaults, ...(sessionId ? { session: { type: "session" as const, id: sessionId } } : {}) };
-    const resolved = resolveConflicts(standing.ok ? standing.value : [], { now, chain });
-    const always = new Set(ALWAYS_RECALLED_KINDS);
-    const sectionOf = (node: MemoryNode): SectionName =>
-      always.has(node.kind) ? "alwaysRecalled" : node.type === "constraint" ? "constraints" : node.type === "task" ? "activeTasks" : "preferences";
+    const resolved = resolveConflicts(standing.ok ? standing.value.nodes : [], { now, chain });
+    const customAlways = standing.ok ? standing.value.customAlwaysIds : new Set<string>();
+    const sectionOf = (node: MemoryNode): SectionName => (customAlways.has(node.id) ? "alwaysRecalled" : standingSection(node));
     const standingIds = new Set(resolved.kept.map((n) => n.id));
     const found = relevant.ok && relevant.value ? [...relevant.value.exact, ...relevant.value.relevant] : [];
     const relevantNodes = found.filter((n) => !standingIds.has(n.id));
@@ -125,9 +137,11 @@ export async function buildMemoryContext(db: DbOrTx, ctx: MemoryCallContext, raw
       recentMessages: (recent.ok ? recent.value : []).filter((m) => kept.has(`recent:${m.id}`)).reverse(),
       latestSummary: summary.ok && summary.value && kept.has(`summary:${summary.value.id}`) ? summary.value : null,
       alwaysRecalled: nodesIn("alwaysRecalled"),
+      profile: nodesIn("profile"),
       activeTasks: nodesIn("activeTasks"),
       constraints: nodesIn("constraints"),
       preferences: nodesIn("preferences"),
+      facts: nodesIn("facts"),
       relevantNodes: nodesIn("relevant"),
       usedMemoryIds,
       diagnostics: {

@@ -1,0 +1,12 @@
+/**
+ * What an API key may do. Plain constants with no Drizzle import, so the dashboard's client code
+ * can use them too.
+ */
+export const API_KEY_PERMISSIONS = ["memory:read", "memory:write", "memory:forget", "messages:write"] as const;
+export type ApiKeyPermission = (typeof API_KEY_PERMISSIONS)[number];
+
+/**
+ * A new key's permissions unless its creator picks others: the agent loop the README shows (store
+ * the turn's messages, cite them in writes, read). Forgetting is opted into.
+ */
+export const DEFAULT_API_KEY_PERMISSIONS: readonly ApiKeyPermission[] = ["memory:read", "memory:write", "messages:write"];
