@@ -4,7 +4,7 @@ import { users } from "./auth";
 import { createdAt, tenantIdColumn, timestampTz } from "./columns";
 import { tenants } from "./tenants";
 
-import { API_KEY_PERMISSIONS, type ApiKeyPermission } from "./permissions";
+import type { ApiKeyPermission } from "./permissions";
 
 export { API_KEY_PERMISSIONS, DEFAULT_API_KEY_PERMISSIONS, type ApiKeyPermission } from "./permissions";
 
