@@ -4,7 +4,7 @@ import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import { useI18n } from "~/i18n/client";
 import { useTRPC } from "~/trpc/react";
-import { API_KEY_PERMISSIONS as PERMISSIONS, DEFAULT_API_KEY_PERMISSIONS, type ApiKeyPermission as Permission } from "~/db/schema/permissions";
+import { API_KEY_PERMISSIONS as PERMISSIONS, DEFAULT_API_KEY_PERMISSIONS } from "~/db/schema/permissions";
 import type { RouterOutputs } from "~/trpc/types";
 import { ConfirmDialog, Dialog } from "../dialog";
 import { FormError } from "../form";
