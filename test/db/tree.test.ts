@@ -9,10 +9,11 @@ import { appendMessages } from "~/server/memory/messages";
 import { getLatestSummary } from "~/server/memory/summaries";
 import { createLlmClient } from "~/server/providers/llm";
 import { decayTopicHotness, SEAL_THRESHOLD } from "~/server/tree/cold-path";
+import { EXTRACT_DELAY_MS } from "~/server/tree/ingest";
 import { treeJobHandlers } from "~/server/tree/jobs";
 import { drainJobs } from "../support/jobs";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
-import { createTenant } from "../support/memory";
+import { agentContext, createOp, createTenant, writeCards } from "../support/memory";
 
 const actor = (tenantId: string) => ({ tenantId, actor: { type: "api_key" as const, id: "key_test" } });
 
@@ -34,6 +35,10 @@ describe(`memory tree (${TEST_BACKEND})`, () => {
     expect(chunks[0]!.scoreReasons.map((r) => r.rule)).toEqual(expect.arrayContaining(["explicit_remember", "money", "time"]));
     const jobs = await handle.db.select().from(memoryJobs).where(eq(memoryJobs.tenantId, t));
     expect(jobs.map((j) => j.type).sort()).toEqual(["deep_score", "extract", "summarize"]);
+    // Extraction waits for the agent's own writes of the turn; the rest runs at once.
+    const runIn = (type: string) => jobs.find((j) => j.type === type)!.runAt.getTime() - Date.now();
+    expect(runIn("extract")).toBeGreaterThan(EXTRACT_DELAY_MS - 10_000);
+    expect(runIn("deep_score")).toBeLessThanOrEqual(0);
   });
 
   it("never gives the same job to two workers", async () => {
@@ -90,6 +95,19 @@ describe(`memory tree (${TEST_BACKEND})`, () => {
     const rows = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.kind, "avoid_ingredient")));
     expect(rows.map((r) => [r.revision, r.status]).sort()).toEqual([[1, "superseded"], [2, "active"]]);
     expect(rows.find((r) => r.status === "active")?.title).toBe("用户可接受少量香菜");
+  });
+
+  it("does not propose again what the agent already saved from the same message", async () => {
+    const t = await createTenant(handle.db);
+    const ctx = agentContext(t);
+    const turn = await appendMessages(handle.db, ctx, { sessionId: "s1", userScopeId: "u1", messages: [{ role: "user", content: "记住：我对花生过敏，以后做饭别放香菜。" }] });
+    const said = turn.messages[0]!.id;
+    // The agent saved the peanut allergy in its turn, under its own kind; not the coriander.
+    await writeCards(handle.db, { ...ctx, trustedMessageIds: [said] }, createOp("food_avoidance", { title: "花生过敏", content: "用户对花生过敏。", valueJson: { food: "花生", reason: "allergy" }, sourceMessageIds: [said] }, { itemKey: "花生" }));
+    await drainJobs(handle.db);
+    const cards = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.status, "active")));
+    expect(cards.map((c) => c.key).sort()).toEqual(["cooking.avoid_ingredient:香菜", "preference.food.avoid:花生"]);
+    expect(cards.every((c) => c.sourceMessageIds.includes(said))).toBe(true);
   });
 
   it("keeps inferred extractions out of user scope", async () => {

@@ -18,6 +18,12 @@ export const normalizeTopicName = (name: string) => name.normalize("NFKC").trim(
  * (reasons stored) → persist with search text, then queue the cold path for the session. Runs in the
  * caller's transaction (the one that stored the messages), so evidence and chunks appear together.
  */
+/**
+ * Extraction waits this long after a turn's messages arrive, so that the agent's own writes for the
+ * turn (which cite them) land first and the extractor does not propose the same facts again.
+ */
+export const EXTRACT_DELAY_MS = 30_000;
+
 export async function ingestCapturedMessages(
   tx: DbOrTx,
   params: { tenantId: string; sessionId: string; userScopeId?: string | null; messages: CapturedMessage[] },
@@ -64,7 +70,7 @@ export async function ingestCapturedMessages(
   if (inserted.length > 0) {
     // One cold-path job per session at a time (dedupe key); it picks up every pending chunk.
     await enqueueJob(tx, { tenantId, type: "deep_score", dedupeKey: `deep_score:${sessionId}`, payload: { sessionId } });
-    await enqueueJob(tx, { tenantId, type: "extract", dedupeKey: `extract:${sessionId}`, payload: { sessionId } });
+    await enqueueJob(tx, { tenantId, type: "extract", dedupeKey: `extract:${sessionId}`, payload: { sessionId }, runAt: new Date(Date.now() + EXTRACT_DELAY_MS) });
     await enqueueJob(tx, { tenantId, type: "summarize", dedupeKey: `summarize:${sessionId}`, payload: { sessionId } });
   }
   return { chunks: rows.length, inserted: inserted.length };

@@ -13,6 +13,7 @@ import { memoryWrite } from "~/server/memory/write";
 import type { WriteOperation } from "~/server/memory/write-schema";
 import { createLlmClient, parseJsonObject, type LlmClient } from "~/server/providers/llm";
 import { decayTopicHotness, deepScoreSession, lastProcessedSeq, messagesAfter, routeTopicsForSession, sealSession, writeDailyDigest } from "./cold-path";
+import { capturedFromMessage } from "./extract-coverage";
 import { EXPLICIT_CUE, extractOperations, type ExtractedOperation } from "./extract-rules";
 import { SUMMARY_EVERY_MESSAGES, SUMMARY_EVERY_TOKENS, summarizeIncrement } from "./summarize";
 
@@ -72,7 +73,8 @@ export async function extractFromSession(db: Database, params: { tenantId: strin
         log("warn", `LLM extraction failed, rules only: ${error instanceof Error ? error.message : String(error)}`);
       }
     }
-    for (const candidate of candidates) {
+    const captured = await capturedFromMessage(db, { tenantId: params.tenantId, messageId: message.id, registry });
+    for (const candidate of candidates.filter((c) => !captured(c))) {
       const node = { ...candidate.node, sourceMessageIds: [message.id] };
       const scope = candidate.scopeHint === "workspace" ? (ctx.defaults.workspace ?? ctx.defaults.session) : candidate.scopeHint === "session" ? ctx.defaults.session : undefined;
       let operation: WriteOperation = {
