@@ -27,10 +27,11 @@ export const ACTOR_TYPES = ["user", "api_key", "system"] as const;
 
 /**
  * The cards memory_context reads every turn, whatever was said: the always-recalled built-in kinds,
- * the user's profile (name, home, occupation, the people in their life), the standing types (tasks,
- * constraints, preferences, decisions) and a workspace's facts (000's default recall: "当前 workspace
- * active constraints / decisions / facts"). Literal here because a partial index needs them in its
- * predicate; test/unit/standing-index.test.ts keeps them equal to the kinds registry.
+ * the user's profile (name, home, occupation, the people in their life) and the standing types
+ * (tasks, constraints, preferences, decisions). Literal here because a partial index needs them in
+ * its predicate; test/unit/standing-index.test.ts keeps them equal to the kinds registry. A
+ * workspace's facts stand too (000's default recall: "当前 workspace active constraints / decisions /
+ * facts"), read apart with a limit of their own: a team keeps hundreds.
  */
 export const STANDING_INDEX_KINDS = [
   "interaction_contract",
@@ -44,8 +45,6 @@ export const STANDING_INDEX_KINDS = [
   "personal_relationship",
 ] as const;
 export const STANDING_INDEX_TYPES = ["task", "constraint", "preference", "decision"] as const satisfies readonly (typeof NODE_TYPES)[number][];
-/** Facts of these scope types stand too: what a team told its agents about the project. */
-export const STANDING_FACT_SCOPE_TYPES = ["workspace"] as const satisfies readonly (typeof SCOPE_TYPES)[number][];
 const sqlList = (values: readonly string[]) => values.map((v) => `'${v}'`).join(", ");
 /**
  * memory_nodes_standing_idx's predicate as query text. Literal, not parameters: a cached (generic)
@@ -53,9 +52,9 @@ const sqlList = (values: readonly string[]) => values.map((v) => `'${v}'`).join(
  * lists as parameters Postgres planned memory_context's standing query afresh on every call. The
  * index is declared with this same text.
  */
-export const STANDING_CARDS_PREDICATE =
-  `"memory_nodes"."status" = 'active' and ("memory_nodes"."kind" in (${sqlList(STANDING_INDEX_KINDS)}) or "memory_nodes"."type" in (${sqlList(STANDING_INDEX_TYPES)})` +
-  ` or ("memory_nodes"."type" = 'fact' and "memory_nodes"."scope_type" in (${sqlList(STANDING_FACT_SCOPE_TYPES)})))`;
+export const STANDING_CARDS_PREDICATE = `"memory_nodes"."status" = 'active' and ("memory_nodes"."kind" in (${sqlList(STANDING_INDEX_KINDS)}) or "memory_nodes"."type" in (${sqlList(STANDING_INDEX_TYPES)}))`;
+/** memory_nodes_workspace_facts_idx's predicate, as query text for the same reason. */
+export const WORKSPACE_FACTS_PREDICATE = `"memory_nodes"."status" = 'active' and "memory_nodes"."type" = 'fact' and "memory_nodes"."scope_type" = 'workspace'`;
 export type ActorType = (typeof ACTOR_TYPES)[number];
 
 /**
@@ -229,6 +228,10 @@ export const memoryNodes = pgTable(
     index("memory_nodes_standing_idx")
       .on(t.tenantId, t.scopeType, t.scopeId)
       .where(sql.raw(STANDING_CARDS_PREDICATE)),
+    // A workspace's facts, most important first: memory_context reads the top few of hundreds.
+    index("memory_nodes_workspace_facts_idx")
+      .on(t.tenantId, t.scopeId, t.importance.desc(), t.updatedAt.desc())
+      .where(sql.raw(WORKSPACE_FACTS_PREDICATE)),
     // One active card per slot: a racing second writer fails instead of creating a twin.
     uniqueIndex("memory_nodes_active_slot_uq")
       .on(t.tenantId, t.scopeType, t.scopeId, t.key)
