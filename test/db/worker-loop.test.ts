@@ -38,6 +38,8 @@ describe(`worker loop (${TEST_BACKEND})`, () => {
   it("runs queued work (the memory tree, the daily digest) and stops on abort without piling up listeners", async () => {
     const t = await createTenant(handle.db);
     await appendMessages(handle.db, { tenantId: t, actor: { type: "api_key", id: "key_test" } }, { sessionId: "s1", messages: [{ role: "user", content: "The budget review for project Hermes is important." }] });
+    // Extraction waits for the agent's own writes (EXTRACT_DELAY_MS); here it is due at once.
+    await handle.db.update(memoryJobs).set({ runAt: new Date() }).where(and(eq(memoryJobs.tenantId, t), eq(memoryJobs.type, "extract")));
     const stop = new AbortController();
     const loop = runWorkerLoop(handle.db, { signal: stop.signal, idleMs: 10, workerId: "test-loop" });
     try {
