@@ -4,6 +4,7 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryAuditEvents, memoryNodes } from "~/db/schema";
 import { appRouter, type AppRouter } from "~/server/api/root";
+import { countTokens } from "~/server/memory/retrieval/token-count";
 import { handleMcpRequest } from "~/server/tools/mcp";
 import { TOOL_NAMES, type ToolName } from "~/server/tools/registry";
 import { EVIDENCE_WINDOW_MESSAGES } from "~/server/tools/evidence";
@@ -339,6 +340,14 @@ describe(`agent tools over tRPC and MCP (${TEST_BACKEND})`, () => {
       const written = await mcp(full, rpc(6, "tools/call", { name: "memory_write", arguments: peanutWrite(ids), _meta: { turn: { sessionId: "mcp-1" } } }));
       expect(written.body?.result).toMatchObject({ isError: false, structuredContent: { done: true } });
       const nodeId = (written.body?.result?.structuredContent as { results: { nodeId: string }[] }).results[0]!.nodeId;
+
+      // memory_context: the model reads the budgeted block, not every recalled card as JSON.
+      const recalled = await mcp(full, rpc(61, "tools/call", { name: "memory_context", arguments: { queryText: "what makes me sick?", tokenBudget: 300 }, _meta: { turn: { sessionId: "mcp-1" } } }));
+      const block = (recalled.body?.result?.content as { type: string; text: string }[])[0]!.text;
+      expect(block).toMatch(/^<memory>\n[\s\S]*<\/memory>\n\[memory_context: \d+ memories recalled; \d+ left out; \d+ of 300 tokens\./);
+      expect(countTokens(block)).toBeLessThan(300 + 60);
+      expect(block).not.toContain('"lineageId"');
+      expect(recalled.body?.result?.structuredContent).toMatchObject({ prompt: block.slice(0, block.indexOf("\n[memory_context")), diagnostics: { tokenBudget: 300 } });
 
       const failed = await mcp(full, rpc(7, "tools/call", { name: "memory_forget", arguments: { id: nodeId, expectedRevision: 1, reason: "asked" } }));
       expect(failed.body?.result).toMatchObject({ isError: true, structuredContent: { done: false, reason: "forget_intent_required" } });

@@ -9,7 +9,7 @@ import { logServerError } from "~/server/log";
 import { AGENT_MAX_BODY_BYTES, readBodyWithin, tooLargeMessage } from "~/server/rate-limit/body-limit";
 import type { CounterStore } from "~/server/rate-limit/limiter";
 import { isPlainObject, jsonShapeProblem } from "./limits";
-import { callTool, isToolName, listTools, toolAllowed, toolSucceeded, TOOL_NAMES } from "./registry";
+import { callTool, isToolName, listTools, toolAllowed, toolSucceeded, TOOL_NAMES, type ToolName, type ToolResults } from "./registry";
 import type { TurnInput } from "./schemas";
 
 /**
@@ -86,7 +86,7 @@ function buildServer(db: Database, { apiKey, limits }: AgentCredentials, headers
     try {
       const result = await callTool(db, apiKey, { name, arguments: args ?? {}, idempotencyKey, turn: { ...headerTurn(headers), ...metaTurn } }, limits);
       return {
-        content: [{ type: "text", text: JSON.stringify(result) }],
+        content: [{ type: "text", text: toolResultText(name, result) }],
         structuredContent: result as unknown as Record<string, unknown>,
         isError: !toolSucceeded(name, result),
       };
@@ -149,4 +149,23 @@ export async function handleMcpRequest(req: Request, deps: { db: Database; store
     // The response body is already complete (JSON mode), so closing cannot cut it short.
     void mcp.close().catch(() => {});
   }
+}
+
+/**
+ * What the model reads from a tool call (structuredContent carries the whole result for programs).
+ * memory_context's purpose is its budgeted prompt block: the full result repeats every recalled card
+ * as a record (~90 KB for a 4,000-token block), which an MCP client would put into the model's context
+ * whole, budget or not. So the model gets the block and one line of diagnostics.
+ */
+export function toolResultText(name: ToolName, result: ToolResults[ToolName]): string {
+  if (name !== "memory_context") return JSON.stringify(result);
+  const { prompt, usedMemoryIds, diagnostics } = result as ToolResults["memory_context"];
+  const status = [
+    `${usedMemoryIds.length} memories recalled`,
+    `${diagnostics.omittedNodeCount} left out`,
+    `${diagnostics.usedTokens} of ${diagnostics.tokenBudget} tokens`,
+    ...(diagnostics.storeStatus === "ok" ? [] : [`store ${diagnostics.storeStatus}`]),
+    ...diagnostics.warnings,
+  ].join("; ");
+  return `${prompt || "Nothing recalled for this turn."}\n[memory_context: ${status}. A budgeted selection, not all memory: use memory_search for more.]`;
 }
