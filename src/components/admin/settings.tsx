@@ -62,7 +62,7 @@ export function PolicyForm({ initial }: { initial: Policy }) {
 }
 
 const TEMPLATE = JSON.stringify(
-  { kind: "hobby", key: "profile.hobby", domain: "profile", categoryPath: ["profile", "hobbies"], type: "preference", itemized: true, valueShape: "string", defaultScope: "user", requiresExplicitIntent: true, description: "A hobby the user enjoys, one card per hobby." },
+  { kind: "hobby", key: "profile.hobby", domain: "profile", categoryPath: ["profile", "hobbies"], type: "preference", itemized: true, valueShape: "string", defaultScope: "user", requiresExplicitIntent: true, alwaysRecall: false, description: "A hobby the user enjoys, one card per hobby." },
   null,
   2,
 );
@@ -84,7 +84,12 @@ export function CustomKinds({ kinds }: { kinds: CustomKind[] }) {
           {kinds.map((k) => (
             <li key={k.kind} className="flex flex-wrap items-center justify-between gap-2 rounded-xl border border-zinc-100 p-3 dark:border-zinc-800">
               <span>
-                <span className="font-mono font-medium">{k.kind}</span> <span className="font-mono text-xs text-zinc-500">{k.key}</span> <Badge>{k.type}</Badge> {k.itemized ? <Badge tone="sky">itemized</Badge> : null}
+                <span className="font-mono font-medium">{k.kind}</span> <span className="font-mono text-xs text-zinc-500">{k.key}</span> <Badge>{k.type}</Badge> {k.itemized ? <Badge tone="sky">itemized</Badge> : null}{" "}
+                {k.alwaysRecall ? (
+                  <Badge tone="indigo" title={t("settings.alwaysRecallHint")}>
+                    {t("settings.alwaysRecall")}
+                  </Badge>
+                ) : null}
                 <span className="block text-xs text-zinc-500">{k.description}</span>
               </span>
               <span className="flex gap-2">

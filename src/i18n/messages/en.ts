@@ -333,6 +333,8 @@ export const en = {
   "settings.kinds": "Custom kinds",
   "settings.kindsHint": "Slots of your own next to the built-in registry. A kind in use by active cards cannot be deleted.",
   "settings.noKinds": "No custom kinds yet.",
+  "settings.alwaysRecall": "always recalled",
+  "settings.alwaysRecallHint": "memory_context puts its cards first, under \"Always apply\", every turn.",
   "settings.kindJson": "Kind definition (JSON)",
   "settings.saveKind": "Save kind",
   "settings.invalidJson": "That is not valid JSON.",

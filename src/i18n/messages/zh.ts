@@ -335,6 +335,8 @@ export const zh: Record<MessageKey, string> = {
   "settings.kinds": "自定义类型",
   "settings.kindsHint": "在内置类型之外添加自己的槽位。被有效卡片使用中的类型不能删除。",
   "settings.noKinds": "还没有自定义类型。",
+  "settings.alwaysRecall": "每轮召回",
+  "settings.alwaysRecallHint": "memory_context 每一轮都把这类卡片放在最前面（Always apply）。",
   "settings.kindJson": "类型定义（JSON）",
   "settings.saveKind": "保存类型",
   "settings.invalidJson": "这不是有效的 JSON。",
