@@ -30,10 +30,15 @@ export const strictShape = <S extends z.ZodRawShape>(what: string, shape: S, hin
  * Every problem of a failed parse, each with where it is (`input` for the object itself). Unknown keys
  * first: they usually explain the rest (a key sent under the wrong name is also a required one missing).
  */
-export const inputProblems = (error: z.ZodError) =>
-  [...error.issues.filter((issue) => issue.code === "unrecognized_keys"), ...error.issues.filter((issue) => issue.code !== "unrecognized_keys")]
-    .map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`)
-    .join("; ");
+export function inputProblems(error: z.ZodError): string {
+  const where = (issue: z.core.$ZodIssue) => issue.path.join(".") || "input";
+  const strays = error.issues.filter((issue) => issue.code === "unrecognized_keys");
+  const strayAt = new Set(strays.map(where));
+  // An object's own check ("a selector needs at least one field") fails because the field went under a
+  // wrong name: the unknown key already says what to send.
+  const rest = error.issues.filter((issue) => issue.code !== "unrecognized_keys" && !(issue.code === "custom" && strayAt.has(where(issue))));
+  return [...strays, ...rest].map((issue) => `${where(issue)}: ${issue.message}`).join("; ");
+}
 
 /** `schema`'s output for `raw`, or 400 invalid_input: `<what> is invalid: <each problem>.` */
 export function parseInput<S extends z.ZodType>(schema: S, raw: unknown, what: string): z.output<S> {

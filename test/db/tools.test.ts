@@ -196,6 +196,10 @@ describe(`agent tools over tRPC and MCP (${TEST_BACKEND})`, () => {
       /selector: a selector does not take "tag"\. It takes scope, domain, kind/,
     );
     await expect(call("memory_forget", { targets: [{ id: "mem_x", revision: 1 }], reason: "user asked" }, { forgetIntent: true })).rejects.toThrow(/targets\.0: a target does not take "revision"/);
+    // `kinds` (memory_search's name) for `kind`: told once, not also that the selector is empty.
+    await expect(call("memory_forget", { selector: { kinds: ["custom_fact"] }, reason: "user asked" }, { forgetIntent: true })).rejects.toThrow(
+      /^memory_forget input is invalid: selector: a selector does not take "kinds"\. It takes [^;]*\.$/,
+    );
     expect(await cardsNow()).toBe(before);
   });
 
