@@ -5,14 +5,25 @@ import type { SearchHit } from "~/server/memory/retrieval/search-schema";
 import { LocalTime } from "../local-time";
 import { Badge, cellClass, DataTable, Meter, STATUS_TONE } from "../ui";
 
+/** A scope as its type over its id: ids are long (`user:usr_…`) and, on one line, pushed the status and dates out of view at laptop widths. */
+function ScopeCell({ scope }: { scope: string }) {
+  const at = scope.indexOf(":");
+  return (
+    <td className={`${cellClass} min-w-32 font-mono text-xs`}>
+      {at < 0 ? scope : scope.slice(0, at)}
+      {at < 0 ? null : <span className="block break-all text-zinc-500">{scope.slice(at + 1)}</span>}
+    </td>
+  );
+}
+
 /** The memory browser's table (server-rendered). */
 export async function CardTable({ cards }: { cards: CardListItem[] }) {
   const { t } = await getI18n();
   return (
-    <DataTable label={t("memories.table")} head={[t("field.title"), t("field.kind"), t("field.scope"), t("field.status"), `${t("field.confidence")} / ${t("field.importance")}`, t("field.updatedAt")]}>
+    <DataTable label={t("memories.table")} head={[t("field.title"), t("field.kind"), t("field.scope"), `${t("field.status")} / ${t("field.updatedAt")}`, `${t("field.confidence")} / ${t("field.importance")}`]}>
       {cards.map((card) => (
         <tr key={card.id} className="hover:bg-zinc-50 dark:hover:bg-zinc-800/50">
-          <td className={`${cellClass} min-w-56 max-w-md`}>
+          <td className={`${cellClass} min-w-48 max-w-md`}>
             <Link href={`/memories/${card.id}`} className="font-medium text-indigo-700 hover:underline dark:text-indigo-300">
               {card.title}
             </Link>
@@ -29,18 +40,18 @@ export async function CardTable({ cards }: { cards: CardListItem[] }) {
             <span className="font-mono text-xs">{card.kind}</span>
             <p className="text-xs text-zinc-500">{card.categoryPath || card.domain}</p>
           </td>
-          <td className={`${cellClass} font-mono text-xs`}>{card.scope}</td>
-          <td className={cellClass}>
+          <ScopeCell scope={card.scope} />
+          <td className={`${cellClass} whitespace-nowrap`}>
             <Badge tone={STATUS_TONE[card.status]}>{t(`status.${card.status as "active"}`)}</Badge>
             <span className="ml-1 text-xs text-zinc-500">r{card.revision}</span>
+            <span className="mt-1 block text-xs text-zinc-500">
+              <LocalTime value={card.updatedAt} />
+            </span>
           </td>
           <td className={`${cellClass} space-y-1`}>
             <Meter value={card.confidence} label={t("field.confidence")} />
             <br />
             <Meter value={card.importance} label={t("field.importance")} />
-          </td>
-          <td className={`${cellClass} whitespace-nowrap text-xs text-zinc-500`}>
-            <LocalTime value={card.updatedAt} />
           </td>
         </tr>
       ))}
@@ -63,7 +74,7 @@ export async function SearchResults({ hits }: { hits: SearchHit[] }) {
             <p className="mt-0.5 line-clamp-2 text-xs text-zinc-500 dark:text-zinc-400">{hit.content}</p>
           </td>
           <td className={`${cellClass} font-mono text-xs`}>{hit.kind}</td>
-          <td className={`${cellClass} font-mono text-xs`}>{hit.scope}</td>
+          <ScopeCell scope={hit.scope} />
           <td className={cellClass}>
             <span className="flex flex-wrap gap-1">
               {hit.matchedBy.map((m) => (
