@@ -11,9 +11,11 @@ import { browseCards, foldCategoryTree } from "~/server/dashboard/cards";
 import { dayRange } from "~/server/dashboard/stats";
 import { exportCards } from "~/server/dashboard/transfer";
 import { appendMessages } from "~/server/memory/messages";
+import { parseScopePattern } from "~/server/memory/scope";
 import { appendSummary } from "~/server/memory/summaries";
 import type { writeOperationSchema } from "~/server/memory/write-schema";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
+import { agentContext, createOp, writeCards } from "../support/memory";
 import { callerAs } from "../support/trpc";
 
 type Caller = ReturnType<typeof callerAs>;
@@ -238,6 +240,26 @@ describe(`dashboard queries and procedures (${TEST_BACKEND})`, () => {
       expect(around.messages.at(-1)!.id).toBe(messageIds[5]);
       expect(around.hasNewer).toBe(true);
       expect(latest.summaries.map((s) => s.summary)).toEqual(["The user does not eat spicy food."]);
+    });
+
+    it("shows under each message the current cards the viewer may read that cite it", async () => {
+      // An organisation of its own: the other tests here count this describe's cards.
+      const owner = await registerAccount(handle.db, { email: "ines@example.net", password: "owner password 1", openSignup: true });
+      const staff = await addUserToTenant(handle.db, { email: "jo@example.net", password: "member password", role: "member", tenantId: owner.tenantId, actorUserId: owner.user.id });
+      const ctx = { tenantId: owner.tenantId, actor: { type: "api_key" as const, id: "key_z" } };
+      const turn = await appendMessages(handle.db, ctx, { sessionId: "saved-chat", userScopeId: staff.user.id, messages: [{ role: "user", content: "I never eat spicy food." }, { role: "user", content: "ok" }] });
+      const cited = turn.messages[0]!.id;
+      const writer = agentContext(owner.tenantId, {
+        writeScopes: [parseScopePattern(`user:${staff.user.id}`), parseScopePattern(`user:${owner.user.id}`)],
+        trustedMessageIds: [cited],
+      });
+      const note = (scope: string, title: string) => createOp("custom_fact", { title, content: `${title}.`, valueJson: title, sourceMessageIds: [cited] }, { scope, itemKey: title.replace(/\W+/g, "_") });
+      const [mine, owners] = await writeCards(handle.db, writer, note(`user:${staff.user.id}`, "No spicy food"), note(`user:${owner.user.id}`, "Owner private note"));
+      const staffView = await callerAs(handle.db, { userId: staff.user.id }).memory.session({ sessionId: "saved-chat" });
+      expect(staffView.messages.map((m) => m.savedAs)).toEqual([[{ id: mine, title: "No spicy food" }], []]);
+      // The admin reads both; a card of a scope the member cannot read never shows for the member.
+      const ownerView = await callerAs(handle.db, { userId: owner.user.id }).memory.session({ sessionId: "saved-chat" });
+      expect(ownerView.messages[0]!.savedAs.map((c) => c.id).sort()).toEqual([mine, owners].sort());
     });
 
     it("hides sessions from a member whose session grant was taken away", async () => {

@@ -191,6 +191,7 @@ export const en = {
   "sessions.older": "Older",
   "sessions.latest": "Latest",
   "sessions.noMessages": "No messages in this window",
+  "sessions.savedAs": "Saved as",
   "sessions.summaries": "Summary chain",
   "sessions.summariesHint": "Newest first; each summary builds on the previous one.",
   "sessions.noSummaries": "No summaries yet.",

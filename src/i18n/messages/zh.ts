@@ -193,6 +193,7 @@ export const zh: Record<MessageKey, string> = {
   "sessions.older": "更早",
   "sessions.latest": "最新",
   "sessions.noMessages": "此范围内没有消息",
+  "sessions.savedAs": "已存为",
   "sessions.summaries": "摘要链",
   "sessions.summariesHint": "最新的在前；每条摘要都基于上一条。",
   "sessions.noSummaries": "还没有摘要。",

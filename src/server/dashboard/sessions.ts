@@ -1,4 +1,4 @@
-import { and, desc, eq, sql } from "drizzle-orm";
+import { and, arrayOverlaps, desc, eq, sql } from "drizzle-orm";
 import type { Database, DbOrTx } from "~/db/types";
 import { memoryMessages, memoryNodes, type MemorySummary } from "~/db/schema";
 import { notFound } from "~/server/errors";
@@ -8,6 +8,7 @@ import { buildMemoryContext } from "~/server/memory/retrieval/context";
 import type { MemoryContextDiagnostics } from "~/server/memory/retrieval/context-schema";
 import { countTokens } from "~/server/memory/retrieval/token-count";
 import { scopeAllowed, type ScopePattern } from "~/server/memory/scope";
+import { scopePatternsCondition } from "~/server/memory/scope-sql";
 import { getSummaryChain } from "~/server/memory/summaries";
 import { canReadAllSessions } from "./scopes";
 
@@ -48,7 +49,18 @@ export async function listReadableSessions(
   };
 }
 
-export type SessionMessage = { id: string; seq: number; parentId: string | null; role: string; content: string; metadata: Record<string, unknown>; capturedBy: string; createdAt: string };
+export type SessionMessage = {
+  id: string;
+  seq: number;
+  parentId: string | null;
+  role: string;
+  content: string;
+  metadata: Record<string, unknown>;
+  capturedBy: string;
+  createdAt: string;
+  /** Current cards, in scopes the viewer may read, that cite this message as evidence. */
+  savedAs: { id: string; title: string }[];
+};
 export type SessionSummary = Omit<MemorySummary, "createdAt" | "tenantId"> & { createdAt: string };
 
 export type SessionDetail = {
@@ -97,6 +109,7 @@ export async function getSessionDetail(
       .orderBy(desc(memoryNodes.updatedAt))
       .limit(100),
   ]);
+  const savedAs = await cardsCitingMessages(db, { tenantId, readScopes: params.readScopes, messageIds: messages.map((m) => m.id) });
   const total = stats[0];
   if (!total || total.n === 0) {
     if (summaries.length === 0 && cards.length === 0) throw notFound("not_found", `Session ${sessionId} has no messages.`);
@@ -115,6 +128,7 @@ export async function getSessionDetail(
       metadata: m.metadata,
       capturedBy: `${m.capturedByType}${m.capturedById ? `:${m.capturedById}` : ""}`,
       createdAt: m.createdAt.toISOString(),
+      savedAs: savedAs.get(m.id) ?? [],
     })),
     olderBefore: first && total && first.seq > total.first ? first.seq : null,
     hasNewer: Boolean(last && total && last.seq < total.last),
@@ -151,3 +165,31 @@ export async function previewRecall(db: Database, ctx: MemoryCallContext, params
   };
 }
 
+/** For each message id: the current cards the viewer may read that cite it (the GIN index on sources serves `&&`). */
+async function cardsCitingMessages(db: DbOrTx, params: { tenantId: string; readScopes: readonly ScopePattern[]; messageIds: string[] }) {
+  const byMessage = new Map<string, { id: string; title: string }[]>();
+  if (params.messageIds.length === 0) return byMessage;
+  const cards = await db
+    .select({ id: memoryNodes.id, title: memoryNodes.title, sources: memoryNodes.sourceMessageIds })
+    .from(memoryNodes)
+    .where(
+      and(
+        eq(memoryNodes.tenantId, params.tenantId),
+        eq(memoryNodes.status, "active"),
+        scopePatternsCondition(params.readScopes),
+        arrayOverlaps(memoryNodes.sourceMessageIds, params.messageIds),
+      ),
+    )
+    .orderBy(memoryNodes.createdAt)
+    .limit(500);
+  const wanted = new Set(params.messageIds);
+  for (const card of cards) {
+    for (const source of card.sources) {
+      if (!wanted.has(source)) continue;
+      const list = byMessage.get(source) ?? [];
+      list.push({ id: card.id, title: card.title });
+      byMessage.set(source, list);
+    }
+  }
+  return byMessage;
+}

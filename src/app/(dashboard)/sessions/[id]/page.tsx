@@ -58,6 +58,16 @@ export default async function SessionPage({ params, searchParams }: { params: Pr
                     <span className="font-mono">{m.id}</span>
                   </div>
                   <p className="mt-1 whitespace-pre-wrap">{m.content}</p>
+                  {m.savedAs.length ? (
+                    <p className="mt-2 flex flex-wrap items-center gap-1 text-xs text-zinc-500">
+                      {t("sessions.savedAs")}
+                      {m.savedAs.map((card) => (
+                        <Link key={card.id} href={`/memories/${card.id}`} className="rounded-full bg-indigo-50 px-2 py-0.5 text-indigo-700 hover:underline dark:bg-indigo-950 dark:text-indigo-300">
+                          {card.title}
+                        </Link>
+                      ))}
+                    </p>
+                  ) : null}
                 </li>
               ))}
             </ol>
