@@ -107,6 +107,30 @@ test("an edit of the title, tags or confidence alone saves a new revision; a car
   await expect(page.getByRole("note").filter({ hasText: "Agents do not recall this card: its confidence 0.2 is under 0.35." })).toBeVisible();
 });
 
+test("a key made with the form's defaults runs the agent loop, and the session shows what was saved from each message", async ({ page }) => {
+  await signIn(page);
+  const secret = await createKey(page, "loop agent");
+  const agent = async (tool: string, body: unknown) => {
+    const response = await page.request.post(`/api/trpc/tools.${tool}`, { headers: { authorization: `Bearer ${secret}` }, data: body });
+    expect(response.ok(), await response.text()).toBe(true);
+    return ((await response.json()) as { result: { data: Record<string, unknown> } }).result.data;
+  };
+  const turn = { sessionId: `loop-${Date.now()}` };
+  const appended = await agent("message_append", { turn, messages: [{ role: "user", content: "记住：我女儿小米七岁，喜欢恐龙。" }] });
+  const [said] = appended.messageIds as string[];
+  const written = await agent("memory_write", {
+    turn,
+    operations: [{ op: "create", kind: "personal_relationship", itemKey: "小米", explicitUserIntent: true, node: { title: "女儿小米", content: "女儿小米七岁，喜欢恐龙。", valueJson: { name: "小米", relation: "女儿" }, sourceMessageIds: [said] } }],
+  });
+  expect(written).toMatchObject({ done: true });
+
+  await page.goto(`/sessions/${encodeURIComponent(turn.sessionId)}`);
+  const message = page.getByRole("list", { name: "Messages" }).getByRole("listitem").filter({ hasText: "记住：我女儿小米七岁" });
+  await expect(message.getByText("Saved as")).toBeVisible();
+  await message.getByRole("link", { name: "女儿小米" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "女儿小米" })).toBeVisible();
+});
+
 test("every main page renders, with exports and the language switch", async ({ page }) => {
   test.setTimeout(180_000);
   await signIn(page);
