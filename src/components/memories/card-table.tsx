@@ -1,17 +1,18 @@
 import Link from "next/link";
 import { getI18n } from "~/i18n/server";
 import type { CardListItem } from "~/server/dashboard/cards";
+import { parseScope } from "~/server/memory/scope";
 import type { SearchHit } from "~/server/memory/retrieval/search-schema";
 import { LocalTime } from "../local-time";
 import { Badge, cellClass, DataTable, Meter, STATUS_TONE } from "../ui";
 
 /** A scope as its type over its id: ids are long (`user:usr_…`) and, on one line, pushed the status and dates out of view at laptop widths. */
 function ScopeCell({ scope }: { scope: string }) {
-  const at = scope.indexOf(":");
+  const { type, id } = parseScope(scope);
   return (
     <td className={`${cellClass} min-w-32 font-mono text-xs`}>
-      {at < 0 ? scope : scope.slice(0, at)}
-      {at < 0 ? null : <span className="block break-all text-zinc-500">{scope.slice(at + 1)}</span>}
+      {type}
+      {id ? <span className="block break-all text-zinc-500">{id}</span> : null}
     </td>
   );
 }

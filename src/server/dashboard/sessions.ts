@@ -1,4 +1,4 @@
-import { and, arrayOverlaps, desc, eq, sql } from "drizzle-orm";
+import { and, desc, eq, sql } from "drizzle-orm";
 import type { Database, DbOrTx } from "~/db/types";
 import { memoryMessages, memoryNodes, type MemorySummary } from "~/db/schema";
 import { notFound } from "~/server/errors";
@@ -7,8 +7,8 @@ import { getMessagesByIds, listRecentMessages, listSessions } from "~/server/mem
 import { buildMemoryContext } from "~/server/memory/retrieval/context";
 import type { MemoryContextDiagnostics } from "~/server/memory/retrieval/context-schema";
 import { countTokens } from "~/server/memory/retrieval/token-count";
+import { cardsCitingMessages } from "~/server/memory/citing-cards";
 import { scopeAllowed, type ScopePattern } from "~/server/memory/scope";
-import { scopePatternsCondition } from "~/server/memory/scope-sql";
 import { getSummaryChain } from "~/server/memory/summaries";
 import { canReadAllSessions } from "./scopes";
 
@@ -109,7 +109,7 @@ export async function getSessionDetail(
       .orderBy(desc(memoryNodes.updatedAt))
       .limit(100),
   ]);
-  const savedAs = await cardsCitingMessages(db, { tenantId, readScopes: params.readScopes, messageIds: messages.map((m) => m.id) });
+  const citing = await cardsCitingMessages(db, { tenantId, readScopes: params.readScopes, messageIds: messages.map((m) => m.id) });
   const total = stats[0];
   if (!total || total.n === 0) {
     if (summaries.length === 0 && cards.length === 0) throw notFound("not_found", `Session ${sessionId} has no messages.`);
@@ -128,7 +128,7 @@ export async function getSessionDetail(
       metadata: m.metadata,
       capturedBy: `${m.capturedByType}${m.capturedById ? `:${m.capturedById}` : ""}`,
       createdAt: m.createdAt.toISOString(),
-      savedAs: savedAs.get(m.id) ?? [],
+      savedAs: (citing.get(m.id) ?? []).map(({ id, title }) => ({ id, title })),
     })),
     olderBefore: first && total && first.seq > total.first ? first.seq : null,
     hasNewer: Boolean(last && total && last.seq < total.last),
@@ -163,33 +163,4 @@ export async function previewRecall(db: Database, ctx: MemoryCallContext, params
     hasSummary: result.latestSummary !== null,
     diagnostics: result.diagnostics,
   };
-}
-
-/** For each message id: the current cards the viewer may read that cite it (the GIN index on sources serves `&&`). */
-async function cardsCitingMessages(db: DbOrTx, params: { tenantId: string; readScopes: readonly ScopePattern[]; messageIds: string[] }) {
-  const byMessage = new Map<string, { id: string; title: string }[]>();
-  if (params.messageIds.length === 0) return byMessage;
-  const cards = await db
-    .select({ id: memoryNodes.id, title: memoryNodes.title, sources: memoryNodes.sourceMessageIds })
-    .from(memoryNodes)
-    .where(
-      and(
-        eq(memoryNodes.tenantId, params.tenantId),
-        eq(memoryNodes.status, "active"),
-        scopePatternsCondition(params.readScopes),
-        arrayOverlaps(memoryNodes.sourceMessageIds, params.messageIds),
-      ),
-    )
-    .orderBy(memoryNodes.createdAt)
-    .limit(500);
-  const wanted = new Set(params.messageIds);
-  for (const card of cards) {
-    for (const source of card.sources) {
-      if (!wanted.has(source)) continue;
-      const list = byMessage.get(source) ?? [];
-      list.push({ id: card.id, title: card.title });
-      byMessage.set(source, list);
-    }
-  }
-  return byMessage;
 }

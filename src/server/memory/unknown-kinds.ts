@@ -17,17 +17,12 @@ function editDistance(a: string, b: string): number {
   return previous[b.length]!;
 }
 
-/** The registry's kind nearest to `name`, when it is near enough to be a slip (a third of the name, at most 4 edits). */
-export function closestKind(registry: KindRegistry, name: string): string | undefined {
-  return nearKinds(registry, name)[0];
-}
-
 /** At most this many kinds are offered for one word that several kinds contain. */
 const MAX_WORD_MATCHES = 4;
 
 /**
- * Kinds a misspelt or shortened name probably meant: the nearest by edit distance ("food_avoidances"
- * → food_avoidance), else the kinds whose words start with each of the name's words ("person" →
+ * Kinds a misspelt or shortened name probably meant: the nearest by edit distance when near enough to
+ * be a slip (a third of the name, at most 4 edits: "food_avoidances" → food_avoidance), else the kinds whose words start with each of the name's words ("person" →
  * personal_relationship; "preference" → the few *_preference kinds).
  */
 export function nearKinds(registry: KindRegistry, name: string): string[] {

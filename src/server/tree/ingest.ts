@@ -14,16 +14,16 @@ export type CapturedMessage = { id: string; role: string; content: string; creat
 export const normalizeTopicName = (name: string) => name.normalize("NFKC").trim().toLowerCase();
 
 /**
- * 003's hot path, no LLM: canonicalize → chunk (deterministic ids, duplicates ignored) → fast score
- * (reasons stored) → persist with search text, then queue the cold path for the session. Runs in the
- * caller's transaction (the one that stored the messages), so evidence and chunks appear together.
- */
-/**
  * Extraction waits this long after a turn's messages arrive, so that the agent's own writes for the
  * turn (which cite them) land first and the extractor does not propose the same facts again.
  */
 export const EXTRACT_DELAY_MS = 30_000;
 
+/**
+ * 003's hot path, no LLM: canonicalize → chunk (deterministic ids, duplicates ignored) → fast score
+ * (reasons stored) → persist with search text, then queue the cold path for the session. Runs in the
+ * caller's transaction (the one that stored the messages), so evidence and chunks appear together.
+ */
 export async function ingestCapturedMessages(
   tx: DbOrTx,
   params: { tenantId: string; sessionId: string; userScopeId?: string | null; messages: CapturedMessage[] },

@@ -13,7 +13,7 @@ import { memoryWrite } from "~/server/memory/write";
 import type { WriteOperation } from "~/server/memory/write-schema";
 import { createLlmClient, parseJsonObject, type LlmClient } from "~/server/providers/llm";
 import { decayTopicHotness, deepScoreSession, lastProcessedSeq, messagesAfter, routeTopicsForSession, sealSession, writeDailyDigest } from "./cold-path";
-import { capturedFromMessage } from "./extract-coverage";
+import { capturedFromMessages } from "./extract-coverage";
 import { EXPLICIT_CUE, extractOperations, type ExtractedOperation } from "./extract-rules";
 import { SUMMARY_EVERY_MESSAGES, SUMMARY_EVERY_TOKENS, summarizeIncrement } from "./summarize";
 
@@ -59,9 +59,11 @@ export async function extractFromSession(db: Database, params: { tenantId: strin
   const after = await lastProcessedSeq(db, { tenantId: params.tenantId, sessionId: params.sessionId, type: "extract" });
   const messages = await messagesAfter(db, { tenantId: params.tenantId, sessionId: params.sessionId, afterSeq: after, limit: 200 });
   const registry = await loadKindRegistry(db, params.tenantId);
+  const userMessages = messages.filter((m) => m.role === "user");
+  const captured = await capturedFromMessages(db, { tenantId: params.tenantId, messageIds: userMessages.map((m) => m.id), registry });
   let written = 0;
   let rejected = 0;
-  for (const message of messages.filter((m) => m.role === "user")) {
+  for (const message of userMessages) {
     const ctx = extractorContext(params.tenantId, message, [message.id]);
     let candidates = extractOperations(message.content);
     if (params.llm) {
@@ -73,8 +75,7 @@ export async function extractFromSession(db: Database, params: { tenantId: strin
         log("warn", `LLM extraction failed, rules only: ${error instanceof Error ? error.message : String(error)}`);
       }
     }
-    const captured = await capturedFromMessage(db, { tenantId: params.tenantId, messageId: message.id, registry });
-    for (const candidate of candidates.filter((c) => !captured(c))) {
+    for (const candidate of candidates.filter((c) => !captured(message.id, c))) {
       const node = { ...candidate.node, sourceMessageIds: [message.id] };
       const scope = candidate.scopeHint === "workspace" ? (ctx.defaults.workspace ?? ctx.defaults.session) : candidate.scopeHint === "session" ? ctx.defaults.session : undefined;
       let operation: WriteOperation = {

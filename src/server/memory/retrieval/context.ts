@@ -51,8 +51,9 @@ function warningFor(part: string, error: unknown): string {
 /**
  * `buildMemoryContext` (000's MemoryContext): what the agent should know this turn — recent
  * messages, the latest summary, always-recalled kinds, the user's profile, active tasks,
- * constraints, preferences, decisions and workspace facts, and the cards relevant to the user's message — chosen under a token budget counted with the real
- * tokenizer and rendered as one prompt block with ids. Only the caller's readable scopes count, and
+ * constraints, preferences, decisions and workspace facts, and the cards relevant to the user's
+ * message — chosen under a token budget counted with the real tokenizer and rendered as one prompt
+ * block with ids. Only the caller's readable scopes count, and
  * of the session scopes only this turn's session. A failing store never throws into the agent's
  * turn: a failed part degrades the context (`degraded`), a failed store disables it (`disabled`).
  */
