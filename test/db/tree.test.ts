@@ -3,9 +3,13 @@ import type { AddressInfo } from "node:net";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryChunks, memoryJobs, memoryNodes, memoryTopics, memoryTreeSummaries } from "~/db/schema";
+import { revokeApiKey } from "~/server/auth/api-keys";
+import { setGrant } from "~/server/auth/scope-grants";
 import { completeJob, enqueueJob, leaseJobs } from "~/server/jobs/queue";
 import { processJobsOnce, type JobHandlers } from "~/server/jobs/worker";
 import { appendMessages } from "~/server/memory/messages";
+import { memoryForget } from "~/server/memory/forget";
+import { parseScopePattern } from "~/server/memory/scope";
 import { getLatestSummary } from "~/server/memory/summaries";
 import { createLlmClient } from "~/server/providers/llm";
 import { decayTopicHotness, SEAL_THRESHOLD } from "~/server/tree/cold-path";
@@ -13,9 +17,30 @@ import { EXTRACT_DELAY_MS } from "~/server/tree/ingest";
 import { treeJobHandlers } from "~/server/tree/jobs";
 import { drainJobs } from "../support/jobs";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
+import { createKey, createOrg } from "../support/agents";
 import { agentContext, createOp, createTenant, writeCards } from "../support/memory";
 
 const actor = (tenantId: string) => ({ tenantId, actor: { type: "api_key" as const, id: "key_test" } });
+
+/**
+ * A member and their agent's key (read, write, messages:write on their profile and any session): the
+ * extractor writes only where the key that captured the messages may write.
+ */
+async function capturingAgent(db: TestDatabase["db"], scopes?: string[]) {
+  const org = await createOrg(db);
+  const { apiKey } = await createKey(db, { tenantId: org.tenantId, ownerUserId: org.memberId, scopes });
+  const by = { tenantId: org.tenantId, actor: { type: "api_key" as const, id: apiKey.id } };
+  const ctx = agentContext(org.tenantId, {
+    actor: by.actor,
+    readScopes: [`user:${org.memberId}`, "session:*"].map(parseScopePattern),
+    writeScopes: [`user:${org.memberId}`, "session:*"].map(parseScopePattern),
+    defaults: { user: { type: "user", id: org.memberId }, session: { type: "session", id: "s1" } },
+  });
+  return { ...org, t: org.tenantId, u: org.memberId, key: apiKey, by, ctx };
+}
+
+const activeCards = (db: TestDatabase["db"], tenantId: string) =>
+  db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, tenantId), eq(memoryNodes.status, "active")));
 
 describe(`memory tree (${TEST_BACKEND})`, () => {
   let handle: TestDatabase;
@@ -79,18 +104,18 @@ describe(`memory tree (${TEST_BACKEND})`, () => {
   });
 
   it("extracts seed 000's two preference cards with the message as source, and supersedes on correction", async () => {
-    const t = await createTenant(handle.db);
-    const first = await appendMessages(handle.db, actor(t), { sessionId: "cook", userScopeId: "u1", messages: [{ role: "user", content: "以后做饭别给我推荐香菜，我喜欢少油少辣。" }] });
+    const { t, u, by } = await capturingAgent(handle.db);
+    const first = await appendMessages(handle.db, by, { sessionId: "cook", userScopeId: u, messages: [{ role: "user", content: "以后做饭别给我推荐香菜，我喜欢少油少辣。" }] });
     await drainJobs(handle.db);
-    const cards = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.status, "active")));
+    const cards = await activeCards(handle.db, t);
     expect(cards.map((c) => [c.key, c.scopeType, c.scopeId, c.explicitUserIntent]).sort()).toEqual([
-      ["cooking.avoid_ingredient:香菜", "user", "u1", true],
-      ["cooking.flavor_profile", "user", "u1", true],
+      ["cooking.avoid_ingredient:香菜", "user", u, true],
+      ["cooking.flavor_profile", "user", u, true],
     ]);
     expect(cards.every((c) => c.sourceMessageIds.includes(first.messages[0]!.id))).toBe(true);
     expect(cards.find((c) => c.kind === "flavor_profile")?.valueJson).toEqual({ oil: "low", spicy: "low" });
 
-    await appendMessages(handle.db, actor(t), { sessionId: "cook", userScopeId: "u1", messages: [{ role: "user", content: "香菜现在可以接受一点，但不要太多。" }] });
+    await appendMessages(handle.db, by, { sessionId: "cook", userScopeId: u, messages: [{ role: "user", content: "香菜现在可以接受一点，但不要太多。" }] });
     await drainJobs(handle.db);
     const rows = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.kind, "avoid_ingredient")));
     expect(rows.map((r) => [r.revision, r.status]).sort()).toEqual([[1, "superseded"], [2, "active"]]);
@@ -98,9 +123,8 @@ describe(`memory tree (${TEST_BACKEND})`, () => {
   });
 
   it("does not propose again what the agent already saved from the same message", async () => {
-    const t = await createTenant(handle.db);
-    const ctx = agentContext(t);
-    const turn = await appendMessages(handle.db, ctx, { sessionId: "s1", userScopeId: "u1", messages: [{ role: "user", content: "记住：我对花生过敏，以后做饭别放香菜。" }] });
+    const { t, u, ctx } = await capturingAgent(handle.db);
+    const turn = await appendMessages(handle.db, ctx, { sessionId: "s1", userScopeId: u, messages: [{ role: "user", content: "记住：我对花生过敏，以后做饭别放香菜。" }] });
     const said = turn.messages[0]!.id;
     // The agent saved the peanut allergy in its turn, under its own kind; not the coriander.
     await writeCards(handle.db, { ...ctx, trustedMessageIds: [said] }, createOp("food_avoidance", { title: "花生过敏", content: "用户对花生过敏。", valueJson: { food: "花生", reason: "allergy" }, sourceMessageIds: [said] }, { itemKey: "花生" }));
@@ -111,12 +135,74 @@ describe(`memory tree (${TEST_BACKEND})`, () => {
   });
 
   it("keeps inferred extractions out of user scope", async () => {
-    const t = await createTenant(handle.db);
-    await appendMessages(handle.db, actor(t), { sessionId: "s-inf", userScopeId: "u1", messages: [{ role: "user", content: "这道菜别放葱，今天的晚饭少辣一点。" }] });
+    const { t, u, by } = await capturingAgent(handle.db);
+    await appendMessages(handle.db, by, { sessionId: "s-inf", userScopeId: u, messages: [{ role: "user", content: "这道菜别放葱，今天的晚饭少辣一点。" }] });
     await drainJobs(handle.db);
     const cards = await handle.db.select().from(memoryNodes).where(eq(memoryNodes.tenantId, t));
     expect(cards.length).toBeGreaterThan(0);
     expect(cards.every((c) => c.scopeType === "session" && !c.explicitUserIntent)).toBe(true);
+  });
+
+  it("does not bring back a card the user forgot from the message it was saved from", async () => {
+    const { t, u, ctx } = await capturingAgent(handle.db);
+    const turn = await appendMessages(handle.db, ctx, { sessionId: "s1", userScopeId: u, messages: [{ role: "user", content: "记住：以后做饭别给我推荐香菜。" }] });
+    const said = turn.messages[0]!.id;
+    const [id] = await writeCards(handle.db, { ...ctx, trustedMessageIds: [said] }, createOp("avoid_ingredient", { title: "不吃香菜", content: "推荐菜谱时避免香菜。", valueJson: "香菜", sourceMessageIds: [said] }, { itemKey: "香菜" }));
+    const forgot = await memoryForget(handle.db, { ...ctx, forgetIntent: true }, { id, expectedRevision: 1, reason: "用户说忘掉这条" });
+    expect(forgot.done).toBe(true);
+    await drainJobs(handle.db);
+    expect(await activeCards(handle.db, t)).toEqual([]);
+  });
+
+  it("extracts nothing from a request to forget, nor what it names from the messages before it", async () => {
+    const { t, u, by } = await capturingAgent(handle.db);
+    await appendMessages(handle.db, by, {
+      sessionId: "s-forget",
+      userScopeId: u,
+      messages: [
+        { role: "user", content: "以后做饭别给我推荐香菜，也别放葱。" },
+        { role: "user", content: "算了，忘掉我不吃香菜这件事。" },
+        { role: "user", content: "Forget that I don't eat cilantro." },
+        { role: "user", content: "以后别再记我不吃花生了。" },
+      ],
+    });
+    await drainJobs(handle.db);
+    expect((await activeCards(handle.db, t)).map((c) => c.key)).toEqual(["cooking.avoid_ingredient:葱"]);
+  });
+
+  it("reads 'no longer dislikes' as a correction of an avoidance, never as one", async () => {
+    const { t, u, by } = await capturingAgent(handle.db);
+    const say = (content: string) => appendMessages(handle.db, by, { sessionId: "s-neg", userScopeId: u, messages: [{ role: "user", content }] });
+    await say("我现在不讨厌香菜了。");
+    await drainJobs(handle.db);
+    expect(await activeCards(handle.db, t)).toEqual([]);
+    await say("记住：以后做饭别给我推荐香菜。");
+    await drainJobs(handle.db);
+    expect((await activeCards(handle.db, t)).map((c) => [c.key, c.revision])).toEqual([["cooking.avoid_ingredient:香菜", 1]]);
+    await say("其实我不再讨厌香菜了。");
+    await drainJobs(handle.db);
+    expect((await activeCards(handle.db, t)).map((c) => [c.key, c.revision, c.title])).toEqual([["cooking.avoid_ingredient:香菜", 2, "用户不再忌口香菜"]]);
+  });
+
+  it("writes only where the key that captured the messages may write now", async () => {
+    const org = await createOrg(handle.db);
+    const t = org.tenantId;
+    // The admin took the member's write access to their own profile away; a second key was revoked.
+    await setGrant(handle.db, { tenantId: t, actorUserId: org.adminId, input: { principalType: "user", principalId: org.memberId, scope: `user:${org.memberId}`, canRead: true, canWrite: false } });
+    const { apiKey } = await createKey(handle.db, { tenantId: t, ownerUserId: org.memberId });
+    const { apiKey: revoked } = await createKey(handle.db, { tenantId: t, ownerUserId: org.memberId });
+    await revokeApiKey(handle.db, { tenantId: t, keyId: revoked.id, actorUserId: org.adminId });
+    const by = (id: string) => ({ tenantId: t, actor: { type: "api_key" as const, id } });
+    await appendMessages(handle.db, by(apiKey.id), {
+      sessionId: "s-key",
+      userScopeId: org.memberId,
+      workspaceId: "w-not-granted",
+      messages: [{ role: "user", content: "记住：以后做饭别给我推荐香菜。项目预算是 5 万元。" }],
+    });
+    await appendMessages(handle.db, by(revoked.id), { sessionId: "s-revoked", userScopeId: org.memberId, messages: [{ role: "user", content: "记住：以后做饭别给我推荐花生。" }] });
+    await drainJobs(handle.db);
+    // Not the profile (no write), not the workspace (never granted): the budget lands in the session.
+    expect((await activeCards(handle.db, t)).map((c) => [c.key, c.scopeType, c.scopeId])).toEqual([["custom.fact:budget", "session", "s-key"]]);
   });
 
   it("routes entities to topics with hotness, seals L1 summaries, and appends the summary chain", async () => {
@@ -165,8 +251,8 @@ describe(`memory tree (${TEST_BACKEND})`, () => {
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     try {
       const llm = createLlmClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, model: "stand-in", apiKey: "test" });
-      const t = await createTenant(handle.db);
-      await appendMessages(handle.db, actor(t), { sessionId: "llm", userScopeId: "u1", messages: [{ role: "user", content: "Remember: I work as a lighthouse keeper on the north coast." }] });
+      const { t, u, by } = await capturingAgent(handle.db);
+      await appendMessages(handle.db, by, { sessionId: "llm", userScopeId: u, messages: [{ role: "user", content: "Remember: I work as a lighthouse keeper on the north coast." }] });
       await drainJobs(handle.db, treeJobHandlers(llm));
       expect(requests.every((r) => r.path === "/v1/chat/completions" && r.body.model === "stand-in")).toBe(true);
       const [chunk] = await handle.db.select().from(memoryChunks).where(eq(memoryChunks.tenantId, t));

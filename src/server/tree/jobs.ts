@@ -7,14 +7,15 @@ import type { MemoryCallContext } from "~/server/memory/context";
 import { loadKindRegistry } from "~/server/memory/custom-kinds";
 import { findActiveNodes } from "~/server/memory/exact-query";
 import { countTokens } from "~/server/memory/retrieval/token-count";
-import type { MemoryScope } from "~/server/memory/scope";
+import { scopeAllowed, type MemoryScope } from "~/server/memory/scope";
 import { appendSummary, getLatestSummary } from "~/server/memory/summaries";
 import { memoryWrite } from "~/server/memory/write";
 import type { WriteOperation } from "~/server/memory/write-schema";
 import { createLlmClient, parseJsonObject, type LlmClient } from "~/server/providers/llm";
 import { decayTopicHotness, deepScoreSession, lastProcessedSeq, messagesAfter, routeTopicsForSession, sealSession, writeDailyDigest } from "./cold-path";
+import { capturerWriteScopes, type CapturerWriteScopes } from "./extract-authority";
 import { capturedFromMessages } from "./extract-coverage";
-import { EXPLICIT_CUE, extractOperations, type ExtractedOperation } from "./extract-rules";
+import { EXPLICIT_CUE, extractOperations, FORGET_CUE, forgetRequestNames, type ExtractedOperation } from "./extract-rules";
 import { SUMMARY_EVERY_MESSAGES, SUMMARY_EVERY_TOKENS, summarizeIncrement } from "./summarize";
 
 const sessionOf = (job: MemoryJob) => {
@@ -23,11 +24,21 @@ const sessionOf = (job: MemoryJob) => {
   return sessionId;
 };
 
-/** The extractor acts as the system, on behalf of the session's owner, citing the messages it read. */
-function extractorContext(tenantId: string, message: { sessionId: string; userScopeId: string | null; workspaceId: string | null }, trusted: string[]): MemoryCallContext {
-  const session: MemoryScope = { type: "session", id: message.sessionId };
-  const user: MemoryScope | undefined = message.userScopeId ? { type: "user", id: message.userScopeId } : undefined;
-  const workspace: MemoryScope | undefined = message.workspaceId ? { type: "workspace", id: message.workspaceId } : undefined;
+/**
+ * The extractor acts as the system, on behalf of the session's owner, citing the messages it read —
+ * in the message's session, user and workspace scopes, those of them its capturer may write.
+ */
+function extractorContext(
+  tenantId: string,
+  message: { sessionId: string; userScopeId: string | null; workspaceId: string | null },
+  allowed: CapturerWriteScopes,
+  trusted: string[],
+): MemoryCallContext | null {
+  const permitted = (scope: MemoryScope | undefined) => (scope && (allowed === null || scopeAllowed(scope, allowed)) ? scope : undefined);
+  const session = permitted({ type: "session", id: message.sessionId });
+  const user = permitted(message.userScopeId ? { type: "user", id: message.userScopeId } : undefined);
+  const workspace = permitted(message.workspaceId ? { type: "workspace", id: message.workspaceId } : undefined);
+  if (!session) return null;
   const scopes = [session, user, workspace].filter((s): s is MemoryScope => s !== undefined);
   return { tenantId, actor: { type: "system", id: "extractor" }, readScopes: scopes, writeScopes: scopes, defaults: { session, user, workspace }, trustedMessageIds: trusted };
 }
@@ -61,12 +72,18 @@ export async function extractFromSession(db: Database, params: { tenantId: strin
   const registry = await loadKindRegistry(db, params.tenantId);
   const userMessages = messages.filter((m) => m.role === "user");
   const captured = await capturedFromMessages(db, { tenantId: params.tenantId, messageIds: userMessages.map((m) => m.id), registry });
+  const allowedFor = capturerWriteScopes(db, params.tenantId);
+  // "忘掉我不吃香菜" after "我不吃香菜": what a later request forgets is not extracted from before it.
+  const forgetRequests = userMessages.filter((m) => FORGET_CUE.test(m.content));
+  const forgottenLater = (message: { seq: number }, candidate: ExtractedOperation) =>
+    forgetRequests.some((request) => request.seq > message.seq && forgetRequestNames(request.content, candidate));
   let written = 0;
   let rejected = 0;
   for (const message of userMessages) {
-    const ctx = extractorContext(params.tenantId, message, [message.id]);
+    const ctx = extractorContext(params.tenantId, message, await allowedFor(message), [message.id]);
+    if (!ctx) continue;
     let candidates = extractOperations(message.content);
-    if (params.llm) {
+    if (params.llm && !FORGET_CUE.test(message.content)) {
       try {
         const fromModel = await llmOperations(params.llm, message.content);
         const seen = new Set(candidates.map((c) => `${c.kind}:${c.itemKey ?? ""}`));
@@ -75,7 +92,7 @@ export async function extractFromSession(db: Database, params: { tenantId: strin
         log("warn", `LLM extraction failed, rules only: ${error instanceof Error ? error.message : String(error)}`);
       }
     }
-    for (const candidate of candidates.filter((c) => !captured(message.id, c))) {
+    for (const candidate of candidates.filter((c) => !captured(message.id, c) && !forgottenLater(message, c))) {
       const node = { ...candidate.node, sourceMessageIds: [message.id] };
       const scope = candidate.scopeHint === "workspace" ? (ctx.defaults.workspace ?? ctx.defaults.session) : candidate.scopeHint === "session" ? ctx.defaults.session : undefined;
       let operation: WriteOperation = {
@@ -91,7 +108,7 @@ export async function extractFromSession(db: Database, params: { tenantId: strin
         const [current] = await findActiveNodes(db, { tenantId: params.tenantId, scopes: ctx.readScopes, registry, filter: { kinds: [candidate.target.kind], itemKey: candidate.target.itemKey }, limit: 1 });
         if (current) {
           operation = { op: "supersede", targetId: current.id, expectedRevision: current.revision, kind: candidate.kind, itemKey: candidate.itemKey, explicitUserIntent: candidate.explicit, node, reason: "user corrected an earlier preference" };
-        }
+        } else if (candidate.requiresTarget) continue;
       }
       // One candidate per call: a bad guess must not sink the good ones.
       const result = await memoryWrite(db, ctx, { operations: [operation] }).catch((error: unknown) => {
