@@ -269,6 +269,9 @@ describe(`dashboard queries and procedures (${TEST_BACKEND})`, () => {
       expect((await member.api.memory.sessions()).sessions).toEqual([]);
       await expect(member.api.memory.session({ sessionId: "chat-1" })).rejects.toMatchObject({ code: "NOT_FOUND" });
       expect(await member.api.memory.topics()).toEqual({ visible: false, topics: [] });
+      // Nor through the memory tree's API: topic summaries quote every conversation.
+      await expect(member.api.tree.hotTopics()).rejects.toMatchObject({ code: "FORBIDDEN" });
+      await expect(member.api.tree.topic({ topicId: "top_any" })).rejects.toMatchObject({ code: "FORBIDDEN" });
       await handle.db.insert(scopeGrants).values({ tenantId: admin.tenantId, id: "grt_restore", principalType: "user", principalId: member.userId, scope: "session:*", canRead: true, canWrite: true });
     });
 

@@ -91,6 +91,28 @@ describe(`memory_forget (${TEST_BACKEND})`, () => {
     expect(rows.filter((r) => r.status === "active").map((r) => r.valueJson)).toEqual(["Bob"]);
   });
 
+  it("forgets in the turn's own session: a session:* grant does not reach other conversations' cards unless one is named", async () => {
+    const t = await createTenant(handle.db);
+    const mine = agentContext(t, { forgetIntent: true, forgetAllIntent: true });
+    const colleague = agentContext(t, { defaults: { session: { type: "session", id: "s-colleague" } } });
+    await write(handle.db, mine, "temporary_state", "focus", "Drafting the outline.", "outline");
+    await write(handle.db, colleague, "temporary_state", "focus", "Reviewing the contract.", "contract");
+    await write(handle.db, mine, "profile_name", undefined, "Ada.", "Ada");
+
+    // The colleague's card is no candidate: one match, in this session, is forgotten at once.
+    const selected = await memoryForget(handle.db, mine, { selector: { kind: "temporary_state" }, reason: "忘掉当前状态" });
+    expect(selected).toMatchObject({ done: true, deletedIds: [expect.any(String)] });
+    const all = await memoryForget(handle.db, mine, { all: true, reason: "清空全部记忆" });
+    expect(all.deletedIds).toHaveLength(1);
+    const active = async () => (await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.status, "active")))).map((r) => r.valueJson);
+    expect(await active()).toEqual(["contract"]);
+
+    // Named, another session the key may write is reached.
+    const named = await memoryForget(handle.db, mine, { all: true, scope: "session:s-colleague", reason: "清空那个会话" });
+    expect(named.deletedIds).toHaveLength(1);
+    expect(await active()).toEqual([]);
+  });
+
   it("hard-deletes with an erasure receipt and leaves no trace of the content in any table", async () => {
     const t = await createTenant(handle.db);
     const secretWord = `Zanzibar${newId("x").slice(2, 10)}`;

@@ -13,6 +13,7 @@ import { nodeFilterConditions } from "./node-filter";
 import { endActiveRevision, getNodeRow } from "./node-store";
 import { formatScope, parseScope, scopeAllowed } from "./scope";
 import { retryOnContention } from "./pg-errors";
+import { turnScopes } from "./retrieval/scopes";
 import { scopePatternsCondition } from "./scope-sql";
 import { parseInput } from "~/server/validation";
 import { unknownKindsNotice } from "./unknown-kinds";
@@ -39,10 +40,14 @@ const refused = (mode: Input["mode"], reason: string, message: string, extra: Pa
 
 /** Cards the call names, all locked; conflicts reported instead of guessed around. */
 async function resolveTargets(tx: Transaction, registry: KindRegistry, ctx: MemoryCallContext, input: Input): Promise<MemoryForgetResult | MemoryNodeRow[]> {
-  const writable = scopePatternsCondition(ctx.writeScopes);
   const hard = input.mode === "hard";
   if (input.all || input.selector) {
-    const conditions = [eq(memoryNodes.tenantId, ctx.tenantId), writable];
+    // An agent forgets in its own conversation, not in every session a `session:*` grant reaches
+    // (other people's): "clear all my memory" must not empty a colleague's session, nor a selector
+    // list their cards as candidates. Search reads the same way; a scope the call names is taken as named.
+    const named = input.all ? input.scope : input.selector?.scope;
+    const reach = isAgent(ctx) && !named ? turnScopes(ctx.writeScopes, ctx.defaults.session?.id) : ctx.writeScopes;
+    const conditions = [eq(memoryNodes.tenantId, ctx.tenantId), scopePatternsCondition(reach)];
     if (!hard) conditions.push(eq(memoryNodes.status, "active"));
     if (input.selector) {
       const { kind, ...rest } = input.selector;

@@ -28,6 +28,7 @@ export const FORGET_DESCRIPTION = [
   "- id + expectedRevision (from memory_get/memory_search) for one card; targets [{id, expectedRevision}] for several.",
   "- selector {kind, key, itemKey, domain, valueJson, categoryPathPrefix, scope}: if several cards match, nothing is deleted and you get candidates — confirm with the user, then forget them by targets.",
   "- all: true only when the user asked to clear ALL memory (the host must mark a forget-all turn).",
+  "selector and all reach the user's scopes and this turn's session (turn.sessionId), not other conversations; name a scope to reach another one you may write.",
   "mode: soft (default: status deleted, history kept) or hard (erased permanently; eraseEvidence also removes the source messages). reason: the user's request, briefly.",
   "Result: done: true → it is forgotten. done: false → nothing was deleted (see reason, conflicts, candidates); tell the user so, never claim it was forgotten.",
 ].join("\n");
