@@ -15,6 +15,12 @@ const { positionals, values } = parseArgs({
     permissions: { type: "string" },
     "expires-days": { type: "string" },
     yes: { type: "boolean", default: false },
+    out: { type: "string" },
+    statuses: { type: "string" },
+    evidence: { type: "boolean", default: false },
+    as: { type: "string" },
+    "dry-run": { type: "boolean", default: false },
+    "on-conflict": { type: "string" },
     help: { type: "boolean", short: "h", default: false },
   },
 });

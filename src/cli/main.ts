@@ -6,6 +6,7 @@ import type { Database } from "~/db/types";
 import { addUserToTenant, findUserByEmail } from "~/server/auth/accounts";
 import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyView } from "~/server/auth/api-keys";
 import { ServiceError } from "~/server/errors";
+import { exportJsonl, importJsonl } from "./transfer-commands";
 import { clearTenantMemory, reembedTenant, runWorkerFromCli, treeSearch, treeStats, treeTopics } from "./tree-commands";
 import { getHealth } from "~/server/health";
 import { pruneExpiredRecords, retentionPolicyFromEnv } from "~/server/jobs/retention";
@@ -22,6 +23,12 @@ export type CliOptions = {
   permissions?: string;
   "expires-days"?: string;
   yes?: boolean;
+  out?: string;
+  statuses?: string;
+  evidence?: boolean;
+  as?: string;
+  "dry-run"?: boolean;
+  "on-conflict"?: string;
   help?: boolean;
 };
 
@@ -37,6 +44,11 @@ const HELP = `Usage: npm run memory -- <command> [options]
   stats              Totals per organisation, memory tree and job queue, and database health.
   search <query>     Search the memory tree (chunks of captured conversations), Chinese or English.
   topics             Topics by hotness, with their summaries.
+  export [--scopes a,b] [--statuses active,deleted] [--evidence] [--out <file>]
+                     Cards as JSONL (the dashboard's format; every scope unless --scopes), to stdout or a file.
+  import <file> [--dry-run] [--on-conflict skip|supersede] [--as <email>]
+                     JSONL cards through the normal write rules, as that person (default: the first admin).
+                     A dry run writes nothing and reports what would happen; exits 1 if a line was rejected.
   clear [--yes]      Erase an organisation's memory (asks first unless --yes). People and keys stay.
   worker             Run a background job worker until Ctrl+C (several may run at once).
   reembed            After changing the embedding model: embed every current card for it.
@@ -83,7 +95,7 @@ export async function runCli(args: string[], options: CliOptions, open: () => Pr
   const handle = await open();
   const { db } = handle;
   try {
-    const command = ["search", "topics", "clear", "worker", "stats", "reembed"].includes(area) ? area : `${area} ${action ?? ""}`.trim();
+    const command = ["search", "topics", "clear", "worker", "stats", "reembed", "export", "import"].includes(area) ? area : `${area} ${action ?? ""}`.trim();
     switch (command) {
       case "users add": {
         // The email may come positionally (`users add a@b.c --admin`) or as --admin's neighbour.
@@ -165,6 +177,15 @@ export async function runCli(args: string[], options: CliOptions, open: () => Pr
       case "topics":
         await treeTopics(db, await firstTenantId(db, options.tenant));
         return 0;
+      case "export":
+        await exportJsonl(db, await firstTenantId(db, options.tenant), { scopes: options.scopes, statuses: options.statuses, evidence: options.evidence, outFile: options.out });
+        return 0;
+      case "import": {
+        const file = args[1];
+        if (!file) throw new Error("Give the file: import memories.jsonl [--dry-run]");
+        const clean = await importJsonl(db, await firstTenantId(db, options.tenant), { file, as: options.as, dryRun: options["dry-run"], onConflict: options["on-conflict"] });
+        return clean ? 0 : 1;
+      }
       case "clear":
         return (await clearTenantMemory(db, await firstTenantId(db, options.tenant), { yes: options.yes === true })) ? 0 : 1;
       case "worker":

@@ -1,7 +1,10 @@
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import { and, desc, eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { runCli, type CliOptions } from "~/cli/main";
-import { apiKeys, memoryAuditEvents, memoryQueryLog } from "~/db/schema";
+import { apiKeys, memoryAuditEvents, memoryNodes, memoryQueryLog } from "~/db/schema";
 import { appendMessages } from "~/server/memory/messages";
 import { TENANT_MEMORY_TABLES } from "~/server/memory/tenant-tables";
 import { createKey, createOrg } from "../support/agents";
@@ -102,5 +105,39 @@ describe(`operator CLI against the database (${TEST_BACKEND})`, () => {
     expect(stdout[0]).toMatch(/^Pruned [1-9]\d* query log rows \(kept 30 days\), \d+ idempotency replies \(7 days\), \d+ finished jobs \(7 days\)\.$/);
     const left = await handle.db.select().from(memoryQueryLog).where(eq(memoryQueryLog.tenantId, tenantId));
     expect(left.every((r) => r.createdAt.getTime() > at(30).getTime())).toBe(true);
+  });
+  it("export and import: one organisation's cards as JSONL into another, a dry run first, problems named by line", async () => {
+    const source = await createOrg(handle.db);
+    const target = await createOrg(handle.db);
+    await writeCards(
+      handle.db,
+      agentContext(source.tenantId),
+      createOp("profile_name", { title: "Name", content: "Ada.", valueJson: "Ada" }),
+      createOp("custom_fact", { title: "Commute", content: "Rides a bike to work.", valueJson: "bike" }, { itemKey: "commute" }),
+    );
+    const exported = await cli(["export"], { tenant: source.tenantId });
+    expect(exported.code).toBe(0);
+    expect(exported.stdout.map((l) => (JSON.parse(l) as { kind: string }).kind).sort()).toEqual(["custom_fact", "profile_name"]);
+
+    const dir = await mkdtemp(path.join(os.tmpdir(), "memory-cli-"));
+    const file = path.join(dir, "cards.jsonl");
+    const toFile = await cli(["export"], { tenant: source.tenantId, out: file });
+    expect(toFile.stdout).toEqual([`Exported 2 card(s) to ${file}.`]);
+    expect((await readFile(file, "utf8")).trimEnd().split("\n")).toEqual(exported.stdout);
+
+    const active = async () => (await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, target.tenantId), eq(memoryNodes.status, "active")))).map((r) => r.content).sort();
+    await writeFile(file, `${[...exported.stdout, "not json"].join("\n")}\n`);
+    const dry = await cli(["import", file], { tenant: target.tenantId, "dry-run": true });
+    expect(dry).toEqual({ code: 1, stdout: ["line 3: rejected: not valid JSON", "Dry run (nothing was written): 2 created, 0 noop, 0 conflict, 0 superseded, 1 rejected, 0 skipped."], stderr: [] });
+    expect(await active()).toEqual([]);
+
+    await writeFile(file, `${exported.stdout.join("\n")}\n`);
+    expect(await cli(["import", file], { tenant: target.tenantId })).toEqual({ code: 0, stdout: ["Imported: 2 created, 0 noop, 0 conflict, 0 superseded, 0 rejected, 0 skipped."], stderr: [] });
+    expect(await active()).toEqual(["Ada.", "Rides a bike to work."]);
+    const [audit] = await handle.db.select().from(memoryAuditEvents).where(and(eq(memoryAuditEvents.tenantId, target.tenantId), eq(memoryAuditEvents.eventType, "import")));
+    expect(audit).toMatchObject({ actorType: "user", actorId: target.adminId });
+    // Again: every line already there.
+    expect((await cli(["import", file], { tenant: target.tenantId })).stdout).toEqual(["Imported: 0 created, 2 noop, 0 conflict, 0 superseded, 0 rejected, 0 skipped."]);
+    expect(await cli(["import", file], { tenant: target.tenantId, as: "nobody@example.com" })).toMatchObject({ code: 1, stderr: ["No user nobody@example.com."] });
   });
 });

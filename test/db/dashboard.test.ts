@@ -391,6 +391,19 @@ describe(`dashboard queries and procedures (${TEST_BACKEND})`, () => {
       expect(imports).toHaveLength(2);
     });
 
+    it("keeps an inferred card inferred across export and import", async () => {
+      const ctx = await buildUserCallContext(handle.db, { tenantId: admin.tenantId, userId: admin.userId, role: "admin" });
+      const agent = agentContext(admin.tenantId, { writeScopes: [parseScopePattern("session:*")], readScopes: [parseScopePattern("session:*")] });
+      const [inferred] = await writeCards(handle.db, agent, { ...createOp("flavor_profile", { title: "Likes it mild", content: "Seems to like mild food.", valueJson: "mild" }, { scope: "session:transfer-inferred" }), explicitUserIntent: false });
+      const lines: string[] = [];
+      for await (const card of exportCards(handle.db, { tenantId: admin.tenantId, readScopes: ctx.readScopes, scopes: ["session:transfer-inferred"] })) lines.push(JSON.stringify(card));
+      expect(lines.map((l) => JSON.parse(l) as { explicitUserIntent: boolean; source: { id: string } })).toMatchObject([{ explicitUserIntent: false, source: { id: inferred } }]);
+      const report = await outsider.api.memory.import({ lines, dryRun: false });
+      expect(report.counts.created).toBe(1);
+      const [copy] = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, outsider.tenantId), eq(memoryNodes.id, report.results[0]!.nodeId!)));
+      expect(copy).toMatchObject({ scopeId: "transfer-inferred", explicitUserIntent: false });
+    });
+
     it("refuses to import into a scope the person cannot write", async () => {
       const line = JSON.stringify({ kind: "custom_fact", itemKey: "x", scope: `user:${admin.userId}`, title: "x", content: "x" });
       const report = await member.api.memory.import({ lines: [line], dryRun: false });

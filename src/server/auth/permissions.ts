@@ -9,8 +9,8 @@ import { SCOPE_TYPES } from "~/db/schema";
 
 export type EffectiveScopes = { read: ScopePattern[]; write: ScopePattern[] };
 
-/** Admins manage the whole organisation's memory: every scope, read and write. */
-const EVERYTHING: ScopePattern[] = SCOPE_TYPES.map((type) => ({ type, id: "*" }));
+/** Admins (and the operator's CLI) manage the whole organisation's memory: every scope, read and write. */
+export const EVERYTHING: ScopePattern[] = SCOPE_TYPES.map((type) => ({ type, id: "*" }));
 
 /** The grants a new member starts with (stored as rows, so an admin can take them away). */
 export const defaultMemberGrants = (userId: string) => [

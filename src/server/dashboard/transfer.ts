@@ -33,6 +33,8 @@ export type ExportedCard = {
   confidence: number;
   importance: number;
   expiresAt: string | null;
+  /** Whether the user asked for it (false: inferred). Kept across a round trip: an inferred card must not come back explicit and win conflicts it would lose. */
+  explicitUserIntent: boolean;
   /** Informational: where it came from. Import ignores these. */
   source: { id: string; key: string; revision: number; status: string; updatedAt: string };
   /** With includeEvidence: the messages the card cites. */
@@ -78,6 +80,7 @@ export async function exportCardsPage(db: DbOrTx, params: ExportParams & { after
       confidence: row.confidence,
       importance: row.importance,
       expiresAt: row.expiresAt?.toISOString() ?? null,
+      explicitUserIntent: row.explicitUserIntent,
       source: { id: row.id, key: row.key, revision: row.revision, status: row.status, updatedAt: row.updatedAt.toISOString() },
     };
     if (evidence) {
@@ -113,6 +116,7 @@ const importLineSchema = z.object({
   confidence: z.number().optional(),
   importance: z.number().optional(),
   expiresAt: z.string().nullish(),
+  explicitUserIntent: z.boolean().optional(),
 });
 
 export type ImportLineStatus = "created" | "noop" | "conflict" | "superseded" | "rejected" | "skipped";
@@ -165,7 +169,8 @@ async function importLine(db: Database, ctx: MemoryCallContext, text: string, li
     kind: card.kind,
     ...(card.itemKey ? { itemKey: card.itemKey } : {}),
     scope: card.scope,
-    explicitUserIntent: true,
+    // Lines without it (hand-written, or exported before it was carried) are the importing person's own statement.
+    explicitUserIntent: card.explicitUserIntent ?? true,
     reason: "imported from JSONL",
     node: {
       title: card.title.slice(0, WRITE_LIMITS.title),
