@@ -6,13 +6,15 @@ import type { Database } from "~/db/types";
 import { newId } from "~/server/ids";
 import type { MemoryCallContext } from "~/server/memory/context";
 import { memoryForget } from "~/server/memory/forget";
+import { restoreNode } from "~/server/memory/restore";
+import { memorySearch } from "~/server/memory/retrieval/search";
 import { appendMessages } from "~/server/memory/messages";
 import { appendSummary } from "~/server/memory/summaries";
 import { memoryWrite } from "~/server/memory/write";
 import { SEAL_THRESHOLD, writeDailyDigest } from "~/server/tree/cold-path";
 import { drainJobs } from "../support/jobs";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
-import { agentContext, createTenant } from "../support/memory";
+import { agentContext, createTenant, noVectors, personContext } from "../support/memory";
 
 async function write(db: Database, ctx: MemoryCallContext, kind: string, itemKey: string | undefined, content: string, valueJson: unknown, extra: Record<string, unknown> = {}) {
   const result = await memoryWrite(db, ctx, { operations: [{ op: "create", kind, itemKey, explicitUserIntent: true, node: { title: content.slice(0, 40), content, valueJson, ...extra } }] });
@@ -111,6 +113,41 @@ describe(`memory_forget (${TEST_BACKEND})`, () => {
     const named = await memoryForget(handle.db, mine, { all: true, scope: "session:s-colleague", reason: "清空那个会话" });
     expect(named.deletedIds).toHaveLength(1);
     expect(await active()).toEqual([]);
+  });
+
+  it("restores a forgotten card as the next revision of its chain, once, and never over a card that took its slot", async () => {
+    const t = await createTenant(handle.db);
+    const ctx = agentContext(t, { forgetIntent: true });
+    const person = personContext(t);
+    const first = await write(handle.db, ctx, "custom_fact", "commute", "Rides a bike to work.", "bike");
+    await memoryForget(handle.db, ctx, { id: first.nodeId!, expectedRevision: 1, reason: "用户说忘掉" });
+
+    expect(await restoreNode(handle.db, person, { id: first.nodeId!, expectedRevision: 2, reason: "mistake" })).toMatchObject({ done: false, reason: "conflict" });
+    const restored = await restoreNode(handle.db, person, { id: first.nodeId!, expectedRevision: 1, reason: "forgotten by mistake" });
+    expect(restored).toMatchObject({ done: true, revision: 2 });
+    const chain = await handle.db.select().from(memoryNodes).where(eq(memoryNodes.tenantId, t)).orderBy(memoryNodes.revision);
+    expect(chain.map((r) => [r.revision, r.status, r.content, r.supersedesId, r.supersededById])).toEqual([
+      [1, "deleted", "Rides a bike to work.", null, restored.nodeId],
+      [2, "active", "Rides a bike to work.", first.nodeId, null],
+    ]);
+    expect(chain[1]).toMatchObject({ lineageId: first.nodeId, key: chain[0]!.key, createdByType: "user", explicitUserIntent: true });
+    const [event] = await handle.db.select().from(memoryAuditEvents).where(and(eq(memoryAuditEvents.tenantId, t), eq(memoryAuditEvents.eventType, "restore")));
+    expect(event).toMatchObject({ nodeId: restored.nodeId, lineageId: first.nodeId, reason: "forgotten by mistake" });
+    // Recalled again.
+    const found = await memorySearch(handle.db, ctx, { queryText: "bike to work" }, noVectors);
+    expect(found.relevant.map((h) => h.id)).toContain(restored.nodeId);
+    // Only once.
+    expect(await restoreNode(handle.db, person, { id: first.nodeId!, expectedRevision: 1, reason: "again" })).toMatchObject({ done: false, reason: "not_ended" });
+
+    // Forgotten again, then a new card takes the slot: the restore names it and changes nothing.
+    await memoryForget(handle.db, ctx, { id: restored.nodeId!, expectedRevision: 2, reason: "forget" });
+    const replacement = await write(handle.db, ctx, "custom_fact", "commute", "Takes the train now.", "train");
+    expect(await restoreNode(handle.db, person, { id: restored.nodeId!, expectedRevision: 2, reason: "undo" })).toMatchObject({ done: false, reason: "slot_occupied", occupantId: replacement.nodeId });
+    const active = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.status, "active")));
+    expect(active.map((r) => r.content)).toEqual(["Takes the train now."]);
+    // Someone who may not write the scope cannot restore.
+    const reader = personContext(t, { writeScopes: [] });
+    expect(await restoreNode(handle.db, reader, { id: restored.nodeId!, expectedRevision: 2, reason: "x" })).toMatchObject({ done: false, reason: "scope_not_writable" });
   });
 
   it("hard-deletes with an erasure receipt and leaves no trace of the content in any table", async () => {

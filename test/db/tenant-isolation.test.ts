@@ -123,6 +123,10 @@ const PROCEDURES: Record<string, { access: Access; probe: (k: Kit) => Promise<vo
       expect(outcome).toMatchObject((outcome as { code?: string }).code ? { code: "NOT_FOUND" } : { done: false, reason: "not_found" });
     },
   },
+  "memory.restore": {
+    access: "tenant",
+    probe: async (k) => void expect(await k.call({ id: k.fx.a.nodeId, expectedRevision: 1, reason: "B tries" })).toMatchObject({ done: false, reason: "not_found" }),
+  },
   "memory.sessions": { access: "tenant", probe: async (k) => void k.clean(await k.call({})) },
   "memory.session": {
     access: "tenant",

@@ -4,7 +4,7 @@ import type { AuditEntry, CardDetail, EvidenceMessage } from "~/server/dashboard
 import { LocalTime } from "../local-time";
 import { Badge, STATUS_TONE, type Tone } from "../ui";
 
-export const EVENT_TONE: Record<string, Tone> = { create: "green", update: "indigo", supersede: "indigo", expire: "amber", delete: "red", hard_delete: "red", rejected: "red", noop: "zinc" };
+export const EVENT_TONE: Record<string, Tone> = { create: "green", update: "indigo", supersede: "indigo", expire: "amber", delete: "red", hard_delete: "red", restore: "green", rejected: "red", noop: "zinc" };
 
 /** What superseded what: every revision of the chain, newest first, linked both ways. */
 export async function RevisionTimeline({ revisions, currentPageId }: { revisions: CardDetail["revisions"]; currentPageId: string }) {

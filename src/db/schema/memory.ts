@@ -283,7 +283,7 @@ export const memoryAuditEvents = pgTable(
     nodeId: text("node_id"),
     lineageId: text("lineage_id"),
     eventType: text("event_type", {
-      enum: ["create", "update", "supersede", "expire", "delete", "hard_delete", "noop", "rejected", "grant", "key", "member", "policy", "kind", "import"],
+      enum: ["create", "update", "supersede", "expire", "delete", "hard_delete", "restore", "noop", "rejected", "grant", "key", "member", "policy", "kind", "import"],
     }).notNull(),
     actorType: text("actor_type", { enum: ACTOR_TYPES }).notNull(),
     actorId: text("actor_id"),

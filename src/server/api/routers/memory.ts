@@ -13,6 +13,7 @@ import { EXPORT_PAGE, exportCardsPage, importCards, IMPORT_LIMITS } from "~/serv
 import { loadKindRegistry } from "~/server/memory/custom-kinds";
 import { describeKind } from "~/server/memory/kinds";
 import { memoryForget } from "~/server/memory/forget";
+import { restoreNode } from "~/server/memory/restore";
 import { memorySearch } from "~/server/memory/retrieval/search";
 import { SEARCH_LIMITS } from "~/server/memory/retrieval/search-schema";
 import { formatScope } from "~/server/memory/scope";
@@ -115,6 +116,11 @@ export const memoryRouter = createTRPCRouter({
       }),
     )
     .mutation(({ ctx, input }) => memoryForget(ctx.db, ctx.memory, { ...input, eraseEvidence: input.mode === "hard" && input.eraseEvidence === true })),
+
+  /** Undo of a soft forget or an expiry, at the revision the viewer saw. */
+  restore: memoryProcedure
+    .input(z.object({ id: z.string().min(1).max(100), expectedRevision: z.number().int().min(1), reason: z.string().trim().min(1).max(500) }))
+    .mutation(({ ctx, input }) => restoreNode(ctx.db, ctx.memory, input)),
 
   sessions: memoryProcedure
     .input(z.object({ cursor, limit: z.number().int().min(1).max(200).optional() }).default({}))

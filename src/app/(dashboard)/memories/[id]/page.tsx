@@ -3,6 +3,7 @@ import { notFound } from "next/navigation";
 import { JsonValue } from "~/components/json-value";
 import { LocalTime } from "~/components/local-time";
 import { CardActions } from "~/components/memories/card-actions";
+import { RestoreCard } from "~/components/memories/restore-card";
 import { AuditTimeline, EvidenceList, RevisionTimeline } from "~/components/memories/timelines";
 import { WhyRecalled } from "~/components/memories/why-recalled";
 import { Badge, Fields, Meter, Panel, STATUS_TONE } from "~/components/ui";
@@ -20,6 +21,8 @@ export default async function MemoryCardPage({ params }: { params: Promise<{ id:
   const { t, number } = i18n;
   const { node, revisions, events, evidence, missingEvidenceIds, currentId, writable } = detail.data;
   const isCurrent = node.status === "active";
+  // A forgotten or expired card that nothing replaced can be brought back.
+  const restorable = writable && !currentId && (node.status === "deleted" || node.status === "expired");
 
   return (
     <div className="space-y-6">
@@ -40,6 +43,7 @@ export default async function MemoryCardPage({ params }: { params: Promise<{ id:
           </p>
         </div>
         {isCurrent && writable ? <CardActions key={`${node.id}:${node.revision}`} card={node} kinds={kinds} /> : null}
+        {restorable ? <RestoreCard card={node} /> : null}
       </header>
 
       {!isCurrent ? (
