@@ -260,6 +260,10 @@ describe(`dashboard queries and procedures (${TEST_BACKEND})`, () => {
       // The admin reads both; a card of a scope the member cannot read never shows for the member.
       const ownerView = await callerAs(handle.db, { userId: owner.user.id }).memory.session({ sessionId: "saved-chat" });
       expect(ownerView.messages[0]!.savedAs.map((c) => c.id).sort()).toEqual([mine, owners].sort());
+      // Erasing the whole conversation: its owner or an admin, not a colleague with the default session:* grant.
+      await appendMessages(handle.db, ctx, { sessionId: "owners-chat", userScopeId: owner.user.id, messages: [{ role: "user", content: "mine" }] });
+      expect([staffView.erasable, ownerView.erasable]).toEqual([true, true]);
+      expect((await callerAs(handle.db, { userId: staff.user.id }).memory.session({ sessionId: "owners-chat" })).erasable).toBe(false);
     });
 
     it("hides sessions from a member whose session grant was taken away", async () => {

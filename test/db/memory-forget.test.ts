@@ -7,9 +7,10 @@ import { newId } from "~/server/ids";
 import type { MemoryCallContext } from "~/server/memory/context";
 import { memoryForget } from "~/server/memory/forget";
 import { restoreNode } from "~/server/memory/restore";
+import { eraseSession } from "~/server/memory/erase-session";
 import { memorySearch } from "~/server/memory/retrieval/search";
 import { appendMessages } from "~/server/memory/messages";
-import { appendSummary } from "~/server/memory/summaries";
+import { appendSummary, getLatestSummary } from "~/server/memory/summaries";
 import { memoryWrite } from "~/server/memory/write";
 import { SEAL_THRESHOLD, writeDailyDigest } from "~/server/tree/cold-path";
 import { drainJobs } from "../support/jobs";
@@ -219,6 +220,48 @@ describe(`memory_forget (${TEST_BACKEND})`, () => {
     expect(l1).toHaveLength(1);
     expect(l1[0]!.chunkIds).toHaveLength(SEAL_THRESHOLD);
     expect(await tablesMentioning(handle.db, secret)).toEqual([]);
+  });
+
+  it("erases a whole conversation: messages, summaries, memory tree, jobs and its session's cards; cards elsewhere stay", async () => {
+    const t = await createTenant(handle.db);
+    const tag = newId("x").slice(2, 10);
+    const secret = `Marmot${tag}`;
+    const sessionId = `chat-${tag}`;
+    const messages = Array.from({ length: SEAL_THRESHOLD + 2 }, (_, i) => ({
+      role: "user" as const,
+      content: i === 0 ? `Project Hermes note: the door code is ${secret}.` : `Project Hermes review ${i + 1} went well on 2026-06-${String(10 + i).padStart(2, "0")}.`,
+    }));
+    const appended = await appendMessages(handle.db, { tenantId: t, actor: { type: "api_key", id: "key_test" } }, { sessionId, userScopeId: "u1", messages });
+    await drainJobs(handle.db);
+    const latest = await getLatestSummary(handle.db, { tenantId: t, sessionId });
+    await appendSummary(handle.db, { tenantId: t, actor: { type: "system", id: null } }, { sessionId, parentSummaryId: latest?.id ?? null, fromMessageId: appended.messages[0]!.id, toMessageId: appended.messages[1]!.id, summary: `Door code ${secret}.` });
+    const evidence = appended.messages[0]!.id;
+    const ctx = agentContext(t, { forgetIntent: true, trustedMessageIds: [evidence], defaults: { user: { type: "user", id: "u1" }, session: { type: "session", id: sessionId } } });
+    await write(handle.db, ctx, "temporary_state", "door", `Door code is ${secret}.`, secret, { sourceMessageIds: [evidence] });
+    const kept = await write(handle.db, ctx, "custom_fact", "project", "Works on project Hermes.", "Hermes", { sourceMessageIds: [evidence] });
+    expect(await tablesMentioning(handle.db, secret)).toEqual(expect.arrayContaining(["memory_messages: 1", "memory_nodes: 1", "memory_summaries: 1"]));
+
+    // A member who may write the session but not its owner's profile may not erase it.
+    const colleague = personContext(t, { writeScopes: [{ type: "user", id: "u2" }, { type: "session", id: "*" }] });
+    expect(await eraseSession(handle.db, colleague, { sessionId, reason: "not mine" })).toMatchObject({ done: false, reason: "not_allowed" });
+    expect(await tablesMentioning(handle.db, secret)).toContain("memory_messages: 1");
+
+    const owner = personContext(t);
+    const result = await eraseSession(handle.db, owner, { sessionId, reason: "erase this chat" });
+    expect(result).toMatchObject({ done: true, receipt: { sessionId, messagesRemoved: SEAL_THRESHOLD + 2, revisionsRemoved: 1, cardsCitingKept: 1 } });
+    expect(result.receipt!.chunksRemoved).toBeGreaterThan(0);
+    expect(result.receipt!.summariesRemoved).toBeGreaterThanOrEqual(1);
+    expect(await tablesMentioning(handle.db, secret)).toEqual([]);
+    // Only audit events name the session now: the erasure, and the session card's creation scrubbed of its content.
+    expect(await tablesMentioning(handle.db, sessionId)).toEqual(["memory_audit_events: 2"]);
+    const named = await handle.db.select().from(memoryAuditEvents).where(and(eq(memoryAuditEvents.tenantId, t), eq(memoryAuditEvents.scopeId, sessionId)));
+    expect(named.map((e) => [e.eventType, e.before, e.after]).sort()).toEqual([["create", null, null], ["hard_delete", null, null]]);
+    // The card of the user's profile stays, its evidence gone.
+    const [profileCard] = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.id, kept.nodeId!)));
+    expect(profileCard).toMatchObject({ status: "active", sourceMessageIds: [evidence] });
+    const [audit] = await handle.db.select().from(memoryAuditEvents).where(and(eq(memoryAuditEvents.tenantId, t), eq(memoryAuditEvents.eventType, "hard_delete")));
+    expect(audit).toMatchObject({ scopeType: "session", scopeId: sessionId, reason: "erase this chat", actorType: "user" });
+    expect(await eraseSession(handle.db, owner, { sessionId, reason: "again" })).toMatchObject({ done: false, reason: "not_found" });
   });
 
   it("deletes nothing when one of several targets is stale", async () => {

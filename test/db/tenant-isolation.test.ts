@@ -127,6 +127,11 @@ const PROCEDURES: Record<string, { access: Access; probe: (k: Kit) => Promise<vo
     access: "tenant",
     probe: async (k) => void expect(await k.call({ id: k.fx.a.nodeId, expectedRevision: 1, reason: "B tries" })).toMatchObject({ done: false, reason: "not_found" }),
   },
+  "memory.eraseSession": {
+    access: "tenant",
+    // B's admin may write every scope of B: A's session names nothing there (A's rows are checked unchanged after every probe).
+    probe: async (k) => void expect(await k.call({ sessionId: "a-private-session", reason: "B tries" })).toMatchObject({ done: false, reason: "not_found" }),
+  },
   "memory.sessions": { access: "tenant", probe: async (k) => void k.clean(await k.call({})) },
   "memory.session": {
     access: "tenant",

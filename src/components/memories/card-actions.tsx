@@ -8,6 +8,7 @@ import { useI18n } from "~/i18n/client";
 import { errorMessage, useTRPC } from "~/trpc/react";
 import type { CardDetailData, KindOption, RouterOutputs } from "~/trpc/types";
 import { Dialog } from "../dialog";
+import { ErasureReceiptView } from "../erasure-receipt";
 import { FormError } from "../form";
 import { LocalTime } from "../local-time";
 import { buttonClass, inputClass } from "../ui";
@@ -325,30 +326,7 @@ export function CardActions({ card, kinds }: { card: Card; kinds: KindOption[] }
         {receipt ? (
           <div className="space-y-3 text-sm">
             <p>{t("card.receiptHint")}</p>
-            <dl aria-label={t("card.receiptTitle")} className="grid grid-cols-[1fr_auto] gap-x-6 gap-y-1">
-              {(
-                [
-                  ["revisionsRemoved", receipt.revisionsRemoved],
-                  ["embeddingsRemoved", receipt.embeddingsRemoved],
-                  ["messagesRemoved", receipt.messagesRemoved],
-                  ["summariesRemoved", receipt.summariesRemoved],
-                  ["chunksRemoved", receipt.chunksRemoved],
-                  ["treeSummariesRemoved", receipt.treeSummariesRemoved],
-                  ["topicsRebuilt", receipt.topicsRebuilt],
-                  ["topicsRemoved", receipt.topicsRemoved],
-                  ["auditEventsScrubbed", receipt.auditEventsScrubbed],
-                  ["jobsRemoved", receipt.jobsRemoved],
-                ] as const
-              ).map(([name, n]) => (
-                <div key={name} className="contents">
-                  <dt className="text-zinc-500">{t(`receipt.${name}`)}</dt>
-                  <dd className="text-right tabular-nums">{n}</dd>
-                </div>
-              ))}
-            </dl>
-            <p className="text-xs text-zinc-500">
-              {t("receipt.erasedAt")} <LocalTime value={receipt.erasedAt} /> · {receipt.nodeIds.join(", ")}
-            </p>
+            <ErasureReceiptView receipt={receipt} label={t("card.receiptTitle")} detail={receipt.nodeIds.join(", ")} />
             <Link href="/memories" className={buttonClass("primary")}>
               {t("card.backToMemories")}
             </Link>

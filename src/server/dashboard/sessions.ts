@@ -8,6 +8,7 @@ import { buildMemoryContext } from "~/server/memory/retrieval/context";
 import type { MemoryContextDiagnostics } from "~/server/memory/retrieval/context-schema";
 import { countTokens } from "~/server/memory/retrieval/token-count";
 import { cardsCitingMessages } from "~/server/memory/citing-cards";
+import { canEraseSession, sessionOwner } from "~/server/memory/erase-session";
 import { scopeAllowed, type ScopePattern } from "~/server/memory/scope";
 import { getSummaryChain } from "~/server/memory/summaries";
 import { canReadAllSessions } from "./scopes";
@@ -76,6 +77,8 @@ export type SessionDetail = {
   summaries: SessionSummary[];
   /** Cards stored in this session's scope (any status), newest first. */
   cards: { id: string; title: string; kind: string; status: string; revision: number; updatedAt: string }[];
+  /** Whether the viewer may erase the whole conversation (canEraseSession). */
+  erasable: boolean;
 };
 
 const PAGE = 50;
@@ -86,7 +89,7 @@ const PAGE = 50;
  */
 export async function getSessionDetail(
   db: DbOrTx,
-  params: { tenantId: string; readScopes: readonly ScopePattern[]; sessionId: string; before?: number; aroundMessageId?: string },
+  params: { tenantId: string; readScopes: readonly ScopePattern[]; writeScopes: readonly ScopePattern[]; sessionId: string; before?: number; aroundMessageId?: string },
 ): Promise<SessionDetail> {
   const { tenantId, sessionId } = params;
   if (!sessionReadable(params.readScopes, sessionId)) throw notFound("not_found", `No session ${sessionId} you can read.`);
@@ -95,7 +98,7 @@ export async function getSessionDetail(
     const [target] = await getMessagesByIds(db, { tenantId, ids: [params.aroundMessageId] });
     if (target && target.sessionId === sessionId) before = target.seq + 1;
   }
-  const [messages, stats, summaries, cards] = await Promise.all([
+  const [messages, stats, summaries, cards, owner] = await Promise.all([
     listRecentMessages(db, { tenantId, sessionId, limit: PAGE, before }),
     db
       .select({ n: sql<number>`count(*)`.mapWith(Number), first: sql<number>`min(${memoryMessages.seq})`.mapWith(Number), last: sql<number>`max(${memoryMessages.seq})`.mapWith(Number) })
@@ -108,6 +111,7 @@ export async function getSessionDetail(
       .where(and(eq(memoryNodes.tenantId, tenantId), eq(memoryNodes.scopeType, "session"), eq(memoryNodes.scopeId, sessionId)))
       .orderBy(desc(memoryNodes.updatedAt))
       .limit(100),
+    sessionOwner(db, { tenantId, sessionId }),
   ]);
   const citing = await cardsCitingMessages(db, { tenantId, readScopes: params.readScopes, messageIds: messages.map((m) => m.id) });
   const total = stats[0];
@@ -134,6 +138,7 @@ export async function getSessionDetail(
     hasNewer: Boolean(last && total && last.seq < total.last),
     summaries: summaries.map(({ tenantId: _t, createdAt, ...s }) => ({ ...s, createdAt: createdAt.toISOString() })),
     cards: cards.map((c) => ({ ...c, updatedAt: c.updatedAt.toISOString() })),
+    erasable: canEraseSession(params.writeScopes, sessionId, owner.owner),
   };
 }
 

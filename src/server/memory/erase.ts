@@ -124,7 +124,8 @@ export async function eraseLineages(
   return receipt;
 }
 
-async function eraseEvidence(tx: Transaction, tenantId: string, messageIds: string[], receipt: ErasureReceipt) {
+/** Erases messages and what was built on them (summaries, memory tree); counts go into `receipt`. */
+export async function eraseEvidence(tx: Transaction, tenantId: string, messageIds: string[], receipt: ErasureReceipt) {
   // Summaries whose message range covers an erased message, and every later summary of that session
   // (each one was built from its parent, so they all carry the erased text forward).
   const affected = await queryRows<{ session_id: string; from_seq: number }>(

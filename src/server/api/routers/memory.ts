@@ -14,6 +14,7 @@ import { loadKindRegistry } from "~/server/memory/custom-kinds";
 import { describeKind } from "~/server/memory/kinds";
 import { memoryForget } from "~/server/memory/forget";
 import { restoreNode } from "~/server/memory/restore";
+import { eraseSession } from "~/server/memory/erase-session";
 import { memorySearch } from "~/server/memory/retrieval/search";
 import { SEARCH_LIMITS } from "~/server/memory/retrieval/search-schema";
 import { formatScope } from "~/server/memory/scope";
@@ -128,7 +129,12 @@ export const memoryRouter = createTRPCRouter({
 
   session: memoryProcedure
     .input(z.object({ sessionId: z.string().min(1).max(200), before: z.number().int().min(1).optional(), aroundMessageId: z.string().max(200).optional() }))
-    .query(({ ctx, input }) => getSessionDetail(ctx.db, { tenantId: ctx.tenant.id, readScopes: ctx.memory.readScopes, ...input })),
+    .query(({ ctx, input }) => getSessionDetail(ctx.db, { tenantId: ctx.tenant.id, readScopes: ctx.memory.readScopes, writeScopes: ctx.memory.writeScopes, ...input })),
+
+  /** Erases a whole conversation for good (its owner or an admin); the receipt counts what went. */
+  eraseSession: memoryProcedure
+    .input(z.object({ sessionId: z.string().min(1).max(200), reason: z.string().trim().min(1).max(500) }))
+    .mutation(({ ctx, input }) => eraseSession(ctx.db, ctx.memory, input)),
 
   /** "Try recall": the prompt block an agent would get for a question, with its token count. */
   tryRecall: memoryProcedure

@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { LocalTime } from "~/components/local-time";
+import { EraseSession } from "~/components/sessions/erase-session";
 import { TryRecall } from "~/components/sessions/try-recall";
 import { Badge, EmptyState, LinkButton, Panel, STATUS_TONE } from "~/components/ui";
 import { getI18n } from "~/i18n/server";
@@ -29,8 +30,13 @@ export default async function SessionPage({ params, searchParams }: { params: Pr
             {t("sessions.title")}
           </Link>
         </p>
-        <h1 className="mt-1 font-mono text-2xl font-semibold tracking-tight">{s.sessionId}</h1>
-        <p className="mt-1 text-sm text-zinc-500">{t("sessions.count", { n: number(s.messageCount) })}</p>
+        <div className="mt-1 flex flex-wrap items-start justify-between gap-4">
+          <div className="min-w-0">
+            <h1 className="font-mono text-2xl font-semibold tracking-tight break-all">{s.sessionId}</h1>
+            <p className="mt-1 text-sm text-zinc-500">{t("sessions.count", { n: number(s.messageCount) })}</p>
+          </div>
+          {s.erasable ? <EraseSession sessionId={s.sessionId} /> : null}
+        </div>
       </header>
       <div className="grid gap-6 xl:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
         <Panel

@@ -1,0 +1,88 @@
+import { and, arrayOverlaps, eq, sql } from "drizzle-orm";
+import type { Database, DbOrTx } from "~/db/types";
+import { memoryJobs, memoryMessages, memoryNodes, memorySummaries } from "~/db/schema";
+import { recordAudit } from "./audit";
+import type { MemoryCallContext } from "./context";
+import { eraseEvidence, eraseLineages } from "./erase";
+import type { ErasureReceipt } from "./forget-schema";
+import { scopeAllowed, type ScopePattern } from "./scope";
+
+export type SessionErasureReceipt = ErasureReceipt & {
+  sessionId: string;
+  /** Current cards in other scopes (a profile, a workspace) that cited the conversation: they stay, their evidence shows as erased. */
+  cardsCitingKept: number;
+};
+
+export type SessionErasureResult = { done: boolean; reason?: string; message: string; receipt?: SessionErasureReceipt };
+
+/** Whose conversation it is (the person its messages were captured for, when known), and how many messages it holds. */
+export async function sessionOwner(db: DbOrTx, params: { tenantId: string; sessionId: string }): Promise<{ owner: string | null; messages: number }> {
+  const [row] = await db
+    .select({ owner: sql<string | null>`max(${memoryMessages.userScopeId})`, messages: sql<number>`count(*)`.mapWith(Number) })
+    .from(memoryMessages)
+    .where(and(eq(memoryMessages.tenantId, params.tenantId), eq(memoryMessages.sessionId, params.sessionId)));
+  return { owner: row?.owner ?? null, messages: row?.messages ?? 0 };
+}
+
+/**
+ * Erasing a conversation takes write access to it and to its owner's profile: a member may erase their
+ * own conversations, an admin anyone's (a member's default `session:*` grant alone would let them erase
+ * colleagues' conversations). A conversation without a known owner needs write access to every profile.
+ */
+export const canEraseSession = (writeScopes: readonly ScopePattern[], sessionId: string, owner: string | null) =>
+  scopeAllowed({ type: "session", id: sessionId }, writeScopes) && scopeAllowed({ type: "user", id: owner ?? "*" }, writeScopes);
+
+/**
+ * Erases a whole conversation for good, in one transaction: its messages, its summary chain, the memory
+ * tree built on them (chunks, L1 summaries, digests; topic summaries rebuilt), its queued jobs, and every
+ * card of its session scope with their revisions and embeddings (their audit rows scrubbed of content).
+ * Cards in other scopes that cited it stay (counted in the receipt). Audited as a hard delete.
+ */
+export async function eraseSession(db: Database, ctx: MemoryCallContext, input: { sessionId: string; reason: string }): Promise<SessionErasureResult> {
+  const { tenantId } = ctx;
+  const { sessionId } = input;
+  const missing: SessionErasureResult = { done: false, reason: "not_found", message: `No session ${sessionId} you can read. Nothing was erased.` };
+  if (!scopeAllowed({ type: "session", id: sessionId }, ctx.readScopes)) return missing;
+  const [{ owner, messages }, [card]] = await Promise.all([
+    sessionOwner(db, { tenantId, sessionId }),
+    db
+      .select({ id: memoryNodes.id })
+      .from(memoryNodes)
+      .where(and(eq(memoryNodes.tenantId, tenantId), eq(memoryNodes.scopeType, "session"), eq(memoryNodes.scopeId, sessionId)))
+      .limit(1),
+  ]);
+  if (messages === 0 && !card) return missing;
+  if (!canEraseSession(ctx.writeScopes, sessionId, owner)) {
+    return { done: false, reason: "not_allowed", message: `Erasing session ${sessionId} needs write access to it and to its owner's profile (${owner ? `user:${owner}` : "every profile"}): your own conversations, or an admin. Nothing was erased.` };
+  }
+  return db.transaction(async (tx) => {
+    const now = new Date();
+    const lineages = await tx
+      .selectDistinct({ id: memoryNodes.lineageId })
+      .from(memoryNodes)
+      .where(and(eq(memoryNodes.tenantId, tenantId), eq(memoryNodes.scopeType, "session"), eq(memoryNodes.scopeId, sessionId)));
+    const cards = await eraseLineages(tx, { tenantId, lineageIds: lineages.map((l) => l.id), eraseEvidence: false, now });
+    const messageIds = (await tx.select({ id: memoryMessages.id }).from(memoryMessages).where(and(eq(memoryMessages.tenantId, tenantId), eq(memoryMessages.sessionId, sessionId)))).map((m) => m.id);
+    if (messageIds.length === 0 && cards.nodeIds.length === 0) return missing;
+    const [kept] = messageIds.length
+      ? await tx
+          .select({ n: sql<number>`count(*)`.mapWith(Number) })
+          .from(memoryNodes)
+          .where(and(eq(memoryNodes.tenantId, tenantId), eq(memoryNodes.status, "active"), arrayOverlaps(memoryNodes.sourceMessageIds, messageIds)))
+      : [{ n: 0 }];
+    const receipt: SessionErasureReceipt = { ...cards, sessionId, cardsCitingKept: kept?.n ?? 0 };
+    if (messageIds.length) await eraseEvidence(tx, tenantId, messageIds, receipt);
+    // A summary whose messages were already gone is not reached through them.
+    receipt.summariesRemoved += (await tx.delete(memorySummaries).where(and(eq(memorySummaries.tenantId, tenantId), eq(memorySummaries.sessionId, sessionId))).returning({ id: memorySummaries.id })).length;
+    receipt.jobsRemoved += (
+      await tx.delete(memoryJobs).where(and(eq(memoryJobs.tenantId, tenantId), sql`${memoryJobs.payload}->>'sessionId' = ${sessionId}`)).returning({ id: memoryJobs.id })
+    ).length;
+    const { nodeIds: _n, lineageIds: _l, messageIds: _m, ...counts } = receipt;
+    await recordAudit(tx, ctx, { eventType: "hard_delete", scope: { type: "session", id: sessionId }, reason: input.reason, metadata: { erased: "session", receipt: counts } });
+    return {
+      done: true,
+      receipt,
+      message: `Erased session ${sessionId}: ${receipt.messagesRemoved} messages, ${receipt.revisionsRemoved} card revisions, ${receipt.summariesRemoved} summaries. This is done.`,
+    };
+  });
+}
