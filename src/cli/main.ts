@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { asc, eq } from "drizzle-orm";
 import { getDatabase, type DatabaseHandle } from "~/db/client";
-import { API_KEY_PERMISSIONS, DEFAULT_API_KEY_PERMISSIONS, tenantMembers, tenants, users, type ApiKeyPermission } from "~/db/schema";
+import { API_KEY_PERMISSIONS, DEFAULT_API_KEY_PERMISSIONS, defaultApiKeyScopes, tenantMembers, tenants, users, type ApiKeyPermission } from "~/db/schema";
 import type { Database } from "~/db/types";
 import { addUserToTenant, findUserByEmail } from "~/server/auth/accounts";
 import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyView } from "~/server/auth/api-keys";
@@ -132,7 +132,7 @@ export async function runCli(args: string[], options: CliOptions, open: () => Pr
           ownerUserId: owner.id,
           createdByUserId: null,
           name: options.name ?? "cli key",
-          scopes: (options.scopes ?? `user:${owner.id},session:*`).split(",").map((s) => s.trim()).filter(Boolean),
+          scopes: options.scopes ? options.scopes.split(",").map((s) => s.trim()).filter(Boolean) : defaultApiKeyScopes(owner.id),
           permissions: permissions as ApiKeyPermission[],
           expiresAt: days ? new Date(Date.now() + days * 86_400_000) : null,
         });

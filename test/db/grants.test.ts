@@ -29,7 +29,7 @@ describe(`API keys and scope grants in the dashboard API (${TEST_BACKEND})`, () 
   it("creates a key for yourself: secret shown once, only its hash stored, audited", async () => {
     const created = await as(org.memberId).keys.create({ name: "laptop agent", permissions: ["memory:read", "memory:write"] });
     expect(created.secret).toMatch(/^mem_live_[0-9A-Za-z]{40}$/);
-    expect(created.apiKey).toMatchObject({ ownerUserId: org.memberId, scopes: [`user:${org.memberId}`, "session:*"], status: "active" });
+    expect(created.apiKey).toMatchObject({ ownerUserId: org.memberId, scopes: [`user:${org.memberId}`, "session:*", "global"], status: "active" });
     expect(JSON.stringify(created.apiKey)).not.toMatch(/keyHash|key_hash/);
     const [row] = await handle.db.select().from(apiKeys).where(eq(apiKeys.id, created.apiKey.id));
     expect(row?.keyHash).toBe(hashApiKeySecret(created.secret));
@@ -39,6 +39,19 @@ describe(`API keys and scope grants in the dashboard API (${TEST_BACKEND})`, () 
     expect(JSON.stringify(listed)).not.toContain(created.secret);
     expect(JSON.stringify(listed)).not.toContain(row!.keyHash);
     expect((await auditOf("key")).some((e) => (e.after as { keyId?: string })?.keyId === created.apiKey.id)).toBe(true);
+  });
+
+  it("a key made with the defaults reads the organisation-wide cards an admin wrote, and cannot write them", async () => {
+    const policy = await as(org.adminId).memory.write({
+      operations: [{ op: "create", kind: "custom_fact", itemKey: "travel_policy", scope: "global", node: { title: "Travel policy", content: "Book economy class for flights under six hours.", valueJson: "economy under 6h" } }],
+    });
+    expect(policy.done).toBe(true);
+    const { secret } = await as(org.memberId).keys.create({ name: "default agent", permissions: ["memory:read", "memory:write"] });
+    const agent = callerAs(handle.db, { bearer: secret });
+    const found = await agent.tools.memory_search({ queryText: "flight class travel policy", turn: { sessionId: "s-policy" } });
+    expect(found.relevant.map((h) => h.id)).toContain(policy.results[0]!.nodeId);
+    const write = await agent.tools.memory_write({ operations: [{ op: "create", kind: "custom_fact", itemKey: "x", scope: "global", explicitUserIntent: true, node: { title: "x", content: "x", valueJson: "x" } }] });
+    expect(write).toMatchObject({ done: false, results: [{ reason: "global_read_only" }] });
   });
 
   it("lets only admins create keys for someone else, and only for members of the organisation", async () => {

@@ -6,7 +6,7 @@ import { tenants } from "./tenants";
 
 import type { ApiKeyPermission } from "./permissions";
 
-export { API_KEY_PERMISSIONS, DEFAULT_API_KEY_PERMISSIONS, type ApiKeyPermission } from "./permissions";
+export { API_KEY_PERMISSIONS, DEFAULT_API_KEY_PERMISSIONS, defaultApiKeyScopes, type ApiKeyPermission } from "./permissions";
 
 /** Agent credentials. Only the sha-256 of the secret is stored; the secret is shown once. */
 export const apiKeys = pgTable(

@@ -10,3 +10,10 @@ export type ApiKeyPermission = (typeof API_KEY_PERMISSIONS)[number];
  * the turn's messages, cite them in writes, read). Forgetting is opted into.
  */
 export const DEFAULT_API_KEY_PERMISSIONS: readonly ApiKeyPermission[] = ["memory:read", "memory:write", "messages:write"];
+
+/**
+ * A new key's scopes unless its creator picks others: its owner's profile, the conversations it
+ * captures, and the organisation-wide cards (`global`, read only: agents never write it). Without
+ * `global`, a policy an admin wrote in the dashboard never reached any agent.
+ */
+export const defaultApiKeyScopes = (ownerUserId: string): string[] => [`user:${ownerUserId}`, "session:*", "global"];

@@ -355,7 +355,7 @@ export const en = {
   "keys.name": "Name",
   "keys.owner": "Owner",
   "keys.scopes": "Scopes",
-  "keys.scopesHint": "default: user:<owner>, session:*",
+  "keys.scopesHint": "default: user:<owner>, session:*, global",
   "keys.expires": "Expires",
   "keys.permissions": "Permissions",
   "keys.createButton": "Create key",

@@ -357,7 +357,7 @@ export const zh: Record<MessageKey, string> = {
   "keys.name": "名称",
   "keys.owner": "所有者",
   "keys.scopes": "作用域",
-  "keys.scopesHint": "默认：user:<所有者>, session:*",
+  "keys.scopesHint": "默认：user:<所有者>, session:*, global",
   "keys.expires": "过期时间",
   "keys.permissions": "权限",
   "keys.createButton": "创建密钥",

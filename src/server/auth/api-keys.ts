@@ -2,7 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { and, asc, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Database, DbOrTx } from "~/db/types";
-import { API_KEY_PERMISSIONS, apiKeys, memoryAuditEvents, tenantMembers, users, type ApiKey, type ApiKeyPermission, type TenantRole } from "~/db/schema";
+import { API_KEY_PERMISSIONS, apiKeys, defaultApiKeyScopes, memoryAuditEvents, tenantMembers, users, type ApiKey, type ApiKeyPermission, type TenantRole } from "~/db/schema";
 import { badRequest, forbidden, notFound, ServiceError } from "~/server/errors";
 import { newId } from "~/server/ids";
 import { recordAudit } from "~/server/memory/audit";
@@ -206,7 +206,7 @@ export async function issueApiKey(
   if (ownerUserId !== params.actorUserId && !(await memberRole(db, params.tenantId, ownerUserId))) {
     throw badRequest("unknown_owner", `User ${ownerUserId} is not a member of this organisation; add them first, or own the key yourself.`);
   }
-  const scopes = [...new Set((input.scopes ?? [`user:${ownerUserId}`, "session:*"]).map((text) => formatScope(parseScopePattern(text))))];
+  const scopes = [...new Set((input.scopes ?? defaultApiKeyScopes(ownerUserId)).map((text) => formatScope(parseScopePattern(text))))];
   const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
   if (expiresAt && expiresAt.getTime() <= Date.now()) throw badRequest("expires_in_past", `expiresAt ${expiresAt.toISOString()} is already past; send a future time or omit it.`);
   const { apiKey, secret } = await createApiKey(db, {
