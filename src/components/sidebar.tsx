@@ -4,7 +4,8 @@ import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { signOut } from "next-auth/react";
 import { LOCALES, type Locale } from "~/i18n/config";
-import { switchLocale, useOptionalI18n } from "~/i18n/client";
+import { setPreferenceCookie, switchLocale, useOptionalI18n } from "~/i18n/client";
+import { TENANT_COOKIE } from "~/server/auth/tenant-cookie";
 import { LogoMark } from "./auth-card";
 import { NAV } from "./nav";
 
@@ -14,7 +15,34 @@ function isActive(pathname: string, href: string) {
   return href === "/" ? pathname === "/" : pathname === href || pathname.startsWith(`${href}/`);
 }
 
-export function Sidebar({ isAdmin, email, tenantName }: { isAdmin: boolean; email: string; tenantName: string }) {
+type Membership = { tenantId: string; tenantName: string };
+
+/** Picks the organisation the dashboard shows (a person may belong to several); the server checks membership. */
+function OrganisationSwitcher({ memberships, tenantId, label }: { memberships: Membership[]; tenantId: string; label: string }) {
+  return (
+    <label className="flex flex-col gap-1 text-xs text-zinc-500">
+      {label}
+      <select
+        value={tenantId}
+        onChange={(event) => {
+          setPreferenceCookie(TENANT_COOKIE, event.target.value);
+          // Ids on the current page (a card, a session) belong to the organisation being left.
+          window.location.assign("/");
+        }}
+        className="rounded-md border border-zinc-300 bg-white px-1.5 py-1 text-sm text-zinc-900 dark:border-zinc-700 dark:bg-zinc-950 dark:text-zinc-100"
+      >
+        {memberships.map((m) => (
+          <option key={m.tenantId} value={m.tenantId}>
+            {m.tenantName}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+export function Sidebar({ isAdmin, email, tenantId, memberships }: { isAdmin: boolean; email: string; tenantId: string; memberships: Membership[] }) {
+  const tenantName = memberships.find((m) => m.tenantId === tenantId)?.tenantName ?? "";
   const pathname = usePathname();
   const i18n = useOptionalI18n();
   const t = (key: Parameters<NonNullable<typeof i18n>["t"]>[0] | undefined, fallback: string) => (i18n && key ? i18n.t(key) : fallback);
@@ -49,7 +77,11 @@ export function Sidebar({ isAdmin, email, tenantName }: { isAdmin: boolean; emai
         })}
       </nav>
       <div className="hidden border-t border-zinc-200 p-4 md:block dark:border-zinc-800">
-        <p className="truncate text-xs font-medium text-zinc-500">{tenantName}</p>
+        {memberships.length > 1 ? (
+          <OrganisationSwitcher memberships={memberships} tenantId={tenantId} label={t("nav.organisation", "Organisation")} />
+        ) : (
+          <p className="truncate text-xs font-medium text-zinc-500">{tenantName}</p>
+        )}
         <p className="truncate text-sm" title={email}>
           {email}
         </p>

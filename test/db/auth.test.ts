@@ -4,6 +4,7 @@ import { apiKeys, memoryAuditEvents, users } from "~/db/schema";
 import { AccountError, addUserToTenant, registerAccount, verifyCredentials } from "~/server/auth/accounts";
 import { createApiKey, hashApiKeySecret } from "~/server/auth/api-keys";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
+import { TENANT_COOKIE } from "~/server/auth/tenant-cookie";
 import { callerAs } from "../support/trpc";
 
 describe(`sign-in and the procedure ladder (${TEST_BACKEND})`, () => {
@@ -61,6 +62,18 @@ describe(`sign-in and the procedure ladder (${TEST_BACKEND})`, () => {
     await expect(callerAs(handle.db, { userId: member.userId, tenantId: otherTenant.tenantId }).organization.get()).rejects.toMatchObject({ code: "FORBIDDEN" });
     const own = await callerAs(handle.db, { userId: otherTenant.userId }).organization.get();
     expect(own.id).toBe(otherTenant.tenantId);
+  });
+
+  it("acts in the organisation the dashboard's cookie picked, and falls back to the first one for a stale cookie", async () => {
+    // The member also joins the other organisation (people may belong to several).
+    await addUserToTenant(handle.db, { email: "member@example.com", password: "member password", role: "member", tenantId: otherTenant.tenantId, actorUserId: otherTenant.userId });
+    const as = (cookie: string) => callerAs(handle.db, { userId: member.userId, cookie }).organization.get();
+    expect((await as(`${TENANT_COOKIE}=${otherTenant.tenantId}`)).id).toBe(otherTenant.tenantId);
+    expect((await as(`theme=dark; ${TENANT_COOKIE}=${admin.tenantId}`)).id).toBe(admin.tenantId);
+    // An organisation they are not (or no longer) a member of: the first membership, as the pages show.
+    expect((await as(`${TENANT_COOKIE}=ten_left_long_ago`)).id).toBe(admin.tenantId);
+    await callerAs(handle.db, { userId: otherTenant.userId }).admin.members.remove({ userId: member.userId });
+    expect((await as(`${TENANT_COOKIE}=${otherTenant.tenantId}`)).id).toBe(admin.tenantId);
   });
 
   it("refuses admin procedures to members and allows them to admins, with an audit row", async () => {

@@ -3,8 +3,9 @@ import { createCaller } from "~/server/api/root";
 import type { Database } from "~/db/types";
 
 /** A server-side tRPC caller acting as a signed-in user, an API key, or nobody. */
-export function callerAs(db: Database, as: { userId?: string; email?: string; bearer?: string; tenantId?: string } = {}) {
+export function callerAs(db: Database, as: { userId?: string; email?: string; bearer?: string; tenantId?: string; cookie?: string } = {}) {
   const headers = new Headers();
+  if (as.cookie) headers.set("cookie", as.cookie);
   if (as.bearer) headers.set("authorization", `Bearer ${as.bearer}`);
   if (as.tenantId) headers.set("x-tenant-id", as.tenantId);
   const session: Session | null = as.userId

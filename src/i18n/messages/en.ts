@@ -13,6 +13,7 @@ export const en = {
   "nav.settings": "Settings",
   "nav.signOut": "Sign out",
   "nav.language": "Language",
+  "nav.organisation": "Organisation",
   "common.loading": "Loading…",
   "common.error": "Something went wrong",
   "common.retry": "Try again",

@@ -15,6 +15,7 @@ export const zh: Record<MessageKey, string> = {
   "nav.settings": "设置",
   "nav.signOut": "退出登录",
   "nav.language": "语言",
+  "nav.organisation": "组织",
   "common.loading": "加载中…",
   "common.error": "出错了",
   "common.retry": "重试",

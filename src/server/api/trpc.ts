@@ -7,6 +7,7 @@ import { tenantMembers, type TenantRole } from "~/db/schema";
 import { listMemberships } from "~/server/auth/accounts";
 import { authenticateAgentKey } from "~/server/auth/agent-auth";
 import { admitMeteredAgentCall } from "~/server/auth/agent-call";
+import { TENANT_COOKIE } from "~/server/auth/tenant-cookie";
 import { ServiceError } from "~/server/errors";
 
 /**
@@ -20,7 +21,6 @@ export type TRPCContext = {
 };
 
 export const TENANT_HEADER = "x-tenant-id";
-export const TENANT_COOKIE = "memory-tenant";
 
 /**
  * A body that is not JSON (curl -d without a content type, a truncated body): what went wrong and what
@@ -74,26 +74,30 @@ export const signedInProcedure = publicProcedure.use(async ({ ctx, next }) => {
   return next({ ctx: { user: session.user } });
 });
 
-function requestedTenantId(headers: Headers): string | undefined {
-  const fromHeader = headers.get(TENANT_HEADER);
-  if (fromHeader) return fromHeader;
+function cookieTenantId(headers: Headers): string | undefined {
   const cookie = headers.get("cookie") ?? "";
   const match = cookie.match(new RegExp(`(?:^|;\\s*)${TENANT_COOKIE}=([^;]+)`));
   return match?.[1] ? decodeURIComponent(match[1]) : undefined;
 }
 
-/** A member of the organisation the request is about (header/cookie, else the first membership). */
+/**
+ * A member of the organisation the request is about: the one the header names (refused when not a
+ * member), else the dashboard's choice (cookie; a stale one falls back, as the pages do), else the
+ * first membership.
+ */
 export const tenantProcedure = signedInProcedure.use(async ({ ctx, next }) => {
-  const wanted = requestedTenantId(ctx.headers);
+  const named = ctx.headers.get(TENANT_HEADER);
   let membership: { tenantId: string; role: TenantRole } | undefined;
-  if (wanted) {
+  if (named) {
     [membership] = await ctx.db
       .select({ tenantId: tenantMembers.tenantId, role: tenantMembers.role })
       .from(tenantMembers)
-      .where(and(eq(tenantMembers.tenantId, wanted), eq(tenantMembers.userId, ctx.user.id)));
-    if (!membership) throw new TRPCError({ code: "FORBIDDEN", message: `You are not a member of organisation ${wanted}.` });
+      .where(and(eq(tenantMembers.tenantId, named), eq(tenantMembers.userId, ctx.user.id)));
+    if (!membership) throw new TRPCError({ code: "FORBIDDEN", message: `You are not a member of organisation ${named}.` });
   } else {
-    membership = (await listMemberships(ctx.db, ctx.user.id))[0];
+    const memberships = await listMemberships(ctx.db, ctx.user.id);
+    const chosen = cookieTenantId(ctx.headers);
+    membership = memberships.find((m) => m.tenantId === chosen) ?? memberships[0];
     if (!membership) throw new TRPCError({ code: "FORBIDDEN", message: "You are not a member of any organisation. Ask an admin to add you." });
   }
   return next({ ctx: { tenant: { id: membership.tenantId, role: membership.role } } });

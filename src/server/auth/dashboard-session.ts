@@ -2,7 +2,7 @@ import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
 import { cache } from "react";
 import { getDb } from "~/db/client";
-import { TENANT_COOKIE } from "~/server/api/trpc";
+import { TENANT_COOKIE } from "./tenant-cookie";
 import { listMemberships } from "./accounts";
 import { getServerAuthSession } from "./config";
 
