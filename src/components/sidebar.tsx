@@ -26,8 +26,9 @@ function OrganisationSwitcher({ memberships, tenantId, label }: { memberships: M
         value={tenantId}
         onChange={(event) => {
           setPreferenceCookie(TENANT_COOKIE, event.target.value);
-          // Ids on the current page (a card, a session) belong to the organisation being left.
-          window.location.assign("/");
+          // A full load of the home page: ids on this page (a card, a session) and the client's query
+          // cache belong to the organisation being left.
+          window.location.assign(window.location.origin);
         }}
         className="rounded-md border border-zinc-300 bg-white px-1.5 py-1 text-sm text-zinc-900 dark:border-zinc-700 dark:bg-zinc-950 dark:text-zinc-100"
       >
