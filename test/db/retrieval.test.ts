@@ -232,10 +232,43 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
       expect(result.exact.map((n) => n.id).sort(), phrase).toEqual([...ids].sort());
       expect(result.exact[0]!.matchedBy).toEqual(["enumeration"]);
     }
-    const all = await search(ctx, { all: true, limit: 1 });
-    expect(all.exact).toHaveLength(1);
-    expect(all.omitted).toEqual([{ nodeId: expect.any(String), reason: "over_limit" }]);
-    expect(all.message).toMatch(/1 more/);
+    // A page at a time: the cursor continues exactly where the last page ended.
+    const first = await search(ctx, { all: true, limit: 1 });
+    expect(first.exact).toHaveLength(1);
+    expect(first.nextCursor).toEqual(expect.any(String));
+    expect(first.message).toMatch(/More remain: send nextCursor as cursor/);
+    const second = await search(ctx, { all: true, limit: 1, cursor: first.nextCursor });
+    expect(second.nextCursor).toBeUndefined();
+    expect([...first.exact, ...second.exact].map((n) => n.id).sort()).toEqual([...ids].sort());
+  });
+
+  it("pages an enumeration of any size with a cursor, resolving each page's conflicts against every page", async () => {
+    const ctx = agentContext(await createTenant(handle.db));
+    const facts = Array.from({ length: 120 }, (_, i) => create("custom_fact", { title: `Fact ${i}`, content: `Fact number ${i}.`, valueJson: i, importance: (i % 7) / 10 }, { itemKey: `fact_${i}` }));
+    const ids: string[] = [];
+    for (let i = 0; i < facts.length; i += 40) ids.push(...(await write(ctx, ...facts.slice(i, i + 40))));
+    // The same slot in the session (wins in this turn) and in the user's profile (shadowed), far apart in the order.
+    const [shadowed] = await write(ctx, create("custom_fact", { title: "Commute (profile)", content: "Drives.", valueJson: "car", importance: 1 }, { itemKey: "commute", scope: "user:u1" }));
+    const [winner] = await write(ctx, create("custom_fact", { title: "Commute (today)", content: "Walks today.", valueJson: "walk", importance: 0 }, { itemKey: "commute", scope: "session:s1" }));
+
+    const listed: string[] = [];
+    const omitted: { nodeId: string; reason: string }[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await search(ctx, { all: true, limit: 50, ...(cursor ? { cursor } : {}) });
+      pages++;
+      listed.push(...page.exact.map((n) => n.id));
+      omitted.push(...page.omitted);
+      cursor = page.nextCursor;
+    } while (cursor && pages < 10);
+    expect(pages).toBe(3);
+    expect(listed).toHaveLength(new Set(listed).size);
+    expect(listed.sort()).toEqual([...ids, winner].sort());
+    expect(omitted).toEqual([{ nodeId: shadowed, reason: "conflict_lost" }]);
+
+    await expect(search(ctx, { all: true, cursor: "not-a-cursor" })).rejects.toMatchObject({ reason: "invalid_cursor" });
+    await expect(search(ctx, { queryText: "fact", cursor: "x" })).rejects.toMatchObject({ reason: "cursor_without_enumeration" });
   });
 
   it("answers as of an earlier moment", async () => {

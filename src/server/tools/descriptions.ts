@@ -10,7 +10,7 @@ import { EXPLICIT_INTENT_FLAG } from "~/server/memory/write-schema";
 export const SEARCH_DESCRIPTION = [
   "Search long-term memory (the scopes this key may read). Returns exact (structured matches), relevant (text matches) and omitted (with reasons).",
   "- Known category → send kinds (e.g. [\"profile_name\"] for the user's name, [\"food_avoidance\",\"avoid_ingredient\"] for foods to avoid). Use queryText only for open questions.",
-  "- The user asks to list or show all memories (\"show all my memories\", \"列出所有记忆\") → send all: true, never that sentence as queryText.",
+  "- The user asks to list or show all memories (\"show all my memories\", \"列出所有记忆\") → send all: true, never that sentence as queryText. It comes a page (limit, up to 50) at a time: while the answer has nextCursor, send all: true with cursor: nextCursor for the next page.",
   "- An empty result means nothing matched, not that memory is empty: only an all: true enumeration (enumerated: true) can show that.",
   "- Each card has id and revision: to change or delete it, pass them as targetId/expectedRevision (memory_write) or id/expectedRevision (memory_forget).",
   "- With turn.sessionId, session cards come from that session only; to search other conversations name them in scopes (e.g. [\"session:*\"]).",

@@ -27,6 +27,8 @@ export const memorySearchInputSchema = strictShape("memory_search", {
   /** Also search the evidence log (messages, and memory-tree chunks when present). */
   includeEvidence: z.boolean().optional(),
   limit: z.number().int().min(1).max(SEARCH_LIMITS.maxLimit).optional(),
+  /** An enumeration's next page: the previous answer's nextCursor. */
+  cursor: z.string().min(1).max(300).optional(),
 }, "an open question goes in queryText, a known category in kinds");
 export type MemorySearchInput = z.input<typeof memorySearchInputSchema>;
 
@@ -70,6 +72,8 @@ export type MemorySearchResult = {
   omittedCount?: number;
   /** True only when an enumeration ran: the only case in which an empty answer means "no memories". */
   enumerated: boolean;
+  /** An enumeration with more pages: send it back as `cursor` (with the same filters) for the next one. */
+  nextCursor?: string;
   evidence?: EvidenceHit[];
   message: string;
   /** Parts of the search that were skipped (e.g. the embedding provider did not answer); results are still valid. */

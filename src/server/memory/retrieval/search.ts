@@ -12,6 +12,7 @@ import { searchEvidence } from "./evidence";
 import { rankLexically } from "./lexical-score";
 import { isListAllQuery } from "./list-all";
 import { nodeMatchesFilter } from "./node-match";
+import { fetchEnumerationPage } from "./enumeration";
 import { fetchFilteredNodes, nodeWhere, rankNodesByText } from "./node-search";
 import { embedQuery, resolveProvider, type QueryVector } from "./query-embedding";
 import { recordQuery } from "./query-log";
@@ -19,6 +20,7 @@ import { queryTerms, trigramQueryText } from "./query-terms";
 import { scopesTsQuery } from "./scope-lexemes";
 import { disjointScopes, narrowReadScopes, turnScopes } from "./scopes";
 import { memorySearchInputSchema, SEARCH_LIMITS, type EvidenceHit, type MemorySearchInput, type MemorySearchResult, type OmitReason, type SearchHit } from "./search-schema";
+import { badRequest } from "~/server/errors";
 import { parseInput } from "~/server/validation";
 import { unknownKindsNotice } from "../unknown-kinds";
 
@@ -33,7 +35,6 @@ export type SearchOptions = {
 type ParsedInput = ReturnType<typeof memorySearchInputSchema.parse>;
 
 /** Enumeration reads at most this many cards (the rest is reported as over the limit). */
-const ENUMERATION_CAP = 200;
 /** Omitted entries returned; `omittedCount` says how many there were in all. */
 const MAX_OMITTED = 50;
 /** Non-current cards (superseded, expired) ride along with exact hits to explain what was left out. */
@@ -59,7 +60,15 @@ function plan(input: ParsedInput): Plan {
   return { ...filters, queryText, listAll, runExact, runRelevant };
 }
 
-type Candidates = { exact: MemoryNode[]; relevant: (MemoryNode & { score?: SearchHit["score"]; matchedBy: SearchHit["matchedBy"] })[]; evidence?: EvidenceHit[]; warnings: string[] };
+type Candidates = {
+  exact: MemoryNode[];
+  relevant: (MemoryNode & { score?: SearchHit["score"]; matchedBy: SearchHit["matchedBy"] })[];
+  evidence?: EvidenceHit[];
+  warnings: string[];
+  /** An enumeration page: cards read only to resolve the page's conflicts (they are listed on their own page). */
+  otherPages?: ReadonlySet<string>;
+  nextCursor?: string;
+};
 
 
 async function currentCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, input: ParsedInput, scopes: ScopePattern[], registry: KindRegistry, options: SearchOptions, now: Date): Promise<Candidates> {
@@ -67,11 +76,20 @@ async function currentCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, in
   const warnings: string[] = [];
   const base = { tenantId: ctx.tenantId, scopes, registry };
   let exactRows: MemoryNodeRecord[] = [];
+  const currentStatuses: NodeStatus[] = input.includeExpired ? ["active", "expired"] : ["active"];
+  if (p.listAll) {
+    const page = await fetchEnumerationPage(db, { where: nodeWhere({ ...base, filter: p.all, statuses: currentStatuses }), cursor: input.cursor, limit, now });
+    return {
+      exact: [...page.rows, ...page.rivals].map(toMemoryNode),
+      relevant: [],
+      warnings,
+      otherPages: new Set(page.rivals.map((r) => r.id)),
+      ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
+    };
+  }
   if (p.runExact) {
-    const currentStatuses: NodeStatus[] = input.includeExpired ? ["active", "expired"] : ["active"];
-    const statuses = p.hasIdentifying && !p.listAll ? HISTORY_STATUSES : currentStatuses;
-    const cap = p.listAll ? ENUMERATION_CAP : limit + EXACT_HISTORY_ALLOWANCE;
-    exactRows = await fetchFilteredNodes(db, { where: nodeWhere({ ...base, filter: p.all, statuses }), now, limit: cap });
+    const statuses = p.hasIdentifying ? HISTORY_STATUSES : currentStatuses;
+    exactRows = await fetchFilteredNodes(db, { where: nodeWhere({ ...base, filter: p.all, statuses }), now, limit: limit + EXACT_HISTORY_ALLOWANCE });
   }
   let vector: QueryVector | undefined;
   const relevant: Candidates["relevant"] = [];
@@ -141,7 +159,7 @@ const HIDDEN_CURRENT: readonly OmitReason[] = ["low_confidence", "conflict_lost"
  * The result in a sentence. With nothing shown it never claims emptiness while current cards were
  * found and left out (`hidden`): an enumeration that hid a low-confidence card said "memory is empty".
  */
-function describe(p: Plan, exact: number, relevant: number, overLimit: number, evidence: number | undefined, hidden: number): string {
+function describe(p: Plan, exact: number, relevant: number, evidence: number | undefined, hidden: number, morePages: boolean): string {
   const evidenceText = evidence === undefined ? "" : ` ${evidence} evidence message${evidence === 1 ? "" : "s"} matched.`;
   const hiddenText = `${hidden} current memor${hidden === 1 ? "y" : "ies"} matched but ${hidden === 1 ? "was" : "were"} left out (listed in omitted: low_confidence or conflict_lost); memory_get reads one by id.`;
   if (p.listAll) {
@@ -152,7 +170,7 @@ function describe(p: Plan, exact: number, relevant: number, overLimit: number, e
         ? "Enumerated every current memory matching these filters in the scopes you can read: there are none."
         : "Enumerated every current memory in the scopes you can read: memory is empty.";
     }
-    const more = overLimit > 0 ? ` ${overLimit} more are listed in omitted as over_limit; raise limit or narrow by kinds/domain to see them.` : "";
+    const more = morePages ? " More remain: send nextCursor as cursor (with the same all and filters) for the next page." : "";
     return `Listed ${exact} current memor${exact === 1 ? "y" : "ies"}${filtered ? " matching the filters" : ""}.${more}`;
   }
   if (exact + relevant === 0 && hidden > 0) return `Nothing to show for this query: ${hiddenText}${evidenceText}`;
@@ -177,6 +195,9 @@ export async function memorySearch(db: DbOrTx, ctx: MemoryCallContext, rawInput:
   // they are searched only when asked for by `scopes` ("session:*" or a named session).
   const scopes = input.scopes === undefined && ctx.defaults.session ? turnScopes(ctx.readScopes, ctx.defaults.session.id) : narrowReadScopes(ctx.readScopes, input.scopes);
   const p = plan(input);
+  if (input.cursor && (!p.listAll || input.asOf)) {
+    throw badRequest("cursor_without_enumeration", "cursor continues an enumeration: send it with all: true and the same filters as the page it came from (not with asOf), or leave it out.");
+  }
 
   let result: MemorySearchResult;
   if (scopes.length === 0) {
@@ -192,13 +213,14 @@ export async function memorySearch(db: DbOrTx, ctx: MemoryCallContext, rawInput:
       includeExpired: input.includeExpired,
       asOf: input.asOf !== undefined,
     });
-    const exactKept = kept.filter((n) => exactIds.has(n.id));
+    const onPage = (id: string) => !found.otherPages?.has(id);
+    const exactKept = kept.filter((n) => exactIds.has(n.id) && onPage(n.id));
     const relevantKept = kept.filter((n) => !exactIds.has(n.id)) as Candidates["relevant"];
     const overLimit = [...exactKept.slice(limit), ...relevantKept.slice(limit)].map((n) => ({ nodeId: n.id, reason: "over_limit" as const }));
     // The exact nodes were made for this call (toMemoryNode above): extended in place, not copied.
     const exact: SearchHit[] = exactKept.slice(0, limit).map((n) => Object.assign(n, { matchedBy: [p.listAll ? "enumeration" : "exact"] as SearchHit["matchedBy"] }));
     const relevant: SearchHit[] = relevantKept.slice(0, limit);
-    const allOmitted = prioritizeOmitted([...omitted, ...overLimit]);
+    const allOmitted = prioritizeOmitted([...omitted.filter((o) => onPage(o.nodeId)), ...overLimit]);
     // A misspelt kind matches nothing; say so first, or "nothing matched" reads as "not stored".
     const unknownKinds = unknownKindsNotice(registry, input.kinds);
     const warnings = unknownKinds ? [unknownKinds, ...found.warnings] : found.warnings;
@@ -208,8 +230,9 @@ export async function memorySearch(db: DbOrTx, ctx: MemoryCallContext, rawInput:
       omitted: allOmitted.slice(0, MAX_OMITTED),
       ...(allOmitted.length > MAX_OMITTED ? { omittedCount: allOmitted.length } : {}),
       enumerated: p.listAll,
+      ...(found.nextCursor ? { nextCursor: found.nextCursor } : {}),
       ...(found.evidence ? { evidence: found.evidence } : {}),
-      message: `${unknownKinds ? `${unknownKinds} ` : ""}${describe(p, exact.length, relevant.length, overLimit.length, found.evidence?.length, omitted.filter((o) => HIDDEN_CURRENT.includes(o.reason)).length)}`,
+      message: `${unknownKinds ? `${unknownKinds} ` : ""}${describe(p, exact.length, relevant.length, found.evidence?.length, omitted.filter((o) => HIDDEN_CURRENT.includes(o.reason) && onPage(o.nodeId)).length, found.nextCursor !== undefined)}`,
       ...(warnings.length ? { warnings } : {}),
     };
   }
