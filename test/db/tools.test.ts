@@ -87,9 +87,15 @@ describe(`agent tools over tRPC and MCP (${TEST_BACKEND})`, () => {
 
     const got = await tools(full).memory_get({ id: nodeId });
     expect(got).toMatchObject({ found: true, node: { id: nodeId, revision: 1, key: "preference.food.avoid:peanuts" } });
+    // 000's lookup fields: by the structured value, narrowed by type and domain.
+    const card = (await tools(full).memory_get({ id: nodeId })).node!;
+    expect(await tools(full).memory_get({ valueJson: card.valueJson, type: card.type, domain: card.domain })).toMatchObject({ found: true, node: { id: nodeId } });
+    expect(await tools(full).memory_get({ valueJson: card.valueJson, type: "task" })).toMatchObject({ found: false });
 
     const refused = await tools(full).memory_forget({ id: nodeId, expectedRevision: 1, reason: "user asked", turn });
     expect(refused).toMatchObject({ done: false, reason: "forget_intent_required", deletedIds: [] });
+    // A selector naming another type matches nothing and deletes nothing.
+    expect(await tools(full).memory_forget({ selector: { kind: "food_avoidance", type: "task" }, reason: "user asked", turn: { ...turn, forgetIntent: true } })).toMatchObject({ done: false, reason: "no_match" });
     const forgotten = await tools(full).memory_forget({ id: nodeId, expectedRevision: 1, reason: "user asked", turn: { ...turn, forgetIntent: true } });
     expect(forgotten).toMatchObject({ done: true, deletedIds: [nodeId] });
     expect((await tools(full).memory_search({ kinds: ["food_avoidance"] })).exact).toHaveLength(0);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { NODE_TYPES } from "~/db/schema";
 import { strictShape } from "~/server/validation";
 import { boundedJson } from "./write-schema";
 
@@ -9,10 +10,13 @@ export const forgetSelectorSchema = strictShape("a selector", {
   scope: z.string().max(220).optional(),
   domain: z.string().max(64).optional(),
   kind: z.string().max(64).optional(),
+  /** 000's MemoryNode type: fact, preference, constraint, task, decision. */
+  type: z.enum(NODE_TYPES).optional(),
   key: z.string().max(300).optional(),
   itemKey: z.string().max(200).optional(),
   valueJson: boundedJson.optional(),
   categoryPathPrefix: z.union([z.string().max(300), z.array(z.string().max(64)).max(8)]).optional(),
+  tags: z.array(z.string().min(1).max(64)).min(1).max(20).optional(),
   sourceMessageId: z.string().max(100).optional(),
 }).refine((s) => Object.values(s).some((v) => v !== undefined), { error: "a selector needs at least one field" });
 

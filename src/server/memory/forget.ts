@@ -50,8 +50,8 @@ async function resolveTargets(tx: Transaction, registry: KindRegistry, ctx: Memo
     const conditions = [eq(memoryNodes.tenantId, ctx.tenantId), scopePatternsCondition(reach)];
     if (!hard) conditions.push(eq(memoryNodes.status, "active"));
     if (input.selector) {
-      const { kind, ...rest } = input.selector;
-      conditions.push(...nodeFilterConditions({ ...rest, kinds: kind ? [kind] : undefined }, registry));
+      const { kind, type, ...rest } = input.selector;
+      conditions.push(...nodeFilterConditions({ ...rest, kinds: kind ? [kind] : undefined, types: type ? [type] : undefined }, registry));
     }
     if (input.all && input.scope) {
       const scope = parseScope(input.scope);

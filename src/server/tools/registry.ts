@@ -201,6 +201,9 @@ const TOOLS: { [N in ToolName]: ToolDefinition<N> } = {
         kinds: input.kind ? [input.kind] : undefined,
         itemKey: input.itemKey,
         key: input.key,
+        types: input.type ? [input.type] : undefined,
+        domain: input.domain,
+        valueJson: input.valueJson,
         scopes: input.scope ? [input.scope] : undefined,
         limit: 2,
       });

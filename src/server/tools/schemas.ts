@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { NODE_TYPES } from "~/db/schema";
+import { boundedJson } from "~/server/memory/write-schema";
 import { MAX_MESSAGE_CHARS, MAX_MESSAGES_PER_APPEND, MESSAGE_ROLES } from "~/server/memory/messages";
 import { strictShape } from "~/server/validation";
 
@@ -32,8 +34,12 @@ export const memoryGetInputSchema = strictShape("memory_get", {
   itemKey: z.string().trim().min(1).max(200).optional(),
   key: z.string().trim().min(1).max(300).optional(),
   scope: z.string().trim().min(1).max(220).optional(),
-}).refine((input) => input.id !== undefined || input.kind !== undefined || input.key !== undefined, {
-  error: "send id (from memory_search), or kind (+ itemKey) / key to look a card up",
+  /** 000's lookup fields: narrow by type, domain or the structured value. */
+  type: z.enum(NODE_TYPES).optional(),
+  domain: z.string().trim().min(1).max(64).optional(),
+  valueJson: boundedJson.optional(),
+}).refine((input) => input.id !== undefined || input.kind !== undefined || input.key !== undefined || input.valueJson !== undefined, {
+  error: "send id (from memory_search), or kind (+ itemKey), key or valueJson (with type / domain to narrow) to look a card up",
 });
 export type MemoryGetInput = z.input<typeof memoryGetInputSchema>;
 
