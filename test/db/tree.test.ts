@@ -39,6 +39,31 @@ async function capturingAgent(db: TestDatabase["db"], scopes?: string[]) {
   return { ...org, t: org.tenantId, u: org.memberId, key: apiKey, by, ctx };
 }
 
+type StandInRequest = { path: string; body: { model: string; messages: { role: string; content: string }[] } };
+
+/** A local OpenAI-compatible chat endpoint answering by the system prompt (no network, no real model). */
+async function withStandInModel(answer: (system: string) => string, run: (llm: NonNullable<ReturnType<typeof createLlmClient>>, requests: StandInRequest[]) => Promise<void>) {
+  const requests: StandInRequest[] = [];
+  const server = http.createServer((req, res) => {
+    let raw = "";
+    req.on("data", (c: Buffer) => (raw += c.toString()));
+    req.on("end", () => {
+      const body = JSON.parse(raw) as StandInRequest["body"];
+      requests.push({ path: req.url ?? "", body });
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify({ choices: [{ message: { role: "assistant", content: answer(body.messages[0]?.content ?? "") } }] }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  try {
+    const llm = createLlmClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, model: "stand-in", apiKey: "test" });
+    if (!llm) throw new Error("the stand-in model was not configured");
+    await run(llm, requests);
+  } finally {
+    server.close();
+  }
+}
+
 const activeCards = (db: TestDatabase["db"], tenantId: string) =>
   db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, tenantId), eq(memoryNodes.status, "active")));
 
@@ -231,37 +256,51 @@ describe(`memory tree (${TEST_BACKEND})`, () => {
   });
 
   it("uses an OpenAI-compatible model when configured (local stand-in server)", async () => {
-    const requests: { path: string; body: { model: string; messages: { content: string }[] } }[] = [];
-    const server = http.createServer((req, res) => {
-      let raw = "";
-      req.on("data", (c: Buffer) => (raw += c.toString()));
-      req.on("end", () => {
-        const body = JSON.parse(raw) as { model: string; messages: { role: string; content: string }[] };
-        requests.push({ path: req.url ?? "", body });
-        const system = body.messages[0]?.content ?? "";
-        const content = system.includes("worth remembering")
+    await withStandInModel(
+      (system) =>
+        system.includes("worth remembering")
           ? JSON.stringify({ admitted: true, score: 0.9 })
           : system.includes("Extract durable facts")
             ? JSON.stringify({ operations: [{ kind: "occupation", title: "Job", content: "Works as a lighthouse keeper.", valueJson: "lighthouse keeper" }] })
-            : "summary";
-        res.setHeader("content-type", "application/json");
-        res.end(JSON.stringify({ choices: [{ message: { role: "assistant", content } }] }));
-      });
-    });
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-    try {
-      const llm = createLlmClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, model: "stand-in", apiKey: "test" });
-      const { t, u, by } = await capturingAgent(handle.db);
-      await appendMessages(handle.db, by, { sessionId: "llm", userScopeId: u, messages: [{ role: "user", content: "Remember: I work as a lighthouse keeper on the north coast." }] });
-      await drainJobs(handle.db, treeJobHandlers(llm));
-      expect(requests.every((r) => r.path === "/v1/chat/completions" && r.body.model === "stand-in")).toBe(true);
-      const [chunk] = await handle.db.select().from(memoryChunks).where(eq(memoryChunks.tenantId, t));
-      expect(chunk).toMatchObject({ admission: "admitted", deepScore: 0.9 });
-      const [card] = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.kind, "occupation")));
-      // "Remember" is an explicit cue in the user's words, so the model's card may enter user scope.
-      expect(card).toMatchObject({ valueJson: "lighthouse keeper", scopeType: "user", explicitUserIntent: true });
-    } finally {
-      server.close();
-    }
+            : "summary",
+      async (llm, requests) => {
+        const { t, u, by } = await capturingAgent(handle.db);
+        await appendMessages(handle.db, by, { sessionId: "llm", userScopeId: u, messages: [{ role: "user", content: "Remember: I work as a lighthouse keeper on the north coast." }] });
+        await drainJobs(handle.db, treeJobHandlers(llm));
+        expect(requests.every((r) => r.path === "/v1/chat/completions" && r.body.model === "stand-in")).toBe(true);
+        const [chunk] = await handle.db.select().from(memoryChunks).where(eq(memoryChunks.tenantId, t));
+        expect(chunk).toMatchObject({ admission: "admitted", deepScore: 0.9 });
+        const [card] = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.kind, "occupation")));
+        // "Remember" is an explicit cue in the user's words, so the model's card may enter user scope.
+        expect(card).toMatchObject({ valueJson: "lighthouse keeper", scopeType: "user", explicitUserIntent: true });
+      },
+    );
+  });
+
+  it("has the model write the session's summary chain when one is configured, and keeps the rules' summary when it answers out of shape", async () => {
+    const chain = { summary: "用户在规划杭州三日游，预算 5000 元。", currentGoal: "规划杭州三日游", decisions: ["住西湖边"], pendingWork: ["订高铁票"], preferences: ["不吃辣"] };
+    let shape: "good" | "bad" = "good";
+    await withStandInModel(
+      (system) => (system.includes("running summary") ? (shape === "good" ? JSON.stringify(chain) : JSON.stringify({ summary: 42 })) : "{}"),
+      async (llm, requests) => {
+        const t = await createTenant(handle.db);
+        const turn = (n: number) => Array.from({ length: 10 }, (_, i) => ({ role: "user" as const, content: `第 ${n}-${i + 1} 条：帮我规划杭州三日游，预算 5000 元，住西湖边，我不吃辣。` }));
+        await appendMessages(handle.db, actor(t), { sessionId: "trip", messages: turn(1) });
+        await drainJobs(handle.db, treeJobHandlers(llm));
+        const first = await getLatestSummary(handle.db, { tenantId: t, sessionId: "trip" });
+        expect(first).toMatchObject({ generator: "stand-in", summary: chain.summary, currentGoal: chain.currentGoal, decisions: chain.decisions, pendingWork: chain.pendingWork, preferences: chain.preferences, constraints: [] });
+        // The next one is built from this one and the new messages only.
+        const prompt = requests.filter((r) => r.body.messages[0]?.content.includes("running summary")).at(-1)!.body.messages[1]!.content;
+        expect(prompt).toContain("Previous summary: none yet");
+        shape = "bad";
+        await appendMessages(handle.db, actor(t), { sessionId: "trip", messages: turn(2) });
+        await drainJobs(handle.db, treeJobHandlers(llm));
+        const second = await getLatestSummary(handle.db, { tenantId: t, sessionId: "trip" });
+        expect(second).toMatchObject({ generator: "rules", parentSummaryId: first!.id });
+        const secondPrompt = requests.filter((r) => r.body.messages[0]?.content.includes("running summary")).at(-1)!.body.messages[1]!.content;
+        expect(secondPrompt).toContain(chain.summary);
+        expect(secondPrompt).not.toContain("第 1-1 条");
+      },
+    );
   });
 });

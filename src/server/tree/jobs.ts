@@ -17,6 +17,7 @@ import { capturerWriteScopes, type CapturerWriteScopes } from "./extract-authori
 import { capturedFromMessages } from "./extract-coverage";
 import { EXPLICIT_CUE, extractOperations, FORGET_CUE, forgetRequestNames, type ExtractedOperation } from "./extract-rules";
 import { SUMMARY_EVERY_MESSAGES, SUMMARY_EVERY_TOKENS, summarizeIncrement } from "./summarize";
+import { llmSummaryIncrement } from "./summarize-llm";
 
 const sessionOf = (job: MemoryJob) => {
   const sessionId = job.payload.sessionId;
@@ -122,8 +123,11 @@ export async function extractFromSession(db: Database, params: { tenantId: strin
   return { lastSeq: messages.at(-1)?.seq ?? after, messages: messages.length, written, rejected };
 }
 
-/** Appends the next summary of the chain when enough new messages (or tokens) piled up since the last one. */
-export async function summarizeSession(db: Database, params: { tenantId: string; sessionId: string }) {
+/**
+ * Appends the next summary of the chain when enough new messages (or tokens) piled up since the last
+ * one: written by the model when one is configured, by the extractive rules otherwise or when it fails.
+ */
+export async function summarizeSession(db: Database, params: { tenantId: string; sessionId: string; llm?: LlmClient | null }) {
   const latest = await getLatestSummary(db, params);
   let afterSeq = 0;
   if (latest) {
@@ -133,7 +137,14 @@ export async function summarizeSession(db: Database, params: { tenantId: string;
   const fresh = await messagesAfter(db, { ...params, afterSeq, limit: 200 });
   const tokens = fresh.reduce((sum, m) => sum + countTokens(m.content), 0);
   if (fresh.length < SUMMARY_EVERY_MESSAGES && tokens < SUMMARY_EVERY_TOKENS) return { appended: false, pending: fresh.length };
-  const next = summarizeIncrement(latest, fresh);
+  let next: ReturnType<typeof summarizeIncrement> & { generator?: string } = summarizeIncrement(latest, fresh);
+  if (params.llm) {
+    try {
+      next = { ...(await llmSummaryIncrement(params.llm, latest, fresh)), generator: params.llm.model };
+    } catch (error) {
+      log("warn", `LLM summary failed, extractive summary kept: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
   const summary = await appendSummary(db, { tenantId: params.tenantId, actor: { type: "system", id: "summarizer" } }, {
     sessionId: params.sessionId,
     parentSummaryId: latest?.id ?? null,
@@ -152,7 +163,7 @@ export function treeJobHandlers(llm: LlmClient | null = createLlmClient()): JobH
     topics: (db, job) => routeTopicsForSession(db, { tenantId: job.tenantId, sessionId: sessionOf(job) }),
     seal: (db, job) => sealSession(db, { tenantId: job.tenantId, sessionId: sessionOf(job), llm }),
     extract: (db, job) => extractFromSession(db, { tenantId: job.tenantId, sessionId: sessionOf(job), llm }),
-    summarize: (db, job) => summarizeSession(db, { tenantId: job.tenantId, sessionId: sessionOf(job) }),
+    summarize: (db, job) => summarizeSession(db, { tenantId: job.tenantId, sessionId: sessionOf(job), llm }),
     digest: (db, job) => writeDailyDigest(db, { tenantId: job.tenantId, day: typeof job.payload.day === "string" ? job.payload.day : new Date().toISOString().slice(0, 10) }),
     hotness_decay: (db, job) => decayTopicHotness(db, { tenantId: job.tenantId }),
   };
