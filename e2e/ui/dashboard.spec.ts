@@ -131,6 +131,44 @@ test("a key made with the form's defaults runs the agent loop, and the session s
   await expect(page.getByRole("heading", { level: 1, name: "女儿小米" })).toBeVisible();
 });
 
+test("a forgotten card is restored from its page, and a conversation is erased from its session page", async ({ page }) => {
+  await signIn(page);
+  await createCard(page, { kind: "custom_fact", item: "e2e restore", title: "Restore me", content: "Forgotten by mistake.", value: "restore" });
+  const forgotten = page.url();
+  await forgetCard(page, "forgot it by mistake");
+  await page.getByRole("button", { name: "Restore", exact: true }).click();
+  const restore = page.getByRole("dialog", { name: "Restore memory" });
+  await restore.getByLabel("Reason").fill("it was right after all");
+  await restore.getByRole("button", { name: "Restore", exact: true }).click();
+  await page.waitForURL((url) => url.toString() !== forgotten);
+  await expect(page.getByRole("list", { name: "Revision chain" }).getByText("Revision 2", { exact: true })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Edit", exact: true })).toBeVisible();
+  await expect(page.getByRole("list", { name: "Audit timeline" }).getByText("restore", { exact: true })).toBeVisible();
+  await shot(page, "restored");
+
+  // An agent's conversation, then erased whole from its page.
+  const secret = await createKey(page, "erase agent");
+  const sessionId = `erase-${Date.now()}`;
+  const response = await page.request.post("/api/trpc/tools.message_append", {
+    headers: { authorization: `Bearer ${secret}` },
+    data: { turn: { sessionId }, messages: [{ role: "user", content: "My locker code is 4711." }, { role: "assistant", content: "Noted." }] },
+  });
+  expect(response.ok(), await response.text()).toBe(true);
+  await page.goto(`/sessions/${sessionId}`);
+  await page.getByRole("button", { name: "Erase conversation" }).click();
+  const erase = page.getByRole("dialog", { name: "Erase this conversation permanently" });
+  await erase.getByLabel("Reason").fill("the user asked");
+  await expect(erase.getByRole("button", { name: "Erase conversation" })).toBeDisabled();
+  await erase.getByLabel(`Type ${sessionId} to confirm`).fill(sessionId);
+  await erase.getByRole("button", { name: "Erase conversation" }).click();
+  const receipt = page.getByRole("dialog", { name: "Erasure receipt" });
+  await expect(receipt.getByRole("definition").nth(2)).toHaveText("2");
+  await shot(page, "session-erased");
+  await receipt.getByRole("link", { name: "Back to sessions" }).click();
+  await page.waitForURL(/\/sessions$/);
+  await expect(page.getByText(sessionId)).toHaveCount(0);
+});
+
 test("every main page renders, with exports and the language switch", async ({ page }) => {
   test.setTimeout(180_000);
   await signIn(page);
