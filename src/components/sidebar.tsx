@@ -83,7 +83,7 @@ export function Sidebar({ isAdmin, email, tenantId, memberships }: { isAdmin: bo
         ) : (
           <p className="truncate text-xs font-medium text-zinc-500">{tenantName}</p>
         )}
-        <p className="truncate text-sm" title={email}>
+        <p className="mt-1 truncate text-sm" title={email}>
           {email}
         </p>
         <button type="button" onClick={() => void signOut({ callbackUrl: "/sign-in" })} className="mt-2 text-sm text-zinc-500 hover:text-zinc-900 dark:hover:text-zinc-100">
