@@ -84,7 +84,10 @@ describe(`memory tree (${TEST_BACKEND})`, () => {
     expect(chunks[0]!.content).toMatch(/^\[role: user\] \[source: chat\] \[time: .*\]/);
     expect(chunks[0]!.scoreReasons.map((r) => r.rule)).toEqual(expect.arrayContaining(["explicit_remember", "money", "time"]));
     const jobs = await handle.db.select().from(memoryJobs).where(eq(memoryJobs.tenantId, t));
-    expect(jobs.map((j) => j.type).sort()).toEqual(["deep_score", "extract", "summarize"]);
+    expect(jobs.map((j) => j.type).sort()).toEqual(["deep_score", "embed", "extract", "summarize"]);
+    // The message's vector comes from the queue, as a card's does.
+    const [stored] = (await appendMessages(handle.db, actor(t), input)).messages;
+    expect(jobs.find((j) => j.type === "embed")?.dedupeKey).toBe(`embed:message:${stored!.id}`);
     // Extraction waits for the agent's own writes of the turn; the rest runs at once.
     const runIn = (type: string) => jobs.find((j) => j.type === type)!.runAt.getTime() - Date.now();
     expect(runIn("extract")).toBeGreaterThan(EXTRACT_DELAY_MS - 10_000);

@@ -4,6 +4,7 @@ import { memoryMessages } from "~/db/schema";
 import type { Database, DbOrTx } from "~/db/types";
 import { badRequest } from "~/server/errors";
 import type { MemoryCallContext } from "./context";
+import { enqueueEmbedJobs } from "./embeddings";
 import { ingestCapturedMessages, type CapturedMessage } from "~/server/tree/ingest";
 import { segmentForSearch } from "./segment";
 import { anyOf } from "~/db/any-of";
@@ -239,6 +240,8 @@ export async function appendMessages(
     }
     // 003's hot path runs in this transaction: evidence and its chunks appear together.
     await ingestCapturedMessages(tx, { tenantId, sessionId, userScopeId: input.userScopeId ?? null, messages: fresh });
+    // Their vectors come from the queue, as cards' do: evidence search ranks by meaning too.
+    if (fresh.length) await enqueueEmbedJobs(tx, { tenantId, targets: fresh.map((m) => ({ kind: "message" as const, id: m.id })) });
     return { messages: out };
   });
 }
