@@ -190,6 +190,7 @@ test("every main page renders, with exports and the language switch", async ({ p
     ["/topics", "Topics", "topics"],
     ["/memories/transfer", "Import / export", "transfer"],
     ["/admin/members", "Members", "members"],
+    ["/admin/workspaces", "Workspaces", "workspaces"],
     ["/admin/grants", "Scope grants", "grants"],
     ["/admin/settings", "Settings", "settings"],
   ] as const) {

@@ -20,6 +20,7 @@ export const NAV: NavSection[] = [
     titleKey: "nav.admin",
     items: [
       { href: "/admin/members", label: "Members", labelKey: "nav.members", adminOnly: true },
+      { href: "/admin/workspaces", label: "Workspaces", labelKey: "nav.workspaces", adminOnly: true },
       { href: "/admin/grants", label: "Scope grants", labelKey: "nav.grants", adminOnly: true },
       { href: "/admin/keys", label: "API keys", labelKey: "nav.keys" },
       { href: "/admin/settings", label: "Settings", labelKey: "nav.settings", adminOnly: true },

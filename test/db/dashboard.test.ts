@@ -423,8 +423,32 @@ describe(`dashboard queries and procedures (${TEST_BACKEND})`, () => {
   });
 
   describe("admin procedures", () => {
+    it("creates workspaces and lists them with the ones cards or grants only name, their cards and who has access", async () => {
+      const created = await admin.api.admin.workspaces.create({ name: "Mobile App" });
+      expect(created).toMatchObject({ id: "mobile-app", scope: "workspace:mobile-app", name: "Mobile App", registered: true, activeCards: 0, access: [] });
+      const chinese = await admin.api.admin.workspaces.create({ name: "数据平台" });
+      expect(chinese.id).toMatch(/^ws-[a-z0-9]{1,6}$/);
+      await expect(admin.api.admin.workspaces.create({ name: "Again", id: "mobile-app" })).rejects.toMatchObject({ code: "BAD_REQUEST", cause: { reason: "workspace_exists" } });
+      await expect(admin.api.admin.workspaces.create({ name: "Bad", id: "Has Spaces" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+      await expect(member.api.admin.workspaces.list()).rejects.toMatchObject({ code: "FORBIDDEN" });
+
+      // The member is granted the workspace; an agent names another one that no one created.
+      await admin.api.grants.set({ principalType: "user", principalId: member.userId, scope: "workspace:mobile-app", canRead: true, canWrite: true });
+      const agent = agentContext(admin.tenantId, { writeScopes: [{ type: "workspace", id: "*" }], defaults: { workspace: { type: "workspace", id: "mobile-app" } } });
+      await writeCards(handle.db, agent, createOp("durable_decision", { title: "Use SQLite on device", content: "The app stores data in SQLite.", valueJson: "sqlite" }));
+      await writeCards(handle.db, agent, createOp("durable_decision", { title: "Ship weekly", content: "Release every week.", valueJson: "weekly" }, { scope: "workspace:side-project" }));
+      const list = await admin.api.admin.workspaces.list();
+      const byId = Object.fromEntries(list.map((w) => [w.id, w]));
+      expect(byId["mobile-app"]).toMatchObject({ activeCards: 1, access: [{ principalType: "user", principalId: member.userId, canWrite: true }] });
+      expect(byId["side-project"]).toMatchObject({ registered: false, name: "side-project", activeCards: 1 });
+      expect(list.filter((w) => w.registered).map((w) => w.name)).toEqual(["Mobile App", "数据平台"]);
+      const [audit] = await handle.db.select().from(memoryAuditEvents).where(and(eq(memoryAuditEvents.tenantId, admin.tenantId), eq(memoryAuditEvents.scopeId, "mobile-app"), eq(memoryAuditEvents.eventType, "policy")));
+      expect(audit).toMatchObject({ actorType: "user", actorId: admin.userId, reason: "workspace created: Mobile App" });
+    });
+
     it("refuses every admin procedure to members with FORBIDDEN", async () => {
       const attempts = [
+        () => member.api.admin.workspaces.create({ name: "x" }),
         () => member.api.admin.members.list(),
         () => member.api.admin.members.add({ email: "x@example.com", role: "member" }),
         () => member.api.admin.members.setRole({ userId: member.userId, role: "admin" }),

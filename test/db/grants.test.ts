@@ -29,7 +29,7 @@ describe(`API keys and scope grants in the dashboard API (${TEST_BACKEND})`, () 
   it("creates a key for yourself: secret shown once, only its hash stored, audited", async () => {
     const created = await as(org.memberId).keys.create({ name: "laptop agent", permissions: ["memory:read", "memory:write"] });
     expect(created.secret).toMatch(/^mem_live_[0-9A-Za-z]{40}$/);
-    expect(created.apiKey).toMatchObject({ ownerUserId: org.memberId, scopes: [`user:${org.memberId}`, "session:*", "global"], status: "active" });
+    expect(created.apiKey).toMatchObject({ ownerUserId: org.memberId, scopes: [`user:${org.memberId}`, "session:*", "workspace:*", "global"], status: "active" });
     expect(JSON.stringify(created.apiKey)).not.toMatch(/keyHash|key_hash/);
     const [row] = await handle.db.select().from(apiKeys).where(eq(apiKeys.id, created.apiKey.id));
     expect(row?.keyHash).toBe(hashApiKeySecret(created.secret));
@@ -52,6 +52,13 @@ describe(`API keys and scope grants in the dashboard API (${TEST_BACKEND})`, () 
     expect(found.relevant.map((h) => h.id)).toContain(policy.results[0]!.nodeId);
     const write = await agent.tools.memory_write({ operations: [{ op: "create", kind: "custom_fact", itemKey: "x", scope: "global", explicitUserIntent: true, node: { title: "x", content: "x", valueJson: "x" } }] });
     expect(write).toMatchObject({ done: false, results: [{ reason: "global_read_only" }] });
+
+    // workspace:* in a key reaches the workspaces its owner was granted, and only those.
+    const atlas = await as(org.adminId).grants.set({ principalType: "user", principalId: org.memberId, scope: "workspace:atlas", canRead: true, canWrite: true });
+    const decision = (workspaceId: string) => ({ operations: [{ op: "create" as const, kind: "durable_decision", node: { title: "Use Postgres", content: "The project uses Postgres.", valueJson: "postgres" } }], turn: { sessionId: "s-policy", workspaceId } });
+    expect(await agent.tools.memory_write(decision("atlas"))).toMatchObject({ done: true, results: [{ scope: "workspace:atlas" }] });
+    expect(await agent.tools.memory_write(decision("hermes"))).toMatchObject({ done: false });
+    await as(org.adminId).grants.remove({ grantId: atlas.id });
   });
 
   it("lets only admins create keys for someone else, and only for members of the organisation", async () => {

@@ -75,6 +75,12 @@ const PROCEDURES: Record<string, { access: Access; probe: (k: Kit) => Promise<vo
       await k.call({ email: k.fx.a.victimEmail, role: "member", password: "password chosen by B" });
     },
   },
+  "admin.workspaces.list": { access: "admin", probe: noLeak },
+  "admin.workspaces.create": {
+    access: "admin",
+    // B's workspace of the same id as A's is B's own: A's rows stay as they were (checked after every probe).
+    probe: async (k) => void k.clean(await k.call({ name: "B's project", id: "w-probe" })),
+  },
   "admin.kinds.list": { access: "admin", probe: noLeak },
   "admin.kinds.remove": { access: "admin", probe: (k) => k.refused({ kind: k.fx.a.kind }, "NOT_FOUND") },
   "admin.kinds.save": {

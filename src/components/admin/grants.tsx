@@ -21,7 +21,18 @@ const concreteScope = (column: string, userId: string) => (column === OWN ? `use
  * with neither box removes the grant. Admins read and write everything regardless, so their rows are
  * informational.
  */
-export function GrantsMatrix({ grants, members, keys }: { grants: Grant[]; members: { userId: string; email: string; role: string }[]; keys: { id: string; name: string; ownerEmail: string | null }[] }) {
+export function GrantsMatrix({
+  grants,
+  members,
+  keys,
+  scopes = [],
+}: {
+  grants: Grant[];
+  members: { userId: string; email: string; role: string }[];
+  keys: { id: string; name: string; ownerEmail: string | null }[];
+  /** More columns: the organisation's workspaces, a scope named in the link that opened the page. */
+  scopes?: string[];
+}) {
   const { t } = useI18n();
   const trpc = useTRPC();
   const set = useMutation(trpc.grants.set.mutationOptions());
@@ -33,7 +44,7 @@ export function GrantsMatrix({ grants, members, keys }: { grants: Grant[]; membe
 
   const userGrants = grants.filter((g) => g.principalType === "user");
   const own = (g: Grant) => g.scope === `user:${g.principalId}`;
-  const columns = [OWN, "session:*", "global", ...new Set([...userGrants.filter((g) => !own(g)).map((g) => g.scope), ...extra])].filter((c, i, all) => all.indexOf(c) === i);
+  const columns = [OWN, "session:*", "global", ...new Set([...userGrants.filter((g) => !own(g)).map((g) => g.scope), ...scopes, ...extra])].filter((c, i, all) => all.indexOf(c) === i);
   const find = (principal: Principal, scope: string) => grants.find((g) => g.principalType === principal.type && g.principalId === principal.id && g.scope === scope);
 
   const toggle = (principal: Principal, scope: string, which: "read" | "write", checked: boolean) => {

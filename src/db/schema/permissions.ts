@@ -13,7 +13,9 @@ export const DEFAULT_API_KEY_PERMISSIONS: readonly ApiKeyPermission[] = ["memory
 
 /**
  * A new key's scopes unless its creator picks others: its owner's profile, the conversations it
- * captures, and the organisation-wide cards (`global`, read only: agents never write it). Without
- * `global`, a policy an admin wrote in the dashboard never reached any agent.
+ * captures, the workspaces its owner was granted (`workspace:*` reaches only those: every call
+ * intersects a key's scopes with its owner's grants), and the organisation-wide cards (`global`, read
+ * only: agents never write it). Without `global`, a policy an admin wrote in the dashboard never
+ * reached any agent; without `workspace:*`, a workspace grant never reached its owner's agents.
  */
-export const defaultApiKeyScopes = (ownerUserId: string): string[] => [`user:${ownerUserId}`, "session:*", "global"];
+export const defaultApiKeyScopes = (ownerUserId: string): string[] => [`user:${ownerUserId}`, "session:*", "workspace:*", "global"];

@@ -6,7 +6,7 @@ import { API_KEY_PERMISSIONS, apiKeys, defaultApiKeyScopes, memoryAuditEvents, t
 import { badRequest, forbidden, notFound, ServiceError } from "~/server/errors";
 import { newId } from "~/server/ids";
 import { recordAudit } from "~/server/memory/audit";
-import { formatScope, parseScopePattern } from "~/server/memory/scope";
+import { formatScope, parseKeyScopePattern } from "~/server/memory/scope";
 import { parseInput } from "~/server/validation";
 
 /** Secrets look like `mem_live_<40 base62 chars>`; the prefix makes leaked keys easy to grep for. */
@@ -206,7 +206,7 @@ export async function issueApiKey(
   if (ownerUserId !== params.actorUserId && !(await memberRole(db, params.tenantId, ownerUserId))) {
     throw badRequest("unknown_owner", `User ${ownerUserId} is not a member of this organisation; add them first, or own the key yourself.`);
   }
-  const scopes = [...new Set((input.scopes ?? defaultApiKeyScopes(ownerUserId)).map((text) => formatScope(parseScopePattern(text))))];
+  const scopes = [...new Set((input.scopes ?? defaultApiKeyScopes(ownerUserId)).map((text) => formatScope(parseKeyScopePattern(text))))];
   const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
   if (expiresAt && expiresAt.getTime() <= Date.now()) throw badRequest("expires_in_past", `expiresAt ${expiresAt.toISOString()} is already past; send a future time or omit it.`);
   const { apiKey, secret } = await createApiKey(db, {

@@ -4,7 +4,7 @@ import type { DbOrTx } from "~/db/types";
 import { hasPermission } from "./api-keys";
 import { scopeGrants, tenantMembers, type ApiKey, type TenantRole } from "~/db/schema";
 import type { MemoryCallContext } from "~/server/memory/context";
-import { intersectScopes, parseScopePattern, scopeAllowed, type MemoryScope, type ScopePattern } from "~/server/memory/scope";
+import { intersectScopes, parseKeyScopePattern, parseScopePattern, scopeAllowed, type MemoryScope, type ScopePattern } from "~/server/memory/scope";
 import { SCOPE_TYPES } from "~/db/schema";
 
 export type EffectiveScopes = { read: ScopePattern[]; write: ScopePattern[] };
@@ -19,9 +19,10 @@ export const defaultMemberGrants = (userId: string) => [
   { scope: "global", canRead: true, canWrite: false },
 ];
 
-function safePattern(text: string): ScopePattern | null {
+/** A stored scope, or null for one that no longer parses (it grants nothing). Keys may hold `workspace:*`. */
+function safePattern(text: string, parse: (text: string) => ScopePattern = parseScopePattern): ScopePattern | null {
   try {
-    return parseScopePattern(text);
+    return parse(text);
   } catch {
     return null;
   }
@@ -94,7 +95,7 @@ export function keyScopeLimitsFrom(apiKey: ApiKey, grantRowsJson: string): Effec
   const role = rows.find((r) => r[0] === "member")?.[1] as TenantRole | undefined;
   const owner: EffectiveScopes = !role ? { read: [], write: [] } : role === "admin" ? { read: EVERYTHING, write: EVERYTHING } : scopesOf(grants("user"));
   const keyGrants = scopesOf(grants("api_key"));
-  const own = apiKey.scopes.map(safePattern).filter((p): p is ScopePattern => p !== null);
+  const own = apiKey.scopes.map((text) => safePattern(text, parseKeyScopePattern)).filter((p): p is ScopePattern => p !== null);
   return {
     read: intersectScopes([...own, ...keyGrants.read], owner.read),
     write: intersectScopes([...own, ...keyGrants.write], owner.write).filter((p) => p.type !== "global"),

@@ -11,7 +11,11 @@ export const SCOPE_PRIORITY: Record<ScopeType, number> = { session: 5, workspace
 
 const SCOPE_RE = /^(session|workspace|user|context|global)(?::(.+))?$/;
 
-export function parseScopePattern(text: string): ScopePattern {
+/** Scope types a pattern may name with `*`: any session; for API keys also any workspace (see parseKeyScopePattern). */
+const GRANT_WILDCARDS: readonly ScopeType[] = ["session"];
+const KEY_WILDCARDS: readonly ScopeType[] = ["session", "workspace"];
+
+function parsePattern(text: string, wildcards: readonly ScopeType[]): ScopePattern {
   const match = SCOPE_RE.exec(text.trim());
   if (!match) {
     throw badRequest("invalid_scope", `"${text}" is not a scope. Use user:<id>, session:<id>, workspace:<id>, context:<namespace>/<id> or global.`);
@@ -23,13 +27,25 @@ export function parseScopePattern(text: string): ScopePattern {
     return { type, id: "" };
   }
   if (!id) throw badRequest("invalid_scope", `Scope "${type}" needs an id, e.g. ${type}:abc.`);
-  if (id === "*" && type !== "session") throw badRequest("invalid_scope", `Only session:* may use a wildcard; grant ${type} scopes one by one.`);
+  if (id === "*" && !wildcards.includes(type)) {
+    throw badRequest("invalid_scope", `Only ${wildcards.map((w) => `${w}:*`).join(" and ")} may use a wildcard here; name ${type} scopes one by one.`);
+  }
   if (type === "context" && id !== "*" && !/^[^/]+\/.+$/.test(id)) {
     throw badRequest("invalid_scope", `Context scopes look like context:<namespace>/<id>, not "${text}".`);
   }
   if (id.length > 200) throw badRequest("invalid_scope", "Scope ids are at most 200 characters.");
   return { type, id };
 }
+
+/**
+ * An API key's scope: `workspace:*` is allowed there, meaning "the workspaces its owner is granted"
+ * (a key's scopes are always intersected with its owner's grants); people are granted workspaces one
+ * by one.
+ */
+export const parseKeyScopePattern = (text: string): ScopePattern => parsePattern(text, KEY_WILDCARDS);
+
+/** A grant's scope: a concrete scope, or `session:*`. */
+export const parseScopePattern = (text: string): ScopePattern => parsePattern(text, GRANT_WILDCARDS);
 
 export function parseScope(text: string): MemoryScope {
   const pattern = parseScopePattern(text);

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { MIN_PASSWORD_LENGTH } from "~/server/auth/password";
 import { addMember, listMembers, removeMember, setMemberRole } from "~/server/dashboard/members";
+import { createWorkspace, listWorkspaces, workspaceCreateSchema } from "~/server/dashboard/workspaces";
 import { deleteCustomKind, listCustomKinds, saveCustomKind } from "~/server/memory/custom-kinds";
 import { describeKind } from "~/server/memory/kinds";
 import { createTRPCRouter, tenantAdminProcedure } from "../trpc";
@@ -26,6 +27,11 @@ export const adminRouter = createTRPCRouter({
       .mutation(({ ctx, input }) => addMember(ctx.db, { ...actor(ctx), ...input })),
     setRole: tenantAdminProcedure.input(z.object({ userId, role })).mutation(({ ctx, input }) => setMemberRole(ctx.db, { ...actor(ctx), ...input })),
     remove: tenantAdminProcedure.input(z.object({ userId })).mutation(({ ctx, input }) => removeMember(ctx.db, { ...actor(ctx), ...input })),
+  }),
+
+  workspaces: createTRPCRouter({
+    list: tenantAdminProcedure.query(({ ctx }) => listWorkspaces(ctx.db, { tenantId: ctx.tenant.id })),
+    create: tenantAdminProcedure.input(workspaceCreateSchema).mutation(({ ctx, input }) => createWorkspace(ctx.db, { ...actor(ctx), input })),
   }),
 
   kinds: createTRPCRouter({

@@ -6,9 +6,17 @@ import { attempt, serverApi } from "~/trpc/server";
 
 export const metadata = { title: "Scope grants" };
 
-export default async function GrantsPage() {
-  const [{ t }, api] = await Promise.all([getI18n(), serverApi()]);
-  const [grants, members, keys] = await Promise.all([attempt(() => api.grants.list()), attempt(() => api.admin.members.list()), attempt(() => api.keys.list())]);
+export default async function GrantsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const [{ t }, api, query] = await Promise.all([getI18n(), serverApi(), searchParams]);
+  const [grants, members, keys, workspaces] = await Promise.all([
+    attempt(() => api.grants.list()),
+    attempt(() => api.admin.members.list()),
+    attempt(() => api.keys.list()),
+    attempt(() => api.admin.workspaces.list()),
+  ]);
+  // A workspace's "manage access" link names its scope; every workspace has a column anyway.
+  const named = typeof query.scope === "string" && query.scope.length <= 220 ? [query.scope] : [];
+  const scopes = [...(workspaces.ok ? workspaces.data.map((w) => w.scope) : []), ...named];
   return (
     <>
       <PageHeader title={t("grants.title")} description={t("grants.description")} />
@@ -19,6 +27,7 @@ export default async function GrantsPage() {
           grants={grants.data}
           members={members.data.map((m) => ({ userId: m.userId, email: m.email, role: m.role }))}
           keys={keys.ok ? keys.data.filter((k) => k.status === "active").map((k) => ({ id: k.id, name: k.name, ownerEmail: k.ownerEmail })) : []}
+          scopes={scopes}
         />
       )}
     </>
