@@ -449,6 +449,7 @@ describe(`dashboard queries and procedures (${TEST_BACKEND})`, () => {
     it("refuses every admin procedure to members with FORBIDDEN", async () => {
       const attempts = [
         () => member.api.admin.workspaces.create({ name: "x" }),
+        () => member.api.admin.eraseMemory({ scope: `user:${member.userId}`, reason: "x" }),
         () => member.api.admin.members.list(),
         () => member.api.admin.members.add({ email: "x@example.com", role: "member" }),
         () => member.api.admin.members.setRole({ userId: member.userId, role: "admin" }),

@@ -8,6 +8,8 @@ import type { MemoryCallContext } from "~/server/memory/context";
 import { memoryForget } from "~/server/memory/forget";
 import { restoreNode } from "~/server/memory/restore";
 import { eraseSession } from "~/server/memory/erase-session";
+import { eraseScopeMemory } from "~/server/memory/erase-scope";
+import { EVERYTHING } from "~/server/auth/permissions";
 import { memorySearch } from "~/server/memory/retrieval/search";
 import { appendMessages } from "~/server/memory/messages";
 import { appendSummary, getLatestSummary } from "~/server/memory/summaries";
@@ -262,6 +264,33 @@ describe(`memory_forget (${TEST_BACKEND})`, () => {
     const [audit] = await handle.db.select().from(memoryAuditEvents).where(and(eq(memoryAuditEvents.tenantId, t), eq(memoryAuditEvents.eventType, "hard_delete")));
     expect(audit).toMatchObject({ scopeType: "session", scopeId: sessionId, reason: "erase this chat", actorType: "user" });
     expect(await eraseSession(handle.db, owner, { sessionId, reason: "again" })).toMatchObject({ done: false, reason: "not_found" });
+  });
+
+  it("erases a person's profile, with their conversations on request, and a workspace's memory; other people's stay", async () => {
+    const t = await createTenant(handle.db);
+    const tag = newId("x").slice(2, 10);
+    const marker = `Heron${tag}`;
+    const u1 = agentContext(t, { defaults: { user: { type: "user", id: "u1" }, session: { type: "session", id: `s-${tag}` }, workspace: { type: "workspace", id: "w1" } } });
+    const turn = await appendMessages(handle.db, u1, { sessionId: `s-${tag}`, userScopeId: "u1", messages: [{ role: "user", content: `My ${marker} code is 1234.` }] });
+    await write(handle.db, { ...u1, trustedMessageIds: [turn.messages[0]!.id] }, "custom_fact", "code", `The ${marker} code is 1234.`, marker, { sourceMessageIds: [turn.messages[0]!.id] });
+    await write(handle.db, u1, "temporary_state", "mood", `Tired today (${marker}).`, "tired");
+    await write(handle.db, u1, "durable_decision", undefined, `Use ${marker} for storage.`, "heron", { });
+    const u2 = agentContext(t, { readScopes: [{ type: "user", id: "u2" }], writeScopes: [{ type: "user", id: "u2" }], defaults: { user: { type: "user", id: "u2" } } });
+    await write(handle.db, u2, "profile_name", undefined, `Bob ${marker}.`, "Bob");
+
+    const member = personContext(t, { writeScopes: [{ type: "user", id: "u2" }] });
+    expect(await eraseScopeMemory(handle.db, member, { scope: "user:u1", reason: "x" })).toMatchObject({ done: false, reason: "scope_not_writable" });
+    const admin = personContext(t, { readScopes: [...EVERYTHING], writeScopes: [...EVERYTHING] });
+    expect(await eraseScopeMemory(handle.db, admin, { scope: "session:abc", reason: "x" })).toMatchObject({ done: false, reason: "unsupported_scope" });
+
+    const profile = await eraseScopeMemory(handle.db, admin, { scope: "user:u1", conversations: true, reason: "the person asked to be forgotten" });
+    expect(profile).toMatchObject({ done: true, receipt: { scope: "user:u1", sessionsErased: 1, revisionsRemoved: 2, messagesRemoved: 1 } });
+    expect((await tablesMentioning(handle.db, marker)).filter((hit) => !hit.startsWith("memory_audit_events"))).toEqual(["memory_nodes: 2"]);
+    const workspace = await eraseScopeMemory(handle.db, admin, { scope: "workspace:w1", reason: "project closed" });
+    expect(workspace).toMatchObject({ done: true, receipt: { scope: "workspace:w1", sessionsErased: 0, revisionsRemoved: 1 } });
+    const left = await handle.db.select().from(memoryNodes).where(eq(memoryNodes.tenantId, t));
+    expect(left.map((r) => [r.scopeType, r.scopeId])).toEqual([["user", "u2"]]);
+    expect(await tablesMentioning(handle.db, `Use ${marker}`)).toEqual([]);
   });
 
   it("deletes nothing when one of several targets is stale", async () => {

@@ -75,6 +75,11 @@ const PROCEDURES: Record<string, { access: Access; probe: (k: Kit) => Promise<vo
       await k.call({ email: k.fx.a.victimEmail, role: "member", password: "password chosen by B" });
     },
   },
+  "admin.eraseMemory": {
+    access: "admin",
+    // B's admin erasing "A's member's profile" reaches only B's rows of that scope (none): A's stay, checked after every probe.
+    probe: async (k) => void k.clean(await k.call({ scope: `user:${k.fx.a.memberId}`, conversations: true, reason: "B tries" })),
+  },
   "admin.workspaces.list": { access: "admin", probe: noLeak },
   "admin.workspaces.create": {
     access: "admin",

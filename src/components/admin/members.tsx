@@ -9,6 +9,7 @@ import { ConfirmDialog } from "../dialog";
 import { FormError } from "../form";
 import { LocalTime } from "../local-time";
 import { Badge, buttonClass, cellClass, DataTable, FieldRow, inputClass, Panel } from "../ui";
+import { EraseMemoryButton } from "./erase-memory";
 import { useAction } from "./use-action";
 
 type Member = RouterOutputs["admin"]["members"]["list"][number];
@@ -104,9 +105,12 @@ export function MembersTable({ members, selfId }: { members: Member[]; selfId: s
             </td>
             <td className={`${cellClass} tabular-nums`}>{m.activeKeys}</td>
             <td className={`${cellClass} text-right`}>
-              <button type="button" onClick={() => setRemoving(m)} className={buttonClass("ghost", "sm")}>
-                {t("members.remove")}
-              </button>
+              <span className="inline-flex items-center gap-2">
+                <EraseMemoryButton scope={`user:${m.userId}`} confirm={m.email} conversations />
+                <button type="button" onClick={() => setRemoving(m)} className={buttonClass("ghost", "sm")}>
+                  {t("members.remove")}
+                </button>
+              </span>
             </td>
           </tr>
         ))}

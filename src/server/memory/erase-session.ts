@@ -1,9 +1,9 @@
 import { and, arrayOverlaps, eq, sql } from "drizzle-orm";
-import type { Database, DbOrTx } from "~/db/types";
-import { memoryJobs, memoryMessages, memoryNodes, memorySummaries } from "~/db/schema";
+import type { Database, DbOrTx, Transaction } from "~/db/types";
+import { memoryMessages, memoryNodes } from "~/db/schema";
 import { recordAudit } from "./audit";
 import type { MemoryCallContext } from "./context";
-import { eraseEvidence, eraseLineages } from "./erase";
+import { eraseScopeCards, eraseSessionEvidence, receiptCounts, sessionMessageIds } from "./erase";
 import type { ErasureReceipt } from "./forget-schema";
 import { scopeAllowed, type ScopePattern } from "./scope";
 
@@ -22,6 +22,16 @@ export async function sessionOwner(db: DbOrTx, params: { tenantId: string; sessi
     .from(memoryMessages)
     .where(and(eq(memoryMessages.tenantId, params.tenantId), eq(memoryMessages.sessionId, params.sessionId)));
   return { owner: row?.owner ?? null, messages: row?.messages ?? 0 };
+}
+
+/** Current cards (any scope) that cite one of these messages: they outlive an erased conversation. */
+export async function activeCardsCiting(tx: Transaction, tenantId: string, messageIds: string[]): Promise<number> {
+  if (messageIds.length === 0) return 0;
+  const [row] = await tx
+    .select({ n: sql<number>`count(*)`.mapWith(Number) })
+    .from(memoryNodes)
+    .where(and(eq(memoryNodes.tenantId, tenantId), eq(memoryNodes.status, "active"), arrayOverlaps(memoryNodes.sourceMessageIds, messageIds)));
+  return row?.n ?? 0;
 }
 
 /**
@@ -56,29 +66,13 @@ export async function eraseSession(db: Database, ctx: MemoryCallContext, input: 
     return { done: false, reason: "not_allowed", message: `Erasing session ${sessionId} needs write access to it and to its owner's profile (${owner ? `user:${owner}` : "every profile"}): your own conversations, or an admin. Nothing was erased.` };
   }
   return db.transaction(async (tx) => {
-    const now = new Date();
-    const lineages = await tx
-      .selectDistinct({ id: memoryNodes.lineageId })
-      .from(memoryNodes)
-      .where(and(eq(memoryNodes.tenantId, tenantId), eq(memoryNodes.scopeType, "session"), eq(memoryNodes.scopeId, sessionId)));
-    const cards = await eraseLineages(tx, { tenantId, lineageIds: lineages.map((l) => l.id), eraseEvidence: false, now });
-    const messageIds = (await tx.select({ id: memoryMessages.id }).from(memoryMessages).where(and(eq(memoryMessages.tenantId, tenantId), eq(memoryMessages.sessionId, sessionId)))).map((m) => m.id);
+    const session = { type: "session" as const, id: sessionId };
+    const cards = await eraseScopeCards(tx, { tenantId, scope: session, now: new Date() });
+    const messageIds = await sessionMessageIds(tx, tenantId, sessionId);
     if (messageIds.length === 0 && cards.nodeIds.length === 0) return missing;
-    const [kept] = messageIds.length
-      ? await tx
-          .select({ n: sql<number>`count(*)`.mapWith(Number) })
-          .from(memoryNodes)
-          .where(and(eq(memoryNodes.tenantId, tenantId), eq(memoryNodes.status, "active"), arrayOverlaps(memoryNodes.sourceMessageIds, messageIds)))
-      : [{ n: 0 }];
-    const receipt: SessionErasureReceipt = { ...cards, sessionId, cardsCitingKept: kept?.n ?? 0 };
-    if (messageIds.length) await eraseEvidence(tx, tenantId, messageIds, receipt);
-    // A summary whose messages were already gone is not reached through them.
-    receipt.summariesRemoved += (await tx.delete(memorySummaries).where(and(eq(memorySummaries.tenantId, tenantId), eq(memorySummaries.sessionId, sessionId))).returning({ id: memorySummaries.id })).length;
-    receipt.jobsRemoved += (
-      await tx.delete(memoryJobs).where(and(eq(memoryJobs.tenantId, tenantId), sql`${memoryJobs.payload}->>'sessionId' = ${sessionId}`)).returning({ id: memoryJobs.id })
-    ).length;
-    const { nodeIds: _n, lineageIds: _l, messageIds: _m, ...counts } = receipt;
-    await recordAudit(tx, ctx, { eventType: "hard_delete", scope: { type: "session", id: sessionId }, reason: input.reason, metadata: { erased: "session", receipt: counts } });
+    const receipt: SessionErasureReceipt = { ...cards, sessionId, cardsCitingKept: await activeCardsCiting(tx, tenantId, messageIds) };
+    await eraseSessionEvidence(tx, { tenantId, sessionId, messageIds }, receipt);
+    await recordAudit(tx, ctx, { eventType: "hard_delete", scope: session, reason: input.reason, metadata: { erased: "session", receipt: receiptCounts(receipt) } });
     return {
       done: true,
       receipt,

@@ -18,6 +18,7 @@ import { rebuildTopicSummary } from "~/server/tree/cold-path";
 import { recordAudit } from "./audit";
 import type { Actor } from "./context";
 import type { ErasureReceipt } from "./forget-schema";
+import type { MemoryScope } from "./scope";
 import { TENANT_AUDIT_TABLE, TENANT_MEMORY_TABLES, type TenantMemoryTableName } from "./tenant-tables";
 
 const count = (rows: unknown[]) => rows.length;
@@ -195,4 +196,54 @@ async function eraseMemoryTree(tx: Transaction, tenantId: string, messageIds: st
     if (outcome === "removed") receipt.topicsRemoved++;
     else receipt.topicsRebuilt++;
   }
+}
+
+/** Every card of one scope, all revisions, with what eraseLineages takes along (evidence stays). */
+export async function eraseScopeCards(tx: Transaction, params: { tenantId: string; scope: MemoryScope; now: Date }): Promise<ErasureReceipt> {
+  const lineages = await tx
+    .selectDistinct({ id: memoryNodes.lineageId })
+    .from(memoryNodes)
+    .where(and(eq(memoryNodes.tenantId, params.tenantId), eq(memoryNodes.scopeType, params.scope.type), eq(memoryNodes.scopeId, params.scope.id)));
+  return eraseLineages(tx, { tenantId: params.tenantId, lineageIds: lineages.map((l) => l.id), eraseEvidence: false, now: params.now });
+}
+
+/** The ids of a session's messages, oldest first. */
+export async function sessionMessageIds(tx: Transaction, tenantId: string, sessionId: string): Promise<string[]> {
+  const rows = await tx
+    .select({ id: memoryMessages.id })
+    .from(memoryMessages)
+    .where(and(eq(memoryMessages.tenantId, tenantId), eq(memoryMessages.sessionId, sessionId)))
+    .orderBy(memoryMessages.seq);
+  return rows.map((m) => m.id);
+}
+
+/**
+ * A whole conversation's evidence: its messages and what was built on them (eraseEvidence), any
+ * summary of it left, and its queued jobs. Counts go into `receipt`.
+ */
+export async function eraseSessionEvidence(tx: Transaction, params: { tenantId: string; sessionId: string; messageIds: string[] }, receipt: ErasureReceipt) {
+  const { tenantId, sessionId } = params;
+  if (params.messageIds.length) await eraseEvidence(tx, tenantId, params.messageIds, receipt);
+  // A summary whose messages were already gone is not reached through them.
+  receipt.summariesRemoved += (await tx.delete(memorySummaries).where(and(eq(memorySummaries.tenantId, tenantId), eq(memorySummaries.sessionId, sessionId))).returning({ id: memorySummaries.id })).length;
+  receipt.jobsRemoved += (
+    await tx.delete(memoryJobs).where(and(eq(memoryJobs.tenantId, tenantId), sql`${memoryJobs.payload}->>'sessionId' = ${sessionId}`)).returning({ id: memoryJobs.id })
+  ).length;
+}
+
+/** Two receipts as one: counts summed, ids joined. */
+export function mergeReceipts(a: ErasureReceipt, b: ErasureReceipt): ErasureReceipt {
+  const merged = { ...a };
+  for (const key of Object.keys(b) as (keyof ErasureReceipt)[]) {
+    const [x, y] = [a[key], b[key]];
+    if (typeof x === "number" && typeof y === "number") (merged[key] as number) = x + y;
+    else if (Array.isArray(x) && Array.isArray(y)) (merged[key] as string[]) = [...x, ...y];
+  }
+  return merged;
+}
+
+/** A receipt's counts without its id lists, for an audit row. */
+export function receiptCounts(receipt: ErasureReceipt) {
+  const { nodeIds: _n, lineageIds: _l, messageIds: _m, ...counts } = receipt;
+  return counts;
 }

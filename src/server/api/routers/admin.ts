@@ -2,6 +2,8 @@ import { z } from "zod";
 import { MIN_PASSWORD_LENGTH } from "~/server/auth/password";
 import { addMember, listMembers, removeMember, setMemberRole } from "~/server/dashboard/members";
 import { createWorkspace, listWorkspaces, workspaceCreateSchema } from "~/server/dashboard/workspaces";
+import { buildUserCallContext } from "~/server/auth/permissions";
+import { eraseScopeMemory } from "~/server/memory/erase-scope";
 import { deleteCustomKind, listCustomKinds, saveCustomKind } from "~/server/memory/custom-kinds";
 import { describeKind } from "~/server/memory/kinds";
 import { createTRPCRouter, tenantAdminProcedure } from "../trpc";
@@ -33,6 +35,11 @@ export const adminRouter = createTRPCRouter({
     list: tenantAdminProcedure.query(({ ctx }) => listWorkspaces(ctx.db, { tenantId: ctx.tenant.id })),
     create: tenantAdminProcedure.input(workspaceCreateSchema).mutation(({ ctx, input }) => createWorkspace(ctx.db, { ...actor(ctx), input })),
   }),
+
+  /** Erases a person's profile (optionally with their conversations) or a workspace, for good. */
+  eraseMemory: tenantAdminProcedure
+    .input(z.object({ scope: z.string().trim().min(1).max(220), conversations: z.boolean().optional(), reason: z.string().trim().min(1).max(500) }))
+    .mutation(async ({ ctx, input }) => eraseScopeMemory(ctx.db, await buildUserCallContext(ctx.db, { tenantId: ctx.tenant.id, userId: ctx.user.id, role: ctx.tenant.role }), input)),
 
   kinds: createTRPCRouter({
     /** This organisation's custom kinds (built-ins are listed by memory.kinds). */

@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { EraseMemoryButton } from "~/components/admin/erase-memory";
 import { CreateWorkspaceForm } from "~/components/admin/workspaces";
 import { LocalTime } from "~/components/local-time";
 import { PageHeader } from "~/components/page-header";
@@ -22,7 +23,7 @@ export default async function WorkspacesPage() {
           {list.data.length === 0 ? (
             <EmptyState title={t("workspaces.emptyTitle")} description={t("workspaces.emptyHint")} />
           ) : (
-            <DataTable label={t("workspaces.title")} head={[t("workspaces.name"), t("field.scope"), t("workspaces.cards"), t("workspaces.access"), t("workspaces.createdAt")]}>
+            <DataTable label={t("workspaces.title")} head={[t("workspaces.name"), t("field.scope"), t("workspaces.cards"), t("workspaces.access"), t("workspaces.createdAt"), ""]}>
               {list.data.map((w) => (
                 <tr key={w.id}>
                   <td className={cellClass}>
@@ -53,6 +54,9 @@ export default async function WorkspacesPage() {
                     </span>
                   </td>
                   <td className={`${cellClass} text-xs text-zinc-500`}>{w.createdAt ? <LocalTime value={w.createdAt} /> : "—"}</td>
+                  <td className={`${cellClass} text-right`}>
+                    <EraseMemoryButton scope={w.scope} confirm={w.id} conversations={false} />
+                  </td>
                 </tr>
               ))}
             </DataTable>
