@@ -91,6 +91,17 @@ describe(`message log (${TEST_BACKEND})`, () => {
     expect(await rowsOf(tenantA, "s-race")).toHaveLength(2);
   });
 
+  it("stores secrets pasted into a chat redacted, and a resent message still lands on its row", async () => {
+    const said = { role: "user" as const, content: "Deploy with key sk-proj4f8Xq2LmN7pRt9VwY3zB6cD and password: hunter2!x, then email ops@example.com" };
+    const first = await appendMessages(handle.db, ctxA, { sessionId: "s-secret", messages: [said] });
+    const again = await appendMessages(handle.db, ctxA, { sessionId: "s-secret", messages: [said] });
+    expect(again.messages[0]).toMatchObject({ id: first.messages[0]!.id, duplicate: true });
+    const [row] = await rowsOf(tenantA, "s-secret");
+    expect(row!.content).toBe("Deploy with key [REDACTED:api_key] and password: [REDACTED:password], then email ops@example.com");
+    expect(row!.searchText).not.toContain("hunter2");
+    expect(await rowsOf(tenantA, "s-secret")).toHaveLength(1);
+  });
+
   it("keeps the same text at different positions as separate rows", async () => {
     const { messages } = await appendMessages(handle.db, ctxA, {
       sessionId: "s-repeat",

@@ -7,6 +7,7 @@ import type { MemoryCallContext } from "./context";
 import { enqueueEmbedJobs } from "./embeddings";
 import { ingestCapturedMessages, type CapturedMessage } from "~/server/tree/ingest";
 import { segmentForSearch } from "./segment";
+import { redactSensitive } from "./sensitive";
 import { anyOf } from "~/db/any-of";
 
 /**
@@ -192,16 +193,20 @@ export async function appendMessages(
   validateAppend(input);
   const { tenantId } = ctx;
   const { sessionId } = input;
+  // Secrets and high-risk identifiers pasted into a chat are not kept in the evidence log either
+  // (000: sensitive data must not silently become memory). Redacted before the id is made, so a
+  // resent message still lands on the stored one.
+  const incoming = input.messages.map((message) => ({ ...message, content: redactSensitive(message.content) }));
   return db.transaction(async (tx) => {
     await lockSessionMessages(tx, tenantId, sessionId);
-    const tail = await sessionTail(tx, tenantId, sessionId, input.messages.length);
-    const replayed = replayedPrefixLength(tenantId, sessionId, tail, input.messages);
+    const tail = await sessionTail(tx, tenantId, sessionId, incoming.length);
+    const replayed = replayedPrefixLength(tenantId, sessionId, tail, incoming);
 
     const out: AppendedMessage[] = [];
     const fresh: CapturedMessage[] = [];
     const batchIds = new Set<string>();
     let previousId: string | null = tail.at(-1)?.id ?? null;
-    for (const [index, message] of input.messages.entries()) {
+    for (const [index, message] of incoming.entries()) {
       if (index < replayed) {
         const stored = tail[tail.length - replayed + index]!;
         out.push({ id: stored.id, role: stored.role, sessionId, createdAt: stored.createdAt, duplicate: true });
