@@ -44,7 +44,7 @@ export function EraseMemoryButton({ scope, confirm, conversations }: { scope: st
 
   return (
     <>
-      <button type="button" onClick={() => (setError(null), setReason(""), setTyped(""), setWithConversations(false), setOpen(true))} className={buttonClass("danger", "sm")}>
+      <button type="button" onClick={() => (setError(null), setReason(""), setTyped(""), setWithConversations(false), setOpen(true))} className={`${buttonClass("ghost", "sm")} text-red-700 dark:text-red-400`}>
         {t("erase.button")}
       </button>
       <Dialog open={open} onClose={() => setOpen(false)} title={t("erase.title", { scope })}>

@@ -68,8 +68,10 @@ export function GrantsMatrix({
     });
   };
 
-  const cell = (principal: Principal, scope: string, disabled: boolean) => {
+  /** `everything`: an admin's row, all boxes ticked and fixed (admins read and write every scope). */
+  const cell = (principal: Principal, scope: string, everything: boolean) => {
     const g = find(principal, scope);
+    const disabled = everything;
     return (
       <span className="inline-flex gap-3">
         {(["read", "write"] as const).map((which) => (
@@ -78,7 +80,7 @@ export function GrantsMatrix({
               type="checkbox"
               disabled={disabled || pending}
               aria-label={t("grants.cellLabel", { who: principal.label, scope, what: t(`grants.${which}`) })}
-              checked={which === "read" ? Boolean(g?.canRead || g?.canWrite) : Boolean(g?.canWrite)}
+              checked={everything || (which === "read" ? Boolean(g?.canRead || g?.canWrite) : Boolean(g?.canWrite))}
               onChange={(e) => toggle(principal, scope, which, e.target.checked)}
             />
             {t(`grants.${which}Short`)}
