@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { asc, eq } from "drizzle-orm";
 import { getDatabase, type DatabaseHandle } from "~/db/client";
@@ -54,11 +55,26 @@ const HELP = `Usage: npm run memory -- <command> [options]
   reembed            After changing the embedding model: embed every current card for it.
   prune              Delete query log rows, idempotency replies and finished jobs past their retention
                      (MEMORY_*_RETENTION_DAYS; the server also does this every 15 minutes).
+  bench <recall|load|cpu|soak|hot-path> [options]
+                     Run a benchmark (bench/README.md); e.g. bench recall --help.
   (--tenant <id> picks the organisation; default: the first one.)
 
 Embedded mode: stop the server first (only one process may open ./data), or set DATABASE_URL.`;
 
 const out = (line = "") => console.log(line);
+
+const BENCHMARKS = ["recall", "load", "cpu", "soak", "hot-path"] as const;
+
+/** `bench <name> …`: the npm script bench:<name> with the rest of the arguments, its exit code returned. */
+function runBench(args: string[]): number {
+  const [name, ...rest] = args;
+  if (!name || !(BENCHMARKS as readonly string[]).includes(name)) {
+    console.error(`Name a benchmark: ${BENCHMARKS.join(", ")} (bench/README.md says what each measures).`);
+    return 1;
+  }
+  const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+  return spawnSync(npm, ["run", "--silent", `bench:${name}`, "--", ...rest], { stdio: "inherit" }).status ?? 1;
+}
 
 async function firstTenantId(db: Database, wanted?: string) {
   if (wanted) return wanted;
@@ -92,6 +108,8 @@ export async function runCli(args: string[], options: CliOptions, open: () => Pr
     out(HELP);
     return area ? 0 : 1;
   }
+  // Benchmarks bring their own databases: nothing of this install is opened (nor locked) for them.
+  if (area === "bench") return runBench(args.slice(1));
   const handle = await open();
   const { db } = handle;
   try {

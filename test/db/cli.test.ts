@@ -140,4 +140,15 @@ describe(`operator CLI against the database (${TEST_BACKEND})`, () => {
     expect((await cli(["import", file], { tenant: target.tenantId })).stdout).toEqual(["Imported: 0 created, 2 noop, 0 conflict, 0 superseded, 0 rejected, 0 skipped."]);
     expect(await cli(["import", file], { tenant: target.tenantId, as: "nobody@example.com" })).toMatchObject({ code: 1, stderr: ["No user nobody@example.com."] });
   });
+  it("bench: names the benchmarks when given none it knows, without opening the install's database", async () => {
+    let opened = false;
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    const code = await runCli(["bench", "nope"], {}, async () => {
+      opened = true;
+      return { ...handle, close: async () => {} };
+    });
+    vi.restoreAllMocks();
+    expect(code).toBe(1);
+    expect(opened).toBe(false);
+  });
 });
