@@ -242,6 +242,17 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect([...first.exact, ...second.exact].map((n) => n.id).sort()).toEqual([...ids].sort());
   });
 
+  it("finds what the user said in one language when asked in the other, for the words people use about themselves", async () => {
+    const ctx = agentContext(await createTenant(handle.db));
+    const [mia] = await write(ctx, create("personal_relationship", { title: "Daughter Mia", content: "Daughter Mia, 7, loves dinosaurs.", valueJson: { name: "Mia", relation: "daughter" } }, { itemKey: "mia" }));
+    const [xiaomi] = await write(ctx, create("personal_relationship", { title: "儿子小米", content: "儿子小米九岁，喜欢踢足球。", valueJson: { name: "小米", relation: "儿子" } }, { itemKey: "xiaomi" }));
+    await write(ctx, create("occupation", { title: "Job", content: "Works as a nurse.", valueJson: "nurse" }));
+    const zh = await search(ctx, { queryText: "我女儿喜欢什么" });
+    expect(zh.relevant[0]?.id).toBe(mia);
+    const en = await search(ctx, { queryText: "what does my son like to do" });
+    expect(en.relevant[0]?.id).toBe(xiaomi);
+  });
+
   it("pages an enumeration of any size with a cursor, resolving each page's conflicts against every page", async () => {
     const ctx = agentContext(await createTenant(handle.db));
     const facts = Array.from({ length: 120 }, (_, i) => create("custom_fact", { title: `Fact ${i}`, content: `Fact number ${i}.`, valueJson: i, importance: (i % 7) / 10 }, { itemKey: `fact_${i}` }));

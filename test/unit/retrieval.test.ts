@@ -70,8 +70,13 @@ describe("query terms", () => {
   });
   it("adds CJK single characters at a lower weight next to words and bigrams", () => {
     const terms = queryTerms("不吃香菜");
-    expect(terms.filter((t) => t.weight === 1).map((t) => t.term)).toEqual(["不吃", "香菜"]);
+    expect(terms.filter((t) => t.weight === 1).map((t) => t.term)).toEqual(["不吃", "香菜", "cilantro", "coriand"]);
     expect(terms.filter((t) => t.weight < 1).map((t) => t.term)).toEqual(["吃", "香", "菜"]);
+  });
+  it("adds the other language's words for words about the user, and nothing for others", () => {
+    expect(queryTerms("我女儿").map((t) => t.term)).toEqual(expect.arrayContaining(["女儿", "daught"]));
+    expect(queryTerms("my daughter's birthday").map((t) => t.term)).toEqual(expect.arrayContaining(["daught", "女儿", "birthday", "生日"]));
+    expect(queryTerms("kubernetes cluster upgrade").map((t) => t.term)).toEqual(["kubernet", "clust", "upgrad"]);
   });
   it("quotes terms so input cannot inject tsquery operators", () => {
     expect(termTsQuery({ term: "o'brien", prefix: false, weight: 1 })).toBe("'o''brien'");

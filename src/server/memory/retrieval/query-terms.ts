@@ -1,5 +1,6 @@
 import { englishStem } from "~/server/providers/embeddings/english-stem";
 import { CJK_CHAR_CLASS, segmentQuery } from "../segment";
+import { crossLanguageTerms } from "./cross-language";
 
 /**
  * Query text → full-text terms. Tokens come from segmentQuery (CJK words ≤ 2 chars, longer ones as
@@ -55,7 +56,8 @@ export function queryTerms(text: string): QueryTerm[] {
       unigrams++;
     }
   }
-  return [...seen.values()];
+  const words = [...seen.values()];
+  return [...words, ...crossLanguageTerms(words)];
 }
 
 const quote = (token: string) => `'${token.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`;
