@@ -6,7 +6,10 @@ import type { QueryTerm } from "./query-terms";
  * 什么" finds the card "Daughter Mia loves dinosaurs" and "what does my daughter like" finds "女儿小米
  * 喜欢恐龙": users of one memory mix both languages, and full text matches words, not meanings (a
  * multilingual embedding model does this in general; `EMBEDDING_PROVIDER=openai`). Small on purpose:
- * family, profile, health, food, likes and work. Each pair: Chinese words, English words.
+ * family, pets, health, food, pastimes, plans. Words common in any text (work, project, live, home,
+ * name, like) are left out: each added term is read across the caller's cards, and on the bilingual
+ * load benchmark "project" and "live" alone added ~12 % to a search's CPU. Each pair: Chinese words,
+ * English words.
  */
 const PAIRS: readonly (readonly [readonly string[], readonly string[]])[] = [
   [["女儿"], ["daughter"]],
@@ -28,15 +31,9 @@ const PAIRS: readonly (readonly [readonly string[], readonly string[]])[] = [
   [["宠物"], ["pet"]],
   [["狗", "小狗"], ["dog", "puppy"]],
   [["猫", "小猫"], ["cat", "kitten"]],
-  [["名字"], ["name"]],
   [["生日"], ["birthday"]],
-  [["年龄", "岁"], ["age", "old"]],
-  [["住", "住在", "家住"], ["live", "lives", "living"]],
-  [["家"], ["home", "house"]],
   [["城市"], ["city"]],
-  [["工作"], ["work", "job"]],
   [["职业"], ["occupation", "profession", "job"]],
-  [["公司"], ["company", "employer"]],
   [["学校"], ["school"]],
   [["大学"], ["university", "college"]],
   [["过敏"], ["allergy", "allergic"]],
@@ -49,24 +46,19 @@ const PAIRS: readonly (readonly [readonly string[], readonly string[]])[] = [
   [["鸡蛋"], ["egg", "eggs"]],
   [["咖啡"], ["coffee"]],
   [["茶"], ["tea"]],
-  [["喜欢", "爱"], ["like", "likes", "love", "loves"]],
+  [["喜欢"], ["love", "loves"]],
   [["讨厌"], ["hate", "dislike"]],
   [["爱好", "兴趣"], ["hobby", "hobbies"]],
   [["运动"], ["sport", "sports", "exercise"]],
-  [["跑步"], ["running", "run"]],
   [["游泳"], ["swimming", "swim"]],
   [["音乐"], ["music"]],
   [["电影"], ["movie", "movies", "film"]],
-  [["书", "读书"], ["book", "books", "reading"]],
   [["旅行", "旅游"], ["travel", "trip"]],
   [["周末"], ["weekend"]],
   [["假期", "度假"], ["vacation", "holiday"]],
   [["恐龙"], ["dinosaur", "dinosaurs"]],
   [["预算"], ["budget"]],
   [["截止", "期限"], ["deadline"]],
-  [["会议"], ["meeting"]],
-  [["项目"], ["project"]],
-  [["语言"], ["language"]],
   [["时区"], ["timezone"]],
 ];
 
