@@ -249,6 +249,23 @@ describe(`agent tools over tRPC and MCP (${TEST_BACKEND})`, () => {
     expect((await caller.memory_search({ all: true, kinds: ["profile_name"] })).message).toMatch(/there are none/);
   });
 
+  it("leads an id from before an update to the card current now, in memory_get and memory_forget", async () => {
+    const turn = { sessionId: "chat-stale" };
+    const created = await tools(full).memory_write({ turn, operations: [{ op: "create", kind: "custom_fact", itemKey: "bike", explicitUserIntent: true, node: { title: "Bike", content: "Rides a red bike.", valueJson: "red bike" } }] });
+    const first = created.results[0]!.nodeId!;
+    const updated = await tools(full).memory_write({ turn, operations: [{ op: "update", targetId: first, expectedRevision: 1, explicitUserIntent: true, node: { content: "Rides a blue bike.", valueJson: "blue bike" } }] });
+    const current = updated.results[0]!.nodeId!;
+    expect(current).not.toBe(first);
+
+    const stale = await tools(full).memory_get({ id: first, turn });
+    expect(stale).toMatchObject({ found: true, node: { id: first, status: "superseded" }, currentId: current, currentRevision: 2 });
+    expect(stale.message).toContain(`send targetId "${current}" with expectedRevision 2`);
+    const forget = await tools(full).memory_forget({ id: first, expectedRevision: 2, reason: "user asked", turn: { ...turn, forgetIntent: true } });
+    expect(forget).toMatchObject({ done: false, reason: "conflict", conflicts: [{ id: first, currentId: current, currentIdRevision: 2 }] });
+    expect(forget.message).toContain(`${first} was replaced by ${current} (revision 2)`);
+    expect(await tools(full).memory_forget({ id: current, expectedRevision: 2, reason: "user asked", turn: { ...turn, forgetIntent: true } })).toMatchObject({ done: true });
+  });
+
   it("memory_get falls back to a limit-2 exact lookup and reports ambiguity", async () => {
     const caller = tools(full);
     const one = await caller.memory_get({ kind: "custom_fact", itemKey: "bike_model" });

@@ -72,7 +72,8 @@ export type MemoryForgetResult = {
   reason?: string;
   requiresConfirmation?: boolean;
   candidates?: ForgetCandidate[];
-  conflicts?: { id: string; expectedRevision: number; currentRevision: number | null; currentStatus: string | null }[];
+  /** currentId / currentIdRevision: the card current now when the target was replaced (update, supersede). */
+  conflicts?: { id: string; expectedRevision: number; currentRevision: number | null; currentStatus: string | null; currentId?: string; currentIdRevision?: number }[];
   receipt?: ErasureReceipt;
   replayed?: boolean;
 };

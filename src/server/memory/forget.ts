@@ -8,6 +8,7 @@ import { BUILT_IN_KIND_REGISTRY, loadKindRegistry, type KindRegistry } from "./c
 import { eraseLineages } from "./erase";
 import { memoryForgetInputSchema, type ForgetCandidate, type MemoryForgetResult } from "./forget-schema";
 import { findIdempotentResponse, requestHash, storeIdempotentResponse } from "./idempotency";
+import { currentRevisionOf } from "./history";
 import { auditSnapshot } from "./node-view";
 import { nodeFilterConditions } from "./node-filter";
 import { endActiveRevision, getNodeRow } from "./node-store";
@@ -84,11 +85,18 @@ async function resolveTargets(tx: Transaction, registry: KindRegistry, ctx: Memo
     }
     if (!scopeAllowed(scope, ctx.writeScopes)) return refused(input.mode, "scope_not_writable", `You may not delete from scope ${formatScope(scope)}.`);
     const stale = row.revision !== target.expectedRevision || (!hard && row.status !== "active");
-    if (stale) conflicts.push({ id: row.id, expectedRevision: target.expectedRevision, currentRevision: row.revision, currentStatus: row.status });
-    else rows.push(row);
+    if (!stale) {
+      rows.push(row);
+      continue;
+    }
+    // An id from before an update: name the card that is current now, the one to forget.
+    const current = row.status === "active" ? undefined : await currentRevisionOf(tx, { tenantId: ctx.tenantId, lineageId: row.lineageId });
+    conflicts.push({ id: row.id, expectedRevision: target.expectedRevision, currentRevision: row.revision, currentStatus: row.status, ...(current ? { currentId: current.id, currentIdRevision: current.revision } : {}) });
   }
   if (conflicts.length) {
-    return refused(input.mode, "conflict", "Some memories changed since you read them (see conflicts). Re-read them with memory_get and retry.", { conflicts });
+    const replaced = conflicts.filter((c) => c.currentId).map((c) => `${c.id} was replaced by ${c.currentId} (revision ${c.currentIdRevision})`);
+    const hint = replaced.length ? ` ${replaced.join("; ")}: forget that card with its revision.` : " Re-read them with memory_get and retry.";
+    return refused(input.mode, "conflict", `Some memories changed since you read them (see conflicts).${hint}`, { conflicts });
   }
   return rows;
 }

@@ -17,6 +17,16 @@ export async function getMemoryNode(db: DbOrTx, ctx: Pick<MemoryCallContext, "te
   return toMemoryNode(row);
 }
 
+/** The current (active) revision of a card's chain, when there is one: where a stale id should lead. */
+export async function currentRevisionOf(db: DbOrTx, params: { tenantId: string; lineageId: string }): Promise<{ id: string; revision: number } | undefined> {
+  const [row] = await db
+    .select({ id: memoryNodes.id, revision: memoryNodes.revision })
+    .from(memoryNodes)
+    .where(and(eq(memoryNodes.tenantId, params.tenantId), eq(memoryNodes.lineageId, params.lineageId), eq(memoryNodes.status, "active")))
+    .limit(1);
+  return row;
+}
+
 export type NodeHistory = { lineageId: string; revisions: MemoryNode[]; events: MemoryAuditEvent[] };
 
 /** The whole revision chain a card belongs to (oldest first) and its audit timeline. */

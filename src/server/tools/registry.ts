@@ -8,7 +8,7 @@ import type { MemoryCallContext } from "~/server/memory/context";
 import { loadKindRegistry } from "~/server/memory/custom-kinds";
 import { memoryForget } from "~/server/memory/forget";
 import { memoryForgetInputSchema, type MemoryForgetResult } from "~/server/memory/forget-schema";
-import { getMemoryNode } from "~/server/memory/history";
+import { currentRevisionOf, getMemoryNode } from "~/server/memory/history";
 import { appendMessages } from "~/server/memory/messages";
 import type { MemoryNode } from "~/server/memory/node-view";
 import { buildMemoryContext } from "~/server/memory/retrieval/context";
@@ -69,6 +69,9 @@ export type MemoryGetResult = {
   node?: MemoryNode;
   /** Several cards matched a lookup without id: pick one by id. */
   candidates?: MemoryNode[];
+  /** The id named an old revision: the card current now, the one to change. */
+  currentId?: string;
+  currentRevision?: number;
   message: string;
 };
 
@@ -195,7 +198,15 @@ const TOOLS: { [N in ToolName]: ToolDefinition<N> } = {
       const ctx = await context(call);
       if (input.id !== undefined) {
         const node = await getMemoryNode(db, ctx, input.id);
-        return { found: true, node, message: `Memory ${node.id} (${node.key}) is ${node.status} at revision ${node.revision}. To change it send targetId "${node.id}" with expectedRevision ${node.revision}.` };
+        if (node.status === "active") {
+          return { found: true, node, message: `Memory ${node.id} (${node.key}) is active at revision ${node.revision}. To change it send targetId "${node.id}" with expectedRevision ${node.revision}.` };
+        }
+        // An id from before an update names an old revision: lead to the card that is current now.
+        const current = await currentRevisionOf(db, { tenantId: ctx.tenantId, lineageId: node.lineageId });
+        const next = current
+          ? `The current card of this memory is ${current.id} at revision ${current.revision}: to change it send targetId "${current.id}" with expectedRevision ${current.revision}.`
+          : "Nothing of this memory is current any more, so there is nothing to change.";
+        return { found: true, node, ...(current ? { currentId: current.id, currentRevision: current.revision } : {}), message: `Memory ${node.id} (${node.key}) is ${node.status} (revision ${node.revision}). ${next}` };
       }
       const result = await memorySearch(db, ctx, {
         kinds: input.kind ? [input.kind] : undefined,
