@@ -10,7 +10,7 @@ const root = path.resolve(import.meta.dirname, "..");
 const built = builtAt(root);
 const sources = sourcesChangedAt(root);
 if (built < sources) {
-  console.log(built ? "[memory] sources changed since the last build: building…" : "[memory] first start: building the app (about half a minute)…");
+  console.log(built ? "[memory] sources changed since the last build: building…" : "[memory] first start: building the app (a few minutes on a small machine; once)…");
   const result = spawnSync(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "build"], { cwd: root, stdio: "inherit" });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }

@@ -16,6 +16,7 @@ import { flushAllQueryLogs } from "~/server/memory/retrieval/query-log";
 
 export type CliOptions = {
   admin?: boolean;
+  member?: boolean;
   password?: string;
   name?: string;
   tenant?: string;
@@ -35,12 +36,13 @@ export type CliOptions = {
 
 const HELP = `Usage: npm run memory -- <command> [options]
 
-  users add <email> [--admin] [--password <pw>] [--name <name>] [--tenant <id>]
-                     Create a person (or change their role). Without --password one is generated and printed once.
+  users add <email> [--admin|--member] [--password <pw>] [--name <name>] [--tenant <id>]
+                     Create a person (a generated password is printed once unless --password), or change an
+                     existing person's role (--admin / --member; never the only admin's) or password (--password).
   users list         People and their roles.
   keys create --user <email> [--name <n>] [--scopes a,b] [--permissions memory:read,memory:write] [--expires-days N]
                      Create an API key for an agent; prints the secret once.
-  keys list          Keys with prefix, owner, last use (every organisation unless --tenant).
+  keys list          Keys with id, prefix, name, state and last use (every organisation unless --tenant).
   keys revoke <id>   Revoke a key (effective on the next request; audited like the dashboard's).
   stats              Totals per organisation, memory tree and job queue, and database health.
   search <query>     Search the memory tree (chunks of captured conversations), Chinese or English.
@@ -77,7 +79,11 @@ function runBench(args: string[]): number {
 }
 
 async function firstTenantId(db: Database, wanted?: string) {
-  if (wanted) return wanted;
+  if (wanted) {
+    const [tenant] = await db.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, wanted)).limit(1);
+    if (!tenant) throw new Error(`No organisation ${wanted}; \`users list\` shows the organisations.`);
+    return wanted;
+  }
   const [tenant] = await db.select({ id: tenants.id }).from(tenants).orderBy(asc(tenants.createdAt)).limit(1);
   if (!tenant) throw new Error("No organisation yet: create the first user with `users add <email> --admin`.");
   return tenant.id;
@@ -110,7 +116,14 @@ export async function runCli(args: string[], options: CliOptions, open: () => Pr
   }
   // Benchmarks bring their own databases: nothing of this install is opened (nor locked) for them.
   if (area === "bench") return runBench(args.slice(1));
-  const handle = await open();
+  let handle: DatabaseHandle;
+  try {
+    handle = await open();
+  } catch (error) {
+    // e.g. embedded mode while the server holds ./data: the message says what to do.
+    console.error(error instanceof Error ? error.message : String(error));
+    return 1;
+  }
   const { db } = handle;
   try {
     const command = ["search", "topics", "clear", "worker", "stats", "reembed", "export", "import"].includes(area) ? area : `${area} ${action ?? ""}`.trim();
@@ -119,10 +132,15 @@ export async function runCli(args: string[], options: CliOptions, open: () => Pr
         // The email may come positionally (`users add a@b.c --admin`) or as --admin's neighbour.
         const email = target;
         if (!email) throw new Error("Give the email: users add you@example.com [--admin]");
-        const password = options.password ?? randomBytes(12).toString("base64url");
-        const account = await addUserToTenant(db, { email, password, name: options.name, role: options.admin ? "admin" : "member", tenantId: options.tenant, actorUserId: null, resetExistingPassword: true });
+        if (options.admin && options.member) throw new Error("Give --admin or --member, not both.");
+        // An existing person keeps their role and password unless a flag says otherwise: running the
+        // README's command again must not demote the only admin or lock them out.
+        const generated = options.password ? undefined : randomBytes(12).toString("base64url");
+        const role = options.admin ? "admin" : options.member ? "member" : undefined;
+        const account = await addUserToTenant(db, { email, password: options.password ?? generated, name: options.name, role, tenantId: options.tenant, actorUserId: null, resetExistingPassword: options.password !== undefined });
         out(`${account.user.email} is ${account.role} of organisation ${account.tenantId}.`);
-        if (!options.password) out(`Password (shown once): ${password}`);
+        if (generated && account.newUser) out(`Password (shown once): ${generated}`);
+        else if (!account.newUser) out(options.password ? "Their password was changed." : "Their password is unchanged (give --password to set a new one).");
         return 0;
       }
       case "users list": {

@@ -33,6 +33,10 @@ export async function treeTopics(db: Database, tenantId: string) {
 /** Removes a tenant's memory (cards, evidence, tree, jobs) in one transaction; people, keys and grants stay. */
 export async function clearTenantMemory(db: Database, tenantId: string, options: { yes: boolean }) {
   if (!options.yes) {
+    if (!process.stdin.isTTY) {
+      out(`Nothing was erased: confirming needs a terminal. To erase without asking, run clear --yes.`);
+      return false;
+    }
     const rl = createInterface({ input: process.stdin, output: process.stdout });
     const answer = await rl.question(`Erase ALL memory of organisation ${tenantId} (cards, messages, summaries, memory tree)? Type "erase" to confirm: `);
     rl.close();

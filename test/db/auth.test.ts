@@ -91,7 +91,7 @@ describe(`sign-in and the procedure ladder (${TEST_BACKEND})`, () => {
     expect(stored?.keyHash).toBe(hashApiKeySecret(secret));
     expect(JSON.stringify(stored)).not.toContain(secret);
 
-    await expect(callerAs(handle.db, { userId: admin.userId }).me.agent()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    await expect(callerAs(handle.db, { userId: admin.userId }).me.agent()).rejects.toMatchObject({ code: "UNAUTHORIZED", cause: { reason: "missing_api_key" } });
     await expect(callerAs(handle.db, { bearer: "mem_live_notARealKey" }).me.agent()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
     const who = await callerAs(handle.db, { bearer: secret }).me.agent();
     expect(who).toMatchObject({ keyId: apiKey.id, tenantId: admin.tenantId, permissions: ["memory:read", "memory:write"] });

@@ -4,7 +4,8 @@ import path from "node:path";
 import { and, desc, eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { runCli, type CliOptions } from "~/cli/main";
-import { apiKeys, memoryAuditEvents, memoryNodes, memoryQueryLog } from "~/db/schema";
+import { apiKeys, memoryAuditEvents, memoryNodes, memoryQueryLog, users } from "~/db/schema";
+import { verifyCredentials } from "~/server/auth/accounts";
 import { appendMessages } from "~/server/memory/messages";
 import { TENANT_MEMORY_TABLES } from "~/server/memory/tenant-tables";
 import { createKey, createOrg } from "../support/agents";
@@ -150,5 +151,20 @@ describe(`operator CLI against the database (${TEST_BACKEND})`, () => {
     vi.restoreAllMocks();
     expect(code).toBe(1);
     expect(opened).toBe(false);
+  });
+  it("users add: a new person gets a generated password once; running it again changes neither role nor password, and never demotes the only admin", async () => {
+    const org = await createOrg(handle.db);
+    const adminEmail = (await handle.db.select({ email: users.email }).from(users).where(eq(users.id, org.adminId)))[0]!.email;
+    const added = await cli(["users", "add", "new-person@example.com"], { tenant: org.tenantId });
+    expect(added.stdout[0]).toBe(`new-person@example.com is member of organisation ${org.tenantId}.`);
+    expect(added.stdout[1]).toMatch(/^Password \(shown once\): \S{16}$/);
+
+    const again = await cli(["users", "add", adminEmail], { tenant: org.tenantId });
+    expect(again).toEqual({ code: 0, stdout: [`${adminEmail} is admin of organisation ${org.tenantId}.`, "Their password is unchanged (give --password to set a new one)."], stderr: [] });
+    expect(await verifyCredentials(handle.db, adminEmail, "admin password")).not.toBeNull();
+
+    expect(await cli(["users", "add", adminEmail], { tenant: org.tenantId, member: true })).toMatchObject({ code: 1, stderr: [expect.stringMatching(/only admin/)] });
+    expect((await cli(["users", "add", adminEmail], { tenant: org.tenantId, password: "a brand new password" })).stdout[1]).toBe("Their password was changed.");
+    expect(await verifyCredentials(handle.db, adminEmail, "a brand new password")).not.toBeNull();
   });
 });

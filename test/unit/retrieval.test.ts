@@ -73,6 +73,11 @@ describe("query terms", () => {
     expect(terms.filter((t) => t.weight === 1).map((t) => t.term)).toEqual(["不吃", "香菜", "cilantro", "coriand"]);
     expect(terms.filter((t) => t.weight < 1).map((t) => t.term)).toEqual(["吃", "香", "菜"]);
   });
+  it("finds a short word's singular from its plural, which the stemmer keeps whole", () => {
+    expect(queryTerms("pets").map((t) => t.term)).toEqual(expect.arrayContaining(["pets", "pet"]));
+    expect(queryTerms("my dogs").map((t) => t.term)).toEqual(expect.arrayContaining(["dogs", "dog"]));
+    expect(queryTerms("glass").map((t) => t.term)).not.toContain("glas");
+  });
   it("adds the other language's words for words about the user, and nothing for others", () => {
     expect(queryTerms("我女儿").map((t) => t.term)).toEqual(expect.arrayContaining(["女儿", "daught"]));
     expect(queryTerms("my daughter's birthday").map((t) => t.term)).toEqual(expect.arrayContaining(["daught", "女儿", "birthday", "生日"]));

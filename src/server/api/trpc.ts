@@ -113,7 +113,7 @@ export const tenantAdminProcedure = tenantProcedure.use(({ ctx, next }) => {
 /** The bearer secret of an agent call; a dashboard session cookie does not count here. */
 function bearerSecret(headers: Headers): string {
   const match = (headers.get("authorization") ?? "").match(/^Bearer\s+(\S+)$/i);
-  if (!match?.[1]) throw new TRPCError({ code: "UNAUTHORIZED", message: 'Send an API key as "Authorization: Bearer <key>".' });
+  if (!match?.[1]) throw new ServiceError("UNAUTHORIZED", "missing_api_key", 'No API key was sent. Send one as "Authorization: Bearer <key>" (create it under Admin → API keys).');
   return match[1];
 }
 

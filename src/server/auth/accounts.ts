@@ -7,7 +7,7 @@ import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from "./password";
 
 export class AccountError extends Error {
   constructor(
-    readonly reason: "signup_closed" | "email_taken" | "weak_password" | "invalid_email" | "unknown_tenant",
+    readonly reason: "signup_closed" | "email_taken" | "weak_password" | "invalid_email" | "unknown_tenant" | "last_admin",
     message: string,
   ) {
     super(message);
@@ -70,7 +70,7 @@ async function addMembership(db: DbOrTx, params: { tenantId: string; userId: str
   });
 }
 
-export type CreatedAccount = { user: User; tenantId: string; role: TenantRole; firstAdmin: boolean };
+export type CreatedAccount = { user: User; tenantId: string; role: TenantRole; firstAdmin: boolean; /** The account did not exist before. */ newUser?: boolean };
 
 /**
  * Self-service sign-up. The first account of an empty install creates the organisation and becomes its
@@ -129,7 +129,16 @@ async function createAccount(
  */
 export async function addUserToTenant(
   db: Database,
-  input: { email: string; password?: string; name?: string; role: TenantRole; tenantId?: string; actorUserId: string | null; resetExistingPassword?: boolean },
+  input: {
+    email: string;
+    password?: string;
+    name?: string;
+    /** Omitted: a new member joins as a member, an existing one keeps their role. */
+    role?: TenantRole;
+    tenantId?: string;
+    actorUserId: string | null;
+    resetExistingPassword?: boolean;
+  },
 ): Promise<CreatedAccount> {
   const email = normalizeEmail(input.email);
   assertValidCredentials(email, input.password);
@@ -146,6 +155,7 @@ export async function addUserToTenant(
     }
     const firstAdmin = (await countUsers(tx)) === 0;
     let user = await findUserByEmail(tx, email);
+    const newUser = !user;
     if (!user) {
       [user] = await tx.insert(users).values({ id: newId("usr"), email, name: input.name ?? null, passwordHash }).returning();
     } else if (passwordHash && input.resetExistingPassword) {
@@ -155,12 +165,17 @@ export async function addUserToTenant(
       .select({ role: tenantMembers.role })
       .from(tenantMembers)
       .where(and(eq(tenantMembers.tenantId, tenantId), eq(tenantMembers.userId, user!.id)));
+    const role = input.role ?? membership?.role ?? "member";
     if (!membership) {
-      await addMembership(tx, { tenantId, userId: user!.id, role: input.role, actorUserId: input.actorUserId, reason: "added by admin" });
-    } else if (membership.role !== input.role) {
-      await tx.update(tenantMembers).set({ role: input.role }).where(and(eq(tenantMembers.tenantId, tenantId), eq(tenantMembers.userId, user!.id)));
+      await addMembership(tx, { tenantId, userId: user!.id, role, actorUserId: input.actorUserId, reason: "added by admin" });
+    } else if (membership.role !== role) {
+      if (membership.role === "admin") {
+        const [admins] = await tx.select({ n: count() }).from(tenantMembers).where(and(eq(tenantMembers.tenantId, tenantId), eq(tenantMembers.role, "admin")));
+        if ((admins?.n ?? 0) <= 1) throw new AccountError("last_admin", `${email} is the organisation's only admin; make someone else admin first, so the organisation is never left without one.`);
+      }
+      await tx.update(tenantMembers).set({ role }).where(and(eq(tenantMembers.tenantId, tenantId), eq(tenantMembers.userId, user!.id)));
     }
-    return { user: user!, tenantId, role: input.role, firstAdmin };
+    return { user: user!, tenantId, role, firstAdmin, newUser };
   });
 }
 

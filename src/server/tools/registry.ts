@@ -33,6 +33,9 @@ import { isPlainObject, jsonShapeProblem } from "./limits";
 import { memoryGetInputSchema, messageAppendInputSchema, turnSchema, type Turn, type TurnInput } from "./schemas";
 import { inputProblems } from "~/server/validation";
 
+/** Where a caller puts the turn's session, over either transport. */
+const TURN_SESSION = "turn.sessionId (over MCP: params._meta.turn.sessionId or the X-Memory-Session-Id header)";
+
 /**
  * The agent tools (002's four plus memory_context and message_append): one registry serving
  * tools.list / tools.call / the per-tool procedures and MCP, so every transport offers the same
@@ -245,7 +248,7 @@ const TOOLS: { [N in ToolName]: ToolDefinition<N> } = {
       let trusted: string[] = [];
       if (cited.length) {
         if (!turn.sessionId) {
-          throw badRequest("session_required", "sourceMessageIds need turn.sessionId: the session message_append stored those messages in. Send it, or omit sourceMessageIds.");
+          throw badRequest("session_required", `sourceMessageIds need the turn's session (the one message_append stored those messages in): send ${TURN_SESSION}, or omit sourceMessageIds.`);
         }
         requireReadableSession(ctx, turn.sessionId);
         trusted = await trustedEvidenceIds(db, { tenantId: apiKey.tenantId, sessionId: turn.sessionId, ids: cited });
@@ -298,7 +301,7 @@ const TOOLS: { [N in ToolName]: ToolDefinition<N> } = {
       const { db, apiKey, args, turn } = call;
       const input = parseArgs("message_append", messageAppendInputSchema, args);
       const sessionId = input.sessionId ?? turn.sessionId;
-      if (!sessionId) throw badRequest("session_required", "message_append needs a session: send sessionId (or turn.sessionId).");
+      if (!sessionId) throw badRequest("session_required", `message_append needs a session: send sessionId, or ${TURN_SESSION}.`);
       const limits = await call.limits();
       if (!scopeAllowed({ type: "session", id: sessionId }, limits.write)) {
         throw forbidden("scope_not_writable", `This key may not write session:${sessionId}. Add "session:*" to the key's scopes; its owner needs a write grant for it too.`, {
