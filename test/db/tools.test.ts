@@ -308,6 +308,15 @@ describe(`agent tools over tRPC and MCP (${TEST_BACKEND})`, () => {
 
     const noKey = await trpcHttp(handle.db, "tools.list");
     expect(noKey.status).toBe(401);
+    expect(noKey.json.error?.data).toMatchObject({ reason: "missing_api_key" });
+
+    // A misspelt tool, or the wrong method: what the tools are and how to call them.
+    const misspelt = await trpcHttp(handle.db, "tools.memory_serch", { bearer: full, body: { queryText: "x" } });
+    expect(misspelt.status).toBe(404);
+    expect(misspelt.json.error).toMatchObject({ message: expect.stringContaining('There is no tool "memory_serch". The tools are memory_search'), data: { reason: "unknown_tool" } });
+    const postedList = await trpcHttp(handle.db, "tools.list", { bearer: full, method: "POST", body: {} });
+    expect(postedList.status).toBe(405);
+    expect(postedList.json.error?.data).toMatchObject({ reason: "wrong_method" });
   });
 
   it("works from the typed tRPC client an agent would use (tools.call included)", async () => {

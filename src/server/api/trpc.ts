@@ -9,6 +9,7 @@ import { authenticateAgentKey } from "~/server/auth/agent-auth";
 import { admitMeteredAgentCall } from "~/server/auth/agent-call";
 import { TENANT_COOKIE } from "~/server/auth/tenant-cookie";
 import { ServiceError } from "~/server/errors";
+import { TOOL_NAMES } from "~/server/tools/registry";
 
 /**
  * Context: the database, the request headers and a lazy session reader. Nothing is resolved up
@@ -31,20 +32,37 @@ function notJsonMessage(code: TRPCError["code"], cause: unknown, message: string
   return what && `${what} Send one JSON object with the header Content-Type: application/json: the tool's arguments to tools.<name>, or {"name", "arguments"} to tools.call.`;
 }
 
+/**
+ * A path tRPC does not know, or a known one with the wrong method, under `tools.`: the tools there
+ * are, and how to call them; undefined otherwise.
+ */
+function toolPathMessage(code: TRPCError["code"], path: string | undefined): { message: string; reason: string } | undefined {
+  if (!path?.startsWith("tools.")) return undefined;
+  const name = path.slice("tools.".length);
+  if (code === "NOT_FOUND") {
+    return { reason: "unknown_tool", message: `There is no tool "${name}". The tools are ${TOOL_NAMES.join(", ")} (POST tools.<name>), tools.call and tools.list (GET).` };
+  }
+  if (code === "METHOD_NOT_SUPPORTED") {
+    return { reason: "wrong_method", message: name === "list" ? "tools.list is read with GET." : `Call ${path} with POST and its arguments as a JSON body.` };
+  }
+  return undefined;
+}
+
 const t = initTRPC.context<TRPCContext>().create({
-  errorFormatter({ shape, error }) {
+  errorFormatter({ shape, error, path }) {
     const cause = error.cause;
     // Unexpected failures may carry SQL or driver details: callers get a plain sentence instead.
     const internal = error.code === "INTERNAL_SERVER_ERROR" && !(cause instanceof ServiceError);
     const notJson = notJsonMessage(error.code, cause, shape.message);
+    const toolPath = cause instanceof ServiceError ? undefined : toolPathMessage(error.code, path);
     return {
       ...shape,
-      message: internal ? "The server could not complete this request and changed nothing. Retry; if it keeps failing, report it to your admin." : (notJson ?? shape.message),
+      message: internal ? "The server could not complete this request and changed nothing. Retry; if it keeps failing, report it to your admin." : (notJson ?? toolPath?.message ?? shape.message),
       data: {
         ...shape.data,
         // Never leak stack traces to clients.
         stack: undefined,
-        reason: cause instanceof ServiceError ? cause.reason : cause instanceof ZodError ? "invalid_input" : notJson !== undefined ? "invalid_body" : undefined,
+        reason: cause instanceof ServiceError ? cause.reason : cause instanceof ZodError ? "invalid_input" : notJson !== undefined ? "invalid_body" : toolPath?.reason,
         details: cause instanceof ServiceError ? cause.details : undefined,
         zodError: cause instanceof ZodError ? z.flattenError(cause) : null,
       },
