@@ -167,4 +167,13 @@ describe(`operator CLI against the database (${TEST_BACKEND})`, () => {
     expect((await cli(["users", "add", adminEmail], { tenant: org.tenantId, password: "a brand new password" })).stdout[1]).toBe("Their password was changed.");
     expect(await verifyCredentials(handle.db, adminEmail, "a brand new password")).not.toBeNull();
   });
+  it("keys create: says when a scope reaches nothing because the owner has no grant for it", async () => {
+    const org = await createOrg(handle.db);
+    const memberEmail = (await handle.db.select({ email: users.email }).from(users).where(eq(users.id, org.memberId)))[0]!.email;
+    const created = await cli(["keys", "create"], { tenant: org.tenantId, user: memberEmail, scopes: `user:${org.memberId},user:${org.adminId},workspace:w9` });
+    expect(created.code).toBe(0);
+    expect(created.stdout.at(-1)).toBe(`Note: ${memberEmail} has no grant for user:${org.adminId}, workspace:w9; the key reaches nothing there until they do.`);
+    const defaults = await cli(["keys", "create"], { tenant: org.tenantId, user: memberEmail });
+    expect(defaults.stdout.at(-1)).toBe(`Note: ${memberEmail} has no grant for workspace:*; the key reaches nothing there until they do.`);
+  });
 });
