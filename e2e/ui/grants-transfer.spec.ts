@@ -170,3 +170,34 @@ test("export a scope as JSONL, dry-run its re-import, then import for real", asy
   await expect(page.getByRole("table", { name: "Memory cards" }).getByText("Office plant: watered on Mondays now.")).toBeVisible();
   await shot(page, "transfer-after-import");
 });
+
+test("an admin creates a workspace, finds it in the grants matrix, and erases a person's memory from the members page", async ({ page }) => {
+  const account = await signIn(page);
+  const stamp = Date.now().toString(36);
+  await page.goto("/admin/workspaces");
+  await page.getByLabel("Name", { exact: true }).fill(`E2E project ${stamp}`);
+  await page.getByLabel("Id", { exact: true }).fill(`e2e-${stamp}`);
+  await page.getByRole("button", { name: "Create workspace" }).click();
+  await expect(page.getByRole("status").filter({ hasText: `workspace:e2e-${stamp} was created` })).toBeVisible();
+  const row = page.getByRole("table", { name: "Workspaces" }).getByRole("row").filter({ hasText: `workspace:e2e-${stamp}` });
+  await row.getByRole("link", { name: "Manage access" }).click();
+  await page.waitForURL(/\/admin\/grants\?scope=workspace/);
+  await expect(page.getByRole("table", { name: "Grant matrix" }).getByRole("columnheader", { name: `workspace:e2e-${stamp}` })).toBeVisible();
+
+  // The admin's own profile: one card, then erased from the members page (typed confirmation, receipt).
+  const title = `Erase with the person ${stamp}`;
+  await createCard(page, { kind: "custom_fact", item: `e2e-person-${stamp}`, title, content: "A fact to erase with the person.", value: stamp });
+  await page.goto("/admin/members");
+  const me = page.getByRole("table", { name: "Members" }).getByRole("row").filter({ hasText: account.email });
+  await me.getByRole("button", { name: "Erase memory" }).click();
+  const dialog = page.getByRole("dialog", { name: /^Erase all memory of user:/ });
+  await dialog.getByLabel("Reason").fill("e2e: the person asked to be forgotten");
+  await expect(dialog.getByRole("button", { name: "Erase memory" })).toBeDisabled();
+  await dialog.getByLabel(`Type ${account.email} to confirm`).fill(account.email);
+  await dialog.getByRole("button", { name: "Erase memory" }).click();
+  const receipt = page.getByRole("dialog", { name: "Erasure receipt" });
+  await expect(receipt).toBeVisible();
+  await shot(page, "person-erased");
+  await page.goto(`/memories?status=active&status=superseded&status=expired&status=deleted`);
+  await expect(page.getByRole("link", { name: title })).toHaveCount(0);
+});

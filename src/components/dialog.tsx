@@ -23,7 +23,7 @@ export function Dialog({ open, onClose, title, children, wide = false }: { open:
         event.preventDefault();
         onClose();
       }}
-      className={`m-auto w-[calc(100%-2rem)] rounded-2xl border border-zinc-200 bg-white p-0 text-zinc-900 shadow-xl backdrop:bg-zinc-950/40 dark:border-zinc-800 dark:bg-zinc-900 dark:text-zinc-100 ${wide ? "max-w-4xl" : "max-w-lg"}`}
+      className={`m-auto w-[calc(100%-2rem)] rounded-2xl text-left border border-zinc-200 bg-white p-0 text-zinc-900 shadow-xl backdrop:bg-zinc-950/40 dark:border-zinc-800 dark:bg-zinc-900 dark:text-zinc-100 ${wide ? "max-w-4xl" : "max-w-lg"}`}
     >
       <div className="flex items-center justify-between border-b border-zinc-200 px-5 py-3 dark:border-zinc-800">
         <h2 className="font-semibold">{title}</h2>
