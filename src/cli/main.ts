@@ -6,8 +6,7 @@ import { API_KEY_PERMISSIONS, DEFAULT_API_KEY_PERMISSIONS, defaultApiKeyScopes, 
 import type { Database } from "~/db/types";
 import { addUserToTenant, findUserByEmail } from "~/server/auth/accounts";
 import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyView } from "~/server/auth/api-keys";
-import { keyScopeLimits } from "~/server/auth/permissions";
-import { parseKeyScopePattern } from "~/server/memory/scope";
+import { keyScopesWithoutReach } from "~/server/auth/permissions";
 import { ServiceError } from "~/server/errors";
 import { exportJsonl, importJsonl } from "./transfer-commands";
 import { clearTenantMemory, reembedTenant, runWorkerFromCli, treeSearch, treeStats, treeTopics } from "./tree-commands";
@@ -176,13 +175,7 @@ export async function runCli(args: string[], options: CliOptions, open: () => Pr
         });
         out(`Key ${apiKey.id} (${apiKey.prefix}…) created for ${owner.email}.`);
         out(`Secret (shown once, store it now): ${secret}`);
-        // A scope beyond the owner's grants is kept (a later grant makes it work) but reaches nothing now.
-        const reach = await keyScopeLimits(db, apiKey);
-        const covered = (text: string) => {
-          const scope = parseKeyScopePattern(text);
-          return reach.read.some((p) => p.type === scope.type && (scope.id === "*" || p.id === "*" || p.id === scope.id));
-        };
-        const idle = apiKey.scopes.filter((text) => !covered(text));
+        const idle = await keyScopesWithoutReach(db, apiKey);
         if (idle.length) out(`Note: ${owner.email} has no grant for ${idle.join(", ")}; the key reaches nothing there until they do.`);
         return 0;
       }

@@ -28,6 +28,11 @@ describe(`API keys and scope grants in the dashboard API (${TEST_BACKEND})`, () 
 
   it("creates a key for yourself: secret shown once, only its hash stored, audited", async () => {
     const created = await as(org.memberId).keys.create({ name: "laptop agent", permissions: ["memory:read", "memory:write"] });
+    // Nothing to report: workspace:* means whatever workspaces the owner is granted (none yet).
+    expect(created.scopesWithoutReach).toEqual([]);
+    const named = await as(org.memberId).keys.create({ name: "named scopes", permissions: ["memory:read"], scopes: [`user:${org.memberId}`, "workspace:not-granted"] });
+    expect(named.scopesWithoutReach).toEqual(["workspace:not-granted"]);
+    await as(org.memberId).keys.revoke({ keyId: named.apiKey.id });
     expect(created.secret).toMatch(/^mem_live_[0-9A-Za-z]{40}$/);
     expect(created.apiKey).toMatchObject({ ownerUserId: org.memberId, scopes: [`user:${org.memberId}`, "session:*", "workspace:*", "global"], status: "active" });
     expect(JSON.stringify(created.apiKey)).not.toMatch(/keyHash|key_hash/);

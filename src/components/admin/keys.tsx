@@ -26,7 +26,7 @@ export function CreateKeyForm({ members, selfId }: { members: { userId: string; 
   const create = useMutation(trpc.keys.create.mutationOptions());
   const { run, error, pending } = useAction();
   const [form, setForm] = useState({ name: "", owner: selfId, scopes: "", permissions: [...DEFAULT_API_KEY_PERMISSIONS], expires: "" });
-  const [secret, setSecret] = useState<{ name: string; value: string } | null>(null);
+  const [secret, setSecret] = useState<{ name: string; value: string; withoutReach: string[] } | null>(null);
   const [copied, setCopied] = useState(false);
   return (
     <Panel title={t("keys.create")} description={t("keys.createHint")}>
@@ -46,7 +46,7 @@ export function CreateKeyForm({ members, selfId }: { members: { userId: string; 
           );
           if (result) {
             setCopied(false);
-            setSecret({ name: result.apiKey.name, value: result.secret });
+            setSecret({ name: result.apiKey.name, value: result.secret, withoutReach: result.scopesWithoutReach });
             setForm({ ...form, name: "", scopes: "", expires: "" });
           }
         }}
@@ -109,6 +109,11 @@ export function CreateKeyForm({ members, selfId }: { members: { userId: string; 
                 {copied ? t("keys.copied") : t("keys.copy")}
               </button>
             </div>
+            {secret.withoutReach.length ? (
+              <p role="note" className="rounded-lg bg-amber-50 px-3 py-2 text-amber-900 dark:bg-amber-950/40 dark:text-amber-200">
+                {t("keys.withoutReach", { scopes: secret.withoutReach.join(", ") })}
+              </p>
+            ) : null}
             <div className="flex justify-end">
               <button type="button" onClick={() => setSecret(null)} className={buttonClass("primary")}>
                 {t("keys.stored")}

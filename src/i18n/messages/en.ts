@@ -386,6 +386,7 @@ export const en = {
   "keys.secretTitle": "Your new API key",
   "keys.secretHint": "This is the only time the secret of “{name}” is shown. Copy it now.",
   "keys.secret": "Secret",
+  "keys.withoutReach": "Its owner has no grant for {scopes} yet: the key reaches nothing there until an admin grants it.",
   "keys.copy": "Copy",
   "keys.copied": "Copied",
   "keys.stored": "I have stored it",

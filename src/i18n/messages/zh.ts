@@ -388,6 +388,7 @@ export const zh: Record<MessageKey, string> = {
   "keys.secretTitle": "新的 API 密钥",
   "keys.secretHint": "这是“{name}”的密钥唯一一次显示，请立即复制。",
   "keys.secret": "密钥",
+  "keys.withoutReach": "其所有者尚无 {scopes} 的授权：在管理员授权之前，此密钥在那里访问不到任何内容。",
   "keys.copy": "复制",
   "keys.copied": "已复制",
   "keys.stored": "我已保存",

@@ -8,6 +8,7 @@ import { newId } from "~/server/ids";
 import { recordAudit } from "~/server/memory/audit";
 import { formatScope, parseKeyScopePattern } from "~/server/memory/scope";
 import { parseInput } from "~/server/validation";
+import { keyScopesWithoutReach } from "./permissions";
 
 /** Secrets look like `mem_live_<40 base62 chars>`; the prefix makes leaked keys easy to grep for. */
 export const API_KEY_SECRET_PREFIX = "mem_live_";
@@ -111,9 +112,6 @@ export async function verifyApiKey(db: DbOrTx, secret: string): Promise<ApiKey> 
   return admitApiKey(db, apiKey);
 }
 
-export function hasPermission(apiKey: Pick<ApiKey, "permissions">, permission: ApiKeyPermission): boolean {
-  return apiKey.permissions.includes(permission);
-}
 
 // ---- managing keys (dashboard, CLI) ---------------------------------------------------------------
 
@@ -195,7 +193,7 @@ async function memberRole(db: DbOrTx, tenantId: string, userId: string): Promise
 export async function issueApiKey(
   db: Database,
   params: { tenantId: string; actorUserId: string; input: ApiKeyCreateInput },
-): Promise<{ apiKey: ApiKeyView; secret: string }> {
+): Promise<{ apiKey: ApiKeyView; secret: string; /** Scopes its owner has no grant for yet: they reach nothing now. */ scopesWithoutReach: string[] }> {
   const input = parseInput(apiKeyCreateSchema, params.input, "The key");
   const ownerUserId = input.ownerUserId ?? params.actorUserId;
   const actorRole = await memberRole(db, params.tenantId, params.actorUserId);
@@ -219,7 +217,7 @@ export async function issueApiKey(
     expiresAt,
     rateLimitPerMinute: input.rateLimitPerMinute ?? null,
   });
-  return { apiKey: toApiKeyView(apiKey), secret };
+  return { apiKey: toApiKeyView(apiKey), secret, scopesWithoutReach: await keyScopesWithoutReach(db, apiKey) };
 }
 
 /**

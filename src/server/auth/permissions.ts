@@ -1,13 +1,16 @@
 import { and, eq, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { queryRows } from "~/db/raw";
 import type { DbOrTx } from "~/db/types";
-import { hasPermission } from "./api-keys";
-import { scopeGrants, tenantMembers, type ApiKey, type TenantRole } from "~/db/schema";
+import { scopeGrants, tenantMembers, type ApiKey, type ApiKeyPermission, type TenantRole } from "~/db/schema";
 import type { MemoryCallContext } from "~/server/memory/context";
 import { intersectScopes, parseKeyScopePattern, parseScopePattern, scopeAllowed, type MemoryScope, type ScopePattern } from "~/server/memory/scope";
 import { SCOPE_TYPES } from "~/db/schema";
 
 export type EffectiveScopes = { read: ScopePattern[]; write: ScopePattern[] };
+
+export function hasPermission(apiKey: Pick<ApiKey, "permissions">, permission: ApiKeyPermission): boolean {
+  return apiKey.permissions.includes(permission);
+}
 
 /** Admins (and the operator's CLI) manage the whole organisation's memory: every scope, read and write. */
 export const EVERYTHING: ScopePattern[] = SCOPE_TYPES.map((type) => ({ type, id: "*" }));
@@ -105,6 +108,20 @@ export function keyScopeLimitsFrom(apiKey: ApiKey, grantRowsJson: string): Effec
 export async function keyScopeLimits(db: DbOrTx, apiKey: ApiKey): Promise<EffectiveScopes> {
   const [row] = await queryRows<{ grants: string }>(db, sql`select ${keyGrantRowsSql(apiKey)} as grants`);
   return keyScopeLimitsFrom(apiKey, row?.grants ?? "[]");
+}
+
+/**
+ * A key's named scopes that reach nothing now, because its owner has no grant there. They are kept (a
+ * later grant makes them work); whoever creates the key is told. A wildcard (`workspace:*`) means
+ * "whatever the owner is granted" and is never reported.
+ */
+export async function keyScopesWithoutReach(db: DbOrTx, apiKey: ApiKey): Promise<string[]> {
+  const reach = await keyScopeLimits(db, apiKey);
+  return apiKey.scopes.filter((text) => {
+    const scope = safePattern(text, parseKeyScopePattern);
+    if (scope?.id === "*") return false;
+    return !scope || !reach.read.some((p) => p.type === scope.type && (p.id === "*" || p.id === scope.id));
+  });
 }
 
 /**

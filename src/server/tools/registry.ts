@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { Database } from "~/db/types";
 import type { ApiKey, ApiKeyPermission } from "~/db/schema";
-import { hasPermission } from "~/server/auth/api-keys";
+import { hasPermission } from "~/server/auth/permissions";
 import { buildAgentCallContext, keyScopeLimits, type EffectiveScopes } from "~/server/auth/permissions";
 import { badRequest, forbidden, ServiceError } from "~/server/errors";
 import type { MemoryCallContext } from "~/server/memory/context";
