@@ -192,10 +192,12 @@ describe(`memory tree (${TEST_BACKEND})`, () => {
         { role: "user", content: "算了，忘掉我不吃香菜这件事。" },
         { role: "user", content: "Forget that I don't eat cilantro." },
         { role: "user", content: "以后别再记我不吃花生了。" },
+        // "Don't forget" asks the opposite: kept.
+        { role: "user", content: "别忘了，以后做饭也别放蒜。" },
       ],
     });
     await drainJobs(handle.db);
-    expect((await activeCards(handle.db, t)).map((c) => c.key)).toEqual(["cooking.avoid_ingredient:葱"]);
+    expect((await activeCards(handle.db, t)).map((c) => c.key).sort()).toEqual(["cooking.avoid_ingredient:葱", "cooking.avoid_ingredient:蒜"]);
   });
 
   it("reads 'no longer dislikes' as a correction of an avoidance, never as one", async () => {

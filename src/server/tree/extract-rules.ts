@@ -21,8 +21,10 @@ export const EXPLICIT_CUE = /记住|记下|以后|今后|从现在起|从今以�
 /**
  * The user asks for something to be forgotten or not kept: such a message is no fact to extract
  * ("忘掉我不吃香菜" holds "不吃香菜"), and what it names must not be extracted from earlier messages.
+ * "别忘了…" / "don't forget…" ask the opposite and are not matched.
  */
-export const FORGET_CUE = /忘掉|忘记|忘了吧|别记|不要记|不用记|别再记|不必记|删掉|删除|清除|抹掉|\bforget\b|\bdon'?t (?:remember|keep|store|save)\b|\bstop remembering\b|\bdelete\b|\berase\b/i;
+export const FORGET_CUE =
+  /(?<!别|不要|不能|千万别|千万不要|可别|不会|没有?)(?:忘掉|忘记)|忘了吧|别记|不要记|不用记|别再记|不必记|删掉|删除|清除|抹掉|(?<!\b(?:don'?t|do not|never|won'?t|not) )\bforget\b|\bdon'?t (?:remember|keep|store|save)\b|\bstop remembering\b|\bdelete\b|\berase\b/i;
 const FOOD_CONTEXT = /做饭|做菜|菜谱|下厨|吃|食|饭|菜|口味|餐|\bcook|\brecipe|\bmeal|\bfood|\beat\b|\bdish|\bdinner|\blunch/i;
 const CJK_ITEM = "[\\u4e00-\\u9fff]{1,4}?";
 // "不讨厌" / "不再忌口" say the opposite of an avoidance: the lookbehind keeps them out.
@@ -38,7 +40,11 @@ const BUDGET_EN = /\bbudget (?:is|of|at)\s*([$€¥£]?\s?\d[\d,.]*\s?(?:k|m|tho
 const DEADLINE_ZH = /(\d{1,2}\s*月\s*\d{1,2}\s*[日号]|\d{4}-\d{1,2}-\d{1,2}|下周[一二三四五六日天]|月底|周[一二三四五六日])\s*(?:之前|以前|前)\s*(?:要)?(?:完成|交付|上线|提交|做完)?/;
 const DEADLINE_EN = /\b(?:deadline is|due(?: by| on)?|finish(?:ed)? by|deliver(?:ed)? by|by)\s+((?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?|\d{4}-\d{2}-\d{2}|next (?:week|month|monday|tuesday|wednesday|thursday|friday)|end of (?:the )?(?:week|month))/i;
 // Words the avoid pattern must not take for an ingredient.
-const NOT_INGREDIENTS = new Set(["太多", "那么", "这个", "那个", "东西", "什么", "一点", "推荐", "给我", "了", "再", "很多", "太", "多", "菜", "饭"]);
+const NOT_INGREDIENTS = new Set([
+  ...["太多", "那么", "这个", "那个", "东西", "什么", "一点", "推荐", "给我", "了", "再", "很多", "太", "多", "菜", "饭"],
+  // "别忘了" / "别担心" / "不要客气": what follows 别 / 不要 is often no food at all.
+  ...["忘", "忘记", "担心", "客气", "着急", "生气", "介意", "管", "说", "问", "想", "急", "怕", "麻烦", "打扰", "动"],
+]);
 
 const squash = (s: string) => s.replace(/\s+/g, "");
 
