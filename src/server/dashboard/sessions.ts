@@ -8,7 +8,7 @@ import { buildMemoryContext } from "~/server/memory/retrieval/context";
 import type { MemoryContextDiagnostics } from "~/server/memory/retrieval/context-schema";
 import { countTokens } from "~/server/memory/retrieval/token-count";
 import { cardsCitingMessages } from "~/server/memory/citing-cards";
-import { canEraseSession, sessionOwner } from "~/server/memory/erase-session";
+import { canEraseSession } from "~/server/memory/erase-session";
 import { scopeAllowed, type ScopePattern } from "~/server/memory/scope";
 import { getSummaryChain } from "~/server/memory/summaries";
 import { canReadAllSessions } from "./scopes";
@@ -98,10 +98,16 @@ export async function getSessionDetail(
     const [target] = await getMessagesByIds(db, { tenantId, ids: [params.aroundMessageId] });
     if (target && target.sessionId === sessionId) before = target.seq + 1;
   }
-  const [messages, stats, summaries, cards, owner] = await Promise.all([
+  const [messages, stats, summaries, cards] = await Promise.all([
     listRecentMessages(db, { tenantId, sessionId, limit: PAGE, before }),
     db
-      .select({ n: sql<number>`count(*)`.mapWith(Number), first: sql<number>`min(${memoryMessages.seq})`.mapWith(Number), last: sql<number>`max(${memoryMessages.seq})`.mapWith(Number) })
+      .select({
+        n: sql<number>`count(*)`.mapWith(Number),
+        first: sql<number>`min(${memoryMessages.seq})`.mapWith(Number),
+        last: sql<number>`max(${memoryMessages.seq})`.mapWith(Number),
+        // Whose conversation it is, as sessionOwner reads it: who may erase it.
+        owner: sql<string | null>`max(${memoryMessages.userScopeId})`,
+      })
       .from(memoryMessages)
       .where(and(eq(memoryMessages.tenantId, tenantId), eq(memoryMessages.sessionId, sessionId))),
     getSummaryChain(db, { tenantId, sessionId, limit: 100 }),
@@ -111,7 +117,6 @@ export async function getSessionDetail(
       .where(and(eq(memoryNodes.tenantId, tenantId), eq(memoryNodes.scopeType, "session"), eq(memoryNodes.scopeId, sessionId)))
       .orderBy(desc(memoryNodes.updatedAt))
       .limit(100),
-    sessionOwner(db, { tenantId, sessionId }),
   ]);
   const citing = await cardsCitingMessages(db, { tenantId, readScopes: params.readScopes, messageIds: messages.map((m) => m.id) });
   const total = stats[0];
@@ -138,7 +143,7 @@ export async function getSessionDetail(
     hasNewer: Boolean(last && total && last.seq < total.last),
     summaries: summaries.map(({ tenantId: _t, createdAt, ...s }) => ({ ...s, createdAt: createdAt.toISOString() })),
     cards: cards.map((c) => ({ ...c, updatedAt: c.updatedAt.toISOString() })),
-    erasable: canEraseSession(params.writeScopes, sessionId, owner.owner),
+    erasable: canEraseSession(params.writeScopes, sessionId, total?.owner ?? null),
   };
 }
 

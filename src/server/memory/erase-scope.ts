@@ -3,7 +3,7 @@ import type { Database } from "~/db/types";
 import { memoryMessages } from "~/db/schema";
 import { recordAudit } from "./audit";
 import type { MemoryCallContext } from "./context";
-import { eraseScopeCards, eraseSessionEvidence, mergeReceipts, receiptCounts, sessionMessageIds } from "./erase";
+import { eraseConversation, eraseScopeCards, mergeReceipts, receiptCounts } from "./erase";
 import type { ErasureReceipt } from "./forget-schema";
 import { formatScope, parseScope, scopeAllowed } from "./scope";
 
@@ -33,8 +33,9 @@ export async function eraseScopeMemory(db: Database, ctx: MemoryCallContext, inp
         .where(and(eq(memoryMessages.tenantId, ctx.tenantId), eq(memoryMessages.userScopeId, scope.id)));
       for (const { id } of sessions) {
         if (!scopeAllowed({ type: "session", id }, ctx.writeScopes)) continue;
-        receipt = mergeReceipts(receipt, await eraseScopeCards(tx, { tenantId: ctx.tenantId, scope: { type: "session", id }, now }));
-        await eraseSessionEvidence(tx, { tenantId: ctx.tenantId, sessionId: id, messageIds: await sessionMessageIds(tx, ctx.tenantId, id) }, receipt);
+        const erased = await eraseConversation(tx, { tenantId: ctx.tenantId, sessionId: id, now });
+        if (!erased) continue;
+        receipt = mergeReceipts(receipt, erased);
         sessionsErased++;
       }
     }

@@ -1,37 +1,22 @@
-import { and, arrayOverlaps, eq, sql } from "drizzle-orm";
-import type { Database, DbOrTx, Transaction } from "~/db/types";
+import { and, eq, sql } from "drizzle-orm";
+import type { Database, DbOrTx } from "~/db/types";
 import { memoryMessages, memoryNodes } from "~/db/schema";
 import { recordAudit } from "./audit";
 import type { MemoryCallContext } from "./context";
-import { eraseScopeCards, eraseSessionEvidence, receiptCounts, sessionMessageIds } from "./erase";
-import type { ErasureReceipt } from "./forget-schema";
+import { eraseConversation, receiptCounts, type ConversationErasure } from "./erase";
 import { scopeAllowed, type ScopePattern } from "./scope";
 
-export type SessionErasureReceipt = ErasureReceipt & {
-  sessionId: string;
-  /** Current cards in other scopes (a profile, a workspace) that cited the conversation: they stay, their evidence shows as erased. */
-  cardsCitingKept: number;
-};
+export type SessionErasureReceipt = ConversationErasure & { sessionId: string };
 
 export type SessionErasureResult = { done: boolean; reason?: string; message: string; receipt?: SessionErasureReceipt };
 
 /** Whose conversation it is (the person its messages were captured for, when known), and how many messages it holds. */
-export async function sessionOwner(db: DbOrTx, params: { tenantId: string; sessionId: string }): Promise<{ owner: string | null; messages: number }> {
+async function sessionOwner(db: DbOrTx, params: { tenantId: string; sessionId: string }): Promise<{ owner: string | null; messages: number }> {
   const [row] = await db
     .select({ owner: sql<string | null>`max(${memoryMessages.userScopeId})`, messages: sql<number>`count(*)`.mapWith(Number) })
     .from(memoryMessages)
     .where(and(eq(memoryMessages.tenantId, params.tenantId), eq(memoryMessages.sessionId, params.sessionId)));
   return { owner: row?.owner ?? null, messages: row?.messages ?? 0 };
-}
-
-/** Current cards (any scope) that cite one of these messages: they outlive an erased conversation. */
-export async function activeCardsCiting(tx: Transaction, tenantId: string, messageIds: string[]): Promise<number> {
-  if (messageIds.length === 0) return 0;
-  const [row] = await tx
-    .select({ n: sql<number>`count(*)`.mapWith(Number) })
-    .from(memoryNodes)
-    .where(and(eq(memoryNodes.tenantId, tenantId), eq(memoryNodes.status, "active"), arrayOverlaps(memoryNodes.sourceMessageIds, messageIds)));
-  return row?.n ?? 0;
 }
 
 /**
@@ -66,13 +51,10 @@ export async function eraseSession(db: Database, ctx: MemoryCallContext, input: 
     return { done: false, reason: "not_allowed", message: `Erasing session ${sessionId} needs write access to it and to its owner's profile (${owner ? `user:${owner}` : "every profile"}): your own conversations, or an admin. Nothing was erased.` };
   }
   return db.transaction(async (tx) => {
-    const session = { type: "session" as const, id: sessionId };
-    const cards = await eraseScopeCards(tx, { tenantId, scope: session, now: new Date() });
-    const messageIds = await sessionMessageIds(tx, tenantId, sessionId);
-    if (messageIds.length === 0 && cards.nodeIds.length === 0) return missing;
-    const receipt: SessionErasureReceipt = { ...cards, sessionId, cardsCitingKept: await activeCardsCiting(tx, tenantId, messageIds) };
-    await eraseSessionEvidence(tx, { tenantId, sessionId, messageIds }, receipt);
-    await recordAudit(tx, ctx, { eventType: "hard_delete", scope: session, reason: input.reason, metadata: { erased: "session", receipt: receiptCounts(receipt) } });
+    const erased = await eraseConversation(tx, { tenantId, sessionId, now: new Date() });
+    if (!erased) return missing;
+    const receipt: SessionErasureReceipt = { ...erased, sessionId };
+    await recordAudit(tx, ctx, { eventType: "hard_delete", scope: { type: "session", id: sessionId }, reason: input.reason, metadata: { erased: "session", receipt: receiptCounts(receipt) } });
     return {
       done: true,
       receipt,

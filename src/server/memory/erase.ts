@@ -126,7 +126,7 @@ export async function eraseLineages(
 }
 
 /** Erases messages and what was built on them (summaries, memory tree); counts go into `receipt`. */
-export async function eraseEvidence(tx: Transaction, tenantId: string, messageIds: string[], receipt: ErasureReceipt) {
+async function eraseEvidence(tx: Transaction, tenantId: string, messageIds: string[], receipt: ErasureReceipt) {
   // Summaries whose message range covers an erased message, and every later summary of that session
   // (each one was built from its parent, so they all carry the erased text forward).
   const affected = await queryRows<{ session_id: string; from_seq: number }>(
@@ -208,7 +208,7 @@ export async function eraseScopeCards(tx: Transaction, params: { tenantId: strin
 }
 
 /** The ids of a session's messages, oldest first. */
-export async function sessionMessageIds(tx: Transaction, tenantId: string, sessionId: string): Promise<string[]> {
+async function sessionMessageIds(tx: Transaction, tenantId: string, sessionId: string): Promise<string[]> {
   const rows = await tx
     .select({ id: memoryMessages.id })
     .from(memoryMessages)
@@ -217,18 +217,39 @@ export async function sessionMessageIds(tx: Transaction, tenantId: string, sessi
   return rows.map((m) => m.id);
 }
 
+/** Current cards (any scope) that cite one of these messages: they outlive an erased conversation. */
+async function activeCardsCiting(tx: Transaction, tenantId: string, messageIds: string[]): Promise<number> {
+  if (messageIds.length === 0) return 0;
+  const [row] = await tx
+    .select({ n: sql<number>`count(*)`.mapWith(Number) })
+    .from(memoryNodes)
+    .where(and(eq(memoryNodes.tenantId, tenantId), eq(memoryNodes.status, "active"), arrayOverlaps(memoryNodes.sourceMessageIds, messageIds)));
+  return row?.n ?? 0;
+}
+
+export type ConversationErasure = ErasureReceipt & {
+  /** Current cards in other scopes (a profile, a workspace) that cited the conversation: they stay, their evidence shows as erased. */
+  cardsCitingKept: number;
+};
+
 /**
- * A whole conversation's evidence: its messages and what was built on them (eraseEvidence), any
- * summary of it left, and its queued jobs. Counts go into `receipt`.
+ * A whole conversation, for good: every card of its session scope, then its messages and what was
+ * built on them (eraseEvidence), any summary of it left, and its queued jobs. Null, with nothing
+ * erased, when the session holds neither messages nor cards. Runs inside the caller's transaction.
  */
-export async function eraseSessionEvidence(tx: Transaction, params: { tenantId: string; sessionId: string; messageIds: string[] }, receipt: ErasureReceipt) {
+export async function eraseConversation(tx: Transaction, params: { tenantId: string; sessionId: string; now: Date }): Promise<ConversationErasure | null> {
   const { tenantId, sessionId } = params;
-  if (params.messageIds.length) await eraseEvidence(tx, tenantId, params.messageIds, receipt);
+  const cards = await eraseScopeCards(tx, { tenantId, scope: { type: "session", id: sessionId }, now: params.now });
+  const messageIds = await sessionMessageIds(tx, tenantId, sessionId);
+  if (messageIds.length === 0 && cards.nodeIds.length === 0) return null;
+  const receipt: ConversationErasure = { ...cards, cardsCitingKept: await activeCardsCiting(tx, tenantId, messageIds) };
+  if (messageIds.length) await eraseEvidence(tx, tenantId, messageIds, receipt);
   // A summary whose messages were already gone is not reached through them.
   receipt.summariesRemoved += (await tx.delete(memorySummaries).where(and(eq(memorySummaries.tenantId, tenantId), eq(memorySummaries.sessionId, sessionId))).returning({ id: memorySummaries.id })).length;
   receipt.jobsRemoved += (
     await tx.delete(memoryJobs).where(and(eq(memoryJobs.tenantId, tenantId), sql`${memoryJobs.payload}->>'sessionId' = ${sessionId}`)).returning({ id: memoryJobs.id })
   ).length;
+  return receipt;
 }
 
 /** Two receipts as one: counts summed, ids joined. */

@@ -5,6 +5,16 @@ import { memoryNodes, type MemoryNodeRow, type NodeStatus } from "~/db/schema";
 import type { Actor } from "./context";
 import type { MemoryScope } from "./scope";
 
+/** Who made a new revision and when: it is created and last updated by the same actor at the same moment. */
+export const newRevisionStamp = (actor: Actor, at: Date) => ({
+  createdByType: actor.type,
+  createdById: actor.id,
+  updatedByType: actor.type,
+  updatedById: actor.id,
+  createdAt: at,
+  updatedAt: at,
+});
+
 /** One card by id within the tenant; `forUpdate` locks it for the rest of the transaction. */
 export async function getNodeRow(db: DbOrTx, params: { tenantId: string; id: string; forUpdate?: boolean }): Promise<MemoryNodeRow | undefined> {
   const query = db

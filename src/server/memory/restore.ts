@@ -6,7 +6,7 @@ import { recordAudit } from "./audit";
 import type { MemoryCallContext } from "./context";
 import { enqueueEmbedJobs } from "./embeddings";
 import { auditSnapshot } from "./node-view";
-import { findActiveInSlot, getNodeRow, insertNodeIfSlotFree } from "./node-store";
+import { findActiveInSlot, getNodeRow, insertNodeIfSlotFree, newRevisionStamp } from "./node-store";
 import { retryOnContention } from "./pg-errors";
 import { formatScope, scopeAllowed } from "./scope";
 
@@ -25,12 +25,7 @@ function restoredValues(row: MemoryNodeRow, ctx: MemoryCallContext, id: string, 
     revision: row.revision + 1,
     supersedesId: row.id,
     expiresAt: row.expiresAt && row.expiresAt.getTime() <= now.getTime() ? null : row.expiresAt,
-    createdByType: ctx.actor.type,
-    createdById: ctx.actor.id,
-    updatedByType: ctx.actor.type,
-    updatedById: ctx.actor.id,
-    createdAt: now,
-    updatedAt: now,
+    ...newRevisionStamp(ctx.actor, now),
   };
 }
 

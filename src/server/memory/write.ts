@@ -10,7 +10,7 @@ import { loadTenantWithKinds, type KindRegistry } from "./custom-kinds";
 import { enqueueEmbedJobs } from "./embeddings";
 import { findIdempotentResponse, requestHash, storeIdempotentResponse } from "./idempotency";
 import { auditSnapshot } from "./node-view";
-import { canonicalJson, endActiveRevision, findActiveInSlot, getNodeRow, insertNodeIfSlotFree, insertNodeRow } from "./node-store";
+import { canonicalJson, endActiveRevision, findActiveInSlot, getNodeRow, insertNodeIfSlotFree, insertNodeRow, newRevisionStamp } from "./node-store";
 import { contentionBackoff, isRetryableWriteError, MAX_WRITE_ATTEMPTS } from "./pg-errors";
 import { formatScope, parseScope, scopeAllowed, type MemoryScope } from "./scope";
 import { buildNodeSearchFields } from "./search-fields";
@@ -187,12 +187,7 @@ function nodeValues(ctx: MemoryCallContext, draft: NodeDraft, now: Date) {
     sourceMessageIds: draft.sourceMessageIds,
     explicitUserIntent: draft.explicit,
     redacted: draft.redacted,
-    createdByType: ctx.actor.type,
-    createdById: ctx.actor.id,
-    updatedByType: ctx.actor.type,
-    updatedById: ctx.actor.id,
-    createdAt: now,
-    updatedAt: now,
+    ...newRevisionStamp(ctx.actor, now),
     expiresAt: draft.expiresAt,
     ...buildNodeSearchFields({ ...draft, categoryPath: draft.def.categoryPath }),
   };

@@ -53,6 +53,16 @@ function unique<T>(items: T[], key: (t: T) => string): T[] {
   return items.filter((item) => (seen.has(key(item)) ? false : (seen.add(key(item)), true)));
 }
 
+/** The user's word that an ingredient they avoided is fine now: it replaces the avoidance card of that item. */
+const avoidanceCorrection = (item: string, node: ExtractedOperation["node"]): ExtractedOperation => ({
+  op: "supersede",
+  kind: "avoid_ingredient",
+  itemKey: item,
+  explicit: true,
+  target: { kind: "avoid_ingredient", itemKey: item },
+  node,
+});
+
 /** Whether a forget request names this candidate: its item, one of its entities or tags ("忘掉我的忌口"). */
 export function forgetRequestNames(request: string, candidate: ExtractedOperation): boolean {
   const said = request.toLowerCase();
@@ -71,16 +81,14 @@ export function extractOperations(text: string): ExtractedOperation[] {
     const item = m[1]!.toLowerCase();
     accepted.add(item);
     const zh = /[\u4e00-\u9fff]/.test(item);
-    ops.push({
-      op: "supersede",
-      kind: "avoid_ingredient",
-      itemKey: item,
-      explicit: true,
-      target: { kind: "avoid_ingredient", itemKey: item },
-      node: zh
-        ? { title: `用户可接受少量${item}`, content: `${item}现在可以接受一点，但不要太多。`, valueJson: { ingredient: item, note: "少量可以" }, tags: ["忌口", "菜谱推荐"], entities: [item] }
-        : { title: `Can have a little ${item}`, content: `A little ${item} is fine now, just not too much.`, valueJson: { ingredient: item, note: "a little is fine" }, tags: ["diet"], entities: [item] },
-    });
+    ops.push(
+      avoidanceCorrection(
+        item,
+        zh
+          ? { title: `用户可接受少量${item}`, content: `${item}现在可以接受一点，但不要太多。`, valueJson: { ingredient: item, note: "少量可以" }, tags: ["忌口", "菜谱推荐"], entities: [item] }
+          : { title: `Can have a little ${item}`, content: `A little ${item} is fine now, just not too much.`, valueJson: { ingredient: item, note: "a little is fine" }, tags: ["diet"], entities: [item] },
+      ),
+    );
   }
 
   for (const m of text.matchAll(NO_LONGER_AVOID_ZH)) {
@@ -88,13 +96,8 @@ export function extractOperations(text: string): ExtractedOperation[] {
     if (accepted.has(item)) continue;
     accepted.add(item);
     ops.push({
-      op: "supersede",
-      kind: "avoid_ingredient",
-      itemKey: item,
-      explicit: true,
-      target: { kind: "avoid_ingredient", itemKey: item },
+      ...avoidanceCorrection(item, { title: `用户不再忌口${item}`, content: `${item}现在可以吃了，推荐菜谱时不必避开。`, valueJson: { ingredient: item, note: "不再忌口" }, tags: ["忌口", "菜谱推荐"], entities: [item] }),
       requiresTarget: true,
-      node: { title: `用户不再忌口${item}`, content: `${item}现在可以吃了，推荐菜谱时不必避开。`, valueJson: { ingredient: item, note: "不再忌口" }, tags: ["忌口", "菜谱推荐"], entities: [item] },
     });
   }
 

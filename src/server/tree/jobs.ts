@@ -84,7 +84,7 @@ export async function extractFromSession(db: Database, params: { tenantId: strin
     const ctx = extractorContext(params.tenantId, message, await allowedFor(message), [message.id]);
     if (!ctx) continue;
     let candidates = extractOperations(message.content);
-    if (params.llm && !FORGET_CUE.test(message.content)) {
+    if (params.llm && !forgetRequests.includes(message)) {
       try {
         const fromModel = await llmOperations(params.llm, message.content);
         const seen = new Set(candidates.map((c) => `${c.kind}:${c.itemKey ?? ""}`));
