@@ -5,7 +5,7 @@ import type { Logger } from "drizzle-orm";
 import * as schema from "~/db/schema";
 import type { Database } from "~/db/types";
 import { admitMeteredAgentCall } from "~/server/auth/agent-call";
-import { flushQueryLog } from "~/server/memory/retrieval/query-log";
+import { flushBufferedWrites } from "~/server/memory/buffered-writes";
 import { callTool } from "~/server/tools/registry";
 import type { Stmt } from "./driver";
 import { benchClient } from "./pg-client";
@@ -53,7 +53,7 @@ export async function openCapture(target: { url: string } | { dataDir: string })
     const { drizzle } = await import("drizzle-orm/postgres-js");
     const client = benchClient(target.url, { max: 2, onnotice: () => {} });
     const db = drizzle(client, { schema, logger: recorder }) as unknown as Database;
-    return { db, recorder, raw: async (text, params) => [...(await client.unsafe(text, params as never[]))], close: async () => (await flushQueryLog(db), await client.end({ timeout: 5 })) };
+    return { db, recorder, raw: async (text, params) => [...(await client.unsafe(text, params as never[]))], close: async () => (await flushBufferedWrites(db), await client.end({ timeout: 5 })) };
   }
   const { PGlite } = await import("@electric-sql/pglite");
   const { vector } = await import("@electric-sql/pglite-pgvector");
@@ -61,7 +61,7 @@ export async function openCapture(target: { url: string } | { dataDir: string })
   const { drizzle } = await import("drizzle-orm/pglite");
   const client = await PGlite.create(target.dataDir, { extensions: { vector, pg_trgm } });
   const db = drizzle(client, { schema, logger: recorder }) as unknown as Database;
-  return { db, recorder, raw: async (text, params) => (await client.query(text, params)).rows, close: async () => (await flushQueryLog(db), await client.close()) };
+  return { db, recorder, raw: async (text, params) => (await client.query(text, params)).rows, close: async () => (await flushBufferedWrites(db), await client.close()) };
 }
 
 /**

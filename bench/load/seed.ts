@@ -3,7 +3,7 @@
 // column builders, a few hundred cards written through memoryWrite, and session messages through
 // appendMessages. Seeding is not what is measured; it only has to be realistic and fast.
 import { sql } from "drizzle-orm";
-import { memoryNodes, scopeGrants, type ApiKey } from "~/db/schema";
+import { memoryNodes, memoryNodeUsage, scopeGrants, type ApiKey } from "~/db/schema";
 import type { Database, DbOrTx } from "~/db/types";
 import { addUserToTenant, registerAccount } from "~/server/auth/accounts";
 import { createApiKey } from "~/server/auth/api-keys";
@@ -36,6 +36,9 @@ const DAY = 86_400_000;
 const SESSIONS_PER_USER = 3;
 const WORKSPACES = 20;
 
+/** Recall counts and hotness of the generated cards (most were recalled some time), inserted with them. */
+const seededUsage = new Map<string, typeof memoryNodeUsage.$inferInsert>();
+
 /** A card row exactly as memoryWrite would store it: registry key/domain/category, segmented search columns. */
 function cardRow(r: Rng, tenantId: string, scope: Scope, spec: CardSpec, actorId: string, now: number): NodeInsert {
   const def = resolveKind(spec.kind);
@@ -44,6 +47,9 @@ function cardRow(r: Rng, tenantId: string, scope: Scope, spec: CardSpec, actorId
   if (!key.ok) throw new Error(`bad item key ${spec.itemKey}: ${key.message}`);
   const id = newId("mem");
   const at = new Date(now - r.int(180) * DAY - r.int(DAY));
+  const hotness = r.int(100) / 100;
+  const recallCount = r.int(20);
+  if (recallCount > 0) seededUsage.set(id, { tenantId, nodeId: id, recallCount, lastRecalledAt: at, hotness });
   return {
     tenantId,
     id,
@@ -75,8 +81,6 @@ function cardRow(r: Rng, tenantId: string, scope: Scope, spec: CardSpec, actorId
     updatedById: actorId,
     createdAt: at,
     updatedAt: at,
-    hotness: r.int(100) / 100,
-    accessCount: r.int(20),
     ...buildNodeSearchFields({ title: spec.title, content: spec.content, key: key.key, itemKey: key.itemKey, entities: spec.entities, tags: spec.tags, valueJson: spec.valueJson, categoryPath: def.categoryPath }),
   };
 }
@@ -97,7 +101,12 @@ async function bulkInsert(db: DbOrTx, rows: NodeInsert[], onProgress?: (done: nu
   const PER_TX = 10;
   for (let i = 0; i < rows.length; i += BATCH * PER_TX) {
     await db.transaction(async (tx) => {
-      for (let j = i; j < Math.min(rows.length, i + BATCH * PER_TX); j += BATCH) await tx.insert(memoryNodes).values(rows.slice(j, j + BATCH));
+      for (let j = i; j < Math.min(rows.length, i + BATCH * PER_TX); j += BATCH) {
+        const batch = rows.slice(j, j + BATCH);
+        await tx.insert(memoryNodes).values(batch);
+        const usage = batch.flatMap((row) => seededUsage.get(row.id) ?? []);
+        if (usage.length > 0) await tx.insert(memoryNodeUsage).values(usage);
+      }
     });
     onProgress?.(Math.min(rows.length, i + BATCH * PER_TX));
   }

@@ -13,7 +13,7 @@ import { clearTenantMemory, reembedTenant, runWorkerFromCli, treeSearch, treeSta
 import { getHealth } from "~/server/health";
 import { pruneExpiredRecords, retentionPolicyFromEnv } from "~/server/jobs/retention";
 import { getTenantOverview } from "~/server/stats/overview";
-import { flushAllQueryLogs } from "~/server/memory/retrieval/query-log";
+import { flushBufferedWrites } from "~/server/memory/buffered-writes";
 
 export type CliOptions = {
   admin?: boolean;
@@ -248,7 +248,7 @@ export async function runCli(args: string[], options: CliOptions, open: () => Pr
     console.error(error instanceof Error ? error.message : String(error));
     return 1;
   } finally {
-    await flushAllQueryLogs();
+    await flushBufferedWrites();
     await handle.close();
   }
 }

@@ -7,7 +7,7 @@ import { runWorkerLoop } from "~/server/jobs/run";
 import { createAgentListener } from "~/server/http/agent-listener";
 import { publishAgentListener } from "~/server/http/front-door";
 import { log } from "~/server/log";
-import { flushAllQueryLogs } from "~/server/memory/retrieval/query-log";
+import { flushBufferedWrites } from "~/server/memory/buffered-writes";
 
 export async function startServer() {
   try {
@@ -24,7 +24,7 @@ export async function startServer() {
     // scripts/server.mjs answers agent calls with it, in front of Next.js.
     publishAgentListener(createAgentListener(getDb));
     // Next.js drains requests and exits on these signals; the buffered query-log rows go out meanwhile.
-    for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void flushAllQueryLogs());
+    for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void flushBufferedWrites());
     if (env.MEMORY_INLINE_WORKER) {
       // Background work (embeddings, memory tree, summaries) runs in this process unless disabled;
       // `npm run worker` adds more workers against the same database (server mode).

@@ -5,7 +5,7 @@ import { loadKindRegistry } from "~/server/memory/custom-kinds";
 import { nodeWhere } from "~/server/memory/retrieval/node-search";
 import { queryTerms } from "~/server/memory/retrieval/query-terms";
 import { fullTextHits, NODE_SOURCE } from "~/server/memory/retrieval/signals";
-import { memoryNodeRecordColumns, memoryNodes } from "~/db/schema";
+import { memoryNodeRecordColumns, memoryNodes, memoryNodeUsage } from "~/db/schema";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { agentContext, createOp as create, createTenant, writeCards } from "../support/memory";
 
@@ -33,15 +33,16 @@ describe(`full-text candidates with their records (${TEST_BACKEND})`, () => {
       create("custom_fact", { title: "Quokka count", content: "Quokka numbers fell 3.5 %.", valueJson: 3.5 }, { itemKey: "quokka_4" }),
       create("custom_fact", { title: "Quokka null", content: "A quokka note whose value is the word null.", valueJson: "null" }, { itemKey: "quokka_5" }),
     );
-    // A superseded revision and an access mark, so that those columns hold values too.
-    await handle.db.execute(sql`update memory_nodes set hotness = 0.125, access_count = 3, last_accessed_at = now(), ended_at = now() - interval '1 day' where tenant_id = ${tenantId} and id = ${ids[0]!}`);
+    // An ended revision, so that column holds a value too, and recalls, whose hotness rides with the record.
+    await handle.db.execute(sql`update memory_nodes set ended_at = now() - interval '1 day' where tenant_id = ${tenantId} and id = ${ids[0]!}`);
+    await handle.db.insert(memoryNodeUsage).values({ tenantId, nodeId: ids[0]!, recallCount: 3, lastRecalledAt: new Date(), hotness: 0.125 });
     const where = nodeWhere({ tenantId, scopes: ctx.readScopes, filter: {}, registry: await loadKindRegistry(handle.db, tenantId), statuses: ["active"] });
     const terms = queryTerms("quokka");
 
     const hits = await fullTextHits(handle.db, { source: NODE_SOURCE, where, terms, limit: 10, recordsUpTo: 10 });
     expect(hits.map((h) => h.id).sort()).toEqual([...ids].sort());
     const viaDrizzle = await handle.db.select(memoryNodeRecordColumns).from(memoryNodes).where(and(eq(memoryNodes.tenantId, tenantId), inArray(memoryNodes.id, ids)));
-    const expected = new Map(viaDrizzle.map((row) => [row.id, row]));
+    const expected = new Map(viaDrizzle.map((row) => [row.id, { ...row, hotness: row.id === ids[0] ? 0.125 : 0 }]));
     // JSON strings that are themselves JSON text stay strings (both drivers parsed jsonb before Drizzle did, twice in all).
     expect(expected.get(ids[1]!)?.valueJson).toBe("123");
     expect(expected.get(ids[4]!)?.valueJson).toBe("null");

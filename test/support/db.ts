@@ -4,7 +4,7 @@ import postgres, { type Sql } from "postgres";
 import { openDatabase, type DatabaseHandle, type OpenDatabaseOptions } from "~/db/client";
 import * as schema from "~/db/schema";
 import type { Database } from "~/db/types";
-import { flushQueryLog } from "~/server/memory/retrieval/query-log";
+import { flushBufferedWrites } from "~/server/memory/buffered-writes";
 
 /** Which backend this Vitest project runs against (see vitest.config.ts). */
 export const TEST_BACKEND = (process.env.TEST_BACKEND ?? "pglite") as "pglite" | "postgres";
@@ -37,12 +37,12 @@ export async function createEmptyServerDatabase(): Promise<{ url: string; drop: 
 }
 
 /**
- * Writes the handle's buffered query-log rows before closing it, as the CLI does: a
+ * Writes the handle's buffered query-log and recall rows before closing it, as the CLI does: a
  * flush timer firing during close would open a connection the pool is tearing down (postgres.js
  * then rejects its start-up query where nothing can catch it).
  */
-async function closeAfterQueryLog(handle: DatabaseHandle) {
-  await flushQueryLog(handle.db);
+async function closeAfterBufferedWrites(handle: DatabaseHandle) {
+  await flushBufferedWrites(handle.db);
   await handle.close();
 }
 
@@ -54,10 +54,10 @@ export async function openTestDatabase(options: Omit<OpenDatabaseOptions, "url" 
   if (TEST_BACKEND === "postgres") {
     const { url, drop } = await createEmptyServerDatabase();
     const handle = await openDatabase({ ...options, url, poolMax: 5 });
-    return { ...handle, url, destroy: async () => (await closeAfterQueryLog(handle), await drop()) };
+    return { ...handle, url, destroy: async () => (await closeAfterBufferedWrites(handle), await drop()) };
   }
   const handle = await openDatabase({ ...options, dataDir: null });
-  return { ...handle, url: null, destroy: () => closeAfterQueryLog(handle) };
+  return { ...handle, url: null, destroy: () => closeAfterBufferedWrites(handle) };
 }
 
 /** A second Drizzle handle over the same connection(s) that records the text of every statement it runs. */

@@ -4,3 +4,4 @@ export * from "./access";
 export * from "./memory";
 export * from "./tree";
 export * from "./jobs";
+export * from "./usage";

@@ -199,9 +199,6 @@ export const memoryNodes = pgTable(
     searchVector: tsvector("search_vector").generatedAlwaysAs(
       weightedVector("search_title", "search_keys", "search_values", "search_body"),
     ),
-    hotness: real("hotness").notNull().default(0),
-    accessCount: integer("access_count").notNull().default(0),
-    lastAccessedAt: timestampTz("last_accessed_at"),
     metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull().default({}),
   },
   (t) => [
@@ -346,5 +343,8 @@ export type MemoryNodeRow = typeof memoryNodes.$inferSelect;
  */
 const { searchTitle: _title, searchKeys: _keys, searchValues: _values, searchBody: _body, searchVector: _vector, ...recordColumns } = getTableColumns(memoryNodes);
 export const memoryNodeRecordColumns = recordColumns;
-export type MemoryNodeRecord = Omit<MemoryNodeRow, "searchTitle" | "searchKeys" | "searchValues" | "searchBody" | "searchVector">;
+export type MemoryNodeRecord = Omit<MemoryNodeRow, "searchTitle" | "searchKeys" | "searchValues" | "searchBody" | "searchVector"> & {
+  /** Recall hotness (memory_node_usage), present where a ranked search read it with the record. */
+  hotness?: number;
+};
 export type MemoryAuditEvent = typeof memoryAuditEvents.$inferSelect;

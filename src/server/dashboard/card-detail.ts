@@ -4,6 +4,7 @@ import type { MemoryCallContext } from "~/server/memory/context";
 import { getMemoryNode, getNodeHistory } from "~/server/memory/history";
 import { getMessagesByIds } from "~/server/memory/messages";
 import type { MemoryNode } from "~/server/memory/node-view";
+import { recallUsageOf } from "~/server/memory/retrieval/recall-usage";
 import { memorySearch } from "~/server/memory/retrieval/search";
 import type { OmitReason, ScoreComponents } from "~/server/memory/retrieval/search-schema";
 import { parseScope, scopeAllowed } from "~/server/memory/scope";
@@ -41,6 +42,8 @@ export type CardDetail = {
   missingEvidenceIds: string[];
   /** Whether the viewer may change this card's scope (edit, expire, forget). */
   writable: boolean;
+  /** How often agents were handed this revision, and the whole chain; its hotness (search boosts by it). */
+  usage: { recallCount: number; chainRecallCount: number; lastRecalledAt: string | null; hotness: number };
 };
 
 /** Audit rows as the dashboard shows them: actors named, scope formatted, dates as ISO text. */
@@ -67,11 +70,14 @@ export async function getCardDetail(db: DbOrTx, ctx: ReadCtx, id: string): Promi
   const history = await getNodeHistory(db, ctx, id);
   const node = history.revisions.find((r) => r.id === id)!;
   const cited = [...new Set(history.revisions.flatMap((r) => r.sourceMessageIds))];
-  const [events, messages, label] = await Promise.all([
+  const [events, messages, label, usage] = await Promise.all([
     toAuditEntries(db, ctx.tenantId, history.events),
     getMessagesByIds(db, { tenantId: ctx.tenantId, ids: cited.slice(0, 500) }),
     labelActors(db, ctx.tenantId, history.revisions.flatMap((r) => [r.createdBy, r.updatedBy])),
+    recallUsageOf(db, { tenantId: ctx.tenantId, nodeIds: history.revisions.map((r) => r.id) }),
   ]);
+  const own = usage.get(id);
+  const lastRecalls = [...usage.values()].map((u) => u.lastRecalledAt.getTime());
   const found = new Set(messages.map((m) => m.id));
   return {
     node,
@@ -81,6 +87,12 @@ export async function getCardDetail(db: DbOrTx, ctx: ReadCtx, id: string): Promi
     evidence: messages.map((m) => ({ id: m.id, sessionId: m.sessionId, seq: m.seq, role: m.role, content: m.content, createdAt: m.createdAt.toISOString() })),
     missingEvidenceIds: cited.filter((c) => !found.has(c)),
     writable: scopeAllowed(parseScope(node.scope), ctx.writeScopes ?? []),
+    usage: {
+      recallCount: own?.recallCount ?? 0,
+      chainRecallCount: [...usage.values()].reduce((sum, u) => sum + u.recallCount, 0),
+      lastRecalledAt: lastRecalls.length ? new Date(Math.max(...lastRecalls)).toISOString() : null,
+      hotness: own?.hotness ?? 0,
+    },
   };
 }
 

@@ -50,6 +50,7 @@ export async function eraseTenantMemory(
 export const LINEAGE_ERASURE: Record<TenantMemoryTableName, string> = {
   memoryNodes: "deleted: every revision of the lineages",
   memoryEmbeddings: "deleted: the vectors of those revisions",
+  memoryNodeUsage: "deleted: the recall counts of those revisions (foreign key cascade)",
   memoryJobs: "deleted: jobs whose payload names one of those revisions",
   idempotencyKeys: "deleted: stored replies that name one of those revisions",
   memoryMessages: "with evidence: the source messages are deleted",

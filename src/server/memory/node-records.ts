@@ -16,6 +16,13 @@ const RECORD_COLUMN_LIST = RECORD_FIELDS.map(([, column]) => `"memory_nodes"."${
 export const NODE_RECORD_JSON = `json_build_array(${RECORD_COLUMN_LIST})`;
 
 /**
+ * NODE_RECORD_JSON with the card's hotness appended (memory_node_usage; 0 when never recalled), for the
+ * ranked search paths that boost by it. One primary-key probe per record, so only where ranking needs it.
+ */
+const HOTNESS_OF_ROW = `coalesce((select u.hotness from memory_node_usage u where u.tenant_id = "memory_nodes"."tenant_id" and u.node_id = "memory_nodes"."id"), 0)`;
+export const RANKED_NODE_RECORD_JSON = `json_build_array(${RECORD_COLUMN_LIST}, ${HOTNESS_OF_ROW})`;
+
+/**
  * A record from NODE_RECORD_JSON's array: JSON already holds the values as Drizzle's column decoders
  * would return them (arrays, numbers, booleans, parsed jsonb), except timestamps, which come as text.
  * A row read on its own comes as text; one inside a json_agg result, already parsed.
@@ -28,12 +35,15 @@ export function recordFromJson(json: string | readonly unknown[]): MemoryNodeRec
     const value = values[i];
     record[property] = value === null || value === undefined ? null : column.columnType === "PgTimestamp" ? new Date(value as string) : value;
   }
+  // RANKED_NODE_RECORD_JSON's extra element.
+  if (values.length > RECORD_FIELDS.length) record.hotness = values[RECORD_FIELDS.length];
   return record as MemoryNodeRecord;
 }
 
 /** The record's columns, for an inner select; the outer one builds RECORD_OF_ROW over the rows it keeps. */
 export const RECORD_COLUMNS = sql.raw(RECORD_COLUMN_LIST);
 export const RECORD_OF_ROW = sql.raw(`${NODE_RECORD_JSON} as record`);
+const RANKED_RECORD_OF_ROW = sql.raw(`${RANKED_NODE_RECORD_JSON} as record`);
 
 /**
  * `select <record> from memory_nodes <rest>`: `rest` holds the where (tenant first), order and limit.
@@ -42,7 +52,8 @@ export const RECORD_OF_ROW = sql.raw(`${NODE_RECORD_JSON} as record`);
  * candidates for its 200). An outer query that only projects keeps the subquery's order (a test
  * checks order and limit against Drizzle's own select).
  */
-export async function selectNodeRecords(db: DbOrTx, rest: SQL): Promise<MemoryNodeRecord[]> {
-  const rows = await queryRows<{ record: string | unknown[] }>(db, sql`select ${RECORD_OF_ROW} from (select ${RECORD_COLUMNS} from ${memoryNodes} ${rest}) as memory_nodes`);
+export async function selectNodeRecords(db: DbOrTx, rest: SQL, options: { withHotness?: boolean } = {}): Promise<MemoryNodeRecord[]> {
+  const record = options.withHotness ? RANKED_RECORD_OF_ROW : RECORD_OF_ROW;
+  const rows = await queryRows<{ record: string | unknown[] }>(db, sql`select ${record} from (select ${RECORD_COLUMNS} from ${memoryNodes} ${rest}) as memory_nodes`);
   return rows.map((row) => recordFromJson(row.record));
 }

@@ -16,8 +16,8 @@ const refused = (reason: string, message: string, extra: Partial<RestoreResult> 
 
 /** The restored revision: the ended card's own fields, current again, its expiry dropped when it had passed. */
 function restoredValues(row: MemoryNodeRow, ctx: MemoryCallContext, id: string, now: Date) {
-  // Fields of the ended revision that describe its place in the chain, its end or its use are not copied.
-  const { searchVector: _vector, id: _id, status: _status, supersededById: _next, endedAt: _ended, hotness: _hot, accessCount: _count, lastAccessedAt: _last, ...fields } = row;
+  // Fields of the ended revision that describe its place in the chain or its end are not copied.
+  const { searchVector: _vector, id: _id, status: _status, supersededById: _next, endedAt: _ended, ...fields } = row;
   return {
     ...fields,
     id,

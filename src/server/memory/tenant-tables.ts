@@ -9,6 +9,7 @@ import {
   memoryKinds,
   memoryMessages,
   memoryNodes,
+  memoryNodeUsage,
   memoryQueryLog,
   memorySummaries,
   memoryTopics,
@@ -29,6 +30,7 @@ import {
  */
 export const TENANT_MEMORY_TABLES = {
   memoryEmbeddings,
+  memoryNodeUsage,
   memoryNodes,
   memoryChunkTopics,
   memoryTreeSummaries,

@@ -1,3 +1,4 @@
+import { recordRecalls } from "~/server/memory/retrieval/recall-usage";
 import type { z } from "zod";
 import type { Database } from "~/db/types";
 import type { ApiKey, ApiKeyPermission } from "~/db/schema";
@@ -185,7 +186,10 @@ const TOOLS: { [N in ToolName]: ToolDefinition<N> } = {
     async run(call) {
       const { db, args } = call;
       const ctx = await context(call);
-      return alreadyJson(await memorySearch(db, ctx, args));
+      const result = await memorySearch(db, ctx, args);
+      // A listing of everything ("all: true") hands over every card alike: no recall to count.
+      if (!result.enumerated) await recordRecalls(db, ctx.tenantId, [...result.exact, ...result.relevant].map((hit) => hit.id));
+      return alreadyJson(result);
     },
   },
   memory_get: {
@@ -202,6 +206,7 @@ const TOOLS: { [N in ToolName]: ToolDefinition<N> } = {
       if (input.id !== undefined) {
         const node = await getMemoryNode(db, ctx, input.id);
         if (node.status === "active") {
+          await recordRecalls(db, ctx.tenantId, [node.id]);
           return { found: true, node, message: `Memory ${node.id} (${node.key}) is active at revision ${node.revision}. To change it send targetId "${node.id}" with expectedRevision ${node.revision}.` };
         }
         // An id from before an update names an old revision: lead to the card that is current now.
@@ -229,6 +234,7 @@ const TOOLS: { [N in ToolName]: ToolDefinition<N> } = {
       }
       if (nodes.length > 1) return { found: false, candidates: nodes, message: `${nodes.length} cards match; call memory_get again with the id of the one you mean.` };
       const node = nodes[0]!;
+      await recordRecalls(db, ctx.tenantId, [node.id]);
       return { found: true, node, message: `Memory ${node.id} (${node.key}) is at revision ${node.revision}. To change it send targetId "${node.id}" with expectedRevision ${node.revision}.` };
     },
   },
@@ -287,7 +293,9 @@ const TOOLS: { [N in ToolName]: ToolDefinition<N> } = {
       const ctx = await context(call);
       const sessionId = input.sessionId ?? turn.sessionId;
       if (sessionId) requireReadableSession(ctx, sessionId);
-      return contextAsJson(await buildMemoryContext(db, ctx, { ...input, sessionId }));
+      const result = await buildMemoryContext(db, ctx, { ...input, sessionId });
+      await recordRecalls(db, ctx.tenantId, result.usedMemoryIds);
+      return contextAsJson(result);
     },
   },
   message_append: {

@@ -12,6 +12,7 @@ import { appendSummary, getLatestSummary } from "~/server/memory/summaries";
 import { memoryWrite } from "~/server/memory/write";
 import type { WriteOperation } from "~/server/memory/write-schema";
 import { createLlmClient, parseJsonObject, type LlmClient } from "~/server/providers/llm";
+import { coolRecallHotness } from "~/server/memory/retrieval/recall-usage";
 import { decayTopicHotness, deepScoreSession, lastProcessedSeq, messagesAfter, routeTopicsForSession, sealSession, writeDailyDigest } from "./cold-path";
 import { capturerWriteScopes, type CapturerWriteScopes } from "./extract-authority";
 import { capturedFromMessages } from "./extract-coverage";
@@ -165,6 +166,6 @@ export function treeJobHandlers(llm: LlmClient | null = createLlmClient()): JobH
     extract: (db, job) => extractFromSession(db, { tenantId: job.tenantId, sessionId: sessionOf(job), llm }),
     summarize: (db, job) => summarizeSession(db, { tenantId: job.tenantId, sessionId: sessionOf(job), llm }),
     digest: (db, job) => writeDailyDigest(db, { tenantId: job.tenantId, day: typeof job.payload.day === "string" ? job.payload.day : new Date().toISOString().slice(0, 10) }),
-    hotness_decay: (db, job) => decayTopicHotness(db, { tenantId: job.tenantId }),
+    hotness_decay: async (db, job) => ({ ...(await decayTopicHotness(db, { tenantId: job.tenantId })), ...(await coolRecallHotness(db, { tenantId: job.tenantId })) }),
   };
 }

@@ -56,7 +56,7 @@ export async function fetchFilteredNodes(db: DbOrTx, params: { where: SQL; now: 
 
 export async function loadNodeRows(db: DbOrTx, tenantId: string, ids: readonly string[]): Promise<Map<string, MemoryNodeRecord>> {
   if (ids.length === 0) return new Map();
-  const rows = await selectNodeRecords(db, sql`where ${and(eq(memoryNodes.tenantId, tenantId), anyOf(memoryNodes.id, ids))}`);
+  const rows = await selectNodeRecords(db, sql`where ${and(eq(memoryNodes.tenantId, tenantId), anyOf(memoryNodes.id, ids))}`, { withHotness: true });
   return new Map(rows.map((row) => [row.id, row]));
 }
 

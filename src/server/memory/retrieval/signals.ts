@@ -3,7 +3,7 @@ import { PgTransaction } from "drizzle-orm/pg-core";
 import { jsonValue, queryRows } from "~/db/raw";
 import { startNow } from "~/db/start-now";
 import { SCOPED_SEARCH_VECTOR_IN_QUERY } from "~/db/schema";
-import { NODE_RECORD_JSON } from "../node-records";
+import { RANKED_NODE_RECORD_JSON } from "../node-records";
 import type { DbOrTx } from "~/db/types";
 import { cachedCorpusStats, type CorpusStats } from "./corpus-stats";
 import { anyTermTsQuery, termTsQuery, type QueryTerm } from "./query-terms";
@@ -40,7 +40,7 @@ export type TextSource = {
   /** Columns a trigram candidate must closely match (`%>`); the first is GIN-indexed (gin_trgm_ops). */
   trigramColumns: readonly string[];
   trigramText: string;
-  /** The row's record as one JSON value (cards: NODE_RECORD_JSON), for full-text calls that ask for records. */
+  /** The row's record as one JSON value (cards: RANKED_NODE_RECORD_JSON), for full-text calls that ask for records. */
   record?: string;
 };
 
@@ -59,7 +59,7 @@ export const NODE_SOURCE: TextSource = {
   extra: [],
   trigramColumns: ["memory_nodes.search_body", "memory_nodes.search_title"],
   trigramText: `memory_nodes.search_title || ' ' || memory_nodes.search_body`,
-  record: NODE_RECORD_JSON,
+  record: RANKED_NODE_RECORD_JSON,
 };
 export const MESSAGE_SOURCE: TextSource = {
   table: "memory_messages",

@@ -19,7 +19,7 @@ export default async function MemoryCardPage({ params }: { params: Promise<{ id:
   const [detail, kinds, i18n] = await Promise.all([attempt(() => api.memory.card({ id: decodeURIComponent(id) })), api.memory.kinds(), getI18n()]);
   if (!detail.ok) notFound();
   const { t, number } = i18n;
-  const { node, revisions, events, evidence, missingEvidenceIds, currentId, writable } = detail.data;
+  const { node, revisions, events, evidence, missingEvidenceIds, currentId, writable, usage } = detail.data;
   const isCurrent = node.status === "active";
   // A forgotten or expired card that nothing replaced can be brought back.
   const restorable = writable && !currentId && (node.status === "deleted" || node.status === "expired");
@@ -101,6 +101,17 @@ export default async function MemoryCardPage({ params }: { params: Promise<{ id:
                 { label: t("field.updatedAt"), value: <LocalTime value={node.updatedAt} /> },
                 { label: t("field.expiresAt"), value: <LocalTime value={node.expiresAt} /> },
                 { label: t("card.sources"), value: number(node.sourceMessageIds.length) },
+                {
+                  label: t("card.recalls"),
+                  value:
+                    usage.chainRecallCount === 0
+                      ? t("card.recallsNever")
+                      : usage.chainRecallCount > usage.recallCount
+                        ? t("card.recallsChain", { n: number(usage.recallCount), total: number(usage.chainRecallCount) })
+                        : t("card.recallsN", { n: number(usage.recallCount) }),
+                },
+                { label: t("card.lastRecalled"), value: <LocalTime value={usage.lastRecalledAt} /> },
+                { label: t("card.hotness"), value: <Meter value={usage.hotness} label={t("card.hotness")} /> },
               ]}
             />
           </Panel>
