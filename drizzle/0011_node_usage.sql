@@ -8,7 +8,4 @@ CREATE TABLE "memory_node_usage" (
 	CONSTRAINT "memory_node_usage_tenant_id_node_id_pk" PRIMARY KEY("tenant_id","node_id")
 ) WITH (fillfactor = 70);
 --> statement-breakpoint
-ALTER TABLE "memory_node_usage" ADD CONSTRAINT "memory_node_usage_tenant_id_node_id_memory_nodes_tenant_id_id_fk" FOREIGN KEY ("tenant_id","node_id") REFERENCES "public"."memory_nodes"("tenant_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "memory_nodes" DROP COLUMN "hotness";--> statement-breakpoint
-ALTER TABLE "memory_nodes" DROP COLUMN "access_count";--> statement-breakpoint
-ALTER TABLE "memory_nodes" DROP COLUMN "last_accessed_at";
+ALTER TABLE "memory_node_usage" ADD CONSTRAINT "memory_node_usage_tenant_id_node_id_memory_nodes_tenant_id_id_fk" FOREIGN KEY ("tenant_id","node_id") REFERENCES "public"."memory_nodes"("tenant_id","id") ON DELETE cascade ON UPDATE no action;

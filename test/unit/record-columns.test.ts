@@ -3,10 +3,19 @@ import { describe, expect, it } from "vitest";
 import { memoryNodeRecordColumns, memoryNodes } from "~/db/schema";
 
 describe("memoryNodeRecordColumns", () => {
-  it("is every card column but the search ones (only the database's matching reads those)", () => {
+  it("is every card column but the search ones (only the database's matching reads those) and the unused legacy counters", () => {
     const all = Object.keys(getTableColumns(memoryNodes));
     const record = Object.keys(memoryNodeRecordColumns);
-    expect(all.filter((c) => !record.includes(c)).sort()).toEqual(["searchBody", "searchKeys", "searchTitle", "searchValues", "searchVector"]);
+    expect(all.filter((c) => !record.includes(c)).sort()).toEqual([
+      "legacyAccessCount",
+      "legacyHotness",
+      "legacyLastAccessedAt",
+      "searchBody",
+      "searchKeys",
+      "searchTitle",
+      "searchValues",
+      "searchVector",
+    ]);
     expect(record.every((c) => all.includes(c))).toBe(true);
   });
 });

@@ -200,6 +200,11 @@ export const memoryNodes = pgTable(
       weightedVector("search_title", "search_keys", "search_values", "search_body"),
     ),
     metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull().default({}),
+    // Unused: recall counts live in memory_node_usage (0011). Kept so that instances of the release
+    // before, which read them, still serve during a rolling upgrade; a later release drops them.
+    legacyHotness: real("hotness").notNull().default(0),
+    legacyAccessCount: integer("access_count").notNull().default(0),
+    legacyLastAccessedAt: timestampTz("last_accessed_at"),
   },
   (t) => [
     primaryKey({ columns: [t.tenantId, t.id] }),
@@ -337,13 +342,24 @@ export type MemorySummary = typeof memorySummaries.$inferSelect;
 export type MemoryNodeRow = typeof memoryNodes.$inferSelect;
 
 /**
- * A card as the retrieval paths read it: every column but the search ones, which only the database's
+ * A card as the retrieval paths read it: every column but the search ones (and the unused legacy counters), which only the database's
  * own matching reads (the weighted tsvector alone is larger than the card, and costs its output
  * function, the transfer and the parsing on every row read).
  */
-const { searchTitle: _title, searchKeys: _keys, searchValues: _values, searchBody: _body, searchVector: _vector, ...recordColumns } = getTableColumns(memoryNodes);
+const {
+  searchTitle: _title,
+  searchKeys: _keys,
+  searchValues: _values,
+  searchBody: _body,
+  searchVector: _vector,
+  legacyHotness: _hotness,
+  legacyAccessCount: _count,
+  legacyLastAccessedAt: _last,
+  ...recordColumns
+} = getTableColumns(memoryNodes);
 export const memoryNodeRecordColumns = recordColumns;
-export type MemoryNodeRecord = Omit<MemoryNodeRow, "searchTitle" | "searchKeys" | "searchValues" | "searchBody" | "searchVector"> & {
+type UnreadColumns = "searchTitle" | "searchKeys" | "searchValues" | "searchBody" | "searchVector" | "legacyHotness" | "legacyAccessCount" | "legacyLastAccessedAt";
+export type MemoryNodeRecord = Omit<MemoryNodeRow, UnreadColumns> & {
   /** Recall hotness (memory_node_usage), present where a ranked search read it with the record. */
   hotness?: number;
 };
