@@ -36,6 +36,8 @@ test("create, search in Chinese, edit, resolve a conflict, forget and erase a me
   const chain = page.getByRole("list", { name: "Revision chain" });
   await expect(chain.getByText("Revision 2", { exact: true })).toBeVisible();
   await expect(chain.getByText("Revision 1", { exact: true })).toBeVisible();
+  // No agent was handed it yet: the page says so (people viewing and searching do not count).
+  await expect(page.getByText("Times handed to agents")).toBeVisible();
   await shot(page, "card");
 
   // A second tab saves first; this tab's edit must not overwrite it.

@@ -103,12 +103,7 @@ export default async function MemoryCardPage({ params }: { params: Promise<{ id:
                 { label: t("card.sources"), value: number(node.sourceMessageIds.length) },
                 {
                   label: t("card.recalls"),
-                  value:
-                    usage.chainRecallCount === 0
-                      ? t("card.recallsNever")
-                      : usage.chainRecallCount > usage.recallCount
-                        ? t("card.recallsChain", { n: number(usage.recallCount), total: number(usage.chainRecallCount) })
-                        : t("card.recallsN", { n: number(usage.recallCount) }),
+                  value: usage.chainRecallCount > usage.recallCount ? t("card.recallsChain", { n: number(usage.recallCount), total: number(usage.chainRecallCount) }) : number(usage.recallCount),
                 },
                 { label: t("card.lastRecalled"), value: <LocalTime value={usage.lastRecalledAt} /> },
                 { label: t("card.hotness"), value: <Meter value={usage.hotness} label={t("card.hotness")} /> },
