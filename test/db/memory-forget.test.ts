@@ -82,6 +82,45 @@ describe(`memory_forget (${TEST_BACKEND})`, () => {
     expect(after.filter((r) => r.status === "active").map((r) => r.valueJson)).toEqual(["花生"]);
   });
 
+  it("finds cards by 000's key names (avoid_ingredient, a synonym, the slot) in selectors and searches", async () => {
+    const t = await createTenant(handle.db);
+    const ctx = agentContext(t, { forgetIntent: true });
+    await write(handle.db, ctx, "avoid_ingredient", "香菜", "不吃香菜。", "香菜");
+    await write(handle.db, ctx, "avoid_ingredient", "花生", "花生过敏。", "花生");
+    await write(handle.db, ctx, "profile_name", undefined, "Ada.", "Ada");
+    const exact = async (key: string) => (await memorySearch(handle.db, ctx, { key, ...(key.includes("name") ? {} : { valueJson: "香菜" }) }, noVectors)).exact.map((n) => n.valueJson);
+    for (const key of ["avoid_ingredient", "disliked_ingredient", "cooking.avoid_ingredient", "cooking.avoid_ingredient:香菜", "avoid_ingredient: 香菜"]) expect(await exact(key), key).toEqual(["香菜"]);
+    expect(await exact("profile_name")).toEqual(["Ada"]);
+    expect(await exact("no_such_key")).toEqual([]);
+    // 000's own forget call, key and value as it writes them.
+    const result = await memoryForget(handle.db, ctx, { selector: { key: "avoid_ingredient", valueJson: "香菜" }, reason: "用户明确要求忘记该饮食偏好" });
+    expect(result).toMatchObject({ done: true, mode: "soft", deletedIds: [expect.any(String)] });
+    const rows = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.status, "active")));
+    expect(rows.map((r) => r.valueJson).sort()).toEqual(["Ada", "花生"]);
+  });
+
+  it("hard-deletes by selector a card forgotten softly before ('彻底删除' after '忘掉')", async () => {
+    const t = await createTenant(handle.db);
+    const ctx = agentContext(t, { forgetIntent: true });
+    const card = await write(handle.db, ctx, "avoid_ingredient", "香菜", "不吃香菜。", "香菜");
+    expect(await memoryForget(handle.db, ctx, { id: card.nodeId, expectedRevision: 1, reason: "忘掉香菜" })).toMatchObject({ done: true, mode: "soft" });
+    const erased = await memoryForget(handle.db, ctx, { selector: { kind: "avoid_ingredient", itemKey: "香菜" }, mode: "hard", reason: "彻底删除" });
+    expect(erased).toMatchObject({ done: true, mode: "hard", deletedIds: [card.nodeId] });
+    expect(await handle.db.select().from(memoryNodes).where(eq(memoryNodes.tenantId, t))).toHaveLength(0);
+  });
+
+  it("answers twins of one forget sent at once with its answer, not a conflict over the card it deleted", async () => {
+    const t = await createTenant(handle.db);
+    const ctx = agentContext(t, { forgetIntent: true });
+    for (const mode of ["soft", "hard"] as const) {
+      const card = await write(handle.db, ctx, "custom_fact", `locker_${mode}`, `Locker code for ${mode}.`, mode);
+      const input = { id: card.nodeId, expectedRevision: 1, mode, reason: "user asked", idempotencyKey: `turn-9-forget-${mode}` };
+      const answers = await Promise.all(Array.from({ length: 5 }, () => memoryForget(handle.db, ctx, input)));
+      for (const answer of answers) expect(answer, mode).toMatchObject({ done: true, mode, deletedIds: [card.nodeId] });
+      expect(answers.filter((a) => a.replayed), mode).toHaveLength(4);
+    }
+  });
+
   it("forgets all only with the forget-all intent, and only in scopes the caller may write", async () => {
     const t = await createTenant(handle.db);
     const ctx = agentContext(t, { forgetIntent: true });

@@ -94,6 +94,19 @@ describe(`memory_write (${TEST_BACKEND})`, () => {
     expect(history.events.map((e) => e.eventType)).toEqual(["create", "supersede", "update"]);
   });
 
+  it("answers a supersede that restates the card word for word with noop, not a new revision", async () => {
+    const t = await createTenant(handle.db);
+    const ctx = agentContext(t);
+    const node = { title: "Job", content: "Works as a nurse.", valueJson: "nurse" };
+    const [created] = (await memoryWrite(handle.db, ctx, { operations: [{ op: "create", kind: "occupation", explicitUserIntent: true, node }] })).results;
+    const same = await memoryWrite(handle.db, ctx, { operations: [{ op: "supersede", targetId: created!.nodeId!, expectedRevision: 1, explicitUserIntent: true, node: { ...node, content: " Works as a  nurse. " } }] });
+    expect(same).toMatchObject({ done: true, results: [{ status: "noop", nodeId: created!.nodeId, revision: 1 }] });
+    expect(await nodesOf(t)).toHaveLength(1);
+    expect((await auditOf(t)).map((a) => a.eventType).sort()).toEqual(["create", "noop"]);
+    const changed = await memoryWrite(handle.db, ctx, { operations: [{ op: "supersede", targetId: created!.nodeId!, expectedRevision: 1, explicitUserIntent: true, node: { ...node, content: "Works as a midwife.", valueJson: "midwife" } }] });
+    expect(changed.results[0]).toMatchObject({ status: "superseded", revision: 2 });
+  });
+
   it("refuses a stale expectedRevision with a conflict that carries the current revision", async () => {
     const t = await createTenant(handle.db);
     const ctx = agentContext(t);
@@ -243,6 +256,18 @@ describe(`memory_write (${TEST_BACKEND})`, () => {
     await expect(memoryWrite(handle.db, agentContext(t), { ...input, operations: [{ ...input.operations[0]!, node: { ...input.operations[0]!.node, valueJson: "en" } }] })).rejects.toMatchObject({
       reason: "idempotency_key_reused",
     });
+  });
+
+  it("answers twins of a failing call sent at once with one stored answer, never an internal error", async () => {
+    const t = await createTenant(handle.db);
+    const ctx = agentContext(t);
+    const [created] = (await memoryWrite(handle.db, ctx, { operations: [{ op: "create", kind: "long_term_goal", explicitUserIntent: true, node: { title: "Goal", content: "Learn Go.", valueJson: "go" } }] })).results;
+    // A stale revision: every twin fails the same way, and each stores (or replays) that failure.
+    const input = { idempotencyKey: "turn-7-write-stale", operations: [{ op: "update", targetId: created!.nodeId!, expectedRevision: 5, explicitUserIntent: true, node: { content: "Learn Rust.", valueJson: "rust" } }] };
+    const answers = await Promise.all(Array.from({ length: 6 }, () => memoryWrite(handle.db, ctx, input)));
+    for (const answer of answers) expect(answer).toMatchObject({ done: false, results: [{ status: "conflict", reason: "revision_mismatch" }] });
+    expect(answers.filter((a) => !a.replayed).length).toBeGreaterThanOrEqual(1);
+    expect((await memoryWrite(handle.db, ctx, input)).replayed).toBe(true);
   });
 
   it("rejects secrets by default and redacts them under the redact policy", async () => {

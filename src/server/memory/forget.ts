@@ -7,7 +7,7 @@ import { isAgent, type MemoryCallContext } from "./context";
 import { BUILT_IN_KIND_REGISTRY, loadKindRegistry, type KindRegistry } from "./custom-kinds";
 import { eraseLineages } from "./erase";
 import { memoryForgetInputSchema, type ForgetCandidate, type MemoryForgetResult } from "./forget-schema";
-import { findIdempotentResponse, requestHash, storeIdempotentResponse } from "./idempotency";
+import { claimIdempotencyKey, findIdempotentResponse, requestHash, storeIdempotentResponse } from "./idempotency";
 import { currentRevisionOf } from "./history";
 import { auditSnapshot } from "./node-view";
 import { nodeFilterConditions } from "./node-filter";
@@ -60,8 +60,10 @@ async function resolveTargets(tx: Transaction, registry: KindRegistry, ctx: Memo
     }
     // Locked in id order, like targets below, so concurrent forgets never wait on each other in a cycle.
     let rows = await tx.select().from(memoryNodes).where(and(...conditions)).orderBy(memoryNodes.id).for("update");
-    // A hard delete of a selector is about the current facts; their chains go with them.
-    if (hard && input.selector) rows = rows.filter((r) => r.status === "active");
+    // A hard delete of a selector is about the facts, one per chain: the head of each (the revision
+    // nothing followed: active, or forgotten / expired before, since "彻底删除" after a soft forget
+    // must still find it); the chains go with them.
+    if (hard && input.selector) rows = rows.filter((r) => !r.supersededById);
     if (input.selector && rows.length === 0) {
       const unknown = unknownKindsNotice(registry, input.selector.kind ? [input.selector.kind] : undefined);
       return refused(input.mode, "no_match", `No memory you can delete matches that selector.${unknown ? ` ${unknown}` : ""}`);
@@ -123,9 +125,12 @@ export async function memoryForget(db: Database, ctx: MemoryCallContext, rawInpu
   }
 
   // Loaded before the transaction (PGlite has one connection, so nothing may query `db` inside it),
-  // and only when a selector names a kind: the registry resolves kind names, nothing else.
-  const registry = input.selector?.kind ? await loadKindRegistry(db, ctx.tenantId) : BUILT_IN_KIND_REGISTRY;
+  // and only when a selector names a kind or key: the registry resolves kind names, nothing else.
+  const registry = input.selector?.kind || input.selector?.key ? await loadKindRegistry(db, ctx.tenantId) : BUILT_IN_KIND_REGISTRY;
   return retryOnContention(() => commitWith(db, async (tx, audits) => {
+    // A twin still running holds the key: its answer, once committed, is this call's too.
+    const stored = idem ? await claimIdempotencyKey<MemoryForgetResult>(tx, idem) : undefined;
+    if (stored) return { ...stored, replayed: true };
     const now = new Date();
     const resolved = await resolveTargets(tx, registry, ctx, input);
     if (!Array.isArray(resolved)) return resolved;

@@ -1,9 +1,11 @@
 import { createHash } from "node:crypto";
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { startNow } from "~/db/start-now";
-import type { DbOrTx } from "~/db/types";
+import type { DbOrTx, Transaction } from "~/db/types";
 import { idempotencyKeys } from "~/db/schema";
 import { ServiceError } from "~/server/errors";
+
+type IdempotencyParams = { tenantId: string; principalId: string; key: string; hash: string };
 
 export const requestHash = (body: unknown) => createHash("sha256").update(JSON.stringify(body)).digest("hex");
 
@@ -11,7 +13,7 @@ export const requestHash = (body: unknown) => createHash("sha256").update(JSON.s
  * The stored answer for a retried call, if any. The same key with a different body is a client bug
  * (two different writes would collapse into one), so it is refused instead of replayed.
  */
-export async function findIdempotentResponse<T>(db: DbOrTx, params: { tenantId: string; principalId: string; key: string; hash: string }): Promise<T | undefined> {
+export async function findIdempotentResponse<T>(db: DbOrTx, params: IdempotencyParams): Promise<T | undefined> {
   const [row] = await db
     .select()
     .from(idempotencyKeys)
@@ -31,4 +33,14 @@ export async function findIdempotentResponse<T>(db: DbOrTx, params: { tenantId: 
  */
 export function storeIdempotentResponse(db: DbOrTx, params: { tenantId: string; principalId: string; key: string; hash: string; response: unknown }): Promise<unknown> {
   return startNow(db.insert(idempotencyKeys).values({ tenantId: params.tenantId, principalId: params.principalId, key: params.key, requestHash: params.hash, response: params.response }));
+}
+
+/**
+ * Holds the key until the transaction ends and returns the answer stored by then, if any: a twin
+ * sent while the first call is still running waits here for it to commit and replays its answer,
+ * instead of acting on what the first call left behind (a card it already deleted reads as a conflict).
+ */
+export async function claimIdempotencyKey<T>(tx: Transaction, params: IdempotencyParams): Promise<T | undefined> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`idempotency|${params.tenantId}|${params.principalId}|${params.key}`}, 0))`);
+  return findIdempotentResponse<T>(tx, params);
 }

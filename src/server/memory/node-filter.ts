@@ -32,6 +32,23 @@ export function valueJsonCondition(value: unknown): SQL {
   return typeof value === "object" && value !== null ? sql`${memoryNodes.valueJson} @> ${json}::jsonb` : sql`${memoryNodes.valueJson} = ${json}::jsonb`;
 }
 
+/**
+ * A key as an agent sends it: a canonical key (`cooking.avoid_ingredient:香菜`, normalized like a
+ * write), or a slot or kind name as in 000's examples (`{key: "avoid_ingredient", valueJson: "香菜"}`,
+ * synonyms such as `disliked_ingredient` too), which means that kind's cards. Stored keys are always
+ * canonical, so the literal text alone found nothing for the names 000 uses. Unknown keys match literally.
+ */
+function keyCondition(key: string, registry: KindRegistry): SQL {
+  const at = key.indexOf(":");
+  const def = registry.resolve(at >= 0 ? key.slice(0, at) : key);
+  if (!def) return eq(memoryNodes.key, key);
+  if (at >= 0) {
+    const canonical = canonicalKey(def, key.slice(at + 1));
+    return eq(memoryNodes.key, canonical.ok ? canonical.key : key);
+  }
+  return def.itemized ? eq(memoryNodes.kind, def.kind) : eq(memoryNodes.key, def.key);
+}
+
 export function nodeFilterConditions(filter: NodeFilter, registry: KindRegistry): SQL[] {
   const conditions: SQL[] = [];
   if (filter.scope) {
@@ -50,7 +67,7 @@ export function nodeFilterConditions(filter: NodeFilter, registry: KindRegistry)
     const item = key ? undefined : normalizeItemKey(filter.itemKey);
     conditions.push(key ? (key.ok ? eq(memoryNodes.key, key.key) : sql`false`) : item?.ok ? eq(memoryNodes.itemKey, item.itemKey) : sql`false`);
   }
-  if (filter.key) conditions.push(eq(memoryNodes.key, filter.key));
+  if (filter.key) conditions.push(keyCondition(filter.key, registry));
   if (filter.types?.length) conditions.push(inArray(memoryNodes.type, filter.types));
   if (filter.valueJson !== undefined) conditions.push(valueJsonCondition(filter.valueJson));
   if (filter.categoryPathPrefix && filter.categoryPathPrefix.length) conditions.push(categoryPrefixCondition(filter.categoryPathPrefix));

@@ -8,7 +8,7 @@ import { commitWith, type PipelinedStatements } from "./pipelined";
 import type { MemoryCallContext } from "./context";
 import { loadTenantWithKinds, type KindRegistry } from "./custom-kinds";
 import { enqueueEmbedJobs } from "./embeddings";
-import { findIdempotentResponse, requestHash, storeIdempotentResponse } from "./idempotency";
+import { claimIdempotencyKey, findIdempotentResponse, requestHash, storeIdempotentResponse } from "./idempotency";
 import { auditSnapshot } from "./node-view";
 import { canonicalJson, endActiveRevision, findActiveInSlot, getNodeRow, insertNodeIfSlotFree, insertNodeRow, newRevisionStamp } from "./node-store";
 import { contentionBackoff, isRetryableWriteError, MAX_WRITE_ATTEMPTS } from "./pg-errors";
@@ -267,8 +267,9 @@ async function apply(tx: Transaction, env: Env, ctx: MemoryCallContext, index: n
   const draft = buildDraft(env, ctx, { def, scope, itemKey, fields, explicit, allowDowngrade: false });
   // Sources of the earlier revision stay part of the new one's provenance.
   draft.sourceMessageIds = [...new Set([...target.sourceMessageIds, ...draft.sourceMessageIds])];
-  if (op.op === "update" && updateChangesNothing(target, draft, op.node)) {
-    audits.send(recordAudit(tx, ctx, { eventType: "noop", nodeId: target.id, lineageId: target.lineageId, scope, reason: reason ?? "update without a change" }));
+  // A supersede that restates the card word for word is no new fact either (same slot, same content: noop).
+  if (updateChangesNothing(target, draft, op.node)) {
+    audits.send(recordAudit(tx, ctx, { eventType: "noop", nodeId: target.id, lineageId: target.lineageId, scope, reason: reason ?? `${op.op} without a change` }));
     return done(target, "noop", `Memory ${target.id} already says this; nothing changed.`);
   }
   if (draft.key !== target.key) {
@@ -404,12 +405,16 @@ export async function memoryWrite(db: Database, ctx: MemoryCallContext, rawInput
 
   const results = abortedResults(operations, failures);
   const answer: MemoryWriteResult = { done: false, message: summarize(results, false), results };
-  await db.transaction(async (tx) => {
+  const replay = await db.transaction(async (tx) => {
+    // A twin of this call that finished first (stored its answer) is the answer to give.
+    const stored = idem ? await claimIdempotencyKey<MemoryWriteResult>(tx, idem) : undefined;
+    if (stored) return stored;
     for (const r of results) {
       if (r.reason === "batch_aborted") continue;
       await recordAudit(tx, ctx, { eventType: "rejected", nodeId: r.nodeId ?? null, reason: `${r.status}: ${r.reason}`, metadata: { index: r.index, op: r.op, message: r.message } });
     }
     if (idem) await storeIdempotentResponse(tx, { ...idem, response: answer });
+    return undefined;
   });
-  return answer;
+  return replay ? { ...replay, replayed: true } : answer;
 }
