@@ -6,6 +6,7 @@ import type { MemoryCallContext } from "~/server/memory/context";
 import { saveCustomKind } from "~/server/memory/custom-kinds";
 import { appendMessages } from "~/server/memory/messages";
 import { buildMemoryContext } from "~/server/memory/retrieval/context";
+import { memorySearch } from "~/server/memory/retrieval/search";
 import { countTokens } from "~/server/memory/retrieval/token-count";
 import { parseScopePattern } from "~/server/memory/scope";
 import { appendSummary } from "~/server/memory/summaries";
@@ -165,6 +166,24 @@ describe(`buildMemoryContext (${TEST_BACKEND})`, () => {
     expect(context.recentMessages.length).toBeGreaterThan(0);
     expect(context.activeTasks.length).toBeGreaterThan(5);
     expect(context.activeTasks.length).toBeLessThan(81);
+  });
+
+  it("never recalls a search hit that loses its slot to a standing card (a user default under the workspace's fact)", async () => {
+    const tenantId = await createTenant(handle.db);
+    const ctx = agentContext(tenantId);
+    // Workspace facts stand every turn; the user's card of the same slot is found only by the search.
+    const [workspaceFact, userFact] = await write(
+      ctx,
+      create("custom_fact", { title: "Deploy window", content: "Production deploys happen on Thursdays.", valueJson: "thursday" }, { itemKey: "release_day", scope: "workspace:w1" }),
+      create("custom_fact", { title: "Hotfix habit", content: "Pushes hotfixes on Mondays.", valueJson: "monday" }, { itemKey: "release_day", scope: "user:u1" }),
+    );
+    // The search alone finds the user's card (its words), not the workspace's.
+    expect((await memorySearch(handle.db, ctx, { queryText: "hotfixes Mondays" }, noVectors)).relevant.map((n) => n.id)).toEqual([userFact]);
+    const context = await buildMemoryContext(handle.db, ctx, { queryText: "hotfixes Mondays", sessionId: "s1" }, noVectors);
+    expect(context.facts.map((n) => n.id)).toEqual([workspaceFact]);
+    expect(context.usedMemoryIds).not.toContain(userFact);
+    expect(context.prompt).not.toContain("Mondays");
+    expect(context.diagnostics.omittedNodeCount).toBeGreaterThanOrEqual(1);
   });
 
   it("reads only this turn's session and scopes it may read", async () => {

@@ -120,6 +120,22 @@ describe(`memory tree (${TEST_BACKEND})`, () => {
     expect(await completeJob(handle.db, again!, "survivor")).toBe(true);
   });
 
+  it("moves a job whose worker died on every attempt to dead instead of leasing it forever", async () => {
+    const t = await createTenant(handle.db);
+    await enqueueJob(handle.db, { tenantId: t, type: "hotness_decay", dedupeKey: `decay-crash:${t}`, maxAttempts: 2 });
+    for (const worker of ["crash-1", "crash-2"]) {
+      const [leased] = await leaseJobs(handle.db, { workerId: worker, limit: 1, leaseMs: 100, types: ["hotness_decay"] });
+      expect(leased, worker).toMatchObject({ leasedBy: worker });
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(await leaseJobs(handle.db, { workerId: "crash-3", limit: 1, leaseMs: 100, types: ["hotness_decay"] })).toEqual([]);
+    const [job] = await handle.db.select().from(memoryJobs).where(eq(memoryJobs.tenantId, t));
+    expect(job).toMatchObject({ status: "dead", attempts: 2, leasedUntil: null });
+    expect(job!.lastError).toMatch(/lease expired/);
+    // Its dedupe key is free again: the next day's job can be queued.
+    expect(await enqueueJob(handle.db, { tenantId: t, type: "hotness_decay", dedupeKey: `decay-crash:${t}` })).not.toBeNull();
+  });
+
   it("moves a job that keeps failing to dead after its attempts", async () => {
     const t = await createTenant(handle.db);
     await enqueueJob(handle.db, { tenantId: t, type: "digest", maxAttempts: 2 });

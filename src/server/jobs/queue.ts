@@ -33,18 +33,29 @@ export async function enqueueJob(db: DbOrTx, job: EnqueueJob): Promise<number | 
 
 /**
  * Leases up to `limit` runnable jobs for `workerId`: queued ones whose time has come, and running
- * ones whose lease expired (their worker died). FOR UPDATE SKIP LOCKED lets many workers poll the
+ * ones whose lease expired (their worker died) while attempts are left. FOR UPDATE SKIP LOCKED lets many workers poll the
  * same table without ever taking the same row; each lease counts as an attempt.
  */
 export async function leaseJobs(db: DbOrTx, params: { workerId: string; limit: number; leaseMs: number; types?: readonly JobType[] }): Promise<MemoryJob[]> {
   const typeFilter = params.types?.length ? sql`and type in (${sql.join(params.types.map((t) => sql`${t}`), sql`, `)})` : sql``;
+  // A job whose worker died on every attempt (a job that crashes its process) is not taken over again:
+  // it goes to dead, like one whose handler failed that often, instead of crashing the next worker forever.
   const rows = await queryRows<{ id: number }>(
     db,
-    sql`update memory_jobs set status = 'running', attempts = attempts + 1, leased_by = ${params.workerId},
+    sql`with exhausted as (
+          update memory_jobs set status = 'dead', leased_until = null, finished_at = now(), updated_at = now(),
+            last_error = coalesce(last_error || '; ', '') || 'the worker stopped during each of its ' || attempts || ' attempts (lease expired)'
+          where id in (
+            select id from memory_jobs
+            where status = 'running' and leased_until < now() and attempts >= max_attempts ${typeFilter}
+            for update skip locked
+          )
+        )
+        update memory_jobs set status = 'running', attempts = attempts + 1, leased_by = ${params.workerId},
           leased_until = now() + make_interval(secs => ${params.leaseMs / 1000}), updated_at = now()
         where id in (
           select id from memory_jobs
-          where ((status = 'queued' and run_at <= now()) or (status = 'running' and leased_until < now())) ${typeFilter}
+          where ((status = 'queued' and run_at <= now()) or (status = 'running' and leased_until < now() and attempts < max_attempts)) ${typeFilter}
           order by run_at, id
           limit ${params.limit}
           for update skip locked

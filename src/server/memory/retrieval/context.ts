@@ -110,17 +110,21 @@ export async function buildMemoryContext(db: DbOrTx, ctx: MemoryCallContext, raw
     if (sessionId && !sessionReadable && recent.ok && recent.value.length === 0) warnings.push(`session ${sessionId} is not readable with your grants; recalled without it`);
     if (relevant.ok && relevant.value?.warnings) warnings.push(...relevant.value.warnings);
 
-    // Standing cards are conflict-resolved as one set; cards the search found again are not repeated.
+    // Standing cards and search hits are conflict-resolved as one set: a hit that loses its slot to a
+    // standing card (the user's default under this session's override) is not recalled beside the
+    // winner. Cards the search found again are not repeated.
     const chain = { ...ctx.defaults, ...(sessionId ? { session: { type: "session" as const, id: sessionId } } : {}) };
-    const resolved = resolveConflicts(standing.ok ? standing.value.nodes : [], { now, chain });
+    const standingNodes = standing.ok ? standing.value.nodes : [];
+    const found = relevant.ok && relevant.value ? [...relevant.value.exact, ...relevant.value.relevant] : [];
+    const resolved = resolveConflicts([...standingNodes, ...found], { now, chain });
     const customAlways = standing.ok ? standing.value.customAlwaysIds : new Set<string>();
     const sectionOf = (node: MemoryNode): SectionName => (customAlways.has(node.id) ? "alwaysRecalled" : standingSection(node));
-    const standingIds = new Set(resolved.kept.map((n) => n.id));
-    const found = relevant.ok && relevant.value ? [...relevant.value.exact, ...relevant.value.relevant] : [];
-    const relevantNodes = found.filter((n) => !standingIds.has(n.id));
+    const standingIds = new Set(standingNodes.map((n) => n.id));
+    const keptStanding = resolved.kept.filter((n) => standingIds.has(n.id));
+    const relevantNodes = resolved.kept.filter((n) => !standingIds.has(n.id));
 
     const candidates: ContextItem[] = [
-      ...resolved.kept.map((node, order) => ({ section: sectionOf(node), id: node.id, text: nodeLine(node), node, order })),
+      ...keptStanding.map((node, order) => ({ section: sectionOf(node), id: node.id, text: nodeLine(node), node, order })),
       ...relevantNodes.map((node, order) => ({ section: "relevant" as const, id: node.id, text: nodeLine(node), node, order })),
       ...(summary.ok && summary.value ? [{ section: "summary" as const, id: summary.value.id, text: summary.value.summary, order: 0 }] : []),
       // Newest first for the budget; rendered oldest first (order = position in time).
@@ -149,7 +153,7 @@ export async function buildMemoryContext(db: DbOrTx, ctx: MemoryCallContext, raw
         enabled: true,
         storeStatus: failed > 0 ? "degraded" : "ok",
         warnings,
-        retrievedNodeCount: resolved.kept.length + relevantNodes.length,
+        retrievedNodeCount: resolved.kept.length,
         omittedNodeCount: resolved.omitted.length + searchOmitted + droppedNodes,
         tokenBudget: input.tokenBudget,
         usedTokens: selection.tokens,
