@@ -73,6 +73,22 @@ describe(`memory_write (${TEST_BACKEND})`, () => {
     expect(restated).toMatchObject({ confidence: 0.98, importance: 0.9 });
   });
 
+  it("refuses an update of valueJson alone, whose old content recall would keep showing, and names the content to send", async () => {
+    const t = await createTenant(handle.db);
+    const ctx = agentContext(t);
+    const [created] = (await memoryWrite(handle.db, ctx, { operations: [{ op: "create", kind: "language_preference", explicitUserIntent: true, node: { title: "Language", content: "Answer in English.", valueJson: "en" } }] })).results;
+    const update = (node: Record<string, unknown>) => memoryWrite(handle.db, ctx, { operations: [{ op: "update", targetId: created!.nodeId!, expectedRevision: 1, explicitUserIntent: true, node }] });
+    const valueOnly = await update({ valueJson: "zh-CN" });
+    expect(valueOnly).toMatchObject({ done: false, results: [{ status: "rejected", reason: "content_required" }] });
+    expect(valueOnly.results[0]!.message).toContain("Answer in English.");
+    expect(await nodesOf(t)).toHaveLength(1);
+    // The same value, or a value with the sentence that states it, goes through.
+    expect((await update({ valueJson: "en", title: "Reply language" })).results[0]).toMatchObject({ status: "updated", revision: 2 });
+    const [current] = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.status, "active")));
+    const restated = await memoryWrite(handle.db, ctx, { operations: [{ op: "update", targetId: current!.id, expectedRevision: 2, explicitUserIntent: true, node: { valueJson: "zh-CN", content: "Answer in Chinese." } }] });
+    expect(restated.results[0]).toMatchObject({ status: "updated", revision: 3 });
+  });
+
   it("keeps a supersede chain of three revisions, one active, linked both ways", async () => {
     const t = await createTenant(handle.db);
     const ctx = agentContext(t);

@@ -265,6 +265,16 @@ async function apply(tx: Transaction, env: Env, ctx: MemoryCallContext, index: n
   const itemKey = op.op === "supersede" ? (op.itemKey ?? (def.kind === target.kind ? target.itemKey : undefined)) : target.itemKey;
   const explicit = op.explicitUserIntent === true;
   const draft = buildDraft(env, ctx, { def, scope, itemKey, fields, explicit, allowDowngrade: false });
+  // Recall shows a card's content, not its value: a new value under the old sentence ("Answer in
+  // English." over "zh-CN") would keep recalling what the user changed.
+  if (op.op === "update" && op.node.content === undefined && canonicalJson(draft.valueJson ?? null) !== canonicalJson(target.valueJson ?? null)) {
+    throw new OperationFailure(
+      "rejected",
+      "content_required",
+      `This update changes valueJson of ${target.id} but not its content, which still says "${target.content.slice(0, 120)}" and is what recall shows. Send node.content stating the new value (and title if it names the old one).`,
+      { nodeId: target.id },
+    );
+  }
   // Sources of the earlier revision stay part of the new one's provenance.
   draft.sourceMessageIds = [...new Set([...target.sourceMessageIds, ...draft.sourceMessageIds])];
   // A supersede that restates the card word for word is no new fact either (same slot, same content: noop).

@@ -60,7 +60,7 @@ export function writeDescription(kinds: readonly KindDefinition[]): string {
   return [
     "Save or change durable memory. Send operations: a batch validated whole and committed in one transaction (all or nothing).",
     "- create: kind from the table below, node {title, content, valueJson}. Itemized kinds need itemKey: a short stable name (\"hermes_studio\", \"香菜\"), never a sentence, timestamp or random value. The server makes the canonical key: same slot + same content → noop (do not repeat it); same slot + new content → a new revision replacing the old.",
-    "- update / supersede / expire: targetId + expectedRevision from memory_get or memory_search. A conflict carries currentRevision: re-read with memory_get and retry; never overwrite blindly. Send only the fields to change in node, not the card as read (id, key, revision… are refused).",
+    "- update / supersede / expire: targetId + expectedRevision from memory_get or memory_search. A conflict carries currentRevision: re-read with memory_get and retry; never overwrite blindly. Send only the fields to change in node, not the card as read (id, key, revision… are refused); a new valueJson comes with the content that states it (recall shows the content).",
     "- node.sourceMessageIds: only ids message_append returned for this session's recent messages (turn.sessionId); never invent or reuse others.",
     `- ${EXPLICIT_INTENT_FLAG} only when the user explicitly asked to remember, change or correct this. Inferred facts stay in the session scope or are rejected.`,
     "- No secrets (passwords, keys, card numbers): they are refused.",
