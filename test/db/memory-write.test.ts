@@ -6,6 +6,8 @@ import { loadKindRegistry } from "~/server/memory/custom-kinds";
 import { findActiveNodes } from "~/server/memory/exact-query";
 import { getNodeHistory, readMemoryAsOf } from "~/server/memory/history";
 import { parseScopePattern } from "~/server/memory/scope";
+import { memoryForget } from "~/server/memory/forget";
+import { memorySearch } from "~/server/memory/retrieval/search";
 import { memoryWrite } from "~/server/memory/write";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { agentContext, createTenant, personContext } from "../support/memory";
@@ -339,6 +341,15 @@ describe(`memory_write (${TEST_BACKEND})`, () => {
     expect(await at(afterSecond)).toEqual(["pilot"]);
     expect(await at(new Date())).toEqual([]);
     expect(await at(new Date(Date.now() - 3_600_000))).toEqual([]);
+    // A fact the user has since forgotten is not recalled from the past either (search's asOf reads this).
+    const [pet] = (await memoryWrite(handle.db, ctx, { operations: [{ op: "create", kind: "custom_fact", itemKey: "pet", explicitUserIntent: true, node: { title: "Pet", content: "Has a cat named Miso.", valueJson: "cat" } }] })).results;
+    await sleep(30);
+    const beforeForget = new Date();
+    await sleep(30);
+    expect(await at(beforeForget)).toEqual(["cat"]);
+    await memoryForget(handle.db, personContext(t), { id: pet!.nodeId, expectedRevision: 1, reason: "user asked" });
+    expect(await at(beforeForget)).toEqual([]);
+    expect((await memorySearch(handle.db, ctx, { queryText: "cat Miso", asOf: beforeForget.toISOString() }, { embeddings: null })).relevant).toEqual([]);
   });
 
   it("validates input shape with an actionable error", async () => {

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, inArray, isNull, lte, or, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNull, lte, or, sql, type SQL } from "drizzle-orm";
 import type { DbOrTx } from "~/db/types";
 import { memoryAuditEvents, memoryNodeRecordColumns, memoryNodes, type MemoryAuditEvent } from "~/db/schema";
 import { notFound } from "~/server/errors";
@@ -49,7 +49,8 @@ export async function getNodeHistory(db: DbOrTx, ctx: Pick<MemoryCallContext, "t
 
 /**
  * What memory said at `asOf`: the revisions that were current then — created before it, not yet
- * superseded/expired/deleted, and not past their own expiry. Hard-deleted chains are gone for good.
+ * superseded/expired/deleted, and not past their own expiry. Hard-deleted chains are gone for good;
+ * chains forgotten since (soft) are left out.
  */
 export async function readMemoryAsOf(
   db: DbOrTx,
@@ -61,6 +62,9 @@ export async function readMemoryAsOf(
     lte(memoryNodes.createdAt, params.asOf),
     or(isNull(memoryNodes.endedAt), gt(memoryNodes.endedAt, params.asOf))!,
     or(isNull(memoryNodes.expiresAt), gt(memoryNodes.expiresAt, params.asOf))!,
+    // A chain the user has since forgotten is not recalled from the past either: its head is deleted
+    // (a restored chain's deleted revision has a successor, so it reads as before).
+    sql`not exists (select 1 from ${memoryNodes} as forgotten where forgotten.tenant_id = ${memoryNodes.tenantId} and forgotten.lineage_id = ${memoryNodes.lineageId} and forgotten.status = 'deleted' and forgotten.superseded_by_id is null)`,
   ];
   if (params.kinds?.length) conditions.push(inArray(memoryNodes.kind, params.kinds));
   const rows = await db
