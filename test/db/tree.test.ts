@@ -198,6 +198,31 @@ describe(`memory tree (${TEST_BACKEND})`, () => {
     expect(await activeCards(handle.db, t)).toEqual([]);
   });
 
+  it("does not bring back a forgotten fact the agent saved without citing the message, nor one erased (hard) with its citation", async () => {
+    const { t, u, ctx } = await capturingAgent(handle.db);
+    const forgetting = { ...ctx, forgetIntent: true };
+    // Soft forget of a card written in the agent's words, no sourceMessageIds.
+    await appendMessages(handle.db, ctx, { sessionId: "s1", userScopeId: u, messages: [{ role: "user", content: "记住：以后做饭别给我推荐香菜。" }] });
+    const [uncited] = await writeCards(handle.db, ctx, createOp("avoid_ingredient", { title: "不吃香菜", content: "推荐菜谱时避免香菜。", valueJson: "香菜" }, { itemKey: "香菜" }));
+    expect((await memoryForget(handle.db, forgetting, { id: uncited, expectedRevision: 1, reason: "算了，别记这个了" })).done).toBe(true);
+    // Hard forget of a card that cited its message (the message stays: no eraseEvidence).
+    const turn = await appendMessages(handle.db, ctx, { sessionId: "s1", userScopeId: u, messages: [{ role: "user", content: "记住：我对花生过敏。" }] });
+    const said = turn.messages[0]!.id;
+    const [cited] = await writeCards(handle.db, { ...ctx, trustedMessageIds: [said] }, createOp("food_avoidance", { title: "花生过敏", content: "对花生过敏。", valueJson: "花生", sourceMessageIds: [said] }, { itemKey: "花生" }));
+    expect((await memoryForget(handle.db, forgetting, { id: cited, expectedRevision: 1, mode: "hard", reason: "彻底删除" })).done).toBe(true);
+    await drainJobs(handle.db);
+    expect(await activeCards(handle.db, t)).toEqual([]);
+  });
+
+  it("leaves a fact the agent saved in its own words, uncited, as the agent wrote it", async () => {
+    const { t, u, ctx } = await capturingAgent(handle.db);
+    await appendMessages(handle.db, ctx, { sessionId: "s1", userScopeId: u, messages: [{ role: "user", content: "记住：以后做饭别给我推荐香菜。" }] });
+    const [id] = await writeCards(handle.db, ctx, createOp("avoid_ingredient", { title: "Avoid cilantro", content: "Never suggest cilantro (香菜) in recipes.", valueJson: "香菜" }, { itemKey: "香菜" }));
+    await drainJobs(handle.db);
+    const cards = await activeCards(handle.db, t);
+    expect(cards.map((c) => [c.id, c.revision, c.title])).toEqual([[id, 1, "Avoid cilantro"]]);
+  });
+
   it("extracts nothing from a request to forget, nor what it names from the messages before it", async () => {
     const { t, u, by } = await capturingAgent(handle.db);
     await appendMessages(handle.db, by, {

@@ -15,6 +15,7 @@ import {
 import { queryRows } from "~/db/raw";
 import { enqueueJob } from "~/server/jobs/queue";
 import { rebuildTopicSummary } from "~/server/tree/cold-path";
+import { ERASED_KINDS_FIELD } from "~/server/tree/extract-coverage";
 import { recordAudit } from "./audit";
 import type { Actor } from "./context";
 import type { ErasureReceipt } from "./forget-schema";
@@ -74,7 +75,7 @@ export async function eraseLineages(
 ): Promise<ErasureReceipt> {
   const { tenantId, lineageIds } = params;
   const rows = await tx
-    .select({ id: memoryNodes.id, sources: memoryNodes.sourceMessageIds })
+    .select({ id: memoryNodes.id, kind: memoryNodes.kind, sources: memoryNodes.sourceMessageIds })
     .from(memoryNodes)
     .where(and(eq(memoryNodes.tenantId, tenantId), inArray(memoryNodes.lineageId, lineageIds)));
   const nodeIds = rows.map((r) => r.id);
@@ -119,11 +120,28 @@ export async function eraseLineages(
       .returning({ id: memoryJobs.id }),
   );
 
+  const messageIds = [...new Set(rows.flatMap((r) => r.sources))];
   if (params.eraseEvidence) {
-    const messageIds = [...new Set(rows.flatMap((r) => r.sources))];
     if (messageIds.length) await eraseEvidence(tx, tenantId, messageIds, receipt);
+  } else if (messageIds.length) {
+    await markErasedKinds(tx, tenantId, rows);
   }
   return receipt;
+}
+
+/**
+ * A message kept after the cards it was saved in are erased says which kinds they were (names, no
+ * content), so that the background extractor does not make them again from it: with the cards gone,
+ * nothing else would tell it the message was handled.
+ */
+async function markErasedKinds(tx: Transaction, tenantId: string, rows: readonly { kind: string; sources: string[] }[]) {
+  const kindsByMessage = new Map<string, Set<string>>();
+  for (const row of rows) for (const source of row.sources) kindsByMessage.set(source, (kindsByMessage.get(source) ?? new Set()).add(row.kind));
+  for (const [messageId, kinds] of kindsByMessage) {
+    await tx.execute(sql`update ${memoryMessages} set metadata = jsonb_set(metadata, ${`{${ERASED_KINDS_FIELD}}`}::text[],
+        (select coalesce(jsonb_agg(distinct k), '[]'::jsonb) from jsonb_array_elements_text(coalesce(metadata->${ERASED_KINDS_FIELD}, '[]'::jsonb) || ${JSON.stringify([...kinds])}::jsonb) as k))
+      where tenant_id = ${tenantId} and id = ${messageId}`);
+  }
 }
 
 /** Erases messages and what was built on them (summaries, memory tree); counts go into `receipt`. */

@@ -1,8 +1,25 @@
+import { and, eq, gte, inArray, or, sql } from "drizzle-orm";
 import type { DbOrTx } from "~/db/types";
-import { NODE_STATUSES } from "~/db/schema";
+import { memoryNodes, NODE_STATUSES } from "~/db/schema";
 import { normalizeItemKey } from "~/server/memory/canonical-key";
 import { cardsCitingMessages } from "~/server/memory/citing-cards";
 import type { KindRegistry } from "~/server/memory/custom-kinds";
+import type { MemoryScope } from "~/server/memory/scope";
+import { scopePatternsCondition } from "~/server/memory/scope-sql";
+
+/** The extractor's actor id: its own cards are no one else's decision about a slot. */
+export const EXTRACTOR_ACTOR_ID = "extractor";
+
+/** Kinds of cards erased (hard delete) that cited a message, kept on the message (names only, no content). */
+export const ERASED_KINDS_FIELD = "erasedMemoryKinds";
+
+type Candidate = { kind: string; itemKey?: string };
+type ExtractedMessage = { id: string; metadata: Record<string, unknown> };
+
+const itemOf = (candidate: Candidate) => {
+  const item = candidate.itemKey ? normalizeItemKey(candidate.itemKey) : null;
+  return item?.ok ? item.itemKey : null;
+};
 
 /**
  * What the extractor must not propose again for a message: the cards that already cite it (the agent
@@ -10,15 +27,49 @@ import type { KindRegistry } from "~/server/memory/custom-kinds";
  * card has its kind or names the same item — "对花生过敏" saved by the agent as `food_avoidance:花生`
  * must not come back as a second card `avoid_ingredient:花生`. Cards in every status count: one the
  * user has since forgotten or corrected still means the message was handled, and proposing it again
- * would bring back what they deleted. One read for all the messages of an extraction run.
+ * would bring back what they deleted; so do the kinds of cards erased since (the message keeps their
+ * names, `ERASED_KINDS_FIELD`). One read for all the messages of an extraction run.
  */
-export async function capturedFromMessages(db: DbOrTx, params: { tenantId: string; messageIds: readonly string[]; registry: KindRegistry }) {
-  const citing = await cardsCitingMessages(db, { tenantId: params.tenantId, messageIds: params.messageIds, statuses: NODE_STATUSES });
-  return (messageId: string, candidate: { kind: string; itemKey?: string }): boolean => {
-    const cards = citing.get(messageId) ?? [];
+export async function capturedFromMessages(db: DbOrTx, params: { tenantId: string; messages: readonly ExtractedMessage[]; registry: KindRegistry }) {
+  const citing = await cardsCitingMessages(db, { tenantId: params.tenantId, messageIds: params.messages.map((m) => m.id), statuses: NODE_STATUSES });
+  return (message: ExtractedMessage, candidate: Candidate): boolean => {
+    const cards = citing.get(message.id) ?? [];
     const kind = params.registry.resolve(candidate.kind)?.kind ?? candidate.kind;
+    const erased = message.metadata[ERASED_KINDS_FIELD];
+    if (Array.isArray(erased) && erased.includes(kind)) return true;
     if (cards.some((card) => card.kind === kind)) return true;
-    const item = candidate.itemKey ? normalizeItemKey(candidate.itemKey) : null;
-    return item?.ok === true && cards.some((card) => card.itemKey === item.itemKey);
+    const item = itemOf(candidate);
+    return item !== null && cards.some((card) => card.itemKey === item);
   };
+}
+
+/**
+ * Whether someone other than the extractor decided about this slot (kind, and item when known) since
+ * `since`, in the scopes given: wrote a card of it, or forgot / expired one. The extractor runs a while
+ * after a message arrives; by then the agent may have saved the fact in its own words without citing
+ * the message (a second card, or a rewording over the agent's, would follow), or the user may have
+ * asked to forget it (extracting it would bring it back).
+ */
+export async function slotDecidedSince(db: DbOrTx, params: { tenantId: string; scopes: readonly MemoryScope[]; registry: KindRegistry; candidate: Candidate; since: Date }): Promise<boolean> {
+  if (params.scopes.length === 0) return false;
+  const kind = params.registry.resolve(params.candidate.kind)?.kind ?? params.candidate.kind;
+  const item = itemOf(params.candidate);
+  const since = params.since;
+  const [row] = await db
+    .select({ id: memoryNodes.id })
+    .from(memoryNodes)
+    .where(
+      and(
+        eq(memoryNodes.tenantId, params.tenantId),
+        scopePatternsCondition(params.scopes),
+        eq(memoryNodes.kind, kind),
+        item === null ? undefined : eq(memoryNodes.itemKey, item),
+        or(
+          and(eq(memoryNodes.status, "active"), gte(memoryNodes.updatedAt, since), sql`not (${memoryNodes.updatedByType} = 'system' and ${memoryNodes.updatedById} is not distinct from ${EXTRACTOR_ACTOR_ID})`),
+          and(inArray(memoryNodes.status, ["deleted", "expired"]), gte(memoryNodes.endedAt, since)),
+        ),
+      ),
+    )
+    .limit(1);
+  return row !== undefined;
 }

@@ -15,7 +15,7 @@ import { createLlmClient, parseJsonObject, type LlmClient } from "~/server/provi
 import { coolRecallHotness } from "~/server/memory/retrieval/recall-usage";
 import { decayTopicHotness, deepScoreSession, lastProcessedSeq, messagesAfter, routeTopicsForSession, sealSession, writeDailyDigest } from "./cold-path";
 import { capturerWriteScopes, type CapturerWriteScopes } from "./extract-authority";
-import { capturedFromMessages } from "./extract-coverage";
+import { capturedFromMessages, EXTRACTOR_ACTOR_ID, slotDecidedSince } from "./extract-coverage";
 import { EXPLICIT_CUE, extractOperations, FORGET_CUE, forgetRequestNames, type ExtractedOperation } from "./extract-rules";
 import { SUMMARY_EVERY_MESSAGES, SUMMARY_EVERY_TOKENS, summarizeIncrement } from "./summarize";
 import { llmSummaryIncrement } from "./summarize-llm";
@@ -42,7 +42,7 @@ function extractorContext(
   const workspace = permitted(message.workspaceId ? { type: "workspace", id: message.workspaceId } : undefined);
   if (!session) return null;
   const scopes = [session, user, workspace].filter((s): s is MemoryScope => s !== undefined);
-  return { tenantId, actor: { type: "system", id: "extractor" }, readScopes: scopes, writeScopes: scopes, defaults: { session, user, workspace }, trustedMessageIds: trusted };
+  return { tenantId, actor: { type: "system", id: EXTRACTOR_ACTOR_ID }, readScopes: scopes, writeScopes: scopes, defaults: { session, user, workspace }, trustedMessageIds: trusted };
 }
 
 async function llmOperations(llm: LlmClient, text: string): Promise<ExtractedOperation[]> {
@@ -73,7 +73,7 @@ export async function extractFromSession(db: Database, params: { tenantId: strin
   const messages = await messagesAfter(db, { tenantId: params.tenantId, sessionId: params.sessionId, afterSeq: after, limit: 200 });
   const registry = await loadKindRegistry(db, params.tenantId);
   const userMessages = messages.filter((m) => m.role === "user");
-  const captured = await capturedFromMessages(db, { tenantId: params.tenantId, messageIds: userMessages.map((m) => m.id), registry });
+  const captured = await capturedFromMessages(db, { tenantId: params.tenantId, messages: userMessages, registry });
   const allowedFor = capturerWriteScopes(db, params.tenantId);
   // "忘掉我不吃香菜" after "我不吃香菜": what a later request forgets is not extracted from before it.
   const forgetRequests = userMessages.filter((m) => FORGET_CUE.test(m.content));
@@ -94,7 +94,8 @@ export async function extractFromSession(db: Database, params: { tenantId: strin
         log("warn", `LLM extraction failed, rules only: ${error instanceof Error ? error.message : String(error)}`);
       }
     }
-    for (const candidate of candidates.filter((c) => !captured(message.id, c) && !forgottenLater(message, c))) {
+    for (const candidate of candidates.filter((c) => !captured(message, c) && !forgottenLater(message, c))) {
+      if (await slotDecidedSince(db, { tenantId: params.tenantId, scopes: ctx.writeScopes, registry, candidate, since: message.createdAt })) continue;
       const node = { ...candidate.node, sourceMessageIds: [message.id] };
       const scope = candidate.scopeHint === "workspace" ? (ctx.defaults.workspace ?? ctx.defaults.session) : candidate.scopeHint === "session" ? ctx.defaults.session : undefined;
       let operation: WriteOperation = {
