@@ -52,6 +52,15 @@ describe(`agent listener (${TEST_BACKEND})`, () => {
     expect(agentTrpcPath("/api/trpc/me.session")).toBeNull();
     expect(agentTrpcPath("/api/trpcx/tools.list")).toBeNull();
     expect(agentTrpcPath("/sign-in")).toBeNull();
+    expect(agentTrpcPath("/api/trpc/%E0%A4%A")).toBeNull();
+  });
+
+  it("answers a path that is not valid percent-encoding with 400 instead of leaving the socket open", async () => {
+    for (const path of ["/api/trpc/%E0%A4%A", "/api/trpc/tools.memory_search%", "/api/trpc/memory.list%ZZ?batch=1"]) {
+      const res = await call(path, { body: {} });
+      expect(res.status, path).toBe(400);
+      expect(JSON.parse(res.text), path).toMatchObject({ error: { data: { reason: "malformed_path" } } });
+    }
   });
 
   it("answers tool calls, errors included, exactly as the Next.js route does", async () => {

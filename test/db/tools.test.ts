@@ -409,6 +409,9 @@ describe(`agent tools over tRPC and MCP (${TEST_BACKEND})`, () => {
       expect(nested).toMatchObject({ status: 400, body: { error: { data: { reason: "too_deep" } } } });
       const get = await mcp(full, null, { method: "GET" });
       expect(get.status).toBe(405);
+      // A batch would count as one call against the key's rate limit: one message per POST.
+      const batch = await mcp(full, Array.from({ length: 100 }, (_, i) => rpc(i, "tools/call", { name: "memory_search", arguments: { queryText: "peanuts" } })));
+      expect(batch).toMatchObject({ status: 400, body: { error: { code: -32600, data: { reason: "batch_not_supported" } } } });
     });
   });
 });

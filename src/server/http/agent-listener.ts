@@ -21,12 +21,32 @@ import type { AgentListener } from "./front-door";
 /** Procedures an agent calls: they take a bearer key (agentProcedure) and never a session. */
 const isAgentProcedure = (name: string) => /^tools\.[A-Za-z_]+$/.test(name) || name === "me.agent";
 
+/** The decoded procedure path of a tRPC URL; undefined for any other URL, null when it is not valid percent-encoding. */
+function trpcPathOf(url: string | undefined): string | null | undefined {
+  if (!url?.startsWith(`${TRPC_ENDPOINT}/`)) return undefined;
+  const end = url.indexOf("?");
+  try {
+    return decodeURIComponent(url.slice(TRPC_ENDPOINT.length + 1, end === -1 ? undefined : end));
+  } catch {
+    return null;
+  }
+}
+
 /** The tRPC path of an agent call (`tools.memory_search`, or a batch of agent calls), else null. */
 export function agentTrpcPath(url: string | undefined): string | null {
-  if (!url?.startsWith(`${TRPC_ENDPOINT}/`)) return null;
-  const end = url.indexOf("?");
-  const path = decodeURIComponent(url.slice(TRPC_ENDPOINT.length + 1, end === -1 ? undefined : end));
-  return path.split(",").every(isAgentProcedure) ? path : null;
+  const path = trpcPathOf(url);
+  return path && path.split(",").every(isAgentProcedure) ? path : null;
+}
+
+/** `/api/trpc/%E0%A4%A`: answered here, since decoding it threw inside the listener and left the socket hanging. */
+function sendMalformedPath(res: ServerResponse) {
+  sendJson(res, 400, {
+    error: {
+      message: "The request path is not valid percent-encoding, so it names no procedure. Call e.g. POST /api/trpc/tools.memory_search with a JSON body.",
+      code: -32600,
+      data: { code: "BAD_REQUEST", httpStatus: 400, reason: "malformed_path" },
+    },
+  });
 }
 
 const isMcpPath = (url: string | undefined) => url === "/api/mcp" || url?.startsWith("/api/mcp?") === true;
@@ -127,6 +147,10 @@ async function serveMcp(req: IncomingMessage, res: ServerResponse, getDb: () => 
 /** A listener that serves `req` when it is an agent call and says so; otherwise leaves it alone and returns false. */
 export function createAgentListener(getDb: () => Promise<Database>): AgentListener {
   return (req, res) => {
+    if (trpcPathOf(req.url) === null) {
+      sendMalformedPath(res);
+      return true;
+    }
     const trpcPath = agentTrpcPath(req.url);
     if (trpcPath === null && !isMcpPath(req.url)) return false;
     const served = trpcPath !== null ? serveTrpc(req, res, trpcPath, getDb) : serveMcp(req, res, getDb);

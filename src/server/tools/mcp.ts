@@ -137,6 +137,11 @@ export async function handleMcpRequest(req: Request, deps: { db: Database; store
   } catch {
     return jsonRpcError(400, -32700, "Parse error: the body is not valid JSON. Send one JSON-RPC 2.0 request object.", { reason: "malformed_json" });
   }
+  // A JSON-RPC batch would pass the per-key rate limit as one call (a hundred searches for one hit);
+  // MCP has no batches since 2025-06-18, so one message per POST.
+  if (Array.isArray(parsed)) {
+    return jsonRpcError(400, -32600, "Invalid request: send one JSON-RPC message per POST (MCP has no batches since protocol 2025-06-18); send the items of this array one by one.", { reason: "batch_not_supported" });
+  }
   const problem = jsonShapeProblem(parsed, { maxDepth: 32, maxNodes: 50_000 });
   if (problem) return jsonRpcError(400, -32600, `Invalid request: ${problem.message}`, { reason: problem.reason });
 
