@@ -2,10 +2,10 @@ import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { asc, eq } from "drizzle-orm";
 import { getDatabase, type DatabaseHandle } from "~/db/client";
-import { API_KEY_PERMISSIONS, DEFAULT_API_KEY_PERMISSIONS, defaultApiKeyScopes, tenantMembers, tenants, users, type ApiKeyPermission } from "~/db/schema";
+import { API_KEY_PERMISSIONS, DEFAULT_API_KEY_PERMISSIONS, tenantMembers, tenants, users, type ApiKeyPermission } from "~/db/schema";
 import type { Database } from "~/db/types";
 import { addUserToTenant, findUserByEmail } from "~/server/auth/accounts";
-import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyView } from "~/server/auth/api-keys";
+import { createApiKey, keyScopesFrom, listApiKeys, memberRole, revokeApiKey, type ApiKeyView } from "~/server/auth/api-keys";
 import { keyScopesWithoutReach } from "~/server/auth/permissions";
 import { ServiceError } from "~/server/errors";
 import { exportJsonl, importJsonl } from "./transfer-commands";
@@ -160,16 +160,20 @@ export async function runCli(args: string[], options: CliOptions, open: () => Pr
         const owner = await findUserByEmail(db, options.user);
         if (!owner) throw new Error(`No user ${options.user}.`);
         const tenantId = await firstTenantId(db, options.tenant);
+        if (!(await memberRole(db, tenantId, owner.id))) throw new Error(`${owner.email} is not a member of organisation ${tenantId}; add them first: users add ${owner.email} --tenant ${tenantId}`);
         const permissions = (options.permissions ?? DEFAULT_API_KEY_PERMISSIONS.join(",")).split(",").map((p) => p.trim());
         const unknown = permissions.filter((p) => !(API_KEY_PERMISSIONS as readonly string[]).includes(p));
         if (unknown.length) throw new Error(`Unknown permission(s) ${unknown.join(", ")}; use ${API_KEY_PERMISSIONS.join(", ")}.`);
-        const days = options["expires-days"] ? Number(options["expires-days"]) : null;
+        // "30d" or 0 made a key that never expires, reported as created.
+        const daysText = options["expires-days"];
+        const days = daysText === undefined ? null : Number(daysText);
+        if (days !== null && !(Number.isFinite(days) && days > 0)) throw new Error(`--expires-days takes a positive number of days (e.g. 30), not "${daysText}"; leave it out for a key that does not expire.`);
         const { apiKey, secret } = await createApiKey(db, {
           tenantId,
           ownerUserId: owner.id,
           createdByUserId: null,
           name: options.name ?? "cli key",
-          scopes: options.scopes ? options.scopes.split(",").map((s) => s.trim()).filter(Boolean) : defaultApiKeyScopes(owner.id),
+          scopes: keyScopesFrom(options.scopes?.split(",").map((s) => s.trim()).filter(Boolean), owner.id),
           permissions: permissions as ApiKeyPermission[],
           expiresAt: days ? new Date(Date.now() + days * 86_400_000) : null,
         });

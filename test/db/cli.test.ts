@@ -177,4 +177,20 @@ describe(`operator CLI against the database (${TEST_BACKEND})`, () => {
     const defaults = await cli(["keys", "create"], { tenant: org.tenantId, user: memberEmail });
     expect(defaults.stdout.at(-1)).toMatch(/^Secret \(shown once, store it now\): mem_live_/);
   });
+  it("keys create: refuses an expiry that is no number of days, a malformed scope and an owner outside the organisation, creating nothing", async () => {
+    const org = await createOrg(handle.db);
+    const other = await createOrg(handle.db);
+    const memberEmail = (await handle.db.select({ email: users.email }).from(users).where(eq(users.id, org.memberId)))[0]!.email;
+    const before = await handle.db.select().from(apiKeys).where(eq(apiKeys.tenantId, org.tenantId));
+    for (const days of ["30d", "0", "-5"]) {
+      expect(await cli(["keys", "create"], { tenant: org.tenantId, user: memberEmail, "expires-days": days }), days).toMatchObject({ code: 1, stderr: [expect.stringMatching(/--expires-days takes a positive number of days/)] });
+    }
+    expect(await cli(["keys", "create"], { tenant: org.tenantId, user: memberEmail, scopes: "user:me,nonsense" })).toMatchObject({ code: 1, stderr: [expect.stringMatching(/"nonsense" is not a scope/)] });
+    expect(await cli(["keys", "create"], { tenant: other.tenantId, user: memberEmail })).toMatchObject({ code: 1, stderr: [expect.stringMatching(/is not a member of organisation/)] });
+    expect(await handle.db.select().from(apiKeys).where(eq(apiKeys.tenantId, org.tenantId))).toHaveLength(before.length);
+    const dated = await cli(["keys", "create"], { tenant: org.tenantId, user: memberEmail, "expires-days": "30" });
+    expect(dated.code).toBe(0);
+    const [newest] = await handle.db.select().from(apiKeys).where(eq(apiKeys.tenantId, org.tenantId)).orderBy(desc(apiKeys.createdAt)).limit(1);
+    expect(newest!.expiresAt!.getTime()).toBeGreaterThan(Date.now() + 29 * 86_400_000);
+  });
 });

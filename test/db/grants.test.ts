@@ -78,6 +78,8 @@ describe(`API keys and scope grants in the dashboard API (${TEST_BACKEND})`, () 
       cause: { reason: "unknown_owner" },
     });
     await expect(as(org.adminId).keys.create({ name: "x", permissions: ["memory:read"], scopes: ["nonsense"] })).rejects.toMatchObject({ code: "BAD_REQUEST", cause: { reason: "invalid_scope" } });
+    // A member may not lift the rate limit that protects the organisation from a runaway agent of theirs.
+    await expect(as(org.memberId).keys.create({ name: "x", permissions: ["memory:read"], rateLimitPerMinute: 100_000 })).rejects.toMatchObject({ code: "FORBIDDEN", cause: { reason: "admin_required" } });
     await expect(as(org.adminId).keys.create({ name: "x", permissions: ["memory:read"], expiresAt: "2000-01-01T00:00:00Z" })).rejects.toMatchObject({
       code: "BAD_REQUEST",
       cause: { reason: "expires_in_past" },

@@ -177,7 +177,11 @@ export const apiKeyCreateSchema = z.object({
 });
 export type ApiKeyCreateInput = z.input<typeof apiKeyCreateSchema>;
 
-async function memberRole(db: DbOrTx, tenantId: string, userId: string): Promise<TenantRole | undefined> {
+/** A key's scopes as given (checked and written canonically, once each), or the owner's defaults. */
+export const keyScopesFrom = (texts: readonly string[] | undefined, ownerUserId: string): string[] =>
+  [...new Set((texts ?? defaultApiKeyScopes(ownerUserId)).map((text) => formatScope(parseKeyScopePattern(text))))];
+
+export async function memberRole(db: DbOrTx, tenantId: string, userId: string): Promise<TenantRole | undefined> {
   const [row] = await db
     .select({ role: tenantMembers.role })
     .from(tenantMembers)
@@ -204,7 +208,11 @@ export async function issueApiKey(
   if (ownerUserId !== params.actorUserId && !(await memberRole(db, params.tenantId, ownerUserId))) {
     throw badRequest("unknown_owner", `User ${ownerUserId} is not a member of this organisation; add them first, or own the key yourself.`);
   }
-  const scopes = [...new Set((input.scopes ?? defaultApiKeyScopes(ownerUserId)).map((text) => formatScope(parseKeyScopePattern(text))))];
+  // The limit protects the organisation from a runaway agent: a member may not lift their own.
+  if (input.rateLimitPerMinute != null && actorRole !== "admin") {
+    throw forbidden("admin_required", "Only admins set a key's own rate limit; omit rateLimitPerMinute (the organisation's default applies) or ask an admin.");
+  }
+  const scopes = keyScopesFrom(input.scopes, ownerUserId);
   const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
   if (expiresAt && expiresAt.getTime() <= Date.now()) throw badRequest("expires_in_past", `expiresAt ${expiresAt.toISOString()} is already past; send a future time or omit it.`);
   const { apiKey, secret } = await createApiKey(db, {
