@@ -8,7 +8,7 @@ import { buildMemoryContext } from "~/server/memory/retrieval/context";
 import type { MemoryContextDiagnostics } from "~/server/memory/retrieval/context-schema";
 import { countTokens } from "~/server/memory/retrieval/token-count";
 import { cardsCitingMessages } from "~/server/memory/citing-cards";
-import { canEraseSession } from "~/server/memory/erase-session";
+import { canEraseSession, sessionOwnersColumn } from "~/server/memory/erase-session";
 import { scopeAllowed, type ScopePattern } from "~/server/memory/scope";
 import { getSummaryChain } from "~/server/memory/summaries";
 import { canReadAllSessions } from "./scopes";
@@ -105,8 +105,8 @@ export async function getSessionDetail(
         n: sql<number>`count(*)`.mapWith(Number),
         first: sql<number>`min(${memoryMessages.seq})`.mapWith(Number),
         last: sql<number>`max(${memoryMessages.seq})`.mapWith(Number),
-        // Whose conversation it is, as sessionOwner reads it: who may erase it.
-        owner: sql<string | null>`max(${memoryMessages.userScopeId})`,
+        // Whose conversation it is, as eraseSession reads it: who may erase it.
+        owners: sessionOwnersColumn(),
       })
       .from(memoryMessages)
       .where(and(eq(memoryMessages.tenantId, tenantId), eq(memoryMessages.sessionId, sessionId))),
@@ -143,7 +143,7 @@ export async function getSessionDetail(
     hasNewer: Boolean(last && total && last.seq < total.last),
     summaries: summaries.map(({ tenantId: _t, createdAt, ...s }) => ({ ...s, createdAt: createdAt.toISOString() })),
     cards: cards.map((c) => ({ ...c, updatedAt: c.updatedAt.toISOString() })),
-    erasable: canEraseSession(params.writeScopes, sessionId, total?.owner ?? null),
+    erasable: canEraseSession(params.writeScopes, sessionId, total?.owners ?? []),
   };
 }
 

@@ -10,22 +10,27 @@ export type SessionErasureReceipt = ConversationErasure & { sessionId: string };
 
 export type SessionErasureResult = { done: boolean; reason?: string; message: string; receipt?: SessionErasureReceipt };
 
-/** Whose conversation it is (the person its messages were captured for, when known), and how many messages it holds. */
-async function sessionOwner(db: DbOrTx, params: { tenantId: string; sessionId: string }): Promise<{ owner: string | null; messages: number }> {
+/** Aggregate over a session's messages: every person they were captured for (null when none is known). */
+export const sessionOwnersColumn = () => sql<string[] | null>`array_agg(distinct ${memoryMessages.userScopeId}) filter (where ${memoryMessages.userScopeId} is not null)`;
+
+/** Whose conversation it is (every person its messages were captured for), and how many messages it holds. */
+async function sessionOwners(db: DbOrTx, params: { tenantId: string; sessionId: string }): Promise<{ owners: string[]; messages: number }> {
   const [row] = await db
-    .select({ owner: sql<string | null>`max(${memoryMessages.userScopeId})`, messages: sql<number>`count(*)`.mapWith(Number) })
+    .select({ owners: sessionOwnersColumn(), messages: sql<number>`count(*)`.mapWith(Number) })
     .from(memoryMessages)
     .where(and(eq(memoryMessages.tenantId, params.tenantId), eq(memoryMessages.sessionId, params.sessionId)));
-  return { owner: row?.owner ?? null, messages: row?.messages ?? 0 };
+  return { owners: row?.owners ?? [], messages: row?.messages ?? 0 };
 }
 
 /**
- * Erasing a conversation takes write access to it and to its owner's profile: a member may erase their
- * own conversations, an admin anyone's (a member's default `session:*` grant alone would let them erase
- * colleagues' conversations). A conversation without a known owner needs write access to every profile.
+ * Erasing a conversation takes write access to it and to the profile of everyone it was captured for:
+ * a member may erase their own conversations, an admin anyone's (a member's default `session:*` grant
+ * alone would let them erase colleagues' conversations; with one owner picked by `max`, a message of
+ * their own added to a colleague's conversation let them erase it). No known owner: every profile.
  */
-export const canEraseSession = (writeScopes: readonly ScopePattern[], sessionId: string, owner: string | null) =>
-  scopeAllowed({ type: "session", id: sessionId }, writeScopes) && scopeAllowed({ type: "user", id: owner ?? "*" }, writeScopes);
+export const canEraseSession = (writeScopes: readonly ScopePattern[], sessionId: string, owners: readonly string[]) =>
+  scopeAllowed({ type: "session", id: sessionId }, writeScopes) &&
+  (owners.length ? owners : ["*"]).every((owner) => scopeAllowed({ type: "user", id: owner }, writeScopes));
 
 /**
  * Erases a whole conversation for good, in one transaction: its messages, its summary chain, the memory
@@ -38,8 +43,8 @@ export async function eraseSession(db: Database, ctx: MemoryCallContext, input: 
   const { sessionId } = input;
   const missing: SessionErasureResult = { done: false, reason: "not_found", message: `No session ${sessionId} you can read. Nothing was erased.` };
   if (!scopeAllowed({ type: "session", id: sessionId }, ctx.readScopes)) return missing;
-  const [{ owner, messages }, [card]] = await Promise.all([
-    sessionOwner(db, { tenantId, sessionId }),
+  const [{ owners, messages }, [card]] = await Promise.all([
+    sessionOwners(db, { tenantId, sessionId }),
     db
       .select({ id: memoryNodes.id })
       .from(memoryNodes)
@@ -47,8 +52,8 @@ export async function eraseSession(db: Database, ctx: MemoryCallContext, input: 
       .limit(1),
   ]);
   if (messages === 0 && !card) return missing;
-  if (!canEraseSession(ctx.writeScopes, sessionId, owner)) {
-    return { done: false, reason: "not_allowed", message: `Erasing session ${sessionId} needs write access to it and to its owner's profile (${owner ? `user:${owner}` : "every profile"}): your own conversations, or an admin. Nothing was erased.` };
+  if (!canEraseSession(ctx.writeScopes, sessionId, owners)) {
+    return { done: false, reason: "not_allowed", message: `Erasing session ${sessionId} needs write access to it and to its owners' profiles (${owners.length ? owners.map((o) => `user:${o}`).join(", ") : "every profile"}): your own conversations, or an admin. Nothing was erased.` };
   }
   return db.transaction(async (tx) => {
     const erased = await eraseConversation(tx, { tenantId, sessionId, now: new Date() });

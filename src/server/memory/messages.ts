@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { and, asc, count, desc, eq, lt, sql, type SQL } from "drizzle-orm";
 import { memoryMessages } from "~/db/schema";
 import type { Database, DbOrTx } from "~/db/types";
-import { badRequest } from "~/server/errors";
+import { badRequest, forbidden } from "~/server/errors";
 import type { MemoryCallContext } from "./context";
 import { enqueueEmbedJobs } from "./embeddings";
 import { ingestCapturedMessages, type CapturedMessage } from "~/server/tree/ingest";
@@ -182,6 +182,25 @@ async function sessionTail(db: DbOrTx, tenantId: string, sessionId: string, limi
 }
 
 /**
+ * A conversation is one person's: captured for another user, it is not the caller's to add to. Anyone
+ * granted `session:*` could otherwise put words into a colleague's conversation — into their agent's
+ * recalled recent messages — and become one of its owners. Messages with no user say nothing.
+ */
+async function assertSessionOwnedBy(db: DbOrTx, params: { tenantId: string; sessionId: string; userScopeId: string | null | undefined }) {
+  if (!params.userScopeId) return;
+  const [other] = await db
+    .select({ id: memoryMessages.id })
+    .from(memoryMessages)
+    .where(and(eq(memoryMessages.tenantId, params.tenantId), eq(memoryMessages.sessionId, params.sessionId), sql`${memoryMessages.userScopeId} <> ${params.userScopeId}`))
+    .limit(1);
+  if (other) {
+    throw forbidden("session_of_another_user", `Session ${params.sessionId} is another user's conversation; nothing was stored. Capture this turn under a session id of its own (one per conversation and user).`, {
+      sessionId: params.sessionId,
+    });
+  }
+}
+
+/**
  * Appends a batch of turns to a session in one transaction. Each message gets a deterministic id;
  * a message already stored is reported with `duplicate: true` and left as it is (append-only).
  */
@@ -199,6 +218,7 @@ export async function appendMessages(
   const incoming = input.messages.map((message) => ({ ...message, content: redactSensitive(message.content) }));
   return db.transaction(async (tx) => {
     await lockSessionMessages(tx, tenantId, sessionId);
+    await assertSessionOwnedBy(tx, { tenantId, sessionId, userScopeId: input.userScopeId });
     const tail = await sessionTail(tx, tenantId, sessionId, incoming.length);
     const replayed = replayedPrefixLength(tenantId, sessionId, tail, incoming);
 
