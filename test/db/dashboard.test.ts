@@ -6,6 +6,7 @@ import { addUserToTenant, registerAccount } from "~/server/auth/accounts";
 import { createApiKey } from "~/server/auth/api-keys";
 import { buildUserCallContext } from "~/server/auth/permissions";
 import { auditCsvHeader, auditCsvLine, auditFilterFromSearchParams, iterateAuditEvents } from "~/server/dashboard/audit";
+import { getCardDetail } from "~/server/dashboard/card-detail";
 import { cardFilterFromSearchParams, cardFilterToSearchParams } from "~/server/dashboard/card-filter";
 import { browseCards, foldCategoryTree } from "~/server/dashboard/cards";
 import { dayRange } from "~/server/dashboard/stats";
@@ -494,5 +495,20 @@ describe(`dashboard queries and procedures (${TEST_BACKEND})`, () => {
       expect(await admin.api.admin.kinds.remove({ kind: "hobby" })).toEqual({ kind: "hobby" });
       expect(await outsider.api.admin.kinds.list()).toEqual([]);
     });
+  });
+
+  it("shows a card's evidence only from conversations the viewer may read, and says how much it left out", async () => {
+    const t = (await registerAccount(handle.db, { email: `evidence-${Date.now()}@example.org`, password: "evidence password", openSignup: true })).tenantId;
+    const said = await appendMessages(handle.db, { tenantId: t, actor: { type: "api_key", id: "key_test" } }, { sessionId: "alice-private", userScopeId: "u1", messages: [{ role: "user", content: "My salary is 9000." }] });
+    const ids = said.messages.map((m) => m.id);
+    const [cardId] = await writeCards(handle.db, agentContext(t, { trustedMessageIds: ids }), createOp("custom_fact", { title: "Salary", content: "Earns 9000.", valueJson: "9000", sourceMessageIds: ids }, { itemKey: "salary", scope: "user:u1" }));
+    const narrow = { tenantId: t, readScopes: ["user:u1", "session:team-standup"].map(parseScopePattern) };
+    const detail = await getCardDetail(handle.db, narrow, cardId!);
+    expect(detail).toMatchObject({ evidence: [], missingEvidenceIds: [], hiddenEvidenceCount: 1 });
+    const lines: string[] = [];
+    for await (const card of exportCards(handle.db, { ...narrow, includeEvidence: true })) lines.push(JSON.stringify(card));
+    expect(lines.join("\n")).not.toContain("My salary");
+    const wide = await getCardDetail(handle.db, { tenantId: t, readScopes: ["user:u1", "session:*"].map(parseScopePattern) }, cardId!);
+    expect(wide).toMatchObject({ evidence: [{ content: "My salary is 9000." }], hiddenEvidenceCount: 0 });
   });
 });

@@ -70,9 +70,9 @@ export async function AuditTimeline({ events }: { events: AuditEntry[] }) {
 }
 
 /** Evidence messages, each linked to its place in its session. */
-export async function EvidenceList({ messages, missing }: { messages: EvidenceMessage[]; missing: string[] }) {
+export async function EvidenceList({ messages, missing, hidden = 0 }: { messages: EvidenceMessage[]; missing: string[]; hidden?: number }) {
   const { t } = await getI18n();
-  if (messages.length === 0 && missing.length === 0) return <p className="text-sm text-zinc-500">{t("card.noEvidence")}</p>;
+  if (messages.length === 0 && missing.length === 0 && hidden === 0) return <p className="text-sm text-zinc-500">{t("card.noEvidence")}</p>;
   return (
     <div className="space-y-2">
       <ul className="space-y-2">
@@ -90,6 +90,7 @@ export async function EvidenceList({ messages, missing }: { messages: EvidenceMe
         ))}
       </ul>
       {missing.length ? <p className="text-xs text-zinc-500">{t("card.evidenceErased", { n: missing.length })}</p> : null}
+      {hidden ? <p className="text-xs text-zinc-500">{t("card.evidenceHidden", { n: hidden })}</p> : null}
     </div>
   );
 }

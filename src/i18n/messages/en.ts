@@ -185,6 +185,7 @@ export const en = {
   "card.changeDetails": "Before / after",
   "card.noEvidence": "No evidence messages: this card was written without citing the conversation.",
   "card.evidenceErased": "{n} cited message(s) no longer exist (erased).",
+  "card.evidenceHidden": "{n} cited message(s) are in conversations you may not read.",
   "card.notCurrent": "This revision is {status}.",
   "card.viewCurrent": "View the current revision",
   "card.chainEnded": "This memory is {status}; it is no longer recalled.",

@@ -187,6 +187,7 @@ export const zh: Record<MessageKey, string> = {
   "card.changeDetails": "修改前 / 修改后",
   "card.noEvidence": "没有证据消息：此卡片写入时未引用对话。",
   "card.evidenceErased": "{n} 条被引用的消息已不存在（已删除）。",
+  "card.evidenceHidden": "{n} 条被引用的消息属于你无权查看的对话。",
   "card.notCurrent": "此版本{status}。",
   "card.viewCurrent": "查看当前版本",
   "card.chainEnded": "此记忆{status}，不会再被召回。",

@@ -3,6 +3,7 @@ import type { MemoryAuditEvent } from "~/db/schema";
 import type { MemoryCallContext } from "~/server/memory/context";
 import { getMemoryNode, getNodeHistory } from "~/server/memory/history";
 import { getMessagesByIds } from "~/server/memory/messages";
+import { sessionReadable } from "./sessions";
 import type { MemoryNode } from "~/server/memory/node-view";
 import { recallUsageOf } from "~/server/memory/retrieval/recall-usage";
 import { memorySearch } from "~/server/memory/retrieval/search";
@@ -40,6 +41,8 @@ export type CardDetail = {
   evidence: EvidenceMessage[];
   /** Cited ids no longer in the log (erased evidence). */
   missingEvidenceIds: string[];
+  /** Cited messages of conversations the viewer may not read (not shown). */
+  hiddenEvidenceCount: number;
   /** Whether the viewer may change this card's scope (edit, expire, forget). */
   writable: boolean;
   /** How often agents were handed this revision, and the whole chain; its hotness (search boosts by it). */
@@ -79,13 +82,17 @@ export async function getCardDetail(db: DbOrTx, ctx: ReadCtx, id: string): Promi
   const own = usage.get(id);
   const lastRecalls = [...usage.values()].map((u) => u.lastRecalledAt.getTime());
   const found = new Set(messages.map((m) => m.id));
+  // A profile card readable by a member whose grants leave out the conversation it was said in:
+  // the card is theirs to read, the chat is not.
+  const readable = messages.filter((m) => sessionReadable(ctx.readScopes, m.sessionId));
   return {
     node,
     revisions: history.revisions.map((r) => ({ ...r, createdByLabel: label(r.createdBy).label, updatedByLabel: label(r.updatedBy).label })),
     currentId: history.revisions.find((r) => r.status === "active")?.id ?? null,
     events: events.reverse(),
-    evidence: messages.map((m) => ({ id: m.id, sessionId: m.sessionId, seq: m.seq, role: m.role, content: m.content, createdAt: m.createdAt.toISOString() })),
+    evidence: readable.map((m) => ({ id: m.id, sessionId: m.sessionId, seq: m.seq, role: m.role, content: m.content, createdAt: m.createdAt.toISOString() })),
     missingEvidenceIds: cited.filter((c) => !found.has(c)),
+    hiddenEvidenceCount: messages.length - readable.length,
     writable: scopeAllowed(parseScope(node.scope), ctx.writeScopes ?? []),
     usage: {
       recallCount: own?.recallCount ?? 0,

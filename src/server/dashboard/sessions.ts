@@ -22,7 +22,8 @@ export type SessionListItem = {
   lastMessageAt: string;
 };
 
-const sessionReadable = (readScopes: readonly ScopePattern[], sessionId: string) => scopeAllowed({ type: "session", id: sessionId }, readScopes);
+/** A conversation is readable by its session scope: its messages are shown only then (session pages, a card's evidence, exports). */
+export const sessionReadable = (readScopes: readonly ScopePattern[], sessionId: string) => scopeAllowed({ type: "session", id: sessionId }, readScopes);
 
 /** Sessions the viewer may read (any, with `session:*`; else the ones granted by id), most recent first. */
 export async function listReadableSessions(

@@ -5,6 +5,7 @@ import { memoryNodes, NODE_STATUSES } from "~/db/schema";
 import { recordAudit } from "~/server/memory/audit";
 import type { MemoryCallContext } from "~/server/memory/context";
 import { getMessagesByIds } from "~/server/memory/messages";
+import { sessionReadable } from "./sessions";
 import { formatScope, parseScope, type ScopePattern } from "~/server/memory/scope";
 import { memoryWrite } from "~/server/memory/write";
 import { WRITE_LIMITS } from "~/server/memory/write-schema";
@@ -87,6 +88,7 @@ export async function exportCardsPage(db: DbOrTx, params: ExportParams & { after
       card.evidence = row.sourceMessageIds
         .map((id) => evidence.get(id))
         .filter((m) => m !== undefined)
+        .filter((m) => sessionReadable(params.readScopes, m.sessionId))
         .map((m) => ({ id: m.id, sessionId: m.sessionId, role: m.role, content: m.content, createdAt: m.createdAt.toISOString() }));
     }
     return card;

@@ -19,7 +19,7 @@ export default async function MemoryCardPage({ params }: { params: Promise<{ id:
   const [detail, kinds, i18n] = await Promise.all([attempt(() => api.memory.card({ id: decodeURIComponent(id) })), api.memory.kinds(), getI18n()]);
   if (!detail.ok) notFound();
   const { t, number } = i18n;
-  const { node, revisions, events, evidence, missingEvidenceIds, currentId, writable, usage } = detail.data;
+  const { node, revisions, events, evidence, missingEvidenceIds, hiddenEvidenceCount, currentId, writable, usage } = detail.data;
   const isCurrent = node.status === "active";
   // A forgotten or expired card that nothing replaced can be brought back.
   const restorable = writable && !currentId && (node.status === "deleted" || node.status === "expired");
@@ -111,7 +111,7 @@ export default async function MemoryCardPage({ params }: { params: Promise<{ id:
             />
           </Panel>
           <Panel title={t("card.provenance")} description={t("card.provenanceHint")}>
-            <EvidenceList messages={evidence} missing={missingEvidenceIds} />
+            <EvidenceList messages={evidence} missing={missingEvidenceIds} hidden={hiddenEvidenceCount} />
           </Panel>
           <Panel title={t("card.auditTimeline")}>
             <AuditTimeline events={events} />
