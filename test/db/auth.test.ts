@@ -1,8 +1,9 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiKeys, memoryAuditEvents, users } from "~/db/schema";
+import { accounts, apiKeys, memoryAuditEvents, users } from "~/db/schema";
 import { AccountError, addUserToTenant, registerAccount, verifyCredentials } from "~/server/auth/accounts";
 import { createApiKey, hashApiKeySecret } from "~/server/auth/api-keys";
+import { resolveExternalUser, verifiedGitHubEmail } from "~/server/auth/external-accounts";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { TENANT_COOKIE } from "~/server/auth/tenant-cookie";
 import { callerAs } from "../support/trpc";
@@ -31,6 +32,24 @@ describe(`sign-in and the procedure ladder (${TEST_BACKEND})`, () => {
       reason: "signup_closed",
     });
     await expect(registerAccount(handle.db, { email: "admin@example.com", password: "again password", openSignup: true })).rejects.toBeInstanceOf(AccountError);
+  });
+
+  it("links a GitHub / OIDC identity to an existing account only by an email the provider verified", async () => {
+    const identity = (providerAccountId: string, email: string, emailVerified: boolean) => ({ provider: "oidc", providerAccountId, type: "oauth", email, emailVerified, name: null, image: null });
+    const linkedTo = async (providerAccountId: string) => (await handle.db.select().from(accounts).where(eq(accounts.providerAccountId, providerAccountId))).map((a) => a.userId);
+    // Someone who registered the admin's address at a self-service issuer, unverified: refused.
+    expect(await resolveExternalUser(handle.db, identity("attacker-1", "admin@example.com", false), true)).toBeNull();
+    expect(await linkedTo("attacker-1")).toEqual([]);
+    // Nor does an unverified address open a new account under open sign-up.
+    expect(await resolveExternalUser(handle.db, identity("newcomer-1", "newcomer@example.com", false), true)).toBeNull();
+    expect(await handle.db.select().from(users).where(eq(users.email, "newcomer@example.com"))).toEqual([]);
+    // Verified: linked, and the same identity maps to that user from then on.
+    expect(await resolveExternalUser(handle.db, identity("admin-sso", "Admin@Example.com", true), false)).toBe(admin.userId);
+    expect(await resolveExternalUser(handle.db, { ...identity("admin-sso", "changed@example.com", false) }, false)).toBe(admin.userId);
+    // GitHub: the primary verified address, else another verified one, never an unverified one.
+    expect(verifiedGitHubEmail([{ email: "a@x.org", primary: true, verified: false }, { email: "b@x.org", primary: false, verified: true }])).toBe("b@x.org");
+    expect(verifiedGitHubEmail([{ email: "c@x.org", primary: false, verified: true }, { email: "d@x.org", primary: true, verified: true }])).toBe("d@x.org");
+    expect(verifiedGitHubEmail([{ email: "e@x.org", primary: true, verified: false }])).toBeNull();
   });
 
   it("stores a salted scrypt hash, never the password", async () => {

@@ -6,7 +6,7 @@ import type { Provider } from "next-auth/providers/index";
 import { getDb } from "~/db/client";
 import { env } from "~/env";
 import { verifyCredentials } from "./accounts";
-import { resolveExternalUser } from "./external-accounts";
+import { resolveExternalUser, verifiedGitHubEmail } from "./external-accounts";
 import { authSecret } from "./secret";
 
 declare module "next-auth" {
@@ -18,7 +18,20 @@ declare module "next-auth" {
 function externalProviders(): Provider[] {
   const providers: Provider[] = [];
   if (env.GITHUB_ID && env.GITHUB_SECRET) {
-    providers.push(GitHubProvider({ clientId: env.GITHUB_ID, clientSecret: env.GITHUB_SECRET }));
+    const github = GitHubProvider({ clientId: env.GITHUB_ID, clientSecret: env.GITHUB_SECRET });
+    providers.push({
+      ...github,
+      // The profile's email becomes the verified one from /user/emails (scope user:email), or none.
+      userinfo: {
+        url: "https://api.github.com/user",
+        async request({ client, tokens }: { client: { userinfo: (token: string) => Promise<Record<string, unknown>> }; tokens: { access_token?: string } }) {
+          const profile = await client.userinfo(tokens.access_token ?? "");
+          const res = await fetch("https://api.github.com/user/emails", { headers: { Authorization: `token ${tokens.access_token}`, Accept: "application/vnd.github+json" } });
+          const email = res.ok ? verifiedGitHubEmail((await res.json()) as Parameters<typeof verifiedGitHubEmail>[0]) : null;
+          return { ...profile, email, email_verified: email !== null };
+        },
+      },
+    } as Provider);
   }
   if (env.OIDC_ISSUER && env.OIDC_CLIENT_ID && env.OIDC_CLIENT_SECRET) {
     providers.push({
@@ -66,7 +79,7 @@ export const authOptions: NextAuthOptions = {
     ...externalProviders(),
   ],
   callbacks: {
-    async signIn({ user, account }) {
+    async signIn({ user, account, profile }) {
       if (!account || account.provider === "credentials") return true;
       const userId = await resolveExternalUser(
         await getDb(),
@@ -75,6 +88,8 @@ export const authOptions: NextAuthOptions = {
           providerAccountId: account.providerAccountId,
           type: account.type,
           email: user.email ?? null,
+          // OIDC's claim (some issuers send it as the text "true"); GitHub's as set by its userinfo above.
+          emailVerified: [true, "true"].includes((profile as { email_verified?: unknown } | undefined)?.email_verified as boolean | string),
           name: user.name ?? null,
           image: user.image ?? null,
         },
