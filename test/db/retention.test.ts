@@ -50,6 +50,19 @@ describe(`retention of operational records (${TEST_BACKEND})`, () => {
     expect(await count(memoryJobs, a, eq(memoryJobs.status, "queued"))).toBe(4);
   });
 
+  it("keeps each session's last extraction run (where extraction stopped), however old", async () => {
+    const tenantId = await createTenant(handle.db);
+    const extract = (sessionId: string, days: number, lastSeq: number) =>
+      handle.db.insert(memoryJobs).values({ tenantId, type: "extract", status: "succeeded", payload: { sessionId }, result: { lastSeq }, createdAt: ago(days), finishedAt: ago(days) }).returning({ id: memoryJobs.id });
+    const [older] = await extract("s-week", 20, 10);
+    const [last] = await extract("s-week", 9, 42);
+    const [other] = await extract("s-other", 30, 7);
+    await pruneExpiredRecords(handle.db, { queryLogDays: 0, idempotencyDays: 0, finishedJobDays: 7 });
+    const kept = (await handle.db.select({ id: memoryJobs.id }).from(memoryJobs).where(eq(memoryJobs.tenantId, tenantId))).map((r) => r.id).sort();
+    expect(kept).toEqual([last!.id, other!.id].sort());
+    expect(kept).not.toContain(older!.id);
+  });
+
   it("keeps everything when a retention is 0, and finds nothing left on a second run", async () => {
     const t = await seedTenant([100, 200]);
     expect(await pruneExpiredRecords(handle.db, { queryLogDays: 0, idempotencyDays: 0, finishedJobDays: 0 })).toEqual({ queryLog: 0, idempotencyKeys: 0, jobs: 0 });

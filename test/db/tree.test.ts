@@ -1,8 +1,8 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { and, eq } from "drizzle-orm";
+import { and, desc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { memoryChunks, memoryJobs, memoryNodes, memoryTopics, memoryTreeSummaries } from "~/db/schema";
+import { memoryChunks, memoryJobs, memoryMessages, memoryNodes, memorySummaries, memoryTopics, memoryTreeSummaries } from "~/db/schema";
 import { revokeApiKey } from "~/server/auth/api-keys";
 import { setGrant } from "~/server/auth/scope-grants";
 import { completeJob, enqueueJob, leaseJobs } from "~/server/jobs/queue";
@@ -12,7 +12,7 @@ import { memoryForget } from "~/server/memory/forget";
 import { parseScopePattern } from "~/server/memory/scope";
 import { getLatestSummary } from "~/server/memory/summaries";
 import { createLlmClient } from "~/server/providers/llm";
-import { decayTopicHotness, SEAL_THRESHOLD } from "~/server/tree/cold-path";
+import { decayTopicHotness, SEAL_THRESHOLD, SESSION_BATCH } from "~/server/tree/cold-path";
 import { EXTRACT_DELAY_MS } from "~/server/tree/ingest";
 import { treeJobHandlers } from "~/server/tree/jobs";
 import { drainJobs } from "../support/jobs";
@@ -221,6 +221,22 @@ describe(`memory tree (${TEST_BACKEND})`, () => {
     await drainJobs(handle.db);
     const cards = await activeCards(handle.db, t);
     expect(cards.map((c) => [c.id, c.revision, c.title])).toEqual([[id, 1, "Avoid cilantro"]]);
+  });
+
+  it("works through a backfill larger than one batch: every message is extracted, summarized and scored", async () => {
+    const { t, u, ctx } = await capturingAgent(handle.db);
+    const total = SESSION_BATCH.messages + 30;
+    const messages = Array.from({ length: total }, (_, i) => ({ role: "user" as const, content: i === total - 1 ? "记住：以后做饭别给我推荐香菜。" : `Backfilled note number ${i + 1} about the garden shed.` }));
+    for (let i = 0; i < total; i += 100) await appendMessages(handle.db, ctx, { sessionId: "s-backfill", userScopeId: u, messages: messages.slice(i, i + 100) });
+    await drainJobs(handle.db);
+    // The last message of the backfill was read by the extractor (a card from it), and summaries reach it.
+    const cards = await activeCards(handle.db, t);
+    expect(cards.some((c) => c.itemKey === "香菜")).toBe(true);
+    const pending = await handle.db.select().from(memoryChunks).where(and(eq(memoryChunks.tenantId, t), eq(memoryChunks.admission, "pending")));
+    expect(pending).toEqual([]);
+    const [latest] = await handle.db.select().from(memorySummaries).where(eq(memorySummaries.tenantId, t)).orderBy(desc(memorySummaries.createdAt)).limit(1);
+    const [lastMessage] = await handle.db.select().from(memoryMessages).where(and(eq(memoryMessages.tenantId, t), eq(memoryMessages.sessionId, "s-backfill"))).orderBy(desc(memoryMessages.seq)).limit(1);
+    expect(latest!.toMessageId).toBe(lastMessage!.id);
   });
 
   it("extracts nothing from a request to forget, nor what it names from the messages before it", async () => {

@@ -8,8 +8,9 @@ import { env } from "~/env";
 /**
  * How long operational records are kept (days; 0 keeps them). None of them is memory: the query
  * log feeds the dashboard's usage charts, idempotency replies answer retried tool calls, finished
- * jobs are history. Without pruning they grow with every request (a busy key logs ~100 searches/s).
- * Dead-lettered jobs are never pruned here: someone has to look at them.
+ * jobs are history (but for each session's last extraction run, its watermark). Without pruning they
+ * grow with every request (a busy key logs ~100 searches/s). Dead-lettered jobs are never pruned
+ * here: someone has to look at them.
  */
 export type RetentionPolicy = { queryLogDays: number; idempotencyDays: number; finishedJobDays: number };
 
@@ -43,7 +44,17 @@ const PRUNED: Record<keyof PruneCounts, { table: PgTable; key: string; days: (p:
     table: memoryJobs,
     key: "id",
     days: (p) => p.finishedJobDays,
-    old: (tenantId, cut) => and(eq(memoryJobs.tenantId, tenantId), eq(memoryJobs.status, "succeeded"), lt(memoryJobs.createdAt, cut)),
+    old: (tenantId, cut) =>
+      and(
+        eq(memoryJobs.tenantId, tenantId),
+        eq(memoryJobs.status, "succeeded"),
+        lt(memoryJobs.createdAt, cut),
+        // A session's last extraction run holds where extraction stopped (its result's lastSeq,
+        // lastProcessedSeq): pruned, a conversation resumed after a week was extracted again from its start.
+        sql`${memoryJobs.id} not in (select distinct on (payload->>'sessionId') id from memory_jobs
+              where tenant_id = ${tenantId} and type = 'extract' and status = 'succeeded' and (result->>'lastSeq') is not null
+              order by payload->>'sessionId', finished_at desc)`,
+      ),
   },
 };
 

@@ -11,6 +11,18 @@ import { HOTNESS } from "./hotness";
 import { normalizeTopicName } from "./ingest";
 
 export const SEAL_THRESHOLD = 10;
+/** What one run of a session's cold-path job takes on; a full batch queues the next run (continueLater). */
+export const SESSION_BATCH = { chunks: 200, topicChunks: 500, messages: 200 } as const;
+
+/**
+ * Queues the next run of a session's job when this one took a full batch: the dedupe key merges every
+ * enqueue while one is queued, so without it a backfill of 1,000 messages stopped after the first 200
+ * until new traffic came. A second later, so this run has finished (its result is the next one's
+ * watermark) before the next is leased.
+ */
+export async function continueLater(db: DbOrTx, params: { tenantId: string; type: "deep_score" | "entities" | "seal" | "extract" | "summarize"; sessionId: string }) {
+  await enqueueJob(db, { tenantId: params.tenantId, type: params.type, dedupeKey: `${params.type}:${params.sessionId}`, payload: { sessionId: params.sessionId }, runAt: new Date(Date.now() + 1000) });
+}
 const KEEP_WORDS = /记住|偏好|喜欢|预算|必须|重要|\bremember\b|\bprefer|\bbudget\b|\bmust\b|\bimportant\b/i;
 const body = (canonical: string) => canonical.replace(/^\[role:[^\n]*\n\n/, "");
 const visibleLength = (text: string) => [...text.replace(/\s+/g, "")].length;
@@ -29,7 +41,7 @@ export async function deepScoreSession(db: Database, params: { tenantId: string;
     .from(memoryChunks)
     .where(and(eq(memoryChunks.tenantId, params.tenantId), eq(memoryChunks.sessionId, params.sessionId), eq(memoryChunks.admission, "pending")))
     .orderBy(asc(memoryChunks.seq))
-    .limit(200);
+    .limit(SESSION_BATCH.chunks);
   let admitted = 0;
   for (const chunk of pending) {
     let verdict = deepScoreByRules(body(chunk.content), chunk.fastScore);
@@ -56,6 +68,7 @@ export async function deepScoreSession(db: Database, params: { tenantId: string;
       .where(and(eq(memoryChunks.tenantId, params.tenantId), eq(memoryChunks.id, chunk.id), eq(memoryChunks.admission, "pending")));
   }
   if (admitted > 0) await enqueueJob(db, { tenantId: params.tenantId, type: "entities", dedupeKey: `entities:${params.sessionId}`, payload: { sessionId: params.sessionId } });
+  if (pending.length === SESSION_BATCH.chunks) await continueLater(db, { tenantId: params.tenantId, type: "deep_score", sessionId: params.sessionId });
   return { scored: pending.length, admitted };
 }
 
@@ -74,7 +87,7 @@ export async function routeTopicsForSession(db: Database, params: { tenantId: st
         notExists(db.select({ one: sql`1` }).from(memoryChunkTopics).where(and(eq(memoryChunkTopics.tenantId, tenantId), eq(memoryChunkTopics.chunkId, memoryChunks.id)))),
       ),
     )
-    .limit(500);
+    .limit(SESSION_BATCH.topicChunks);
   let links = 0;
   for (const chunk of chunks) {
     const topics = new Map<string, { name: string; type: "project" | "person" | "place" | "tool" | "entity" }>();
@@ -108,6 +121,7 @@ export async function routeTopicsForSession(db: Database, params: { tenantId: st
     .from(memoryChunks)
     .where(and(eq(memoryChunks.tenantId, tenantId), eq(memoryChunks.sessionId, sessionId), eq(memoryChunks.admission, "admitted")));
   if (n >= SEAL_THRESHOLD) await enqueueJob(db, { tenantId, type: "seal", dedupeKey: `seal:${sessionId}`, payload: { sessionId } });
+  if (chunks.length === SESSION_BATCH.topicChunks) await continueLater(db, { tenantId, type: "entities", sessionId });
   return { chunks: chunks.length, links };
 }
 
@@ -204,7 +218,7 @@ export async function sealSession(db: Database, params: { tenantId: string; sess
     for (const { topicId } of topicRows) await rebuildTopicSummary(tx, { tenantId, topicId });
   });
   // More may be waiting.
-  await enqueueJob(db, { tenantId, type: "seal", dedupeKey: `seal:${sessionId}`, payload: { sessionId }, runAt: new Date(Date.now() + 1000) });
+  await continueLater(db, { tenantId, type: "seal", sessionId });
   return { sealed: chunks.length, summaryId: id };
 }
 

@@ -13,7 +13,7 @@ import { memoryWrite } from "~/server/memory/write";
 import type { WriteOperation } from "~/server/memory/write-schema";
 import { createLlmClient, parseJsonObject, type LlmClient } from "~/server/providers/llm";
 import { coolRecallHotness } from "~/server/memory/retrieval/recall-usage";
-import { decayTopicHotness, deepScoreSession, lastProcessedSeq, messagesAfter, routeTopicsForSession, sealSession, writeDailyDigest } from "./cold-path";
+import { continueLater, decayTopicHotness, deepScoreSession, lastProcessedSeq, messagesAfter, routeTopicsForSession, sealSession, SESSION_BATCH, writeDailyDigest } from "./cold-path";
 import { capturerWriteScopes, type CapturerWriteScopes } from "./extract-authority";
 import { capturedFromMessages, EXTRACTOR_ACTOR_ID, slotDecidedSince } from "./extract-coverage";
 import { EXPLICIT_CUE, extractOperations, FORGET_CUE, forgetRequestNames, type ExtractedOperation } from "./extract-rules";
@@ -70,7 +70,7 @@ async function llmOperations(llm: LlmClient, text: string): Promise<ExtractedOpe
 /** 000's extraction: propose operations from new user messages and write them through the normal rules. */
 export async function extractFromSession(db: Database, params: { tenantId: string; sessionId: string; llm: LlmClient | null }) {
   const after = await lastProcessedSeq(db, { tenantId: params.tenantId, sessionId: params.sessionId, type: "extract" });
-  const messages = await messagesAfter(db, { tenantId: params.tenantId, sessionId: params.sessionId, afterSeq: after, limit: 200 });
+  const messages = await messagesAfter(db, { tenantId: params.tenantId, sessionId: params.sessionId, afterSeq: after, limit: SESSION_BATCH.messages });
   const registry = await loadKindRegistry(db, params.tenantId);
   const userMessages = messages.filter((m) => m.role === "user");
   const captured = await capturedFromMessages(db, { tenantId: params.tenantId, messages: userMessages, registry });
@@ -122,6 +122,7 @@ export async function extractFromSession(db: Database, params: { tenantId: strin
       else rejected++;
     }
   }
+  if (messages.length === SESSION_BATCH.messages) await continueLater(db, { tenantId: params.tenantId, type: "extract", sessionId: params.sessionId });
   return { lastSeq: messages.at(-1)?.seq ?? after, messages: messages.length, written, rejected };
 }
 
@@ -136,7 +137,7 @@ export async function summarizeSession(db: Database, params: { tenantId: string;
     const [to] = await db.select({ seq: memoryMessages.seq }).from(memoryMessages).where(and(eq(memoryMessages.tenantId, params.tenantId), eq(memoryMessages.id, latest.toMessageId)));
     afterSeq = to?.seq ?? 0;
   }
-  const fresh = await messagesAfter(db, { ...params, afterSeq, limit: 200 });
+  const fresh = await messagesAfter(db, { ...params, afterSeq, limit: SESSION_BATCH.messages });
   const tokens = fresh.reduce((sum, m) => sum + countTokens(m.content), 0);
   if (fresh.length < SUMMARY_EVERY_MESSAGES && tokens < SUMMARY_EVERY_TOKENS) return { appended: false, pending: fresh.length };
   let next: ReturnType<typeof summarizeIncrement> & { generator?: string } = summarizeIncrement(latest, fresh);
@@ -154,6 +155,7 @@ export async function summarizeSession(db: Database, params: { tenantId: string;
     toMessageId: fresh.at(-1)!.id,
     ...next,
   });
+  if (fresh.length === SESSION_BATCH.messages) await continueLater(db, { tenantId: params.tenantId, type: "summarize", sessionId: params.sessionId });
   return { appended: true, summaryId: summary.id, lastSeq: fresh.at(-1)!.seq };
 }
 
