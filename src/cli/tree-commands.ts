@@ -65,12 +65,12 @@ export async function runWorkerFromCli(db: Database) {
 }
 
 /**
- * After a model change (EMBEDDING_MODEL/PROVIDER): queue embeddings for every current card that has
- * no vector for the configured model, then process them here with a progress bar.
+ * After a model change (EMBEDDING_MODEL/PROVIDER/DIMENSIONS): queue embeddings for every current card
+ * that has no vector for the configured model at its dimension, then process them here with a progress bar.
  */
 export async function reembedTenant(db: Database, tenantId: string) {
   const provider = getEmbeddingProvider();
-  const queued = await enqueueMissingEmbeddings(db, { tenantId, model: provider.model, limit: 1_000_000 });
+  const queued = await enqueueMissingEmbeddings(db, { tenantId, model: provider.model, dimensions: provider.dimensions, limit: 1_000_000 });
   out(`Queued ${queued} card(s) for ${provider.model} (${provider.dimensions} dimensions).`);
   const progress = createProgress("embedding", queued);
   let done = 0;

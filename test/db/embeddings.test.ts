@@ -67,9 +67,11 @@ describe(`embeddings through the job queue (${TEST_BACKEND})`, () => {
     expect(result.relevant[0]?.matchedBy).toEqual(expect.arrayContaining(["full_text", "vector"]));
     expect(result.relevant[0]?.score?.vector).toBeGreaterThan(0.2);
 
-    // Switching models: cards without a vector for the new model are queued again.
-    expect(await enqueueMissingEmbeddings(handle.db, { tenantId, model: "test-hash" })).toBe(0);
-    expect(await enqueueMissingEmbeddings(handle.db, { tenantId, model: "another-model" })).toBe(2);
+    // Switching models or sizes: cards without a vector for the new one are queued again.
+    expect(await enqueueMissingEmbeddings(handle.db, { tenantId, model: "test-hash", dimensions: 64 })).toBe(0);
+    expect(await enqueueMissingEmbeddings(handle.db, { tenantId, model: "test-hash", dimensions: 128 })).toBe(2);
+    await handle.db.update(memoryJobs).set({ status: "succeeded" }).where(and(eq(memoryJobs.tenantId, tenantId), eq(memoryJobs.status, "queued")));
+    expect(await enqueueMissingEmbeddings(handle.db, { tenantId, model: "another-model", dimensions: 64 })).toBe(2);
     expect((await jobsOf(tenantId)).filter((j) => j.status === "queued")).toHaveLength(2);
     // Re-embedding unchanged text is skipped by its content hash.
     expect(await embedTargets(handle.db, local, { tenantId, targets: written.results.map((r) => ({ kind: "node" as const, id: r.nodeId! })) })).toMatchObject({ embedded: 0, unchanged: 2 });

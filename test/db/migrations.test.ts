@@ -6,10 +6,12 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "~/db/client";
 import { DataDirectoryLockedError } from "~/db/embedded-lock";
-import { ensureEmbeddingIndex } from "~/db/embedding-index";
+import { embeddingIndexName, ensureEmbeddingIndex } from "~/db/embedding-index";
 import { DEFAULT_MIGRATIONS_FOLDER, MigrationError, readMigrationFiles, runMigrations } from "~/db/migrate";
 import { queryRows } from "~/db/raw";
-import { users } from "~/db/schema";
+import { memoryEmbeddings, tenants, users } from "~/db/schema";
+import { newId } from "~/server/ids";
+import { appendMessages } from "~/server/memory/messages";
 import type { Database } from "~/db/types";
 import { createEmptyServerDatabase, openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 
@@ -94,7 +96,25 @@ describe(`migrations (${TEST_BACKEND})`, () => {
     const name = await ensureEmbeddingIndex(handle.db, "test-model", 3);
     expect(await ensureEmbeddingIndex(handle.db, "test-model", 3)).toBe(name);
     const [index] = await queryRows<{ indexdef: string }>(handle.db, sql`select indexdef from pg_indexes where indexname = ${name}`);
-    expect(index?.indexdef).toMatch(/USING hnsw \(\(\(embedding\)::vector\(3\)\) vector_cosine_ops\) WHERE \(model = 'test-model'/);
+    expect(index?.indexdef).toMatch(/USING hnsw \(\(\(embedding\)::vector\(3\)\) vector_cosine_ops\) WHERE \(\(model = 'test-model'::text\) AND \(dimensions = 3\)\)/);
+  });
+
+  it("moves a model to a new dimension: the old size's index goes, rows of both sizes coexist, inserts of the new size work", async () => {
+    const tenantId = newId("ten");
+    await handle.db.insert(tenants).values({ id: tenantId, name: "dims", slug: tenantId });
+    const { messages } = await appendMessages(handle.db, { tenantId, actor: { type: "system", id: null } }, { sessionId: "dims", messages: [{ role: "user", content: "one" }, { role: "user", content: "two" }] });
+    const vector = (n: number) => Array.from({ length: n }, (_, i) => (i + 1) / n);
+    const insert = (messageId: string, dimensions: number) =>
+      handle.db.insert(memoryEmbeddings).values({ tenantId, id: newId("emb"), messageId, model: "resized-model", dimensions, embedding: vector(dimensions), contentHash: "h" });
+    const small = await ensureEmbeddingIndex(handle.db, "resized-model", 3);
+    await insert(messages[0]!.id, 3);
+    const large = await ensureEmbeddingIndex(handle.db, "resized-model", 4);
+    await insert(messages[1]!.id, 4);
+    const names = (await queryRows<{ name: string }>(handle.db, sql`select indexname as name from pg_indexes where indexname like 'memory_embeddings_hnsw_resized%'`)).map((r) => r.name);
+    expect(names).toEqual([large]);
+    expect(names).not.toContain(small);
+    // Another model's index is left alone.
+    expect((await queryRows(handle.db, sql`select 1 from pg_indexes where indexname = ${embeddingIndexName("test-model", 3)}`)).length).toBe(1);
   });
 
   it("is a no-op when run again", async () => {

@@ -59,14 +59,14 @@ async function loadTexts(db: DbOrTx, tenantId: string, kind: EmbedTargetKind, id
   return new Map(rows.map((row) => [row.id, evidenceEmbeddingText(row.content)]));
 }
 
-/** content_hash of the stored vector per owner, for this model. */
-async function storedHashes(db: DbOrTx, tenantId: string, model: string, kind: EmbedTargetKind, ids: string[]): Promise<Map<string, string>> {
+/** content_hash of the stored vector per owner, for this model at this dimension (a vector of another size is stale). */
+async function storedHashes(db: DbOrTx, tenantId: string, model: string, dimensions: number, kind: EmbedTargetKind, ids: string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
   const owner = ownerColumn[kind];
   const rows = await db
     .select({ owner, hash: memoryEmbeddings.contentHash })
     .from(memoryEmbeddings)
-    .where(and(eq(memoryEmbeddings.tenantId, tenantId), eq(memoryEmbeddings.model, model), anyOf(owner, ids)));
+    .where(and(eq(memoryEmbeddings.tenantId, tenantId), eq(memoryEmbeddings.model, model), eq(memoryEmbeddings.dimensions, dimensions), anyOf(owner, ids)));
   return new Map(rows.filter((r) => r.owner !== null).map((r) => [r.owner!, r.hash]));
 }
 
@@ -82,7 +82,7 @@ export async function embedTargets(db: DbOrTx, provider: EmbeddingProvider, para
   for (const kind of ["node", "message", "chunk"] as const) {
     const ids = [...new Set(params.targets.filter((t) => t.kind === kind).map((t) => t.id))];
     if (ids.length === 0) continue;
-    const [texts, hashes] = await Promise.all([loadTexts(db, params.tenantId, kind, ids), storedHashes(db, params.tenantId, provider.model, kind, ids)]);
+    const [texts, hashes] = await Promise.all([loadTexts(db, params.tenantId, kind, ids), storedHashes(db, params.tenantId, provider.model, provider.dimensions, kind, ids)]);
     outcome.missing += ids.length - texts.size;
     const todo: { id: string; text: string; hash: string }[] = [];
     for (const [id, text] of texts) {
@@ -160,10 +160,10 @@ export function enqueueEmbedJobs(db: DbOrTx, params: { tenantId: string; targets
 }
 
 /**
- * Queues embed jobs for current cards without a vector for `model` — after switching models, or
+ * Queues embed jobs for current cards without a vector for `model` at `dimensions` — after switching models or sizes, or
  * for cards written before the queue existed. Returns how many were queued (at most `limit`).
  */
-export async function enqueueMissingEmbeddings(db: DbOrTx, params: { tenantId: string; model: string; limit?: number }): Promise<number> {
+export async function enqueueMissingEmbeddings(db: DbOrTx, params: { tenantId: string; model: string; dimensions: number; limit?: number }): Promise<number> {
   const rows = await db
     .select({ id: memoryNodes.id })
     .from(memoryNodes)
@@ -171,7 +171,7 @@ export async function enqueueMissingEmbeddings(db: DbOrTx, params: { tenantId: s
       and(
         eq(memoryNodes.tenantId, params.tenantId),
         eq(memoryNodes.status, "active"),
-        sql`not exists (select 1 from ${memoryEmbeddings} e where e.tenant_id = ${memoryNodes.tenantId} and e.node_id = ${memoryNodes.id} and e.model = ${params.model})`,
+        sql`not exists (select 1 from ${memoryEmbeddings} e where e.tenant_id = ${memoryNodes.tenantId} and e.node_id = ${memoryNodes.id} and e.model = ${params.model} and e.dimensions = ${params.dimensions})`,
       ),
     )
     .limit(Math.min(Math.max(Math.trunc(params.limit ?? 1000), 1), 10_000));
