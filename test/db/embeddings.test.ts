@@ -7,6 +7,7 @@ import { appendMessages } from "~/server/memory/messages";
 import { memorySearch } from "~/server/memory/retrieval/search";
 import { memoryWrite } from "~/server/memory/write";
 import { createLocalEmbeddingProvider } from "~/server/providers/embeddings/local";
+import { EmbeddingProviderError } from "~/server/providers/embeddings/openai";
 import type { EmbeddingProvider } from "~/server/providers/embeddings/types";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { agentContext, createTenant } from "../support/memory";
@@ -105,6 +106,25 @@ describe(`embeddings through the job queue (${TEST_BACKEND})`, () => {
     const [dead] = await jobsOf(tenantId);
     expect(dead).toMatchObject({ status: "dead", attempts: 2 });
     expect(await vectorsOf(tenantId)).toHaveLength(0);
+  });
+
+  it("embeds the rest of a batch when the provider refuses one input for good, and dead-letters only that one", async () => {
+    const tenantId = await createTenant(handle.db);
+    await memoryWrite(handle.db, agentContext(tenantId), { operations: [card("violin", "Plays the violin."), card("novel", `Writing a novel: ${"长文".repeat(50)}`), card("chess", "Plays chess.")] });
+    await isolate(tenantId);
+    // An endpoint that refuses one input as too long (HTTP 400: not retryable), and so every batch holding it.
+    const picky: EmbeddingProvider = {
+      ...local,
+      embed: async (texts) => {
+        if (texts.some((t) => t.includes("长文"))) throw new EmbeddingProviderError("embedding_http_error", "The embedding endpoint answered HTTP 400: input too long.", false);
+        return local.embed(texts);
+      },
+    };
+    expect(await processEmbedJobs(handle.db, { provider: picky })).toMatchObject({ leased: 3, succeeded: 2, dead: 1, retried: 0 });
+    const jobs = await jobsOf(tenantId);
+    expect(jobs.map((j) => j.status).sort()).toEqual(["dead", "succeeded", "succeeded"]);
+    expect(jobs.find((j) => j.status === "dead")).toMatchObject({ attempts: 1, lastError: expect.stringContaining("HTTP 400") });
+    expect(await vectorsOf(tenantId)).toHaveLength(2);
   });
 
   it("takes over a job whose lease ran out, and never gives one job to two workers", async () => {

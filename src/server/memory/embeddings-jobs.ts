@@ -3,6 +3,7 @@ import type { MemoryJob } from "~/db/schema";
 import type { Database } from "~/db/types";
 import { newId } from "~/server/ids";
 import { completeJobs, failJob, leaseJobs } from "~/server/jobs/queue";
+import { ServiceError } from "~/server/errors";
 import { log } from "~/server/log";
 import { getEmbeddingProvider, type EmbeddingProvider } from "~/server/providers/embeddings";
 import { embedTargets, type EmbedTarget, type EmbedTargetKind } from "./embeddings";
@@ -85,20 +86,37 @@ export async function processEmbedJobs(
       out.dead += failed.dead;
     }
     const valid = tenantJobs.filter((job) => targetOf(job.payload));
-    if (valid.length === 0) continue;
-    try {
-      const outcome = await embedTargets(db, provider, { tenantId, targets: valid.map((job) => targetOf(job.payload)!) });
-      await completeJobs(db, valid, workerId, { model: provider.model, ...outcome });
-      out.succeeded += valid.length;
-      out.embedded += outcome.embedded;
-    } catch (error) {
-      log("warn", `embed jobs failed for tenant ${tenantId}: ${error instanceof Error ? error.message : String(error)}`);
-      const failed = await failEmbedJobs(db, valid, workerId, error);
-      out.retried += failed.retried;
-      out.dead += failed.dead;
-    }
+    if (valid.length > 0) await embedJobBatch(db, provider, { tenantId, jobs: valid, workerId, out });
   }
   return out;
+}
+
+/** A provider's answer that retrying will not change (HTTP 400 or 413: an input it refuses). */
+const isPermanentProviderError = (error: unknown) => error instanceof ServiceError && error.details?.retryable === false;
+
+/**
+ * Embeds one tenant's jobs in one provider call. When the provider refuses the batch for good, each
+ * job is tried on its own: one input it refuses (too long for its context, say) no longer takes up to
+ * 49 others down with it, retried together until all were dead; the refused one is dead at once.
+ */
+async function embedJobBatch(db: Database, provider: EmbeddingProvider, params: { tenantId: string; jobs: readonly MemoryJob[]; workerId: string; out: ProcessEmbedJobsResult }) {
+  const { tenantId, jobs, workerId, out } = params;
+  try {
+    const outcome = await embedTargets(db, provider, { tenantId, targets: jobs.map((job) => targetOf(job.payload)!) });
+    await completeJobs(db, jobs, workerId, { model: provider.model, ...outcome });
+    out.succeeded += jobs.length;
+    out.embedded += outcome.embedded;
+  } catch (error) {
+    const permanent = isPermanentProviderError(error);
+    if (permanent && jobs.length > 1) {
+      for (const job of jobs) await embedJobBatch(db, provider, { ...params, jobs: [job] });
+      return;
+    }
+    log("warn", `embed jobs failed for tenant ${tenantId}: ${error instanceof Error ? error.message : String(error)}`);
+    const failed = await failEmbedJobs(db, permanent ? jobs.map((job) => ({ ...job, attempts: job.maxAttempts })) : jobs, workerId, error);
+    out.retried += failed.retried;
+    out.dead += failed.dead;
+  }
 }
 
 /**
