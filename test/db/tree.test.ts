@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { and, desc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { memoryChunks, memoryJobs, memoryMessages, memoryNodes, memorySummaries, memoryTopics, memoryTreeSummaries } from "~/db/schema";
+import { memoryChunks, memoryChunkTopics, memoryJobs, memoryMessages, memoryNodes, memorySummaries, memoryTopics, memoryTreeSummaries } from "~/db/schema";
 import { revokeApiKey } from "~/server/auth/api-keys";
 import { setGrant } from "~/server/auth/scope-grants";
 import { completeJob, enqueueJob, leaseJobs } from "~/server/jobs/queue";
@@ -12,7 +12,7 @@ import { memoryForget } from "~/server/memory/forget";
 import { parseScopePattern } from "~/server/memory/scope";
 import { getLatestSummary } from "~/server/memory/summaries";
 import { createLlmClient } from "~/server/providers/llm";
-import { decayTopicHotness, SEAL_THRESHOLD, SESSION_BATCH } from "~/server/tree/cold-path";
+import { decayTopicHotness, routeTopicsForSession, SEAL_THRESHOLD, sealSession, SESSION_BATCH } from "~/server/tree/cold-path";
 import { EXTRACT_DELAY_MS } from "~/server/tree/ingest";
 import { treeJobHandlers } from "~/server/tree/jobs";
 import { drainJobs } from "../support/jobs";
@@ -118,6 +118,25 @@ describe(`memory tree (${TEST_BACKEND})`, () => {
     expect(again).toMatchObject({ id: first!.id, attempts: 2, leasedBy: "survivor" });
     expect(await completeJob(handle.db, first!, "dies")).toBe(false);
     expect(await completeJob(handle.db, again!, "survivor")).toBe(true);
+  });
+
+  it("seals a set of chunks once and counts each mention once when two runs of a session's job overlap", async () => {
+    const { t, u, ctx } = await capturingAgent(handle.db);
+    const messages = Array.from({ length: SEAL_THRESHOLD }, (_, i) => ({ role: "user" as const, content: `Review ${i + 1} of https://github.com/acme/hermes: the release slipped again.` }));
+    await appendMessages(handle.db, ctx, { sessionId: "s-twins", userScopeId: u, messages });
+    await handle.db.update(memoryChunks).set({ admission: "admitted" }).where(and(eq(memoryChunks.tenantId, t), eq(memoryChunks.sessionId, "s-twins")));
+    const [routedA, routedB] = await Promise.all([routeTopicsForSession(handle.db, { tenantId: t, sessionId: "s-twins" }), routeTopicsForSession(handle.db, { tenantId: t, sessionId: "s-twins" })]);
+    const links = await handle.db.select().from(memoryChunkTopics).where(eq(memoryChunkTopics.tenantId, t));
+    expect(links).toHaveLength(SEAL_THRESHOLD);
+    expect(routedA.links + routedB.links).toBe(links.length);
+    const topics = await handle.db.select().from(memoryTopics).where(eq(memoryTopics.tenantId, t));
+    for (const topic of topics) expect(topic.mentionCount, topic.name).toBe(links.filter((l) => l.topicId === topic.id).length);
+    const [sealA, sealB] = await Promise.all([sealSession(handle.db, { tenantId: t, sessionId: "s-twins", llm: null }), sealSession(handle.db, { tenantId: t, sessionId: "s-twins", llm: null })]);
+    expect([sealA.sealed, sealB.sealed].sort()).toEqual([0, SEAL_THRESHOLD]);
+    const l1 = await handle.db.select().from(memoryTreeSummaries).where(and(eq(memoryTreeSummaries.tenantId, t), eq(memoryTreeSummaries.level, 1)));
+    expect(l1).toHaveLength(1);
+    const chunks = await handle.db.select().from(memoryChunks).where(and(eq(memoryChunks.tenantId, t), eq(memoryChunks.sessionId, "s-twins")));
+    expect(chunks.every((c) => c.admission === "sealed" && c.sealedIntoId === l1[0]!.id)).toBe(true);
   });
 
   it("moves a job whose worker died on every attempt to dead instead of leasing it forever", async () => {

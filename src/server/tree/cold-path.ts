@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, lte, notExists, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, lte, notExists, sql } from "drizzle-orm";
 import type { Database, DbOrTx } from "~/db/types";
 import { memoryChunks, memoryChunkTopics, memoryJobs, memoryMessages, memoryTopics, memoryTreeSummaries } from "~/db/schema";
 import { newId } from "~/server/ids";
@@ -96,24 +96,32 @@ export async function routeTopicsForSession(db: Database, params: { tenantId: st
       if (topic) topics.set(normalizeTopicName(topic.name), topic);
     }
     for (const [normalized, topic] of topics) {
-      await db.transaction(async (tx) => {
-        const [row] = await tx
+      // A mention counts once per chunk: only a link this run made heats the topic (a twin run of the
+      // job, or a retry after a crash, found the link made and counted the mention again).
+      const linked = await db.transaction(async (tx) => {
+        const [created] = await tx
           .insert(memoryTopics)
           .values({ tenantId, id: newId("top"), name: topic.name, normalizedName: normalized, topicType: topic.type, hotness: HOTNESS.perMention, mentionCount: 1, status: "warm", lastMentionedAt: new Date() })
-          .onConflictDoUpdate({
-            target: [memoryTopics.tenantId, memoryTopics.normalizedName],
-            set: {
+          .onConflictDoNothing({ target: [memoryTopics.tenantId, memoryTopics.normalizedName] })
+          .returning({ id: memoryTopics.id });
+        const named = and(eq(memoryTopics.tenantId, tenantId), eq(memoryTopics.normalizedName, normalized));
+        const topicId = created?.id ?? (await tx.select({ id: memoryTopics.id }).from(memoryTopics).where(named))[0]!.id;
+        const [link] = await tx.insert(memoryChunkTopics).values({ tenantId, chunkId: chunk.id, topicId }).onConflictDoNothing().returning({ topicId: memoryChunkTopics.topicId });
+        if (link && !created) {
+          await tx
+            .update(memoryTopics)
+            .set({
               hotness: sql`least(${HOTNESS.max}, ${memoryTopics.hotness} + ${HOTNESS.perMention})`,
               mentionCount: sql`${memoryTopics.mentionCount} + 1`,
               status: sql`case when least(${HOTNESS.max}, ${memoryTopics.hotness} + ${HOTNESS.perMention}) >= ${HOTNESS.active} then 'active' else 'warm' end`,
               lastMentionedAt: new Date(),
               updatedAt: new Date(),
-            },
-          })
-          .returning({ id: memoryTopics.id });
-        await tx.insert(memoryChunkTopics).values({ tenantId, chunkId: chunk.id, topicId: row!.id }).onConflictDoNothing();
+            })
+            .where(named);
+        }
+        return link !== undefined;
       });
-      links++;
+      if (linked) links++;
     }
   }
   const [{ n } = { n: 0 }] = await db
@@ -193,7 +201,15 @@ export async function sealSession(db: Database, params: { tenantId: string; sess
     }
   }
   const id = newId("l1");
-  await db.transaction(async (tx) => {
+  const won = await db.transaction(async (tx) => {
+    // The chunks still admitted, locked: a twin run of this job (a lease taken over while the model
+    // answered) that sealed them first wins, and this run writes nothing (two L1s over one set before).
+    const still = await tx
+      .update(memoryChunks)
+      .set({ admission: "sealed", sealedIntoId: id })
+      .where(and(eq(memoryChunks.tenantId, tenantId), inArray(memoryChunks.id, chunks.map((c) => c.id)), eq(memoryChunks.admission, "admitted")))
+      .returning({ id: memoryChunks.id });
+    if (still.length < chunks.length) throw new SealRaceLost();
     await tx.insert(memoryTreeSummaries).values({
       tenantId,
       id,
@@ -207,20 +223,25 @@ export async function sealSession(db: Database, params: { tenantId: string; sess
       periodEnd: chunks.at(-1)!.occurredAt,
       searchText: segmentForSearch(content),
     });
-    for (const chunk of chunks) {
-      await tx.update(memoryChunks).set({ admission: "sealed", sealedIntoId: id }).where(and(eq(memoryChunks.tenantId, tenantId), eq(memoryChunks.id, chunk.id)));
-    }
     // Topics touched by these chunks get a fresh summary from their own chunks.
     const topicRows = await tx
       .selectDistinct({ topicId: memoryChunkTopics.topicId })
       .from(memoryChunkTopics)
       .where(and(eq(memoryChunkTopics.tenantId, tenantId), sql`${memoryChunkTopics.chunkId} in (${sql.join(chunks.map((c) => sql`${c.id}`), sql`, `)})`));
     for (const { topicId } of topicRows) await rebuildTopicSummary(tx, { tenantId, topicId });
+    return true;
+  }).catch((error: unknown) => {
+    if (error instanceof SealRaceLost) return false;
+    throw error;
   });
+  if (!won) return { sealed: 0, raced: true };
   // More may be waiting.
   await continueLater(db, { tenantId, type: "seal", sessionId });
   return { sealed: chunks.length, summaryId: id };
 }
+
+/** Rolls a seal back whose chunks a twin run sealed first. */
+class SealRaceLost extends Error {}
 
 /** The daily global digest (L2): the day's L1 summaries and the hottest topics, for one tenant. */
 export async function writeDailyDigest(db: Database, params: { tenantId: string; day: string }) {
