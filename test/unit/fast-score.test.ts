@@ -62,6 +62,17 @@ describe("chunks, entities, hotness, extraction rules", () => {
     expect(topicForEntity({ type: "money", value: "5万" })).toBeNull();
   });
 
+  it("takes a person or a place only where a name stands, not whatever follows a cue word", () => {
+    const of = (text: string, type: "person" | "place") => extractEntities(text).filter((e) => e.type === type).map((e) => e.value);
+    expect(of("我的经理是张三", "person")).toEqual(["张三"]);
+    expect(of("我和李雷一起开会", "person")).toEqual(["李雷"]);
+    expect(of("明天跟欧阳修商量", "person")).toEqual(["欧阳修"]);
+    for (const text of ["我和你说过。", "这个问题和数据库的关系", "请给我的朋友发消息"]) expect(of(text, "person"), text).toEqual([]);
+    expect(of("我下个月去上海出差", "place")).toEqual(["上海"]);
+    expect(of("我住在杭州", "place")).toEqual(["杭州"]);
+    for (const text of ["我在家工作", "我现在在公司，", "周末在家里，"]) expect(of(text, "place"), text).toEqual([]);
+  });
+
   it("follows 003's hotness math", () => {
     expect(bumpHotness(0.5)).toBeCloseTo(0.55, 10);
     expect(decayHotness(1, 1)).toBeCloseTo(0.95, 10);
