@@ -29,9 +29,9 @@ const COMPOUND_SURNAMES = ["欧阳", "司马", "诸葛", "上官", "东方", "�
 
 function personName(candidate: string): string | null {
   const compound = COMPOUND_SURNAMES.find((surname) => candidate.startsWith(surname));
-  const given = candidate.slice(compound ? compound.length : 1);
   if (!compound && !SURNAMES.has(candidate[0]!)) return null;
-  return given.length >= 1 && given.length <= 2 ? candidate : null;
+  const given = candidate.length - (compound?.length ?? 1);
+  return given >= 1 && given <= 2 ? candidate : null;
 }
 
 /** Where people are rather than places with a name ("在家工作", "在公司"); and a cue inside a word ("现在在公司"). */
@@ -40,7 +40,8 @@ const PLACE_VERB_ENDING = /(?:出差|旅游|工作|生活|上班|开会)$/;
 
 function placeName(candidate: string): string | null {
   if (/^[在去到住]/.test(candidate) || PLACE_VERB_ENDING.test(candidate)) return null;
-  return GENERIC_PLACES.has(candidate) || [...GENERIC_PLACES].some((generic) => candidate.startsWith(generic) && candidate.length <= generic.length + 1) ? null : candidate;
+  // A generic spot, or one with a particle after it ("公司里").
+  return [...GENERIC_PLACES].some((generic) => candidate.startsWith(generic) && candidate.length <= generic.length + 1) ? null : candidate;
 }
 
 let segmenter: Intl.Segmenter | undefined;

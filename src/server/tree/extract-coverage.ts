@@ -16,6 +16,9 @@ export const ERASED_KINDS_FIELD = "erasedMemoryKinds";
 type Candidate = { kind: string; itemKey?: string };
 type ExtractedMessage = { id: string; metadata: Record<string, unknown> };
 
+/** The candidate's kind as stored (a synonym resolved). */
+const kindOf = (registry: KindRegistry, candidate: Candidate) => registry.resolve(candidate.kind)?.kind ?? candidate.kind;
+
 const itemOf = (candidate: Candidate) => {
   const item = candidate.itemKey ? normalizeItemKey(candidate.itemKey) : null;
   return item?.ok ? item.itemKey : null;
@@ -34,7 +37,7 @@ export async function capturedFromMessages(db: DbOrTx, params: { tenantId: strin
   const citing = await cardsCitingMessages(db, { tenantId: params.tenantId, messageIds: params.messages.map((m) => m.id), statuses: NODE_STATUSES });
   return (message: ExtractedMessage, candidate: Candidate): boolean => {
     const cards = citing.get(message.id) ?? [];
-    const kind = params.registry.resolve(candidate.kind)?.kind ?? candidate.kind;
+    const kind = kindOf(params.registry, candidate);
     const erased = message.metadata[ERASED_KINDS_FIELD];
     if (Array.isArray(erased) && erased.includes(kind)) return true;
     if (cards.some((card) => card.kind === kind)) return true;
@@ -52,7 +55,7 @@ export async function capturedFromMessages(db: DbOrTx, params: { tenantId: strin
  */
 export async function slotDecidedSince(db: DbOrTx, params: { tenantId: string; scopes: readonly MemoryScope[]; registry: KindRegistry; candidate: Candidate; since: Date }): Promise<boolean> {
   if (params.scopes.length === 0) return false;
-  const kind = params.registry.resolve(params.candidate.kind)?.kind ?? params.candidate.kind;
+  const kind = kindOf(params.registry, params.candidate);
   const item = itemOf(params.candidate);
   const since = params.since;
   const [row] = await db
