@@ -89,6 +89,22 @@ describe(`embeddings through the job queue (${TEST_BACKEND})`, () => {
     }
   });
 
+  it("keeps a batch's leases while a slow provider embeds it: no second worker embeds the same cards", async () => {
+    const tenantId = await createTenant(handle.db);
+    await memoryWrite(handle.db, agentContext(tenantId), { operations: [card("kiln", "Fires pottery in a kiln."), card("loom", "Weaves on a loom.")] });
+    await isolate(tenantId);
+    const slow: EmbeddingProvider = { ...local, embed: async (texts) => new Promise((resolve) => setTimeout(() => resolve(local.embed(texts)), 700)) };
+    const first = processEmbedJobs(handle.db, { provider: slow, leaseMs: 300, workerId: "slow-embedder" });
+    await new Promise((r) => setTimeout(r, 500)); // past the first lease
+    const second = await processEmbedJobs(handle.db, { provider: local, workerId: "eager-embedder" });
+    expect(second.leased).toBe(0);
+    expect(await first).toMatchObject({ leased: 2, succeeded: 2 });
+    expect((await jobsOf(tenantId)).map((j) => [j.status, j.attempts])).toEqual([
+      ["succeeded", 1],
+      ["succeeded", 1],
+    ]);
+  });
+
   it("retries a failing provider with backoff and gives up after max_attempts", async () => {
     const tenantId = await createTenant(handle.db);
     await memoryWrite(handle.db, agentContext(tenantId), { operations: [card("piano", "Plays the piano.")] });

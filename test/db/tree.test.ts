@@ -166,6 +166,60 @@ describe(`memory tree (${TEST_BACKEND})`, () => {
     expect(job).toMatchObject({ status: "dead", attempts: 2, lastError: "boom" });
   });
 
+  it("renews a batch's leases while it runs: a job waiting behind a slow one is not run by a second worker", async () => {
+    const t = await createTenant(handle.db);
+    const ids: number[] = [];
+    for (const day of ["2026-01-01", "2026-01-02"]) ids.push((await enqueueJob(handle.db, { tenantId: t, type: "digest", dedupeKey: `renew:${t}:${day}`, payload: { day } }))!);
+    const ran: number[] = [];
+    const slow: JobHandlers = {
+      digest: async (_db, job) => {
+        if (job.tenantId !== t) return null;
+        ran.push(job.id);
+        await new Promise((r) => setTimeout(r, 700));
+        return null;
+      },
+    };
+    const batch = processJobsOnce(handle.db, slow, { workerId: "slow", leaseMs: 300 });
+    // Without renewal the second job's lease runs out 300 ms in, while the first still runs.
+    const taken: number[] = [];
+    const end = Date.now() + 1300;
+    while (Date.now() < end) {
+      for (const job of await leaseJobs(handle.db, { workerId: "eager", limit: 10, leaseMs: 60_000, types: ["digest"] })) taken.push(job.id);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const outcome = await batch;
+    expect(taken.filter((id) => ids.includes(id))).toEqual([]);
+    expect(ran).toEqual(ids);
+    expect(outcome).toMatchObject({ succeeded: 2, lost: 0 });
+    const jobs = await handle.db.select({ status: memoryJobs.status, attempts: memoryJobs.attempts }).from(memoryJobs).where(eq(memoryJobs.tenantId, t));
+    expect(jobs).toEqual([
+      { status: "succeeded", attempts: 1 },
+      { status: "succeeded", attempts: 1 },
+    ]);
+  });
+
+  it("skips a job of its batch that another worker took over, instead of running it beside the new holder", async () => {
+    const t = await createTenant(handle.db);
+    const ids: number[] = [];
+    for (const day of ["2026-02-01", "2026-02-02"]) ids.push((await enqueueJob(handle.db, { tenantId: t, type: "digest", dedupeKey: `lost:${t}:${day}`, payload: { day } }))!);
+    const ran: number[] = [];
+    const stalling: JobHandlers = {
+      digest: async (db, job) => {
+        if (job.tenantId !== t) return null;
+        ran.push(job.id);
+        // As if this worker had stalled past its lease and another one had leased the next job.
+        await db.update(memoryJobs).set({ leasedBy: "thief" }).where(eq(memoryJobs.id, ids[1]!));
+        await new Promise((r) => setTimeout(r, 400));
+        return null;
+      },
+    };
+    const outcome = await processJobsOnce(handle.db, stalling, { workerId: "stalls", leaseMs: 300 });
+    expect(ran).toEqual([ids[0]]);
+    expect(outcome).toMatchObject({ succeeded: 1, lost: 1 });
+    const [second] = await handle.db.select().from(memoryJobs).where(eq(memoryJobs.id, ids[1]!));
+    expect(second).toMatchObject({ status: "running", leasedBy: "thief" });
+  });
+
   it("extracts seed 000's two preference cards with the message as source, and supersedes on correction", async () => {
     const { t, u, by } = await capturingAgent(handle.db);
     const first = await appendMessages(handle.db, by, { sessionId: "cook", userScopeId: u, messages: [{ role: "user", content: "以后做饭别给我推荐香菜，我喜欢少油少辣。" }] });

@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { DbOrTx } from "~/db/types";
 import { memoryJobs, type JobType, type MemoryJob } from "~/db/schema";
 import { queryRows } from "~/db/raw";
@@ -63,7 +63,8 @@ export async function leaseJobs(db: DbOrTx, params: { workerId: string; limit: n
         returning id`,
   );
   if (rows.length === 0) return [];
-  return db.select().from(memoryJobs).where(inArray(memoryJobs.id, rows.map((r) => r.id)));
+  // In queue order: the UPDATE … RETURNING gives its rows in no particular one.
+  return db.select().from(memoryJobs).where(inArray(memoryJobs.id, rows.map((r) => r.id))).orderBy(asc(memoryJobs.runAt), asc(memoryJobs.id));
 }
 
 /** Marks a job done, only if this worker still holds it (a lease taken over by another worker wins). */

@@ -2,6 +2,7 @@ import { ensureEmbeddingIndex } from "~/db/embedding-index";
 import type { MemoryJob } from "~/db/schema";
 import type { Database } from "~/db/types";
 import { newId } from "~/server/ids";
+import { keepLeases } from "~/server/jobs/lease-keeper";
 import { completeJobs, failJob, leaseJobs } from "~/server/jobs/queue";
 import { ServiceError } from "~/server/errors";
 import { log } from "~/server/log";
@@ -70,9 +71,22 @@ export async function processEmbedJobs(
   const limit = Math.min(Math.max(Math.trunc(params.limit ?? 50), 1), 1000);
   const out: ProcessEmbedJobsResult = { leased: 0, succeeded: 0, retried: 0, dead: 0, embedded: 0 };
 
-  const jobs = await leaseJobs(db, { limit, workerId, leaseMs: params.leaseMs ?? DEFAULT_LEASE_MS, types: ["embed"] });
+  const leaseMs = params.leaseMs ?? DEFAULT_LEASE_MS;
+  const jobs = await leaseJobs(db, { limit, workerId, leaseMs, types: ["embed"] });
   out.leased = jobs.length;
   if (jobs.length === 0) return out;
+  // A slow provider (a local model on CPU) can take longer than the lease for a batch of 50.
+  const leases = keepLeases(db, { workerId, jobIds: jobs.map((job) => job.id), leaseMs });
+  try {
+    await embedLeasedJobs(db, provider, { jobs, workerId, out });
+  } finally {
+    await leases.stop();
+  }
+  return out;
+}
+
+async function embedLeasedJobs(db: Database, provider: EmbeddingProvider, params: { jobs: readonly MemoryJob[]; workerId: string; out: ProcessEmbedJobsResult }) {
+  const { jobs, workerId, out } = params;
   await ensureIndexOnce(db, provider);
 
   const byTenant = new Map<string, MemoryJob[]>();
@@ -88,7 +102,6 @@ export async function processEmbedJobs(
     const valid = tenantJobs.filter((job) => targetOf(job.payload));
     if (valid.length > 0) await embedJobBatch(db, provider, { tenantId, jobs: valid, workerId, out });
   }
-  return out;
 }
 
 /** A provider's answer that retrying will not change (HTTP 400 or 413: an input it refuses). */
