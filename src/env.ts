@@ -60,6 +60,12 @@ const schema = z.object({
   EMBEDDING_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
   /** Send `dimensions` in the request (OpenAI text-embedding-3 can shorten its vectors; many servers reject it). */
   EMBEDDING_REQUEST_DIMENSIONS: booleanFlag,
+  /**
+   * Tokens of one text sent to the embedding endpoint (counted with o200k; the rest is cut off). The
+   * default leaves room for tokenizers that split Chinese finer than o200k under an 8k-token model;
+   * set it under a smaller model's context (e.g. 450 for a 512-token model).
+   */
+  EMBEDDING_MAX_TOKENS: z.coerce.number().int().min(16).max(131_072).default(4096),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   /** Shared rate-limit counters in Redis (redis:// or rediss://); without it they live in Postgres. */
   REDIS_URL: z.preprocess(emptyToUndefined, z.string().regex(/^rediss?:\/\//, "must start with redis:// or rediss://").optional()),

@@ -5,6 +5,7 @@ import { createEmbeddingProvider, type EmbeddingConfig } from "~/server/provider
 import { englishStem } from "~/server/providers/embeddings/english-stem";
 import { createLocalEmbeddingProvider, localEmbedding } from "~/server/providers/embeddings/local";
 import { createOpenAiEmbeddingProvider, EmbeddingProviderError } from "~/server/providers/embeddings/openai";
+import { countTokens } from "~/server/memory/retrieval/token-count";
 
 const cosine = (a: number[], b: number[]) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
 const norm = (a: number[]) => Math.sqrt(cosine(a, a));
@@ -88,6 +89,18 @@ describe("OpenAI-compatible embeddings against a local stand-in server", () => {
     expect(requests.at(-1)!.body).toMatchObject({ dimensions: 3 });
   });
 
+  it("cuts each text to the token limit before sending it: a long Chinese turn no longer exceeds the model's context", async () => {
+    handler = answer;
+    requests.length = 0;
+    const long = "我们明天下午三点在会议室讨论项目预算和上线计划。".repeat(400);
+    await provider({ maxInputTokens: 300 }).embed([long, "short text"]);
+    const [sent, short] = (requests[0]!.body as { input: string[] }).input;
+    expect(countTokens(sent!)).toBeLessThanOrEqual(300);
+    expect(countTokens(sent!)).toBeGreaterThan(250);
+    expect(long.startsWith(sent!.slice(0, -1))).toBe(true);
+    expect(short).toBe("short text");
+  });
+
   it("orders vectors by their index", async () => {
     handler = (_req, _body, res) => json(res, 200, { data: [{ index: 1, embedding: [0, 2, 0] }, { index: 0, embedding: [3, 0, 0] }] });
     expect(await provider().embed(["first", "second"])).toEqual([[1, 0, 0], [0, 1, 0]]);
@@ -134,6 +147,7 @@ describe("OpenAI-compatible embeddings against a local stand-in server", () => {
       EMBEDDING_API_KEY: undefined,
       EMBEDDING_TIMEOUT_MS: 1000,
       EMBEDDING_REQUEST_DIMENSIONS: false,
+      EMBEDDING_MAX_TOKENS: 4096,
     };
     expect(() => createEmbeddingProvider(config)).toThrow(/EMBEDDING_MODEL/);
     expect(createEmbeddingProvider({ ...config, EMBEDDING_MODEL: "nomic-embed-text" })).toMatchObject({ model: "nomic-embed-text", dimensions: 3 });

@@ -9,7 +9,7 @@ export { EmbeddingProviderError } from "./openai";
 
 export type EmbeddingConfig = Pick<
   typeof env,
-  "EMBEDDING_PROVIDER" | "EMBEDDING_MODEL" | "EMBEDDING_DIMENSIONS" | "EMBEDDING_BASE_URL" | "EMBEDDING_API_KEY" | "EMBEDDING_TIMEOUT_MS" | "EMBEDDING_REQUEST_DIMENSIONS"
+  "EMBEDDING_PROVIDER" | "EMBEDDING_MODEL" | "EMBEDDING_DIMENSIONS" | "EMBEDDING_BASE_URL" | "EMBEDDING_API_KEY" | "EMBEDDING_TIMEOUT_MS" | "EMBEDDING_REQUEST_DIMENSIONS" | "EMBEDDING_MAX_TOKENS"
 >;
 
 /** Builds the provider a configuration names; throws a ServiceError saying which variable to set. */
@@ -27,6 +27,7 @@ export function createEmbeddingProvider(config: EmbeddingConfig): EmbeddingProvi
     dimensions: config.EMBEDDING_DIMENSIONS,
     timeoutMs: config.EMBEDDING_TIMEOUT_MS,
     requestDimensions: config.EMBEDDING_REQUEST_DIMENSIONS,
+    maxInputTokens: config.EMBEDDING_MAX_TOKENS,
   });
 }
 

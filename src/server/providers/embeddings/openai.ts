@@ -1,4 +1,5 @@
 import { ServiceError } from "~/server/errors";
+import { truncateToTokens } from "~/server/memory/retrieval/token-count";
 import { normalizeVector, type EmbeddingProvider } from "./types";
 
 export type OpenAiEmbeddingConfig = {
@@ -12,6 +13,11 @@ export type OpenAiEmbeddingConfig = {
   requestDimensions?: boolean;
   /** Texts per request. */
   batchSize?: number;
+  /**
+   * Each text is cut to this many tokens (o200k) before it is sent: an endpoint refuses an input over
+   * its model's context (OpenAI: 8,191), and cutting by characters let a long Chinese turn through.
+   */
+  maxInputTokens?: number;
   fetch?: typeof fetch;
 };
 
@@ -43,6 +49,9 @@ async function errorDetail(response: Response): Promise<string> {
   return text.slice(0, 300) || response.statusText;
 }
 
+/** Counting tokens costs far more than a length check: only a text that could be over the limit is encoded (a token holds at least one character). */
+const cutToTokens = (text: string, maxTokens: number) => (text.length <= maxTokens ? text : truncateToTokens(text, maxTokens));
+
 /**
  * Any OpenAI-compatible `POST /v1/embeddings` (OpenAI, Ollama, vLLM, TEI, LM Studio, DashScope).
  * Every request has a timeout; every failure is an EmbeddingProviderError naming what to fix.
@@ -51,6 +60,7 @@ export function createOpenAiEmbeddingProvider(config: OpenAiEmbeddingConfig): Em
   const endpoint = endpointOf(config.baseUrl);
   const doFetch = config.fetch ?? fetch;
   const batchSize = config.batchSize ?? 64;
+  const maxInputTokens = config.maxInputTokens;
 
   async function embedBatch(texts: readonly string[], signal?: AbortSignal): Promise<number[][]> {
     const timeout = AbortSignal.timeout(config.timeoutMs);
@@ -117,7 +127,7 @@ export function createOpenAiEmbeddingProvider(config: OpenAiEmbeddingConfig): Em
       const out: number[][] = [];
       for (let i = 0; i < texts.length; i += batchSize) {
         // Servers reject empty input strings; a blank text gets a blank placeholder the caller ignores.
-        const batch = texts.slice(i, i + batchSize).map((t) => (t.trim() ? t : " "));
+        const batch = texts.slice(i, i + batchSize).map((t) => (t.trim() ? (maxInputTokens ? cutToTokens(t, maxInputTokens) : t) : " "));
         out.push(...(await embedBatch(batch, options?.signal)));
       }
       return out;
