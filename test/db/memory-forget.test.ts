@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "~/db/raw";
-import { memoryAuditEvents, memoryEmbeddings, memoryMessages, memoryNodes, memoryTopics, memoryTreeSummaries } from "~/db/schema";
+import { memoryAuditEvents, memoryEmbeddings, memoryJobs, memoryMessages, memoryNodes, memoryTopics, memoryTreeSummaries } from "~/db/schema";
 import type { Database } from "~/db/types";
 import { newId } from "~/server/ids";
 import type { MemoryCallContext } from "~/server/memory/context";
@@ -9,6 +9,7 @@ import { memoryForget } from "~/server/memory/forget";
 import { restoreNode } from "~/server/memory/restore";
 import { eraseSession } from "~/server/memory/erase-session";
 import { eraseScopeMemory } from "~/server/memory/erase-scope";
+import { eraseTenantMemory } from "~/server/memory/erase";
 import { EVERYTHING } from "~/server/auth/permissions";
 import { memorySearch } from "~/server/memory/retrieval/search";
 import { appendMessages } from "~/server/memory/messages";
@@ -220,6 +221,59 @@ describe(`memory_forget (${TEST_BACKEND})`, () => {
     const events = await handle.db.select().from(memoryAuditEvents).where(eq(memoryAuditEvents.tenantId, t));
     expect(events.map((e) => e.eventType)).toEqual(["create", "update", "hard_delete"]);
     expect(events.filter((e) => e.eventType !== "hard_delete").every((e) => e.before === null && e.after === null)).toBe(true);
+  });
+
+  it("refuses a hard forget by an old revision's id: the newer fact someone else wrote is not erased unseen", async () => {
+    const t = await createTenant(handle.db);
+    const ctx = agentContext(t, { forgetIntent: true });
+    const paris = await write(handle.db, ctx, "home_location", undefined, "Lives in Paris.", "Paris");
+    const berlin = await memoryWrite(handle.db, ctx, { operations: [{ op: "update", targetId: paris.nodeId!, expectedRevision: 1, explicitUserIntent: true, node: { content: "Lives in Berlin.", valueJson: "Berlin" } }] });
+    const berlinId = berlin.results[0]!.nodeId!;
+    const result = await memoryForget(handle.db, ctx, { id: paris.nodeId, expectedRevision: 1, mode: "hard", reason: "forget Paris" });
+    expect(result).toMatchObject({ done: false, reason: "conflict", conflicts: [{ id: paris.nodeId, currentId: berlinId, currentIdRevision: 2 }] });
+    expect(await handle.db.select({ id: memoryNodes.id }).from(memoryNodes).where(eq(memoryNodes.tenantId, t))).toHaveLength(2);
+    // The head of the chain is what a hard forget takes, and the chain goes with it.
+    expect(await memoryForget(handle.db, ctx, { id: berlinId, expectedRevision: 2, mode: "hard", reason: "forget where I live" })).toMatchObject({ done: true, receipt: { revisionsRemoved: 2 } });
+  });
+
+  it("erases with a card its refusals' audit messages, reasons quoting it and its queued embed job; a late retry replays a tombstone", async () => {
+    const t = await createTenant(handle.db);
+    const ctx = agentContext(t, { forgetIntent: true });
+    const word = `Zorblax${newId("x").slice(2, 10)}`;
+    const created = await memoryWrite(handle.db, ctx, {
+      idempotencyKey: `create-job-${t}`,
+      operations: [{ op: "create", kind: "occupation", explicitUserIntent: true, reason: `user said they work at ${word}`, node: { title: "Job", content: `Works at ${word} Industries.`, valueJson: word } }],
+    });
+    const nodeId = created.results[0]!.nodeId!;
+    // A refused update (valueJson without content) quotes the card's sentence in its audit row.
+    const refused = await memoryWrite(handle.db, ctx, { operations: [{ op: "update", targetId: nodeId, expectedRevision: 1, explicitUserIntent: true, node: { valueJson: "elsewhere" } }] });
+    expect(refused.results[0]).toMatchObject({ status: "rejected", reason: "content_required" });
+    expect((await tablesMentioning(handle.db, word)).join()).toContain("memory_audit_events");
+    const embedJobs = () => handle.db.select({ id: memoryJobs.id }).from(memoryJobs).where(and(eq(memoryJobs.tenantId, t), eq(memoryJobs.type, "embed")));
+    expect(await embedJobs()).toHaveLength(1);
+
+    const erased = await memoryForget(handle.db, ctx, { id: nodeId, expectedRevision: 1, mode: "hard", reason: "erase my job" });
+    expect(erased.receipt).toMatchObject({ jobsRemoved: 1 });
+    expect(await embedJobs()).toEqual([]);
+    expect(await tablesMentioning(handle.db, word)).toEqual([]);
+    // The write's retry (an ambiguous commit, say) must not bring the card back.
+    const retry = await memoryWrite(handle.db, ctx, {
+      idempotencyKey: `create-job-${t}`,
+      operations: [{ op: "create", kind: "occupation", explicitUserIntent: true, reason: `user said they work at ${word}`, node: { title: "Job", content: `Works at ${word} Industries.`, valueJson: word } }],
+    });
+    expect(retry).toMatchObject({ replayed: true, done: true, results: [] });
+    expect(retry.message).toMatch(/erased permanently/);
+    expect(await handle.db.select({ id: memoryNodes.id }).from(memoryNodes).where(eq(memoryNodes.tenantId, t))).toEqual([]);
+  });
+
+  it("clears an organisation's memory without leaving reasons or refusal messages that quote it", async () => {
+    const t = await createTenant(handle.db);
+    const ctx = agentContext(t);
+    const word = `Quillon${newId("x").slice(2, 10)}`;
+    const created = await memoryWrite(handle.db, ctx, { operations: [{ op: "create", kind: "occupation", explicitUserIntent: true, reason: `user said ${word}`, node: { title: "Job", content: `Works at ${word}.`, valueJson: word } }] });
+    await memoryWrite(handle.db, ctx, { operations: [{ op: "update", targetId: created.results[0]!.nodeId!, expectedRevision: 1, explicitUserIntent: true, node: { valueJson: "x" } }] });
+    await handle.db.transaction((tx) => eraseTenantMemory(tx, { tenantId: t, actor: { type: "system", id: null }, reason: "clear" }));
+    expect(await tablesMentioning(handle.db, word)).toEqual([]);
   });
 
   it("hard-deletes evidence out of the memory tree: chunks, L1 summaries, daily digests and topic summaries", async () => {

@@ -302,6 +302,9 @@ describe(`memory_write (${TEST_BACKEND})`, () => {
     expect(row?.content).toContain("[REDACTED:");
     expect(row?.content).not.toContain(secret);
     expect(row?.redacted).toBe(true);
+    // A reason quoting the secret is the caller's words, kept in the audit: redacted there too.
+    await memoryWrite(handle.db, agentContext(t), { operations: [{ ...op, itemKey: "openai_2", reason: `user pasted ${secret}`, node: { title: "Key note", content: "The user keeps an OpenAI key." } }] });
+    expect(JSON.stringify(await auditOf(t))).not.toContain(secret);
   });
 
   it("never lets an agent write the global scope, nor a scope it was not granted", async () => {

@@ -92,13 +92,19 @@ describe(`message log (${TEST_BACKEND})`, () => {
   });
 
   it("stores secrets pasted into a chat redacted, and a resent message still lands on its row", async () => {
-    const said = { role: "user" as const, content: "Deploy with key sk-proj4f8Xq2LmN7pRt9VwY3zB6cD and password: hunter2!x, then email ops@example.com" };
+    const said = {
+      role: "user" as const,
+      content: "Deploy with key sk-proj4f8Xq2LmN7pRt9VwY3zB6cD and password: hunter2!x, then email ops@example.com",
+      metadata: { client: "cli", raw: { text: "password: hunter2!x" } },
+    };
     const first = await appendMessages(handle.db, ctxA, { sessionId: "s-secret", messages: [said] });
     const again = await appendMessages(handle.db, ctxA, { sessionId: "s-secret", messages: [said] });
     expect(again.messages[0]).toMatchObject({ id: first.messages[0]!.id, duplicate: true });
     const [row] = await rowsOf(tenantA, "s-secret");
     expect(row!.content).toBe("Deploy with key [REDACTED:api_key] and password: [REDACTED:password], then email ops@example.com");
     expect(row!.searchText).not.toContain("hunter2");
+    // The host's metadata too: it was stored as sent.
+    expect(row!.metadata).toMatchObject({ client: "cli", raw: { text: "password: [REDACTED:password]" } });
     expect(await rowsOf(tenantA, "s-secret")).toHaveLength(1);
   });
 

@@ -3,6 +3,7 @@ import type { DbOrTx } from "~/db/types";
 import { memoryAuditEvents, type MemoryAuditEvent } from "~/db/schema";
 import type { MemoryCallContext } from "./context";
 import type { MemoryScope } from "./scope";
+import { redactSensitive } from "./sensitive";
 
 export type AuditEventType = MemoryAuditEvent["eventType"];
 
@@ -32,7 +33,8 @@ export function recordAudit(
     eventType: event.eventType,
     actorType: ctx.actor.type,
     actorId: ctx.actor.id,
-    reason: event.reason ?? null,
+    // A reason is the caller's own words ("the user said the password is …"): no secret is kept there either.
+    reason: event.reason ? redactSensitive(event.reason) : null,
     toolCallId: ctx.toolCallId ?? null,
     scopeType: event.scope?.type ?? null,
     scopeId: event.scope?.id ?? null,

@@ -1,4 +1,4 @@
-import { and, arrayOverlaps, eq, inArray, sql } from "drizzle-orm";
+import { and, arrayOverlaps, eq, inArray, or, sql } from "drizzle-orm";
 import type { Transaction } from "~/db/types";
 import {
   idempotencyKeys,
@@ -25,6 +25,17 @@ import { TENANT_AUDIT_TABLE, TENANT_MEMORY_TABLES, type TenantMemoryTableName } 
 const count = (rows: unknown[]) => rows.length;
 
 /**
+ * An audit row with the content taken out: its snapshots, its reason (the caller's words, which may
+ * quote the fact) and a refusal's message (content_required quotes the card's sentence).
+ */
+const SCRUBBED_AUDIT = {
+  before: null,
+  after: null,
+  reason: null,
+  metadata: sql`${memoryAuditEvents.metadata} - 'message' || '{"scrubbed": true}'::jsonb`,
+};
+
+/**
  * Removes all memory of a tenant (every table of TENANT_MEMORY_TABLES, in its order) and scrubs the
  * content out of its audit trail, keeping the events, then records the erasure itself. People, keys,
  * grants and custom kinds stay. Runs inside the caller's transaction; `onTable` reports progress.
@@ -38,8 +49,8 @@ export async function eraseTenantMemory(
     await tx.delete(table).where(eq(table.tenantId, params.tenantId));
     params.onTable?.(i + 1);
   }
-  // The audit keeps that it happened, not what was there.
-  await tx.update(TENANT_AUDIT_TABLE).set({ before: null, after: null }).where(eq(TENANT_AUDIT_TABLE.tenantId, params.tenantId));
+  // The audit keeps that it happened, not what was there (nor a reason or a refusal quoting it).
+  await tx.update(TENANT_AUDIT_TABLE).set(SCRUBBED_AUDIT).where(eq(TENANT_AUDIT_TABLE.tenantId, params.tenantId));
   await recordAudit(tx, { tenantId: params.tenantId, actor: params.actor }, { eventType: "hard_delete", reason: params.reason });
 }
 
@@ -52,8 +63,8 @@ export const LINEAGE_ERASURE: Record<TenantMemoryTableName, string> = {
   memoryNodes: "deleted: every revision of the lineages",
   memoryEmbeddings: "deleted: the vectors of those revisions",
   memoryNodeUsage: "deleted: the recall counts of those revisions (foreign key cascade)",
-  memoryJobs: "deleted: jobs whose payload names one of those revisions",
-  idempotencyKeys: "deleted: stored replies that name one of those revisions",
+  memoryJobs: "deleted: jobs whose payload names one of those revisions (with evidence: or an erased message or chunk)",
+  idempotencyKeys: "replaced: stored replies that name one of those revisions become a tombstone (ERASED_REPLY), so a retry does not write again",
   memoryMessages: "with evidence: the source messages are deleted",
   memorySummaries: "with evidence: summaries covering an erased message, and every later one of that session, are deleted",
   memoryChunks: "with evidence: chunks of the erased messages are deleted",
@@ -62,6 +73,22 @@ export const LINEAGE_ERASURE: Record<TenantMemoryTableName, string> = {
   memoryTopics: "with evidence: summaries of topics an erased chunk fed are rebuilt from their other chunks; a topic with none left is deleted",
   memoryQueryLog: "kept: operation, latency and result counts only, no content",
 };
+
+/** What a retried call whose cards were erased since answers: done before, nothing written again. */
+export const ERASED_REPLY = {
+  done: true,
+  erased: true,
+  results: [],
+  deletedIds: [],
+  message: "This call was done before; the memory it named has since been erased permanently (hard delete), so nothing was done again. Send a new call with a new idempotency key to write it anew.",
+};
+
+/** Queued jobs about these rows: embed jobs name `{kind, id}`, the others `nodeId`. */
+export const jobsNaming = (kind: "node" | "message" | "chunk", ids: readonly string[]) =>
+  or(
+    and(sql`${memoryJobs.payload}->>'kind' = ${kind}`, inArray(sql`${memoryJobs.payload}->>'id'`, [...ids])),
+    kind === "node" ? inArray(sql`${memoryJobs.payload}->>'nodeId'`, [...ids]) : undefined,
+  )!;
 
 /**
  * Physically removes whole revision chains and everything derived from them — embeddings (cascade),
@@ -105,20 +132,22 @@ export async function eraseLineages(
   receipt.auditEventsScrubbed = count(
     await tx
       .update(memoryAuditEvents)
-      .set({ before: null, after: null, metadata: sql`${memoryAuditEvents.metadata} - 'message' || '{"scrubbed": true}'::jsonb` })
-      .where(and(eq(memoryAuditEvents.tenantId, tenantId), inArray(memoryAuditEvents.lineageId, lineageIds)))
+      .set(SCRUBBED_AUDIT)
+      // A refused update's row names the card but no lineage.
+      .where(and(eq(memoryAuditEvents.tenantId, tenantId), or(inArray(memoryAuditEvents.lineageId, lineageIds), inArray(memoryAuditEvents.nodeId, nodeIds))))
       .returning({ id: memoryAuditEvents.id }),
   );
+  // A stored reply that names an erased card is replaced by a tombstone, not deleted: a late retry of
+  // the call (the ambiguous-commit case idempotency keys exist for) would otherwise write the card again.
   const mentionsNode = sql`(${sql.join(nodeIds.map((id) => sql`${idempotencyKeys.response}::text like ${`%${id}%`}`), sql` or `)})`;
   receipt.idempotencyRecordsRemoved = count(
-    await tx.delete(idempotencyKeys).where(and(eq(idempotencyKeys.tenantId, tenantId), mentionsNode)).returning({ key: idempotencyKeys.key }),
-  );
-  receipt.jobsRemoved = count(
     await tx
-      .delete(memoryJobs)
-      .where(and(eq(memoryJobs.tenantId, tenantId), inArray(sql`${memoryJobs.payload}->>'nodeId'`, nodeIds)))
-      .returning({ id: memoryJobs.id }),
+      .update(idempotencyKeys)
+      .set({ response: ERASED_REPLY })
+      .where(and(eq(idempotencyKeys.tenantId, tenantId), mentionsNode))
+      .returning({ key: idempotencyKeys.key }),
   );
+  receipt.jobsRemoved = count(await tx.delete(memoryJobs).where(and(eq(memoryJobs.tenantId, tenantId), jobsNaming("node", nodeIds))).returning({ id: memoryJobs.id }));
 
   const messageIds = [...new Set(rows.flatMap((r) => r.sources))];
   if (params.eraseEvidence) {
@@ -175,6 +204,7 @@ async function eraseEvidence(tx: Transaction, tenantId: string, messageIds: stri
     .returning({ id: memoryMessages.id });
   receipt.messagesRemoved = removedMessages.length;
   receipt.messageIds = removedMessages.map((m) => m.id);
+  receipt.jobsRemoved += count(await tx.delete(memoryJobs).where(and(eq(memoryJobs.tenantId, tenantId), jobsNaming("message", messageIds))).returning({ id: memoryJobs.id }));
 }
 
 /**
@@ -193,6 +223,7 @@ async function eraseMemoryTree(tx: Transaction, tenantId: string, messageIds: st
   const chunkRows = await tx.delete(memoryChunks).where(and(inTenant, inArray(memoryChunks.messageId, messageIds))).returning({ id: memoryChunks.id });
   receipt.chunksRemoved = chunkRows.length;
   if (chunkRows.length === 0) return;
+  receipt.jobsRemoved += count(await tx.delete(memoryJobs).where(and(eq(memoryJobs.tenantId, tenantId), jobsNaming("chunk", chunkRows.map((c) => c.id)))).returning({ id: memoryJobs.id }));
 
   const sealing = await tx
     .delete(memoryTreeSummaries)

@@ -86,7 +86,8 @@ async function resolveTargets(tx: Transaction, registry: KindRegistry, ctx: Memo
       return refused(input.mode, "not_found", `No memory ${target.id} in scopes you can read.`);
     }
     if (!scopeAllowed(scope, ctx.writeScopes)) return refused(input.mode, "scope_not_writable", `You may not delete from scope ${formatScope(scope)}.`);
-    const stale = row.revision !== target.expectedRevision || (!hard && row.status !== "active");
+    // Hard mode erases the whole chain: an old revision's id must not reach a newer one the caller never saw.
+    const stale = row.revision !== target.expectedRevision || (hard ? row.supersededById !== null : row.status !== "active");
     if (!stale) {
       rows.push(row);
       continue;

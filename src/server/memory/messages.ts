@@ -7,7 +7,7 @@ import type { MemoryCallContext } from "./context";
 import { enqueueEmbedJobs } from "./embeddings";
 import { ingestCapturedMessages, type CapturedMessage } from "~/server/tree/ingest";
 import { segmentForSearch } from "./segment";
-import { redactSensitive } from "./sensitive";
+import { redactSensitive, redactSensitiveJson } from "./sensitive";
 import { anyOf } from "~/db/any-of";
 
 /**
@@ -215,7 +215,11 @@ export async function appendMessages(
   // Secrets and high-risk identifiers pasted into a chat are not kept in the evidence log either
   // (000: sensitive data must not silently become memory). Redacted before the id is made, so a
   // resent message still lands on the stored one.
-  const incoming = input.messages.map((message) => ({ ...message, content: redactSensitive(message.content) }));
+  const incoming = input.messages.map((message) => ({
+    ...message,
+    content: redactSensitive(message.content),
+    ...(message.metadata ? { metadata: redactSensitiveJson(message.metadata) as typeof message.metadata } : {}),
+  }));
   return db.transaction(async (tx) => {
     await lockSessionMessages(tx, tenantId, sessionId);
     await assertSessionOwnedBy(tx, { tenantId, sessionId, userScopeId: input.userScopeId });

@@ -147,6 +147,16 @@ export function redactSensitive(text: string, options: RedactOptions = {}): stri
   return out + text.slice(cursor);
 }
 
+/** redactSensitive over every string inside a JSON value (a message's metadata), keys included. */
+export function redactSensitiveJson(value: unknown, options: RedactOptions = {}): unknown {
+  if (typeof value === "string") return redactSensitive(value, options);
+  if (Array.isArray(value)) return value.map((item) => redactSensitiveJson(item, options));
+  if (value && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [redactSensitive(key, options), redactSensitiveJson(item, options)]));
+  }
+  return value;
+}
+
 // ---- whole node drafts -----------------------------------------------------------------------
 
 export type SensitiveDraft = {
