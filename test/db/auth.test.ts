@@ -7,6 +7,7 @@ import { resolveExternalUser, verifiedGitHubEmail } from "~/server/auth/external
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { TENANT_COOKIE } from "~/server/auth/tenant-cookie";
 import { callerAs } from "../support/trpc";
+import { authOptions } from "~/server/auth/config";
 
 describe(`sign-in and the procedure ladder (${TEST_BACKEND})`, () => {
   let handle: TestDatabase;
@@ -93,6 +94,32 @@ describe(`sign-in and the procedure ladder (${TEST_BACKEND})`, () => {
     expect((await as(`${TENANT_COOKIE}=ten_left_long_ago`)).id).toBe(admin.tenantId);
     await callerAs(handle.db, { userId: otherTenant.userId }).admin.members.remove({ userId: member.userId });
     expect((await as(`${TENANT_COOKIE}=${otherTenant.tenantId}`)).id).toBe(admin.tenantId);
+  });
+
+  it("lets a password another organisation's admin chose open that organisation only", async () => {
+    // Mallory, admin of her own organisation, makes an account for a colleague-to-be's email.
+    const mallory = await registerAccount(handle.db, { email: "mallory@example.net", password: "mallory password", openSignup: true });
+    const planted = await addUserToTenant(handle.db, { email: "victim@corp.example", password: "attacker-chosen-pw", role: "member", tenantId: mallory.tenantId, actorUserId: mallory.user.id });
+    expect(planted.user.passwordSetByTenantId).toBe(mallory.tenantId);
+    // The real organisation adds the same person later, and is told the password is not theirs to use.
+    const added = await callerAs(handle.db, { userId: admin.userId }).admin.members.add({ email: "victim@corp.example", role: "member" });
+    expect(added).toMatchObject({ userId: planted.user.id, passwordOpensElsewhere: true });
+    const signedIn = await verifyCredentials(handle.db, "victim@corp.example", "attacker-chosen-pw");
+    expect(signedIn?.passwordSetByTenantId).toBe(mallory.tenantId);
+    // The session such a sign-in opens (config.ts's jwt and session callbacks) is held to that organisation.
+    const jwt = authOptions.callbacks!.jwt!;
+    const token = await jwt({ token: { email: "victim@corp.example" }, user: { id: signedIn!.id, onlyTenantId: signedIn!.passwordSetByTenantId } as never, account: null, trigger: "signIn" } as never);
+    const session = await authOptions.callbacks!.session!({ session: { user: {}, expires: "" }, token } as never);
+    expect(session.user).toMatchObject({ id: planted.user.id, onlyTenantId: mallory.tenantId });
+    const asPlanted = (more: { tenantId?: string; cookie?: string } = {}) => callerAs(handle.db, { userId: planted.user.id, onlyTenantId: mallory.tenantId, ...more });
+    await expect(asPlanted({ tenantId: admin.tenantId }).organization.get()).rejects.toMatchObject({ code: "FORBIDDEN", message: expect.stringContaining("another organisation's admin") });
+    expect((await asPlanted({ cookie: `${TENANT_COOKIE}=${admin.tenantId}` }).organization.get()).id).toBe(mallory.tenantId);
+    expect((await asPlanted().me.get()).memberships.map((m) => m.tenantId)).toEqual([mallory.tenantId]);
+    // Signed in through an identity provider (their own proof of the email), they reach both.
+    expect((await callerAs(handle.db, { userId: planted.user.id, tenantId: admin.tenantId }).organization.get()).id).toBe(admin.tenantId);
+    // A password the operator sets from the CLI is the person's own.
+    const reset = await addUserToTenant(handle.db, { email: "victim@corp.example", password: "operator-set-pw", tenantId: admin.tenantId, actorUserId: null, resetExistingPassword: true });
+    expect(reset.user.passwordSetByTenantId).toBeNull();
   });
 
   it("refuses admin procedures to members and allows them to admins, with an audit row", async () => {

@@ -11,6 +11,12 @@ export const users = pgTable(
     image: text("image"),
     /** scrypt hash in PHC-like form; null for accounts that only use OIDC/GitHub. */
     passwordHash: text("password_hash"),
+    /**
+     * The organisation whose admin chose this password (null: the person or the server's operator did).
+     * Such a password opens that organisation only: the admin of one organisation must not be able to
+     * make an account for someone's email and sign in as them wherever else they become a member.
+     */
+    passwordSetByTenantId: text("password_set_by_tenant_id"),
     emailVerified: timestampTz("email_verified"),
     disabledAt: timestampTz("disabled_at"),
     createdAt: createdAt(),

@@ -346,6 +346,7 @@ export const en = {
   "members.password": "Initial password",
   "members.addButton": "Add member",
   "members.added": "{email} was added.",
+  "members.addedPasswordElsewhere": "{email} was added. Their password was set by another organisation's admin and does not open this one: they sign in with GitHub or your identity provider, or the server's operator sets their password.",
   "members.joined": "Joined",
   "members.keys": "Active keys",
   "members.you": "you",

@@ -348,6 +348,7 @@ export const zh: Record<MessageKey, string> = {
   "members.password": "初始密码",
   "members.addButton": "添加成员",
   "members.added": "已添加 {email}。",
+  "members.addedPasswordElsewhere": "已添加 {email}。其密码由另一个组织的管理员设置，不能用于登录本组织：请让其通过 GitHub 或身份提供方登录，或由服务器运维人员重设密码。",
   "members.joined": "加入时间",
   "members.keys": "有效密钥",
   "members.you": "你",

@@ -98,6 +98,9 @@ function cookieTenantId(headers: Headers): string | undefined {
   return match?.[1] ? decodeURIComponent(match[1]) : undefined;
 }
 
+const PASSWORD_OF_ANOTHER_ORGANISATION =
+  "You signed in with a password another organisation's admin set for you; it opens that organisation only. Sign in with GitHub or your identity provider, or ask the server's operator to set your password (npm run memory -- users add <email> --password …).";
+
 /**
  * A member of the organisation the request is about: the one the header names (refused when not a
  * member), else the dashboard's choice (cookie; a stale one falls back, as the pages do), else the
@@ -112,8 +115,9 @@ export const tenantProcedure = signedInProcedure.use(async ({ ctx, next }) => {
       .from(tenantMembers)
       .where(and(eq(tenantMembers.tenantId, named), eq(tenantMembers.userId, ctx.user.id)));
     if (!membership) throw new TRPCError({ code: "FORBIDDEN", message: `You are not a member of organisation ${named}.` });
+    if (ctx.user.onlyTenantId && ctx.user.onlyTenantId !== named) throw new TRPCError({ code: "FORBIDDEN", message: PASSWORD_OF_ANOTHER_ORGANISATION });
   } else {
-    const memberships = await listMemberships(ctx.db, ctx.user.id);
+    const memberships = await listMemberships(ctx.db, ctx.user.id, ctx.user.onlyTenantId);
     const chosen = cookieTenantId(ctx.headers);
     membership = memberships.find((m) => m.tenantId === chosen) ?? memberships[0];
     if (!membership) throw new TRPCError({ code: "FORBIDDEN", message: "You are not a member of any organisation. Ask an admin to add you." });

@@ -37,12 +37,16 @@ export async function findUserByEmail(db: DbOrTx, email: string): Promise<User |
   return user;
 }
 
-export async function listMemberships(db: DbOrTx, userId: string) {
+/**
+ * A person's organisations. `onlyTenantId`: the session was opened with a password an admin of that
+ * organisation chose (users.password_set_by_tenant_id), which opens that organisation only.
+ */
+export async function listMemberships(db: DbOrTx, userId: string, onlyTenantId?: string | null) {
   return db
     .select({ tenantId: tenantMembers.tenantId, role: tenantMembers.role, tenantName: tenants.name, tenantSlug: tenants.slug })
     .from(tenantMembers)
     .innerJoin(tenants, eq(tenants.id, tenantMembers.tenantId))
-    .where(eq(tenantMembers.userId, userId))
+    .where(and(eq(tenantMembers.userId, userId), onlyTenantId ? eq(tenantMembers.tenantId, onlyTenantId) : undefined))
     .orderBy(asc(tenantMembers.createdAt));
 }
 
@@ -157,9 +161,11 @@ export async function addUserToTenant(
     let user = await findUserByEmail(tx, email);
     const newUser = !user;
     if (!user) {
-      [user] = await tx.insert(users).values({ id: newId("usr"), email, name: input.name ?? null, passwordHash }).returning();
+      // An organisation's admin chose it (the CLI's operator acts for the whole server, with no actor).
+      const passwordSetByTenantId = passwordHash && input.actorUserId ? tenantId : null;
+      [user] = await tx.insert(users).values({ id: newId("usr"), email, name: input.name ?? null, passwordHash, passwordSetByTenantId }).returning();
     } else if (passwordHash && input.resetExistingPassword) {
-      [user] = await tx.update(users).set({ passwordHash, updatedAt: new Date() }).where(eq(users.id, user.id)).returning();
+      [user] = await tx.update(users).set({ passwordHash, passwordSetByTenantId: null, updatedAt: new Date() }).where(eq(users.id, user.id)).returning();
     }
     const [membership] = await tx
       .select({ role: tenantMembers.role })

@@ -11,7 +11,8 @@ import { authSecret } from "./secret";
 
 declare module "next-auth" {
   interface Session {
-    user: { id: string; email: string; name?: string | null; image?: string | null };
+    /** `onlyTenantId`: signed in with a password that organisation's admin chose; it opens that organisation only. */
+    user: { id: string; email: string; name?: string | null; image?: string | null; onlyTenantId?: string | null };
   }
 }
 
@@ -73,7 +74,7 @@ export const authOptions: NextAuthOptions = {
       async authorize(credentials) {
         if (!credentials?.email || !credentials.password) return null;
         const user = await verifyCredentials(await getDb(), credentials.email, credentials.password);
-        return user ? { id: user.id, email: user.email, name: user.name, image: user.image } : null;
+        return user ? { id: user.id, email: user.email, name: user.name, image: user.image, onlyTenantId: user.passwordSetByTenantId } : null;
       },
     }),
     ...externalProviders(),
@@ -100,11 +101,16 @@ export const authOptions: NextAuthOptions = {
       return true;
     },
     jwt({ token, user }) {
-      if (user) token.uid = user.id;
+      if (user) {
+        token.uid = user.id;
+        // Set at sign-in only: a GitHub / OIDC sign-in (the person's own proof) carries no restriction.
+        token.onlyTenantId = (user as { onlyTenantId?: string | null }).onlyTenantId ?? null;
+      }
       return token;
     },
     session({ session, token }) {
-      return { ...session, user: { ...session.user, id: token.uid as string, email: token.email ?? "" } } as Session;
+      const onlyTenantId = typeof token.onlyTenantId === "string" ? token.onlyTenantId : null;
+      return { ...session, user: { ...session.user, id: token.uid as string, email: token.email ?? "", onlyTenantId } } as Session;
     },
   },
 };

@@ -14,7 +14,7 @@ export const requireDashboardMember = cache(async () => {
   const session = await getServerAuthSession();
   if (!session?.user?.id) redirect("/sign-in");
   const db = await getDb();
-  const memberships = await listMemberships(db, session.user.id);
+  const memberships = await listMemberships(db, session.user.id, session.user.onlyTenantId);
   if (memberships.length === 0) redirect("/sign-in?error=AccessDenied");
   const wanted = (await cookies()).get(TENANT_COOKIE)?.value;
   const current = memberships.find((m) => m.tenantId === wanted) ?? memberships[0]!;

@@ -67,7 +67,7 @@ const lastAdmin = () =>
 export async function addMember(
   db: Database,
   params: AdminAction & { email: string; role: TenantRole; name?: string; password?: string },
-): Promise<MemberView> {
+): Promise<MemberView & { passwordOpensElsewhere: boolean }> {
   const existing = await findUserByEmail(db, params.email);
   if (existing && (await membership(db, params.tenantId, existing.id))) {
     throw new ServiceError("CONFLICT", "already_member", `${existing.email} is already a member; change their role instead.`);
@@ -80,7 +80,9 @@ export async function addMember(
   }
   const added = (await listMembers(db, params.tenantId)).find((m) => m.email === (existing?.email ?? params.email.trim().toLowerCase()));
   if (!added) throw new ServiceError("INTERNAL_SERVER_ERROR", "member_missing", "The member was added but cannot be read back; reload the page.");
-  return added;
+  // Their password was another organisation admin's choice: it does not open this organisation.
+  const passwordOpensElsewhere = Boolean(existing?.passwordSetByTenantId && existing.passwordSetByTenantId !== params.tenantId);
+  return { ...added, passwordOpensElsewhere };
 }
 
 /** Changes a member's role; the last admin cannot step down. Audited with before/after. */

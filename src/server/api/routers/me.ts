@@ -5,7 +5,7 @@ export const meRouter = createTRPCRouter({
   /** The signed-in person and the organisations they belong to. */
   get: signedInProcedure.query(async ({ ctx }) => ({
     user: ctx.user,
-    memberships: await listMemberships(ctx.db, ctx.user.id),
+    memberships: await listMemberships(ctx.db, ctx.user.id, ctx.user.onlyTenantId),
   })),
   /** The organisation this request acts in, and the caller's role there. */
   tenant: tenantProcedure.query(({ ctx }) => ctx.tenant),
