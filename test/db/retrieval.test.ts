@@ -47,6 +47,44 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect(byValue.enumerated).toBe(false);
   });
 
+  it("finds by valueJson the way writes store it: a field of an object value, the item, the kind's normalized form", async () => {
+    const t = await createTenant(handle.db);
+    const ctx = agentContext(t, { forgetIntent: true });
+    const [cilantro, peanuts, flavor] = await write(
+      ctx,
+      create("avoid_ingredient", { title: "用户不吃香菜", content: "推荐菜谱时避免香菜，讨厌它的味道。", valueJson: { ingredient: "香菜", note: "讨厌味道" } }),
+      create("food_avoidance", { title: "Peanut allergy", content: "The user is allergic to peanuts.", valueJson: { food: "peanuts", reason: "allergy" } }),
+      create("flavor_profile", { title: "口味", content: "推荐菜谱时少油少辣。", valueJson: "少油少辣" }),
+    );
+    const exactIds = async (input: Record<string, unknown>) => (await search(ctx, input)).exact.map((n) => n.id);
+    expect(await exactIds({ kinds: ["avoid_ingredient"], valueJson: "香菜" })).toEqual([cilantro]);
+    expect(await exactIds({ key: "avoid_ingredient", valueJson: "香菜" })).toEqual([cilantro]);
+    expect(await exactIds({ kinds: ["food_avoidance"], valueJson: "peanuts" })).toEqual([peanuts]);
+    expect(await exactIds({ kinds: ["flavor_profile"], valueJson: "少辣" })).toEqual([flavor]);
+    expect(await exactIds({ kinds: ["flavor_profile"], valueJson: { 辣: "少" } })).toEqual([flavor]);
+    expect(await exactIds({ kinds: ["flavor_profile"], valueJson: "多辣" })).toEqual([]);
+    expect(await exactIds({ kinds: ["avoid_ingredient"], valueJson: "香" })).toEqual([]);
+    // 000's own forget example, word for word.
+    const forgot = await memoryForget(handle.db, ctx, {
+      selector: { domain: "生活技能", categoryPathPrefix: ["生活技能", "做饭", "饮食偏好"], type: "preference", key: "avoid_ingredient", valueJson: "香菜" },
+      mode: "soft",
+      reason: "用户明确要求忘记该饮食偏好",
+    });
+    expect(forgot).toMatchObject({ done: true, deletedIds: [cilantro] });
+    // asOf reads the same filter in memory.
+    const before = await search(ctx, { kinds: ["flavor_profile"], valueJson: "少辣", asOf: new Date().toISOString() });
+    expect(before.exact.map((n) => n.id)).toEqual([flavor]);
+  });
+
+  it("searches within kinds when queryText comes with them, instead of listing the kinds' most important cards", async () => {
+    const ctx = agentContext(await createTenant(handle.db));
+    const facts = Array.from({ length: 15 }, (_, i) => create("custom_fact", { title: `Fact ${i}`, content: `Household fact number ${i} about the garden.`, valueJson: `f${i}`, importance: 0.9 }, { itemKey: `fact_${i}` }));
+    const written = await write(ctx, ...facts, create("custom_fact", { title: "家里的WiFi名称", content: "家里的 WiFi 叫 Orchard-5G。", valueJson: "Orchard-5G", importance: 0.5 }, { itemKey: "wifi" }), create("occupation", { title: "Job", content: "Configures wifi routers at work.", valueJson: "network engineer" }));
+    const result = await search(ctx, { kinds: ["custom_fact"], queryText: "wifi" });
+    expect([...result.exact, ...result.relevant].map((n) => n.id)).toEqual([written[15]]);
+    expect(result.omitted.filter((o) => o.reason === "over_limit")).toEqual([]);
+  });
+
   it("finds Chinese and mixed Chinese/English cards from Chinese and English queries", async () => {
     const ctx = agentContext(await createTenant(handle.db));
     const [cilantro, spicy, other] = await write(

@@ -2,6 +2,7 @@ import { arrayOverlaps, eq, inArray, like, sql, type SQL } from "drizzle-orm";
 import { memoryNodes, type NodeType } from "~/db/schema";
 import { canonicalKey, normalizeItemKey } from "./canonical-key";
 import type { KindRegistry } from "./custom-kinds";
+import type { KindDefinition } from "./kinds";
 import { parseScope } from "./scope";
 
 /** Structured card filters shared by exact queries, forget selectors and the dashboard browser. */
@@ -26,10 +27,48 @@ export function categoryPrefixCondition(prefix: string | string[]): SQL {
   return sql`(${memoryNodes.categoryPathText} = ${text} or ${like(memoryNodes.categoryPathText, `${escaped}/%`)})`;
 }
 
-/** Scalars match exactly; objects/arrays by containment ({spicy:"low"} matches {spicy:"low", oil:"low"}). */
-export function valueJsonCondition(value: unknown): SQL {
+/**
+ * A value as the filter states it: objects and arrays by containment ({spicy:"low"} matches
+ * {spicy:"low", oil:"low"}); a scalar as the whole value, an element of a list, a top-level field of
+ * an object, or the card's item — 000's {key: "avoid_ingredient", valueJson: "香菜"} names the card
+ * written as {ingredient: "香菜", note: "讨厌味道"}, whose item is 香菜.
+ */
+function valueMatch(value: unknown): SQL {
   const json = JSON.stringify(value);
-  return typeof value === "object" && value !== null ? sql`${memoryNodes.valueJson} @> ${json}::jsonb` : sql`${memoryNodes.valueJson} = ${json}::jsonb`;
+  if (typeof value === "object" && value !== null) return sql`${memoryNodes.valueJson} @> ${json}::jsonb`;
+  const item = typeof value === "string" ? normalizeItemKey(value) : undefined;
+  return sql`(${memoryNodes.valueJson} = ${json}::jsonb
+    or (jsonb_typeof(${memoryNodes.valueJson}) = 'array' and ${memoryNodes.valueJson} @> ${`[${json}]`}::jsonb)
+    or (jsonb_typeof(${memoryNodes.valueJson}) = 'object' and exists (select 1 from jsonb_each(case when jsonb_typeof(${memoryNodes.valueJson}) = 'object' then ${memoryNodes.valueJson} else '{}'::jsonb end) as field where field.value = ${json}::jsonb))${item?.ok ? sql` or ${memoryNodes.itemKey} = ${item.itemKey}` : sql``})`;
+}
+
+/** valueJson filter: any of its forms (filterValues) matches. */
+export function valueJsonCondition(value: unknown, def?: KindDefinition): SQL {
+  const values = filterValues(value, def);
+  return values.length === 1 ? valueMatch(value) : sql`(${sql.join(values.map(valueMatch), sql` or `)})`;
+}
+
+/**
+ * A key as an agent sends it: a canonical key (`cooking.avoid_ingredient:香菜`, normalized like a
+ * write), or a slot or kind name as in 000's examples (`{key: "avoid_ingredient", valueJson: "香菜"}`,
+ * synonyms such as `disliked_ingredient` too), which means that kind's cards. Stored keys are always
+ * canonical, so the literal text alone found nothing for the names 000 uses. Unknown keys match literally.
+ */
+const keyKind = (key: string, registry: KindRegistry) => {
+  const at = key.indexOf(":");
+  return registry.resolve(at >= 0 ? key.slice(0, at) : key);
+};
+
+/** What a `key` filter means: one stored key, or every card of an itemized kind (keyCondition). */
+export function resolveKeyFilter(key: string, registry: KindRegistry): { key: string } | { kind: string } {
+  const at = key.indexOf(":");
+  const def = keyKind(key, registry);
+  if (!def) return { key };
+  if (at >= 0) {
+    const canonical = canonicalKey(def, key.slice(at + 1));
+    return { key: canonical.ok ? canonical.key : key };
+  }
+  return def.itemized ? { kind: def.kind } : { key: def.key };
 }
 
 /**
@@ -39,14 +78,25 @@ export function valueJsonCondition(value: unknown): SQL {
  * canonical, so the literal text alone found nothing for the names 000 uses. Unknown keys match literally.
  */
 function keyCondition(key: string, registry: KindRegistry): SQL {
-  const at = key.indexOf(":");
-  const def = registry.resolve(at >= 0 ? key.slice(0, at) : key);
-  if (!def) return eq(memoryNodes.key, key);
-  if (at >= 0) {
-    const canonical = canonicalKey(def, key.slice(at + 1));
-    return eq(memoryNodes.key, canonical.ok ? canonical.key : key);
+  const resolved = resolveKeyFilter(key, registry);
+  return "kind" in resolved ? eq(memoryNodes.kind, resolved.kind) : eq(memoryNodes.key, resolved.key);
+}
+
+/** The kind whose value normalizer applies to a filter's valueJson, when it names exactly one. */
+export function filterValueKind(filter: NodeFilter, registry: KindRegistry): KindDefinition | undefined {
+  if (filter.kinds?.length === 1) return registry.resolve(filter.kinds[0]!) ?? undefined;
+  return !filter.kinds?.length && filter.key ? keyKind(filter.key, registry) ?? undefined : undefined;
+}
+
+/** valueJson as written and as the kind's normalizer makes it ("少辣" → {spicy: "low"}), once each. */
+export function filterValues(value: unknown, def: KindDefinition | undefined): unknown[] {
+  let normalized: unknown = value;
+  try {
+    normalized = def?.normalizeValue ? def.normalizeValue(value) : value;
+  } catch {
+    normalized = value;
   }
-  return def.itemized ? eq(memoryNodes.kind, def.kind) : eq(memoryNodes.key, def.key);
+  return JSON.stringify(normalized) === JSON.stringify(value) ? [value] : [value, normalized];
 }
 
 export function nodeFilterConditions(filter: NodeFilter, registry: KindRegistry): SQL[] {
@@ -69,7 +119,7 @@ export function nodeFilterConditions(filter: NodeFilter, registry: KindRegistry)
   }
   if (filter.key) conditions.push(keyCondition(filter.key, registry));
   if (filter.types?.length) conditions.push(inArray(memoryNodes.type, filter.types));
-  if (filter.valueJson !== undefined) conditions.push(valueJsonCondition(filter.valueJson));
+  if (filter.valueJson !== undefined) conditions.push(valueJsonCondition(filter.valueJson, filterValueKind(filter, registry)));
   if (filter.categoryPathPrefix && filter.categoryPathPrefix.length) conditions.push(categoryPrefixCondition(filter.categoryPathPrefix));
   if (filter.tags?.length) conditions.push(arrayOverlaps(memoryNodes.tags, filter.tags));
   if (filter.entities?.length) conditions.push(arrayOverlaps(memoryNodes.entities, filter.entities));

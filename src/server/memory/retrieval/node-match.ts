@@ -1,12 +1,12 @@
 import { canonicalJson } from "../node-store";
-import { canonicalKey } from "../canonical-key";
+import { canonicalKey, normalizeItemKey } from "../canonical-key";
 import type { KindRegistry } from "../custom-kinds";
-import type { NodeFilter } from "../node-filter";
+import { filterValues, filterValueKind, resolveKeyFilter, type NodeFilter } from "../node-filter";
 import type { MemoryNode } from "../node-view";
 
 /**
  * NodeFilter evaluated on loaded cards — for `asOf` reads, which come from history rather than from
- * the indexed query. Same meaning as node-filter.ts's SQL: scalars equal, objects/arrays contain.
+ * the indexed query. Same meaning as node-filter.ts's SQL.
  */
 
 function jsonContains(container: unknown, contained: unknown): boolean {
@@ -22,8 +22,16 @@ function jsonContains(container: unknown, contained: unknown): boolean {
   return Object.entries(contained as Record<string, unknown>).every(([k, v]) => k in record && jsonContains(record[k], v));
 }
 
-function valueMatches(nodeValue: unknown, wanted: unknown): boolean {
-  return typeof wanted === "object" && wanted !== null ? jsonContains(nodeValue, wanted) : canonicalJson(nodeValue) === canonicalJson(wanted);
+/** As node-filter.ts's valueMatch: containment for objects; a scalar as the value, an element, a top-level field or the item. */
+function valueMatches(node: MemoryNode, wanted: unknown): boolean {
+  const nodeValue = node.valueJson;
+  if (typeof wanted === "object" && wanted !== null) return jsonContains(nodeValue, wanted);
+  const json = canonicalJson(wanted);
+  if (canonicalJson(nodeValue) === json) return true;
+  if (Array.isArray(nodeValue)) return nodeValue.some((item) => canonicalJson(item) === json);
+  if (nodeValue !== null && typeof nodeValue === "object" && Object.values(nodeValue).some((field) => canonicalJson(field) === json)) return true;
+  const item = typeof wanted === "string" ? normalizeItemKey(wanted) : undefined;
+  return Boolean(item?.ok && node.itemKey === item.itemKey);
 }
 
 export function nodeMatchesFilter(node: MemoryNode, filter: NodeFilter, registry: KindRegistry): boolean {
@@ -39,9 +47,12 @@ export function nodeMatchesFilter(node: MemoryNode, filter: NodeFilter, registry
       if (!key.ok || node.key !== key.key) return false;
     }
   }
-  if (filter.key && node.key !== filter.key) return false;
+  if (filter.key) {
+    const resolved = resolveKeyFilter(filter.key, registry);
+    if ("kind" in resolved ? node.kind !== resolved.kind : node.key !== resolved.key) return false;
+  }
   if (filter.types?.length && !filter.types.includes(node.type)) return false;
-  if (filter.valueJson !== undefined && !valueMatches(node.valueJson, filter.valueJson)) return false;
+  if (filter.valueJson !== undefined && !filterValues(filter.valueJson, filterValueKind(filter, registry)).some((value) => valueMatches(node, value))) return false;
   if (filter.categoryPathPrefix && filter.categoryPathPrefix.length) {
     const prefix = Array.isArray(filter.categoryPathPrefix) ? filter.categoryPathPrefix.join("/") : filter.categoryPathPrefix.replace(/\/+$/, "");
     const path = node.categoryPath.join("/");

@@ -41,20 +41,24 @@ const MAX_OMITTED = 50;
 const EXACT_HISTORY_ALLOWANCE = 20;
 const HISTORY_STATUSES: readonly NodeStatus[] = ["active", "expired", "superseded"];
 
-function splitFilters(input: ParsedInput) {
-  const identifying: NodeFilter = { kinds: input.kinds, itemKey: input.itemKey, key: input.key, valueJson: input.valueJson };
-  const narrowing: NodeFilter = { domain: input.domain, categoryPathPrefix: input.categoryPathPrefix, types: input.types, tags: input.tags, entities: input.entities };
+function splitFilters(input: ParsedInput, queryText: string | undefined) {
+  // With words to search for, `kinds` alone narrows the search rather than listing the kinds' cards:
+  // {kinds: ["custom_fact"], queryText: "wifi"} listed the ten most important facts and left the one
+  // about the WiFi out. A slot (key, itemKey, valueJson) still identifies cards exactly.
+  const kindsNarrow = queryText !== undefined && input.itemKey === undefined && input.key === undefined && input.valueJson === undefined;
+  const identifying: NodeFilter = { kinds: kindsNarrow ? undefined : input.kinds, itemKey: input.itemKey, key: input.key, valueJson: input.valueJson };
+  const narrowing: NodeFilter = { kinds: kindsNarrow ? input.kinds : undefined, domain: input.domain, categoryPathPrefix: input.categoryPathPrefix, types: input.types, tags: input.tags, entities: input.entities };
   const present = (f: NodeFilter) => Object.values(f).some((v) => v !== undefined && !(Array.isArray(v) && v.length === 0) && v !== "");
-  return { identifying, narrowing, all: { ...identifying, ...narrowing }, hasIdentifying: present(identifying), hasNarrowing: present(narrowing) };
+  return { identifying, narrowing, all: { ...narrowing, ...identifying, kinds: input.kinds }, hasIdentifying: present(identifying), hasNarrowing: present(narrowing) };
 }
 
 type Plan = ReturnType<typeof splitFilters> & { queryText?: string; listAll: boolean; runExact: boolean; runRelevant: boolean };
 
 function plan(input: ParsedInput): Plan {
-  const filters = splitFilters(input);
   const queryText = input.queryText?.trim() || undefined;
   // "列出所有记忆" / "show all my memories" enumerates instead of searching for those words.
   const listAll = input.all === true || isListAllQuery(queryText);
+  const filters = splitFilters(input, listAll ? undefined : queryText);
   const runExact = listAll || filters.hasIdentifying || (filters.hasNarrowing && !queryText);
   const runRelevant = !listAll && queryText !== undefined;
   return { ...filters, queryText, listAll, runExact, runRelevant };
