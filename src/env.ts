@@ -32,6 +32,11 @@ const schema = z.object({
   /** next-auth signing secret; embedded installs generate and keep one under MEMORY_DATA_DIR. */
   NEXTAUTH_SECRET: z.preprocess(emptyToUndefined, z.string().min(16).optional()),
   NEXTAUTH_URL: z.preprocess(emptyToUndefined, z.string().url().optional()),
+  /** Browser origins besides this server's own that may call /api/mcp (comma-separated; `*` for any). */
+  MCP_ALLOWED_ORIGINS: z
+    .string()
+    .default("")
+    .transform((v) => v.split(",").map((o) => o.trim().replace(/\/+$/, "")).filter(Boolean)),
   PORT: z.coerce.number().int().default(3000),
   /** Anyone may create an account (each gets an own tenant). Off: only the first account, then admins add people. */
   MEMORY_OPEN_SIGNUP: booleanFlag,

@@ -9,6 +9,7 @@ import { createApiKey, keyScopesFrom, listApiKeys, memberRole, revokeApiKey, typ
 import { keyScopesWithoutReach } from "~/server/auth/permissions";
 import { ServiceError } from "~/server/errors";
 import { exportJsonl, importJsonl } from "./transfer-commands";
+import { simplifySearchText } from "~/server/memory/simplify-search-text";
 import { clearTenantMemory, reembedTenant, runWorkerFromCli, treeSearch, treeStats, treeTopics } from "./tree-commands";
 import { getHealth } from "~/server/health";
 import { pruneExpiredRecords, retentionPolicyFromEnv } from "~/server/jobs/retention";
@@ -56,6 +57,8 @@ const HELP = `Usage: npm run memory -- <command> [options]
   clear [--yes]      Erase an organisation's memory (asks first unless --yes). People and keys stay.
   worker             Run a background job worker until Ctrl+C (several may run at once).
   reembed            After changing the embedding model: embed every current card for it.
+  reindex-text       After upgrading to a release that folds traditional Chinese to simplified for search:
+                     rewrite the search text of rows stored before, so traditional-script cards are found again.
   prune              Delete query log rows, idempotency replies and finished jobs past their retention
                      (MEMORY_*_RETENTION_DAYS; the server also does this every 15 minutes).
   bench <recall|load|cpu|soak|hot-path> [options]
@@ -127,7 +130,7 @@ export async function runCli(args: string[], options: CliOptions, open: () => Pr
   }
   const { db } = handle;
   try {
-    const command = ["search", "topics", "clear", "worker", "stats", "reembed", "export", "import"].includes(area) ? area : `${area} ${action ?? ""}`.trim();
+    const command = ["search", "topics", "clear", "worker", "stats", "reembed", "reindex-text", "export", "import"].includes(area) ? area : `${area} ${action ?? ""}`.trim();
     switch (command) {
       case "users add": {
         // The email may come positionally (`users add a@b.c --admin`) or as --admin's neighbour.
@@ -237,6 +240,15 @@ export async function runCli(args: string[], options: CliOptions, open: () => Pr
       case "reembed":
         await reembedTenant(db, await firstTenantId(db, options.tenant));
         return 0;
+      case "reindex-text": {
+        // Every organisation unless --tenant names one: the upgrade concerns them all.
+        const ids = options.tenant ? [await firstTenantId(db, options.tenant)] : (await db.select({ id: tenants.id }).from(tenants)).map((t) => t.id);
+        for (const tenantId of ids) {
+          const changed = await simplifySearchText(db, { tenantId });
+          out(`${tenantId}: search text folded to simplified characters in ${Object.entries(changed).map(([table, n]) => `${table} ${n}`).join(", ")} row(s).`);
+        }
+        return 0;
+      }
       case "prune": {
         const policy = retentionPolicyFromEnv();
         const pruned = await pruneExpiredRecords(db, policy);

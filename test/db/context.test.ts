@@ -186,6 +186,19 @@ describe(`buildMemoryContext (${TEST_BACKEND})`, () => {
     expect(context.diagnostics.omittedNodeCount).toBeGreaterThanOrEqual(1);
   });
 
+  it("counts a card left out once, though both the search and the joint resolution leave it out", async () => {
+    const tenantId = await createTenant(handle.db);
+    const ctx = agentContext(tenantId);
+    await write(
+      ctx,
+      create("flavor_profile", { title: "用户爱吃辣", content: "用户爱吃辣，最爱川菜。", valueJson: { spicy: "high" } }),
+      create("flavor_profile", { title: "今天少辣", content: "今天胃不舒服，吃辣要少。", valueJson: { spicy: "low" } }, { scope: "session:s1" }),
+    );
+    const context = await buildMemoryContext(handle.db, ctx, { queryText: "吃辣", sessionId: "s1" }, noVectors);
+    expect(context.usedMemoryIds).toHaveLength(1);
+    expect(context.diagnostics).toMatchObject({ retrievedNodeCount: 1, omittedNodeCount: 1 });
+  });
+
   it("reads only this turn's session and scopes it may read", async () => {
     const { tenantId } = await seed();
     const stranger = agentContext(tenantId, { readScopes: ["user:u9", "session:s9"].map(parseScopePattern), defaults: { session: { type: "session", id: "s9" } } });

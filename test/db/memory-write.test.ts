@@ -9,6 +9,7 @@ import { parseScopePattern } from "~/server/memory/scope";
 import { memoryForget } from "~/server/memory/forget";
 import { memorySearch } from "~/server/memory/retrieval/search";
 import { memoryWrite } from "~/server/memory/write";
+import { appendMessages } from "~/server/memory/messages";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { agentContext, createTenant, personContext } from "../support/memory";
 
@@ -158,16 +159,24 @@ describe(`memory_write (${TEST_BACKEND})`, () => {
 
   it("rejects sourceMessageIds that are not this turn's evidence", async () => {
     const t = await createTenant(handle.db);
-    const result = await memoryWrite(handle.db, agentContext(t, { trustedMessageIds: ["msg_real"] }), {
-      operations: [{ op: "create", kind: "custom_fact", itemKey: "wifi", explicitUserIntent: true, node: { title: "Wi-Fi", content: "Home Wi-Fi is called Lighthouse.", valueJson: "Lighthouse", sourceMessageIds: ["msg_real", "msg_forged"] } }],
+    const { messages } = await appendMessages(handle.db, agentContext(t), { sessionId: "s1", messages: [{ role: "user", content: "Our Wi-Fi is Lighthouse." }] });
+    const real = messages[0]!.id;
+    const result = await memoryWrite(handle.db, agentContext(t, { trustedMessageIds: [real] }), {
+      operations: [{ op: "create", kind: "custom_fact", itemKey: "wifi", explicitUserIntent: true, node: { title: "Wi-Fi", content: "Home Wi-Fi is called Lighthouse.", valueJson: "Lighthouse", sourceMessageIds: [real, "msg_forged"] } }],
     });
     expect(result.results[0]).toMatchObject({ status: "rejected", reason: "untrusted_source" });
     expect(result.results[0]!.message).toMatch(/msg_forged/);
     expect(await nodesOf(t)).toHaveLength(0);
-    const ok = await memoryWrite(handle.db, agentContext(t, { trustedMessageIds: ["msg_real"] }), {
-      operations: [{ op: "create", kind: "custom_fact", itemKey: "wifi", explicitUserIntent: true, node: { title: "Wi-Fi", content: "Home Wi-Fi is called Lighthouse.", valueJson: "Lighthouse", sourceMessageIds: ["msg_real"] } }],
+    const ok = await memoryWrite(handle.db, agentContext(t, { trustedMessageIds: [real, "msg_erased"] }), {
+      operations: [{ op: "create", kind: "custom_fact", itemKey: "wifi", explicitUserIntent: true, node: { title: "Wi-Fi", content: "Home Wi-Fi is called Lighthouse.", valueJson: "Lighthouse", sourceMessageIds: [real] } }],
     });
     expect(ok.results[0]!.status).toBe("created");
+    // Evidence trusted for the turn but erased before the write commits: refused, nothing written.
+    const gone = await memoryWrite(handle.db, agentContext(t, { trustedMessageIds: [real, "msg_erased"] }), {
+      operations: [{ op: "create", kind: "custom_fact", itemKey: "router", explicitUserIntent: true, node: { title: "Router", content: "The router is in the hall.", valueJson: "hall", sourceMessageIds: ["msg_erased"] } }],
+    });
+    expect(gone.results[0]).toMatchObject({ status: "rejected", reason: "source_erased" });
+    expect(await nodesOf(t)).toHaveLength(1);
   });
 
   it("enforces the explicit-only write policy", async () => {

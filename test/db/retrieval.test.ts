@@ -16,6 +16,7 @@ import { disjointScopes } from "~/server/memory/retrieval/scopes";
 import { COMMON_TERM_SHARE, fullTextHits, NODE_SOURCE, scopeStats } from "~/server/memory/retrieval/signals";
 import { termShare, termShares } from "~/server/memory/retrieval/term-shares";
 import { memoryWrite } from "~/server/memory/write";
+import { simplifySearchText } from "~/server/memory/simplify-search-text";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { agentContext, createOp as create, createTenant, noVectors, type Op, writeCards } from "../support/memory";
 
@@ -83,6 +84,27 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     const result = await search(ctx, { kinds: ["custom_fact"], queryText: "wifi" });
     expect([...result.exact, ...result.relevant].map((n) => n.id)).toEqual([written[15]]);
     expect(result.omitted.filter((o) => o.reason === "over_limit")).toEqual([]);
+  });
+
+  it("finds traditional-script cards from simplified queries and the other way round; reindex-text folds rows stored before", async () => {
+    const t = await createTenant(handle.db);
+    const ctx = agentContext(t);
+    const [allergy, tea] = await write(
+      ctx,
+      create("food_avoidance", { title: "花生过敏", content: "用户对花生过敏。", valueJson: "花生" }),
+      create("custom_fact", { title: "喜歡烏龍茶", content: "用戶每天早上喝烏龍茶。", valueJson: "烏龍茶" }, { itemKey: "tea" }),
+    );
+    const relevantIds = async (queryText: string) => (await search(ctx, { queryText })).relevant.map((n) => n.id);
+    expect(await relevantIds("我對什麼過敏")).toContain(allergy);
+    expect(await relevantIds("乌龙茶")).toEqual([tea]);
+    // A row indexed before the fold holds the traditional tokens; the command rewrites them.
+    const traditional = (column: string) => sql.raw(`${column} = replace(replace(replace(replace(${column}, '乌', '烏'), '龙', '龍'), '欢', '歡'), '户', '戶')`);
+    await handle.db.execute(sql`update memory_nodes set ${traditional("search_title")}, ${traditional("search_values")}, ${traditional("search_body")} where tenant_id = ${t} and id = ${tea}`);
+    expect(await relevantIds("乌龙")).toEqual([]);
+    const changed = await simplifySearchText(handle.db, { tenantId: t });
+    expect(changed.memory_nodes).toBe(1);
+    expect(await relevantIds("乌龙")).toEqual([tea]);
+    expect(await simplifySearchText(handle.db, { tenantId: t })).toMatchObject({ memory_nodes: 0 });
   });
 
   it("finds Chinese and mixed Chinese/English cards from Chinese and English queries", async () => {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryAuditEvents, memoryNodes } from "~/db/schema";
 import { appRouter, type AppRouter } from "~/server/api/root";
 import { countTokens } from "~/server/memory/retrieval/token-count";
-import { handleMcpRequest } from "~/server/tools/mcp";
+import { handleMcpRequest, originAllowed } from "~/server/tools/mcp";
 import { TOOL_NAMES, type ToolName } from "~/server/tools/registry";
 import { EVIDENCE_WINDOW_MESSAGES } from "~/server/tools/evidence";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
@@ -286,6 +286,12 @@ describe(`agent tools over tRPC and MCP (${TEST_BACKEND})`, () => {
     });
     await expect(tools(narrow).memory_context({ sessionId: "chat-1" })).rejects.toMatchObject({ code: "FORBIDDEN", cause: { reason: "scope_not_readable" } });
     expect(await tools(narrow).message_append({ sessionId: "only-this", messages: [{ role: "user", content: "hi" }] })).toMatchObject({ sessionId: "only-this" });
+    // A workspace fact for a turn whose workspace the key may not use: say that, not "send a scope".
+    const workspaceWrite = tools(full).memory_write({
+      operations: [{ op: "create", kind: "project_context", itemKey: "deploy", explicitUserIntent: true, node: { title: "Deploys", content: "We deploy on Fridays.", valueJson: "friday" } }],
+      turn: { sessionId: "chat-1", workspaceId: "w-not-granted" },
+    });
+    await expect(workspaceWrite).rejects.toMatchObject({ code: "FORBIDDEN", cause: { reason: "scope_not_writable", message: expect.stringContaining("may not write workspace:w-not-granted") } });
   });
 
   it("answers plain-JSON HTTP calls with tRPC codes, a reason, and no stack traces", async () => {
@@ -412,6 +418,37 @@ describe(`agent tools over tRPC and MCP (${TEST_BACKEND})`, () => {
       // A batch would count as one call against the key's rate limit: one message per POST.
       const batch = await mcp(full, Array.from({ length: 100 }, (_, i) => rpc(i, "tools/call", { name: "memory_search", arguments: { queryText: "peanuts" } })));
       expect(batch).toMatchObject({ status: 400, body: { error: { code: -32600, data: { reason: "batch_not_supported" } } } });
+    });
+
+    it("answers malformed tools/call params with -32602 and the request's id, and declares no list changes it cannot send", async () => {
+      const init = await mcp(full, rpc(1, "initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "test", version: "1" } }));
+      expect(init.body?.result?.capabilities).toEqual(expect.objectContaining({ tools: { listChanged: false } }));
+      for (const params of [{ name: "memory_search", arguments: "x" }, { arguments: {} }, { name: "memory_search", arguments: [1] }]) {
+        const answer = await mcp(full, rpc(77, "tools/call", params));
+        expect(answer.body).toMatchObject({ id: 77, error: { code: -32602, message: expect.stringMatching(/^Invalid params: /) } });
+        expect(answer.body?.error?.message).not.toMatch(/expected|\[/);
+      }
+      const tooDeep = await mcp(full, `{"jsonrpc":"2.0","id":"deep-1","method":"tools/call","params":{"name":"memory_search","arguments":{"valueJson":${"[".repeat(40)}1${"]".repeat(40)}}}}`);
+      expect(tooDeep.body).toMatchObject({ id: "deep-1", error: { data: { reason: "too_deep" } } });
+    });
+
+    it("lets a forget-only key forget by id what its selectors reach", async () => {
+      const written = await mcp(full, rpc(1, "tools/call", { name: "memory_write", arguments: peanutWrite(), _meta: { turn: { sessionId: "mcp-forget-only" } } }));
+      const nodeId = (written.body?.result?.structuredContent as { results: { nodeId: string }[] }).results[0]!.nodeId;
+      const forgetOnly = (await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.memberId, permissions: ["memory:forget"] })).secret;
+      const forgot = await mcp(forgetOnly, rpc(2, "tools/call", { name: "memory_forget", arguments: { id: nodeId, expectedRevision: 1, reason: "asked" }, _meta: { turn: { forgetIntent: true } } }));
+      expect(forgot.body?.result).toMatchObject({ isError: false, structuredContent: { done: true, deletedIds: [nodeId] } });
+    });
+
+    it("refuses a browser page of another origin (DNS rebinding), and serves loopback, its own and listed origins", async () => {
+      const evil = await mcp(full, rpc(1, "tools/list"), { headers: { origin: "http://evil.example", host: "evil.example" } });
+      expect(evil).toMatchObject({ status: 403, body: { error: { data: { reason: "origin_not_allowed" } } } });
+      expect((await mcp(full, rpc(2, "tools/list"), { headers: { origin: "http://localhost:3000" } })).status).toBe(200);
+      expect((await mcp(full, rpc(3, "tools/list"))).status).toBe(200);
+      expect(originAllowed("https://memory.example.com", [], "https://memory.example.com")).toBe(true);
+      expect(originAllowed("https://app.example.com", ["https://app.example.com"], undefined)).toBe(true);
+      expect(originAllowed("https://other.example.com", ["https://app.example.com"], "https://memory.example.com")).toBe(false);
+      expect(originAllowed("null", [], undefined)).toBe(false);
     });
   });
 });

@@ -14,7 +14,9 @@ import { getLatestSummary } from "~/server/memory/summaries";
 import { createLlmClient } from "~/server/providers/llm";
 import { decayTopicHotness, routeTopicsForSession, SEAL_THRESHOLD, sealSession, SESSION_BATCH } from "~/server/tree/cold-path";
 import { EXTRACT_DELAY_MS } from "~/server/tree/ingest";
-import { treeJobHandlers } from "~/server/tree/jobs";
+import { extractFromSession, summarizeSession, treeJobHandlers } from "~/server/tree/jobs";
+import { eraseConversation } from "~/server/memory/erase";
+import type { LlmClient } from "~/server/providers/llm";
 import { drainJobs } from "../support/jobs";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { createKey, createOrg } from "../support/agents";
@@ -218,6 +220,35 @@ describe(`memory tree (${TEST_BACKEND})`, () => {
     expect(outcome).toMatchObject({ succeeded: 1, lost: 1 });
     const [second] = await handle.db.select().from(memoryJobs).where(eq(memoryJobs.id, ids[1]!));
     expect(second).toMatchObject({ status: "running", leasedBy: "thief" });
+  });
+
+  it("does not bring back a conversation erased while the extractor or the summarizer was working on it", async () => {
+    const { t, u, by } = await capturingAgent(handle.db);
+    const erase = (sessionId: string) => handle.db.transaction((tx) => eraseConversation(tx, { tenantId: t, sessionId, now: new Date() }));
+    // The extractor read 我不吃香菜, then the user erased the conversation while the model was asked.
+    await appendMessages(handle.db, by, { sessionId: "s-gone", userScopeId: u, messages: [{ role: "user", content: "我不吃香菜。" }] });
+    const erasingModel = (sessionId: string, answer: string): LlmClient => ({
+      model: "stand-in",
+      complete: async () => {
+        await erase(sessionId);
+        return answer;
+      },
+    });
+    const extracted = await extractFromSession(handle.db, { tenantId: t, sessionId: "s-gone", llm: erasingModel("s-gone", JSON.stringify({ operations: [] })) });
+    expect(extracted.written).toBe(0);
+    expect(await handle.db.select({ id: memoryNodes.id }).from(memoryNodes).where(eq(memoryNodes.tenantId, t))).toEqual([]);
+    // The summarizer read twelve turns, one of them erased (a hard forget's evidence) while it wrote.
+    const turns = Array.from({ length: 12 }, (_, i) => ({ role: "user" as const, content: i === 4 ? "My locker code is Flurbington." : `Turn ${i} about the garden.` }));
+    const { messages } = await appendMessages(handle.db, by, { sessionId: "s-sum", userScopeId: u, messages: turns });
+    const summarizing: LlmClient = {
+      model: "stand-in",
+      complete: async () => {
+        await handle.db.delete(memoryMessages).where(eq(memoryMessages.id, messages[4]!.id));
+        return JSON.stringify({ summary: "The locker code is Flurbington." });
+      },
+    };
+    await expect(summarizeSession(handle.db, { tenantId: t, sessionId: "s-sum", llm: summarizing })).rejects.toMatchObject({ reason: "summary_messages_erased" });
+    expect(await handle.db.select({ id: memorySummaries.id }).from(memorySummaries).where(eq(memorySummaries.tenantId, t))).toEqual([]);
   });
 
   it("extracts seed 000's two preference cards with the message as source, and supersedes on correction", async () => {

@@ -50,11 +50,12 @@ function node(overrides: Partial<MemoryNode> = {}): MemoryNode {
 }
 
 describe("list-all phrasing", () => {
-  it.each(["列出所有记忆", "我的全部记忆", "列出我的所有记忆。", "请列出你记住的所有东西", "你都记得我什么？", "显示全部记忆", "show all my memories", "Show all my memories.", "list everything you remember", "List all memories", "show me everything you know about me", "What do you remember about me?", "all my memories"])(
+  it.each(["列出所有记忆", "我的全部记忆", "列出我的所有记忆。", "请列出你记住的所有东西", "你都记得我什么？", "显示全部记忆", "show all my memories", "Show all my memories.", "list everything you remember", "List all memories", "show me everything you know about me", "What do you remember about me?", "all my memories",
+    "列出我所有的记忆", "我所有的记忆", "把我的记忆都列出来", "你还记得我什么", "我的记忆", "列出所有記憶", "你記得我什麼", "list my memories", "show my memories", "What memories do you have about me?"])(
     "enumerates for %s",
     (text) => expect(isListAllQuery(text)).toBe(true),
   );
-  it.each(["show all my memories about cooking", "列出所有关于做饭的记忆", "香菜", "我不吃香菜", "show all", "list all tasks", "what is my name", "remember that I like tea", "everything", "", "all"])(
+  it.each(["show all my memories about cooking", "列出所有关于做饭的记忆", "香菜", "我不吃香菜", "show all", "list all tasks", "what is my name", "remember that I like tea", "everything", "", "all", "我的记忆力不好", "show my notes about Rust", "what memories of Paris do you have", "把香菜都列出来"])(
     "searches for %s",
     (text) => expect(isListAllQuery(text)).toBe(false),
   );

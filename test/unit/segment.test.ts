@@ -46,6 +46,14 @@ describe("segmentForSearch", () => {
   });
 });
 
+describe("traditional Chinese", () => {
+  it("indexes and queries traditional characters as simplified ones, so either script finds the other", () => {
+    expect(segmentQuery("我對什麼過敏")).toEqual(segmentQuery("我对什么过敏"));
+    expect(segmentForSearch("用戶對花生過敏")).toBe(segmentForSearch("用户对花生过敏"));
+    expect(segmentForSearch("Plain English, no Han")).toBe("plain english no han");
+  });
+});
+
 describe("segmentQuery", () => {
   it("matches CJK substrings whatever the dictionary did", () => {
     expect(matches("香菜炒蛋很好吃", "香菜")).toBe(true);

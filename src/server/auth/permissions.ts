@@ -166,6 +166,12 @@ export type AgentTurn = {
 export async function buildAgentCallContext(db: DbOrTx, apiKey: ApiKey, turn: AgentTurn = {}, knownLimits?: EffectiveScopes): Promise<MemoryCallContext> {
   const scopes = await effectiveKeyScopes(db, apiKey, knownLimits);
   const readable = (scope: MemoryScope | undefined) => (scope && scopeAllowed(scope, scopes.read) ? scope : undefined);
+  const named: MemoryScope[] = [
+    ...(turn.userId ? [{ type: "user" as const, id: turn.userId }] : []),
+    ...(turn.sessionId ? [{ type: "session" as const, id: turn.sessionId }] : []),
+    ...(turn.workspaceId ? [{ type: "workspace" as const, id: turn.workspaceId }] : []),
+  ];
+  const unreadableDefaults = named.filter((scope) => !readable(scope));
   return {
     tenantId: apiKey.tenantId,
     actor: { type: "api_key", id: apiKey.id },
@@ -176,6 +182,7 @@ export async function buildAgentCallContext(db: DbOrTx, apiKey: ApiKey, turn: Ag
       session: readable(turn.sessionId ? { type: "session", id: turn.sessionId } : undefined),
       workspace: readable(turn.workspaceId ? { type: "workspace", id: turn.workspaceId } : undefined),
     },
+    ...(unreadableDefaults.length ? { unreadableDefaults } : {}),
     trustedMessageIds: turn.trustedMessageIds ?? [],
     forgetIntent: turn.forgetIntent ?? false,
     forgetAllIntent: turn.forgetAllIntent ?? false,

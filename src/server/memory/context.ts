@@ -17,6 +17,8 @@ export type MemoryCallContext = {
   writeScopes: ScopePattern[];
   /** Default scopes for this turn: where `user`/`session`/`workspace` default-scope kinds land. */
   defaults: { user?: MemoryScope; session?: MemoryScope; workspace?: MemoryScope };
+  /** Turn scopes the caller named but may not read (left out of `defaults`), to say so when one is needed. */
+  unreadableDefaults?: MemoryScope[];
   /** Message ids captured as evidence for the current turn: the only acceptable sourceMessageIds. */
   trustedMessageIds: readonly string[];
   /** The user asked to forget something in this turn (002: memoryForgetIntent). */

@@ -17,6 +17,7 @@ import { enqueueJob } from "~/server/jobs/queue";
 import { rebuildTopicSummary } from "~/server/tree/cold-path";
 import { ERASED_KINDS_FIELD } from "~/server/tree/extract-coverage";
 import { recordAudit } from "./audit";
+import { lockSessionSummaries } from "./summaries";
 import type { Actor } from "./context";
 import type { ErasureReceipt } from "./forget-schema";
 import type { MemoryScope } from "./scope";
@@ -175,6 +176,10 @@ async function markErasedKinds(tx: Transaction, tenantId: string, rows: readonly
 
 /** Erases messages and what was built on them (summaries, memory tree); counts go into `receipt`. */
 async function eraseEvidence(tx: Transaction, tenantId: string, messageIds: string[], receipt: ErasureReceipt) {
+  // Each affected chain is held (in a fixed order) while its summaries go, so a summary being written
+  // from these messages either lands first and is deleted here, or is refused (appendSummary counts them).
+  const sessions = await tx.selectDistinct({ id: memoryMessages.sessionId }).from(memoryMessages).where(and(eq(memoryMessages.tenantId, tenantId), inArray(memoryMessages.id, messageIds)));
+  for (const id of sessions.map((row) => row.id).sort()) await lockSessionSummaries(tx, tenantId, id);
   // Summaries whose message range covers an erased message, and every later summary of that session
   // (each one was built from its parent, so they all carry the erased text forward).
   const affected = await queryRows<{ session_id: string; from_seq: number }>(
@@ -257,13 +262,18 @@ export async function eraseScopeCards(tx: Transaction, params: { tenantId: strin
   return eraseLineages(tx, { tenantId: params.tenantId, lineageIds: lineages.map((l) => l.id), eraseEvidence: false, now: params.now });
 }
 
-/** The ids of a session's messages, oldest first. */
-async function sessionMessageIds(tx: Transaction, tenantId: string, sessionId: string): Promise<string[]> {
+/**
+ * The ids of a session's messages, oldest first, locked: a card the background extractor writes from
+ * them meanwhile (memoryWrite share-locks what it cites) either commits first, and is then found and
+ * erased with the session, or waits and finds its evidence gone.
+ */
+async function lockSessionMessageIds(tx: Transaction, tenantId: string, sessionId: string): Promise<string[]> {
   const rows = await tx
     .select({ id: memoryMessages.id })
     .from(memoryMessages)
     .where(and(eq(memoryMessages.tenantId, tenantId), eq(memoryMessages.sessionId, sessionId)))
-    .orderBy(memoryMessages.seq);
+    .orderBy(memoryMessages.seq)
+    .for("update");
   return rows.map((m) => m.id);
 }
 
@@ -289,8 +299,10 @@ export type ConversationErasure = ErasureReceipt & {
  */
 export async function eraseConversation(tx: Transaction, params: { tenantId: string; sessionId: string; now: Date }): Promise<ConversationErasure | null> {
   const { tenantId, sessionId } = params;
+  // Messages and the summary chain first: a summarizer or extractor that read them before must find them gone.
+  await lockSessionSummaries(tx, tenantId, sessionId);
+  const messageIds = await lockSessionMessageIds(tx, tenantId, sessionId);
   const cards = await eraseScopeCards(tx, { tenantId, scope: { type: "session", id: sessionId }, now: params.now });
-  const messageIds = await sessionMessageIds(tx, tenantId, sessionId);
   if (messageIds.length === 0 && cards.nodeIds.length === 0) return null;
   const receipt: ConversationErasure = { ...cards, cardsCitingKept: await activeCardsCiting(tx, tenantId, messageIds) };
   if (messageIds.length) await eraseEvidence(tx, tenantId, messageIds, receipt);

@@ -10,6 +10,8 @@
  * Tokens contain only letters, marks and digits, so Postgres' parser keeps each one as one lexeme.
  */
 
+import { toSimplifiedHan } from "./han-variants";
+
 const segmenter = new Intl.Segmenter("zh", { granularity: "word" });
 
 /**
@@ -35,7 +37,9 @@ const QUERY_STOP_WORDS = new Set([
 
 type Piece = { text: string; cjk: boolean };
 
-const normalize = (text: string) => (typeof text === "string" ? text.normalize("NFKC").toLowerCase() : "");
+/** What both sides of a search compare: NFKC, lower case, simplified Han characters. */
+export const normalizeSearchText = (text: string) => (typeof text === "string" ? toSimplifiedHan(text.normalize("NFKC").toLowerCase()) : "");
+const normalize = normalizeSearchText;
 const chars = (text: string) => [...text];
 
 /** Segmenter input size: V8's segment iterator slows down quadratically on long strings. */

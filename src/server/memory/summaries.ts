@@ -34,6 +34,11 @@ export type AppendSummaryInput = {
   completedWork?: string[];
   pendingWork?: string[];
   knownIssues?: string[];
+  /**
+   * How many messages the summary was written from (from … to, inclusive): when fewer are stored by
+   * the time it is appended, some were erased meanwhile and the summary may quote them, so it is refused.
+   */
+  expectedMessageCount?: number;
   /** `rules` or the LLM model name that wrote it. */
   generator?: string;
 };
@@ -66,7 +71,7 @@ function checkText(value: unknown, field: string, max: number): string {
 }
 
 /** Serialises summary appends per session; the unique parent index already stops forks, this also stops two roots. */
-const lockSessionSummaries = (db: DbOrTx, tenantId: string, sessionId: string) =>
+export const lockSessionSummaries = (db: DbOrTx, tenantId: string, sessionId: string) =>
   db.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`memory_summaries:${tenantId}:${sessionId}`}, 0))`);
 
 /** Ids of the session's chain tips: summaries no other summary names as parent (one in a sound chain). */
@@ -115,6 +120,9 @@ export async function appendSummary(
       if ((input.parentSummaryId ?? null) !== (latest?.id ?? null)) throw chainMoved(latest?.id ?? null, sessionId);
 
       const messageCount = await countMessagesInRange(tx, { tenantId, sessionId, fromMessageId, toMessageId });
+      if (input.expectedMessageCount !== undefined && messageCount !== input.expectedMessageCount) {
+        throw new ServiceError("CONFLICT", "summary_messages_erased", `${input.expectedMessageCount - messageCount} of the messages this summary was written from were erased meanwhile; nothing was appended. Summarize the messages that are stored now.`);
+      }
       const [row] = await tx
         .insert(memorySummaries)
         .values({

@@ -1,7 +1,7 @@
-import { sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { startNow } from "~/db/start-now";
 import type { Database, Transaction } from "~/db/types";
-import type { MemoryNodeRow } from "~/db/schema";
+import { memoryMessages, type MemoryNodeRow } from "~/db/schema";
 import { newId } from "~/server/ids";
 import { recordAudit } from "./audit";
 import { commitWith, type PipelinedStatements } from "./pipelined";
@@ -68,7 +68,14 @@ function requestedScope(ctx: MemoryCallContext, scopeText: string | undefined, d
   if (scopeText) return parseScope(scopeText);
   if (defaultScope === "global") return { type: "global", id: "" };
   const scope = ctx.defaults[defaultScope as keyof MemoryCallContext["defaults"]];
-  if (!scope) throw new OperationFailure("rejected", "scope_required", `No default ${defaultScope} scope for this call; send scope, e.g. "${defaultScope}:<id>".`);
+  if (!scope) {
+    // The turn named one the caller may not use: "send scope workspace:w1" would only be refused next.
+    const named = ctx.unreadableDefaults?.find((s) => s.type === defaultScope);
+    if (named) {
+      throw new OperationFailure("rejected", "scope_not_writable", `This turn's ${defaultScope} ${formatScope(named)} is outside your grants, so the card has nowhere to go. Ask an admin for a grant on ${formatScope(named)}, or send a scope you hold.`, { scope: formatScope(named) });
+    }
+    throw new OperationFailure("rejected", "scope_required", `No default ${defaultScope} scope for this call; send scope, e.g. "${defaultScope}:<id>".`);
+  }
   return scope;
 }
 
@@ -85,6 +92,38 @@ function prepare(env: Env, ctx: MemoryCallContext, op: WriteOperation): Prepared
   }
   const draft = buildDraft(env, ctx, { def, scope, itemKey: op.itemKey, fields: op.node, explicit: op.explicitUserIntent === true, allowDowngrade: true });
   return { op, draft };
+}
+
+const citedMessages = (op: WriteOperation): readonly string[] => ("node" in op && op.node?.sourceMessageIds) || [];
+
+/**
+ * The messages the batch cites, share-locked until it commits: a conversation erased meanwhile (the
+ * background extractor read it a moment before) must not come back as a card citing it. Missing ones
+ * fail their operation; an erasure that starts later waits for this commit and then finds the cards.
+ */
+async function lockEvidence(tx: Transaction, tenantId: string, prepared: readonly Prepared[]) {
+  const cited = [...new Set(prepared.flatMap((item) => citedMessages(item.op)))];
+  if (cited.length === 0) return;
+  const present = await tx
+    .select({ id: memoryMessages.id })
+    .from(memoryMessages)
+    .where(and(eq(memoryMessages.tenantId, tenantId), inArray(memoryMessages.id, cited)))
+    .for("key share");
+  const found = new Set(present.map((row) => row.id));
+  const index = prepared.findIndex((item) => citedMessages(item.op).some((id) => !found.has(id)));
+  if (index < 0) return;
+  const missing = citedMessages(prepared[index]!.op).filter((id) => !found.has(id));
+  throw new EvidenceGone(index, new OperationFailure("rejected", "source_erased", `sourceMessageIds ${missing.join(", ")} no longer exist (the conversation was erased); nothing was written. Leave them out, or do not save what was erased.`));
+}
+
+/** An operation's cited message is gone: the batch fails at that operation. */
+class EvidenceGone extends Error {
+  constructor(
+    readonly index: number,
+    readonly failure: OperationFailure,
+  ) {
+    super(failure.message);
+  }
 }
 
 /** Loads the card an id-targeted operation names and checks it is still what the caller last read. */
@@ -370,6 +409,7 @@ export async function memoryWrite(db: Database, ctx: MemoryCallContext, rawInput
           locked.catch(() => {}); // awaited below
           const results: WriteOperationResult[] = [];
           try {
+            await lockEvidence(tx, ctx.tenantId, prepared);
             for (const [index, item] of prepared.entries()) {
               try {
                 results.push(await apply(tx, env, ctx, index, item, audits));
@@ -380,6 +420,12 @@ export async function memoryWrite(db: Database, ctx: MemoryCallContext, rawInput
               }
             }
           } catch (error) {
+            if (error instanceof EvidenceGone) {
+              failures.set(error.index, error.failure);
+              await locked;
+              await audits.settle();
+              throw new BatchFailed(results);
+            }
             // A failed lock or audit insert (a deadlock, a dropped connection) is the cause; the
             // statements after it only saw an aborted transaction.
             await locked;

@@ -1,7 +1,8 @@
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Database } from "~/db/types";
+import { env } from "~/env";
 import type { AgentCredentials } from "~/server/auth/agent-auth";
 import { admitMeteredAgentCall } from "~/server/auth/agent-call";
 import { ServiceError } from "~/server/errors";
@@ -26,8 +27,8 @@ const INSTRUCTIONS =
   "A result with done: false means nothing changed — never tell the user it succeeded. " +
   "Hosts: send the turn (sessionId, workspaceId, userId, forgetIntent, forgetAllIntent, toolCallId) in tools/call params._meta.turn, or X-Memory-Session-Id / X-Memory-Workspace-Id / X-Memory-User-Id headers.";
 
-function jsonRpcError(status: number, code: number, message: string, data?: Record<string, unknown>, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message, ...(data ? { data } : {}) }, id: null }), {
+function jsonRpcError(status: number, code: number, message: string, data?: Record<string, unknown>, headers: Record<string, string> = {}, id: string | number | null = null): Response {
+  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message, ...(data ? { data } : {}) }, id }), {
     status,
     headers: { "content-type": "application/json", ...headers },
   });
@@ -58,9 +59,11 @@ const errorResult = (error: ServiceError): CallToolResult => ({
   content: [{ type: "text", text: JSON.stringify({ error: { code: error.code, reason: error.reason, message: error.message, ...(error.details ? { details: error.details } : {}) } }) }],
 });
 
-function buildServer(db: Database, { apiKey, limits }: AgentCredentials, headers: Headers): McpServer {
-  const mcp = new McpServer(MCP_SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
-  mcp.server.setRequestHandler(ListToolsRequestSchema, async () => ({
+function buildServer(db: Database, { apiKey, limits }: AgentCredentials, headers: Headers): Server {
+  // The low-level server: McpServer declares tools.listChanged itself, which a stateless endpoint
+  // (no GET stream) can never deliver.
+  const mcp = new Server(MCP_SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+  mcp.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: (
       await listTools(db, apiKey).catch((error: unknown) => {
         // Driver errors may quote SQL: log them, answer with a plain sentence.
@@ -75,7 +78,7 @@ function buildServer(db: Database, { apiKey, limits }: AgentCredentials, headers
       annotations: { title: tool.title, readOnlyHint: tool.readOnly, destructiveHint: tool.destructive, idempotentHint: tool.readOnly, openWorldHint: false },
     })),
   }));
-  mcp.server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  mcp.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const { name, arguments: args, _meta: meta } = request.params;
     if (!isToolName(name)) {
       const available = TOOL_NAMES.filter((n) => toolAllowed(apiKey, n));
@@ -109,10 +112,52 @@ export async function serveMcpRequest(req: Request, db: Database): Promise<Respo
   }
 }
 
+/** The request's JSON-RPC id, to answer an error with (null when it has none or is not a request). */
+function requestId(message: unknown): string | number | null {
+  const id = isPlainObject(message) ? message.id : undefined;
+  return typeof id === "string" || typeof id === "number" ? id : null;
+}
+
+/**
+ * A tools/call whose params are not `{name: string, arguments?: object}`, in a sentence. The SDK
+ * answered those with -32603 (internal error) and zod's issue list as the message.
+ */
+function invalidToolCall(message: unknown): string | null {
+  if (!isPlainObject(message) || message.method !== "tools/call") return null;
+  const params = message.params;
+  if (!isPlainObject(params)) return 'Invalid params: tools/call needs params {"name": "<tool>", "arguments": {…}}.';
+  if (typeof params.name !== "string" || params.name === "") return 'Invalid params: tools/call needs "name", the tool to call (see tools/list).';
+  if (params.arguments !== undefined && !isPlainObject(params.arguments)) return `Invalid params: "arguments" must be a JSON object of the tool's inputs, not ${Array.isArray(params.arguments) ? "an array" : typeof params.arguments}.`;
+  return null;
+}
+
+/**
+ * DNS rebinding (MCP's transport rules): a page on another site, its name pointed at this server's
+ * address, must not reach it from the user's browser — there Origin and Host both name the attacker's
+ * site, so matching them proves nothing. A request carrying an Origin is served only for this
+ * server's own origin (NEXTAUTH_URL), a loopback origin, or one listed in MCP_ALLOWED_ORIGINS (`*`:
+ * any). Clients outside browsers send no Origin and are not affected.
+ */
+export function originAllowed(origin: string | null, allowed: readonly string[], publicUrl?: string): boolean {
+  if (!origin || allowed.includes("*")) return true;
+  let parsed: URL;
+  try {
+    parsed = new URL(origin);
+  } catch {
+    return false;
+  }
+  if (["localhost", "127.0.0.1", "[::1]"].includes(parsed.hostname)) return true;
+  if (publicUrl && new URL(publicUrl).origin === parsed.origin) return true;
+  return allowed.includes(parsed.origin);
+}
+
 /** One HTTP request to /api/mcp. `store` replaces the rate-limit counter (tests). */
 export async function handleMcpRequest(req: Request, deps: { db: Database; store?: CounterStore }): Promise<Response> {
   if (req.method !== "POST") {
     return jsonRpcError(405, -32000, "This MCP endpoint is stateless: send JSON-RPC requests with POST (no GET stream, no session to DELETE).", undefined, { allow: "POST" });
+  }
+  if (!originAllowed(req.headers.get("origin"), env.MCP_ALLOWED_ORIGINS, env.NEXTAUTH_URL)) {
+    return jsonRpcError(403, -32000, `Requests from origin ${req.headers.get("origin")?.slice(0, 100)} are not served (DNS rebinding protection). Call from a server, or add the origin to MCP_ALLOWED_ORIGINS.`, { reason: "origin_not_allowed" });
   }
   const match = (req.headers.get("authorization") ?? "").match(/^Bearer\s+(\S+)$/i);
   if (!match?.[1]) {
@@ -142,8 +187,11 @@ export async function handleMcpRequest(req: Request, deps: { db: Database; store
   if (Array.isArray(parsed)) {
     return jsonRpcError(400, -32600, "Invalid request: send one JSON-RPC message per POST (MCP has no batches since protocol 2025-06-18); send the items of this array one by one.", { reason: "batch_not_supported" });
   }
+  const id = requestId(parsed);
   const problem = jsonShapeProblem(parsed, { maxDepth: 32, maxNodes: 50_000 });
-  if (problem) return jsonRpcError(400, -32600, `Invalid request: ${problem.message}`, { reason: problem.reason });
+  if (problem) return jsonRpcError(400, -32600, `Invalid request: ${problem.message}`, { reason: problem.reason }, {}, id);
+  const invalid = invalidToolCall(parsed);
+  if (invalid) return jsonRpcError(200, -32602, invalid, { reason: "invalid_params" }, {}, id);
 
   const mcp = buildServer(deps.db, credentials, req.headers);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

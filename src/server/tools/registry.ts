@@ -232,7 +232,12 @@ const TOOLS: { [N in ToolName]: ToolDefinition<N> } = {
         const warnings = result.warnings?.length ? ` ${result.warnings.join(" ")}` : "";
         return { found: false, message: `No active memory matches that lookup in scopes you can read.${warnings} Try memory_search (e.g. with all: true) before concluding it is not stored.` };
       }
-      if (nodes.length > 1) return { found: false, candidates: nodes, message: `${nodes.length} cards match; call memory_get again with the id of the one you mean.` };
+      if (nodes.length > 1) {
+        // Only two are read: "2 cards match" said there were two when there were six.
+        const more = result.omitted.some((o) => o.reason === "over_limit") || result.omittedCount !== undefined;
+        const count = more ? "More than one card matches (these are two of them)" : "2 cards match";
+        return { found: false, candidates: nodes, message: `${count}; call memory_get again with the id of the one you mean, or list them all with memory_search (kinds, all: true).` };
+      }
       const node = nodes[0]!;
       await recordRecalls(db, ctx.tenantId, [node.id]);
       return { found: true, node, message: `Memory ${node.id} (${node.key}) is at revision ${node.revision}. To change it send targetId "${node.id}" with expectedRevision ${node.revision}.` };
@@ -275,9 +280,10 @@ const TOOLS: { [N in ToolName]: ToolDefinition<N> } = {
       const input = withIdempotencyKey("memory_forget", args, idempotencyKey);
       const ctx = await context(call);
       // memory:forget deletes within the key's writable reach (key scopes ∩ owner write grants),
-      // whether or not the key may also write new memory.
+      // whether or not the key may also write or read memory: a forget-only key found no card by id
+      // (it could read none) while its selectors listed and deleted them.
       const limits = await call.limits();
-      return forbidUnwritableForget(await memoryForget(db, { ...ctx, writeScopes: limits.write }, input));
+      return forbidUnwritableForget(await memoryForget(db, { ...ctx, readScopes: [...ctx.readScopes, ...limits.write], writeScopes: limits.write }, input));
     },
   },
   memory_context: {

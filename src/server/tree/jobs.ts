@@ -153,6 +153,7 @@ export async function summarizeSession(db: Database, params: { tenantId: string;
     parentSummaryId: latest?.id ?? null,
     fromMessageId: fresh[0]!.id,
     toMessageId: fresh.at(-1)!.id,
+    expectedMessageCount: fresh.length,
     ...next,
   });
   if (fresh.length === SESSION_BATCH.messages) await continueLater(db, { tenantId: params.tenantId, type: "summarize", sessionId: params.sessionId });

@@ -134,8 +134,10 @@ export async function buildMemoryContext(db: DbOrTx, ctx: MemoryCallContext, raw
     const kept = new Set(selection.items.map((item) => `${item.section}:${item.id}`));
     const nodesIn = (section: SectionName) => selection.items.filter((i) => i.section === section && i.node).sort((a, b) => a.order - b.order).map((i) => i.node!);
     const usedMemoryIds = selection.items.filter((i) => i.node).map((i) => i.id);
-    const searchOmitted = relevant.ok && relevant.value ? (relevant.value.omittedCount ?? relevant.value.omitted.length) : 0;
-    const droppedNodes = selection.dropped.filter((i) => i.node).length;
+    // Each card left out counts once: a search's conflict_lost card is lost again in the joint resolution.
+    const omittedIds = new Set([...resolved.omitted.map((o) => o.nodeId), ...(relevant.ok && relevant.value ? relevant.value.omitted.map((o) => o.nodeId) : []), ...selection.dropped.filter((i) => i.node).map((i) => i.id)]);
+    // Past the search's list of 50 only its count is known.
+    const unlisted = relevant.ok && relevant.value?.omittedCount !== undefined ? relevant.value.omittedCount - relevant.value.omitted.length : 0;
 
     const result: MemoryContextResult = {
       prompt: selection.prompt,
@@ -154,7 +156,7 @@ export async function buildMemoryContext(db: DbOrTx, ctx: MemoryCallContext, raw
         storeStatus: failed > 0 ? "degraded" : "ok",
         warnings,
         retrievedNodeCount: resolved.kept.length,
-        omittedNodeCount: resolved.omitted.length + searchOmitted + droppedNodes,
+        omittedNodeCount: omittedIds.size + unlisted,
         tokenBudget: input.tokenBudget,
         usedTokens: selection.tokens,
       },

@@ -1,5 +1,5 @@
 import { englishStem } from "~/server/providers/embeddings/english-stem";
-import { CJK_CHAR_CLASS, segmentQuery } from "../segment";
+import { CJK_CHAR_CLASS, normalizeSearchText, segmentQuery } from "../segment";
 import { crossLanguageTerms } from "./cross-language";
 
 /**
@@ -60,7 +60,7 @@ export function queryTerms(text: string): QueryTerm[] {
     if (other && !seen.has(other)) seen.set(other, { term: other, prefix: false, weight: 1 });
   }
   let unigrams = 0;
-  for (const [run] of text.normalize("NFKC").toLowerCase().matchAll(CJK_RUN)) {
+  for (const [run] of normalizeSearchText(text).matchAll(CJK_RUN)) {
     for (const char of run) {
       if (unigrams >= MAX_CJK_UNIGRAMS) break;
       if (seen.has(char) || CJK_UNIGRAM_STOP.has(char)) continue;
