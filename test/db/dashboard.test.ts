@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
-import { apiKeys, memoryAuditEvents, memoryNodes, memoryQueryLog, memoryTopics, scopeGrants } from "~/db/schema";
+import { apiKeys, memoryAuditEvents, memoryNodes, memoryQueryLog, memoryTopics, scopeGrants, tenants } from "~/db/schema";
 import { addUserToTenant, registerAccount } from "~/server/auth/accounts";
 import { createApiKey } from "~/server/auth/api-keys";
 import { buildUserCallContext } from "~/server/auth/permissions";
@@ -407,6 +407,21 @@ describe(`dashboard queries and procedures (${TEST_BACKEND})`, () => {
       expect(report.counts.created).toBe(1);
       const [copy] = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, outsider.tenantId), eq(memoryNodes.id, report.results[0]!.nodeId!)));
       expect(copy).toMatchObject({ scopeId: "transfer-inferred", explicitUserIntent: false });
+    });
+
+    it("keeps a redacted card marked redacted across export and import", async () => {
+      const ctx = await buildUserCallContext(handle.db, { tenantId: admin.tenantId, userId: admin.userId, role: "admin" });
+      await handle.db.update(tenants).set({ sensitivePolicy: "redact" }).where(eq(tenants.id, admin.tenantId));
+      const agent = agentContext(admin.tenantId, { writeScopes: [parseScopePattern("session:*")], readScopes: [parseScopePattern("session:*")] });
+      await writeCards(handle.db, agent, createOp("custom_fact", { title: "Router card", content: "The router card is 4111 1111 1111 1111, ok." }, { scope: "session:transfer-redacted", itemKey: "router" }));
+      await handle.db.update(tenants).set({ sensitivePolicy: "reject" }).where(eq(tenants.id, admin.tenantId));
+      const lines: string[] = [];
+      for await (const card of exportCards(handle.db, { tenantId: admin.tenantId, readScopes: ctx.readScopes, scopes: ["session:transfer-redacted"] })) lines.push(JSON.stringify(card));
+      expect(lines.map((l) => JSON.parse(l) as { redacted: boolean; content: string })).toMatchObject([{ redacted: true, content: expect.stringContaining("[REDACTED:") }]);
+      const report = await outsider.api.memory.import({ lines, dryRun: false });
+      expect(report.counts.created).toBe(1);
+      const [copy] = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, outsider.tenantId), eq(memoryNodes.id, report.results[0]!.nodeId!)));
+      expect(copy).toMatchObject({ redacted: true });
     });
 
     it("refuses to import into a scope the person cannot write", async () => {

@@ -36,6 +36,8 @@ export type ExportedCard = {
   expiresAt: string | null;
   /** Whether the user asked for it (false: inferred). Kept across a round trip: an inferred card must not come back explicit and win conflicts it would lose. */
   explicitUserIntent: boolean;
+  /** Informational: secrets in the text were replaced by `[REDACTED:<type>]` marks (an import recognises the marks). */
+  redacted: boolean;
   /** Informational: where it came from. Import ignores these. */
   source: { id: string; key: string; revision: number; status: string; updatedAt: string };
   /** With includeEvidence: the messages the card cites. */
@@ -82,6 +84,7 @@ export async function exportCardsPage(db: DbOrTx, params: ExportParams & { after
       importance: row.importance,
       expiresAt: row.expiresAt?.toISOString() ?? null,
       explicitUserIntent: row.explicitUserIntent,
+      redacted: row.redacted,
       source: { id: row.id, key: row.key, revision: row.revision, status: row.status, updatedAt: row.updatedAt.toISOString() },
     };
     if (evidence) {

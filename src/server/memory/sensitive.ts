@@ -147,14 +147,22 @@ export function redactSensitive(text: string, options: RedactOptions = {}): stri
   return out + text.slice(cursor);
 }
 
-/** redactSensitive over every string inside a JSON value (a message's metadata), keys included. */
+/** redactSensitive over every string value inside a JSON value (a card's valueJson, a message's metadata). */
 export function redactSensitiveJson(value: unknown, options: RedactOptions = {}): unknown {
   if (typeof value === "string") return redactSensitive(value, options);
   if (Array.isArray(value)) return value.map((item) => redactSensitiveJson(item, options));
-  if (value && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [redactSensitive(key, options), redactSensitiveJson(item, options)]));
-  }
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactSensitiveJson(item, options)]));
   return value;
+}
+
+const REDACTION_MARK = /\[REDACTED:[a-z_]+\]/;
+
+/** Whether text (or any string in a JSON value) carries a redaction mark: redacted before, e.g. by the export it came from. */
+export function carriesRedactionMark(value: unknown): boolean {
+  if (typeof value === "string") return REDACTION_MARK.test(value);
+  if (Array.isArray(value)) return value.some(carriesRedactionMark);
+  if (value && typeof value === "object") return Object.values(value).some(carriesRedactionMark);
+  return false;
 }
 
 // ---- whole node drafts -----------------------------------------------------------------------

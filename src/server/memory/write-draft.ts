@@ -3,7 +3,7 @@ import { canonicalKey } from "./canonical-key";
 import { isAgent, type MemoryCallContext } from "./context";
 import { checkKindScope, validateKindValue, type KindDefinition } from "./kinds";
 import { formatScope, scopeAllowed, type MemoryScope } from "./scope";
-import { findSensitiveInDraft, redactSensitive } from "./sensitive";
+import { carriesRedactionMark, findSensitiveInDraft, redactSensitive, redactSensitiveJson } from "./sensitive";
 import { EXPLICIT_INTENT_FLAG, type NodeFields } from "./write-schema";
 
 /** 002's defaults: explicit facts are trusted more and matter more. */
@@ -116,11 +116,9 @@ export function buildDraft(
     if (env.tenant.sensitivePolicy === "reject" || findings.some((f) => f.field === "itemKey")) {
       throw reject("sensitive_content", `The write contains secrets or personal identifiers (${where}). Memory does not store them; leave them out.`);
     }
-    const redactDeep = (v: unknown): unknown =>
-      typeof v === "string" ? redactSensitive(v) : Array.isArray(v) ? v.map(redactDeep) : v && typeof v === "object" ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, redactDeep(x)])) : v;
     title = redactSensitive(title);
     content = redactSensitive(content);
-    valueJson = redactDeep(valueJson);
+    valueJson = redactSensitiveJson(valueJson);
     tags = tags.map((t) => redactSensitive(t));
     entities = entities.map((e) => redactSensitive(e));
     redacted = true;
@@ -130,6 +128,8 @@ export function buildDraft(
     }
     notes.push(`redacted: ${where}`);
   }
+  // Text redacted before (an exported card imported again) stays marked as redacted.
+  if (!redacted && carriesRedactionMark([title, content, valueJson, tags, entities])) redacted = true;
 
   return {
     def,
