@@ -413,7 +413,7 @@ describe(`dashboard queries and procedures (${TEST_BACKEND})`, () => {
       const ctx = await buildUserCallContext(handle.db, { tenantId: admin.tenantId, userId: admin.userId, role: "admin" });
       await handle.db.update(tenants).set({ sensitivePolicy: "redact" }).where(eq(tenants.id, admin.tenantId));
       const agent = agentContext(admin.tenantId, { writeScopes: [parseScopePattern("session:*")], readScopes: [parseScopePattern("session:*")] });
-      await writeCards(handle.db, agent, createOp("custom_fact", { title: "Router card", content: "The router card is 4111 1111 1111 1111, ok." }, { scope: "session:transfer-redacted", itemKey: "router" }));
+      await writeCards(handle.db, agent, createOp("flavor_profile", { title: "Pays for spicy food", content: "Likes it mild; pays with card 4111 1111 1111 1111.", valueJson: "mild" }, { scope: "session:transfer-redacted" }));
       await handle.db.update(tenants).set({ sensitivePolicy: "reject" }).where(eq(tenants.id, admin.tenantId));
       const lines: string[] = [];
       for await (const card of exportCards(handle.db, { tenantId: admin.tenantId, readScopes: ctx.readScopes, scopes: ["session:transfer-redacted"] })) lines.push(JSON.stringify(card));
