@@ -278,6 +278,22 @@ describe(`agent tools over tRPC and MCP (${TEST_BACKEND})`, () => {
     await expect(caller.memory_get({})).rejects.toMatchObject({ code: "BAD_REQUEST" });
   });
 
+  it("reads 000's bare scope types (scope: 'user') as the turn's own scopes", async () => {
+    const turn = { sessionId: "chat-bare", forgetIntent: true };
+    const written = await tools(full).memory_write({
+      operations: [{ op: "create", kind: "custom_fact", itemKey: "bike", scope: "session", explicitUserIntent: true, node: { title: "Bike", content: "Rides a red bike today.", valueJson: "red" } }],
+      turn,
+    });
+    expect(written.results[0]).toMatchObject({ status: "created", scope: "session:chat-bare" });
+    const inUser = await tools(full).memory_search({ queryText: "bike", scopes: ["user"], turn });
+    expect(inUser.relevant).toEqual([]);
+    const inSession = await tools(full).memory_search({ queryText: "bike", scopes: ["session"], turn });
+    expect(inSession.relevant.map((n) => n.id)).toEqual([written.results[0]!.nodeId]);
+    expect(await tools(full).memory_get({ kind: "custom_fact", itemKey: "bike", scope: "session", turn })).toMatchObject({ found: true });
+    const forgot = await tools(full).memory_forget({ selector: { scope: "session", kind: "custom_fact", itemKey: "bike" }, reason: "asked", turn });
+    expect(forgot).toMatchObject({ done: true, deletedIds: [written.results[0]!.nodeId] });
+  });
+
   it("keeps the turn's session and scopes to what the key may use", async () => {
     const narrow = (await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.memberId, scopes: [`user:${org.memberId}`, "session:only-this"] })).secret;
     await expect(tools(narrow).message_append({ sessionId: "chat-1", messages: [{ role: "user", content: "hi" }] })).rejects.toMatchObject({

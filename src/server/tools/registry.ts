@@ -31,6 +31,7 @@ import {
 import { trustedEvidenceIds } from "./evidence";
 import { toolInputJsonSchema, type JsonSchema } from "./json-schema";
 import { isPlainObject, jsonShapeProblem } from "./limits";
+import { withTurnScopeNames } from "./turn-scope-names";
 import { memoryGetInputSchema, messageAppendInputSchema, turnSchema, type Turn, type TurnInput } from "./schemas";
 import { inputProblems } from "~/server/validation";
 
@@ -184,9 +185,9 @@ const TOOLS: { [N in ToolName]: ToolDefinition<N> } = {
     destructive: false,
     schema: memorySearchInputSchema,
     async run(call) {
-      const { db, args } = call;
+      const { db } = call;
       const ctx = await context(call);
-      const result = await memorySearch(db, ctx, args);
+      const result = await memorySearch(db, ctx, withTurnScopeNames("memory_search", call.args, ctx.defaults));
       // A listing of everything ("all: true") hands over every card alike: no recall to count.
       if (!result.enumerated) await recordRecalls(db, ctx.tenantId, [...result.exact, ...result.relevant].map((hit) => hit.id));
       return alreadyJson(result);
@@ -200,9 +201,9 @@ const TOOLS: { [N in ToolName]: ToolDefinition<N> } = {
     destructive: false,
     schema: memoryGetInputSchema,
     async run(call) {
-      const { db, args } = call;
-      const input = parseArgs("memory_get", memoryGetInputSchema, args);
+      const { db } = call;
       const ctx = await context(call);
+      const input = parseArgs("memory_get", memoryGetInputSchema, withTurnScopeNames("memory_get", call.args, ctx.defaults));
       if (input.id !== undefined) {
         const node = await getMemoryNode(db, ctx, input.id);
         if (node.status === "active") {
@@ -252,10 +253,10 @@ const TOOLS: { [N in ToolName]: ToolDefinition<N> } = {
     schema: memoryWriteInputSchema,
     omit: ["idempotencyKey", "value"],
     async run(call) {
-      const { db, apiKey, args, turn, idempotencyKey } = call;
-      const input = withIdempotencyKey("memory_write", args, idempotencyKey);
-      const cited = citedMessageIds(input);
+      const { db, apiKey, turn, idempotencyKey } = call;
       const ctx = await context(call);
+      const input = withIdempotencyKey("memory_write", withTurnScopeNames("memory_write", call.args, ctx.defaults), idempotencyKey);
+      const cited = citedMessageIds(input);
       let trusted: string[] = [];
       if (cited.length) {
         if (!turn.sessionId) {
@@ -276,9 +277,9 @@ const TOOLS: { [N in ToolName]: ToolDefinition<N> } = {
     schema: memoryForgetInputSchema,
     omit: ["idempotencyKey"],
     async run(call) {
-      const { db, args, idempotencyKey } = call;
-      const input = withIdempotencyKey("memory_forget", args, idempotencyKey);
+      const { db, idempotencyKey } = call;
       const ctx = await context(call);
+      const input = withIdempotencyKey("memory_forget", withTurnScopeNames("memory_forget", call.args, ctx.defaults), idempotencyKey);
       // memory:forget deletes within the key's writable reach (key scopes ∩ owner write grants),
       // whether or not the key may also write or read memory: a forget-only key found no card by id
       // (it could read none) while its selectors listed and deleted them.
