@@ -226,6 +226,20 @@ describe("context budget", () => {
     expect(result.items.find((i) => i.id === "n2")?.text.endsWith("…")).toBe(true);
     expect(truncateToTokens("one two three four five", 3)).toMatch(/…$/);
   });
+
+  it("says a card was cut, and leaves out one that would keep only its id and a few words", () => {
+    const node = { id: "n1" } as ContextItem["node"];
+    const long: ContextItem = { section: "constraints", id: "n1", text: "- [mem_0tvngdb3kk9q] (user) Dinner rules: " + "no dairy, no gluten, little salt, ".repeat(20) + "above all never peanuts.", node, order: 0 };
+    const cut = selectWithinBudget([long], 300);
+    expect(cut.items[0]?.text).toMatch(/^- \[mem_0tvngdb3kk9q\] \(user\) Dinner rules: .*… \(cut; memory_get for all\)$/);
+    // Squeezed by other cards: placed only with something of it to read, never as its id and a word.
+    const filler = (id: string): ContextItem => ({ section: "alwaysRecalled", id, text: `- [${id}] (user) Language: ` + "always answer in Chinese ".repeat(6), node: { id } as ContextItem["node"], order: 0 });
+    for (let budget = 60; budget <= 400; budget += 7) {
+      const result = selectWithinBudget([filler("a1"), filler("a2"), filler("a3"), { ...long, section: "relevant" }], budget);
+      const placed = result.items.find((i) => i.id === "n1");
+      if (placed && placed.text !== long.text) expect(countTokens(placed.text.replace(" (cut; memory_get for all)", ""))).toBeGreaterThanOrEqual(24);
+    }
+  });
 });
 
 describe("token counts", () => {

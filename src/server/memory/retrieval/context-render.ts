@@ -59,6 +59,21 @@ function contextLines(items: readonly ContextItem[]): string[] {
  */
 const SECTION_RESERVE: Partial<Record<SectionName, number>> = { relevant: 0.3, summary: 0.1, recent: 0.15 };
 
+/** Said at the end of a card cut to fit: the model knows it read part of the card, and how to read the rest. */
+const CUT_NOTE = " (cut; memory_get for all)";
+const CUT_NOTE_TOKENS = countTokens(CUT_NOTE);
+
+/**
+ * `item` cut to `limit` tokens (with its line break), or "" when what would be left says too little:
+ * 24 tokens (or half of it, when that is less; never under 13). A card cut to its id and a title fragment was listed as recalled
+ * while the model read nothing of it; a card keeps its id and says it was cut.
+ */
+function cutItem(item: ContextItem, whole: number, limit: number): string {
+  const room = limit - 1 - (item.node ? CUT_NOTE_TOKENS : 0);
+  if (room < Math.max(13, Math.min(Math.ceil(whole / 2), 24))) return "";
+  return item.node ? `${truncateToTokens(item.text, room)}${CUT_NOTE}` : truncateToTokens(item.text, room);
+}
+
 /**
  * Chooses items under `budget` tokens. `candidates` come in priority order within each section;
  * an item too long for the room left is cut to fit when at least a few tokens remain. A first pass
@@ -94,7 +109,7 @@ export function selectWithinBudget(candidates: readonly ContextItem[], budget: n
     const limit = Math.min(room, item.section === "summary" ? Math.floor(budget / 3) : maxItem);
     // Line costs include the line break; a cut text gets one token less than the limit for it.
     const whole = limit > 0 ? countLineTokens(item.text) : Infinity;
-    const text = whole <= limit ? item.text : limit >= 13 ? truncateToTokens(item.text, limit - 1) : "";
+    const text = whole <= limit ? item.text : cutItem(item, whole, limit);
     if (!text) return false;
     chosen.set(item, text);
     opened.add(item.section);
