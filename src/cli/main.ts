@@ -9,7 +9,7 @@ import { createApiKey, keyScopesFrom, listApiKeys, memberRole, revokeApiKey, typ
 import { keyScopesWithoutReach } from "~/server/auth/permissions";
 import { ServiceError } from "~/server/errors";
 import { exportJsonl, importJsonl } from "./transfer-commands";
-import { simplifySearchText } from "~/server/memory/simplify-search-text";
+import { reindexSearchText } from "~/server/memory/reindex-search-text";
 import { clearTenantMemory, reembedTenant, runWorkerFromCli, treeSearch, treeStats, treeTopics } from "./tree-commands";
 import { getHealth } from "~/server/health";
 import { pruneExpiredRecords, retentionPolicyFromEnv } from "~/server/jobs/retention";
@@ -57,8 +57,8 @@ const HELP = `Usage: npm run memory -- <command> [options]
   clear [--yes]      Erase an organisation's memory (asks first unless --yes). People and keys stay.
   worker             Run a background job worker until Ctrl+C (several may run at once).
   reembed            After changing the embedding model: embed every current card for it.
-  reindex-text       After upgrading to a release that folds traditional Chinese to simplified for search:
-                     rewrite the search text of rows stored before, so traditional-script cards are found again.
+  reindex-text       After upgrading to a release that changes how text is indexed (traditional Chinese folded
+                     to simplified, hyphenated words whole): rebuild the search text of rows stored before.
   prune              Delete query log rows, idempotency replies and finished jobs past their retention
                      (MEMORY_*_RETENTION_DAYS; the server also does this every 15 minutes).
   bench <recall|load|cpu|soak|hot-path> [options]
@@ -244,8 +244,8 @@ export async function runCli(args: string[], options: CliOptions, open: () => Pr
         // Every organisation unless --tenant names one: the upgrade concerns them all.
         const ids = options.tenant ? [await firstTenantId(db, options.tenant)] : (await db.select({ id: tenants.id }).from(tenants)).map((t) => t.id);
         for (const tenantId of ids) {
-          const changed = await simplifySearchText(db, { tenantId });
-          out(`${tenantId}: search text folded to simplified characters in ${Object.entries(changed).map(([table, n]) => `${table} ${n}`).join(", ")} row(s).`);
+          const changed = await reindexSearchText(db, { tenantId });
+          out(`${tenantId}: search text rebuilt in ${Object.entries(changed).map(([table, n]) => `${table} ${n}`).join(", ")} row(s).`);
         }
         return 0;
       }

@@ -97,6 +97,19 @@ describe(`operator CLI against the database (${TEST_BACKEND})`, () => {
     expect((await handle.db.select().from(apiKeys).where(eq(apiKeys.tenantId, a.tenantId))).length).toBeGreaterThan(0);
   });
 
+  it("reindex-text: rebuilds search text stored by an earlier release (traditional Chinese, hyphenated words), once", async () => {
+    const org = await createOrg(handle.db);
+    const [id] = await writeCards(handle.db, agentContext(org.tenantId), createOp("custom_fact", { title: "家裡的Wi-Fi", content: "家裡的 Wi-Fi 叫 Lighthouse。", valueJson: "Lighthouse" }, { itemKey: "wifi" }));
+    // As an earlier release indexed it: no whole "wifi", the traditional 裡.
+    await handle.db.update(memoryNodes).set({ searchTitle: "家 裡 的 wi fi", searchBody: "家 裡 的 wi fi 叫 lighthouse" }).where(eq(memoryNodes.id, id!));
+    const first = await cli(["reindex-text", "--tenant", org.tenantId]);
+    expect(first.code).toBe(0);
+    expect(first.stdout.join("\n")).toContain("memory_nodes 1");
+    const [row] = await handle.db.select().from(memoryNodes).where(eq(memoryNodes.id, id!));
+    expect(row!.searchTitle.split(" ")).toEqual(expect.arrayContaining(["wifi", "家里"]));
+    expect((await cli(["reindex-text", "--tenant", org.tenantId])).stdout.join("\n")).toContain("memory_nodes 0");
+  });
+
   it("prune: deletes query log rows past the retention (default 30 days) and says how many", async () => {
     const tenantId = await createTenant(handle.db);
     const at = (days: number) => new Date(Date.now() - days * 86_400_000);

@@ -16,7 +16,7 @@ import { disjointScopes } from "~/server/memory/retrieval/scopes";
 import { COMMON_TERM_SHARE, fullTextHits, NODE_SOURCE, scopeStats } from "~/server/memory/retrieval/signals";
 import { termShare, termShares } from "~/server/memory/retrieval/term-shares";
 import { memoryWrite } from "~/server/memory/write";
-import { simplifySearchText } from "~/server/memory/simplify-search-text";
+import { reindexSearchText } from "~/server/memory/reindex-search-text";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { agentContext, createOp as create, createTenant, noVectors, type Op, writeCards } from "../support/memory";
 
@@ -101,10 +101,10 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     const traditional = (column: string) => sql.raw(`${column} = replace(replace(replace(replace(${column}, '乌', '烏'), '龙', '龍'), '欢', '歡'), '户', '戶')`);
     await handle.db.execute(sql`update memory_nodes set ${traditional("search_title")}, ${traditional("search_values")}, ${traditional("search_body")} where tenant_id = ${t} and id = ${tea}`);
     expect(await relevantIds("乌龙")).toEqual([]);
-    const changed = await simplifySearchText(handle.db, { tenantId: t });
+    const changed = await reindexSearchText(handle.db, { tenantId: t });
     expect(changed.memory_nodes).toBe(1);
     expect(await relevantIds("乌龙")).toEqual([tea]);
-    expect(await simplifySearchText(handle.db, { tenantId: t })).toMatchObject({ memory_nodes: 0 });
+    expect(await reindexSearchText(handle.db, { tenantId: t })).toMatchObject({ memory_nodes: 0 });
   });
 
   it("finds Chinese and mixed Chinese/English cards from Chinese and English queries", async () => {

@@ -74,6 +74,10 @@ describe("query terms", () => {
     expect(terms.filter((t) => t.weight === 1).map((t) => t.term)).toEqual(["不吃", "香菜", "cilantro", "coriand"]);
     expect(terms.filter((t) => t.weight < 1).map((t) => t.term)).toEqual(["吃", "香", "菜"]);
   });
+  it("bridges a Chinese word to a short English word's plural too, which no stem prefix reaches", () => {
+    expect(queryTerms("我的狗").map((t) => t.term)).toEqual(expect.arrayContaining(["dog", "dogs"]));
+    expect(queryTerms("猫").map((t) => t.term)).toEqual(expect.arrayContaining(["cat", "cats"]));
+  });
   it("finds a short word's singular from its plural, which the stemmer keeps whole", () => {
     expect(queryTerms("pets").map((t) => t.term)).toEqual(expect.arrayContaining(["pets", "pet"]));
     expect(queryTerms("my dogs").map((t) => t.term)).toEqual(expect.arrayContaining(["dogs", "dog"]));

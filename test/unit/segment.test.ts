@@ -54,6 +54,14 @@ describe("traditional Chinese", () => {
   });
 });
 
+describe("hyphenated words", () => {
+  it("indexes and queries a hyphenated word whole too, so Wi-Fi and WiFi find each other", () => {
+    expect(segmentForSearch("Home Wi-Fi password").split(" ")).toEqual(expect.arrayContaining(["wi", "fi", "wifi"]));
+    expect(segmentQuery("wi-fi")).toEqual(expect.arrayContaining(["wifi"]));
+    expect(segmentQuery("WiFi")).toEqual(["wifi"]);
+  });
+});
+
 describe("segmentQuery", () => {
   it("matches CJK substrings whatever the dictionary did", () => {
     expect(matches("香菜炒蛋很好吃", "香菜")).toBe(true);

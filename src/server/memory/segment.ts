@@ -100,6 +100,16 @@ function cjkNgrams(normalized: string): string[] {
   return out;
 }
 
+/** Words of alphabetic scripts (and digits) joined by hyphens; a CJK neighbour is not part of the word. */
+const HYPHENATED = /[\p{sc=Latin}\p{sc=Greek}\p{sc=Cyrillic}\p{N}]+(?:[-‐‑][\p{sc=Latin}\p{sc=Greek}\p{sc=Cyrillic}\p{N}]+)+/gu;
+
+/** Hyphenated words also written whole ("wi-fi" → "wifi", "e-mail" → "email"): people write both. */
+function hyphenJoined(normalized: string): string[] {
+  const out: string[] = [];
+  for (const [word] of normalized.matchAll(HYPHENATED)) out.push(word.replace(/[-‐‑]/g, ""));
+  return out;
+}
+
 /**
  * Space-joined tokens for the column a `to_tsvector('simple', …)` is generated from: the words in
  * order, then each CJK unigram/bigram not already present. Deterministic for a given Node/ICU.
@@ -109,7 +119,7 @@ export function segmentForSearch(text: string): string {
   const words = pieces(normalized).map((piece) => piece.text);
   const seen = new Set(words);
   const extra: string[] = [];
-  for (const gram of cjkNgrams(normalized)) {
+  for (const gram of [...hyphenJoined(normalized), ...cjkNgrams(normalized)]) {
     if (!seen.has(gram)) {
       seen.add(gram);
       extra.push(gram);
@@ -124,10 +134,12 @@ export function segmentForSearch(text: string): string {
  */
 export function segmentQuery(text: string): string[] {
   const tokens: string[] = [];
-  for (const piece of pieces(normalize(text))) {
+  const normalized = normalize(text);
+  for (const piece of pieces(normalized)) {
     if (piece.cjk && chars(piece.text).length > 2) tokens.push(...bigrams(piece.text));
     else tokens.push(piece.text);
   }
+  tokens.push(...hyphenJoined(normalized));
   const unique = [...new Set(tokens)];
   const meaningful = unique.filter((token) => !QUERY_STOP_WORDS.has(token));
   return meaningful.length > 0 ? meaningful : unique;

@@ -9,11 +9,12 @@ import type { QueryTerm } from "./query-terms";
  * family, pets, health, food, pastimes, plans. Words common in any text (work, project, live, home,
  * name, like) are left out: each added term is read across the caller's cards, and on the bilingual
  * load benchmark "project" and "live" alone added ~12 % to a search's CPU. Each pair: Chinese words,
- * English words.
+ * English words; a word under four letters lists its plural too (it is matched whole, not by stem:
+ * 狗 found no card about "two dogs").
  */
 const PAIRS: readonly (readonly [readonly string[], readonly string[]])[] = [
   [["女儿"], ["daughter"]],
-  [["儿子"], ["son"]],
+  [["儿子"], ["son", "sons"]],
   [["孩子", "小孩", "儿女"], ["child", "children", "kid", "kids"]],
   [["妻子", "老婆", "太太"], ["wife"]],
   [["丈夫", "老公", "先生"], ["husband"]],
@@ -29,8 +30,8 @@ const PAIRS: readonly (readonly [readonly string[], readonly string[]])[] = [
   [["老板", "上司"], ["boss", "manager"]],
   [["男朋友", "女朋友"], ["boyfriend", "girlfriend", "partner"]],
   [["宠物"], ["pet"]],
-  [["狗", "小狗"], ["dog", "puppy"]],
-  [["猫", "小猫"], ["cat", "kitten"]],
+  [["狗", "小狗"], ["dog", "dogs", "puppy"]],
+  [["猫", "小猫"], ["cat", "cats", "kitten"]],
   [["生日"], ["birthday"]],
   [["城市"], ["city"]],
   [["职业"], ["occupation", "profession", "job"]],
