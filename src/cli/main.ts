@@ -14,6 +14,7 @@ import { clearTenantMemory, reembedTenant, runWorkerFromCli, treeSearch, treeSta
 import { getHealth } from "~/server/health";
 import { pruneExpiredRecords, retentionPolicyFromEnv } from "~/server/jobs/retention";
 import { getTenantOverview } from "~/server/stats/overview";
+import { EVERYTHING } from "~/server/auth/permissions";
 import { flushBufferedWrites } from "~/server/memory/buffered-writes";
 
 export type CliOptions = {
@@ -208,7 +209,7 @@ export async function runCli(args: string[], options: CliOptions, open: () => Pr
         const health = await getHealth(handle);
         out(`database: ${health.database.mode}, schema ${health.database.schemaVersion}, postgres ${health.database.postgres}, vector ${health.database.extensions.vector ?? "missing"}, pg_trgm ${health.database.extensions.pg_trgm ?? "missing"}`);
         for (const t of await db.select().from(tenants).orderBy(asc(tenants.createdAt))) {
-          const o = await getTenantOverview(db, t.id);
+          const o = await getTenantOverview(db, { tenantId: t.id, readScopes: EVERYTHING });
           out(`${t.name} (${t.id}): ${o.activeMemories} active memories, ${o.messages} messages in ${o.sessions} sessions, ${o.activeKeys} keys, ${o.members} members`);
           await treeStats(db, t.id);
         }

@@ -1,16 +1,17 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { apiKeys, memoryAuditEvents, memoryNodes, memoryQueryLog, memoryTopics, scopeGrants, tenants } from "~/db/schema";
 import { addUserToTenant, registerAccount } from "~/server/auth/accounts";
 import { createApiKey } from "~/server/auth/api-keys";
-import { buildUserCallContext } from "~/server/auth/permissions";
+import { buildUserCallContext, effectiveUserScopes } from "~/server/auth/permissions";
 import { auditCsvHeader, auditCsvLine, auditFilterFromSearchParams, iterateAuditEvents } from "~/server/dashboard/audit";
 import { getCardDetail } from "~/server/dashboard/card-detail";
 import { cardFilterFromSearchParams, cardFilterToSearchParams } from "~/server/dashboard/card-filter";
 import { browseCards, foldCategoryTree } from "~/server/dashboard/cards";
 import { dayRange } from "~/server/dashboard/stats";
 import { exportCards } from "~/server/dashboard/transfer";
+import { getTenantOverview } from "~/server/stats/overview";
 import { appendMessages } from "~/server/memory/messages";
 import { parseScopePattern } from "~/server/memory/scope";
 import { appendSummary } from "~/server/memory/summaries";
@@ -363,6 +364,20 @@ describe(`dashboard queries and procedures (${TEST_BACKEND})`, () => {
       expect(tree[0]).toMatchObject({ domain: "d", count: 6, categories: [{ name: "a", count: 5, children: [{ name: "c", count: 3 }, { name: "b", count: 2 }] }, { name: "z", path: "d/z", count: 1 }] });
       expect(tree[1]).toMatchObject({ domain: "e", count: 1, categories: [] });
     });
+  });
+
+  it("shows members the overview's totals of what they may see, not the whole organisation's", async () => {
+    const totals = async (userId: string, role: "admin" | "member") => {
+      const scopes = await effectiveUserScopes(handle.db, { tenantId: admin.tenantId, userId, role });
+      return getTenantOverview(handle.db, { tenantId: admin.tenantId, readScopes: scopes.read, keysOf: role === "admin" ? undefined : userId });
+    };
+    const asAdmin = await totals(admin.userId, "admin");
+    const asMember = await totals(member.userId, "member");
+    const readable = await member.api.memory.browse({ limit: 200 });
+    expect(asMember.activeMemories).toBeLessThan(asAdmin.activeMemories);
+    expect(asMember.activeMemories).toBeGreaterThanOrEqual(readable.cards.length);
+    const ownKeys = await handle.db.select().from(apiKeys).where(and(eq(apiKeys.tenantId, admin.tenantId), eq(apiKeys.ownerUserId, member.userId), isNull(apiKeys.revokedAt)));
+    expect(asMember.activeKeys).toBe(ownKeys.filter((k) => !k.expiresAt || k.expiresAt > new Date()).length);
   });
 
   describe("import and export", () => {

@@ -3,12 +3,17 @@ import { PageHeader } from "~/components/page-header";
 import { getI18n } from "~/i18n/server";
 import { requireDashboardMember } from "~/server/auth/dashboard-session";
 import { getTenantOverview } from "~/server/stats/overview";
+import { effectiveUserScopes } from "~/server/auth/permissions";
 
 export const metadata = { title: "Overview" };
 
 export default async function OverviewPage() {
   const { db, tenant, user } = await requireDashboardMember();
-  const [overview, { t, number }] = await Promise.all([getTenantOverview(db, tenant.tenantId), getI18n()]);
+  const scopes = await effectiveUserScopes(db, { tenantId: tenant.tenantId, userId: user.id, role: tenant.role });
+  const [overview, { t, number }] = await Promise.all([
+    getTenantOverview(db, { tenantId: tenant.tenantId, readScopes: scopes.read, keysOf: tenant.role === "admin" ? undefined : user.id }),
+    getI18n(),
+  ]);
   const cards = [
     { label: t("overview.activeMemories"), value: overview.activeMemories, href: "/memories" },
     { label: t("overview.messages"), value: overview.messages, href: "/sessions" },

@@ -1,18 +1,41 @@
-import { and, count, countDistinct, eq, isNull } from "drizzle-orm";
+import { and, count, countDistinct, eq, gt, isNull, or, sql, type SQL } from "drizzle-orm";
 import type { DbOrTx } from "~/db/types";
 import { apiKeys, memoryMessages, memoryNodes, tenantMembers } from "~/db/schema";
+import { anyOf } from "~/db/any-of";
+import type { ScopePattern } from "~/server/memory/scope";
+import { scopePatternsCondition } from "~/server/memory/scope-sql";
 
 export type TenantOverview = { activeMemories: number; messages: number; sessions: number; activeKeys: number; members: number };
 
-/** Headline numbers for one organisation's overview page. */
-export async function getTenantOverview(db: DbOrTx, tenantId: string): Promise<TenantOverview> {
+/** Messages of the sessions the viewer may read, as the sessions pages show them (session:* or granted ids). */
+function readableMessages(readScopes: readonly ScopePattern[]): SQL {
+  if (readScopes.some((p) => p.type === "session" && p.id === "*")) return sql`true`;
+  const ids = readScopes.filter((p) => p.type === "session").map((p) => p.id);
+  return ids.length ? anyOf(memoryMessages.sessionId, ids) : sql`false`;
+}
+
+/**
+ * Headline numbers of one organisation's overview page, as far as the viewer sees: cards in the
+ * scopes they may read, messages of the sessions they may read, keys they manage (an admin all of the
+ * organisation's, a member their own) that still work. Members saw the whole organisation's totals,
+ * expired keys included, while every page behind them showed less.
+ */
+export async function getTenantOverview(db: DbOrTx, params: { tenantId: string; readScopes: readonly ScopePattern[]; keysOf?: string }): Promise<TenantOverview> {
+  const { tenantId } = params;
+  const now = new Date();
   const [[nodes], [messages], [keys], [members]] = await Promise.all([
-    db.select({ n: count() }).from(memoryNodes).where(and(eq(memoryNodes.tenantId, tenantId), eq(memoryNodes.status, "active"))),
+    db
+      .select({ n: count() })
+      .from(memoryNodes)
+      .where(and(eq(memoryNodes.tenantId, tenantId), scopePatternsCondition(params.readScopes), eq(memoryNodes.status, "active"))),
     db
       .select({ n: count(), sessions: countDistinct(memoryMessages.sessionId) })
       .from(memoryMessages)
-      .where(eq(memoryMessages.tenantId, tenantId)),
-    db.select({ n: count() }).from(apiKeys).where(and(eq(apiKeys.tenantId, tenantId), isNull(apiKeys.revokedAt))),
+      .where(and(eq(memoryMessages.tenantId, tenantId), readableMessages(params.readScopes))),
+    db
+      .select({ n: count() })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.tenantId, tenantId), isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now)), params.keysOf ? eq(apiKeys.ownerUserId, params.keysOf) : undefined)),
     db.select({ n: count() }).from(tenantMembers).where(eq(tenantMembers.tenantId, tenantId)),
   ]);
   return {
