@@ -2,6 +2,7 @@ import { Converter } from "opencc-js/t2cn";
 
 const HAN = /\p{sc=Han}/u;
 let convert: ((text: string) => string) | undefined;
+let last = { text: "", folded: "" };
 
 /**
  * Traditional Chinese characters as their simplified forms (OpenCC's Taiwan → mainland tables,
@@ -11,6 +12,9 @@ let convert: ((text: string) => string) | undefined;
  */
 export function toSimplifiedHan(text: string): string {
   if (!HAN.test(text)) return text;
+  // A search normalizes its query text more than once (terms, single characters, trigram text).
+  if (text === last.text) return last.folded;
   convert ??= Converter({ from: "tw", to: "cn" });
-  return convert(text);
+  last = { text, folded: convert(text) };
+  return last.folded;
 }
