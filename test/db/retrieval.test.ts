@@ -77,6 +77,14 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect(before.exact.map((n) => n.id)).toEqual([flavor]);
   });
 
+  it("says when queryText holds no word to search for", async () => {
+    const ctx = agentContext(await createTenant(handle.db));
+    await write(ctx, create("custom_fact", { title: "Coffee", content: "Drinks coffee at 9.", valueJson: "coffee" }, { itemKey: "coffee" }));
+    const result = await search(ctx, { queryText: "☕" });
+    expect(result.relevant).toEqual([]);
+    expect(result.warnings?.join(" ")).toMatch(/holds no word to search for/);
+  });
+
   it("searches within kinds when queryText comes with them, instead of listing the kinds' most important cards", async () => {
     const ctx = agentContext(await createTenant(handle.db));
     const facts = Array.from({ length: 15 }, (_, i) => create("custom_fact", { title: `Fact ${i}`, content: `Household fact number ${i} about the garden.`, valueJson: `f${i}`, importance: 0.9 }, { itemKey: `fact_${i}` }));

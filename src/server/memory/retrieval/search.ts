@@ -100,6 +100,8 @@ async function currentCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, in
   let evidence: EvidenceHit[] | undefined;
   if (p.runRelevant && p.queryText) {
     const terms = queryTerms(p.queryText);
+    // "☕" or "???": nothing full text can look for; say so rather than only "no memory matched".
+    if (terms.length === 0) warnings.push(`queryText "${p.queryText.slice(0, 40)}" holds no word to search for (letters, digits or CJK characters); only the vector signal, if any, looked. Describe what you want in words.`);
     const embedded = await embedQuery(resolveProvider(options.embeddings), p.queryText);
     vector = embedded.vector;
     if (embedded.warning) warnings.push(embedded.warning);
