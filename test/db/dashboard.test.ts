@@ -340,6 +340,10 @@ describe(`dashboard queries and procedures (${TEST_BACKEND})`, () => {
       expect(stats.byKind.find((k) => k.kind === "custom_fact")?.count).toBe(12);
       const memberStats = await member.api.memory.stats({});
       expect(memberStats.byKind.map((k) => k.kind)).toEqual(["profile_name"]);
+      // Writes per day count what the member may read, as the audit page lists it (their one card).
+      const memberWrites = memberStats.writesPerDay.reduce((n, d) => n + d.create, 0);
+      expect(memberWrites).toBeGreaterThanOrEqual(1);
+      expect(memberWrites).toBeLessThan(stats.writesPerDay.reduce((n, d) => n + d.create, 0));
       await expect(admin.api.memory.stats({ timeZone: "Mars/Olympus" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
       expect(dayRange(3, "UTC", new Date("2024-03-10T12:00:00Z"))).toEqual(["2024-03-08", "2024-03-09", "2024-03-10"]);
     });

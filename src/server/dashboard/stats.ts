@@ -1,7 +1,7 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import { queryRows } from "~/db/raw";
 import type { DbOrTx } from "~/db/types";
-import { memoryNodes } from "~/db/schema";
+import { memoryAuditEvents, memoryNodes } from "~/db/schema";
 import type { ScopePattern } from "~/server/memory/scope";
 import { scopePatternsCondition } from "~/server/memory/scope-sql";
 
@@ -38,7 +38,7 @@ export function dayRange(days: number, timeZone: string, now = new Date()): stri
  */
 export async function getDashboardStats(
   db: DbOrTx,
-  params: { tenantId: string; readScopes: readonly ScopePattern[]; days?: number; timeZone?: string; now?: Date },
+  params: { tenantId: string; readScopes: readonly ScopePattern[]; days?: number; timeZone?: string; now?: Date; /** Admins count every audit event; members those of scopes they may read (as the audit page lists them). */ allEvents?: boolean },
 ): Promise<DashboardStats> {
   const days = Math.min(Math.max(Math.trunc(params.days ?? 30), 1), 366);
   const timeZone = params.timeZone ?? "UTC";
@@ -57,6 +57,7 @@ export async function getDashboardStats(
       sql`select to_char(created_at at time zone ${timeZone}, 'YYYY-MM-DD') as day, event_type, count(*)::int as n
             from memory_audit_events
            where tenant_id = ${params.tenantId} and created_at >= ${sinceText}::timestamptz
+             ${params.allEvents ? sql`` : sql`and ${scopePatternsCondition(params.readScopes, memoryAuditEvents)}`}
            group by 1, 2`,
     ),
     queryRows<{ day: string; n: number; p50: number | null; p95: number | null }>(
