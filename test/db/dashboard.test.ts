@@ -278,6 +278,8 @@ describe(`dashboard queries and procedures (${TEST_BACKEND})`, () => {
       // Nor through the memory tree's API: topic summaries quote every conversation.
       await expect(member.api.tree.hotTopics()).rejects.toMatchObject({ code: "FORBIDDEN" });
       await expect(member.api.tree.topic({ topicId: "top_any" })).rejects.toMatchObject({ code: "FORBIDDEN" });
+      // Nor the tree's totals, which count every conversation's chunks and topics.
+      await expect(member.api.tree.stats()).rejects.toMatchObject({ code: "FORBIDDEN" });
       await handle.db.insert(scopeGrants).values({ tenantId: admin.tenantId, id: "grt_restore", principalType: "user", principalId: member.userId, scope: "session:*", canRead: true, canWrite: true });
     });
 

@@ -29,5 +29,6 @@ export const treeRouter = createTRPCRouter({
     if (ctx.sessions && !ctx.sessions.includes(input.sessionId)) throw forbidden("scope_not_readable", `You may not read session ${input.sessionId}. Ask an admin for a session grant.`);
     return searchBySession(ctx.db, { tenantId: ctx.tenant.id, ...input });
   }),
-  stats: treeProcedure.query(({ ctx }) => getGlobalStats(ctx.db, { tenantId: ctx.tenant.id })),
+  /** The organisation's chunk and topic totals: like topics, for readers of every session. */
+  stats: topicsProcedure.query(({ ctx }) => getGlobalStats(ctx.db, { tenantId: ctx.tenant.id })),
 });
