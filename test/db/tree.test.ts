@@ -168,19 +168,27 @@ describe(`memory tree (${TEST_BACKEND})`, () => {
     expect(job).toMatchObject({ status: "dead", attempts: 2, lastError: "boom" });
   });
 
-  it("renews a batch's leases while it runs: a job waiting behind a slow one is not run by a second worker", async () => {
+  /** Two digest jobs of a new tenant, and handlers that record which ran and then do `work`. */
+  async function twoDigestJobs(work: (db: TestDatabase["db"]) => Promise<void>) {
     const t = await createTenant(handle.db);
     const ids: number[] = [];
-    for (const day of ["2026-01-01", "2026-01-02"]) ids.push((await enqueueJob(handle.db, { tenantId: t, type: "digest", dedupeKey: `renew:${t}:${day}`, payload: { day } }))!);
+    for (const day of ["2026-01-01", "2026-01-02"]) ids.push((await enqueueJob(handle.db, { tenantId: t, type: "digest", dedupeKey: `two:${t}:${day}`, payload: { day } }))!);
     const ran: number[] = [];
-    const slow: JobHandlers = {
-      digest: async (_db, job) => {
+    const handlers: JobHandlers = {
+      digest: async (db, job) => {
         if (job.tenantId !== t) return null;
         ran.push(job.id);
-        await new Promise((r) => setTimeout(r, 700));
+        await work(db);
         return null;
       },
     };
+    return { t, ids, ran, handlers };
+  }
+
+  it("renews a batch's leases while it runs: a job waiting behind a slow one is not run by a second worker", async () => {
+    const { t, ids, ran, handlers: slow } = await twoDigestJobs(async () => {
+      await new Promise((r) => setTimeout(r, 700));
+    });
     const batch = processJobsOnce(handle.db, slow, { workerId: "slow", leaseMs: 300 });
     // Without renewal the second job's lease runs out 300 ms in, while the first still runs.
     const taken: number[] = [];
@@ -201,20 +209,11 @@ describe(`memory tree (${TEST_BACKEND})`, () => {
   });
 
   it("skips a job of its batch that another worker took over, instead of running it beside the new holder", async () => {
-    const t = await createTenant(handle.db);
-    const ids: number[] = [];
-    for (const day of ["2026-02-01", "2026-02-02"]) ids.push((await enqueueJob(handle.db, { tenantId: t, type: "digest", dedupeKey: `lost:${t}:${day}`, payload: { day } }))!);
-    const ran: number[] = [];
-    const stalling: JobHandlers = {
-      digest: async (db, job) => {
-        if (job.tenantId !== t) return null;
-        ran.push(job.id);
-        // As if this worker had stalled past its lease and another one had leased the next job.
-        await db.update(memoryJobs).set({ leasedBy: "thief" }).where(eq(memoryJobs.id, ids[1]!));
-        await new Promise((r) => setTimeout(r, 400));
-        return null;
-      },
-    };
+    const { ids, ran, handlers: stalling } = await twoDigestJobs(async (db) => {
+      // As if this worker had stalled past its lease and another one had leased the next job.
+      await db.update(memoryJobs).set({ leasedBy: "thief" }).where(eq(memoryJobs.id, ids[1]!));
+      await new Promise((r) => setTimeout(r, 400));
+    });
     const outcome = await processJobsOnce(handle.db, stalling, { workerId: "stalls", leaseMs: 300 });
     expect(ran).toEqual([ids[0]]);
     expect(outcome).toMatchObject({ succeeded: 1, lost: 1 });
