@@ -62,7 +62,8 @@ describe(`API keys and scope grants in the dashboard API (${TEST_BACKEND})`, () 
     const atlas = await as(org.adminId).grants.set({ principalType: "user", principalId: org.memberId, scope: "workspace:atlas", canRead: true, canWrite: true });
     const decision = (workspaceId: string) => ({ operations: [{ op: "create" as const, kind: "durable_decision", node: { title: "Use Postgres", content: "The project uses Postgres.", valueJson: "postgres" } }], turn: { sessionId: "s-policy", workspaceId } });
     expect(await agent.tools.memory_write(decision("atlas"))).toMatchObject({ done: true, results: [{ scope: "workspace:atlas" }] });
-    expect(await agent.tools.memory_write(decision("hermes"))).toMatchObject({ done: false });
+    // A turn workspace the key may not use is refused as any unwritable scope is, naming it.
+    await expect(agent.tools.memory_write(decision("hermes"))).rejects.toMatchObject({ code: "FORBIDDEN", cause: { reason: "scope_not_writable", details: { scopes: ["workspace:hermes"] } } });
     await as(org.adminId).grants.remove({ grantId: atlas.id });
   });
 

@@ -281,13 +281,13 @@ describe(`agent tools over tRPC and MCP (${TEST_BACKEND})`, () => {
   it("reads 000's bare scope types (scope: 'user') as the turn's own scopes", async () => {
     const turn = { sessionId: "chat-bare", forgetIntent: true };
     const written = await tools(full).memory_write({
-      operations: [{ op: "create", kind: "custom_fact", itemKey: "bike", scope: "session", explicitUserIntent: true, node: { title: "Bike", content: "Rides a red bike today.", valueJson: "red" } }],
+      operations: [{ op: "create", kind: "custom_fact", itemKey: "bike", scope: "session", explicitUserIntent: true, node: { title: "Velocipede", content: "Rides a red velocipede today.", valueJson: "red" } }],
       turn,
     });
     expect(written.results[0]).toMatchObject({ status: "created", scope: "session:chat-bare" });
-    const inUser = await tools(full).memory_search({ queryText: "bike", scopes: ["user"], turn });
+    const inUser = await tools(full).memory_search({ queryText: "velocipede", scopes: ["user"], turn });
     expect(inUser.relevant).toEqual([]);
-    const inSession = await tools(full).memory_search({ queryText: "bike", scopes: ["session"], turn });
+    const inSession = await tools(full).memory_search({ queryText: "velocipede", scopes: ["session"], turn });
     expect(inSession.relevant.map((n) => n.id)).toEqual([written.results[0]!.nodeId]);
     expect(await tools(full).memory_get({ kind: "custom_fact", itemKey: "bike", scope: "session", turn })).toMatchObject({ found: true });
     const forgot = await tools(full).memory_forget({ selector: { scope: "session", kind: "custom_fact", itemKey: "bike" }, reason: "asked", turn });
