@@ -166,21 +166,22 @@ export type AgentTurn = {
 export async function buildAgentCallContext(db: DbOrTx, apiKey: ApiKey, turn: AgentTurn = {}, knownLimits?: EffectiveScopes): Promise<MemoryCallContext> {
   const scopes = await effectiveKeyScopes(db, apiKey, knownLimits);
   const readable = (scope: MemoryScope | undefined) => (scope && scopeAllowed(scope, scopes.read) ? scope : undefined);
-  const named: MemoryScope[] = [
-    ...(turn.userId ? [{ type: "user" as const, id: turn.userId }] : []),
-    ...(turn.sessionId ? [{ type: "session" as const, id: turn.sessionId }] : []),
-    ...(turn.workspaceId ? [{ type: "workspace" as const, id: turn.workspaceId }] : []),
-  ];
-  const unreadableDefaults = named.filter((scope) => !readable(scope));
+  // The scopes the turn names; the user defaults to the key's owner.
+  const named: Record<"user" | "session" | "workspace", MemoryScope | undefined> = {
+    user: turn.userId ? { type: "user", id: turn.userId } : undefined,
+    session: turn.sessionId ? { type: "session", id: turn.sessionId } : undefined,
+    workspace: turn.workspaceId ? { type: "workspace", id: turn.workspaceId } : undefined,
+  };
+  const unreadableDefaults = Object.values(named).filter((scope): scope is MemoryScope => scope !== undefined && !readable(scope));
   return {
     tenantId: apiKey.tenantId,
     actor: { type: "api_key", id: apiKey.id },
     readScopes: scopes.read,
     writeScopes: scopes.write,
     defaults: {
-      user: readable({ type: "user", id: turn.userId ?? apiKey.ownerUserId }),
-      session: readable(turn.sessionId ? { type: "session", id: turn.sessionId } : undefined),
-      workspace: readable(turn.workspaceId ? { type: "workspace", id: turn.workspaceId } : undefined),
+      user: readable(named.user ?? { type: "user", id: apiKey.ownerUserId }),
+      session: readable(named.session),
+      workspace: readable(named.workspace),
     },
     ...(unreadableDefaults.length ? { unreadableDefaults } : {}),
     trustedMessageIds: turn.trustedMessageIds ?? [],

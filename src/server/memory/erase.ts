@@ -84,12 +84,14 @@ export const ERASED_REPLY = {
   message: "This call was done before; the memory it named has since been erased permanently (hard delete), so nothing was done again. Send a new call with a new idempotency key to write it anew.",
 };
 
-/** Queued jobs about these rows: embed jobs name `{kind, id}`, the others `nodeId`. */
-export const jobsNaming = (kind: "node" | "message" | "chunk", ids: readonly string[]) =>
-  or(
+/** Deletes the queued jobs about these rows (embed jobs name `{kind, id}`, the others `nodeId`); returns how many. */
+async function deleteJobsNaming(tx: Transaction, tenantId: string, kind: "node" | "message" | "chunk", ids: readonly string[]): Promise<number> {
+  const naming = or(
     and(sql`${memoryJobs.payload}->>'kind' = ${kind}`, inArray(sql`${memoryJobs.payload}->>'id'`, [...ids])),
     kind === "node" ? inArray(sql`${memoryJobs.payload}->>'nodeId'`, [...ids]) : undefined,
-  )!;
+  );
+  return count(await tx.delete(memoryJobs).where(and(eq(memoryJobs.tenantId, tenantId), naming)).returning({ id: memoryJobs.id }));
+}
 
 /**
  * Physically removes whole revision chains and everything derived from them — embeddings (cascade),
@@ -148,7 +150,7 @@ export async function eraseLineages(
       .where(and(eq(idempotencyKeys.tenantId, tenantId), mentionsNode))
       .returning({ key: idempotencyKeys.key }),
   );
-  receipt.jobsRemoved = count(await tx.delete(memoryJobs).where(and(eq(memoryJobs.tenantId, tenantId), jobsNaming("node", nodeIds))).returning({ id: memoryJobs.id }));
+  receipt.jobsRemoved = await deleteJobsNaming(tx, tenantId, "node", nodeIds);
 
   const messageIds = [...new Set(rows.flatMap((r) => r.sources))];
   if (params.eraseEvidence) {
@@ -209,7 +211,7 @@ async function eraseEvidence(tx: Transaction, tenantId: string, messageIds: stri
     .returning({ id: memoryMessages.id });
   receipt.messagesRemoved = removedMessages.length;
   receipt.messageIds = removedMessages.map((m) => m.id);
-  receipt.jobsRemoved += count(await tx.delete(memoryJobs).where(and(eq(memoryJobs.tenantId, tenantId), jobsNaming("message", messageIds))).returning({ id: memoryJobs.id }));
+  receipt.jobsRemoved += await deleteJobsNaming(tx, tenantId, "message", messageIds);
 }
 
 /**
@@ -228,7 +230,7 @@ async function eraseMemoryTree(tx: Transaction, tenantId: string, messageIds: st
   const chunkRows = await tx.delete(memoryChunks).where(and(inTenant, inArray(memoryChunks.messageId, messageIds))).returning({ id: memoryChunks.id });
   receipt.chunksRemoved = chunkRows.length;
   if (chunkRows.length === 0) return;
-  receipt.jobsRemoved += count(await tx.delete(memoryJobs).where(and(eq(memoryJobs.tenantId, tenantId), jobsNaming("chunk", chunkRows.map((c) => c.id)))).returning({ id: memoryJobs.id }));
+  receipt.jobsRemoved += await deleteJobsNaming(tx, tenantId, "chunk", chunkRows.map((c) => c.id));
 
   const sealing = await tx
     .delete(memoryTreeSummaries)

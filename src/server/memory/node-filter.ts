@@ -37,9 +37,10 @@ function valueMatch(value: unknown): SQL {
   const json = JSON.stringify(value);
   if (typeof value === "object" && value !== null) return sql`${memoryNodes.valueJson} @> ${json}::jsonb`;
   const item = typeof value === "string" ? normalizeItemKey(value) : undefined;
+  // `@> [x]` is false for anything but a list holding x; jsonb_each needs an object, so others get {}.
   return sql`(${memoryNodes.valueJson} = ${json}::jsonb
-    or (jsonb_typeof(${memoryNodes.valueJson}) = 'array' and ${memoryNodes.valueJson} @> ${`[${json}]`}::jsonb)
-    or (jsonb_typeof(${memoryNodes.valueJson}) = 'object' and exists (select 1 from jsonb_each(case when jsonb_typeof(${memoryNodes.valueJson}) = 'object' then ${memoryNodes.valueJson} else '{}'::jsonb end) as field where field.value = ${json}::jsonb))${item?.ok ? sql` or ${memoryNodes.itemKey} = ${item.itemKey}` : sql``})`;
+    or ${memoryNodes.valueJson} @> ${`[${json}]`}::jsonb
+    or exists (select 1 from jsonb_each(case when jsonb_typeof(${memoryNodes.valueJson}) = 'object' then ${memoryNodes.valueJson} else '{}'::jsonb end) as field where field.value = ${json}::jsonb)${item?.ok ? sql` or ${memoryNodes.itemKey} = ${item.itemKey}` : sql``})`;
 }
 
 /** valueJson filter: any of its forms (filterValues) matches. */

@@ -157,13 +157,8 @@ export function redactSensitiveJson(value: unknown, options: RedactOptions = {})
 
 const REDACTION_MARK = /\[REDACTED:[a-z_]+\]/;
 
-/** Whether text (or any string in a JSON value) carries a redaction mark: redacted before, e.g. by the export it came from. */
-export function carriesRedactionMark(value: unknown): boolean {
-  if (typeof value === "string") return REDACTION_MARK.test(value);
-  if (Array.isArray(value)) return value.some(carriesRedactionMark);
-  if (value && typeof value === "object") return Object.values(value).some(carriesRedactionMark);
-  return false;
-}
+/** Whether any string in a value carries a redaction mark (redacted before, e.g. by the export it came from); JSON text escapes none of its characters. */
+export const carriesRedactionMark = (value: unknown): boolean => REDACTION_MARK.test(JSON.stringify(value) ?? "");
 
 // ---- whole node drafts -----------------------------------------------------------------------
 

@@ -98,12 +98,13 @@ const citedMessages = (op: WriteOperation): readonly string[] => ("node" in op &
 
 /**
  * The messages the batch cites, share-locked until it commits: a conversation erased meanwhile (the
- * background extractor read it a moment before) must not come back as a card citing it. Missing ones
- * fail their operation; an erasure that starts later waits for this commit and then finds the cards.
+ * background extractor read it a moment before) must not come back as a card citing it. Returns the
+ * first operation citing a message that is gone, with its failure; an erasure that starts later
+ * waits for this commit and then finds the cards.
  */
-async function lockEvidence(tx: Transaction, tenantId: string, prepared: readonly Prepared[]) {
+async function lockEvidence(tx: Transaction, tenantId: string, prepared: readonly Prepared[]): Promise<{ index: number; failure: OperationFailure } | null> {
   const cited = [...new Set(prepared.flatMap((item) => citedMessages(item.op)))];
-  if (cited.length === 0) return;
+  if (cited.length === 0) return null;
   const present = await tx
     .select({ id: memoryMessages.id })
     .from(memoryMessages)
@@ -111,19 +112,9 @@ async function lockEvidence(tx: Transaction, tenantId: string, prepared: readonl
     .for("key share");
   const found = new Set(present.map((row) => row.id));
   const index = prepared.findIndex((item) => citedMessages(item.op).some((id) => !found.has(id)));
-  if (index < 0) return;
+  if (index < 0) return null;
   const missing = citedMessages(prepared[index]!.op).filter((id) => !found.has(id));
-  throw new EvidenceGone(index, new OperationFailure("rejected", "source_erased", `sourceMessageIds ${missing.join(", ")} no longer exist (the conversation was erased); nothing was written. Leave them out, or do not save what was erased.`));
-}
-
-/** An operation's cited message is gone: the batch fails at that operation. */
-class EvidenceGone extends Error {
-  constructor(
-    readonly index: number,
-    readonly failure: OperationFailure,
-  ) {
-    super(failure.message);
-  }
+  return { index, failure: new OperationFailure("rejected", "source_erased", `sourceMessageIds ${missing.join(", ")} no longer exist (the conversation was erased); nothing was written. Leave them out, or do not save what was erased.`) };
 }
 
 /** Loads the card an id-targeted operation names and checks it is still what the caller last read. */
@@ -409,7 +400,11 @@ export async function memoryWrite(db: Database, ctx: MemoryCallContext, rawInput
           locked.catch(() => {}); // awaited below
           const results: WriteOperationResult[] = [];
           try {
-            await lockEvidence(tx, ctx.tenantId, prepared);
+            const gone = await lockEvidence(tx, ctx.tenantId, prepared);
+            if (gone) {
+              failures.set(gone.index, gone.failure);
+              throw new BatchFailed(results);
+            }
             for (const [index, item] of prepared.entries()) {
               try {
                 results.push(await apply(tx, env, ctx, index, item, audits));
@@ -420,12 +415,6 @@ export async function memoryWrite(db: Database, ctx: MemoryCallContext, rawInput
               }
             }
           } catch (error) {
-            if (error instanceof EvidenceGone) {
-              failures.set(error.index, error.failure);
-              await locked;
-              await audits.settle();
-              throw new BatchFailed(results);
-            }
             // A failed lock or audit insert (a deadlock, a dropped connection) is the cause; the
             // statements after it only saw an aborted transaction.
             await locked;

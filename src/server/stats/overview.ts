@@ -4,14 +4,15 @@ import { apiKeys, memoryMessages, memoryNodes, tenantMembers } from "~/db/schema
 import { anyOf } from "~/db/any-of";
 import type { ScopePattern } from "~/server/memory/scope";
 import { scopePatternsCondition } from "~/server/memory/scope-sql";
+import { readableSessions } from "~/server/tree/access";
 
 export type TenantOverview = { activeMemories: number; messages: number; sessions: number; activeKeys: number; members: number };
 
 /** Messages of the sessions the viewer may read, as the sessions pages show them (session:* or granted ids). */
 function readableMessages(readScopes: readonly ScopePattern[]): SQL {
-  if (readScopes.some((p) => p.type === "session" && p.id === "*")) return sql`true`;
-  const ids = readScopes.filter((p) => p.type === "session").map((p) => p.id);
-  return ids.length ? anyOf(memoryMessages.sessionId, ids) : sql`false`;
+  const sessions = readableSessions({ readScopes: [...readScopes] });
+  if (!sessions) return sql`true`;
+  return sessions.length ? anyOf(memoryMessages.sessionId, sessions) : sql`false`;
 }
 
 /**
