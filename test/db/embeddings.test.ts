@@ -93,9 +93,10 @@ describe(`embeddings through the job queue (${TEST_BACKEND})`, () => {
     const tenantId = await createTenant(handle.db);
     await memoryWrite(handle.db, agentContext(tenantId), { operations: [card("kiln", "Fires pottery in a kiln."), card("loom", "Weaves on a loom.")] });
     await isolate(tenantId);
-    const slow: EmbeddingProvider = { ...local, embed: async (texts) => new Promise((resolve) => setTimeout(() => resolve(local.embed(texts)), 700)) };
-    const first = processEmbedJobs(handle.db, { provider: slow, leaseMs: 300, workerId: "slow-embedder" });
-    await new Promise((r) => setTimeout(r, 500)); // past the first lease
+    const slow: EmbeddingProvider = { ...local, embed: async (texts) => new Promise((resolve) => setTimeout(() => resolve(local.embed(texts)), 3500)) };
+    // Lease 1.5 s, renewed every 0.5 s (a loaded CI machine may stall a renewal for a while).
+    const first = processEmbedJobs(handle.db, { provider: slow, leaseMs: 1500, workerId: "slow-embedder" });
+    await new Promise((r) => setTimeout(r, 2500)); // past the first lease
     const second = await processEmbedJobs(handle.db, { provider: local, workerId: "eager-embedder" });
     expect(second.leased).toBe(0);
     expect(await first).toMatchObject({ leased: 2, succeeded: 2 });

@@ -186,13 +186,14 @@ describe(`memory tree (${TEST_BACKEND})`, () => {
   }
 
   it("renews a batch's leases while it runs: a job waiting behind a slow one is not run by a second worker", async () => {
+    // Lease 1.5 s, renewed every 0.5 s; the first job runs 3.5 s (a loaded CI machine may stall a renewal for a while).
     const { t, ids, ran, handlers: slow } = await twoDigestJobs(async () => {
-      await new Promise((r) => setTimeout(r, 700));
+      await new Promise((r) => setTimeout(r, 3500));
     });
-    const batch = processJobsOnce(handle.db, slow, { workerId: "slow", leaseMs: 300 });
-    // Without renewal the second job's lease runs out 300 ms in, while the first still runs.
+    const batch = processJobsOnce(handle.db, slow, { workerId: "slow", leaseMs: 1500 });
+    // Without renewal the second job's lease runs out 1.5 s in, while the first still runs.
     const taken: number[] = [];
-    const end = Date.now() + 1300;
+    const end = Date.now() + 4000;
     while (Date.now() < end) {
       for (const job of await leaseJobs(handle.db, { workerId: "eager", limit: 10, leaseMs: 60_000, types: ["digest"] })) taken.push(job.id);
       await new Promise((r) => setTimeout(r, 50));
@@ -212,9 +213,9 @@ describe(`memory tree (${TEST_BACKEND})`, () => {
     const { ids, ran, handlers: stalling } = await twoDigestJobs(async (db) => {
       // As if this worker had stalled past its lease and another one had leased the next job.
       await db.update(memoryJobs).set({ leasedBy: "thief" }).where(eq(memoryJobs.id, ids[1]!));
-      await new Promise((r) => setTimeout(r, 400));
+      await new Promise((r) => setTimeout(r, 1200));
     });
-    const outcome = await processJobsOnce(handle.db, stalling, { workerId: "stalls", leaseMs: 300 });
+    const outcome = await processJobsOnce(handle.db, stalling, { workerId: "stalls", leaseMs: 1500 });
     expect(ran).toEqual([ids[0]]);
     expect(outcome).toMatchObject({ succeeded: 1, lost: 1 });
     const [second] = await handle.db.select().from(memoryJobs).where(eq(memoryJobs.id, ids[1]!));
