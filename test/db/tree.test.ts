@@ -1,6 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryChunks, memoryChunkTopics, memoryJobs, memoryMessages, memoryNodes, memorySummaries, memoryTopics, memoryTreeSummaries } from "~/db/schema";
 import { revokeApiKey } from "~/server/auth/api-keys";
@@ -190,7 +190,15 @@ describe(`memory tree (${TEST_BACKEND})`, () => {
     const { t, ids, ran, handlers: slow } = await twoDigestJobs(async () => {
       await new Promise((r) => setTimeout(r, 3500));
     });
-    const batch = processJobsOnce(handle.db, slow, { workerId: "slow", leaseMs: 1500 });
+    // Every due digest job in one batch: other test files share the Postgres database and queue theirs too.
+    const batch = processJobsOnce(handle.db, slow, { workerId: "slow", leaseMs: 1500, limit: 1000 });
+    // The second worker starts once the first holds both jobs: on Postgres its first lease could
+    // otherwise come before the first worker's (two connections), and that would be no renewal's fault.
+    for (let waited = 0; waited < 5000; waited += 20) {
+      const holders = await handle.db.select({ leasedBy: memoryJobs.leasedBy }).from(memoryJobs).where(inArray(memoryJobs.id, ids));
+      if (holders.every((h) => h.leasedBy === "slow")) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
     // Without renewal the second job's lease runs out 1.5 s in, while the first still runs.
     const taken: number[] = [];
     const end = Date.now() + 4000;
@@ -215,7 +223,7 @@ describe(`memory tree (${TEST_BACKEND})`, () => {
       await db.update(memoryJobs).set({ leasedBy: "thief" }).where(eq(memoryJobs.id, ids[1]!));
       await new Promise((r) => setTimeout(r, 1200));
     });
-    const outcome = await processJobsOnce(handle.db, stalling, { workerId: "stalls", leaseMs: 1500 });
+    const outcome = await processJobsOnce(handle.db, stalling, { workerId: "stalls", leaseMs: 1500, limit: 1000 });
     expect(ran).toEqual([ids[0]]);
     expect(outcome).toMatchObject({ succeeded: 1, lost: 1 });
     const [second] = await handle.db.select().from(memoryJobs).where(eq(memoryJobs.id, ids[1]!));
