@@ -34,3 +34,29 @@ export async function withCardIndexesBuiltAfterLoad(db: Database, load: (tx: DbO
     }
   });
 }
+
+/**
+ * Loads cards with the trigger memory_nodes_mark_shadowed (migration 0013) off, and marks them after,
+ * as the migration marks the cards stored before it, in the same transaction: the trigger takes an
+ * advisory lock per card, and a transaction of thousands of cards would run out of lock slots.
+ */
+export async function withShadowMarksAfterLoad(db: DbOrTx, load: (tx: DbOrTx) => Promise<void>, log: (line: string) => void): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.execute(sql`alter table memory_nodes disable trigger memory_nodes_mark_shadowed`);
+    await load(tx);
+    await tx.execute(sql`alter table memory_nodes enable trigger memory_nodes_mark_shadowed`);
+    const t0 = performance.now();
+    const [marked] = await queryRows<{ n: number }>(
+      tx,
+      sql`with marked as (
+            update memory_nodes as m set shadowed = true
+             where m.status = 'active' and not m.shadowed and exists (
+               select 1 from memory_nodes as r
+                where r.tenant_id = m.tenant_id and r.key = m.key and r.status = 'active' and r.domain = m.domain
+                  and memory_scope_priority(r.scope_type) > memory_scope_priority(m.scope_type))
+            returning 1)
+          select count(*)::int as n from marked`,
+    );
+    log(`    marked ${marked?.n ?? 0} shadowed cards in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  });
+}

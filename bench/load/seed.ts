@@ -15,7 +15,7 @@ import { appendMessages } from "~/server/memory/messages";
 import { buildNodeSearchFields } from "~/server/memory/search-fields";
 import { memoryWrite } from "~/server/memory/write";
 import { itemCard, profileCards, rng, sessionMessages, type CardSpec, type Rng } from "./corpus";
-import { withCardIndexesBuiltAfterLoad } from "./index-after-load";
+import { withCardIndexesBuiltAfterLoad, withShadowMarksAfterLoad } from "./index-after-load";
 
 export type BenchUser = { index: number; id: string; secret: string; key: ApiKey; sessions: string[]; workspace: string };
 export type ForgetTarget = { id: string; user: number; revision: number };
@@ -202,7 +202,9 @@ export async function seed(db: Database, params: SeedParams): Promise<SeedResult
     });
   };
   await timed(`bulk insert of ${rows.length} cards (+${neighbourRows.length} of the neighbour)${params.indexAfterLoad ? ", indexes built after" : ""}`, () =>
-    params.indexAfterLoad ? withCardIndexesBuiltAfterLoad(db, load, params.log) : load(db),
+    params.indexAfterLoad
+      ? withCardIndexesBuiltAfterLoad(db, (tx) => withShadowMarksAfterLoad(tx, load, params.log), params.log)
+      : withShadowMarksAfterLoad(db, load, params.log),
   );
 
   // Through the product's write path: proves it on this data and gives memory_forget its targets.

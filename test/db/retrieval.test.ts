@@ -205,6 +205,43 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect(all).not.toContain(nurse);
   });
 
+  it("answers a text search that found only an overridden card with the card overriding it in this turn", async () => {
+    const tenantId = await createTenant(handle.db);
+    const ctx = agentContext(tenantId);
+    const lang = (scope: string, title: string, content: string, value: string) => create("language_preference", { title, content, valueJson: value }, { scope });
+    const [userEn] = await write(ctx, lang("user:u1", "Language", "Answer in English.", "en"));
+    const [sessionZh] = await write(ctx, lang("session:s1", "语言", "这次对话用中文回答", "zh"));
+    const found = await search(ctx, { queryText: "English" });
+    expect(found.relevant.map((n) => n.id)).toEqual([sessionZh]);
+    expect(found.relevant[0]!.matchedBy).toEqual(["slot"]);
+    expect(found.omitted).toContainEqual({ nodeId: userEn, reason: "conflict_lost" });
+
+    // Another conversation has no override: the user's card is the answer there.
+    const otherTurn = agentContext(tenantId, { defaults: { user: { type: "user", id: "u1" }, session: { type: "session", id: "s2" } } });
+    expect((await search(otherTurn, { queryText: "English" })).relevant.map((n) => n.id)).toEqual([userEn]);
+    // Asked for the user scope alone, the session's card is not read.
+    expect((await search(ctx, { queryText: "English", scopes: ["user:u1"] })).relevant.map((n) => n.id)).toEqual([userEn]);
+
+    // A workspace overrides the user, and a session the workspace; a forgotten override shadows nothing.
+    const tone = (scope: string, content: string) => create("communication_preference", { title: "Tone", content, valueJson: content }, { scope, itemKey: "tone" });
+    const [userTone] = await write(ctx, tone("user:u1", "Use a playful tone."));
+    const [workspaceTone] = await write(ctx, tone("workspace:w1", "Formal, please."));
+    const playful = await search(ctx, { queryText: "playful" });
+    expect(playful.relevant.map((n) => n.id)).toEqual([workspaceTone]);
+    expect(playful.omitted).toContainEqual({ nodeId: userTone, reason: "conflict_lost" });
+    const [sessionTone] = await write(ctx, tone("session:s1", "Terse answers today."));
+    expect((await search(ctx, { queryText: "playful" })).relevant.map((n) => n.id)).toEqual([sessionTone]);
+    await memoryForget(handle.db, { ...ctx, forgetIntent: true }, { targets: [{ id: sessionTone, expectedRevision: 1 }, { id: workspaceTone, expectedRevision: 1 }], reason: "the user dropped both" });
+    expect((await search(ctx, { queryText: "playful" })).relevant.map((n) => n.id)).toEqual([userTone]);
+
+    // Found among more matches than come back with their records (read by id afterwards): the same.
+    const many = Array.from({ length: 120 }, (_, i) => create("custom_fact", { title: `English note ${i}`, content: `An English note, number ${i}.` }, { itemKey: `english_${i}` }));
+    for (let i = 0; i < many.length; i += 40) await write(ctx, ...many.slice(i, i + 40));
+    const crowded = await search(ctx, { queryText: "answer English", limit: 5 });
+    expect(crowded.relevant.map((n) => n.id)).toContain(sessionZh);
+    expect(crowded.relevant.map((n) => n.id)).not.toContain(userEn);
+  });
+
   it("lets terms common in the table score but not select rows, unless the rare terms find too few", async () => {
     const tenantId = await createTenant(handle.db);
     const ctx = agentContext(tenantId);

@@ -182,6 +182,12 @@ export const memoryNodes = pgTable(
     explicitUserIntent: boolean("explicit_user_intent").notNull().default(false),
     /** Content was redacted by the sensitive-data policy before storing. */
     redacted: boolean("redacted").notNull().default(false),
+    /**
+     * Some more specific scope of the organisation holds an active card of this card's slot (domain +
+     * key): a search that finds this card looks for the one overriding it in the caller's turn
+     * (slot-rivals.ts). Kept by the trigger memory_nodes_mark_shadowed (0013), never cleared: a hint.
+     */
+    shadowed: boolean("shadowed").notNull().default(false),
     createdByType: text("created_by_type", { enum: ACTOR_TYPES }).notNull(),
     createdById: text("created_by_id"),
     updatedByType: text("updated_by_type", { enum: ACTOR_TYPES }).notNull(),
@@ -234,6 +240,8 @@ export const memoryNodes = pgTable(
     index("memory_nodes_workspace_facts_idx")
       .on(t.tenantId, t.scopeId, t.importance.desc(), t.updatedAt.desc())
       .where(sql.raw(WORKSPACE_FACTS_PREDICATE)),
+    // A slot's active cards across scopes: memory_nodes_mark_shadowed looks them up on every write.
+    index("memory_nodes_active_key_idx").on(t.tenantId, t.key).where(sql`${t.status} = 'active'`),
     // One active card per slot: a racing second writer fails instead of creating a twin.
     uniqueIndex("memory_nodes_active_slot_uq")
       .on(t.tenantId, t.scopeType, t.scopeId, t.key)

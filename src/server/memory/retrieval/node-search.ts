@@ -4,6 +4,7 @@ import type { DbOrTx } from "~/db/types";
 import type { KindRegistry } from "../custom-kinds";
 import { nodeFilterConditions, type NodeFilter } from "../node-filter";
 import { recordFromJson, selectNodeRecords } from "../node-records";
+import { overridingCards, type SlotChain } from "./slot-rivals";
 import type { ScopePattern } from "../scope";
 import { scopePatternsCondition, scopePatternsFilter } from "../scope-sql";
 import { boostedScore, reciprocalRankFusion, relativeFloor, type SignalHits } from "./fusion";
@@ -108,6 +109,8 @@ export async function rankNodesByText(
      * full-text match written so no index serves its tenant and scopes (nodeWhere's `indexable: false`).
      */
     scoped?: ScopedMatch;
+    /** The caller's chain scopes: a card overriding a candidate there joins the ranking in its place (slot-rivals.ts). */
+    slotChain?: SlotChain;
   },
 ): Promise<RankedNode[]> {
   const { where, candidates } = params;
@@ -150,6 +153,10 @@ export async function rankNodesByText(
     if (f.components.trigram !== undefined) matchedBy.push("trigram");
     if (f.components.vector !== undefined) matchedBy.push("vector");
     ranked.push({ row, score: boostedScore(f, row, params.now), matchedBy });
+  }
+  // An overriding card ranks as the candidate it overrides; conflict resolution then shows it in its place.
+  for (const { rival, overrides } of await overridingCards(db, params.slotChain, ranked, (a, b) => a.score.final > b.score.final)) {
+    ranked.push({ row: rival, score: { ...overrides.score }, matchedBy: ["slot"] });
   }
   return ranked.sort((a, b) => b.score.final - a.score.final || (a.row.id < b.row.id ? -1 : 1));
 }

@@ -50,7 +50,8 @@ export type ScoreComponents = {
   final: number;
 };
 
-export type SearchHit = MemoryNode & { matchedBy: ("exact" | "enumeration" | "full_text" | "trigram" | "vector")[]; score?: ScoreComponents };
+/** `slot`: not matched itself, it overrides a matched card's slot in a more specific scope of the turn (slot-rivals.ts). */
+export type SearchHit = MemoryNode & { matchedBy: ("exact" | "enumeration" | "full_text" | "trigram" | "vector" | "slot")[]; score?: ScoreComponents };
 
 export type EvidenceHit = {
   kind: "message" | "chunk";

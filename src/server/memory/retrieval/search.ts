@@ -18,6 +18,7 @@ import { embedQuery, resolveProvider, type QueryVector } from "./query-embedding
 import { recordQuery } from "./query-log";
 import { queryTerms, trigramQueryText } from "./query-terms";
 import { scopesTsQuery } from "./scope-lexemes";
+import { slotChain } from "./slot-rivals";
 import { disjointScopes, narrowReadScopes, turnScopes } from "./scopes";
 import { memorySearchInputSchema, SEARCH_LIMITS, type EvidenceHit, type MemorySearchInput, type MemorySearchResult, type OmitReason, type SearchHit } from "./search-schema";
 import { badRequest } from "~/server/errors";
@@ -115,6 +116,7 @@ async function currentCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, in
       vector,
       candidates: Math.max(limit * 4, 40),
       now,
+      slotChain: slotChain(ctx.tenantId, ctx.defaults, scopes),
       scoped: scopeQuery ? { query: scopeQuery, where: nodeWhere({ ...base, filter: p.narrowing, statuses: HISTORY_STATUSES, indexable: false }) } : undefined,
       statsParts: disjointScopes(scopes).map((scope) => ({
         key: JSON.stringify([ctx.tenantId, scope, p.narrowing]),
