@@ -68,6 +68,20 @@ describe(`buildMemoryContext (${TEST_BACKEND})`, () => {
     return { tenantId, ctx, ids: { allergy: allergy!, language: language!, task: task!, cilantro: cilantro!, nurse: nurse!, shifts: shifts!, otherSession: otherSession! }, messages: turn.messages };
   }
 
+  it("recalls the card this turn's session holds for a slot, not the user's card its question found", async () => {
+    const tenantId = await createTenant(handle.db);
+    // A client that names the session per call (sessionId), not in its turn defaults.
+    const ctx = agentContext(tenantId, { defaults: { user: { type: "user", id: "u1" } } });
+    const [userCard] = await write(ctx, create("custom_fact", { title: "Gym", content: "Goes to the gym on Mondays.", valueJson: "mondays" }, { itemKey: "gym" }));
+    const [sessionCard] = await write(ctx, create("custom_fact", { title: "Gym", content: "This week: Thursday instead.", valueJson: "thursday" }, { scope: "session:s9", itemKey: "gym" }));
+    const context = await buildMemoryContext(handle.db, ctx, { queryText: "when do I go to the gym on Mondays?", sessionId: "s9" }, noVectors);
+    expect(context.relevantNodes.map((n) => n.id)).toEqual([sessionCard]);
+    expect(context.usedMemoryIds).not.toContain(userCard);
+    // Another conversation keeps the user's card.
+    const other = await buildMemoryContext(handle.db, ctx, { queryText: "when do I go to the gym on Mondays?", sessionId: "s10" }, noVectors);
+    expect(other.relevantNodes.map((n) => n.id)).toEqual([userCard]);
+  });
+
   it("assembles the turn's memory: always-recalled, profile, constraints, tasks, preferences, relevant, summary, recent messages", async () => {
     const { ctx, ids, messages } = await seed();
     const context = await buildMemoryContext(handle.db, ctx, { queryText: "How are my night shifts going?", sessionId: "s1" }, noVectors);
@@ -177,8 +191,10 @@ describe(`buildMemoryContext (${TEST_BACKEND})`, () => {
       create("custom_fact", { title: "Deploy window", content: "Production deploys happen on Thursdays.", valueJson: "thursday" }, { itemKey: "release_day", scope: "workspace:w1" }),
       create("custom_fact", { title: "Hotfix habit", content: "Pushes hotfixes on Mondays.", valueJson: "monday" }, { itemKey: "release_day", scope: "user:u1" }),
     );
-    // The search alone finds the user's card (its words), not the workspace's.
-    expect((await memorySearch(handle.db, ctx, { queryText: "hotfixes Mondays" }, noVectors)).relevant.map((n) => n.id)).toEqual([userFact]);
+    // The search finds the user's card by its words, and answers with the workspace's, which overrides it.
+    const searched = await memorySearch(handle.db, ctx, { queryText: "hotfixes Mondays" }, noVectors);
+    expect(searched.relevant.map((n) => [n.id, n.matchedBy])).toEqual([[workspaceFact, ["slot"]]]);
+    expect(searched.omitted).toContainEqual({ nodeId: userFact, reason: "conflict_lost" });
     const context = await buildMemoryContext(handle.db, ctx, { queryText: "hotfixes Mondays", sessionId: "s1" }, noVectors);
     expect(context.facts.map((n) => n.id)).toEqual([workspaceFact]);
     expect(context.usedMemoryIds).not.toContain(userFact);

@@ -81,6 +81,8 @@ export async function buildMemoryContext(db: DbOrTx, ctx: MemoryCallContext, raw
 
   try {
     const tenantId = ctx.tenantId;
+    // The turn's scope chain: its session overrides the user's defaults, for the search's hits as for the standing cards.
+    const chain = { ...ctx.defaults, ...(sessionId ? { session: { type: "session" as const, id: sessionId } } : {}) };
     const sessionReadable = sessionId !== undefined && scopeAllowed({ type: "session", id: sessionId }, ctx.readScopes);
     const latestSummary = (id: string) => settle(async () => (await getLatestSummary(db, { tenantId, sessionId: id })) ?? null);
     // Readable by scope (the usual case): the summary is read together with the rest.
@@ -90,7 +92,7 @@ export async function buildMemoryContext(db: DbOrTx, ctx: MemoryCallContext, raw
       settle(() => loadStandingNodes(db, { tenantId, scopes, now })),
       settle(async () =>
         input.queryText
-          ? memorySearch(db, { ...ctx, readScopes: scopes }, { queryText: input.queryText, limit: RELEVANT_LIMIT }, { logQuery: false, embeddings: options.embeddings, now })
+          ? memorySearch(db, { ...ctx, readScopes: scopes, defaults: chain }, { queryText: input.queryText, limit: RELEVANT_LIMIT }, { logQuery: false, embeddings: options.embeddings, now })
           : null,
       ),
     ]);
@@ -113,7 +115,6 @@ export async function buildMemoryContext(db: DbOrTx, ctx: MemoryCallContext, raw
     // Standing cards and search hits are conflict-resolved as one set: a hit that loses its slot to a
     // standing card (the user's default under this session's override) is not recalled beside the
     // winner. Cards the search found again are not repeated.
-    const chain = { ...ctx.defaults, ...(sessionId ? { session: { type: "session" as const, id: sessionId } } : {}) };
     const standingNodes = standing.ok ? standing.value.nodes : [];
     const found = relevant.ok && relevant.value ? [...relevant.value.exact, ...relevant.value.relevant] : [];
     const resolved = resolveConflicts([...standingNodes, ...found], { now, chain });
