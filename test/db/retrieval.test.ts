@@ -234,6 +234,13 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     await memoryForget(handle.db, { ...ctx, forgetIntent: true }, { targets: [{ id: sessionTone, expectedRevision: 1 }, { id: workspaceTone, expectedRevision: 1 }], reason: "the user dropped both" });
     expect((await search(ctx, { queryText: "playful" })).relevant.map((n) => n.id)).toEqual([userTone]);
 
+    // Found by a filter the override does not match (a tag): the override answers there too.
+    const [taggedUser] = await write(ctx, create("custom_fact", { title: "Gym day", content: "Mondays.", valueJson: "monday", tags: ["sport"] }, { scope: "user:u1", itemKey: "gym" }));
+    const [sessionGym] = await write(ctx, create("custom_fact", { title: "Gym day", content: "Thursday this week.", valueJson: "thursday" }, { scope: "session:s1", itemKey: "gym" }));
+    const byTag = await search(ctx, { tags: ["sport"] });
+    expect(byTag.exact.map((n) => [n.id, n.matchedBy])).toEqual([[sessionGym, ["slot"]]]);
+    expect(byTag.omitted).toContainEqual({ nodeId: taggedUser, reason: "conflict_lost" });
+
     // Found among more matches than come back with their records (read by id afterwards): the same.
     const many = Array.from({ length: 120 }, (_, i) => create("custom_fact", { title: `English note ${i}`, content: `An English note, number ${i}.` }, { itemKey: `english_${i}` }));
     for (let i = 0; i < many.length; i += 40) await write(ctx, ...many.slice(i, i + 40));

@@ -18,7 +18,7 @@ import { embedQuery, resolveProvider, type QueryVector } from "./query-embedding
 import { recordQuery } from "./query-log";
 import { queryTerms, trigramQueryText } from "./query-terms";
 import { scopesTsQuery } from "./scope-lexemes";
-import { slotChain } from "./slot-rivals";
+import { overridingCards, slotChain } from "./slot-rivals";
 import { disjointScopes, narrowReadScopes, turnScopes } from "./scopes";
 import { memorySearchInputSchema, SEARCH_LIMITS, type EvidenceHit, type MemorySearchInput, type MemorySearchResult, type OmitReason, type SearchHit } from "./search-schema";
 import { badRequest } from "~/server/errors";
@@ -70,6 +70,8 @@ type Candidates = {
   relevant: (MemoryNode & { score?: SearchHit["score"]; matchedBy: SearchHit["matchedBy"] })[];
   evidence?: EvidenceHit[];
   warnings: string[];
+  /** Exact hits that did not match the filters themselves: they override a card that did (slot-rivals.ts). */
+  slotIds?: ReadonlySet<string>;
   /** An enumeration page: cards read only to resolve the page's conflicts (they are listed on their own page). */
   otherPages?: ReadonlySet<string>;
   nextCursor?: string;
@@ -81,6 +83,7 @@ async function currentCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, in
   const warnings: string[] = [];
   const base = { tenantId: ctx.tenantId, scopes, registry };
   let exactRows: MemoryNodeRecord[] = [];
+  const slotIds = new Set<string>();
   const currentStatuses: NodeStatus[] = input.includeExpired ? ["active", "expired"] : ["active"];
   if (p.listAll) {
     const page = await fetchEnumerationPage(db, { where: nodeWhere({ ...base, filter: p.all, statuses: currentStatuses }), cursor: input.cursor, limit, now });
@@ -95,6 +98,15 @@ async function currentCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, in
   if (p.runExact) {
     const statuses = p.hasIdentifying ? HISTORY_STATUSES : currentStatuses;
     exactRows = await fetchFilteredNodes(db, { where: nodeWhere({ ...base, filter: p.all, statuses }), now, limit: limit + EXACT_HISTORY_ALLOWANCE });
+    // A filter (a tag, a value) can match the user's card and not the session's override of it: the
+    // override comes too, just before the card it overrides, and wins its slot there.
+    const listed = exactRows.map((row, at) => ({ row, at }));
+    const overriding = await overridingCards(db, slotChain(ctx.tenantId, ctx.defaults, scopes), listed, (a, b) => a.at < b.at);
+    if (overriding.length > 0) {
+      const before = new Map(overriding.map(({ rival, overrides }) => [overrides.row.id, rival]));
+      exactRows = exactRows.flatMap((row) => (before.has(row.id) ? [before.get(row.id)!, row] : [row]));
+      for (const { rival } of overriding) slotIds.add(rival.id);
+    }
   }
   let vector: QueryVector | undefined;
   const relevant: Candidates["relevant"] = [];
@@ -129,7 +141,7 @@ async function currentCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, in
       evidence = await searchEvidence(db, { tenantId: ctx.tenantId, scopes, terms, trigramText: trigramQueryText(p.queryText), vector, limit });
     }
   }
-  return { exact: exactRows.map(toMemoryNode), relevant, evidence, warnings };
+  return { exact: exactRows.map(toMemoryNode), relevant, evidence, warnings, slotIds };
 }
 
 /** `asOf`: memory as it stood then (history.ts decides which revisions were current), ranked in memory. */
@@ -226,7 +238,7 @@ export async function memorySearch(db: DbOrTx, ctx: MemoryCallContext, rawInput:
     const relevantKept = kept.filter((n) => !exactIds.has(n.id)) as Candidates["relevant"];
     const overLimit = [...exactKept.slice(limit), ...relevantKept.slice(limit)].map((n) => ({ nodeId: n.id, reason: "over_limit" as const }));
     // The exact nodes were made for this call (toMemoryNode above): extended in place, not copied.
-    const exact: SearchHit[] = exactKept.slice(0, limit).map((n) => Object.assign(n, { matchedBy: [p.listAll ? "enumeration" : "exact"] as SearchHit["matchedBy"] }));
+    const exact: SearchHit[] = exactKept.slice(0, limit).map((n) => Object.assign(n, { matchedBy: (found.slotIds?.has(n.id) ? ["slot"] : [p.listAll ? "enumeration" : "exact"]) as SearchHit["matchedBy"] }));
     const relevant: SearchHit[] = relevantKept.slice(0, limit);
     const allOmitted = prioritizeOmitted([...omitted.filter((o) => onPage(o.nodeId)), ...overLimit]);
     // A misspelt kind matches nothing; say so first, or "nothing matched" reads as "not stored".
