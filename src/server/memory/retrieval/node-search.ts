@@ -4,7 +4,7 @@ import type { DbOrTx } from "~/db/types";
 import type { KindRegistry } from "../custom-kinds";
 import { nodeFilterConditions, type NodeFilter } from "../node-filter";
 import { recordFromJson, selectNodeRecords } from "../node-records";
-import { overridingCards, type SlotChain } from "./slot-rivals";
+import { withOverridingCards, type SlotChain } from "./slot-rivals";
 import type { ScopePattern } from "../scope";
 import { scopePatternsCondition, scopePatternsFilter } from "../scope-sql";
 import { boostedScore, reciprocalRankFusion, relativeFloor, type SignalHits } from "./fusion";
@@ -154,9 +154,8 @@ export async function rankNodesByText(
     if (f.components.vector !== undefined) matchedBy.push("vector");
     ranked.push({ row, score: boostedScore(f, row, params.now), matchedBy });
   }
+  ranked.sort((a, b) => b.score.final - a.score.final || (a.row.id < b.row.id ? -1 : 1));
   // An overriding card ranks as the candidate it overrides; conflict resolution then shows it in its place.
-  for (const { rival, overrides } of await overridingCards(db, params.slotChain, ranked, (a, b) => a.score.final > b.score.final)) {
-    ranked.push({ row: rival, score: { ...overrides.score }, matchedBy: ["slot"] });
-  }
-  return ranked.sort((a, b) => b.score.final - a.score.final || (a.row.id < b.row.id ? -1 : 1));
+  const withOverrides = await withOverridingCards(db, params.slotChain, ranked, (r) => r.row, (row, overridden): RankedNode => ({ row, score: { ...overridden.score }, matchedBy: ["slot"] }));
+  return withOverrides.items;
 }

@@ -18,7 +18,7 @@ import { embedQuery, resolveProvider, type QueryVector } from "./query-embedding
 import { recordQuery } from "./query-log";
 import { queryTerms, trigramQueryText } from "./query-terms";
 import { scopesTsQuery } from "./scope-lexemes";
-import { overridingCards, slotChain } from "./slot-rivals";
+import { slotChain, withOverridingCards } from "./slot-rivals";
 import { disjointScopes, narrowReadScopes, turnScopes } from "./scopes";
 import { memorySearchInputSchema, SEARCH_LIMITS, type EvidenceHit, type MemorySearchInput, type MemorySearchResult, type OmitReason, type SearchHit } from "./search-schema";
 import { badRequest } from "~/server/errors";
@@ -82,6 +82,7 @@ async function currentCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, in
   const limit = input.limit ?? SEARCH_LIMITS.defaultLimit;
   const warnings: string[] = [];
   const base = { tenantId: ctx.tenantId, scopes, registry };
+  const chain = slotChain(ctx.tenantId, ctx.defaults, scopes);
   let exactRows: MemoryNodeRecord[] = [];
   const slotIds = new Set<string>();
   const currentStatuses: NodeStatus[] = input.includeExpired ? ["active", "expired"] : ["active"];
@@ -100,13 +101,9 @@ async function currentCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, in
     exactRows = await fetchFilteredNodes(db, { where: nodeWhere({ ...base, filter: p.all, statuses }), now, limit: limit + EXACT_HISTORY_ALLOWANCE });
     // A filter (a tag, a value) can match the user's card and not the session's override of it: the
     // override comes too, just before the card it overrides, and wins its slot there.
-    const listed = exactRows.map((row, at) => ({ row, at }));
-    const overriding = await overridingCards(db, slotChain(ctx.tenantId, ctx.defaults, scopes), listed, (a, b) => a.at < b.at);
-    if (overriding.length > 0) {
-      const before = new Map(overriding.map(({ rival, overrides }) => [overrides.row.id, rival]));
-      exactRows = exactRows.flatMap((row) => (before.has(row.id) ? [before.get(row.id)!, row] : [row]));
-      for (const { rival } of overriding) slotIds.add(rival.id);
-    }
+    const withOverrides = await withOverridingCards(db, chain, exactRows, (row) => row, (rival) => rival);
+    exactRows = withOverrides.items;
+    for (const rival of withOverrides.added) slotIds.add(rival.id);
   }
   let vector: QueryVector | undefined;
   const relevant: Candidates["relevant"] = [];
@@ -128,7 +125,7 @@ async function currentCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, in
       vector,
       candidates: Math.max(limit * 4, 40),
       now,
-      slotChain: slotChain(ctx.tenantId, ctx.defaults, scopes),
+      slotChain: chain,
       scoped: scopeQuery ? { query: scopeQuery, where: nodeWhere({ ...base, filter: p.narrowing, statuses: HISTORY_STATUSES, indexable: false }) } : undefined,
       statsParts: disjointScopes(scopes).map((scope) => ({
         key: JSON.stringify([ctx.tenantId, scope, p.narrowing]),

@@ -19,7 +19,7 @@ import type { ScopeChain } from "./conflicts";
  */
 export type SlotChain = { tenantId: string; scopes: { type: ChainType; id: string }[] };
 
-type ChainType = "session" | "workspace" | "user";
+type ChainType = keyof ScopeChain;
 const CHAIN_TYPES: readonly ChainType[] = ["session", "workspace", "user"];
 
 /** The readable scopes of the caller's chain, which can override a broader card; undefined when none. */
@@ -43,30 +43,34 @@ async function readSlotRivals(db: DbOrTx, chain: SlotChain, shadowed: readonly M
 }
 
 /**
- * The cards overriding the ranked candidates in the caller's chain that are not candidates themselves,
- * each with the best-ranked candidate of its slot (domain + key) in a broader scope, whose place it takes.
+ * `items` (best first) with the cards overriding them in the caller's chain, each placed just before
+ * the best item of its slot (domain + key) in a broader scope, made from it by `make` (its rank, say):
+ * conflict resolution then shows the winner in that item's place. `added` are the items made.
  */
-export async function overridingCards<T extends { row: MemoryNodeRecord }>(
+export async function withOverridingCards<T>(
   db: DbOrTx,
   chain: SlotChain | undefined,
-  ranked: readonly T[],
-  better: (a: T, b: T) => boolean,
-): Promise<{ rival: MemoryNodeRecord; overrides: T }[]> {
-  const shadowed = ranked.filter((r) => r.row.shadowed && r.row.status === "active");
-  if (!chain || shadowed.length === 0) return [];
-  const rivals = await readSlotRivals(db, chain, shadowed.map((r) => r.row));
-  const found = new Set(ranked.map((r) => r.row.id));
-  const out: { rival: MemoryNodeRecord; overrides: T }[] = [];
+  items: T[],
+  rowOf: (item: T) => MemoryNodeRecord,
+  make: (rival: MemoryNodeRecord, overridden: T) => T,
+): Promise<{ items: T[]; added: T[] }> {
+  const shadowed = items.filter((item) => rowOf(item).shadowed && rowOf(item).status === "active");
+  if (!chain || shadowed.length === 0) return { items, added: [] };
+  const rivals = await readSlotRivals(db, chain, shadowed.map(rowOf));
+  const present = new Set(items.map((item) => rowOf(item).id));
+  const before = new Map<T, T[]>();
+  const added: T[] = [];
   for (const rival of rivals) {
-    if (found.has(rival.id)) continue;
-    let best: T | undefined;
-    for (const candidate of shadowed) {
-      const row = candidate.row;
-      if (row.key !== rival.key || row.domain !== rival.domain || SCOPE_PRIORITY[row.scopeType] >= SCOPE_PRIORITY[rival.scopeType]) continue;
-      if (!best || better(candidate, best)) best = candidate;
-    }
-    if (best) out.push({ rival, overrides: best });
+    if (present.has(rival.id)) continue;
+    const overridden = shadowed.find((item) => {
+      const row = rowOf(item);
+      return row.key === rival.key && row.domain === rival.domain && SCOPE_PRIORITY[row.scopeType] < SCOPE_PRIORITY[rival.scopeType];
+    });
+    if (!overridden) continue;
+    const made = make(rival, overridden);
+    added.push(made);
+    before.set(overridden, [...(before.get(overridden) ?? []), made]);
   }
-  return out;
+  if (added.length === 0) return { items, added };
+  return { items: items.flatMap((item) => [...(before.get(item) ?? []), item]), added };
 }
-
