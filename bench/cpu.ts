@@ -1,4 +1,4 @@
-// `npm run bench:cpu -- [--cards 100000] [--mix search=70,context=10,write=15,forget=5] [--concurrency 8]
+// `npm run bench:cpu -- [--cards 100000] [--mix search=70,context=10,write=15,forget=5 (or ping=100)] [--concurrency 8]
 //                       [--duration 15] [--runs 2] [--reseed] [--label X] [--profile DIR]`
 //
 // What one request costs each process: the production server against a kept, already seeded database
@@ -41,7 +41,7 @@ const cards = Number(args.cards);
 /** `search=100` or `search=70,context=10,…`: the operations not named get 0. */
 function parseMix(text: string | undefined): Mix {
   if (!text) return MIX;
-  const mix: Mix = { search: 0, context: 0, write: 0, forget: 0 };
+  const mix: Mix = { search: 0, context: 0, write: 0, forget: 0, ping: 0 };
   for (const part of text.split(",")) {
     const [op, share] = part.split("=");
     if (!op || !(op in mix) || !Number(share)) throw new Error(`--mix: "${part}" is not op=share with op one of ${Object.keys(mix).join(", ")}`);

@@ -15,4 +15,13 @@ const result = spawnSync(process.execPath, [path.join(root, "node_modules/vitest
   stdio: "inherit",
   env: { ...process.env, NODE_ENV: "test" },
 });
-process.exit(result.status ?? 1);
+if (result.status !== 0 || process.argv.length > 2) process.exit(result.status ?? 1);
+
+// Postgres restarted under load (test/faults/postgres-restart.ts): it restarts the local cluster, so it
+// runs alone, after every suite, and only where that is wanted: in CI, or with TEST_POSTGRES_RESTART=1.
+if (process.env.TEST_DATABASE_URL && (process.env.CI === "true" || process.env.TEST_POSTGRES_RESTART === "1")) {
+  console.log("[test] postgres restarted under load (restarts the local cluster)");
+  const restart = spawnSync(process.execPath, ["--import", "tsx", path.join(root, "test/faults/postgres-restart.ts")], { cwd: root, stdio: "inherit", env: process.env });
+  if (restart.status !== 0) console.error("[test] postgres restart under load: FAILED");
+  process.exit(restart.status ?? 1);
+}

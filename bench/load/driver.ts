@@ -11,8 +11,13 @@ import { benchClient } from "./pg-client";
 
 export type Stmt = { label: string; text: string; params: unknown[] };
 export type ForgetTarget = { id: string; user: number; revision: number };
-export type Mix = { search: number; context: number; write: number; forget: number };
+/**
+ * `ping` is `me.agent`: the key check, rate limit and JSON of an agent call with no memory work, the
+ * fixed cost every tool call pays (0 in the benchmark's mix; `bench:cpu --mix ping=100` measures it).
+ */
+export type Mix = { search: number; context: number; write: number; forget: number; ping: number };
 export type Op = keyof Mix;
+export const OPS = ["search", "context", "write", "forget", "ping"] as const satisfies readonly Op[];
 
 export type HttpJob = {
   mode: "http";
@@ -58,12 +63,14 @@ function lcg(seed: number) {
 
 const round = (ms: number) => Math.round(ms * 1000) / 1000;
 
-function post(agent: http.Agent, url: URL, secret: string, body: unknown): Promise<{ status: number; text: string }> {
-  const payload = Buffer.from(JSON.stringify(body));
+/** POST with a JSON body, or GET when `body` is undefined (a tRPC query). */
+function send(agent: http.Agent, url: URL, secret: string, body: unknown): Promise<{ status: number; text: string }> {
+  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+  const headers = payload ? { "content-type": "application/json", "content-length": payload.length, authorization: `Bearer ${secret}` } : { authorization: `Bearer ${secret}` };
   return new Promise((resolve, reject) => {
     const req = http.request(
       url,
-      { method: "POST", agent, headers: { "content-type": "application/json", "content-length": payload.length, authorization: `Bearer ${secret}` } },
+      { method: payload ? "POST" : "GET", agent, headers },
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
@@ -79,15 +86,10 @@ function post(agent: http.Agent, url: URL, secret: string, body: unknown): Promi
 async function runHttp(job: HttpJob): Promise<HttpResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: job.concurrency * 2 });
   const random = lcg(job.seed);
-  const ops: Record<Op, OpStats> = {
-    search: { latencies: [], ok: 0, failed: 0, statuses: {} },
-    context: { latencies: [], ok: 0, failed: 0, statuses: {} },
-    write: { latencies: [], ok: 0, failed: 0, statuses: {} },
-    forget: { latencies: [], ok: 0, failed: 0, statuses: {} },
-  };
+  const ops = Object.fromEntries(OPS.map((op) => [op, { latencies: [], ok: 0, failed: 0, statuses: {} }])) as unknown as Record<Op, OpStats>;
   const pool = [...job.forgetPool];
   const errors: string[] = [];
-  const total = job.mix.search + job.mix.context + job.mix.write + job.mix.forget;
+  const total = OPS.reduce((sum, op) => sum + job.mix[op], 0);
   let rr = 0;
   let writes = 0;
   let searchCursor = Math.floor(random() * job.searches.length);
@@ -95,12 +97,7 @@ async function runHttp(job: HttpJob): Promise<HttpResult> {
   const measureFrom = started + job.warmupS * 1000;
   const stopAt = measureFrom + job.durationS * 1000;
 
-  const emptyInterval = (): IntervalReport["ops"] => ({
-    search: { latencies: [], failed: 0 },
-    context: { latencies: [], failed: 0 },
-    write: { latencies: [], failed: 0 },
-    forget: { latencies: [], failed: 0 },
-  });
+  const emptyInterval = () => Object.fromEntries(OPS.map((op) => [op, { latencies: [], failed: 0 }])) as unknown as IntervalReport["ops"];
   let interval = emptyInterval();
   let intervalIndex = 0;
   let intervalStart = measureFrom;
@@ -121,29 +118,30 @@ async function runHttp(job: HttpJob): Promise<HttpResult> {
 
   const pickOp = (): Op => {
     let x = random() * total;
-    for (const op of ["search", "context", "write", "forget"] as const) {
+    for (const op of OPS) {
       x -= job.mix[op];
       if (x < 0) return op;
     }
     return "search";
   };
 
-  const request = (op: Op): { tool: string; user: number; body: Record<string, unknown>; target?: ForgetTarget } | null => {
+  const request = (op: Op): { path: string; user: number; body?: Record<string, unknown>; target?: ForgetTarget } | null => {
+    if (op === "ping") return { path: "me.agent", user: Math.floor(random() * job.users.length) };
     if (op === "search") {
       const s = job.searches[searchCursor++ % job.searches.length]!;
       const turn = job.turnlessSearches ? {} : { turn: { sessionId: job.users[s.user]!.session } };
-      return { tool: "memory_search", user: s.user, body: { queryText: s.queryText, ...turn } };
+      return { path: "tools.memory_search", user: s.user, body: { queryText: s.queryText, ...turn } };
     }
     const user = Math.floor(random() * job.users.length);
     const session = job.users[user]!.session;
     if (op === "context") {
-      return { tool: "memory_context", user, body: { queryText: job.queries[Math.floor(random() * job.queries.length)]!, turn: { sessionId: session } } };
+      return { path: "tools.memory_context", user, body: { queryText: job.queries[Math.floor(random() * job.queries.length)]!, turn: { sessionId: session } } };
     }
     if (op === "write") {
       const n = writes++;
       const zh = random() < 0.5;
       return {
-        tool: "memory_write",
+        path: "tools.memory_write",
         user,
         body: {
           operations: [
@@ -164,7 +162,7 @@ async function runHttp(job: HttpJob): Promise<HttpResult> {
     const target = pool.length ? pool.splice(Math.floor(random() * pool.length), 1)[0]! : undefined;
     if (!target) return null;
     return {
-      tool: "memory_forget",
+      path: "tools.memory_forget",
       user: target.user,
       target,
       body: { id: target.id, expectedRevision: target.revision, reason: "the user asked to forget it (load test)", turn: { sessionId: job.users[target.user]!.session, forgetIntent: true } },
@@ -181,12 +179,12 @@ async function runHttp(job: HttpJob): Promise<HttpResult> {
         op = "write";
         call = request(op)!;
       }
-      const url = new URL(`/api/trpc/tools.${call.tool}`, job.targets[rr++ % job.targets.length]);
+      const url = new URL(`/api/trpc/${call.path}`, job.targets[rr++ % job.targets.length]);
       const t0 = performance.now();
       let status = 0;
       let text = "";
       try {
-        ({ status, text } = await post(agent, url, job.users[call.user]!.secret, call.body));
+        ({ status, text } = await send(agent, url, job.users[call.user]!.secret, call.body));
       } catch (error) {
         text = error instanceof Error ? error.message : String(error);
       }
@@ -195,7 +193,7 @@ async function runHttp(job: HttpJob): Promise<HttpResult> {
       let data: Record<string, unknown> | undefined;
       // Reads are checked by their envelope only: parsing every answer (~85 KB for a context) is work
       // for the driver, which shares the cores with what it measures. Writes and forgets are parsed.
-      if (ok && (op === "search" || op === "context")) ok = text.startsWith('{"result":{"data":{') && text.endsWith("}}}");
+      if (ok && (op === "search" || op === "context" || op === "ping")) ok = text.startsWith('{"result":{"data":{') && text.endsWith("}}}");
       else if (ok) {
         try {
           data = (JSON.parse(text) as { result?: { data?: Record<string, unknown> } }).result?.data;

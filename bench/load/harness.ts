@@ -40,7 +40,7 @@ export function indexAfterLoad(option: string, cards: number): boolean {
 export const reportedPoolMax = (option: string | undefined, embedded: boolean): number | null => (embedded ? null : Number(option ?? defaultDbPoolMax()));
 
 /** The mixed workload of both benchmarks (percent of requests). */
-export const MIX: Mix = { search: 70, context: 10, write: 15, forget: 5 };
+export const MIX: Mix = { search: 70, context: 10, write: 15, forget: 5, ping: 0 };
 
 export const loadavg = () => os.loadavg().map((x) => Math.round(x * 100) / 100);
 

@@ -3,6 +3,7 @@ import type { Database } from "~/db/types";
 import { runWorkerLoop } from "~/server/jobs/run";
 import { enqueueMissingEmbeddings } from "~/server/memory/embeddings";
 import { eraseTenantMemory } from "~/server/memory/erase";
+import { retryOnContention } from "~/server/memory/pg-errors";
 import { TENANT_MEMORY_TABLES } from "~/server/memory/tenant-tables";
 import { processEmbedJobs } from "~/server/memory/embeddings-jobs";
 import { getEmbeddingProvider } from "~/server/providers/embeddings";
@@ -47,7 +48,7 @@ export async function clearTenantMemory(db: Database, tenantId: string, options:
   }
   const tables = Object.keys(TENANT_MEMORY_TABLES).length;
   const progress = createProgress("erasing", tables);
-  await db.transaction((tx) => eraseTenantMemory(tx, { tenantId, actor: { type: "system", id: "cli" }, reason: "memory clear from the CLI", onTable: progress.update }));
+  await retryOnContention(() => db.transaction((tx) => eraseTenantMemory(tx, { tenantId, actor: { type: "system", id: "cli" }, reason: "memory clear from the CLI", onTable: progress.update })));
   progress.done(tables);
   out("All memory of this organisation was erased.");
   return true;

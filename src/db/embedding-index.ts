@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
+import { MIGRATION_LOCK_KEY } from "./migrate";
 import { queryRows } from "./raw";
-import type { DbOrTx } from "./types";
+import type { Database, Transaction } from "./types";
 
 /** Index name for a model: readable slug + short hash, within Postgres' 63-character limit. */
 export function embeddingIndexName(model: string, dimensions: number): string {
@@ -18,10 +19,20 @@ export function embeddingIndexName(model: string, dimensions: number): string {
  * rows to the old size and fail every insert (and an index over only the model's name, as made before,
  * could not even be built once rows of two sizes existed, stopping start-up).
  */
-export async function ensureEmbeddingIndex(db: DbOrTx, model: string, dimensions: number): Promise<string> {
+export async function ensureEmbeddingIndex(db: Database, model: string, dimensions: number): Promise<string> {
   if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 2000) {
     throw new Error(`Embedding dimension ${dimensions} is not supported by an HNSW index (1–2000).`);
   }
+  // Under the migrations' lock: instances starting together on a new model take turns (two racing
+  // `create index if not exists` can both miss the other's and one fails), and none builds while
+  // another migrates.
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`);
+    return createEmbeddingIndex(tx, model, dimensions);
+  });
+}
+
+async function createEmbeddingIndex(db: Transaction, model: string, dimensions: number): Promise<string> {
   const name = embeddingIndexName(model, dimensions);
   const literal = model.replace(/'/g, "''");
   const others = await queryRows<{ name: string }>(

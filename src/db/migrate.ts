@@ -7,7 +7,7 @@ import type { Database } from "./types";
 
 export const DEFAULT_MIGRATIONS_FOLDER = path.join(process.cwd(), "drizzle");
 /** Arbitrary constant shared by every instance: `pg_advisory_xact_lock` key for migrations. */
-const MIGRATION_LOCK_KEY = 727_011_001;
+export const MIGRATION_LOCK_KEY = 727_011_001;
 
 export type MigrationFile = { index: number; tag: string; hash: string; statements: string[] };
 

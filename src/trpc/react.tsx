@@ -5,6 +5,7 @@ import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { useState } from "react";
 import type { AppRouter } from "~/server/api/root";
+import { TENANT_HEADER } from "~/server/api/tenant-header";
 import { makeQueryClient } from "./query-client";
 
 /** `useTRPC()` gives typed queryOptions / mutationOptions for every procedure. */
@@ -18,10 +19,15 @@ function getQueryClient() {
   return browserQueryClient;
 }
 
-/** Same-origin tRPC over HTTP with the session cookie (and the organisation cookie) the browser sends. */
-export function TRPCReactProvider({ children }: { children: React.ReactNode }) {
+/**
+ * Same-origin tRPC over HTTP with the session cookie the browser sends, naming the organisation this
+ * page was rendered for: the organisation cookie is the tab's choice only until another tab switches,
+ * and an action clicked on a page of organisation A must not land in B's workspace or session of the
+ * same id (the server checks the membership the header names).
+ */
+export function TRPCReactProvider({ tenantId, children }: { tenantId: string; children: React.ReactNode }) {
   const queryClient = getQueryClient();
-  const [trpcClient] = useState(() => createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: "/api/trpc" })] }));
+  const [trpcClient] = useState(() => createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: "/api/trpc", headers: { [TENANT_HEADER]: tenantId } })] }));
   return (
     <QueryClientProvider client={queryClient}>
       <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>

@@ -19,6 +19,7 @@ import { SEAL_THRESHOLD, writeDailyDigest } from "~/server/tree/cold-path";
 import { drainJobs } from "../support/jobs";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { agentContext, createTenant, noVectors, personContext } from "../support/memory";
+import { parseScopePattern } from "~/server/memory/scope";
 
 async function write(db: Database, ctx: MemoryCallContext, kind: string, itemKey: string | undefined, content: string, valueJson: unknown, extra: Record<string, unknown> = {}) {
   const result = await memoryWrite(db, ctx, { operations: [{ op: "create", kind, itemKey, explicitUserIntent: true, node: { title: content.slice(0, 40), content, valueJson, ...extra } }] });
@@ -198,6 +199,7 @@ describe(`memory_forget (${TEST_BACKEND})`, () => {
     const secretWord = `Zanzibar${newId("x").slice(2, 10)}`;
     const { messages } = await appendMessages(handle.db, { tenantId: t, actor: { type: "api_key", id: "key_test" } }, {
       sessionId: "s1",
+      userScopeId: "u1",
       messages: [
         { role: "user", content: `Remember that my safe word is ${secretWord}.` },
         { role: "assistant", content: `Noted: ${secretWord}.` },
@@ -221,6 +223,39 @@ describe(`memory_forget (${TEST_BACKEND})`, () => {
     const events = await handle.db.select().from(memoryAuditEvents).where(eq(memoryAuditEvents.tenantId, t));
     expect(events.map((e) => e.eventType)).toEqual(["create", "update", "hard_delete"]);
     expect(events.filter((e) => e.eventType !== "hard_delete").every((e) => e.before === null && e.after === null)).toBe(true);
+  });
+
+  it("erases evidence only from conversations the caller may erase: a colleague's messages cited by a shared card stay", async () => {
+    const t = await createTenant(handle.db);
+    const tag = newId("x").slice(2, 10);
+    const secret = `Okapi${tag}`;
+    // B's agent captures B's message in B's conversation and saves a workspace fact citing it.
+    const { messages } = await appendMessages(handle.db, { tenantId: t, actor: { type: "api_key", id: "key_b" } }, { sessionId: "chat-b", userScopeId: "ub", messages: [{ role: "user", content: `The staging password hint is ${secret}.` }] });
+    const evidence = messages[0]!.id;
+    const bee = agentContext(t, { readScopes: ["user:ub", "session:*", "workspace:w1"].map(parseScopePattern), writeScopes: ["user:ub", "session:*", "workspace:w1"].map(parseScopePattern), defaults: { user: { type: "user", id: "ub" }, session: { type: "session", id: "chat-b" } }, trustedMessageIds: [evidence] });
+    const shareHint = async () => {
+      const done = await memoryWrite(handle.db, bee, { operations: [{ op: "create", kind: "custom_fact", itemKey: "staging_hint", scope: "workspace:w1", explicitUserIntent: true, node: { title: "Staging hint", content: `Staging hint: ${secret}.`, sourceMessageIds: [evidence] } }] });
+      expect(done.done).toBe(true);
+      return done.results[0]!;
+    };
+    const card = await shareHint();
+
+    // Member M may write the workspace (and, by default, any session) but not B's profile.
+    const member = personContext(t, { readScopes: ["user:um", "session:*", "workspace:w1"].map(parseScopePattern), writeScopes: ["user:um", "session:*", "workspace:w1"].map(parseScopePattern) });
+    const refused = await memoryForget(handle.db, member, { id: card.nodeId, expectedRevision: 1, mode: "hard", eraseEvidence: true, reason: "M erases the shared card" });
+    expect(refused).toMatchObject({ done: false, reason: "evidence_not_erasable", deletedIds: [] });
+    expect(refused.message).toContain("session:chat-b");
+    expect(refused.message).toMatch(/without eraseEvidence/);
+    expect(await handle.db.select({ id: memoryMessages.id }).from(memoryMessages).where(and(eq(memoryMessages.tenantId, t), eq(memoryMessages.id, evidence)))).toHaveLength(1);
+    expect(await handle.db.select({ id: memoryNodes.id }).from(memoryNodes).where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.id, card.nodeId!)))).toHaveLength(1);
+
+    // Without eraseEvidence M erases the card and B's message stays; B's own agent could have erased both.
+    const erased = await memoryForget(handle.db, member, { id: card.nodeId, expectedRevision: 1, mode: "hard", reason: "M erases the shared card" });
+    expect(erased).toMatchObject({ done: true, mode: "hard" });
+    expect(await handle.db.select({ id: memoryMessages.id }).from(memoryMessages).where(and(eq(memoryMessages.tenantId, t), eq(memoryMessages.id, evidence)))).toHaveLength(1);
+    const again = await shareHint();
+    const own = await memoryForget(handle.db, { ...bee, forgetIntent: true }, { id: again.nodeId, expectedRevision: 1, mode: "hard", eraseEvidence: true, reason: "B erases it all" });
+    expect(own).toMatchObject({ done: true, receipt: { messagesRemoved: 1 } });
   });
 
   it("refuses a hard forget by an old revision's id: the newer fact someone else wrote is not erased unseen", async () => {
@@ -289,7 +324,7 @@ describe(`memory_forget (${TEST_BACKEND})`, () => {
           ? `The budget note for project Hermes and project ${secretProject} is important: the vault code is ${secret}.`
           : `The budget review ${i + 1} for project Hermes is important and went well on 2026-06-${String(10 + i).padStart(2, "0")}.`,
     }));
-    const appended = await appendMessages(handle.db, { tenantId: t, actor: { type: "api_key", id: "key_test" } }, { sessionId, messages });
+    const appended = await appendMessages(handle.db, { tenantId: t, actor: { type: "api_key", id: "key_test" } }, { sessionId, userScopeId: "u1", messages });
     const evidence = appended.messages[0]!.id;
     await drainJobs(handle.db);
     await writeDailyDigest(handle.db, { tenantId: t, day: new Date().toISOString().slice(0, 10) });

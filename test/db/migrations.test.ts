@@ -136,13 +136,18 @@ describe(`migrations (${TEST_BACKEND})`, () => {
 });
 
 describe.runIf(TEST_BACKEND === "postgres")("server mode start-up", () => {
-  it("lets two instances start together: one migrates, the other waits and finds nothing to do", async () => {
+  it("lets two instances start together: one migrates, the other waits and finds nothing to do; one builds a new model's index", async () => {
     const { url, drop } = await createEmptyServerDatabase();
     try {
       const [a, b] = await Promise.all([openDatabase({ url, migrate: false, poolMax: 2 }), openDatabase({ url, migrate: false, poolMax: 2 })]);
       const [ra, rb] = await Promise.all([runMigrations(a.db), runMigrations(b.db)]);
       expect([...ra.applied, ...rb.applied].sort()).toEqual(readMigrationFiles().map((m) => m.tag).sort());
       expect(Math.min(ra.applied.length, rb.applied.length)).toBe(0);
+      // Both then ensure the index of a model new to the database, at once: one builds it, the other finds it.
+      for (let round = 0; round < 3; round++) {
+        const names = await Promise.all([ensureEmbeddingIndex(a.db, `fresh-model-${round}`, 8), ensureEmbeddingIndex(b.db, `fresh-model-${round}`, 8)]);
+        expect(names[0]).toBe(names[1]);
+      }
       await Promise.all([a.close(), b.close()]);
     } finally {
       await drop();

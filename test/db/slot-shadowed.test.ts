@@ -10,6 +10,8 @@ import { SCOPE_TYPES } from "~/db/schema";
 import type { MemoryCallContext } from "~/server/memory/context";
 import { memoryForget } from "~/server/memory/forget";
 import { restoreNode } from "~/server/memory/restore";
+import { eraseSession } from "~/server/memory/erase-session";
+import { EVERYTHING } from "~/server/auth/permissions";
 import { parseScopePattern, SCOPE_PRIORITY } from "~/server/memory/scope";
 import { createEmptyServerDatabase, openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { agentContext, createOp as create, createTenant, personContext, type Op, writeCards } from "../support/memory";
@@ -75,6 +77,33 @@ describe(`shadowed cards (${TEST_BACKEND})`, () => {
     const restored = await restoreNode(handle.db, ctx2, { id: sessionCard!, expectedRevision: 1, reason: "the user changed their mind" });
     expect(restored.done).toBe(true);
     expect((await shadowedOf(t2)).get(userCard!)).toBe(true);
+  });
+
+  it("clears the mark when the override is erased, and only when no other override holds the slot", async () => {
+    const tenantId = await createTenant(handle.db);
+    const ctx = personContext(tenantId);
+    const [user] = await write(ctx, tone("user:u1", "Playful."));
+    const [workspace] = await write(ctx, tone("workspace:w1", "Formal."));
+    const [session] = await write(ctx, tone("session:s1", "Terse."));
+    expect((await shadowedOf(tenantId)).get(user!)).toBe(true);
+    // The session's card erased: the workspace's still overrides the user's, and is no longer overridden.
+    const erased = await memoryForget(handle.db, ctx, { id: session!, expectedRevision: 1, mode: "hard", reason: "erase it" });
+    expect(erased.done).toBe(true);
+    let flags = await shadowedOf(tenantId);
+    expect(flags.get(user!)).toBe(true);
+    expect(flags.get(workspace!)).toBe(false);
+    // The last override erased: nothing says it was ever there.
+    await memoryForget(handle.db, ctx, { id: workspace!, expectedRevision: 1, mode: "hard", reason: "erase it" });
+    flags = await shadowedOf(tenantId);
+    expect(flags.get(user!)).toBe(false);
+    // A whole conversation erased takes its marks too.
+    const [again] = await write(ctx, tone("session:s2", "Terse."));
+    expect(again).toBeTruthy();
+    expect((await shadowedOf(tenantId)).get(user!)).toBe(true);
+    // (a conversation with no captured messages has no known owner: an admin's, who may write every profile)
+    const admin = { ...ctx, readScopes: [...EVERYTHING], writeScopes: [...EVERYTHING] };
+    expect(await eraseSession(handle.db, admin, { sessionId: "s2", reason: "erase the chat" })).toMatchObject({ done: true });
+    expect((await shadowedOf(tenantId)).get(user!)).toBe(false);
   });
 
   it.runIf(TEST_BACKEND === "postgres")("marks the broader card when the two are written at the same time in different scopes", async () => {

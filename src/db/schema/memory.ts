@@ -185,7 +185,8 @@ export const memoryNodes = pgTable(
     /**
      * Some more specific scope of the organisation holds an active card of this card's slot (domain +
      * key): a search that finds this card looks for the one overriding it in the caller's turn
-     * (slot-rivals.ts). Kept by the trigger memory_nodes_mark_shadowed (0013), never cleared: a hint.
+     * (slot-rivals.ts). Set by the trigger memory_nodes_mark_shadowed (0013); a soft forget leaves it (a
+     * hint), an erasure of the override clears it (eraseLineages), so it is no trace of erased content.
      */
     shadowed: boolean("shadowed").notNull().default(false),
     createdByType: text("created_by_type", { enum: ACTOR_TYPES }).notNull(),

@@ -10,6 +10,7 @@ import { admitMeteredAgentCall } from "~/server/auth/agent-call";
 import { TENANT_COOKIE } from "~/server/auth/tenant-cookie";
 import { ServiceError } from "~/server/errors";
 import { TOOL_NAMES } from "~/server/tools/registry";
+import { TENANT_HEADER } from "./tenant-header";
 
 /**
  * Context: the database, the request headers and a lazy session reader. Nothing is resolved up
@@ -21,7 +22,7 @@ export type TRPCContext = {
   getSession: () => Promise<Session | null>;
 };
 
-export const TENANT_HEADER = "x-tenant-id";
+export { TENANT_HEADER };
 
 /**
  * A body that is not JSON (curl -d without a content type, a truncated body): what went wrong and what

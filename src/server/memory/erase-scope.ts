@@ -5,6 +5,7 @@ import { recordAudit } from "./audit";
 import type { MemoryCallContext } from "./context";
 import { eraseConversation, eraseScopeCards, mergeReceipts, receiptCounts } from "./erase";
 import type { ErasureReceipt } from "./forget-schema";
+import { retryOnContention } from "./pg-errors";
 import { formatScope, parseScope, scopeAllowed } from "./scope";
 
 export type ScopeErasureReceipt = ErasureReceipt & { scope: string; sessionsErased: number };
@@ -22,7 +23,8 @@ export async function eraseScopeMemory(db: Database, ctx: MemoryCallContext, inp
   if (scope.type !== "user" && scope.type !== "workspace") return refused("unsupported_scope", `Erase a person's (user:<id>) or a workspace's (workspace:<id>) memory here; a conversation from its session page.`);
   if (!scopeAllowed(scope, ctx.writeScopes)) return refused("scope_not_writable", `You may not write ${formatScope(scope)}.`);
   const conversations = input.conversations === true && scope.type === "user";
-  return db.transaction(async (tx) => {
+  // An erasure deletes rows writers lock: as their deadlock victim it is retried, as they are.
+  return retryOnContention(() => db.transaction(async (tx) => {
     const now = new Date();
     let receipt = await eraseScopeCards(tx, { tenantId: ctx.tenantId, scope, now });
     let sessionsErased = 0;
@@ -46,5 +48,5 @@ export async function eraseScopeMemory(db: Database, ctx: MemoryCallContext, inp
       receipt: result,
       message: `Erased ${formatScope(scope)}: ${result.revisionsRemoved} card revisions${conversations ? `, ${sessionsErased} conversations (${result.messagesRemoved} messages)` : ""}. This is done.`,
     };
-  });
+  }));
 }

@@ -4,6 +4,8 @@ import { memoryMessages, memoryNodes } from "~/db/schema";
 import { recordAudit } from "./audit";
 import type { MemoryCallContext } from "./context";
 import { eraseConversation, receiptCounts, type ConversationErasure } from "./erase";
+import { lockSessionMessages } from "./messages";
+import { retryOnContention } from "./pg-errors";
 import { scopeAllowed, type ScopePattern } from "./scope";
 
 export type SessionErasureReceipt = ConversationErasure & { sessionId: string };
@@ -43,27 +45,33 @@ export async function eraseSession(db: Database, ctx: MemoryCallContext, input: 
   const { sessionId } = input;
   const missing: SessionErasureResult = { done: false, reason: "not_found", message: `No session ${sessionId} you can read. Nothing was erased.` };
   if (!scopeAllowed({ type: "session", id: sessionId }, ctx.readScopes)) return missing;
-  const [{ owners, messages }, [card]] = await Promise.all([
-    sessionOwners(db, { tenantId, sessionId }),
-    db
-      .select({ id: memoryNodes.id })
-      .from(memoryNodes)
-      .where(and(eq(memoryNodes.tenantId, tenantId), eq(memoryNodes.scopeType, "session"), eq(memoryNodes.scopeId, sessionId)))
-      .limit(1),
-  ]);
-  if (messages === 0 && !card) return missing;
-  if (!canEraseSession(ctx.writeScopes, sessionId, owners)) {
-    return { done: false, reason: "not_allowed", message: `Erasing session ${sessionId} needs write access to it and to its owners' profiles (${owners.length ? owners.map((o) => `user:${o}`).join(", ") : "every profile"}): your own conversations, or an admin. Nothing was erased.` };
-  }
-  return db.transaction(async (tx) => {
-    const erased = await eraseConversation(tx, { tenantId, sessionId, now: new Date() });
-    if (!erased) return missing;
-    const receipt: SessionErasureReceipt = { ...erased, sessionId };
-    await recordAudit(tx, ctx, { eventType: "hard_delete", scope: { type: "session", id: sessionId }, reason: input.reason, metadata: { erased: "session", receipt: receiptCounts(receipt) } });
-    return {
-      done: true,
-      receipt,
-      message: `Erased session ${sessionId}: ${receipt.messagesRemoved} messages, ${receipt.revisionsRemoved} card revisions, ${receipt.summariesRemoved} summaries. This is done.`,
-    };
-  });
+  return retryOnContention(() =>
+    db.transaction(async (tx): Promise<SessionErasureResult> => {
+      // Appends to the session wait until this commits, so the owners checked here are the owners of
+      // every message erased (checked before the transaction, a colleague's message appended in
+      // between was erased unchecked).
+      await lockSessionMessages(tx, tenantId, sessionId);
+      const [{ owners, messages }, [card]] = await Promise.all([
+        sessionOwners(tx, { tenantId, sessionId }),
+        tx
+          .select({ id: memoryNodes.id })
+          .from(memoryNodes)
+          .where(and(eq(memoryNodes.tenantId, tenantId), eq(memoryNodes.scopeType, "session"), eq(memoryNodes.scopeId, sessionId)))
+          .limit(1),
+      ]);
+      if (messages === 0 && !card) return missing;
+      if (!canEraseSession(ctx.writeScopes, sessionId, owners)) {
+        return { done: false, reason: "not_allowed", message: `Erasing session ${sessionId} needs write access to it and to its owners' profiles (${owners.length ? owners.map((o) => `user:${o}`).join(", ") : "every profile"}): your own conversations, or an admin. Nothing was erased.` };
+      }
+      const erased = await eraseConversation(tx, { tenantId, sessionId, now: new Date() });
+      if (!erased) return missing;
+      const receipt: SessionErasureReceipt = { ...erased, sessionId };
+      await recordAudit(tx, ctx, { eventType: "hard_delete", scope: { type: "session", id: sessionId }, reason: input.reason, metadata: { erased: "session", receipt: receiptCounts(receipt) } });
+      return {
+        done: true,
+        receipt,
+        message: `Erased session ${sessionId}: ${receipt.messagesRemoved} messages, ${receipt.revisionsRemoved} card revisions, ${receipt.summariesRemoved} summaries. This is done.`,
+      };
+    }),
+  );
 }

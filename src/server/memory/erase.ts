@@ -17,6 +17,7 @@ import { enqueueJob } from "~/server/jobs/queue";
 import { rebuildTopicSummary } from "~/server/tree/cold-path";
 import { ERASED_KINDS_FIELD } from "~/server/tree/extract-coverage";
 import { recordAudit } from "./audit";
+import { distinctSlots, slotShadowLock } from "./shadow-lock";
 import { lockSessionSummaries } from "./summaries";
 import type { Actor } from "./context";
 import type { ErasureReceipt } from "./forget-schema";
@@ -61,7 +62,7 @@ export async function eraseTenantMemory(
  * evidence, erased below).
  */
 export const LINEAGE_ERASURE: Record<TenantMemoryTableName, string> = {
-  memoryNodes: "deleted: every revision of the lineages",
+  memoryNodes: "deleted: every revision of the lineages; the shadowed marks their active cards set on broader cards of the slot are cleared",
   memoryEmbeddings: "deleted: the vectors of those revisions",
   memoryNodeUsage: "deleted: the recall counts of those revisions (foreign key cascade)",
   memoryJobs: "deleted: jobs whose payload names one of those revisions (with evidence: or an erased message or chunk)",
@@ -94,6 +95,23 @@ async function deleteJobsNaming(tx: Transaction, tenantId: string, kind: "node" 
 }
 
 /**
+ * An erased override's slots: the broader cards it marked `shadowed` (0013) lose the mark unless another
+ * active card of a more specific scope still holds the slot. Otherwise the mark would outlive the card
+ * as a trace that it existed. Each slot is held as its writers hold it (the trigger's advisory lock), in
+ * a fixed order, so a card overriding it that is written meanwhile marks it again after this.
+ */
+async function clearShadowMarksOf(tx: Transaction, tenantId: string, erased: readonly { domain: string; key: string }[]) {
+  for (const { domain, key } of distinctSlots(erased)) {
+    await tx.execute(slotShadowLock(tenantId, domain, key));
+    await tx.execute(sql`update ${memoryNodes} m set shadowed = false
+      where m.tenant_id = ${tenantId} and m.key = ${key} and m.status = 'active' and m.domain = ${domain} and m.shadowed
+        and not exists (select 1 from ${memoryNodes} r
+          where r.tenant_id = m.tenant_id and r.key = m.key and r.status = 'active' and r.domain = m.domain
+            and memory_scope_priority(r.scope_type) > memory_scope_priority(m.scope_type))`);
+  }
+}
+
+/**
  * Physically removes whole revision chains and everything derived from them — embeddings (cascade),
  * queued jobs, idempotency replies that name them — and scrubs the content out of their audit rows,
  * keeping the events. With `eraseEvidence`, also the source messages, the summaries built on them
@@ -105,7 +123,7 @@ export async function eraseLineages(
 ): Promise<ErasureReceipt> {
   const { tenantId, lineageIds } = params;
   const rows = await tx
-    .select({ id: memoryNodes.id, kind: memoryNodes.kind, sources: memoryNodes.sourceMessageIds })
+    .select({ id: memoryNodes.id, kind: memoryNodes.kind, sources: memoryNodes.sourceMessageIds, domain: memoryNodes.domain, key: memoryNodes.key, status: memoryNodes.status })
     .from(memoryNodes)
     .where(and(eq(memoryNodes.tenantId, tenantId), inArray(memoryNodes.lineageId, lineageIds)));
   const nodeIds = rows.map((r) => r.id);
@@ -132,6 +150,7 @@ export async function eraseLineages(
     await tx.delete(memoryEmbeddings).where(and(eq(memoryEmbeddings.tenantId, tenantId), inArray(memoryEmbeddings.nodeId, nodeIds))).returning({ id: memoryEmbeddings.id }),
   );
   await tx.delete(memoryNodes).where(and(eq(memoryNodes.tenantId, tenantId), inArray(memoryNodes.id, nodeIds)));
+  await clearShadowMarksOf(tx, tenantId, rows.filter((r) => r.status === "active"));
   receipt.auditEventsScrubbed = count(
     await tx
       .update(memoryAuditEvents)

@@ -1,11 +1,12 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Database, Transaction } from "~/db/types";
-import { memoryNodes, type MemoryNodeRow } from "~/db/schema";
+import { memoryMessages, memoryNodes, type MemoryNodeRow } from "~/db/schema";
 import { recordAudit } from "./audit";
 import { commitWith } from "./pipelined";
 import { isAgent, type MemoryCallContext } from "./context";
 import { BUILT_IN_KIND_REGISTRY, loadKindRegistry, type KindRegistry } from "./custom-kinds";
 import { eraseLineages } from "./erase";
+import { canEraseSession } from "./erase-session";
 import { memoryForgetInputSchema, type ForgetCandidate, type MemoryForgetResult } from "./forget-schema";
 import { claimIdempotencyKey, findIdempotentResponse, requestHash, storeIdempotentResponse } from "./idempotency";
 import { currentRevisionOf } from "./history";
@@ -105,6 +106,26 @@ async function resolveTargets(tx: Transaction, registry: KindRegistry, ctx: Memo
 }
 
 /**
+ * The conversations whose cited messages this caller may not erase: erasing evidence deletes messages,
+ * which takes what erasing their conversation takes (write access to the session and to the profile of
+ * the person they were captured for), not only write access to the card citing them. Otherwise a member
+ * who may write a workspace card could erase a colleague's conversation through it.
+ */
+async function evidenceNotErasable(tx: Transaction, ctx: MemoryCallContext, lineageIds: readonly string[]): Promise<string[]> {
+  const cited = tx
+    .select({ id: sql<string>`unnest(${memoryNodes.sourceMessageIds})`.as("id") })
+    .from(memoryNodes)
+    .where(and(eq(memoryNodes.tenantId, ctx.tenantId), inArray(memoryNodes.lineageId, [...lineageIds])))
+    .as("cited");
+  const messages = await tx
+    .selectDistinct({ sessionId: memoryMessages.sessionId, owner: memoryMessages.userScopeId })
+    .from(memoryMessages)
+    .where(and(eq(memoryMessages.tenantId, ctx.tenantId), inArray(memoryMessages.id, tx.select({ id: cited.id }).from(cited))));
+  const blocked = messages.filter((m) => !canEraseSession(ctx.writeScopes, m.sessionId, m.owner ? [m.owner] : []));
+  return [...new Set(blocked.map((m) => m.sessionId))].sort();
+}
+
+/**
  * `memory_forget`: soft (status deleted, history kept) or hard (chains physically removed, audit
  * scrubbed, erasure receipt). A selector matching several cards deletes nothing and asks for
  * confirmation; `all` needs the user's forget-all intent. One transaction.
@@ -158,6 +179,14 @@ export async function memoryForget(db: Database, ctx: MemoryCallContext, rawInpu
       };
     } else {
       const lineageIds = [...new Set(resolved.map((r) => r.lineageId))];
+      const blocked = input.eraseEvidence ? await evidenceNotErasable(tx, ctx, lineageIds) : [];
+      if (blocked.length) {
+        return refused(
+          input.mode,
+          "evidence_not_erasable",
+          `The evidence of ${lineageIds.length === 1 ? "this memory" : "these memories"} includes messages of conversations you may not erase (${blocked.map((id) => `session:${id}`).join(", ")}): erasing messages needs write access to their conversation and to the profile of the person they were captured for. Send the hard delete without eraseEvidence to erase the memory and keep those messages, or ask an admin.`,
+        );
+      }
       const receipt = await eraseLineages(tx, { tenantId: ctx.tenantId, lineageIds, eraseEvidence: input.eraseEvidence, now });
       audits.send(recordAudit(tx, ctx, { eventType: "hard_delete", reason: input.reason, metadata: { receipt } }));
       result = {
