@@ -1,7 +1,8 @@
 /**
- * Postgres restarted under load: a standalone script, NOT part of the test suite (it restarts the
- * whole local cluster, which would break every other suite running against it). Run it by hand or
- * from a bench, as root on a machine whose Debian cluster nobody else is using at that moment:
+ * Postgres restarted under load: a script, not a Vitest suite (it restarts the whole local cluster,
+ * which would break every other suite running against it). `npm test` runs it alone after the suites
+ * in CI (or with TEST_POSTGRES_RESTART=1). By hand, as root on a machine whose Debian cluster nobody
+ * else is using at that moment:
  *
  *   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/memory_test node --import tsx test/faults/postgres-restart.ts
  *
