@@ -15,11 +15,44 @@ export function backupDataDir(dataDir: string): string {
   return backupDir;
 }
 
+/**
+ * Puts the copy back: copied next to the directory first, then swapped in by two renames, so a copy that
+ * fails (a full disk) leaves the directory as it was instead of half restored. The copy is then removed:
+ * it is the directory now, and a service restarted in a loop on a failing migration would otherwise
+ * add a full copy per attempt.
+ */
 export function restoreDataDir(dataDir: string, backupDir: string) {
-  const failedDir = `${path.resolve(dataDir)}.failed-${Date.now()}`;
-  fs.renameSync(dataDir, failedDir);
-  fs.cpSync(backupDir, dataDir, { recursive: true });
+  const target = path.resolve(dataDir);
+  const staging = `${target}.restoring-${Date.now()}`;
+  try {
+    fs.cpSync(backupDir, staging, { recursive: true });
+  } catch (error) {
+    fs.rmSync(staging, { recursive: true, force: true });
+    throw error;
+  }
+  const failedDir = `${target}.failed-${Date.now()}`;
+  fs.renameSync(target, failedDir);
+  fs.renameSync(staging, target);
   fs.rmSync(failedDir, { recursive: true, force: true });
+  fs.rmSync(backupDir, { recursive: true, force: true });
+}
+
+/**
+ * Why this data directory must not be opened as a new, empty database: it holds no database, yet copies
+ * of one exist (taken before a migration, or left by a restore that did not finish). PGlite would
+ * create an empty database there and the service would start on it as if nothing had been lost.
+ */
+export function missingDatabaseWithCopies(dataDir: string): string | null {
+  const target = path.resolve(dataDir);
+  if (fs.existsSync(path.join(target, "PG_VERSION"))) return null;
+  const base = path.basename(target);
+  const parent = path.dirname(target);
+  const leftovers = fs.existsSync(parent) ? fs.readdirSync(parent).filter((name) => name.startsWith(`${base}.failed-`) || name.startsWith(`${base}.restoring-`)) : [];
+  const root = backupsRoot(dataDir);
+  const copies = fs.existsSync(root) ? fs.readdirSync(root).filter((name) => name.startsWith(`${base}-`)) : [];
+  if (!leftovers.length && !copies.length) return null;
+  const found = [...leftovers.map((name) => path.join(parent, name)), ...copies.map((name) => path.join(root, name))];
+  return `The embedded database at ${target} is missing or empty, but copies of it exist (${found.join(", ")}). Nothing was opened, so no empty database replaced it: restore the newest copy into ${target} (docs/operations.md, Restore), or move these copies away to start a new, empty database.`;
 }
 
 /**

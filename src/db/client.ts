@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { ReservedSql, Sql } from "postgres";
 import { env } from "~/env";
-import { backupDataDir, pruneBackups, restoreDataDir } from "./backups";
+import { backupDataDir, missingDatabaseWithCopies, pruneBackups, restoreDataDir } from "./backups";
 import { acquireDataDirLock } from "./embedded-lock";
 import { serverConnection } from "./server-url";
 import { appliedMigrationTags, DEFAULT_MIGRATIONS_FOLDER, MigrationError, pendingMigrations, readMigrationFiles, runMigrations } from "./migrate";
@@ -213,6 +213,8 @@ async function openEmbedded(dataDir: string | null, migrationsFolder: string, mi
   const { drizzle } = await import("drizzle-orm/pglite");
   const release = dataDir ? acquireDataDirLock(dataDir) : () => {};
   try {
+    const lost = dataDir ? missingDatabaseWithCopies(dataDir) : null;
+    if (lost) throw new Error(lost);
     let client = await openPglite(dataDir);
     let db = drizzle(client, { schema }) as unknown as Database;
     let migration: MigrationOutcome | null = null;
@@ -229,9 +231,14 @@ async function openEmbedded(dataDir: string | null, migrationsFolder: string, mi
           migration = { ...(await runMigrations(db, migrationsFolder)), backupDir };
         } catch (error) {
           await client.close();
-          restoreDataDir(dataDir, backupDir);
           const message = error instanceof Error ? error.message : String(error);
-          throw new MigrationError(`${message} The data directory was restored from ${backupDir}.`, (error as MigrationError).tag ?? "", error);
+          try {
+            restoreDataDir(dataDir, backupDir);
+          } catch (restoreError) {
+            const why = restoreError instanceof Error ? restoreError.message : String(restoreError);
+            throw new MigrationError(`${message} Putting back the copy taken first failed (${why}); it is kept at ${backupDir}, and the data directory holds what the rolled-back migration left. Free space, then restore the copy by hand (docs/operations.md, Restore).`, (error as MigrationError).tag ?? "", error);
+          }
+          throw new MigrationError(`${message} The data directory was restored as it was before (from the copy taken first, ${backupDir}, removed since).`, (error as MigrationError).tag ?? "", error);
         }
         pruneBackups(dataDir, env.MEMORY_BACKUPS_KEEP);
       } else if (pending.length > 0) {

@@ -243,6 +243,25 @@ describe.runIf(TEST_BACKEND === "pglite")("embedded data directory", () => {
     expect(locked.stderr).toMatch(/\[db:migrate\] failed: The embedded database at .* is already in use by process/);
   });
 
+  it("refuses to open a missing database as a new, empty one while copies of it exist", async () => {
+    const dataDir = dir();
+    const first = await openDatabase({ dataDir });
+    await first.db.insert(users).values({ id: "usr_kept", email: "kept@example.com" });
+    await first.close();
+    // A copy taken before some migration, then the database itself gone (a restore that died halfway, a mistake).
+    fs.mkdirSync(path.join(path.dirname(dataDir), "backups"), { recursive: true });
+    fs.cpSync(dataDir, path.join(path.dirname(dataDir), "backups", `${path.basename(dataDir)}-2026-01-01T00-00-00-000Z`), { recursive: true });
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    const error = await openDatabase({ dataDir }).catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/missing or empty, but copies of it exist .*backups.*2026-01-01/);
+    expect(fs.existsSync(path.join(dataDir, "PG_VERSION"))).toBe(false);
+    // Restored as the docs say, it opens with its data.
+    fs.cpSync(path.join(path.dirname(dataDir), "backups", `${path.basename(dataDir)}-2026-01-01T00-00-00-000Z`), dataDir, { recursive: true });
+    const restored = await openDatabase({ dataDir });
+    expect((await restored.db.select().from(users)).map((u) => u.email)).toContain("kept@example.com");
+    await restored.close();
+  });
+
   it("backs the directory up before a migration and restores it when the migration fails", async () => {
     const dataDir = dir();
     const first = await openDatabase({ dataDir });
@@ -250,9 +269,13 @@ describe.runIf(TEST_BACKEND === "pglite")("embedded data directory", () => {
     await first.close();
     const error = await openDatabase({ dataDir, migrationsFolder: migrationsWithBrokenTail() }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MigrationError);
-    expect((error as Error).message).toMatch(/restored from .*backups/);
-    const backups = fs.readdirSync(path.join(path.dirname(dataDir), "backups"));
-    expect(backups).toHaveLength(1);
+    expect((error as Error).message).toMatch(/restored as it was before \(from the copy taken first, .*backups.*, removed since\)/);
+    // The copy is the directory again: a service restarted in a loop on the failing migration must not
+    // add a full copy per attempt.
+    const again0 = await openDatabase({ dataDir, migrationsFolder: migrationsWithBrokenTail() }).catch((e: unknown) => e);
+    expect(again0).toBeInstanceOf(MigrationError);
+    expect(fs.readdirSync(path.join(path.dirname(dataDir), "backups"))).toEqual([]);
+    expect(fs.readdirSync(path.dirname(dataDir)).filter((name) => /\.(failed|restoring)-/.test(name))).toEqual([]);
     const again = await openDatabase({ dataDir });
     expect((await again.db.select().from(users)).map((u) => u.email)).toEqual(["safe@example.com"]);
     expect(await tableNames(again.db)).not.toContain("half_done");
