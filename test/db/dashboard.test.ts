@@ -10,6 +10,7 @@ import { getCardDetail } from "~/server/dashboard/card-detail";
 import { cardFilterFromSearchParams, cardFilterToSearchParams } from "~/server/dashboard/card-filter";
 import { browseCards, foldCategoryTree } from "~/server/dashboard/cards";
 import { dayRange } from "~/server/dashboard/stats";
+import { flushBufferedWrites } from "~/server/memory/buffered-writes";
 import { exportCards } from "~/server/dashboard/transfer";
 import { getTenantOverview } from "~/server/stats/overview";
 import { appendMessages } from "~/server/memory/messages";
@@ -164,12 +165,19 @@ describe(`dashboard queries and procedures (${TEST_BACKEND})`, () => {
       expect(detail.revisions.filter((r) => r.status === "active").map((r) => r.content)).toEqual(["Ada is a staff engineer."]);
     });
 
-    it("explains recall with the search's answer for the card's title", async () => {
+    it("explains recall with the search's answer for the card's title, without counting it as a search", async () => {
+      const loggedSearches = async () => {
+        await flushBufferedWrites(handle.db);
+        return (await handle.db.select().from(memoryQueryLog).where(eq(memoryQueryLog.tenantId, admin.tenantId))).length;
+      };
+      const before = await loggedSearches();
       const detail = await admin.api.memory.card({ id: cardId });
       const why = await admin.api.memory.whyRecalled({ id: detail.currentId! });
       expect(why.query).toBe("Job");
       expect(why.total).toBeGreaterThanOrEqual(0);
       if (why.rank !== null) expect(why.rank).toBeGreaterThanOrEqual(1);
+      // A card page view is not a search: the usage charts count what people and agents searched for.
+      expect(await loggedSearches()).toBe(before);
     });
 
     it("soft-forgets at the seen revision and hard-forgets with an erasure receipt", async () => {

@@ -120,7 +120,8 @@ export type WhyRecalled = {
 export async function explainRecall(db: DbOrTx, ctx: MemoryCallContext, id: string, query?: string): Promise<WhyRecalled> {
   const node = await getMemoryNode(db, ctx, id);
   const queryText = (query?.trim() || node.title).slice(0, 1000);
-  const result = await memorySearch(db, ctx, { queryText, limit: 50, includeExpired: node.status === "expired" });
+  // Shown on every card page: a view, not a search anyone made, so it stays out of the query log.
+  const result = await memorySearch(db, ctx, { queryText, limit: 50, includeExpired: node.status === "expired" }, { logQuery: false });
   const hits = [...result.exact, ...result.relevant];
   const index = hits.findIndex((h) => h.id === node.id);
   const hit = index >= 0 ? hits[index]! : null;
