@@ -18,7 +18,7 @@ import { parseScopePattern } from "~/server/memory/scope";
 import { appendSummary } from "~/server/memory/summaries";
 import type { writeOperationSchema } from "~/server/memory/write-schema";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
-import { agentContext, createOp, writeCards } from "../support/memory";
+import { agentContext, createOp, createTenant, writeCards } from "../support/memory";
 import { callerAs } from "../support/trpc";
 
 type Caller = ReturnType<typeof callerAs>;
@@ -423,6 +423,29 @@ describe(`dashboard queries and procedures (${TEST_BACKEND})`, () => {
       expect(superseded.results[0]).toMatchObject({ status: "superseded" });
       const imports = await handle.db.select().from(memoryAuditEvents).where(and(eq(memoryAuditEvents.tenantId, outsider.tenantId), eq(memoryAuditEvents.eventType, "import")));
       expect(imports).toHaveLength(2);
+    });
+
+    it("exports every card's evidence, however many messages a page cites", async () => {
+      // An organisation of its own: 300 more cards would change the other tests' counts.
+      const tenantId = await createTenant(handle.db);
+      const sessionId = "transfer-evidence";
+      const ids: string[] = [];
+      for (let batch = 0; batch < 6; batch++) {
+        const appended = await appendMessages(handle.db, { tenantId, actor: { type: "api_key", id: "key_x" } }, { sessionId, messages: Array.from({ length: 100 }, (_, i) => ({ role: "user" as const, content: `evidence ${batch * 100 + i}` })) });
+        ids.push(...appended.messages.map((m) => m.id));
+      }
+      const agent = agentContext(tenantId, { writeScopes: [parseScopePattern("session:*")], readScopes: [parseScopePattern("session:*")], trustedMessageIds: ids });
+      // 300 cards citing two messages each: 600 messages on one export page (a cap of 500 left the last cards without any).
+      for (let batch = 0; batch < 6; batch++) {
+        await writeCards(handle.db, agent, ...Array.from({ length: 50 }, (_, i) => {
+          const n = batch * 50 + i;
+          return createOp("custom_fact", { title: `Fact ${n}`, content: `Evidence fact number ${n}.`, sourceMessageIds: [ids[2 * n]!, ids[2 * n + 1]!] }, { scope: `session:${sessionId}`, itemKey: `fact_${n}` });
+        }));
+      }
+      const evidence: number[] = [];
+      for await (const card of exportCards(handle.db, { tenantId, readScopes: agent.readScopes, scopes: [`session:${sessionId}`], includeEvidence: true })) evidence.push(card.evidence?.length ?? -1);
+      expect(evidence).toHaveLength(300);
+      expect(evidence.filter((n) => n !== 2)).toEqual([]);
     });
 
     it("keeps an inferred card inferred across export and import", async () => {

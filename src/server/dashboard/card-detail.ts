@@ -2,7 +2,7 @@ import type { DbOrTx } from "~/db/types";
 import type { MemoryAuditEvent } from "~/db/schema";
 import type { MemoryCallContext } from "~/server/memory/context";
 import { getMemoryNode, getNodeHistory } from "~/server/memory/history";
-import { getMessagesByIds } from "~/server/memory/messages";
+import { getAllMessagesByIds } from "~/server/memory/messages";
 import { sessionReadable } from "./sessions";
 import type { MemoryNode } from "~/server/memory/node-view";
 import { recallUsageOf } from "~/server/memory/retrieval/recall-usage";
@@ -75,7 +75,7 @@ export async function getCardDetail(db: DbOrTx, ctx: ReadCtx, id: string): Promi
   const cited = [...new Set(history.revisions.flatMap((r) => r.sourceMessageIds))];
   const [events, messages, label, usage] = await Promise.all([
     toAuditEntries(db, ctx.tenantId, history.events),
-    getMessagesByIds(db, { tenantId: ctx.tenantId, ids: cited.slice(0, 500) }),
+    getAllMessagesByIds(db, { tenantId: ctx.tenantId, ids: cited }),
     labelActors(db, ctx.tenantId, history.revisions.flatMap((r) => [r.createdBy, r.updatedBy])),
     recallUsageOf(db, { tenantId: ctx.tenantId, nodeIds: history.revisions.map((r) => r.id) }),
   ]);

@@ -4,7 +4,7 @@ import type { Database, DbOrTx } from "~/db/types";
 import { memoryNodes, NODE_STATUSES } from "~/db/schema";
 import { recordAudit } from "~/server/memory/audit";
 import type { MemoryCallContext } from "~/server/memory/context";
-import { getMessagesByIds } from "~/server/memory/messages";
+import { getAllMessagesByIds } from "~/server/memory/messages";
 import { sessionReadable } from "./sessions";
 import { formatScope, parseScope, type ScopePattern } from "~/server/memory/scope";
 import { memoryWrite } from "~/server/memory/write";
@@ -67,7 +67,7 @@ export async function exportCardsPage(db: DbOrTx, params: ExportParams & { after
     .limit(limit + 1);
   const page = rows.slice(0, limit);
   const evidence = params.includeEvidence
-    ? new Map((await getMessagesByIds(db, { tenantId: params.tenantId, ids: [...new Set(page.flatMap((r) => r.sourceMessageIds))].slice(0, 500) })).map((m) => [m.id, m]))
+    ? new Map((await getAllMessagesByIds(db, { tenantId: params.tenantId, ids: page.flatMap((r) => r.sourceMessageIds) })).map((m) => [m.id, m]))
     : null;
   const cards = page.map((row) => {
     const card: ExportedCard = {

@@ -326,6 +326,17 @@ export async function getMessagesByIds(db: DbOrTx, params: { tenantId: string; i
 }
 
 /**
+ * Every message of `ids`, however many, read MAX_IDS_PER_LOOKUP at a time: for a card's evidence across
+ * its revisions, or an export page's (a cap there left the rest out, or called it erased).
+ */
+export async function getAllMessagesByIds(db: DbOrTx, params: { tenantId: string; ids: readonly string[] }): Promise<StoredMessage[]> {
+  const ids = [...new Set(params.ids)];
+  const found: StoredMessage[] = [];
+  for (let i = 0; i < ids.length; i += MAX_IDS_PER_LOOKUP) found.push(...(await getMessagesByIds(db, { tenantId: params.tenantId, ids: ids.slice(i, i + MAX_IDS_PER_LOOKUP) })));
+  return found;
+}
+
+/**
  * The subset of `ids` that are messages of this tenant's session, in the order given: what the tool
  * endpoint may accept as `sourceMessageIds` for a turn (ctx.trustedMessageIds).
  */
