@@ -17,7 +17,7 @@ import { enqueueJob } from "~/server/jobs/queue";
 import { rebuildTopicSummary } from "~/server/tree/cold-path";
 import { ERASED_KINDS_FIELD } from "~/server/tree/extract-coverage";
 import { recordAudit } from "./audit";
-import { distinctSlots, slotShadowLock } from "./shadow-lock";
+import { shadowSlotLock, takeSlotLocks } from "./shadow-lock";
 import { lockSessionSummaries } from "./summaries";
 import type { Actor } from "./context";
 import type { ErasureReceipt } from "./forget-schema";
@@ -101,14 +101,15 @@ async function deleteJobsNaming(tx: Transaction, tenantId: string, kind: "node" 
  * a fixed order, so a card overriding it that is written meanwhile marks it again after this.
  */
 async function clearShadowMarksOf(tx: Transaction, tenantId: string, erased: readonly { domain: string; key: string }[]) {
-  for (const { domain, key } of distinctSlots(erased)) {
-    await tx.execute(slotShadowLock(tenantId, domain, key));
-    await tx.execute(sql`update ${memoryNodes} m set shadowed = false
-      where m.tenant_id = ${tenantId} and m.key = ${key} and m.status = 'active' and m.domain = ${domain} and m.shadowed
-        and not exists (select 1 from ${memoryNodes} r
-          where r.tenant_id = m.tenant_id and r.key = m.key and r.status = 'active' and r.domain = m.domain
-            and memory_scope_priority(r.scope_type) > memory_scope_priority(m.scope_type))`);
-  }
+  const locks = takeSlotLocks(erased.map((slot) => shadowSlotLock(tenantId, slot.domain, slot.key)));
+  if (!locks) return;
+  await tx.execute(locks);
+  await tx.execute(sql`update ${memoryNodes} m set shadowed = false
+    from unnest(${sql.param(erased.map((slot) => slot.domain))}::text[], ${sql.param(erased.map((slot) => slot.key))}::text[]) as s(domain, key)
+    where m.tenant_id = ${tenantId} and m.key = s.key and m.status = 'active' and m.domain = s.domain and m.shadowed
+      and not exists (select 1 from ${memoryNodes} r
+        where r.tenant_id = m.tenant_id and r.key = m.key and r.status = 'active' and r.domain = m.domain
+          and memory_scope_priority(r.scope_type) > memory_scope_priority(m.scope_type))`);
 }
 
 /**

@@ -25,7 +25,7 @@ import {
 import { parseInput } from "~/server/validation";
 import { kindNames, unknownKindText } from "./unknown-kinds";
 import { MIN_CONFIDENCE } from "./retrieval/conflicts";
-import { distinctSlots, slotShadowLock } from "./shadow-lock";
+import { scopedSlotLock, shadowSlotLock, takeSlotLocks } from "./shadow-lock";
 
 
 type Env = DraftEnvironment & { registry: KindRegistry };
@@ -336,18 +336,15 @@ async function apply(tx: Transaction, env: Env, ctx: MemoryCallContext, index: n
  */
 async function lockSlots(tx: Transaction, tenantId: string, prepared: Prepared[]) {
   const drafts = prepared.flatMap((p) => (p.draft ? [p.draft] : []));
-  const slots = [...new Set(drafts.map((d) => `${tenantId}|${d.scope.type}:${d.scope.id}|${d.key}`))].sort();
-  // The shadow-mark trigger (0013) holds each slot across scopes as it inserts, in the batch's order:
-  // a user-scope batch writing k1, k2 and a session-scope batch writing k2, k1 each waited for the
-  // other, and under load the deadlocks (a second each) outlasted the retries. Taken here first, in
-  // one order, the trigger finds them held.
-  const crossScope = distinctSlots(drafts.map((d) => ({ domain: d.def.domain, key: d.key })));
-  // Sent together (pipelined), each at once (startNow): Postgres takes them one after another, in
-  // this order, before the slot reads issued after this call.
-  await Promise.all([
-    ...slots.map((slot) => startNow(tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${slot}, 0))`))),
-    ...crossScope.map((slot) => startNow(tx.execute(slotShadowLock(tenantId, slot.domain, slot.key)))),
-  ]);
+  // Each slot in its scope, and across scopes: the shadow-mark trigger (0013) takes the latter as it
+  // inserts, in the batch's order, so a user-scope batch writing k1, k2 and a session-scope batch
+  // writing k2, k1 each waited for the other (a second per deadlock; under load past the retries).
+  // Taken here first, all in one order, the trigger finds it held.
+  const statement = takeSlotLocks(
+    drafts.flatMap((d) => [scopedSlotLock(tenantId, formatScope(d.scope), d.def.domain, d.key), shadowSlotLock(tenantId, d.def.domain, d.key)]),
+  );
+  // Sent at once (startNow), before the slot reads issued after this call: Postgres runs them in order.
+  if (statement) await startNow(tx.execute(statement));
 }
 
 function summarize(results: WriteOperationResult[], done: boolean): string {
