@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { startNow } from "~/db/start-now";
 import type { Database, Transaction } from "~/db/types";
 import { memoryMessages, type MemoryNodeRow } from "~/db/schema";
