@@ -60,6 +60,11 @@ function parseOwner(text: string): LockOwner | null {
   return null;
 }
 
+/** The pid a lock file names (either format), or null: for operators' checks and the fault tests. */
+export function lockOwnerPid(lockPath: string): number | null {
+  return parseOwner(readText(lockPath) ?? "")?.pid ?? null;
+}
+
 function processIsAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);

@@ -189,12 +189,14 @@ describe.runIf(TEST_BACKEND === "pglite")("embedded data directory", () => {
     const first = await openDatabase({ dataDir });
     // Simulate another live process owning the lock.
     const lockPath = `${dataDir}.lock`;
+    const mine = fs.readFileSync(lockPath, "utf8");
     fs.writeFileSync(lockPath, String(process.ppid));
     const error = await openDatabase({ dataDir }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DataDirectoryLockedError);
     expect((error as Error).message).toMatch(/already in use by process/);
-    fs.writeFileSync(lockPath, String(process.pid));
+    fs.writeFileSync(lockPath, mine);
     await first.close();
+    expect(fs.existsSync(lockPath)).toBe(false);
   });
 
   it("says on the handle what opening applied: everything when new, nothing when current, the copy taken before migrating data", async () => {

@@ -6,6 +6,7 @@ import { consumeRateLimit, postgresCounter } from "~/server/rate-limit/limiter";
 import { memorySearch } from "~/server/memory/retrieval/search";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { agentContext, createOp as create, createTenant, noVectors, writeCards } from "../support/memory";
+import { createKey, createOrg, trpcHttp } from "../support/agents";
 
 /**
  * Two app instances on one Postgres: each instance is its own process with its own pool, which is
@@ -60,6 +61,21 @@ describe.runIf(TEST_BACKEND === "postgres")("two instances on one Postgres", () 
     expect(new Set(ran.map((r) => r.job)).size).toBe(60);
     // Both instances did part of the work.
     expect(new Set(ran.map((r) => r.instance))).toEqual(new Set(["a", "b"]));
+  });
+
+  it("counts one rate limit per key across both instances, on the agent endpoint itself", async () => {
+    const org = await createOrg(handle.db);
+    const key = await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.adminId, rateLimitPerMinute: 6 });
+    // Limits count per minute: start clear of a minute's end, so all ten calls fall in one window.
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 55_000) await new Promise((resolve) => setTimeout(resolve, 60_500 - intoMinute));
+    const calls = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => trpcHttp(i % 2 ? second.db : handle.db, "tools.memory_search", { bearer: key.secret, body: { queryText: "anything", turn: { sessionId: "limits" } } })),
+    );
+    expect(calls.filter((c) => c.status === 200)).toHaveLength(6);
+    const limited = calls.filter((c) => c.status === 429);
+    expect(limited).toHaveLength(4);
+    for (const c of limited) expect(c.json.error?.data.reason).toBe("rate_limited");
   });
 
   it("counts one rate limit per key across both instances", async () => {

@@ -9,6 +9,7 @@ import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { afterAll, describe, expect, it } from "vitest";
 import { openDatabase } from "~/db/client";
+import { lockOwnerPid } from "~/db/embedded-lock";
 import { queryRows } from "~/db/raw";
 import { memoryNodes } from "~/db/schema";
 import type { Database } from "~/db/types";
@@ -81,7 +82,9 @@ describe("SIGKILL during a migration: embedded (PGlite data dir)", () => {
     expect(child.named("migrated")).toEqual([]);
     const backups = fs.readdirSync(path.join(path.dirname(dataDir), "backups"));
     expect(backups).toHaveLength(1);
-    expect(processIsAlive(Number(fs.readFileSync(`${dataDir}.lock`, "utf8")))).toBe(false);
+    const owner = lockOwnerPid(`${dataDir}.lock`);
+    expect(owner).toEqual(expect.any(Number));
+    expect(processIsAlive(owner!)).toBe(false);
 
     // An old build starting on this directory: stale lock taken over, crash recovery, old schema, data intact.
     const old = await openDatabase({ dataDir });

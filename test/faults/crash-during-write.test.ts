@@ -8,6 +8,7 @@ import path from "node:path";
 import { sql } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { openDatabase } from "~/db/client";
+import { lockOwnerPid } from "~/db/embedded-lock";
 import { queryRows } from "~/db/raw";
 import type { Database } from "~/db/types";
 import { memorySearch } from "~/server/memory/retrieval/search";
@@ -76,11 +77,11 @@ describe("SIGKILL during batch writes: embedded (PGlite data dir)", () => {
     const tenantId = TEMPLATE_TENANT;
     const round = await killWriterMidStream({ dataDir }, tenantId, 0, 2);
     // The dead child's lock file is still there, naming a pid that no longer runs.
-    const owner = Number(fs.readFileSync(`${dataDir}.lock`, "utf8"));
+    const owner = lockOwnerPid(`${dataDir}.lock`)!;
     expect(owner).not.toBe(process.pid);
     expect(processIsAlive(owner)).toBe(false);
     const handle = await openDatabase({ dataDir });
-    expect(fs.readFileSync(`${dataDir}.lock`, "utf8")).toBe(String(process.pid));
+    expect(lockOwnerPid(`${dataDir}.lock`)).toBe(process.pid);
     const present = await assertNoPartialBatch(handle.db, tenantId, round);
     expect(present.size).toBeGreaterThan(0);
     // Data from before the crash is untouched.
