@@ -1,18 +1,17 @@
 #!/usr/bin/env node
-// `npm start`: build the app when the sources are newer than the last build, then serve it.
+// `npm start`: build the app when it was not built from these sources, then serve it.
 // With no DATABASE_URL the server uses the embedded database under ./data (MEMORY_DATA_DIR).
 import { spawn, spawnSync } from "node:child_process";
 import path from "node:path";
-import { builtAt, sourcesChangedAt } from "./build-freshness.mjs";
+import { builtAt, buildIsStale, recordBuildSources } from "./build-freshness.mjs";
 import { serverArgs } from "./server-command.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
-const built = builtAt(root);
-const sources = sourcesChangedAt(root);
-if (built < sources) {
-  console.log(built ? "[memory] sources changed since the last build: building…" : "[memory] first start: building the app (a few minutes on a small machine; once)…");
+if (buildIsStale(root)) {
+  console.log(builtAt(root) ? "[memory] sources changed since the last build: building…" : "[memory] first start: building the app (a few minutes on a small machine; once)…");
   const result = spawnSync(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "build"], { cwd: root, stdio: "inherit" });
   if (result.status !== 0) process.exit(result.status ?? 1);
+  recordBuildSources(root);
 }
 
 const port = process.env.PORT ?? "3000";

@@ -5,7 +5,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { builtAt as buildTime, sourcesChangedAt } from "../../scripts/build-freshness.mjs";
+import { builtAt as buildTime, buildIsStale, recordBuildSources, sourcesChangedAt } from "../../scripts/build-freshness.mjs";
 import { serverArgs } from "../../scripts/server-command.mjs";
 
 export const ROOT = path.resolve(import.meta.dirname, "..", "..");
@@ -21,6 +21,7 @@ export function ensureBuild(options: { force: boolean; log: (line: string) => vo
     options.log(options.force ? "building (--build)…" : "no production build (.next/BUILD_ID): running next build…");
     const result = spawnSync(process.execPath, [NEXT_BIN, "build"], { cwd: ROOT, stdio: "inherit", env: { ...process.env, NODE_ENV: "production" } });
     if (result.status !== 0) throw new Error("next build failed");
+    recordBuildSources(ROOT);
     rebuilt = true;
   }
   const builtAt = buildTime(ROOT);
@@ -29,7 +30,7 @@ export function ensureBuild(options: { force: boolean; log: (line: string) => vo
     buildId: fs.readFileSync(buildIdFile, "utf8").trim(),
     builtAt: new Date(builtAt).toISOString(),
     sourcesChangedAt: new Date(sources).toISOString(),
-    sourcesNewerThanBuild: sources > builtAt,
+    sourcesNewerThanBuild: buildIsStale(ROOT),
     rebuilt,
   };
 }
