@@ -6,11 +6,14 @@ import { EmptyState, ErrorState, LinkButton, Pager } from "~/components/ui";
 import { NODE_TYPES } from "~/db/schema";
 import { getI18n } from "~/i18n/server";
 import { cardFilterFromSearchParams, cardFilterToSearchParams, type CardFilter } from "~/server/dashboard/card-filter";
+import type { CardFacets } from "~/server/dashboard/cards";
 import { attempt, serverApi } from "~/trpc/server";
 
 export const metadata = { title: "Memories" };
 
 type SearchParams = Record<string, string | string[] | undefined>;
+
+const NO_FACETS: CardFacets = { statuses: [], kinds: [], domains: [], scopes: [] };
 
 const onlyActive = (filter: CardFilter) => !filter.statuses?.length || (filter.statuses.length === 1 && filter.statuses[0] === "active");
 const hasFilters = (filter: CardFilter) => Object.keys(filter).length > 0;
@@ -25,8 +28,8 @@ export default async function MemoriesPage({ searchParams }: { searchParams: Pro
   const searching = Boolean(filter.text) && onlyActive(filter);
 
   const [facets, tree, result] = await Promise.all([
-    api.memory.facets(),
-    api.memory.categoryTree({ statuses: filter.statuses }),
+    attempt(() => api.memory.facets()),
+    attempt(() => api.memory.categoryTree({ statuses: filter.statuses })),
     searching
       ? attempt(() => api.memory.search({ queryText: filter.text!, filter }))
       : attempt(() => api.memory.browse({ filter, cursor })),
@@ -81,7 +84,11 @@ export default async function MemoriesPage({ searchParams }: { searchParams: Pro
       />
       <SearchBox initial={filter.text ?? ""} />
       <div className="grid gap-6 lg:grid-cols-[16rem_minmax(0,1fr)]">
-        <FilterPanel key={JSON.stringify(filter)} filter={filter} facets={facets} tree={tree} types={NODE_TYPES} />
+        {/* The filter menus' counts are a help, not the page: without them the cards still show. */}
+        <div className="min-w-0 space-y-3">
+          {facets.ok && tree.ok ? null : <ErrorState title={t("memories.filtersError")} message={[facets, tree].flatMap((o) => (o.ok ? [] : [o.message])).join(" ")} />}
+          <FilterPanel key={JSON.stringify(filter)} filter={filter} facets={facets.ok ? facets.data : NO_FACETS} tree={tree.ok ? tree.data : []} types={NODE_TYPES} />
+        </div>
         <div className="min-w-0">{body}</div>
       </div>
     </>

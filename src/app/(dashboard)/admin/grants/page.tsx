@@ -17,18 +17,24 @@ export default async function GrantsPage({ searchParams }: { searchParams: Promi
   // A workspace's "manage access" link names its scope; every workspace has a column anyway.
   const named = typeof query.scope === "string" && query.scope.length <= 220 ? [query.scope] : [];
   const scopes = [...(workspaces.ok ? workspaces.data.map((w) => w.scope) : []), ...named];
+  const failed = !grants.ok ? grants : !members.ok ? members : null;
+  // Keys and workspaces only add rows and columns: without them the matrix still works, but says so.
+  const missing = [keys, workspaces].flatMap((outcome) => (outcome.ok ? [] : [outcome.message]));
   return (
     <>
       <PageHeader title={t("grants.title")} description={t("grants.description")} />
       {!grants.ok || !members.ok ? (
-        <ErrorState title={t("common.notAllowed")} message={t("common.adminOnly")} />
+        <ErrorState title={failed?.code === "FORBIDDEN" ? t("common.notAllowed") : t("common.error")} message={failed?.code === "FORBIDDEN" ? t("common.adminOnly") : (failed?.message ?? "")} />
       ) : (
-        <GrantsMatrix
+        <>
+          {missing.length ? <ErrorState title={t("common.error")} message={t("grants.partial", { what: missing.join(" ") })} /> : null}
+          <GrantsMatrix
           grants={grants.data}
           members={members.data.map((m) => ({ userId: m.userId, email: m.email, role: m.role }))}
           keys={keys.ok ? keys.data.filter((k) => k.status === "active").map((k) => ({ id: k.id, name: k.name, ownerEmail: k.ownerEmail })) : []}
           scopes={scopes}
-        />
+          />
+        </>
       )}
     </>
   );

@@ -6,7 +6,7 @@ import { CardActions } from "~/components/memories/card-actions";
 import { RestoreCard } from "~/components/memories/restore-card";
 import { AuditTimeline, EvidenceList, RevisionTimeline } from "~/components/memories/timelines";
 import { WhyRecalled } from "~/components/memories/why-recalled";
-import { Badge, Fields, Meter, Panel, STATUS_TONE } from "~/components/ui";
+import { Badge, ErrorState, Fields, LinkButton, Meter, Panel, STATUS_TONE } from "~/components/ui";
 import { getI18n } from "~/i18n/server";
 import { MIN_CONFIDENCE } from "~/server/memory/retrieval/conflicts";
 import { attempt, serverApi } from "~/trpc/server";
@@ -17,8 +17,10 @@ export default async function MemoryCardPage({ params }: { params: Promise<{ id:
   const { id } = await params;
   const api = await serverApi();
   const [detail, kinds, i18n] = await Promise.all([attempt(() => api.memory.card({ id: decodeURIComponent(id) })), api.memory.kinds(), getI18n()]);
-  if (!detail.ok) notFound();
   const { t, number } = i18n;
+  // Unknown or unreadable: 404. Anything else (a malformed id…) says what went wrong.
+  if (!detail.ok && detail.code === "NOT_FOUND") notFound();
+  if (!detail.ok) return <ErrorState title={t("common.error")} message={detail.message} action={<LinkButton href="/memories">{t("memories.title")}</LinkButton>} />;
   const { node, revisions, events, evidence, missingEvidenceIds, hiddenEvidenceCount, currentId, writable, usage } = detail.data;
   const isCurrent = node.status === "active";
   // A forgotten or expired card that nothing replaced can be brought back.

@@ -3,7 +3,7 @@ import { notFound } from "next/navigation";
 import { LocalTime } from "~/components/local-time";
 import { EraseSession } from "~/components/sessions/erase-session";
 import { TryRecall } from "~/components/sessions/try-recall";
-import { Badge, EmptyState, LinkButton, Panel, STATUS_TONE } from "~/components/ui";
+import { Badge, EmptyState, ErrorState, LinkButton, Panel, STATUS_TONE } from "~/components/ui";
 import { getI18n } from "~/i18n/server";
 import { attempt, serverApi } from "~/trpc/server";
 
@@ -18,7 +18,9 @@ export default async function SessionPage({ params, searchParams }: { params: Pr
   const at = typeof query.at === "string" ? query.at : undefined;
   const [{ t, number }, api] = await Promise.all([getI18n(), serverApi()]);
   const detail = await attempt(() => api.memory.session({ sessionId, before, aroundMessageId: at }));
-  if (!detail.ok) notFound();
+  // Unknown or unreadable: 404. Anything else (a malformed cursor…) says what went wrong.
+  if (!detail.ok && detail.code === "NOT_FOUND") notFound();
+  if (!detail.ok) return <ErrorState title={t("common.error")} message={detail.message} action={<LinkButton href="/sessions">{t("sessions.title")}</LinkButton>} />;
   const s = detail.data;
   const base = `/sessions/${encodeURIComponent(sessionId)}`;
 
