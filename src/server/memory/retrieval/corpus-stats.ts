@@ -7,9 +7,10 @@ export type CorpusStats = { n: number; avglen: number };
 
 /**
  * BM25 barely moves with a scope's count and mean length over two minutes (and N is raised to at
- * least the rows a query matched); recounting every 30 s, and evicting past 500 scopes (a workspace of
+ * least the rows a query matched). Recounting every 30 s, and evicting past 500 scopes (a workspace of
  * 200 members has ~440), recounted on ~12 % of searches under the load benchmark, ~6 % of Postgres's
- * time. An entry is ~100 bytes.
+ * time; hence two minutes and 10,000 scopes. An entry is ~100 bytes. Instances each keep their own, so
+ * for up to two minutes after a large change two instances may score a search slightly differently.
  */
 const TTL_MS = 120_000;
 const MAX_ENTRIES = 10_000;
