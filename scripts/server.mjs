@@ -10,6 +10,9 @@ import next from "next";
 const root = path.resolve(import.meta.dirname, "..");
 const port = Number(process.env.PORT ?? 3000);
 const hostname = process.env.HOST || "0.0.0.0";
+// The dashboard's own address (sign-in redirects, MCP's same-origin check) when none is configured,
+// whichever way the server is started (npm start, the Docker image's command, npm run serve).
+process.env.NEXTAUTH_URL ||= `http://localhost:${port}`;
 const app = next({ dev: false, dir: root, hostname, port });
 const handle = app.getRequestHandler();
 // Runs src/instrumentation.ts: opens and migrates the database, starts the worker, publishes the listener.

@@ -14,8 +14,7 @@ if (buildIsStale(root)) {
   recordBuildSources(root);
 }
 
-const port = process.env.PORT ?? "3000";
-const env = { ...process.env, PORT: port, NEXTAUTH_URL: process.env.NEXTAUTH_URL ?? `http://localhost:${port}` };
+const env = { ...process.env, PORT: process.env.PORT ?? "3000" };
 if (!process.env.DATABASE_URL) console.log(`[memory] no DATABASE_URL: using the embedded database in ${path.resolve(root, process.env.MEMORY_DATA_DIR ?? "data")}`);
 const child = spawn(process.execPath, serverArgs(root), { cwd: root, env, stdio: "inherit" });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
