@@ -8,6 +8,7 @@ import { serverConnection } from "./server-url";
 import { appliedMigrationTags, DEFAULT_MIGRATIONS_FOLDER, MigrationError, pendingMigrations, readMigrationFiles, runMigrations } from "./migrate";
 import * as schema from "./schema";
 import type { Database, DatabaseMode } from "./types";
+import { isConnectionLost } from "./connection-errors";
 
 export type DatabaseHandle = {
   db: Database;
@@ -41,17 +42,7 @@ export type OpenDatabaseOptions = {
   preparedStatements?: boolean;
 };
 
-/** Errors meaning the connection is gone (or never came up): postgres.js codes, socket errnos, server FATALs. */
-const CONNECTION_LOST = new Set(["CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT", "ECONNRESET", "ECONNREFUSED", "EPIPE", "ETIMEDOUT", "57P01", "57P02", "57P03", "25P03", "25P04"]);
-
-export function isConnectionLost(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e && typeof e === "object" && depth < 5; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === "string" && (CONNECTION_LOST.has(code) || code.startsWith("08"))) return true;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return false;
-}
+export { isConnectionLost };
 
 /**
  * Makes every statement a named prepared statement of its connection (postgres.js keeps one per

@@ -11,6 +11,7 @@ export type ServiceErrorCode =
   | "TOO_MANY_REQUESTS"
   | "PAYLOAD_TOO_LARGE"
   | "PRECONDITION_FAILED"
+  | "SERVICE_UNAVAILABLE"
   | "INTERNAL_SERVER_ERROR";
 
 export class ServiceError extends Error {
@@ -30,3 +31,15 @@ export const forbidden = (reason: string, message: string, details?: Record<stri
 export const badRequest = (reason: string, message: string, details?: Record<string, unknown>) =>
   new ServiceError("BAD_REQUEST", reason, message, details);
 export const notFound = (reason: string, message: string) => new ServiceError("NOT_FOUND", reason, message);
+
+/**
+ * The database connection broke during the call (Postgres restarted, the network dropped). A write
+ * whose COMMIT was under way may have been saved or not, so "nothing changed" would be a guess: the
+ * answer says how to find out safely instead.
+ */
+export const databaseUnavailable = () =>
+  new ServiceError(
+    "SERVICE_UNAVAILABLE",
+    "database_unavailable",
+    "The database connection was lost during this call, so whether a write in it was saved is unknown. Retry in a few seconds: a write or forget sent with the same idempotencyKey is applied at most once; without one, read the memory first (memory_get / memory_search) instead of writing again blindly.",
+  );

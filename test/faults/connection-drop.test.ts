@@ -12,6 +12,7 @@ import { memoryAuditEvents, memoryNodes } from "~/db/schema";
 import { pgErrorCode } from "~/server/memory/pg-errors";
 import { memorySearch } from "~/server/memory/retrieval/search";
 import { memoryWrite } from "~/server/memory/write";
+import { createKey, createOrg, trpcHttp } from "../support/agents";
 import { createEmptyServerDatabase } from "../support/db";
 import { agentContext, createTenant } from "../support/memory";
 import { describeServer, sleep, withApplicationName } from "./support";
@@ -105,6 +106,26 @@ describeServer("connection dropped mid-request (Postgres)", () => {
     expect(await app.db.select().from(memoryAuditEvents).where(eq(memoryAuditEvents.tenantId, tenantId))).toHaveLength(3);
     // And keeps working without any further failure.
     expect((await memorySearch(app.db, ctx, { queryText: "new connection" }, { embeddings: null, logQuery: false })).relevant.length).toBeGreaterThan(0);
+  });
+
+  it("an agent whose write lost its connection gets 503 database_unavailable saying how to retry safely, and the next call works", async () => {
+    const org = await createOrg(app.db);
+    const { secret } = await createKey(app.db, { tenantId: org.tenantId, ownerUserId: org.adminId });
+    const write = (operations: unknown[]) => trpcHttp(app.db, "tools.memory_write", { bearer: secret, body: { operations, turn: { sessionId: "drop" } } });
+    const created = await write([{ op: "create", kind: "custom_fact", itemKey: "held", explicitUserIntent: true, node: { title: "Held", content: "Held by the admin." } }]);
+    const id = (created.json.result?.data as { results: { nodeId: string }[] }).results[0]!.nodeId;
+    const update = [{ op: "update", targetId: id, expectedRevision: 1, explicitUserIntent: true, node: { content: "Changed while the connection dropped." } }];
+    const outcome = await killWhileBlocked(`select id from memory_nodes where id = '${id}' for update`, () => write(update));
+    expect(outcome.error).toBeNull();
+    expect(outcome.value!.status).toBe(503);
+    expect(outcome.value!.json.error?.data.reason).toBe("database_unavailable");
+    // Not "nothing changed": a COMMIT under way when a connection drops may have landed.
+    expect(outcome.value!.json.error?.message).toMatch(/whether a write in it was saved is unknown.*idempotencyKey/);
+    // The same pool answers the retry (once more past the stale FATAL postgres.js keeps, as above).
+    let retry = await write(update);
+    if (retry.status === 503) retry = await write(update);
+    expect(retry.status).toBe(200);
+    expect(retry.json.result?.data).toMatchObject({ done: true });
   });
 
   it("a search killed while it waits fails cleanly and the pool searches again", async () => {

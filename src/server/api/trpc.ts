@@ -8,7 +8,8 @@ import { listMemberships } from "~/server/auth/accounts";
 import { authenticateAgentKey } from "~/server/auth/agent-auth";
 import { admitMeteredAgentCall } from "~/server/auth/agent-call";
 import { TENANT_COOKIE } from "~/server/auth/tenant-cookie";
-import { ServiceError } from "~/server/errors";
+import { databaseUnavailable, ServiceError } from "~/server/errors";
+import { isConnectionLost } from "~/db/connection-errors";
 import { TOOL_NAMES } from "~/server/tools/registry";
 import { TENANT_HEADER } from "./tenant-header";
 
@@ -77,9 +78,9 @@ export const createCallerFactory = t.createCallerFactory;
 /** Turns domain errors into tRPC errors with the same code, reason and sentence. */
 const serviceErrors = t.middleware(async ({ next }) => {
   const result = await next();
-  if (!result.ok && result.error.cause instanceof ServiceError) {
-    const cause = result.error.cause;
-    throw new TRPCError({ code: cause.code, message: cause.message, cause });
+  if (!result.ok) {
+    const cause = result.error.cause instanceof ServiceError ? result.error.cause : isConnectionLost(result.error.cause) ? databaseUnavailable() : null;
+    if (cause) throw new TRPCError({ code: cause.code, message: cause.message, cause });
   }
   return result;
 });
