@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { getTableName, sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
 import { memoryChunkTopics, memoryNodes, memoryTopics } from "~/db/schema";
 import { queryRows } from "~/db/raw";
 import { appRouter } from "~/server/api/root";
@@ -592,6 +593,67 @@ describe(`tenant isolation, generated from the router (${TEST_BACKEND})`, () => 
     expect(problems).toEqual([]);
     expect(calls).toBeGreaterThan(200);
     // The tables are all there, B is untouched, and no tenant lost a card.
+    const countsAfter = await queryRows<{ tenant_id: string; n: number }>(handle.db, sql`select tenant_id, count(*)::int as n from memory_nodes group by tenant_id`);
+    for (const row of countsBefore) expect(countsAfter.find((r) => r.tenant_id === row.tenant_id)!.n).toBeGreaterThanOrEqual(row.n);
+    expect(await snapshot(handle.db, fx.b.tenantId, [fx.b.adminId, fx.b.memberId])).toEqual(bBefore);
+  });
+
+  // ---- hostile strings in every text field of every dashboard procedure ---------------------------
+
+  type InputSchema = JsonSchema & { required?: string[]; const?: unknown; minItems?: number; minimum?: number; minLength?: number };
+
+  /** The smallest input the schema accepts the shape of: required fields only, first choices. */
+  function minimalInput(schema: InputSchema): unknown {
+    if (schema.const !== undefined) return schema.const;
+    if (schema.enum?.length) return schema.enum[0];
+    const branches = [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])] as InputSchema[];
+    if (branches.length) return minimalInput(branches.find((b) => b.type !== "null") ?? branches[0]!);
+    const types = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
+    if (schema.properties || types.includes("object")) {
+      return Object.fromEntries((schema.required ?? []).map((key) => [key, minimalInput((schema.properties?.[key] ?? {}) as InputSchema)]));
+    }
+    if (types.includes("array")) return (schema.minItems ?? 0) > 0 && schema.items ? [minimalInput(schema.items as InputSchema)] : [];
+    if (types.includes("string")) return "x".repeat(Math.max(1, schema.minLength ?? 1));
+    if (types.includes("integer") || types.includes("number")) return Math.max(1, schema.minimum ?? 1);
+    if (types.includes("boolean")) return false;
+    return null;
+  }
+
+  /** A procedure's input as JSON Schema (what a caller sends), from the router itself. */
+  function procedureInputSchema(procedure: string): InputSchema | null {
+    const inputs = ((appRouter._def as unknown as { procedures: Record<string, { _def: { inputs: unknown[] } }> }).procedures[procedure]?._def.inputs ?? []) as z.ZodType[];
+    if (inputs.length === 0) return null;
+    return z.toJSONSchema(inputs.length === 1 ? inputs[0]! : z.intersection(inputs[0]!, inputs[1]!), { io: "input", unrepresentable: "any" }) as InputSchema;
+  }
+
+  it("answers hostile strings in every text field of every dashboard procedure (generated from the router) without a server error, leaving organisation B as it was", async () => {
+    const c = callers();
+    const bBefore = await snapshot(handle.db, fx.b.tenantId, [fx.b.adminId, fx.b.memberId]);
+    const countsBefore = await queryRows<{ tenant_id: string; n: number }>(handle.db, sql`select tenant_id, count(*)::int as n from memory_nodes group by tenant_id`);
+    const problems: string[] = [];
+    let calls = 0;
+    // SQL and full-text syntax, and a CJK one: the shapes that broke a query once, not every variant.
+    const hostile = [HOSTILE[0]!, HOSTILE[1]!, HOSTILE[5]!, HOSTILE[6]!];
+    for (const procedure of routerProcedures()) {
+      const access = PROCEDURES[procedure]?.access;
+      if (access !== "tenant" && access !== "admin" && access !== "signed-in") continue;
+      const schema = procedureInputSchema(procedure);
+      if (!schema) continue;
+      for (const field of textFields(schema)) {
+        for (const value of hostile) {
+          const input = minimalInput(schema) as Record<string, unknown>;
+          setPath(input, field.path, field.json ? { [value]: value, list: [value] } : value);
+          calls++;
+          const outcome = await invokePath(c.aAdmin, procedure, input).then(
+            () => "ok",
+            (e: { code?: string; message?: string }) => (e.code === "INTERNAL_SERVER_ERROR" || !e.code ? `${e.code ?? "thrown"}: ${e.message?.slice(0, 200)}` : "refused"),
+          );
+          if (outcome !== "ok" && outcome !== "refused") problems.push(`${procedure} ${field.path} = ${JSON.stringify(value)}: ${outcome}`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(calls).toBeGreaterThan(100);
     const countsAfter = await queryRows<{ tenant_id: string; n: number }>(handle.db, sql`select tenant_id, count(*)::int as n from memory_nodes group by tenant_id`);
     for (const row of countsBefore) expect(countsAfter.find((r) => r.tenant_id === row.tenant_id)!.n).toBeGreaterThanOrEqual(row.n);
     expect(await snapshot(handle.db, fx.b.tenantId, [fx.b.adminId, fx.b.memberId])).toEqual(bBefore);
