@@ -223,13 +223,14 @@ async function openEmbedded(dataDir: string | null, migrationsFolder: string, mi
         } catch (error) {
           await client.close();
           const message = error instanceof Error ? error.message : String(error);
+          const tag = (error as MigrationError).tag ?? "";
           try {
             restoreDataDir(dataDir, backupDir);
           } catch (restoreError) {
             const why = restoreError instanceof Error ? restoreError.message : String(restoreError);
-            throw new MigrationError(`${message} Putting back the copy taken first failed (${why}); it is kept at ${backupDir}, and the data directory holds what the rolled-back migration left. Free space, then restore the copy by hand (docs/operations.md, Restore).`, (error as MigrationError).tag ?? "", error);
+            throw new MigrationError(`${message} Putting back the copy taken first failed (${why}); it is kept at ${backupDir}, and the data directory holds what the rolled-back migration left. Free space, then restore the copy by hand (docs/operations.md, Restore).`, tag, error);
           }
-          throw new MigrationError(`${message} The data directory was restored as it was before (from the copy taken first, ${backupDir}, removed since).`, (error as MigrationError).tag ?? "", error);
+          throw new MigrationError(`${message} The data directory was restored as it was before (from the copy taken first, ${backupDir}, removed since).`, tag, error);
         }
         pruneBackups(dataDir, env.MEMORY_BACKUPS_KEEP);
       } else if (pending.length > 0) {

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
-import { MIGRATION_LOCK_KEY } from "./migrate";
+import { takeMigrationLock } from "./migrate";
 import { queryRows } from "./raw";
 import type { Database, Transaction } from "./types";
 
@@ -27,7 +27,7 @@ export async function ensureEmbeddingIndex(db: Database, model: string, dimensio
   // `create index if not exists` can both miss the other's and one fails), and none builds while
   // another migrates.
   return db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`);
+    await takeMigrationLock(tx);
     return createEmbeddingIndex(tx, model, dimensions);
   });
 }

@@ -3,11 +3,14 @@ import fs from "node:fs";
 import path from "node:path";
 import { sql } from "drizzle-orm";
 import { queryRows } from "./raw";
-import type { Database } from "./types";
+import type { Database, Transaction } from "./types";
 
 export const DEFAULT_MIGRATIONS_FOLDER = path.join(process.cwd(), "drizzle");
 /** Arbitrary constant shared by every instance: `pg_advisory_xact_lock` key for migrations. */
-export const MIGRATION_LOCK_KEY = 727_011_001;
+const MIGRATION_LOCK_KEY = 727_011_001;
+
+/** Holds the migrations' lock for the rest of `tx`: other instances' migrations (and schema work like the embedding index) wait. */
+export const takeMigrationLock = (tx: Transaction) => tx.execute(sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`);
 
 export type MigrationFile = { index: number; tag: string; hash: string; statements: string[] };
 
@@ -70,7 +73,7 @@ export async function runMigrations(db: Database, folder = DEFAULT_MIGRATIONS_FO
   let current = "";
   try {
     const applied = await db.transaction(async (tx) => {
-      await tx.execute(sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`);
+      await takeMigrationLock(tx);
       await tx.execute(ensureTableSql);
       const done = new Set((await queryRows<{ tag: string }>(tx, sql`select tag from schema_migrations`)).map((r) => r.tag));
       const ran: string[] = [];

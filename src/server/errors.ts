@@ -1,3 +1,5 @@
+import { isConnectionLost } from "~/db/connection-errors";
+
 /**
  * Errors the domain core raises, without depending on tRPC or HTTP: a stable machine-readable
  * `reason`, a sentence a person or a model can act on, and the transport code it maps to.
@@ -37,9 +39,13 @@ export const notFound = (reason: string, message: string) => new ServiceError("N
  * whose COMMIT was under way may have been saved or not, so "nothing changed" would be a guess: the
  * answer says how to find out safely instead.
  */
-export const databaseUnavailable = () =>
+const databaseUnavailable = () =>
   new ServiceError(
     "SERVICE_UNAVAILABLE",
     "database_unavailable",
     "The database connection was lost during this call, so whether a write in it was saved is unknown. Retry in a few seconds: a write or forget sent with the same idempotencyKey is applied at most once; without one, read the memory first (memory_get / memory_search) instead of writing again blindly.",
   );
+
+/** The answer a caller gets for a failure the domain knows how to word: its own, or a lost connection's; null for anything else. */
+export const knownServiceError = (error: unknown): ServiceError | null =>
+  error instanceof ServiceError ? error : isConnectionLost(error) ? databaseUnavailable() : null;

@@ -8,18 +8,16 @@ const SECRET_PATTERN = /(mem_live_[A-Za-z0-9]{4})[A-Za-z0-9]+|(Bearer\s+)\S+/g;
 // A failed statement's parameters (Drizzle's "Failed query: …\nparams: …") are the user's memory: card
 // text, messages, names. The statement is kept, its values are not, as written or inside JSON fields.
 const QUERY_PARAMS = /(\nparams: )[\s\S]*?(?= — caused by: |$)|(\\nparams: )(?:[^"\\]|\\.)*/g;
-const mask = (text: string) =>
+/** What `log` writes for `text`: secrets masked, query parameters left out. */
+export const maskLogText = (text: string) =>
   text
     .replace(QUERY_PARAMS, (_m, raw: string | undefined, escaped: string | undefined) => `${raw ?? escaped}(not logged)`)
     .replace(SECRET_PATTERN, (_m, key: string | undefined, bearer: string | undefined) => (key ? `${key}…` : `${bearer}…`));
 
-/** What `log` writes for `text`: secrets masked, query parameters left out (exported for its test). */
-export const maskLogText = (text: string) => mask(text);
-
 export function log(level: Level, message: string, fields?: Record<string, unknown>) {
   if (LEVELS[level] < LEVELS[env.LOG_LEVEL]) return;
   const line = fields ? `${message} ${JSON.stringify(fields)}` : message;
-  const out = `[memory] ${level.toUpperCase()} ${mask(line)}`;
+  const out = `[memory] ${level.toUpperCase()} ${maskLogText(line)}`;
   if (level === "error" || level === "warn") console.error(out);
   else console.log(out);
 }

@@ -8,8 +8,7 @@ import { listMemberships } from "~/server/auth/accounts";
 import { authenticateAgentKey } from "~/server/auth/agent-auth";
 import { admitMeteredAgentCall } from "~/server/auth/agent-call";
 import { TENANT_COOKIE } from "~/server/auth/tenant-cookie";
-import { databaseUnavailable, ServiceError } from "~/server/errors";
-import { isConnectionLost } from "~/db/connection-errors";
+import { knownServiceError, ServiceError } from "~/server/errors";
 import { TOOL_NAMES } from "~/server/tools/registry";
 import { TENANT_HEADER } from "./tenant-header";
 
@@ -79,7 +78,7 @@ export const createCallerFactory = t.createCallerFactory;
 const serviceErrors = t.middleware(async ({ next }) => {
   const result = await next();
   if (!result.ok) {
-    const cause = result.error.cause instanceof ServiceError ? result.error.cause : isConnectionLost(result.error.cause) ? databaseUnavailable() : null;
+    const cause = knownServiceError(result.error.cause);
     if (cause) throw new TRPCError({ code: cause.code, message: cause.message, cause });
   }
   return result;

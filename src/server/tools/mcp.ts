@@ -5,8 +5,7 @@ import type { Database } from "~/db/types";
 import { env } from "~/env";
 import type { AgentCredentials } from "~/server/auth/agent-auth";
 import { admitMeteredAgentCall } from "~/server/auth/agent-call";
-import { isConnectionLost } from "~/db/connection-errors";
-import { databaseUnavailable, ServiceError } from "~/server/errors";
+import { knownServiceError, ServiceError } from "~/server/errors";
 import { logServerError } from "~/server/log";
 import { AGENT_MAX_BODY_BYTES, readBodyWithin, tooLargeMessage } from "~/server/rate-limit/body-limit";
 import type { CounterStore } from "~/server/rate-limit/limiter";
@@ -97,8 +96,7 @@ function buildServer(db: Database, { apiKey, limits }: AgentCredentials, headers
     } catch (error) {
       if (error instanceof ServiceError) return errorResult(error);
       logServerError(`mcp ${name}`, error);
-      if (isConnectionLost(error)) return errorResult(databaseUnavailable());
-      return errorResult(new ServiceError("INTERNAL_SERVER_ERROR", "internal_error", INTERNAL_MESSAGE));
+      return errorResult(knownServiceError(error) ?? new ServiceError("INTERNAL_SERVER_ERROR", "internal_error", INTERNAL_MESSAGE));
     }
   });
   return mcp;
