@@ -8,6 +8,7 @@ import type { QueryTerm } from "./query-terms";
 import type { EvidenceHit, ScoreComponents } from "./search-schema";
 import { CHUNK_SOURCE, fullTextHits, MESSAGE_SOURCE, scopeStats, trigramHits, vectorHits, type FullTextHit, type TextSource } from "./signals";
 import { anyOf } from "~/db/any-of";
+import { ALL_RANKING_FEATURES, type RankingFeatures } from "./ranking-features";
 
 /**
  * Evidence search: the message log (and memory-tree chunks, when there are any) ranked with the
@@ -40,6 +41,8 @@ export type EvidenceQuery = {
   limit: number;
   /** Only evidence created up to this moment (asOf reads). */
   before?: Date;
+  /** Ranking features (default: all). */
+  features?: RankingFeatures;
 };
 
 /** Cache key of a scope's corpus statistics (see corpus-stats.ts). */
@@ -69,9 +72,9 @@ type Scored = { id: string; score: number; own: number; context: number };
  * (within the caller's scope, like everything else) and each hit lends to the two turns before and
  * after it. One statement, one JSON value back.
  */
-async function spreadOverSessions(db: DbOrTx, source: TextSource, where: SQL, hits: readonly FullTextHit[]): Promise<Scored[]> {
+async function spreadOverSessions(db: DbOrTx, source: TextSource, where: SQL, lenders: readonly FullTextHit[], hits: readonly FullTextHit[]): Promise<Scored[]> {
   const own = new Map(hits.map((h) => [h.id, h.score]));
-  const spreaders = hits.slice(0, SPREADING_HITS);
+  const spreaders = lenders.slice(0, SPREADING_HITS);
   const context = new Map<string, number>();
   const sessions = [...new Set(spreaders.map((h) => String(h.extra.session_id)))];
   if (spreaders.length > 0) {
@@ -109,7 +112,8 @@ type Ranked = { id: string; fused: number; components: ScoreComponents };
 
 async function rankSource(db: DbOrTx, source: TextSource, where: SQL, query: EvidenceQuery, candidates: number): Promise<Ranked[]> {
   const fullText = await fullTextHits(db, { source, where, terms: query.terms, limit: FULL_TEXT_CANDIDATES, minimum: query.limit, statsKey: statsKeyOf(query) });
-  const spread = await spreadOverSessions(db, source, where, fullText);
+  const features = query.features ?? ALL_RANKING_FEATURES;
+  const spread = await spreadOverSessions(db, source, where, features.contextSpread ? fullText : [], fullText);
   const lexical = new Map(spread.map((s) => [s.id, s]));
   const lists: SignalHits[] = [{ signal: "fullText", weight: EVIDENCE_SIGNAL_WEIGHTS.fullText, hits: spread.slice(0, candidates) }];
   if (query.vector && query.vector.weight > 0) {
@@ -117,7 +121,7 @@ async function rankSource(db: DbOrTx, source: TextSource, where: SQL, query: Evi
     lists.push({ signal: "vector", weight: EVIDENCE_SIGNAL_WEIGHTS.vector * query.vector.weight, hits });
   }
   // Trigrams rescue a short lookup full text missed (a typo, a partial word); they cost a scan.
-  if (fullText.length < query.limit && query.terms.filter((t) => t.weight >= 1).length <= TRIGRAM_MAX_TERMS) {
+  if (features.trigramFallback && fullText.length < query.limit && query.terms.filter((t) => t.weight >= 1).length <= TRIGRAM_MAX_TERMS) {
     const hits = await trigramHits(db, { source, where, text: query.trigramText, limit: candidates, minSimilarity: TRIGRAM_MIN_SIMILARITY });
     lists.push({ signal: "trigram", weight: EVIDENCE_SIGNAL_WEIGHTS.trigram, hits });
   }

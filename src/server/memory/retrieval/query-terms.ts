@@ -1,6 +1,7 @@
 import { englishStem } from "~/server/providers/embeddings/english-stem";
 import { CJK_CHAR_CLASS, normalizeSearchText, segmentQuery } from "../segment";
 import { crossLanguageTerms } from "./cross-language";
+import { ALL_RANKING_FEATURES, type RankingFeatures } from "./ranking-features";
 
 /**
  * Query text → full-text terms. Tokens come from segmentQuery (CJK words ≤ 2 chars, longer ones as
@@ -42,14 +43,14 @@ function shortWordVariant(token: string): string | undefined {
   return undefined;
 }
 
-export function queryTerms(text: string): QueryTerm[] {
+export function queryTerms(text: string, features: RankingFeatures = ALL_RANKING_FEATURES): QueryTerm[] {
   const tokens = segmentQuery(text);
   const meaningful = tokens.filter((t) => !ENGLISH_STOP_WORDS.has(t));
   const chosen = meaningful.length > 0 ? meaningful : tokens;
   const seen = new Map<string, QueryTerm>();
   for (const token of chosen) {
     if (seen.size >= MAX_TERMS) break;
-    const latin = /^[a-z]+$/.test(token);
+    const latin = features.stemming && /^[a-z]+$/.test(token);
     const stem = latin ? englishStem(token) : token;
     const term: QueryTerm = latin && stem.length >= 4 ? { term: stem, prefix: true, weight: 1 } : { term: token, prefix: false, weight: 1 };
     const existing = seen.get(term.term);
@@ -60,7 +61,7 @@ export function queryTerms(text: string): QueryTerm[] {
     if (other && !seen.has(other)) seen.set(other, { term: other, prefix: false, weight: 1 });
   }
   let unigrams = 0;
-  for (const [run] of normalizeSearchText(text).matchAll(CJK_RUN)) {
+  for (const [run] of features.cjkUnigrams ? normalizeSearchText(text).matchAll(CJK_RUN) : []) {
     for (const char of run) {
       if (unigrams >= MAX_CJK_UNIGRAMS) break;
       if (seen.has(char) || CJK_UNIGRAM_STOP.has(char)) continue;
@@ -69,7 +70,7 @@ export function queryTerms(text: string): QueryTerm[] {
     }
   }
   const words = [...seen.values()];
-  return [...words, ...crossLanguageTerms(words)];
+  return features.crossLanguage ? [...words, ...crossLanguageTerms(words)] : words;
 }
 
 const quote = (token: string) => `'${token.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`;

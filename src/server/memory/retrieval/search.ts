@@ -17,6 +17,7 @@ import { fetchFilteredNodes, nodeWhere, rankNodesByText } from "./node-search";
 import { embedQuery, resolveProvider, type QueryVector } from "./query-embedding";
 import { recordQuery } from "./query-log";
 import { queryTerms, trigramQueryText } from "./query-terms";
+import type { RankingFeatures } from "./ranking-features";
 import { scopesTsQuery } from "./scope-lexemes";
 import { slotChain, withOverridingCards } from "./slot-rivals";
 import { disjointScopes, narrowReadScopes, turnScopes } from "./scopes";
@@ -31,6 +32,8 @@ export type SearchOptions = {
   now?: Date;
   /** Write a memory_query_log row (default true; context building logs its own). */
   logQuery?: boolean;
+  /** Ranking features to use (default: all); the recall benchmark switches them off one at a time. */
+  ranking?: RankingFeatures;
 };
 
 type ParsedInput = ReturnType<typeof memorySearchInputSchema.parse>;
@@ -109,7 +112,7 @@ async function currentCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, in
   const relevant: Candidates["relevant"] = [];
   let evidence: EvidenceHit[] | undefined;
   if (p.runRelevant && p.queryText) {
-    const terms = queryTerms(p.queryText);
+    const terms = queryTerms(p.queryText, options.ranking);
     // "☕" or "???": nothing full text can look for; say so rather than only "no memory matched".
     if (terms.length === 0) warnings.push(`queryText "${p.queryText.slice(0, 40)}" holds no word to search for (letters, digits or CJK characters); only the vector signal, if any, looked. Describe what you want in words.`);
     const embedded = await embedQuery(resolveProvider(options.embeddings), p.queryText);
@@ -135,7 +138,7 @@ async function currentCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, in
     // Object.assign onto the fresh node, not a spread copy (see boostedScore: ~6 µs per copied card).
     for (const r of ranked) if (!exactIds.has(r.row.id)) relevant.push(Object.assign(toMemoryNode(r.row), { score: r.score, matchedBy: r.matchedBy }));
     if (input.includeEvidence) {
-      evidence = await searchEvidence(db, { tenantId: ctx.tenantId, scopes, terms, trigramText: trigramQueryText(p.queryText), vector, limit });
+      evidence = await searchEvidence(db, { tenantId: ctx.tenantId, scopes, terms, trigramText: trigramQueryText(p.queryText), vector, limit, features: options.ranking });
     }
   }
   return { exact: exactRows.map(toMemoryNode), relevant, evidence, warnings, slotIds };

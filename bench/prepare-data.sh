@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Converts the given benchmark data (../shared/bench) to memory-eval/v1 under bench/data/ (git-ignored):
+# LoCoMo, MADial zh and en, and the two cross-language sets made from MADial's translations.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+npx tsx bench/convert-locomo.ts
+npx tsx bench/convert-madial.ts --lang zh
+npx tsx bench/convert-madial.ts --lang en
+npx tsx bench/convert-cross-language.ts

@@ -1,0 +1,29 @@
+/**
+ * Ranking features that can be switched off one at a time, so that each one's worth is measured on
+ * every dataset (`npm run bench:recall -- --ablate NAME`; docs/retrieval.md, "Ablation"). Production
+ * search always runs with every feature on; only the benchmark passes another set.
+ */
+export const RANKING_FEATURES = [
+  /** Latin words of 4+ letters as a prefix of their light stem ("painting" → paint:*). */
+  "stemming",
+  /** Single CJK characters of the query as extra terms, for near matches words and bigrams miss. */
+  "cjkUnigrams",
+  /** Chinese ↔ English word bridge (cross-language.ts). */
+  "crossLanguage",
+  /** Evidence: full-text hits lend part of their score to the turns around them. */
+  "contextSpread",
+  /** Trigram similarity for short lookups full text under-serves. */
+  "trigramFallback",
+] as const;
+
+export type RankingFeature = (typeof RANKING_FEATURES)[number];
+export type RankingFeatures = Readonly<Record<RankingFeature, boolean>>;
+
+export const ALL_RANKING_FEATURES: RankingFeatures = Object.freeze(Object.fromEntries(RANKING_FEATURES.map((f) => [f, true])) as Record<RankingFeature, boolean>);
+
+export const isRankingFeature = (name: string): name is RankingFeature => (RANKING_FEATURES as readonly string[]).includes(name);
+
+/** Every feature on except `off`. */
+export function rankingFeaturesWithout(off: readonly RankingFeature[]): RankingFeatures {
+  return Object.freeze({ ...ALL_RANKING_FEATURES, ...Object.fromEntries(off.map((f) => [f, false])) });
+}
