@@ -1,11 +1,13 @@
 /**
  * MADial-Bench (hejunqing/MADial-Bench) → memory-eval/v1, one language at a time.
- *   npx tsx bench/convert-madial.ts --lang zh|en [--input-dir ../shared/bench/madial] [--output bench/data/madial-zh.json] [--gold all|first]
+ *   npx tsx bench/convert-madial.ts --lang zh|en [--input-dir ../shared/bench/madial] [--output bench/data/madial-zh.json] [--gold all|first] [--question dialogue|last]
  * Documents are the memory events of a user (one "conversation" per user, since a query may only
  * search its own user's memories); each test turn of a dialogue is a query whose text is the
  * dialogue before that turn (kept to its last 1,000 characters, the search input limit: the end of a
  * conversation is what the next turn answers). Gold: `relevant-id` restricted to that user's memories
  * (`--gold first`: only the memory actually used). Category: the scene of the first gold memory.
+ * `--question last`: the query is only the person's last line before the test turn (without the name
+ * in front), a short question-like query instead of a whole dialogue (`madial-zh-last`).
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -41,8 +43,10 @@ function main() {
   const lang = String(args.get("lang") ?? "zh");
   if (lang !== "zh" && lang !== "en") throw new Error("--lang must be zh or en");
   const gold = String(args.get("gold") ?? "all");
+  const lastOnly = String(args.get("question") ?? "dialogue") === "last";
+  const suffix = `${gold === "first" ? "-first" : ""}${lastOnly ? "-last" : ""}`;
   const dir = String(args.get("input-dir") ?? path.resolve(import.meta.dirname, "../../shared/bench/madial"));
-  const output = String(args.get("output") ?? path.resolve(import.meta.dirname, `data/madial-${lang}${gold === "first" ? "-first" : ""}.json`));
+  const output = String(args.get("output") ?? path.resolve(import.meta.dirname, `data/madial-${lang}${suffix}.json`));
   const memories = readMemories(path.join(dir, lang, `MADial-Bench-${lang}-memory.json`));
   // English memory lines carry no user: the Chinese line with the same id does.
   const zh = lang === "en" ? readMemories(path.join(dir, "zh", "MADial-Bench-zh-memory.json")) : memories;
@@ -78,13 +82,14 @@ function main() {
       let question = lines.join("\n");
       while (question.length > MAX_QUERY_CHARS && lines.length > 1) question = (lines.shift(), lines.join("\n"));
       question = question.slice(-MAX_QUERY_CHARS);
+      if (lastOnly) question = (lines.findLast((line) => !line.startsWith("Assistant:")) ?? "").replace(/^[^:]+: /, "");
       const scene = memories.get(evidence[0] ?? "")?.scene ?? "unknown";
       queries.push({ id: `d${d.id ?? index}/t${turn}`, conversationId, question, evidence, category: scene });
     }
   });
   const conversations = [...byUser.entries()].sort(([a], [b]) => a - b).map(([user, messages]) => ({ id: `user-${user}`, messages }));
   const notes = { lang, gold, memories: memories.size, unassignedMemories: unassigned, droppedGoldIds: droppedGold };
-  writeDataset(output, { format: "memory-eval/v1", name: `madial-${lang}${gold === "first" ? "-first" : ""}`, conversations, queries, notes });
+  writeDataset(output, { format: "memory-eval/v1", name: `madial-${lang}${suffix}`, conversations, queries, notes });
   console.log(`wrote ${output}: ${conversations.length} users, ${memories.size} memories, ${queries.length} queries`, notes);
 }
 

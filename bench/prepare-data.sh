@@ -6,4 +6,6 @@ cd "$(dirname "$0")/.."
 npx tsx bench/convert-locomo.ts
 npx tsx bench/convert-madial.ts --lang zh
 npx tsx bench/convert-madial.ts --lang en
+npx tsx bench/convert-madial.ts --lang zh --question last
+npx tsx bench/convert-madial.ts --lang en --question last
 npx tsx bench/convert-cross-language.ts

@@ -35,6 +35,9 @@ const QUERY_STOP_WORDS = new Set([
   "you", "your", "it", "its", "this", "that", "what", "which", "do", "does", "did", "please", "about",
 ]);
 
+/** A query token too common to search for on its own ("什么", "我的", "the"). */
+export const isQueryStopWord = (token: string) => QUERY_STOP_WORDS.has(token);
+
 type Piece = { text: string; cjk: boolean };
 
 /** What both sides of a search compare: NFKC, lower case, simplified Han characters. */

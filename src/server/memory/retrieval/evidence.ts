@@ -72,7 +72,7 @@ type Scored = { id: string; score: number; own: number; context: number };
  * (within the caller's scope, like everything else) and each hit lends to the two turns before and
  * after it. One statement, one JSON value back.
  */
-async function spreadOverSessions(db: DbOrTx, source: TextSource, where: SQL, lenders: readonly FullTextHit[], hits: readonly FullTextHit[]): Promise<Scored[]> {
+async function spreadOverSessions(db: DbOrTx, source: TextSource, where: SQL, lenders: readonly FullTextHit[], hits: readonly FullTextHit[], dialogueOnly: boolean): Promise<Scored[]> {
   const own = new Map(hits.map((h) => [h.id, h.score]));
   const spreaders = lenders.slice(0, SPREADING_HITS);
   const context = new Map<string, number>();
@@ -82,16 +82,20 @@ async function spreadOverSessions(db: DbOrTx, source: TextSource, where: SQL, le
     const list = (values: readonly string[]) => sql.join(values.map((v) => sql`${v}`), sql`, `);
     const [row] = await queryRows<{ rows: string | null }>(
       db,
-      sql`select json_agg(json_build_array(id, p1, p2, n1, n2))::text as rows from (
-            select ${t}.id, lag(${t}.id, 1) over w as p1, lag(${t}.id, 2) over w as p2, lead(${t}.id, 1) over w as n1, lead(${t}.id, 2) over w as n2
+      sql`select json_agg(json_build_array(id, p1, p2, n1, n2, dialogue))::text as rows from (
+            select ${t}.id, lag(${t}.id, 1) over w as p1, lag(${t}.id, 2) over w as p2, lead(${t}.id, 1) over w as n1, lead(${t}.id, 2) over w as n2,
+                   (min(${t}.role) over near) <> (max(${t}.role) over near) as dialogue
               from ${t}
              where ${where} and ${t}.session_id in (${list(sessions)})
-            window w as (partition by ${t}.session_id order by ${t}.seq)
+            window w as (partition by ${t}.session_id order by ${t}.seq),
+                   near as (partition by ${t}.session_id order by ${t}.seq rows between 2 preceding and 2 following)
           ) ordered
           where id in (${list(spreaders.map((h) => h.id))})`,
     );
-    const rows = row?.rows ? (JSON.parse(row.rows) as [string, string | null, string | null, string | null, string | null][]) : [];
-    for (const [id, p1, p2, n1, n2] of rows) {
+    const rows = row?.rows ? (JSON.parse(row.rows) as [string, string | null, string | null, string | null, string | null, boolean][]) : [];
+    for (const [id, p1, p2, n1, n2, dialogue] of rows) {
+      // Along one speaker's log (notes, a diary) the next line is another matter, not the reply.
+      if (dialogueOnly && !dialogue) continue;
       const score = own.get(id) ?? 0;
       const lend = (neighbour: string | null, share: number) => {
         if (neighbour) context.set(neighbour, (context.get(neighbour) ?? 0) + share * score);
@@ -113,7 +117,7 @@ type Ranked = { id: string; fused: number; components: ScoreComponents };
 async function rankSource(db: DbOrTx, source: TextSource, where: SQL, query: EvidenceQuery, candidates: number): Promise<Ranked[]> {
   const fullText = await fullTextHits(db, { source, where, terms: query.terms, limit: FULL_TEXT_CANDIDATES, minimum: query.limit, statsKey: statsKeyOf(query) });
   const features = query.features ?? ALL_RANKING_FEATURES;
-  const spread = await spreadOverSessions(db, source, where, features.contextSpread ? fullText : [], fullText);
+  const spread = await spreadOverSessions(db, source, where, features.contextSpread ? fullText : [], fullText, features.spreadAcrossRoles);
   const lexical = new Map(spread.map((s) => [s.id, s]));
   const lists: SignalHits[] = [{ signal: "fullText", weight: EVIDENCE_SIGNAL_WEIGHTS.fullText, hits: spread.slice(0, candidates) }];
   if (query.vector && query.vector.weight > 0) {

@@ -1,5 +1,5 @@
 import { englishStem } from "~/server/providers/embeddings/english-stem";
-import { CJK_CHAR_CLASS, normalizeSearchText, segmentQuery } from "../segment";
+import { CJK_CHAR_CLASS, isQueryStopWord, normalizeSearchText, segmentQuery } from "../segment";
 import { crossLanguageTerms } from "./cross-language";
 import { ALL_RANKING_FEATURES, type RankingFeatures } from "./ranking-features";
 
@@ -9,13 +9,20 @@ import { ALL_RANKING_FEATURES, type RankingFeatures } from "./ranking-features";
  * their stem ("painting" → `paint:*`), since the `simple` configuration does not stem; common
  * function words are dropped (term statistics would weigh them down anyway, this keeps queries small).
  */
-export type QueryTerm = { term: string; prefix: boolean; /** BM25 multiplier: 1 for words, less for CJK single characters. */ weight: number };
+export type QueryTerm = {
+  term: string;
+  prefix: boolean;
+  /** BM25 multiplier: 1 for words, less for CJK single characters. */
+  weight: number;
+  /** A single CJK character whose weight is scaled by its IDF (a common character says little on its own). */
+  idfScaled?: boolean;
+};
 
 const CJK = new RegExp(`[${CJK_CHAR_CLASS}]`, "u");
 const CJK_RUN = new RegExp(`[${CJK_CHAR_CLASS}]+`, "gu");
 /** Long queries (a pasted dialogue) keep their first words; single CJK characters have their own allowance. */
-const MAX_TERMS = 96;
-const MAX_CJK_UNIGRAMS = 64;
+const MAX_TERMS = 256;
+const MAX_CJK_UNIGRAMS = 128;
 /**
  * Every CJK character of the query also counts, at this weight: ICU's words and our bigrams miss
  * near-matches (跳舞 / 舞蹈) that single characters catch. Measured on MADial-zh: +0.10 recall@10.
@@ -60,6 +67,18 @@ export function queryTerms(text: string, features: RankingFeatures = ALL_RANKING
     const other = latin && stem === token ? shortWordVariant(token) : undefined;
     if (other && !seen.has(other)) seen.set(other, { term: other, prefix: false, weight: 1 });
   }
+  // The index holds every bigram of a CJK run (segment.ts), word boundaries or not: "我姐" or "的猫" say
+  // more than either character. Bigrams of two function characters ("我的") are left out.
+  if (features.cjkRunBigrams) {
+    for (const [run] of normalizeSearchText(text).matchAll(CJK_RUN)) {
+      const cs = [...run];
+      for (let i = 0; i + 1 < cs.length && seen.size < MAX_TERMS; i++) {
+        const gram = cs[i]! + cs[i + 1]!;
+        if (seen.has(gram) || isQueryStopWord(gram) || (CJK_UNIGRAM_STOP.has(cs[i]!) && CJK_UNIGRAM_STOP.has(cs[i + 1]!))) continue;
+        seen.set(gram, { term: gram, prefix: false, weight: 1 });
+      }
+    }
+  }
   let unigrams = 0;
   for (const [run] of features.cjkUnigrams ? normalizeSearchText(text).matchAll(CJK_RUN) : []) {
     for (const char of run) {
@@ -70,6 +89,7 @@ export function queryTerms(text: string, features: RankingFeatures = ALL_RANKING
     }
   }
   const words = [...seen.values()];
+  if (features.unigramIdf) for (const word of words) if (word.term.length === 1 && CJK.test(word.term)) word.idfScaled = true;
   return features.crossLanguage ? [...words, ...crossLanguageTerms(words)] : words;
 }
 

@@ -14,6 +14,12 @@ export const RANKING_FEATURES = [
   "contextSpread",
   /** Trigram similarity for short lookups full text under-serves. */
   "trigramFallback",
+  /** Every bigram of the query's CJK runs, across dictionary-word boundaries, as the index holds them. */
+  "cjkRunBigrams",
+  /** A single CJK character's weight scaled by its IDF (a common character says little on its own). */
+  "unigramIdf",
+  /** Context spreading only between turns of different roles (a dialogue), not along one speaker's log. */
+  "spreadAcrossRoles",
 ] as const;
 
 export type RankingFeature = (typeof RANKING_FEATURES)[number];

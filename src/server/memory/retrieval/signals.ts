@@ -113,13 +113,16 @@ function scoreBm25(docs: readonly MatchedDoc[], terms: readonly QueryTerm[], sta
   const n = Math.max(stats.n, docs.length, ...df);
   const avglen = Math.max(stats.avglen, 1);
   const idf = df.map((d) => Math.log(1 + (n - d + 0.5) / (d + 0.5)));
+  // A single character's weight scaled by how rare it is (idf / the idf of a term in one row).
+  const rarest = Math.log(1 + (n - 0.5) / 1.5);
+  const weight = terms.map((term, i) => (term.idfScaled ? term.weight * Math.min(1, idf[i]! / rarest) : term.weight));
   const hits: Hit[] = [];
   for (const doc of docs) {
     const norm = BM25_K1 * (1 - BM25_B + (BM25_B * doc.length) / avglen);
     let score = 0;
     terms.forEach((term, i) => {
       const tf = doc.tf[i]!;
-      if (tf > 0) score += (term.weight * idf[i]! * tf * (BM25_K1 + 1)) / (tf + norm);
+      if (tf > 0) score += (weight[i]! * idf[i]! * tf * (BM25_K1 + 1)) / (tf + norm);
     });
     if (score > 0) hits.push({ id: doc.id, score });
   }
