@@ -438,6 +438,35 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect(own.evidence?.map((e) => e.content)).toEqual(["Secret: I went hiking at Mount Tamalpais alone."]);
   });
 
+  it("spreads context only in a dialogue: along one speaker's log the next line is another matter", async () => {
+    const tenantId = await createTenant(handle.db);
+    const ctx = agentContext(tenantId, { readScopes: ["user:u1", "session:*"].map(parseScopePattern) });
+    await appendMessages(handle.db, ctx, {
+      sessionId: "diary",
+      userScopeId: "u1",
+      messages: [
+        { role: "user", content: "今天去超市买了牛奶。" },
+        { role: "user", content: "我姐姐的丈夫在银行工作。" },
+        { role: "user", content: "晚上看了一部电影。" },
+      ],
+    });
+    await appendMessages(handle.db, ctx, {
+      sessionId: "chat",
+      userScopeId: "u1",
+      messages: [
+        { role: "assistant", content: "你表哥做什么？" },
+        { role: "user", content: "我表哥的妻子是老师。" },
+        { role: "assistant", content: "好的。" },
+      ],
+    });
+    const diary = await search(ctx, { queryText: "姐姐的丈夫", includeEvidence: true });
+    expect(diary.evidence?.[0]?.content).toBe("我姐姐的丈夫在银行工作。");
+    expect(diary.evidence?.some((e) => (e.components?.context ?? 0) > 0)).toBe(false);
+    const chat = await search(ctx, { queryText: "表哥的妻子", includeEvidence: true });
+    expect(chat.evidence?.[0]?.content).toBe("我表哥的妻子是老师。");
+    expect(chat.evidence?.find((e) => e.content === "好的。")?.components?.context).toBeGreaterThan(0);
+  });
+
   it("keeps tenants and unreadable scopes apart, also through scopes narrowing", async () => {
     const tenantA = await createTenant(handle.db);
     const tenantB = await createTenant(handle.db);

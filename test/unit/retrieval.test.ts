@@ -8,6 +8,7 @@ import { rankLexically } from "~/server/memory/retrieval/lexical-score";
 import { isListAllQuery } from "~/server/memory/retrieval/list-all";
 import { anyTermTsQuery, queryTerms, termTsQuery } from "~/server/memory/retrieval/query-terms";
 import { narrowReadScopes, turnScopes } from "~/server/memory/retrieval/scopes";
+import { rankingFeaturesWithout } from "~/server/memory/retrieval/ranking-features";
 import { bm25Scores } from "~/server/memory/retrieval/signals";
 import { countJoinedLines, countLineTokens, countTokens, startsNewPiece, textHash, truncateToTokens } from "~/server/memory/retrieval/token-count";
 import { parseScopePattern } from "~/server/memory/scope";
@@ -71,8 +72,23 @@ describe("query terms", () => {
   });
   it("adds CJK single characters at a lower weight next to words and bigrams", () => {
     const terms = queryTerms("不吃香菜");
-    expect(terms.filter((t) => t.weight === 1).map((t) => t.term)).toEqual(["不吃", "香菜", "cilantro", "coriand"]);
+    expect(terms.filter((t) => t.weight === 1).map((t) => t.term)).toEqual(["不吃", "香菜", "吃香", "cilantro", "coriand"]);
     expect(terms.filter((t) => t.weight < 1).map((t) => t.term)).toEqual(["吃", "香", "菜"]);
+    expect(terms.filter((t) => t.weight < 1).every((t) => t.idfScaled)).toBe(true);
+  });
+  it("adds every bigram of a CJK run across word boundaries, but no pair of function words or stop word", () => {
+    const terms = queryTerms("我姐姐的丈夫是做什么工作的").map((t) => t.term);
+    expect(terms).toEqual(expect.arrayContaining(["姐姐", "丈夫", "工作", "我姐", "的丈"]));
+    expect(terms).not.toContain("什么");
+    expect(queryTerms("这是我的").map((t) => t.term)).not.toContain("我的");
+    // Switched off (the benchmark's ablation), only dictionary words and their bigrams remain.
+    expect(queryTerms("我姐姐的丈夫", rankingFeaturesWithout(["cjkRunBigrams"])).map((t) => t.term)).not.toContain("我姐");
+  });
+  it("keeps a long pasted dialogue's later words (256 terms: 96 cut off its end, where the question is)", () => {
+    const dialogue = Array.from({ length: 60 }, (_, i) => `第${i}句话说到了话题${String.fromCharCode(0x4e00 + i * 7)}${String.fromCharCode(0x5e00 + i * 5)}。`).join("");
+    const terms = queryTerms(`${dialogue}那么圣诞晚会跳舞呢`).map((t) => t.term);
+    expect(terms.length).toBeLessThanOrEqual(256 + 128 + 40);
+    expect(terms).toEqual(expect.arrayContaining(["跳舞"]));
   });
   it("bridges a Chinese word to a short English word's plural too, which no stem prefix reaches", () => {
     expect(queryTerms("我的狗").map((t) => t.term)).toEqual(expect.arrayContaining(["dog", "dogs"]));
@@ -116,6 +132,22 @@ describe("BM25 and fusion", () => {
     );
     expect(hits.map((h) => h.id).slice(0, 3)).toEqual(["rare-short", "rare-long", "common-only"]);
     expect(hits.map((h) => h.id)).not.toContain("none");
+  });
+  it("scales a single CJK character by its IDF: a common character says less than its plain weight", () => {
+    const chars = (idfScaled: boolean) => [
+      { term: "舞", prefix: false, weight: 0.5, idfScaled },
+      { term: "天", prefix: false, weight: 0.5, idfScaled },
+    ];
+    const docs = [{ id: "rare", length: 10, tf: [1, 0] }, ...Array.from({ length: 40 }, (_, i) => ({ id: `common-${i}`, length: 10, tf: [0, 1] }))];
+    const ratio = (idfScaled: boolean) => {
+      const hits = bm25Scores(docs, chars(idfScaled), { n: 100, avglen: 10 });
+      return hits.find((h) => h.id === "common-0")!.score / hits.find((h) => h.id === "rare")!.score;
+    };
+    expect(ratio(true)).toBeLessThan(ratio(false) * 0.5);
+    // A character in one row keeps its whole weight.
+    const [rare] = bm25Scores(docs, chars(true), { n: 100, avglen: 10 });
+    const [rarePlain] = bm25Scores(docs, chars(false), { n: 100, avglen: 10 });
+    expect(rare!.score).toBeCloseTo(rarePlain!.score, 1);
   });
   it("fuses by rank, normalized so a hit first everywhere scores 1", () => {
     const fused = reciprocalRankFusion([

@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { buildOkapiBaseline, okapiTokenize } from "../../bench/lib/okapi";
+import { bestOf } from "../../bench/lib/tables";
+import { report } from "../../bench/lib/metrics";
+
+describe("the plain Okapi BM25 baseline of bench:recall", () => {
+  it("tokenizes Latin words whole and CJK runs into bigrams (a lone character as itself)", () => {
+    expect(okapiTokenize("我喜欢Coffee! 猫")).toEqual(["我喜", "喜欢", "coffee", "猫"]);
+  });
+  it("ranks by IDF and length, counting repeated terms", () => {
+    const index = buildOkapiBaseline([
+      { id: "a", text: "我姐姐的丈夫是医生" },
+      { id: "b", text: "我今天很开心" },
+      { id: "c", text: "我姐姐喜欢猫，我也喜欢猫" },
+    ]);
+    expect(index.search("姐姐的丈夫做什么", 2)).toEqual(["a", "c"]);
+    expect(index.search("毫不相干", 3)).toEqual([]);
+  });
+  it("judges the service against the better baseline, metric by metric and per category", () => {
+    const outcome = (ranked: string[], category = "x") => ({ category, gold: ["g"], ranked, latencyMs: 1 });
+    const one = { name: "one", ...report([outcome(["g"]), outcome(["n", "g"], "y")], []) };
+    const two = { name: "two", ...report([outcome(["n", "g"]), outcome(["g"], "y")], []) };
+    const best = bestOf([one, two]);
+    expect(best.byCategory.x).toMatchObject({ mrr: 1, mrrBy: "one" });
+    expect(best.byCategory.y).toMatchObject({ mrr: 1, mrrBy: "two" });
+  });
+});
