@@ -71,6 +71,19 @@ const schema = z.object({
    * set it under a smaller model's context (e.g. 450 for a 512-token model).
    */
   EMBEDDING_MAX_TOKENS: z.coerce.number().int().min(16).max(131_072).default(4096),
+  /**
+   * Optional re-ranking endpoint applied to a search's best candidates (a cross-encoder such as
+   * bge-reranker-v2-m3 behind TEI, Jina, vLLM or a Cohere-compatible server); unset: lexical order.
+   */
+  RERANK_BASE_URL: z.preprocess(emptyToUndefined, z.string().url().optional()),
+  RERANK_MODEL: z.preprocess(emptyToUndefined, z.string().optional()),
+  RERANK_API_KEY: z.preprocess(emptyToUndefined, z.string().optional()),
+  /** `cohere`: {model, query, documents} → {results}; `tei`: {query, texts} → [{index, score}]. */
+  RERANK_FORMAT: z.enum(["cohere", "tei"]).default("cohere"),
+  /** A search waits this long for the endpoint, then keeps the lexical order. */
+  RERANK_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(2_000),
+  /** Candidates sent to the endpoint per search. */
+  RERANK_TOP_N: z.coerce.number().int().min(2).max(200).default(50),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   /** Shared rate-limit counters in Redis (redis:// or rediss://); without it they live in Postgres. */
   REDIS_URL: z.preprocess(emptyToUndefined, z.string().regex(/^rediss?:\/\//, "must start with redis:// or rediss://").optional()),

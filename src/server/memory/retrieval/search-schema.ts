@@ -47,6 +47,8 @@ export type ScoreComponents = {
   recency?: number;
   hotness?: number;
   explicit?: number;
+  /** Evidence only, with a re-ranking endpoint configured: its score, which orders the hits. */
+  rerank?: number;
   final: number;
 };
 

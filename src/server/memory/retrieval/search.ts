@@ -18,6 +18,8 @@ import { embedQuery, resolveProvider, type QueryVector } from "./query-embedding
 import { recordQuery } from "./query-log";
 import { queryTerms, trigramQueryText } from "./query-terms";
 import type { RankingFeatures } from "./ranking-features";
+import { rerankEvidence } from "./rerank";
+import { getReranker, type Reranker } from "~/server/providers/rerank";
 import { scopesTsQuery } from "./scope-lexemes";
 import { slotChain, withOverridingCards } from "./slot-rivals";
 import { disjointScopes, narrowReadScopes, turnScopes } from "./scopes";
@@ -34,6 +36,8 @@ export type SearchOptions = {
   logQuery?: boolean;
   /** Ranking features to use (default: all); the recall benchmark switches them off one at a time. */
   ranking?: RankingFeatures;
+  /** Re-ranking endpoint for evidence; `null` turns it off. Default: the configured one (RERANK_BASE_URL), if any. */
+  reranker?: Reranker | null;
 };
 
 type ParsedInput = ReturnType<typeof memorySearchInputSchema.parse>;
@@ -138,7 +142,13 @@ async function currentCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, in
     // Object.assign onto the fresh node, not a spread copy (see boostedScore: ~6 µs per copied card).
     for (const r of ranked) if (!exactIds.has(r.row.id)) relevant.push(Object.assign(toMemoryNode(r.row), { score: r.score, matchedBy: r.matchedBy }));
     if (input.includeEvidence) {
-      evidence = await searchEvidence(db, { tenantId: ctx.tenantId, scopes, terms, trigramText: trigramQueryText(p.queryText), vector, limit, features: options.ranking });
+      const reranker = options.reranker === undefined ? getReranker() : options.reranker;
+      const first = await searchEvidence(db, { tenantId: ctx.tenantId, scopes, terms, trigramText: trigramQueryText(p.queryText), vector, limit: reranker ? Math.max(limit, reranker.topN) : limit, features: options.ranking });
+      if (reranker) {
+        const reranked = await rerankEvidence(reranker, p.queryText, first, limit);
+        evidence = reranked.hits;
+        if (reranked.warning) warnings.push(reranked.warning);
+      } else evidence = first;
     }
   }
   return { exact: exactRows.map(toMemoryNode), relevant, evidence, warnings, slotIds };

@@ -1,0 +1,130 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { appendMessages } from "~/server/memory/messages";
+import { memorySearch } from "~/server/memory/retrieval/search";
+import { parseScopePattern } from "~/server/memory/scope";
+import { createReranker, scoresFromAnswer, type RerankConfig } from "~/server/providers/rerank";
+import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
+import { agentContext, createTenant } from "../support/memory";
+
+/**
+ * A local stand-in for a re-ranking server (TEI, Jina, vLLM, Cohere-compatible), answering the
+ * documented request shapes: it scores a document by whether it mentions the bank (银行), so the
+ * re-ranked order differs from the lexical one. `mode` makes it slow or wrong.
+ */
+type Mode = "ok" | "slow" | "bad-index" | "http-error" | "not-json";
+function fakeRerankServer() {
+  let mode: Mode = "ok";
+  const requests: Record<string, unknown>[] = [];
+  const server = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (c: Buffer) => (body += c.toString()));
+    req.on("end", () => {
+      const parsed = JSON.parse(body) as { query: string; documents?: string[]; texts?: string[] };
+      requests.push({ path: req.url, ...parsed });
+      const docs = parsed.documents ?? parsed.texts ?? [];
+      const score = (d: string) => (d.includes("银行") ? 0.9 : 0.1);
+      const reply = (status: number, payload: unknown) => {
+        res.writeHead(status, { "content-type": "application/json" });
+        res.end(typeof payload === "string" ? payload : JSON.stringify(payload));
+      };
+      if (mode === "slow") return void setTimeout(() => reply(200, { results: [] }), 1500);
+      if (mode === "http-error") return reply(500, { error: "model not loaded" });
+      if (mode === "not-json") return reply(200, "<html>gateway</html>");
+      if (mode === "bad-index") return reply(200, { results: [{ index: 99, relevance_score: 1 }] });
+      if (parsed.texts) return reply(200, docs.map((d, index) => ({ index, score: score(d) })));
+      return reply(200, { results: docs.map((d, index) => ({ index, relevance_score: score(d) })).reverse() });
+    });
+  });
+  return {
+    requests,
+    setMode: (m: Mode) => (mode = m),
+    start: () => new Promise<string>((resolve) => server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`))),
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe(`re-ranking endpoint (${TEST_BACKEND})`, () => {
+  let handle: TestDatabase;
+  const fake = fakeRerankServer();
+  let baseUrl = "";
+  beforeAll(async () => {
+    handle = await openTestDatabase();
+    baseUrl = await fake.start();
+  });
+  afterAll(async () => {
+    await fake.stop();
+    await handle?.destroy();
+  });
+
+  const reranker = (overrides: Partial<RerankConfig> = {}) => createReranker({ baseUrl, model: "bge-reranker-v2-m3", timeoutMs: 300, topN: 20, format: "cohere", ...overrides });
+
+  async function diary() {
+    const tenantId = await createTenant(handle.db);
+    const ctx = agentContext(tenantId, { readScopes: ["user:u1", "session:*"].map(parseScopePattern) });
+    await appendMessages(handle.db, ctx, {
+      sessionId: "diary",
+      userScopeId: "u1",
+      messages: [
+        { role: "user", content: "我姐姐的丈夫很高，我姐姐的丈夫爱笑。" },
+        { role: "user", content: "今天天气很好。" },
+        { role: "user", content: "他在银行上班，是我姐姐的丈夫。" },
+      ],
+    });
+    return ctx;
+  }
+  const search = (ctx: Parameters<typeof memorySearch>[1], options: Parameters<typeof memorySearch>[3]) =>
+    memorySearch(handle.db, ctx, { queryText: "我姐姐的丈夫做什么工作", includeEvidence: true, limit: 5 }, { embeddings: null, logQuery: false, ...options });
+
+  it("re-orders the first stage's best candidates by the endpoint's scores (Cohere/Jina/vLLM shape)", async () => {
+    const ctx = await diary();
+    const lexical = await search(ctx, { reranker: null });
+    expect(lexical.evidence?.[0]?.content).toMatch(/很高/);
+    fake.setMode("ok");
+    const reranked = await search(ctx, { reranker: reranker() });
+    expect(reranked.evidence?.[0]?.content).toMatch(/银行/);
+    expect(reranked.evidence?.[0]?.components?.rerank).toBe(0.9);
+    expect(reranked.evidence?.[0]?.components?.fullText).toBeGreaterThan(0);
+    expect(reranked.warnings).toBeUndefined();
+    const sent = fake.requests.at(-1)!;
+    expect(sent).toMatchObject({ path: "/v1/rerank", model: "bge-reranker-v2-m3", query: "我姐姐的丈夫做什么工作" });
+    expect((sent.documents as string[]).length).toBe(lexical.evidence!.length);
+  });
+
+  it("speaks TEI's shape too", async () => {
+    const ctx = await diary();
+    const reranked = await search(ctx, { reranker: reranker({ format: "tei" }) });
+    expect(reranked.evidence?.[0]?.content).toMatch(/银行/);
+    expect(fake.requests.at(-1)).toHaveProperty("texts");
+  });
+
+  for (const [mode, why] of [
+    ["slow", /did not answer within 300 ms/],
+    ["bad-index", /unusable: an answer entry has index 99/],
+    ["http-error", /HTTP 500/],
+    ["not-json", /unusable|could not be reached/],
+  ] as const) {
+    it(`keeps the lexical order and says why when the endpoint is ${mode}`, async () => {
+      const ctx = await diary();
+      const lexical = await search(ctx, { reranker: null });
+      fake.setMode(mode);
+      const started = performance.now();
+      const result = await search(ctx, { reranker: reranker() });
+      fake.setMode("ok");
+      expect(result.evidence?.map((e) => e.id)).toEqual(lexical.evidence?.map((e) => e.id));
+      expect(result.warnings?.join(" ")).toMatch(why);
+      expect(performance.now() - started).toBeLessThan(1200);
+    });
+  }
+});
+
+describe("re-ranking answers", () => {
+  it("reads both shapes and refuses partial or malformed ones", () => {
+    expect(scoresFromAnswer({ results: [{ index: 1, relevance_score: 0.2 }, { index: 0, relevance_score: 0.7 }] }, 2)).toEqual([0.7, 0.2]);
+    expect(scoresFromAnswer([{ index: 0, score: 1 }, { index: 1, score: -3 }], 2)).toEqual([1, -3]);
+    expect(scoresFromAnswer({ results: [{ index: 0, relevance_score: 0.7 }] }, 2)).toMatch(/no score for document 1/);
+    expect(scoresFromAnswer({ results: [{ index: 0, relevance_score: "high" }] }, 1)).toMatch(/not a number/);
+    expect(scoresFromAnswer({ data: [] }, 1)).toMatch(/neither/);
+  });
+});
