@@ -38,7 +38,7 @@ import { report, type QueryOutcome } from "./lib/metrics";
 const WARM_UP_QUERIES = 3;
 
 /** `--all`: the given datasets, as bench/prepare-data.sh names them. */
-const ALL_DATASETS = ["locomo", "madial-zh", "madial-en", "madial-zh-last", "madial-en-last", "madial-zh2en", "madial-en2zh"] as const;
+const ALL_DATASETS = ["locomo", "locomo-pooled", "madial-zh", "madial-en", "madial-zh-last", "madial-en-last", "madial-zh-noisy", "madial-zh2en", "madial-en2zh"] as const;
 
 type Options = {
   dataset?: string;

@@ -14,7 +14,7 @@ export const RANKING_FEATURES = [
   "contextSpread",
   /** Trigram similarity for short lookups full text under-serves. */
   "trigramFallback",
-  /** Every bigram of the query's CJK runs, across dictionary-word boundaries, as the index holds them. */
+  /** Bigrams of the query's CJK runs across dictionary-word boundaries (content characters only), as the index holds them. */
   "cjkRunBigrams",
   /** A single CJK character's weight scaled by its IDF (a common character says little on its own). */
   "unigramIdf",
