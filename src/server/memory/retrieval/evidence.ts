@@ -67,43 +67,49 @@ const TRIGRAM_MIN_SIMILARITY = 0.3;
 
 type Scored = { id: string; score: number; own: number; context: number };
 
+/** Neighbours are looked for within this many `seq` steps of a hit (a few ids may be missing: erased turns). */
+const NEIGHBOUR_SEQ_WINDOW = 4;
+
 /**
- * Full-text scores spread over session neighbours: the best hits' sessions are ordered by `seq`
- * (within the caller's scope, like everything else) and each hit lends to the two turns before and
- * after it. One statement, one JSON value back.
+ * Full-text scores spread over session neighbours. Only the rows around the best hits are read (a
+ * `seq` window per hit, by the session index): a long session costs no more than a short one. In each
+ * window, within the caller's scope like everything else, a hit lends to the two turns before and
+ * after it — where those turns are a dialogue (`dialogueOnly`: more than one role among the five).
  */
 async function spreadOverSessions(db: DbOrTx, source: TextSource, where: SQL, lenders: readonly FullTextHit[], hits: readonly FullTextHit[], dialogueOnly: boolean): Promise<Scored[]> {
   const own = new Map(hits.map((h) => [h.id, h.score]));
   const spreaders = lenders.slice(0, SPREADING_HITS);
   const context = new Map<string, number>();
-  const sessions = [...new Set(spreaders.map((h) => String(h.extra.session_id)))];
   if (spreaders.length > 0) {
     const t = sql.raw(source.table);
-    const list = (values: readonly string[]) => sql.join(values.map((v) => sql`${v}`), sql`, `);
+    const windows = sql.join(
+      spreaders.map((h) => {
+        const seq = Number(h.extra.seq);
+        return sql`(${t}.session_id = ${String(h.extra.session_id)} and ${t}.seq between ${seq - NEIGHBOUR_SEQ_WINDOW} and ${seq + NEIGHBOUR_SEQ_WINDOW})`;
+      }),
+      sql` or `,
+    );
     const [row] = await queryRows<{ rows: string | null }>(
       db,
-      sql`select json_agg(json_build_array(id, p1, p2, n1, n2, dialogue))::text as rows from (
-            select ${t}.id, lag(${t}.id, 1) over w as p1, lag(${t}.id, 2) over w as p2, lead(${t}.id, 1) over w as n1, lead(${t}.id, 2) over w as n2,
-                   (min(${t}.role) over near) <> (max(${t}.role) over near) as dialogue
-              from ${t}
-             where ${where} and ${t}.session_id in (${list(sessions)})
-            window w as (partition by ${t}.session_id order by ${t}.seq),
-                   near as (partition by ${t}.session_id order by ${t}.seq rows between 2 preceding and 2 following)
-          ) ordered
-          where id in (${list(spreaders.map((h) => h.id))})`,
+      sql`select json_agg(json_build_array(${t}.id, ${t}.session_id, ${t}.role) order by ${t}.session_id, ${t}.seq)::text as rows from ${t} where ${where} and (${windows})`,
     );
-    const rows = row?.rows ? (JSON.parse(row.rows) as [string, string | null, string | null, string | null, string | null, boolean][]) : [];
-    for (const [id, p1, p2, n1, n2, dialogue] of rows) {
+    const rows = row?.rows ? (JSON.parse(row.rows) as [string, string, string][]) : [];
+    const position = new Map(rows.map((r, i) => [r[0], i]));
+    const at = (i: number, session: string) => (i >= 0 && i < rows.length && rows[i]![1] === session ? rows[i] : undefined);
+    for (const hit of spreaders) {
+      const i = position.get(hit.id);
+      if (i === undefined) continue;
+      const session = rows[i]![1];
+      const near = [at(i - 2, session), at(i - 1, session), at(i + 1, session), at(i + 2, session)];
       // Along one speaker's log (notes, a diary) the next line is another matter, not the reply.
-      if (dialogueOnly && !dialogue) continue;
-      const score = own.get(id) ?? 0;
-      const lend = (neighbour: string | null, share: number) => {
-        if (neighbour) context.set(neighbour, (context.get(neighbour) ?? 0) + share * score);
+      if (dialogueOnly && !near.some((r) => r && r[2] !== rows[i]![2])) continue;
+      const lend = (neighbour: [string, string, string] | undefined, share: number) => {
+        if (neighbour) context.set(neighbour[0], (context.get(neighbour[0]) ?? 0) + share * hit.score);
       };
-      lend(p1, CONTEXT_SPREAD[0]);
-      lend(n1, CONTEXT_SPREAD[0]);
-      lend(p2, CONTEXT_SPREAD[1]);
-      lend(n2, CONTEXT_SPREAD[1]);
+      lend(near[1], CONTEXT_SPREAD[0]);
+      lend(near[2], CONTEXT_SPREAD[0]);
+      lend(near[0], CONTEXT_SPREAD[1]);
+      lend(near[3], CONTEXT_SPREAD[1]);
     }
   }
   const ids = new Set([...own.keys(), ...context.keys()]);
