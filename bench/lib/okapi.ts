@@ -4,7 +4,8 @@
  * that character). NFKC and lower case; nothing else — no stemming, stop words, fields or boosts.
  */
 const CJK_CLASS = "\\p{sc=Han}\\p{sc=Hiragana}\\p{sc=Katakana}\\p{sc=Hangul}\\u30FC";
-const TOKEN = new RegExp(`[${CJK_CLASS}]+|[\\p{L}\\p{M}\\p{N}]+`, "gu");
+/** A CJK run, or a run of other letters, marks and digits (a CJK character ends it: "iphone15手机" → iphone15, 手机). */
+const TOKEN = new RegExp(`[${CJK_CLASS}]+|(?:(?![${CJK_CLASS}])[\\p{L}\\p{M}\\p{N}])+`, "gu");
 const CJK = new RegExp(`[${CJK_CLASS}]`, "u");
 
 export function okapiTokenize(text: string): string[] {
@@ -35,19 +36,24 @@ export function buildOkapiBaseline(docs: readonly { id: string; text: string }[]
   });
   const n = docs.length;
   const avglen = lengths.reduce((a, x) => a + x, 0) / Math.max(n, 1) || 1;
-  return {
-    search(query: string, k: number): string[] {
-      const scores = new Map<number, number>();
-      for (const term of new Set(okapiTokenize(query))) {
-        const list = postings.get(term);
-        if (!list) continue;
-        const idf = Math.log(1 + (n - list.size + 0.5) / (list.size + 0.5));
-        for (const [doc, tf] of list) {
-          const norm = k1 * (1 - b + (b * lengths[doc]!) / avglen);
-          scores.set(doc, (scores.get(doc) ?? 0) + (idf * tf * (k1 + 1)) / (tf + norm));
-        }
+  const score = (query: string) => {
+    const scores = new Map<number, number>();
+    for (const term of new Set(okapiTokenize(query))) {
+      const list = postings.get(term);
+      if (!list) continue;
+      const idf = Math.log(1 + (n - list.size + 0.5) / (list.size + 0.5));
+      for (const [doc, tf] of list) {
+        const norm = k1 * (1 - b + (b * lengths[doc]!) / avglen);
+        scores.set(doc, (scores.get(doc) ?? 0) + (idf * tf * (k1 + 1)) / (tf + norm));
       }
-      return [...scores]
+    }
+    return scores;
+  };
+  return {
+    /** Each matching document's score, by id. */
+    scores: (query: string) => new Map([...score(query)].map(([doc, s]) => [docs[doc]!.id, s])),
+    search(query: string, k: number): string[] {
+      return [...score(query)]
         .sort((x, y) => y[1] - x[1] || x[0] - y[0])
         .slice(0, k)
         .map(([doc]) => docs[doc]!.id);

@@ -29,6 +29,8 @@ function fakeRerankServer() {
         res.writeHead(status, { "content-type": "application/json" });
         res.end(typeof payload === "string" ? payload : JSON.stringify(payload));
       };
+      // As TEI does by default (--max-client-batch-size 32).
+      if (docs.length > 32) return reply(422, { error: "batch size 40 > maximum allowed batch size 32" });
       if (mode === "slow") return void setTimeout(() => reply(200, { results: [] }), 1500);
       if (mode === "http-error") return reply(500, { error: "model not loaded" });
       if (mode === "not-json") return reply(200, "<html>gateway</html>");
@@ -99,11 +101,33 @@ describe(`re-ranking endpoint (${TEST_BACKEND})`, () => {
     expect(fake.requests.at(-1)).toHaveProperty("texts");
   });
 
+  it("sends at most 32 documents a request, as TEI accepts, and keeps the lexical tail past RERANK_TOP_N", async () => {
+    const ctx = await diary();
+    await appendMessages(handle.db, ctx, {
+      sessionId: "diary",
+      userScopeId: "u1",
+      messages: Array.from({ length: 45 }, (_, i) => ({ role: "user" as const, content: `第${i}天：我姐姐的丈夫又来了。` })),
+    });
+    fake.setMode("ok");
+    const before = fake.requests.length;
+    const all = await memorySearch(handle.db, ctx, { queryText: "我姐姐的丈夫做什么工作", includeEvidence: true, limit: 50 }, { embeddings: null, logQuery: false, reranker: reranker({ topN: 48, format: "tei" }) });
+    const sent = fake.requests.slice(before).map((r) => (r.texts as string[]).length);
+    expect(sent).toEqual([32, 15]); // 47 messages match (the weather line does not)
+    expect(all.warnings).toBeUndefined();
+    expect(all.evidence?.[0]?.content).toMatch(/银行/);
+    expect(all.evidence?.length).toBe(47);
+
+    const few = await search(ctx, { reranker: reranker({ topN: 2 }) });
+    expect(few.evidence?.length).toBe(5);
+    expect(few.evidence?.slice(0, 2).every((e) => e.components?.rerank !== undefined)).toBe(true);
+    expect(few.evidence?.slice(2).every((e) => e.components?.rerank === undefined)).toBe(true);
+  });
+
   for (const [mode, why] of [
     ["slow", /did not answer within 300 ms/],
     ["bad-index", /unusable: an answer entry has index 99/],
     ["http-error", /HTTP 500/],
-    ["not-json", /unusable|could not be reached/],
+    ["not-json", /answer is not JSON/],
   ] as const) {
     it(`keeps the lexical order and says why when the endpoint is ${mode}`, async () => {
       const ctx = await diary();

@@ -467,6 +467,49 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect(chat.evidence?.find((e) => e.content === "好的。")?.components?.context).toBeGreaterThan(0);
   });
 
+  it("finds a turn's neighbours in its own session when sessions were written at the same time", async () => {
+    const tenantId = await createTenant(handle.db);
+    const ctx = agentContext(tenantId, { readScopes: ["user:u1", "user:u2", "session:*"].map(parseScopePattern) });
+    // seq is one sequence for every session: turns appended in turn to two sessions are numbered apart.
+    const turns = [
+      ["talk-a", "assistant", "What did you do on Saturday?"],
+      ["talk-b", "assistant", "How is the new job going?"],
+      ["talk-a", "user", "I rebuilt the greenhouse roof with my uncle."],
+      ["talk-b", "user", "Busy, lots of meetings."],
+      ["talk-a", "assistant", "That sounds like hard work."],
+      ["talk-b", "assistant", "Hang in there."],
+    ] as const;
+    for (const [sessionId, role, content] of turns) {
+      const filler = sessionId === "talk-b" ? Array.from({ length: 5 }, (_, i) => ({ role: "user" as const, content: `${content} (${i})` })) : [];
+      await appendMessages(handle.db, ctx, { sessionId, userScopeId: sessionId === "talk-a" ? "u1" : "u2", messages: [{ role, content }, ...filler] });
+    }
+    const result = await search(ctx, { queryText: "greenhouse roof uncle", includeEvidence: true });
+    expect(result.evidence?.[0]?.content).toMatch(/greenhouse/);
+    const lent = (text: string) => result.evidence?.find((e) => e.content === text)?.components?.context ?? 0;
+    expect(lent("What did you do on Saturday?")).toBeGreaterThan(0);
+    expect(lent("That sounds like hard work.")).toBeGreaterThan(0);
+    expect(lent("How is the new job going?")).toBe(0);
+    expect(lent("Busy, lots of meetings.")).toBe(0);
+  });
+
+  it("lends only to neighbours of the caller's own organisation, whatever the session is called", async () => {
+    const [tenantA, tenantB] = [await createTenant(handle.db), await createTenant(handle.db)];
+    const a = agentContext(tenantA, { readScopes: ["user:u1", "session:*"].map(parseScopePattern) });
+    const b = agentContext(tenantB, { readScopes: ["user:u1", "session:*"].map(parseScopePattern) });
+    const turns = [
+      [a, "assistant", "What did you do on Saturday?"],
+      [b, "assistant", "Organisation B's question about the greenhouse."],
+      [a, "user", "I rebuilt the greenhouse roof."],
+      [b, "user", "Organisation B's private answer."],
+      [a, "assistant", "Nice."],
+    ] as const;
+    for (const [ctx, role, content] of turns) await appendMessages(handle.db, ctx, { sessionId: "talk", userScopeId: "u1", messages: [{ role, content }] });
+    const result = await search(a, { queryText: "greenhouse roof", includeEvidence: true });
+    expect(result.evidence?.[0]?.content).toBe("I rebuilt the greenhouse roof.");
+    expect(result.evidence?.some((e) => e.content.startsWith("Organisation B"))).toBe(false);
+    expect(result.evidence?.find((e) => e.content === "Nice.")?.components?.context).toBeGreaterThan(0);
+  });
+
   it("keeps tenants and unreadable scopes apart, also through scopes narrowing", async () => {
     const tenantA = await createTenant(handle.db);
     const tenantB = await createTenant(handle.db);

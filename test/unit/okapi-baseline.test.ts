@@ -6,6 +6,19 @@ import { report } from "../../bench/lib/metrics";
 describe("the plain Okapi BM25 baseline of bench:recall", () => {
   it("tokenizes Latin words whole and CJK runs into bigrams (a lone character as itself)", () => {
     expect(okapiTokenize("我喜欢Coffee! 猫")).toEqual(["我喜", "喜欢", "coffee", "猫"]);
+    expect(okapiTokenize("我买了iPhone15手机")).toEqual(["我买", "买了", "iphone15", "手机"]);
+    expect(okapiTokenize("ktv唱歌 3点 2023年")).toEqual(["ktv", "唱歌", "3", "点", "2023", "年"]);
+  });
+  it("scores exactly as Okapi BM25 with k1 1.2 and b 0.75", () => {
+    // Two documents: "a a b" (3 tokens) and "b c" (2 tokens); avglen 2.5, N 2. Query "a".
+    const index = buildOkapiBaseline([
+      { id: "x", text: "a a b" },
+      { id: "y", text: "b c" },
+    ]);
+    const idf = Math.log(1 + (2 - 1 + 0.5) / (1 + 0.5));
+    const expected = (idf * 2 * 2.2) / (2 + 1.2 * (1 - 0.75 + (0.75 * 3) / 2.5));
+    expect(index.scores("a").get("x")).toBeCloseTo(expected, 10);
+    expect(index.scores("a").has("y")).toBe(false);
   });
   it("ranks by IDF and length, counting repeated terms", () => {
     const index = buildOkapiBaseline([

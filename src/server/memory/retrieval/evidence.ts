@@ -67,14 +67,15 @@ const TRIGRAM_MIN_SIMILARITY = 0.3;
 
 type Scored = { id: string; score: number; own: number; context: number };
 
-/** Neighbours are looked for within this many `seq` steps of a hit (a few ids may be missing: erased turns). */
-const NEIGHBOUR_SEQ_WINDOW = 4;
+/** A neighbour row: the lender it belongs to, its id and role, and which side of the lender (-1 before, 1 after) at which distance order. */
+type NeighbourRow = [lender: string, id: string, role: string, side: -1 | 1];
 
 /**
- * Full-text scores spread over session neighbours. Only the rows around the best hits are read (a
- * `seq` window per hit, by the session index): a long session costs no more than a short one. In each
- * window, within the caller's scope like everything else, a hit lends to the two turns before and
- * after it — where those turns are a dialogue (`dialogueOnly`: more than one role among the five).
+ * Full-text scores spread over session neighbours. For each of the best hits, the two turns before and
+ * the two after it in its session are read by the session index ((tenant, session, seq): `seq` is one
+ * sequence for all sessions, so a session's turns are ordered by it but not numbered 1, 2, 3), within
+ * the caller's scope like everything else; a long session costs no more than a short one. Each hit
+ * lends to those turns — where they are a dialogue (`dialogueOnly`: a turn of another role among them).
  */
 async function spreadOverSessions(db: DbOrTx, source: TextSource, where: SQL, lenders: readonly FullTextHit[], hits: readonly FullTextHit[], dialogueOnly: boolean): Promise<Scored[]> {
   const own = new Map(hits.map((h) => [h.id, h.score]));
@@ -82,34 +83,41 @@ async function spreadOverSessions(db: DbOrTx, source: TextSource, where: SQL, le
   const context = new Map<string, number>();
   if (spreaders.length > 0) {
     const t = sql.raw(source.table);
-    const windows = sql.join(
-      spreaders.map((h) => {
-        const seq = Number(h.extra.seq);
-        return sql`(${t}.session_id = ${String(h.extra.session_id)} and ${t}.seq between ${seq - NEIGHBOUR_SEQ_WINDOW} and ${seq + NEIGHBOUR_SEQ_WINDOW})`;
-      }),
-      sql` or `,
+    const lenderRows = sql.join(
+      spreaders.map((h) => sql`(${h.id}, ${String(h.extra.session_id)}, ${Number(h.extra.seq)}::bigint)`),
+      sql`, `,
     );
+    const side = (direction: "before" | "after") => {
+      const before = direction === "before";
+      return sql`(select ${t}.id, ${t}.role, ${before ? -1 : 1} as side, ${t}.seq from ${t}
+                   where ${where} and ${t}.session_id = l.session_id and ${t}.seq ${sql.raw(before ? "<" : ">")} l.seq
+                   order by ${t}.seq ${sql.raw(before ? "desc" : "asc")} limit 2)`;
+    };
     const [row] = await queryRows<{ rows: string | null }>(
       db,
-      sql`select json_agg(json_build_array(${t}.id, ${t}.session_id, ${t}.role) order by ${t}.session_id, ${t}.seq)::text as rows from ${t} where ${where} and (${windows})`,
+      sql`select json_agg(json_build_array(l.id, n.id, n.role, n.side) order by l.id, n.side, abs(n.seq - l.seq))::text as rows
+            from (values ${lenderRows}) as l(id, session_id, seq)
+            cross join lateral (${side("before")} union all ${side("after")}) as n`,
     );
-    const rows = row?.rows ? (JSON.parse(row.rows) as [string, string, string][]) : [];
-    const position = new Map(rows.map((r, i) => [r[0], i]));
-    const at = (i: number, session: string) => (i >= 0 && i < rows.length && rows[i]![1] === session ? rows[i] : undefined);
+    const rows = row?.rows ? (JSON.parse(row.rows) as NeighbourRow[]) : [];
+    const around = new Map<string, { before: NeighbourRow[]; after: NeighbourRow[] }>();
+    for (const r of rows) {
+      const entry = around.get(r[0]) ?? { before: [], after: [] };
+      (r[3] < 0 ? entry.before : entry.after).push(r);
+      around.set(r[0], entry);
+    }
     for (const hit of spreaders) {
-      const i = position.get(hit.id);
-      if (i === undefined) continue;
-      const session = rows[i]![1];
-      const near = [at(i - 2, session), at(i - 1, session), at(i + 1, session), at(i + 2, session)];
+      const near = around.get(hit.id);
+      if (!near) continue;
       // Along one speaker's log (notes, a diary) the next line is another matter, not the reply.
-      if (dialogueOnly && !near.some((r) => r && r[2] !== rows[i]![2])) continue;
-      const lend = (neighbour: [string, string, string] | undefined, share: number) => {
-        if (neighbour) context.set(neighbour[0], (context.get(neighbour[0]) ?? 0) + share * hit.score);
+      if (dialogueOnly && ![...near.before, ...near.after].some((r) => r[2] !== String(hit.extra.role))) continue;
+      const lend = (neighbour: NeighbourRow | undefined, share: number) => {
+        if (neighbour) context.set(neighbour[1], (context.get(neighbour[1]) ?? 0) + share * hit.score);
       };
-      lend(near[1], CONTEXT_SPREAD[0]);
-      lend(near[2], CONTEXT_SPREAD[0]);
-      lend(near[0], CONTEXT_SPREAD[1]);
-      lend(near[3], CONTEXT_SPREAD[1]);
+      lend(near.before[0], CONTEXT_SPREAD[0]);
+      lend(near.after[0], CONTEXT_SPREAD[0]);
+      lend(near.before[1], CONTEXT_SPREAD[1]);
+      lend(near.after[1], CONTEXT_SPREAD[1]);
     }
   }
   const ids = new Set([...own.keys(), ...context.keys()]);

@@ -16,7 +16,7 @@ export async function rerankEvidence(reranker: Reranker, query: string, hits: re
   if ("error" in answer) return { hits: hits.slice(0, limit), warning: `Re-ranking skipped, results are in lexical order: ${answer.error}.` };
   const scored = candidates.map((hit, i) => ({ hit, score: answer.scores[i]!, lexicalRank: i }));
   scored.sort((a, b) => b.score - a.score || a.lexicalRank - b.lexicalRank);
-  return {
-    hits: scored.slice(0, limit).map(({ hit, score }) => ({ ...hit, score, components: { ...hit.components, rerank: score, final: score } })),
-  };
+  // Hits past the re-ranked ones (RERANK_TOP_N under `limit`) follow in lexical order.
+  const reranked = scored.map(({ hit, score }): EvidenceHit => ({ ...hit, score, components: { ...hit.components, rerank: score, final: score } }));
+  return { hits: [...reranked, ...hits.slice(candidates.length)].slice(0, limit) };
 }

@@ -155,7 +155,7 @@ async function currentCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, in
 }
 
 /** `asOf`: memory as it stood then (history.ts decides which revisions were current), ranked in memory. */
-async function asOfCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, input: ParsedInput, scopes: ScopePattern[], registry: KindRegistry): Promise<Candidates> {
+async function asOfCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, input: ParsedInput, scopes: ScopePattern[], registry: KindRegistry, options: SearchOptions): Promise<Candidates> {
   const asOf = new Date(input.asOf!);
   const kinds = p.all.kinds?.map((k) => registry.resolve(k)?.kind ?? k);
   const then = await readMemoryAsOf(db, { tenantId: ctx.tenantId, scopes, asOf, kinds, limit: 1000 });
@@ -171,8 +171,8 @@ async function asOfCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, input
   let evidence: EvidenceHit[] | undefined;
   if (input.includeEvidence && p.runRelevant && p.queryText) {
     const limit = input.limit ?? SEARCH_LIMITS.defaultLimit;
-    const terms = queryTerms(p.queryText);
-    evidence = await searchEvidence(db, { tenantId: ctx.tenantId, scopes, terms, trigramText: trigramQueryText(p.queryText), limit, before: asOf });
+    const terms = queryTerms(p.queryText, options.ranking);
+    evidence = await searchEvidence(db, { tenantId: ctx.tenantId, scopes, terms, trigramText: trigramQueryText(p.queryText), limit, before: asOf, features: options.ranking });
   }
   return { exact, relevant, evidence, warnings: [] };
 }
@@ -235,7 +235,7 @@ export async function memorySearch(db: DbOrTx, ctx: MemoryCallContext, rawInput:
   } else {
     // Only kind names need the tenant's registry (custom kinds); skip the read otherwise.
     const registry = input.kinds?.length ? await loadKindRegistry(db, ctx.tenantId) : BUILT_IN_KIND_REGISTRY;
-    const found = input.asOf ? await asOfCandidates(db, ctx, p, input, scopes, registry) : await currentCandidates(db, ctx, p, input, scopes, registry, options, now);
+    const found = input.asOf ? await asOfCandidates(db, ctx, p, input, scopes, registry, options) : await currentCandidates(db, ctx, p, input, scopes, registry, options, now);
     const exactIds = new Set(found.exact.map((n) => n.id));
     const { kept, omitted } = resolveConflicts([...found.exact, ...found.relevant], {
       now: input.asOf ? new Date(input.asOf) : now,

@@ -67,7 +67,7 @@ export const MESSAGE_SOURCE: TextSource = {
   matchVector: "memory_messages.search_vector",
   classes: [{ label: "", weight: 1 }],
   length: "length(memory_messages.search_text)",
-  extra: ["session_id", "seq"],
+  extra: ["session_id", "seq", "role"],
   trigramColumns: ["memory_messages.search_text"],
   trigramText: "memory_messages.search_text",
 };
@@ -77,7 +77,7 @@ export const CHUNK_SOURCE: TextSource = {
   matchVector: "memory_chunks.search_vector",
   classes: [{ label: "", weight: 1 }],
   length: "length(memory_chunks.search_text)",
-  extra: ["session_id", "seq"],
+  extra: ["session_id", "seq", "role"],
   trigramColumns: ["memory_chunks.search_text"],
   trigramText: "memory_chunks.search_text",
 };

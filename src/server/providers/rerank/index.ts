@@ -30,6 +30,8 @@ export type RerankConfig = {
 
 /** Per document, at most this many characters go out (a cross-encoder reads ~512 tokens anyway). */
 const MAX_DOCUMENT_CHARS = 2000;
+/** Documents per request: TEI refuses more than 32 by default (`--max-client-batch-size`). Batches go out together. */
+const BATCH_SIZE = 32;
 
 type CohereAnswer = { results?: { index?: unknown; relevance_score?: unknown }[] };
 type TeiAnswer = { index?: unknown; score?: unknown }[];
@@ -62,24 +64,44 @@ export function createReranker(config: RerankConfig): Reranker {
     async rerank(query, documents) {
       if (documents.length === 0) return { scores: [] };
       const texts = documents.map((d) => d.slice(0, MAX_DOCUMENT_CHARS));
-      const body = config.format === "tei" ? { query, texts, truncate: true } : { model: config.model, query, documents: texts, top_n: texts.length, return_documents: false };
-      try {
-        const response = await doFetch(endpoint, {
-          method: "POST",
-          headers: { "content-type": "application/json", ...(config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {}) },
-          body: JSON.stringify(body),
-          signal: AbortSignal.timeout(config.timeoutMs),
-        });
+      const batches: string[][] = [];
+      for (let i = 0; i < texts.length; i += BATCH_SIZE) batches.push(texts.slice(i, i + BATCH_SIZE));
+      const signal = AbortSignal.timeout(config.timeoutMs);
+      const answers = await Promise.all(batches.map((batch) => rerankBatch(batch)));
+      const failed = answers.find((a): a is { error: string } => "error" in a);
+      return failed ?? { scores: answers.flatMap((a) => ("scores" in a ? a.scores : [])) };
+
+      async function rerankBatch(batch: string[]): Promise<{ scores: number[] } | { error: string }> {
+        const body = config.format === "tei" ? { query, texts: batch, truncate: true } : { model: config.model, query, documents: batch, top_n: batch.length, return_documents: false };
+        let response: Response;
+        try {
+          response = await doFetch(endpoint, {
+            method: "POST",
+            headers: { "content-type": "application/json", ...(config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {}) },
+            body: JSON.stringify(body),
+            signal,
+          });
+        } catch (error) {
+          return { error: isTimeout(error) ? timedOut() : "the rerank endpoint could not be reached (RERANK_BASE_URL)" };
+        }
         if (!response.ok) return { error: `the rerank endpoint answered HTTP ${response.status}` };
-        const scores = scoresFromAnswer(await response.json(), texts.length);
+        let answer: unknown;
+        try {
+          answer = await response.json();
+        } catch (error) {
+          return { error: isTimeout(error) ? timedOut() : "the rerank endpoint's answer is not JSON" };
+        }
+        const scores = scoresFromAnswer(answer, batch.length);
         return typeof scores === "string" ? { error: `the rerank endpoint's answer is unusable: ${scores}` } : { scores };
-      } catch (error) {
-        const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
-        return { error: timedOut ? `the rerank endpoint did not answer within ${config.timeoutMs} ms (RERANK_TIMEOUT_MS)` : "the rerank endpoint could not be reached (RERANK_BASE_URL)" };
       }
     },
   };
+  function timedOut() {
+    return `the rerank endpoint did not answer within ${config.timeoutMs} ms (RERANK_TIMEOUT_MS)`;
+  }
 }
+
+const isTimeout = (error: unknown) => error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
 
 let configured: Reranker | null | undefined;
 
