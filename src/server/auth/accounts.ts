@@ -102,11 +102,13 @@ async function createAccount(
 ): Promise<CreatedAccount> {
   return db.transaction(async (tx) => {
     await tx.execute(sqlLock);
-    if (await findUserByEmail(tx, input.email)) throw new AccountError("email_taken", `An account for ${input.email} already exists. Sign in instead.`);
     const firstAdmin = (await countUsers(tx)) === 0;
+    // Closed sign-up is refused before the email is looked up, so a known and an unknown address get
+    // the same answer: sign-up must not tell strangers who has an account here.
     if (!firstAdmin && !input.openSignup) {
       throw new AccountError("signup_closed", "Sign-up is closed on this server. Ask an admin to add you, then sign in.");
     }
+    if (await findUserByEmail(tx, input.email)) throw new AccountError("email_taken", `An account for ${input.email} already exists. Sign in instead.`);
     const [user] = await tx
       .insert(users)
       .values({ id: newId("usr"), email: input.email, name: input.name, image: input.image, passwordHash: input.passwordHash })
