@@ -1,5 +1,10 @@
+import type { Session } from "next-auth";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tenants } from "~/db/schema";
 import { registerAccount } from "~/server/auth/accounts";
+import { serveTrpcRequest } from "~/server/http/dashboard-trpc";
+import { serverOrigin } from "~/server/http/same-origin";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { callerAs } from "../support/trpc";
 
@@ -18,6 +23,14 @@ describe(`dashboard hardening (${TEST_BACKEND})`, () => {
   });
   afterAll(async () => handle?.destroy());
 
+  /** An HTTP request to /api/trpc as the Next.js route serves it, from a browser signed in as `userId` (null: nobody). */
+  const http = (userId: string | null, path: string, init: { method?: string; headers?: Record<string, string>; body?: BodyInit }) => {
+    const session: Session | null = userId ? { user: { id: userId, email: "owner@example.com" }, expires: new Date(Date.now() + 3600_000).toISOString() } : null;
+    const req = new Request(`${serverOrigin()}/api/trpc/${path}`, { method: init.method ?? "POST", headers: init.headers, body: init.body });
+    return serveTrpcRequest(req, { getDb: async () => handle.db, getSession: async () => session });
+  };
+  const writePolicy = async () => (await handle.db.select({ p: tenants.writePolicy }).from(tenants).where(eq(tenants.id, admin.tenantId)))[0]!.p;
+
   it("answers sign-up alike for a known and an unknown email while sign-up is closed (no account enumeration)", async () => {
     const anon = callerAs(handle.db);
     const answer = (email: string) =>
@@ -29,5 +42,44 @@ describe(`dashboard hardening (${TEST_BACKEND})`, () => {
     const unknown = await answer("stranger@example.com");
     expect(unknown).toContain("FORBIDDEN");
     expect(known).toBe(unknown);
+  });
+
+  it("refuses dashboard mutations sent as a form or from another origin (CSRF beyond SameSite=Lax)", async () => {
+    expect(await writePolicy()).toBe("any");
+    const json = JSON.stringify({ writePolicy: "explicit-only" });
+    const form = new FormData();
+    form.set("writePolicy", "explicit-only");
+    // The attack: a page on another port of the same host posts a form, or JSON with its own Origin.
+    const attacks: { headers: Record<string, string>; body: BodyInit }[] = [
+      { headers: {}, body: form },
+      { headers: { "content-type": "text/plain" }, body: json },
+      { headers: { "content-type": "application/json", origin: "http://localhost:4000", "sec-fetch-site": "same-site" }, body: json },
+      { headers: { "content-type": "application/json", origin: "http://localhost:4000" }, body: json },
+      { headers: { "content-type": "application/json", origin: "null" }, body: json },
+      { headers: { "content-type": "application/json", "sec-fetch-site": "cross-site" }, body: json },
+    ];
+    for (const attack of attacks) {
+      const response = await http(admin.userId, "organization.updatePolicy", attack);
+      const answer = (await response.json()) as { error?: { data?: { reason?: string } } };
+      expect([403, 415], JSON.stringify(attack.headers)).toContain(response.status);
+      expect(answer.error?.data?.reason).toMatch(/^(json_body_required|cross_site_request)$/);
+      expect(await writePolicy()).toBe("any");
+    }
+    // A batch is refused as a whole, one error per call, as tRPC answers a batch.
+    const batch = await http(admin.userId, "organization.updatePolicy,organization.updatePolicy?batch=1", { headers: { "content-type": "application/json", origin: "http://evil.example" }, body: JSON.stringify({ 0: { writePolicy: "explicit-only" }, 1: {} }) });
+    expect(batch.status).toBe(403);
+    expect(((await batch.json()) as unknown[]).length).toBe(2);
+    expect(await writePolicy()).toBe("any");
+    // The dashboard's own pages (same origin), and clients outside a browser (no Origin, no Sec-Fetch-Site), get through.
+    const own = await http(admin.userId, "organization.updatePolicy", { headers: { "content-type": "application/json", origin: serverOrigin(), "sec-fetch-site": "same-origin" }, body: json });
+    expect(own.status).toBe(200);
+    expect(await writePolicy()).toBe("explicit-only");
+    const curl = await http(admin.userId, "organization.updatePolicy", { headers: { "content-type": "application/json" }, body: JSON.stringify({ writePolicy: "any" }) });
+    expect(curl.status).toBe(200);
+    expect(await writePolicy()).toBe("any");
+    // Reads are not affected; an agent call with a bearer key is judged by its key, not by this check.
+    expect((await http(admin.userId, "organization.get", { method: "GET", headers: { origin: "http://evil.example" } })).status).toBe(200);
+    const agent = await http(null, "tools.memory_search", { headers: { authorization: "Bearer mem_live_nope", "content-type": "application/json", origin: "http://evil.example" }, body: "{}" });
+    expect(agent.status).toBe(401);
   });
 });
