@@ -82,4 +82,20 @@ describe(`dashboard hardening (${TEST_BACKEND})`, () => {
     const agent = await http(null, "tools.memory_search", { headers: { authorization: "Bearer mem_live_nope", "content-type": "application/json", origin: "http://evil.example" }, body: "{}" });
     expect(agent.status).toBe(401);
   });
+
+  it("answers a database failure with a reason, never the failed statement, and logs it on one line", async () => {
+    const api = callerAs(handle.db, { userId: admin.userId });
+    const line = (content: string) => JSON.stringify({ kind: "custom_fact", itemKey: "nul", scope: `user:${admin.userId}`, title: "NUL", content });
+    const report = await api.memory.import({ lines: [line("before\u0000after"), line("fine")], dryRun: false });
+    const [bad, good] = report.results;
+    expect(bad).toMatchObject({ status: "rejected" });
+    expect(bad!.message).not.toMatch(/insert|select|params|Failed query|\$1/i);
+    expect(bad!.message).toMatch(/NUL|\\u0000|control/i);
+    expect(good).toMatchObject({ status: "created" });
+    // A cursor whose text the database would echo back is a 400 with a reason (it was a 500, logged verbatim).
+    const forged = Buffer.from(JSON.stringify(["x\n[memory] INFO user admin signed in from 10.0.0.1", "y"])).toString("base64url");
+    const response = await http(admin.userId, `memory.browse?input=${encodeURIComponent(JSON.stringify({ cursor: forged }))}`, { method: "GET" });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { data: { reason?: string } } }).error.data.reason).toBeTruthy();
+  });
 });
