@@ -76,6 +76,8 @@ const schema = z.object({
   REDIS_URL: z.preprocess(emptyToUndefined, z.string().regex(/^rediss?:\/\//, "must start with redis:// or rediss://").optional()),
   /** Agent calls per API key per minute (a key's own rate_limit_per_minute wins); 0 turns the limit off. */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(300),
+  /** Dashboard calls per signed-in person per minute (a batch counts one per call); 0 turns the limit off. */
+  DASHBOARD_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(600),
   /** Days the search/query log is kept (usage charts); 0 keeps it forever. */
   MEMORY_QUERY_LOG_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(30),
   /** Days a tool call's idempotency key still replays its first answer; 0 keeps them forever. */

@@ -1,7 +1,7 @@
 import type { Session } from "next-auth";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tenants } from "~/db/schema";
+import { rateLimitBuckets, tenants } from "~/db/schema";
 import { registerAccount } from "~/server/auth/accounts";
 import { serveTrpcRequest } from "~/server/http/dashboard-trpc";
 import { serverOrigin } from "~/server/http/same-origin";
@@ -24,10 +24,10 @@ describe(`dashboard hardening (${TEST_BACKEND})`, () => {
   afterAll(async () => handle?.destroy());
 
   /** An HTTP request to /api/trpc as the Next.js route serves it, from a browser signed in as `userId` (null: nobody). */
-  const http = (userId: string | null, path: string, init: { method?: string; headers?: Record<string, string>; body?: BodyInit }) => {
+  const http = (userId: string | null, path: string, init: { method?: string; headers?: Record<string, string>; body?: BodyInit; rateLimitPerMinute?: number }) => {
     const session: Session | null = userId ? { user: { id: userId, email: "owner@example.com" }, expires: new Date(Date.now() + 3600_000).toISOString() } : null;
     const req = new Request(`${serverOrigin()}/api/trpc/${path}`, { method: init.method ?? "POST", headers: init.headers, body: init.body });
-    return serveTrpcRequest(req, { getDb: async () => handle.db, getSession: async () => session });
+    return serveTrpcRequest(req, { getDb: async () => handle.db, getSession: async () => session, rateLimitPerMinute: init.rateLimitPerMinute });
   };
   const writePolicy = async () => (await handle.db.select({ p: tenants.writePolicy }).from(tenants).where(eq(tenants.id, admin.tenantId)))[0]!.p;
 
@@ -97,5 +97,32 @@ describe(`dashboard hardening (${TEST_BACKEND})`, () => {
     const response = await http(admin.userId, `memory.browse?input=${encodeURIComponent(JSON.stringify({ cursor: forged }))}`, { method: "GET" });
     expect(response.status).toBe(400);
     expect(((await response.json()) as { error: { data: { reason?: string } } }).error.data.reason).toBeTruthy();
+  });
+
+  it("caps tRPC batches and rate-limits each signed-in person per minute, counted in the database", async () => {
+    const search = { queryText: "anything" };
+    const batchOf = (n: number) => `${Array.from({ length: n }, () => "memory.search").join(",")}?batch=1&input=${encodeURIComponent(JSON.stringify(Object.fromEntries(Array.from({ length: n }, (_, i) => [i, search]))))}`;
+    // The attack: 40 searches in one batch all ran.
+    const forty = await http(admin.userId, batchOf(40), { method: "GET", rateLimitPerMinute: 0 });
+    expect(forty.status).toBe(400);
+    const answers = (await forty.json()) as { error: { data: { reason: string } } }[];
+    expect(answers).toHaveLength(40);
+    expect(answers[0]!.error.data.reason).toBe("batch_too_large");
+    expect((await http(admin.userId, batchOf(3), { method: "GET", rateLimitPerMinute: 0 })).status).toBe(200);
+    // Per person and minute: a batch counts one per call; past the limit, 429 with Retry-After.
+    // Counts are per minute: start early in one, so all six calls land in the same window.
+    const msLeft = 60_000 - (Date.now() % 60_000);
+    if (msLeft < 5000) await new Promise((resolve) => setTimeout(resolve, msLeft + 50));
+    const other = (await registerAccount(handle.db, { email: "other@example.com", password: "other password 1", openSignup: true })).user.id;
+    expect((await http(other, batchOf(4), { method: "GET", rateLimitPerMinute: 5 })).status).toBe(200);
+    expect((await http(other, "memory.scopes", { method: "GET", rateLimitPerMinute: 5 })).status).toBe(200);
+    const limited = await http(other, "memory.scopes", { method: "GET", rateLimitPerMinute: 5 });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(((await limited.json()) as { error: { data: { reason: string } } }).error.data.reason).toBe("rate_limited");
+    // Counted where every instance sees it; another person has their own count.
+    const [bucket] = await handle.db.select().from(rateLimitBuckets).where(eq(rateLimitBuckets.bucket, `user:${other}`));
+    expect(bucket?.count).toBe(6);
+    expect((await http(admin.userId, "memory.scopes", { method: "GET" })).status).toBe(200);
   });
 });

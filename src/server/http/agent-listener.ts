@@ -5,7 +5,7 @@ import { getHTTPStatusCode, type TRPCResponse } from "@trpc/server/unstable-core
 import type { Database } from "~/db/types";
 import { appRouter } from "~/server/api/root";
 import { logServerError } from "~/server/log";
-import { logTrpcError, payloadTooLargeBody, retryAfterMeta, TRPC_ENDPOINT, trpcBodyLimit } from "~/server/api/trpc-http";
+import { logTrpcError, payloadTooLargeBody, retryAfterMeta, TRPC_ENDPOINT, TRPC_MAX_BATCH_CALLS, trpcBodyLimit } from "~/server/api/trpc-http";
 import { AGENT_MAX_BODY_BYTES, readNodeBodyWithin } from "~/server/rate-limit/body-limit";
 import { mcpPayloadTooLarge, serveMcpRequest } from "~/server/tools/mcp";
 import type { AgentListener } from "./front-door";
@@ -125,7 +125,7 @@ async function serveTrpc(req: IncomingMessage, res: ServerResponse, path: string
     // tRPC's Node adapter takes a body already read from `req.body`.
     (req as IncomingMessage & { body?: string }).body = text;
   }
-  await nodeHTTPRequestHandler({ req, res, path, router: appRouter, createContext: () => agentContext(req, getDb), onError: logTrpcError, responseMeta: retryAfterMeta });
+  await nodeHTTPRequestHandler({ req, res, path, router: appRouter, createContext: () => agentContext(req, getDb), onError: logTrpcError, responseMeta: retryAfterMeta, maxBatchSize: TRPC_MAX_BATCH_CALLS });
 }
 
 async function serveMcp(req: IncomingMessage, res: ServerResponse, getDb: () => Promise<Database>) {
