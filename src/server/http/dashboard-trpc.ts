@@ -2,7 +2,7 @@ import type { Session } from "next-auth";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import type { Database } from "~/db/types";
 import { appRouter } from "~/server/api/root";
-import { batchTooLargeMessage, logTrpcError, payloadTooLargeBody, retryAfterMeta, TRPC_ENDPOINT, TRPC_MAX_BATCH_CALLS, trpcBodyLimit, trpcCallCount } from "~/server/api/trpc-http";
+import { batchTooLargeMessage, INVALID_UTF8, isUtf8, logTrpcError, payloadTooLargeBody, retryAfterMeta, TRPC_ENDPOINT, TRPC_MAX_BATCH_CALLS, trpcBodyLimit, trpcCallCount } from "~/server/api/trpc-http";
 import { ServiceError } from "~/server/errors";
 import { readBodyWithin, withBody } from "~/server/rate-limit/body-limit";
 import { enforceUserRateLimit } from "~/server/rate-limit/limiter";
@@ -49,9 +49,11 @@ export async function serveTrpcRequest(req: Request, deps: TrpcRequestDeps): Pro
       }
     }
   }
+  if (!isUtf8(new URL(req.url).search)) return trpcRefusal(req, 400, "BAD_REQUEST", "invalid_utf8", INVALID_UTF8);
   if (req.method === "POST") {
     const body = await readBodyWithin(req, trpcBodyLimit(req.headers.has("authorization")));
     if (!body.ok) return Response.json(payloadTooLargeBody(body.maxBytes), { status: 413 });
+    if (!isUtf8(body.bytes)) return trpcRefusal(req, 400, "BAD_REQUEST", "invalid_utf8", INVALID_UTF8);
     req = withBody(req, body.bytes);
   }
   return fetchRequestHandler({

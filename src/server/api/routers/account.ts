@@ -4,7 +4,7 @@ import { env } from "~/env";
 import { ServiceError } from "~/server/errors";
 import { AccountError, countUsers, registerAccount } from "~/server/auth/accounts";
 import { MIN_PASSWORD_LENGTH } from "~/server/auth/password";
-import { createTRPCRouter, publicProcedure } from "../trpc";
+import { createTRPCRouter, dashboardProcedure, publicProcedure } from "../trpc";
 
 export const accountRouter = createTRPCRouter({
   /** What the sign-in page needs to know: is this an empty install, may people sign up? */
@@ -12,7 +12,7 @@ export const accountRouter = createTRPCRouter({
     const users = await countUsers(ctx.db);
     return { emptyInstall: users === 0, signUpOpen: users === 0 || env.MEMORY_OPEN_SIGNUP };
   }),
-  signUp: publicProcedure
+  signUp: dashboardProcedure
     .input(
       z.object({
         email: z.string().trim().email().max(320),
