@@ -38,6 +38,11 @@ const schema = z.object({
     .default("")
     .transform((v) => v.split(",").map((o) => o.trim().replace(/\/+$/, "")).filter(Boolean)),
   PORT: z.coerce.number().int().default(3000),
+  /**
+   * Hours a dashboard session lasts without use; each use moves the end forward (sliding). Sign-out, a
+   * password reset, removal from an organisation and "sign out everywhere" end sessions at once.
+   */
+  SESSION_MAX_AGE_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(24),
   /** Anyone may create an account (each gets an own tenant). Off: only the first account, then admins add people. */
   MEMORY_OPEN_SIGNUP: booleanFlag,
   GITHUB_ID: z.preprocess(emptyToUndefined, z.string().optional()),

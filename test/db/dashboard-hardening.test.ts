@@ -1,7 +1,13 @@
 import type { Session } from "next-auth";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { rateLimitBuckets, tenants } from "~/db/schema";
+import { memoryAuditEvents, rateLimitBuckets, sessions, tenants } from "~/db/schema";
+import type { NextAuthOptions } from "next-auth";
+import type { JWT } from "next-auth/jwt";
+import { createCaller } from "~/server/api/root";
+import { createAuthOptions } from "~/server/auth/config";
+import { addUserToTenant } from "~/server/auth/accounts";
+import { sessionMaxAgeSeconds } from "~/server/auth/session-records";
 import { registerAccount } from "~/server/auth/accounts";
 import { serveTrpcRequest } from "~/server/http/dashboard-trpc";
 import { serverOrigin } from "~/server/http/same-origin";
@@ -124,5 +130,88 @@ describe(`dashboard hardening (${TEST_BACKEND})`, () => {
     const [bucket] = await handle.db.select().from(rateLimitBuckets).where(eq(rateLimitBuckets.bucket, `user:${other}`));
     expect(bucket?.count).toBe(6);
     expect((await http(admin.userId, "memory.scopes", { method: "GET" })).status).toBe(200);
+  });
+
+  describe("sessions end when they should", () => {
+    let options: NextAuthOptions;
+    let member: { userId: string; email: string; password: string };
+    beforeAll(async () => {
+      options = createAuthOptions(async () => handle.db);
+      member = { email: "member@example.com", password: "member password 1", userId: "" };
+      member.userId = (await addUserToTenant(handle.db, { email: member.email, password: member.password, role: "member", tenantId: admin.tenantId, actorUserId: null })).user.id;
+    });
+
+    /** Signs in with a password as the credentials provider does, and returns the session cookie's token. */
+    const signIn = async (email: string, password: string): Promise<JWT> => {
+      const provider = options.providers[0] as unknown as { options: { authorize: (c: Record<string, string>) => Promise<Record<string, unknown> | null> } };
+      const user = await provider.options.authorize({ email, password });
+      expect(user).not.toBeNull();
+      return (await options.callbacks!.jwt!({ token: { email }, user: user as never, account: null, trigger: "signIn" } as never)) as JWT;
+    };
+    /** What a later request with that saved cookie gets: next-auth's jwt then session callbacks, then getServerSession's emptiness rule. */
+    const sessionOf = async (token: JWT): Promise<Session | null> => {
+      const next = (await options.callbacks!.jwt!({ token: { ...token } } as never)) as JWT;
+      const session = await options.callbacks!.session!({ session: { user: {}, expires: "" }, token: next } as never);
+      return Object.keys(session).length ? (session as Session) : null;
+    };
+    const meGet = (token: JWT) =>
+      createCaller({ db: handle.db, headers: new Headers(), getSession: () => sessionOf(token) })
+        .me.get()
+        .then(
+          (me) => me.user.id,
+          (e: { code?: string }) => e.code,
+        );
+
+    it("ends a saved session at sign-out, a password reset, removal from the organisation and an admin's sign-out-everywhere", async () => {
+      // Sign-out: the cookie saved before it no longer reads me.get (it did for 30 days).
+      const saved = await signIn(member.email, member.password);
+      expect(await meGet(saved)).toBe(member.userId);
+      await options.events!.signOut!({ token: saved, session: null as never });
+      expect(await meGet(saved)).toBe("UNAUTHORIZED");
+      expect(await sessionOf(saved)).toBeNull();
+      // Another device's session is not touched by this one's sign-out.
+      const laptop = await signIn(member.email, member.password);
+      const phone = await signIn(member.email, member.password);
+      await options.events!.signOut!({ token: phone, session: null as never });
+      expect(await meGet(laptop)).toBe(member.userId);
+      // The operator resets the password: every session opened before ends.
+      await addUserToTenant(handle.db, { email: member.email, password: "new password 22", tenantId: admin.tenantId, actorUserId: null, resetExistingPassword: true });
+      expect(await meGet(laptop)).toBe("UNAUTHORIZED");
+      member.password = "new password 22";
+      // An admin's "sign out everywhere", audited.
+      const again = await signIn(member.email, member.password);
+      expect(await meGet(again)).toBe(member.userId);
+      const ended = await callerAs(handle.db, { userId: admin.userId }).admin.members.signOutEverywhere({ userId: member.userId });
+      expect(ended.sessionsEnded).toBe(1);
+      expect(await meGet(again)).toBe("UNAUTHORIZED");
+      const audit = await handle.db.select().from(memoryAuditEvents).where(eq(memoryAuditEvents.reason, "signed out everywhere"));
+      expect(audit).toHaveLength(1);
+      expect(audit[0]).toMatchObject({ tenantId: admin.tenantId, actorId: admin.userId, eventType: "member" });
+      // Their own "sign out everywhere".
+      const own = await signIn(member.email, member.password);
+      await callerAs(handle.db, { userId: member.userId }).me.signOutEverywhere();
+      expect(await meGet(own)).toBe("UNAUTHORIZED");
+      // Removal from the organisation.
+      const last = await signIn(member.email, member.password);
+      expect(await meGet(last)).toBe(member.userId);
+      await callerAs(handle.db, { userId: admin.userId }).admin.members.remove({ userId: member.userId });
+      expect(await meGet(last)).toBe("UNAUTHORIZED");
+      // A token from before session records (no sid) is not a session.
+      expect(await sessionOf({ uid: admin.userId, email: "owner@example.com" } as JWT)).toBeNull();
+    });
+
+    it("lasts SESSION_MAX_AGE_HOURS (24 by default, was 30 days) without use, renewed while used", async () => {
+      expect(options.session?.maxAge).toBe(24 * 3600);
+      expect(sessionMaxAgeSeconds()).toBe(24 * 3600);
+      const token = await signIn("owner@example.com", "owner password 1");
+      const row = async () => (await handle.db.select().from(sessions).where(eq(sessions.sessionToken, token.sid as string)))[0];
+      // Used an hour after the last renewal: the end moves forward to a full period from now.
+      await handle.db.update(sessions).set({ expires: new Date(Date.now() + 23 * 3600_000) }).where(eq(sessions.sessionToken, token.sid as string));
+      expect(await sessionOf(token)).not.toBeNull();
+      expect((await row())!.expires.getTime()).toBeGreaterThan(Date.now() + 23.9 * 3600_000);
+      // Idle past its end: over.
+      await handle.db.update(sessions).set({ expires: new Date(Date.now() - 1000) }).where(eq(sessions.sessionToken, token.sid as string));
+      expect(await sessionOf(token)).toBeNull();
+    });
   });
 });

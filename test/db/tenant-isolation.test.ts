@@ -69,6 +69,7 @@ const PROCEDURES: Record<string, { access: Access; probe: (k: Kit) => Promise<vo
   "admin.members.list": { access: "admin", probe: noLeak },
   "admin.members.setRole": { access: "admin", probe: (k) => k.refused({ userId: k.fx.a.memberId, role: "admin" }, "NOT_FOUND") },
   "admin.members.remove": { access: "admin", probe: (k) => k.refused({ userId: k.fx.a.memberId }, "NOT_FOUND") },
+  "admin.members.signOutEverywhere": { access: "admin", probe: (k) => k.refused({ userId: k.fx.a.memberId }, "NOT_FOUND") },
   "admin.members.add": {
     access: "admin",
     // Adding an existing account by email is allowed (people may belong to several organisations),
@@ -288,6 +289,7 @@ const PROCEDURES: Record<string, { access: Access; probe: (k: Kit) => Promise<vo
       expect(me.memberships.map((m) => m.tenantId)).toEqual([k.fx.b.tenantId]);
     },
   },
+  "me.signOutEverywhere": { access: "signed-in", probe: noLeak },
   "me.tenant": { access: "tenant", probe: async (k) => expect(await k.call()).toEqual({ id: k.fx.b.tenantId, role: "admin" }) },
   "me.agent": { access: "agent", probe: async (k) => expect(k.clean(await k.call())).toMatchObject({ tenantId: k.fx.b.tenantId }) },
   "organization.get": { access: "tenant", probe: async (k) => expect(k.clean(await k.call())).toMatchObject({ id: k.fx.b.tenantId }) },

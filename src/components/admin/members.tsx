@@ -74,6 +74,7 @@ export function MembersTable({ members, selfId }: { members: Member[]; selfId: s
   const trpc = useTRPC();
   const setRole = useMutation(trpc.admin.members.setRole.mutationOptions());
   const remove = useMutation(trpc.admin.members.remove.mutationOptions());
+  const signOut = useMutation(trpc.admin.members.signOutEverywhere.mutationOptions());
   const { run, error, pending } = useAction();
   const [removing, setRemoving] = useState<Member | null>(null);
   return (
@@ -107,6 +108,9 @@ export function MembersTable({ members, selfId }: { members: Member[]; selfId: s
             <td className={`${cellClass} text-right`}>
               <span className="inline-flex items-center gap-2">
                 <EraseMemoryButton scope={`user:${m.userId}`} confirm={m.email} conversations />
+                <button type="button" disabled={pending} title={t("members.signOutHint")} onClick={() => void run(() => signOut.mutateAsync({ userId: m.userId }))} className={buttonClass("ghost", "sm")}>
+                  {t("members.signOut")}
+                </button>
                 <button type="button" onClick={() => setRemoving(m)} className={buttonClass("ghost", "sm")}>
                   {t("members.remove")}
                 </button>

@@ -354,6 +354,8 @@ export const en = {
   "members.disabled": "disabled",
   "members.roleOf": "Role of {email}",
   "members.remove": "Remove",
+  "members.signOut": "Sign out everywhere",
+  "members.signOutHint": "Ends every dashboard session of this person on their next request (a lost laptop, a shared browser). Their API keys keep working.",
   "members.removeTitle": "Remove member",
   "members.removeHint": "{email} loses access to this organisation: their grants here are deleted and their {keys} active API key(s) here are revoked. Cards they wrote stay.",
   "settings.title": "Settings",

@@ -356,6 +356,8 @@ export const zh: Record<MessageKey, string> = {
   "members.disabled": "已停用",
   "members.roleOf": "{email} 的角色",
   "members.remove": "移除",
+  "members.signOut": "全部登出",
+  "members.signOutHint": "此人的所有控制台会话将在其下一次请求时结束（丢失的电脑、共用的浏览器）。其 API 密钥不受影响。",
   "members.removeTitle": "移除成员",
   "members.removeHint": "{email} 将失去对本组织的访问：其在此的授权会被删除，{keys} 个有效 API 密钥会被吊销。其写入的卡片会保留。",
   "settings.title": "设置",

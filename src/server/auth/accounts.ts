@@ -4,6 +4,7 @@ import { memoryAuditEvents, scopeGrants, tenantMembers, tenants, users, type Ten
 import { defaultMemberGrants } from "./permissions";
 import { newId } from "~/server/ids";
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from "./password";
+import { closeAllSessionRecords } from "./session-records";
 
 export class AccountError extends Error {
   constructor(
@@ -168,6 +169,8 @@ export async function addUserToTenant(
       [user] = await tx.insert(users).values({ id: newId("usr"), email, name: input.name ?? null, passwordHash, passwordSetByTenantId }).returning();
     } else if (passwordHash && input.resetExistingPassword) {
       [user] = await tx.update(users).set({ passwordHash, passwordSetByTenantId: null, updatedAt: new Date() }).where(eq(users.id, user.id)).returning();
+      // A new password ends every session the old one (or anyone holding a saved cookie) opened.
+      await closeAllSessionRecords(tx, user!.id);
     }
     const [membership] = await tx
       .select({ role: tenantMembers.role })

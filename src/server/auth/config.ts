@@ -4,10 +4,12 @@ import CredentialsProvider from "next-auth/providers/credentials";
 import GitHubProvider from "next-auth/providers/github";
 import type { Provider } from "next-auth/providers/index";
 import { getDb } from "~/db/client";
+import type { Database } from "~/db/types";
 import { env } from "~/env";
 import { verifyCredentials } from "./accounts";
 import { resolveExternalUser, verifiedGitHubEmail } from "./external-accounts";
 import { authSecret } from "./secret";
+import { closeSessionRecord, openSessionRecord, SESSION_RENEW_AFTER_SECONDS, sessionMaxAgeSeconds, sessionRecordLive } from "./session-records";
 
 declare module "next-auth" {
   interface Session {
@@ -61,59 +63,83 @@ export function enabledExternalProviders(): { id: string; name: string }[] {
   return externalProviders().map((p) => ({ id: p.id, name: p.name }));
 }
 
-export const authOptions: NextAuthOptions = {
-  secret: authSecret(),
-  // Credentials sign-in requires JWT sessions in next-auth v4; the token only carries the user id.
-  session: { strategy: "jwt", maxAge: 30 * 24 * 60 * 60 },
-  pages: { signIn: "/sign-in", error: "/sign-in" },
-  providers: [
-    CredentialsProvider({
-      id: "credentials",
-      name: "Email and password",
-      credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
-      async authorize(credentials) {
-        if (!credentials?.email || !credentials.password) return null;
-        const user = await verifyCredentials(await getDb(), credentials.email, credentials.password);
-        return user ? { id: user.id, email: user.email, name: user.name, image: user.image, onlyTenantId: user.passwordSetByTenantId } : null;
-      },
-    }),
-    ...externalProviders(),
-  ],
-  callbacks: {
-    async signIn({ user, account, profile }) {
-      if (!account || account.provider === "credentials") return true;
-      const userId = await resolveExternalUser(
-        await getDb(),
-        {
-          provider: account.provider,
-          providerAccountId: account.providerAccountId,
-          type: account.type,
-          email: user.email ?? null,
-          // OIDC's claim (some issuers send it as the text "true"); GitHub's as set by its userinfo above.
-          emailVerified: [true, "true"].includes((profile as { email_verified?: unknown } | undefined)?.email_verified as boolean | string),
-          name: user.name ?? null,
-          image: user.image ?? null,
+/**
+ * next-auth's options over `getDatabase` (tests pass their own). Sessions are JWTs naming a server-side
+ * record (session-records.ts): checked and renewed on each request, ended by sign-out, a password reset,
+ * removal from an organisation or "sign out everywhere". A token whose record is gone reads as no session.
+ */
+export function createAuthOptions(getDatabase: () => Promise<Database> = getDb): NextAuthOptions {
+  return {
+    secret: authSecret(),
+    // Credentials sign-in requires JWT sessions in next-auth v4; the token carries the user id and its session record's id.
+    session: { strategy: "jwt", maxAge: sessionMaxAgeSeconds(), updateAge: SESSION_RENEW_AFTER_SECONDS },
+    pages: { signIn: "/sign-in", error: "/sign-in" },
+    providers: [
+      CredentialsProvider({
+        id: "credentials",
+        name: "Email and password",
+        credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
+        async authorize(credentials) {
+          if (!credentials?.email || !credentials.password) return null;
+          const db = await getDatabase();
+          const user = await verifyCredentials(db, credentials.email, credentials.password);
+          if (!user) return null;
+          return { id: user.id, email: user.email, name: user.name, image: user.image, onlyTenantId: user.passwordSetByTenantId, sid: await openSessionRecord(db, user.id) };
         },
-        env.MEMORY_OPEN_SIGNUP,
-      );
-      if (!userId) return "/sign-in?error=AccessDenied";
-      user.id = userId;
-      return true;
+      }),
+      ...externalProviders(),
+    ],
+    callbacks: {
+      async signIn({ user, account, profile }) {
+        if (!account || account.provider === "credentials") return true;
+        const db = await getDatabase();
+        const userId = await resolveExternalUser(
+          db,
+          {
+            provider: account.provider,
+            providerAccountId: account.providerAccountId,
+            type: account.type,
+            email: user.email ?? null,
+            // OIDC's claim (some issuers send it as the text "true"); GitHub's as set by its userinfo above.
+            emailVerified: [true, "true"].includes((profile as { email_verified?: unknown } | undefined)?.email_verified as boolean | string),
+            name: user.name ?? null,
+            image: user.image ?? null,
+          },
+          env.MEMORY_OPEN_SIGNUP,
+        );
+        if (!userId) return "/sign-in?error=AccessDenied";
+        user.id = userId;
+        (user as { sid?: string }).sid = await openSessionRecord(db, userId);
+        return true;
+      },
+      async jwt({ token, user }) {
+        if (user) {
+          token.uid = user.id;
+          token.sid = (user as { sid?: string }).sid ?? null;
+          // Set at sign-in only: a GitHub / OIDC sign-in (the person's own proof) carries no restriction.
+          token.onlyTenantId = (user as { onlyTenantId?: string | null }).onlyTenantId ?? null;
+          return token;
+        }
+        // Every later request: the session's record must still be there (and is renewed).
+        if (token.revoked !== true && !(await sessionRecordLive(await getDatabase(), token.sid, token.uid))) token.revoked = true;
+        return token;
+      },
+      session({ session, token }) {
+        // An ended session reads as none: getServerSession answers null, /api/auth/session {}.
+        if (token.revoked === true) return {} as Session;
+        const onlyTenantId = typeof token.onlyTenantId === "string" ? token.onlyTenantId : null;
+        return { ...session, user: { ...session.user, id: token.uid as string, email: token.email ?? "", onlyTenantId } } as Session;
+      },
     },
-    jwt({ token, user }) {
-      if (user) {
-        token.uid = user.id;
-        // Set at sign-in only: a GitHub / OIDC sign-in (the person's own proof) carries no restriction.
-        token.onlyTenantId = (user as { onlyTenantId?: string | null }).onlyTenantId ?? null;
-      }
-      return token;
+    events: {
+      async signOut({ token }) {
+        await closeSessionRecord(await getDatabase(), token?.sid);
+      },
     },
-    session({ session, token }) {
-      const onlyTenantId = typeof token.onlyTenantId === "string" ? token.onlyTenantId : null;
-      return { ...session, user: { ...session.user, id: token.uid as string, email: token.email ?? "", onlyTenantId } } as Session;
-    },
-  },
-};
+  };
+}
+
+export const authOptions: NextAuthOptions = createAuthOptions();
 
 export function getServerAuthSession(): Promise<Session | null> {
   return getServerSession(authOptions);

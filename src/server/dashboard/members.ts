@@ -4,6 +4,7 @@ import { apiKeys, scopeGrants, tenantMembers, users, type TenantRole } from "~/d
 import { AccountError, addUserToTenant, findUserByEmail } from "~/server/auth/accounts";
 import { badRequest, notFound, ServiceError } from "~/server/errors";
 import { recordAudit } from "~/server/memory/audit";
+import { closeAllSessionRecords } from "~/server/auth/session-records";
 
 export type MemberView = { userId: string; email: string; name: string | null; role: TenantRole; joinedAt: string; disabled: boolean; activeKeys: number };
 
@@ -125,13 +126,36 @@ export async function removeMember(db: Database, params: AdminAction & { userId:
       .where(and(eq(apiKeys.tenantId, params.tenantId), eq(apiKeys.ownerUserId, params.userId), isNull(apiKeys.revokedAt)))
       .returning({ id: apiKeys.id });
     await tx.delete(tenantMembers).where(and(eq(tenantMembers.tenantId, params.tenantId), eq(tenantMembers.userId, params.userId)));
+    // Their open dashboard sessions end on their next request (they sign in again for other organisations).
+    const sessionsEnded = await closeAllSessionRecords(tx, params.userId);
     await recordAudit(tx, { tenantId: params.tenantId, actor: { type: "user", id: params.actorUserId } }, {
       eventType: "member",
       reason: "member removed",
       before: { userId: params.userId, email: current.email, role: current.role },
       after: null,
-      metadata: { grantsRemoved: grants.length, keysRevoked: keys.map((k) => k.id) },
+      metadata: { grantsRemoved: grants.length, keysRevoked: keys.map((k) => k.id), sessionsEnded },
     });
     return { userId: params.userId, grantsRemoved: grants.length, keysRevoked: keys.length };
+  });
+}
+
+/**
+ * An admin's "sign out everywhere" for a member of their organisation (a lost laptop, a shared
+ * browser): every dashboard session of that person ends on its next request. Audited in the same
+ * transaction. Their API keys are not touched (revoke those under API keys).
+ */
+export async function signOutMemberEverywhere(db: Database, params: AdminAction & { userId: string }): Promise<{ userId: string; sessionsEnded: number }> {
+  return db.transaction(async (tx) => {
+    const current = await membership(tx, params.tenantId, params.userId);
+    if (!current) throw notFound("not_member", `User ${params.userId} is not a member of this organisation.`);
+    const sessionsEnded = await closeAllSessionRecords(tx, params.userId);
+    await recordAudit(tx, { tenantId: params.tenantId, actor: { type: "user", id: params.actorUserId } }, {
+      eventType: "member",
+      reason: "signed out everywhere",
+      before: { userId: params.userId, email: current.email },
+      after: { userId: params.userId, email: current.email },
+      metadata: { sessionsEnded },
+    });
+    return { userId: params.userId, sessionsEnded };
   });
 }
