@@ -43,6 +43,11 @@ const schema = z.object({
    * password reset, removal from an organisation and "sign out everywhere" end sessions at once.
    */
   SESSION_MAX_AGE_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(24),
+  /**
+   * Behind a reverse proxy that sets X-Forwarded-For: take the client's address from its last entry (what
+   * the proxy saw) for sign-in throttling. Off: the address the server's socket saw (npm start).
+   */
+  TRUST_PROXY: booleanFlag,
   /** Anyone may create an account (each gets an own tenant). Off: only the first account, then admins add people. */
   MEMORY_OPEN_SIGNUP: booleanFlag,
   GITHUB_ID: z.preprocess(emptyToUndefined, z.string().optional()),

@@ -8,6 +8,7 @@ import { createCaller } from "~/server/api/root";
 import { createAuthOptions } from "~/server/auth/config";
 import { addUserToTenant } from "~/server/auth/accounts";
 import { sessionMaxAgeSeconds } from "~/server/auth/session-records";
+import { SIGN_IN_THROTTLE, throttledSignInResponse } from "~/server/auth/sign-in-throttle";
 import { registerAccount } from "~/server/auth/accounts";
 import { serveTrpcRequest } from "~/server/http/dashboard-trpc";
 import { serverOrigin } from "~/server/http/same-origin";
@@ -212,6 +213,71 @@ describe(`dashboard hardening (${TEST_BACKEND})`, () => {
       // Idle past its end: over.
       await handle.db.update(sessions).set({ expires: new Date(Date.now() - 1000) }).where(eq(sessions.sessionToken, token.sid as string));
       expect(await sessionOf(token)).toBeNull();
+    });
+  });
+
+  describe("password guessing is throttled", () => {
+    let options: NextAuthOptions;
+    let victim: { email: string; password: string; userId: string; tenantId: string };
+    beforeAll(async () => {
+      options = createAuthOptions(async () => handle.db);
+      const account = await registerAccount(handle.db, { email: "victim@example.com", password: "the right password", openSignup: true });
+      victim = { email: "victim@example.com", password: "the right password", userId: account.user.id, tenantId: account.tenantId };
+    });
+
+    /**
+     * One password sign-in as the sign-in route serves it: the route's throttle (429 before next-auth),
+     * then the credentials provider's authorize. "ok", "wrong", or "429 <Retry-After>".
+     */
+    const attempt = async (email: string, password: string, address: string) => {
+      const headers = { "content-type": "application/x-www-form-urlencoded", "x-memory-client-address": address };
+      const req = new Request("http://localhost:3000/api/auth/callback/credentials", { method: "POST", headers, body: new URLSearchParams({ email, password, csrfToken: "t", json: "true" }) });
+      const throttled = await throttledSignInResponse(req, handle.db);
+      if (throttled) {
+        expect(((await throttled.json()) as { url: string }).url).toContain("error=TooManyAttempts");
+        return `${throttled.status} ${throttled.headers.get("retry-after")}`;
+      }
+      const provider = options.providers[0] as unknown as { options: { authorize: (c: Record<string, string>, req: { headers: Record<string, string> }) => Promise<unknown> } };
+      const user = await provider.options.authorize({ email, password }, { headers }).catch((e: Error) => e.message);
+      return user === null ? "wrong" : typeof user === "string" ? user : "ok";
+    };
+    const lockouts = () => handle.db.select().from(memoryAuditEvents).where(eq(memoryAuditEvents.reason, "sign-in locked: too many failed passwords"));
+
+    it("refuses password guessing per account and address with 429 and Retry-After, the right password too, without locking the owner out elsewhere", async () => {
+      // Counts are per 15-minute window: start early enough in one that the test stays in it.
+      const msLeft = SIGN_IN_THROTTLE.windowMs - (Date.now() % SIGN_IN_THROTTLE.windowMs);
+      if (msLeft < 20_000) await new Promise((resolve) => setTimeout(resolve, msLeft + 50));
+      const answers: string[] = [];
+      for (let i = 0; i < 40; i++) answers.push(await attempt(victim.email, `guess ${i}`, "198.51.100.7"));
+      // 40 plain 401s before; now five wrong answers, then refusals until the window ends.
+      expect(answers.slice(0, SIGN_IN_THROTTLE.perPair)).toEqual(Array(SIGN_IN_THROTTLE.perPair).fill("wrong"));
+      for (const answer of answers.slice(SIGN_IN_THROTTLE.perPair)) expect(answer).toMatch(/^429 \d+$/);
+      const retryAfter = Number(answers.at(-1)!.split(" ")[1]);
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(15 * 60);
+      // The right password from the guesser's address is refused as well (it worked at once before).
+      expect(await attempt(victim.email, victim.password, "198.51.100.7")).toMatch(/^429 /);
+      // The owner, elsewhere, signs in.
+      expect(await attempt(victim.email, victim.password, "203.0.113.20")).toBe("ok");
+      // The lockout is audited in the account's organisation, once.
+      expect(await lockouts()).toHaveLength(1);
+      expect((await lockouts())[0]).toMatchObject({ tenantId: victim.tenantId, actorType: "system", eventType: "member" });
+    });
+
+    it("refuses one address guessing across accounts, and an account guessed from many addresses, for the window only", async () => {
+      // One address, many accounts (each under its per-account limit).
+      const answers: string[] = [];
+      for (let i = 0; i < SIGN_IN_THROTTLE.perAddress + 2; i++) answers.push(await attempt(`person${i % 10}@example.com`, "guess", "192.0.2.99"));
+      expect(answers.slice(0, SIGN_IN_THROTTLE.perAddress).every((a) => a === "wrong")).toBe(true);
+      expect(answers.at(-1)).toMatch(/^429 /);
+      expect(await attempt("owner@example.com", "owner password 1", "192.0.2.99")).toMatch(/^429 /);
+      expect(await attempt("owner@example.com", "owner password 1", "192.0.2.100")).toBe("ok");
+      // Many addresses, one account: locked everywhere once the account's limit is reached.
+      for (let i = 0; i < SIGN_IN_THROTTLE.perAccount; i++) await attempt("owner@example.com", "guess", `10.1.${Math.floor(i / 4)}.${i}`);
+      expect(await attempt("owner@example.com", "owner password 1", "192.0.2.200")).toMatch(/^429 /);
+      // Counted in the shared store (here Postgres), so every instance refuses alike.
+      const [bucket] = await handle.db.select().from(rateLimitBuckets).where(eq(rateLimitBuckets.bucket, "signin:acct:owner@example.com"));
+      expect(bucket?.count).toBeGreaterThanOrEqual(SIGN_IN_THROTTLE.perAccount);
     });
   });
 });

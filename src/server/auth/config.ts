@@ -9,6 +9,7 @@ import { env } from "~/env";
 import { verifyCredentials } from "./accounts";
 import { resolveExternalUser, verifiedGitHubEmail } from "./external-accounts";
 import { authSecret } from "./secret";
+import { clientAddress, recordSignInFailure, signInRefusal } from "./sign-in-throttle";
 import { closeSessionRecord, openSessionRecord, SESSION_RENEW_AFTER_SECONDS, sessionMaxAgeSeconds, sessionRecordLive } from "./session-records";
 
 declare module "next-auth" {
@@ -79,11 +80,18 @@ export function createAuthOptions(getDatabase: () => Promise<Database> = getDb):
         id: "credentials",
         name: "Email and password",
         credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
-        async authorize(credentials) {
+        async authorize(credentials, req) {
           if (!credentials?.email || !credentials.password) return null;
           const db = await getDatabase();
+          // The sign-in route answers a throttled attempt with 429 first (sign-in-throttle.ts); this holds
+          // however the attempt arrives. Failures are counted where every instance sees them.
+          const attempt = { email: credentials.email, address: clientAddress(req?.headers ?? {}) };
+          if (await signInRefusal(db, attempt)) throw new Error("TooManyAttempts");
           const user = await verifyCredentials(db, credentials.email, credentials.password);
-          if (!user) return null;
+          if (!user) {
+            await recordSignInFailure(db, attempt);
+            return null;
+          }
           return { id: user.id, email: user.email, name: user.name, image: user.image, onlyTenantId: user.passwordSetByTenantId, sid: await openSessionRecord(db, user.id) };
         },
       }),

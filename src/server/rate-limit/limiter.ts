@@ -19,6 +19,8 @@ export type CounterStore = {
   readonly name: "postgres" | "redis";
   /** Counts `amount` hits (default 1) in the window starting at `windowStart` (ms) and returns the window's count so far. */
   hit(bucket: string, windowStart: number, windowMs: number, amount?: number): Promise<number>;
+  /** The window's count so far, counting nothing (0 for a window with no hits). */
+  peek(bucket: string, windowStart: number): Promise<number>;
 };
 
 /**
@@ -44,6 +46,10 @@ export function postgresCounter(db: DbOrTx): CounterStore {
       const [row] = await queryRows<{ count: number | string }>(db, countHitSql(sql`${bucket}`, windowStart, sql``, amount));
       return Number(row!.count);
     },
+    async peek(bucket, windowStart) {
+      const [row] = await queryRows<{ count: number | string }>(db, sql`select count from ${rateLimitBuckets} where bucket = ${bucket} and window_start = ${windowStart}::bigint`);
+      return Number(row?.count ?? 0);
+    },
   };
 }
 
@@ -56,6 +62,10 @@ export function redisCounter(client: RedisClient): CounterStore {
       const reply = await client.command(["EVAL", INCR_SCRIPT, 1, `memory:rl:${bucket}:${windowStart}`, windowMs * 2, Math.max(1, Math.trunc(amount))]);
       if (typeof reply !== "number") throw new Error(`unexpected Redis reply ${JSON.stringify(reply)}`);
       return reply;
+    },
+    async peek(bucket, windowStart) {
+      const reply = await client.command(["GET", `memory:rl:${bucket}:${windowStart}`]);
+      return reply === null ? 0 : Number(reply);
     },
   };
 }
@@ -74,6 +84,13 @@ export function fallbackCounter(primary: CounterStore, fallback: CounterStore): 
           log("warn", `rate limit: ${primary.name} unavailable, counting in ${fallback.name}: ${error instanceof Error ? error.message : String(error)}`);
         }
         return fallback.hit(bucket, windowStart, windowMs, amount);
+      }
+    },
+    async peek(bucket, windowStart) {
+      try {
+        return await primary.peek(bucket, windowStart);
+      } catch {
+        return fallback.peek(bucket, windowStart);
       }
     },
   };
