@@ -1,7 +1,7 @@
 import type { Session } from "next-auth";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { memoryAuditEvents, rateLimitBuckets, sessions, tenants } from "~/db/schema";
+import { memoryAuditEvents, rateLimitBuckets, sessions, tenantMembers, tenants } from "~/db/schema";
 import type { NextAuthOptions } from "next-auth";
 import type { JWT } from "next-auth/jwt";
 import { createCaller } from "~/server/api/root";
@@ -279,5 +279,42 @@ describe(`dashboard hardening (${TEST_BACKEND})`, () => {
       const [bucket] = await handle.db.select().from(rateLimitBuckets).where(eq(rateLimitBuckets.bucket, "signin:acct:owner@example.com"));
       expect(bucket?.count).toBeGreaterThanOrEqual(SIGN_IN_THROTTLE.perAccount);
     });
+  });
+
+  it("invites an existing account instead of adding it, tells the inviting admin nothing about it, and joins only when the person accepts", async () => {
+    // Organisation B's admin, with the name B knows them by; organisation C's admin.
+    const bAdmin = await registerAccount(handle.db, { email: "b-admin@example.org", password: "b admin password", name: "Secret Name In B", openSignup: true });
+    const aAdmin = callerAs(handle.db, { userId: admin.userId });
+    const isMember = async (userId: string, tenantId: string) =>
+      (await handle.db.select().from(tenantMembers).where(eq(tenantMembers.userId, userId))).some((m) => m.tenantId === tenantId);
+    // The attack: A's admin adds B's admin by email and was told their user id and B's name for them, a member of A at once.
+    const answer = await aAdmin.admin.members.add({ email: "b-admin@example.org", role: "admin", password: "chosen by A admin" });
+    expect(answer).toMatchObject({ invited: true, email: "b-admin@example.org", role: "admin", userId: "", name: null });
+    expect(JSON.stringify(answer)).not.toContain(bAdmin.user.id);
+    expect(JSON.stringify(answer)).not.toContain("Secret Name In B");
+    expect(await isMember(bAdmin.user.id, admin.tenantId)).toBe(false);
+    expect(JSON.stringify(await aAdmin.admin.members.list())).not.toContain(bAdmin.user.id);
+    expect(await aAdmin.admin.members.invitations()).toEqual([expect.objectContaining({ email: "b-admin@example.org", role: "admin" })]);
+    // A's chosen password opens nothing: the existing account's own password stays.
+    const options = createAuthOptions(async () => handle.db);
+    const authorize = (options.providers[0] as unknown as { options: { authorize: (c: Record<string, string>, req: { headers: Record<string, string> }) => Promise<unknown> } }).options.authorize;
+    expect(await authorize({ email: "b-admin@example.org", password: "chosen by A admin" }, { headers: { "x-memory-client-address": "203.0.113.77" } })).toBeNull();
+    // The person sees the invitation when signed in, and joins by accepting it, with the role invited as.
+    const b = callerAs(handle.db, { userId: bAdmin.user.id });
+    expect(await b.me.invitations()).toEqual([expect.objectContaining({ tenantId: admin.tenantId, role: "admin" })]);
+    expect(await b.me.acceptInvitation({ tenantId: admin.tenantId })).toEqual({ tenantId: admin.tenantId, role: "admin" });
+    expect(await isMember(bAdmin.user.id, admin.tenantId)).toBe(true);
+    expect(await b.me.invitations()).toEqual([]);
+    await expect(b.me.acceptInvitation({ tenantId: admin.tenantId })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    // Declining and cancelling leave no membership; each step is audited in A.
+    const c = await registerAccount(handle.db, { email: "c-person@example.net", password: "c person password", openSignup: true });
+    await aAdmin.admin.members.add({ email: "c-person@example.net", role: "member" });
+    await callerAs(handle.db, { userId: c.user.id }).me.declineInvitation({ tenantId: admin.tenantId });
+    expect(await isMember(c.user.id, admin.tenantId)).toBe(false);
+    await aAdmin.admin.members.add({ email: "c-person@example.net", role: "member" });
+    await aAdmin.admin.members.cancelInvitation({ email: "c-person@example.net" });
+    await expect(callerAs(handle.db, { userId: c.user.id }).me.acceptInvitation({ tenantId: admin.tenantId })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    const reasons = (await handle.db.select().from(memoryAuditEvents).where(eq(memoryAuditEvents.tenantId, admin.tenantId))).map((e) => e.reason);
+    for (const reason of ["member invited", "invitation accepted", "invitation declined", "invitation cancelled"]) expect(reasons).toContain(reason);
   });
 });

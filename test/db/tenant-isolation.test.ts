@@ -70,6 +70,9 @@ const PROCEDURES: Record<string, { access: Access; probe: (k: Kit) => Promise<vo
   "admin.members.setRole": { access: "admin", probe: (k) => k.refused({ userId: k.fx.a.memberId, role: "admin" }, "NOT_FOUND") },
   "admin.members.remove": { access: "admin", probe: (k) => k.refused({ userId: k.fx.a.memberId }, "NOT_FOUND") },
   "admin.members.signOutEverywhere": { access: "admin", probe: (k) => k.refused({ userId: k.fx.a.memberId }, "NOT_FOUND") },
+  "admin.members.invitations": { access: "admin", probe: noLeak },
+  // B's own invitations only: A's admin was never invited by B.
+  "admin.members.cancelInvitation": { access: "admin", probe: (k) => k.refused({ email: k.fx.a.adminEmail }, "NOT_FOUND") },
   "admin.members.add": {
     access: "admin",
     // Adding an existing account by email is allowed (people may belong to several organisations),
@@ -290,6 +293,10 @@ const PROCEDURES: Record<string, { access: Access; probe: (k: Kit) => Promise<vo
     },
   },
   "me.signOutEverywhere": { access: "signed-in", probe: noLeak },
+  "me.invitations": { access: "signed-in", probe: noLeak },
+  // No invitation of A's for B's admin: nothing to accept or decline.
+  "me.acceptInvitation": { access: "signed-in", probe: (k) => k.refused({ tenantId: k.fx.a.tenantId }, "NOT_FOUND") },
+  "me.declineInvitation": { access: "signed-in", probe: (k) => k.refused({ tenantId: k.fx.a.tenantId }, "NOT_FOUND") },
   "me.tenant": { access: "tenant", probe: async (k) => expect(await k.call()).toEqual({ id: k.fx.b.tenantId, role: "admin" }) },
   "me.agent": { access: "agent", probe: async (k) => expect(k.clean(await k.call())).toMatchObject({ tenantId: k.fx.b.tenantId }) },
   "organization.get": { access: "tenant", probe: async (k) => expect(k.clean(await k.call())).toMatchObject({ id: k.fx.b.tenantId }) },

@@ -21,7 +21,7 @@ export function AddMemberForm() {
   const add = useMutation(trpc.admin.members.add.mutationOptions());
   const { run, error, pending } = useAction();
   const [form, setForm] = useState({ email: "", name: "", role: "member" as "member" | "admin", password: "" });
-  const [added, setAdded] = useState<{ email: string; passwordOpensElsewhere: boolean } | null>(null);
+  const [added, setAdded] = useState<{ email: string; invited: boolean } | null>(null);
   return (
     <Panel title={t("members.add")} description={t("members.addHint")}>
       <form
@@ -30,7 +30,7 @@ export function AddMemberForm() {
           e.preventDefault();
           const result = await run(() => add.mutateAsync({ email: form.email, role: form.role, ...(form.name.trim() ? { name: form.name.trim() } : {}), ...(form.password ? { password: form.password } : {}) }));
           if (result) {
-            setAdded({ email: result.email, passwordOpensElsewhere: result.passwordOpensElsewhere });
+            setAdded({ email: result.email, invited: result.invited });
             setForm({ email: "", name: "", role: "member", password: "" });
           }
         }}
@@ -56,7 +56,7 @@ export function AddMemberForm() {
           </button>
           {added ? (
             <span role="status" className="text-emerald-700">
-              {t(added.passwordOpensElsewhere ? "members.addedPasswordElsewhere" : "members.added", { email: added.email })}
+              {t(added.invited ? "members.invited" : "members.added", { email: added.email })}
             </span>
           ) : null}
         </div>

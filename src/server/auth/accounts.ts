@@ -58,7 +58,7 @@ async function createTenant(db: DbOrTx, name: string) {
   return tenant!;
 }
 
-async function addMembership(db: DbOrTx, params: { tenantId: string; userId: string; role: TenantRole; actorUserId: string | null; reason: string }) {
+export async function addMembership(db: DbOrTx, params: { tenantId: string; userId: string; role: TenantRole; actorUserId: string | null; reason: string }) {
   await db.insert(tenantMembers).values({ tenantId: params.tenantId, userId: params.userId, role: params.role });
   // Defaults as rows, so an admin can narrow them later.
   await db
