@@ -84,8 +84,14 @@ describe(`dashboard hardening (${TEST_BACKEND})`, () => {
     const curl = await http(admin.userId, "organization.updatePolicy", { headers: { "content-type": "application/json" }, body: JSON.stringify({ writePolicy: "any" }) });
     expect(curl.status).toBe(200);
     expect(await writePolicy()).toBe("any");
-    // Reads are not affected; an agent call with a bearer key is judged by its key, not by this check.
-    expect((await http(admin.userId, "organization.get", { method: "GET", headers: { origin: "http://evil.example" } })).status).toBe(200);
+    // Reads follow the same origin rule (a same-site <img> could run searches in the person's name); the
+    // address bar (Sec-Fetch-Site: none) and clients outside a browser are let through.
+    expect((await http(admin.userId, "organization.get", { method: "GET", headers: { origin: "http://evil.example" } })).status).toBe(403);
+    expect((await http(admin.userId, "memory.scopes", { method: "GET", headers: { "sec-fetch-site": "same-site" } })).status).toBe(403);
+    expect((await http(admin.userId, "organization.get", { method: "GET", headers: { "sec-fetch-site": "none" } })).status).toBe(200);
+    expect((await http(admin.userId, "organization.get", { method: "GET", headers: { "sec-fetch-site": "same-origin", origin: serverOrigin() } })).status).toBe(200);
+    expect((await http(admin.userId, "organization.get", { method: "GET" })).status).toBe(200);
+    // An agent call with a bearer key is judged by its key, not by this check.
     const agent = await http(null, "tools.memory_search", { headers: { authorization: "Bearer mem_live_nope", "content-type": "application/json", origin: "http://evil.example" }, body: "{}" });
     expect(agent.status).toBe(401);
   });

@@ -1,10 +1,10 @@
 import { env } from "~/env";
 
 /**
- * CSRF beyond SameSite=Lax (issue 30). A dashboard call that changes something (a tRPC mutation is
- * a POST) is served only when it is plainly this server's own page calling:
+ * CSRF beyond SameSite=Lax (issue 30). A dashboard call is served only when it is plainly this
+ * server's own page calling:
  *
- * - the body is JSON (`Content-Type: application/json`): a page on another site can post a form
+ * - a call that changes something (a tRPC mutation is a POST) has a JSON body (`Content-Type: application/json`): a page on another site can post a form
  *   (`multipart/form-data`, `text/plain`, urlencoded) without asking the browser first, but not JSON;
  * - `Sec-Fetch-Site`, when the browser sends it, is `same-origin` (`same-site` is refused: another
  *   port of the same host is the same site);
@@ -32,8 +32,10 @@ function originOf(value: string): string | null {
 }
 
 export function crossSiteRefusal(req: { method: string; url: string; headers: Headers }, ownOrigin = serverOrigin()): CrossSiteRefusal | null {
-  if (req.method !== "POST" || req.headers.has("authorization")) return null;
-  if (mediaType(req.headers.get("content-type")) !== "application/json") {
+  if (req.headers.has("authorization")) return null;
+  // Reads (GET) are held to the same origin rule: a same-site page could otherwise make the browser run
+  // searches in the person's name (logged, counted) through an <img> or a script tag.
+  if (req.method === "POST" && mediaType(req.headers.get("content-type")) !== "application/json") {
     return {
       status: 415,
       reason: "json_body_required",
