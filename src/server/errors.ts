@@ -1,4 +1,5 @@
 import { isConnectionLost } from "~/db/connection-errors";
+import { describeError, log } from "~/server/log";
 import { databaseRefusal } from "~/server/memory/pg-errors";
 
 /**
@@ -50,7 +51,10 @@ const databaseUnavailable = () =>
 /** A value the database refused (NUL, out of range, malformed): 400 with the reason, never the statement. */
 const refusedByDatabase = (error: unknown): ServiceError | null => {
   const refusal = databaseRefusal(error);
-  return refusal && badRequest(refusal.reason, refusal.message);
+  if (!refusal) return null;
+  // The caller gets the reason; the operator the statement (parameters masked), in case a check upstream is missing.
+  log("warn", `database refused a value (${refusal.reason}): ${describeError(error)}`);
+  return badRequest(refusal.reason, refusal.message);
 };
 
 /**
