@@ -1,6 +1,10 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import type { Session } from "next-auth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAgentListener } from "~/server/http/agent-listener";
 import { serveTrpcRequest } from "~/server/http/dashboard-trpc";
+import { handleMcpRequest } from "~/server/tools/mcp";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { createKey, createOrg } from "../support/agents";
 import { invokePath, isDashboardProcedure, minimalInput, procedureInputSchema, procedureType, routerProcedures, setPath, textFields } from "../support/router-inputs";
@@ -124,5 +128,27 @@ describe(`bad input on every dashboard procedure, generated from the router (${T
       if (response.status !== 400 || reason !== "invalid_utf8") problems.push(`${procedure}: ${response.status} ${reason}`);
     }
     expect(problems).toEqual([]);
+  });
+
+  it("refuses bytes that are not UTF-8 from agents too: tRPC through the listener and the route, and MCP", async () => {
+    const body = new Uint8Array([...Buffer.from('{"queryText":"'), 0xc3, 0x28, ...Buffer.from('"}')]);
+    const headers = { "content-type": "application/json", authorization: `Bearer ${secret}` };
+    const viaRoute = await serveTrpcRequest(new Request("http://localhost:3000/api/trpc/tools.memory_search", { method: "POST", headers, body }), { getDb: async () => handle.db, getSession: async () => null });
+    expect(viaRoute.status).toBe(400);
+    expect(((await viaRoute.json()) as { error: { data: { reason: string } } }).error.data.reason).toBe("invalid_utf8");
+    const serveAgent = createAgentListener(async () => handle.db);
+    const server = http.createServer((req, res) => void serveAgent(req, res));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const viaListener = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api/trpc/tools.memory_search`, { method: "POST", headers, body });
+      expect(viaListener.status).toBe(400);
+      expect(((await viaListener.json()) as { error: { data: { reason: string } } }).error.data.reason).toBe("invalid_utf8");
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+    const mcpBody = new Uint8Array([...Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory_search","arguments":{"queryText":"'), 0xff, ...Buffer.from('"}}}')]);
+    const mcp = await handleMcpRequest(new Request("http://localhost:3000/api/mcp", { method: "POST", headers: { ...headers, accept: "application/json, text/event-stream" }, body: mcpBody }), { db: handle.db });
+    expect(mcp.status).toBe(400);
+    expect(JSON.stringify(await mcp.json())).toContain("invalid_utf8");
   });
 });

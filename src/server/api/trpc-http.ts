@@ -49,17 +49,3 @@ export const trpcBodyLimit = (hasAuthorization: boolean) => (hasAuthorization ? 
 export const payloadTooLargeBody = (maxBytes: number) => ({
   error: { message: tooLargeMessage(maxBytes), code: -32600, data: { code: "PAYLOAD_TOO_LARGE", httpStatus: 413, reason: "payload_too_large" } },
 });
-
-export const INVALID_UTF8 = "The request is not valid UTF-8 (bytes that are no character were sent); it would have been stored as \uFFFD. Send UTF-8 text.";
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
-
-/** Whether `bytes` are UTF-8, or a query string's percent-escapes decode as UTF-8. */
-export function isUtf8(bytes: Uint8Array | string): boolean {
-  try {
-    if (typeof bytes === "string") decodeURIComponent(bytes.replace(/\+/g, " "));
-    else strictUtf8.decode(bytes);
-    return true;
-  } catch {
-    return false;
-  }
-}

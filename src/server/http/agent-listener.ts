@@ -5,8 +5,8 @@ import { getHTTPStatusCode, type TRPCResponse } from "@trpc/server/unstable-core
 import type { Database } from "~/db/types";
 import { appRouter } from "~/server/api/root";
 import { logServerError } from "~/server/log";
-import { INVALID_UTF8, isUtf8, logTrpcError, payloadTooLargeBody, retryAfterMeta, TRPC_ENDPOINT, TRPC_MAX_BATCH_CALLS, trpcBodyLimit } from "~/server/api/trpc-http";
-import { AGENT_MAX_BODY_BYTES, readNodeBodyWithin } from "~/server/rate-limit/body-limit";
+import { logTrpcError, payloadTooLargeBody, retryAfterMeta, TRPC_ENDPOINT, TRPC_MAX_BATCH_CALLS, trpcBodyLimit } from "~/server/api/trpc-http";
+import { AGENT_MAX_BODY_BYTES, INVALID_UTF8, isUtf8, readNodeBodyWithin } from "~/server/rate-limit/body-limit";
 import { mcpPayloadTooLarge, serveMcpRequest } from "~/server/tools/mcp";
 import type { AgentListener } from "./front-door";
 

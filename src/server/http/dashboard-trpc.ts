@@ -2,9 +2,9 @@ import type { Session } from "next-auth";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import type { Database } from "~/db/types";
 import { appRouter } from "~/server/api/root";
-import { batchTooLargeMessage, INVALID_UTF8, isUtf8, logTrpcError, payloadTooLargeBody, retryAfterMeta, TRPC_ENDPOINT, TRPC_MAX_BATCH_CALLS, trpcBodyLimit, trpcCallCount } from "~/server/api/trpc-http";
+import { batchTooLargeMessage, logTrpcError, payloadTooLargeBody, retryAfterMeta, TRPC_ENDPOINT, TRPC_MAX_BATCH_CALLS, trpcBodyLimit, trpcCallCount } from "~/server/api/trpc-http";
 import { ServiceError } from "~/server/errors";
-import { readBodyWithin, withBody } from "~/server/rate-limit/body-limit";
+import { INVALID_UTF8, isUtf8, readBodyWithin, withBody } from "~/server/rate-limit/body-limit";
 import { enforceUserRateLimit } from "~/server/rate-limit/limiter";
 import { crossSiteRefusal } from "./same-origin";
 
