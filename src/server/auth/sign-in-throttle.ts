@@ -24,6 +24,7 @@ import { findUserByEmail, normalizeEmail } from "./accounts";
 export const SIGN_IN_THROTTLE = { windowMs: 15 * 60_000, perPair: 5, perAddress: 30, perAccount: 50 } as const;
 
 export const CLIENT_ADDRESS_HEADER = "x-memory-client-address";
+const UNKNOWN_ADDRESS = "unknown";
 
 type HeaderSource = Headers | Record<string, string | string[] | undefined>;
 const header = (headers: HeaderSource, name: string): string | undefined => {
@@ -37,15 +38,19 @@ export function clientAddress(headers: HeaderSource): string {
     const forwarded = header(headers, "x-forwarded-for")?.split(",").map((a) => a.trim()).filter(Boolean).at(-1);
     if (forwarded) return forwarded.slice(0, 100);
   }
-  return (header(headers, CLIENT_ADDRESS_HEADER) ?? "unknown").slice(0, 100);
+  return (header(headers, CLIENT_ADDRESS_HEADER) ?? UNKNOWN_ADDRESS).slice(0, 100);
 }
 
 const buckets = (email: string, address: string) => {
   const account = normalizeEmail(email).slice(0, 320);
+  const perAccount = { what: "account" as const, bucket: `signin:acct:${account}`, limit: SIGN_IN_THROTTLE.perAccount };
+  // No address known (next dev / next start, which do not set it): every client would share one, and
+  // one guesser would lock everyone out; the per-account count still holds.
+  if (address === UNKNOWN_ADDRESS) return [perAccount];
   return [
     { what: "account and address" as const, bucket: `signin:pair:${account}|${address}`, limit: SIGN_IN_THROTTLE.perPair },
     { what: "address" as const, bucket: `signin:addr:${address}`, limit: SIGN_IN_THROTTLE.perAddress },
-    { what: "account" as const, bucket: `signin:acct:${account}`, limit: SIGN_IN_THROTTLE.perAccount },
+    perAccount,
   ];
 };
 
