@@ -84,6 +84,10 @@ describe(`bad input on every dashboard procedure, generated from the router (${T
         if (answer !== "BAD_REQUEST too_deep") problems.push(`${procedure}: ${answer}`);
       }
     }
+    // Inside an import line the middleware sees only text: the card's own check refuses the line.
+    const line = `{"kind":"custom_fact","itemKey":"deep","scope":"user:${org.adminId}","title":"Deep","content":"Deep.","valueJson":${"[".repeat(19_900)}${"]".repeat(19_900)}}`;
+    const imported = await invokePath(callerAs(handle.db, { userId: org.adminId }), "memory.import", { lines: [line], dryRun: false }).catch((e: Refusal) => e);
+    expect(imported).toMatchObject({ results: [{ status: "rejected", message: expect.stringContaining("deeper") }] });
     // valueJson 20,000 levels deep in a card write overflowed the stack in the depth check.
     const write = await outcome("memory.write", { operations: [{ op: "create", kind: "custom_fact", itemKey: "deep", node: { title: "Deep", content: "Deep.", valueJson: deep } }] });
     expect(write).toBe("BAD_REQUEST too_deep");
