@@ -13,6 +13,7 @@ import { registerAccount } from "~/server/auth/accounts";
 import { serveTrpcRequest } from "~/server/http/dashboard-trpc";
 import { serverOrigin } from "~/server/http/same-origin";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
+import { nextAuthBrowser } from "../support/next-auth";
 import { callerAs } from "../support/trpc";
 
 /**
@@ -205,6 +206,25 @@ describe(`dashboard hardening (${TEST_BACKEND})`, () => {
       expect(await meGet(last)).toBe("UNAUTHORIZED");
       // A token from before session records (no sid) is not a session.
       expect(await sessionOf({ uid: admin.userId, email: "owner@example.com" } as JWT)).toBeNull();
+    });
+
+    it("ends a saved session cookie through next-auth itself: sign-out, then the operator's password reset", async () => {
+      const browser = nextAuthBrowser(options);
+      const meWithCookie = () =>
+        serveTrpcRequest(new Request(`${serverOrigin()}/api/trpc/me.get`), { getDb: async () => handle.db, getSession: () => browser.session(), rateLimitPerMinute: 0 }).then((r) => r.status);
+      expect(await browser.signIn("owner@example.com", "owner password 1")).toBe(true);
+      expect(await meWithCookie()).toBe(200);
+      // The attack: keep the cookie, sign out, put the cookie back. It read me.get and memory.browse for 30 days.
+      const saved = new Map(browser.jar);
+      await browser.signOut();
+      for (const [name, value] of saved) browser.jar.set(name, value);
+      expect(await browser.session()).toBeNull();
+      expect(await meWithCookie()).toBe(401);
+      // Signed in again, then the operator resets the password: the cookie from before reads nothing.
+      expect(await browser.signIn("owner@example.com", "owner password 1")).toBe(true);
+      expect(await meWithCookie()).toBe(200);
+      await addUserToTenant(handle.db, { email: "owner@example.com", password: "owner password 1", tenantId: admin.tenantId, actorUserId: null, resetExistingPassword: true });
+      expect(await meWithCookie()).toBe(401);
     });
 
     it("lasts SESSION_MAX_AGE_HOURS (24 by default, was 30 days) without use, renewed while used", async () => {
