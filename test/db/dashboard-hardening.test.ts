@@ -283,8 +283,11 @@ describe(`dashboard hardening (${TEST_BACKEND})`, () => {
       expect(retryAfter).toBeLessThanOrEqual(15 * 60);
       // The right password from the guesser's address is refused as well (it worked at once before).
       expect(await attempt(victim.email, victim.password, "198.51.100.7")).toMatch(/^429 /);
+      // Through next-auth's own handler too (authorize reads the address from the request it is given).
+      expect(await nextAuthBrowser(options, undefined, { "x-memory-client-address": "198.51.100.7" }).signIn(victim.email, victim.password)).toBe("TooManyAttempts");
       // The owner, elsewhere, signs in.
       expect(await attempt(victim.email, victim.password, "203.0.113.20")).toBe("ok");
+      expect(await nextAuthBrowser(options, undefined, { "x-memory-client-address": "203.0.113.21" }).signIn(victim.email, victim.password)).toBe(true);
       // The lockout is audited in the account's organisation, once.
       expect(await lockouts()).toHaveLength(1);
       expect((await lockouts())[0]).toMatchObject({ tenantId: victim.tenantId, actorType: "system", eventType: "member" });

@@ -12,10 +12,10 @@ const { AuthHandler } = createRequire(import.meta.url)(path.resolve("node_module
   AuthHandler: (params: { req: Request; options: NextAuthOptions }) => Promise<InternalResponse>;
 };
 
-export function nextAuthBrowser(options: NextAuthOptions, origin = "http://localhost:3000") {
+export function nextAuthBrowser(options: NextAuthOptions, origin = "http://localhost:3000", extraHeaders: Record<string, string> = {}) {
   const jar = new Map<string, string>();
   const send = async (action: string, body?: Record<string, string>) => {
-    const headers: Record<string, string> = { host: new URL(origin).host, cookie: [...jar].map(([k, v]) => `${k}=${v}`).join("; ") };
+    const headers: Record<string, string> = { ...extraHeaders, host: new URL(origin).host, cookie: [...jar].map(([k, v]) => `${k}=${v}`).join("; ") };
     if (body) headers["content-type"] = "application/json";
     const res = await AuthHandler({ req: new Request(`${origin}/api/auth/${action}`, { method: body ? "POST" : "GET", headers, body: body ? JSON.stringify(body) : undefined }), options });
     for (const cookie of res.cookies ?? []) jar.set(cookie.name, cookie.value);
@@ -24,9 +24,12 @@ export function nextAuthBrowser(options: NextAuthOptions, origin = "http://local
   const csrfToken = async () => ((await send("csrf")).body as { csrfToken: string }).csrfToken;
   return {
     jar,
-    async signIn(email: string, password: string) {
+    /** true when signed in; otherwise next-auth's error code (CredentialsSignin, or what authorize threw). */
+    async signIn(email: string, password: string): Promise<true | string> {
+      jar.delete("next-auth.session-token");
       const res = await send("callback/credentials", { csrfToken: await csrfToken(), email, password, json: "true" });
-      return !new URL(res.redirect ?? origin, origin).searchParams.has("error") && jar.has("next-auth.session-token");
+      const error = new URL(res.redirect ?? origin, origin).searchParams.get("error");
+      return error ?? (jar.has("next-auth.session-token") ? true : "no session cookie");
     },
     /** What getServerSession answers for this browser's cookies: the session, or null. */
     async session(): Promise<Session | null> {
