@@ -299,18 +299,47 @@ describe(`dashboard hardening (${TEST_BACKEND})`, () => {
       for (let i = 0; i < SIGN_IN_THROTTLE.perAddress + 2; i++) answers.push(await attempt(`person${i % 10}@example.com`, "guess", "192.0.2.99"));
       expect(answers.slice(0, SIGN_IN_THROTTLE.perAddress).every((a) => a === "wrong")).toBe(true);
       expect(answers.at(-1)).toMatch(/^429 /);
-      expect(await attempt("owner@example.com", "owner password 1", "192.0.2.99")).toMatch(/^429 /);
+      // Over the per-address limit, only a pair that already guessed is refused: the owner behind the same
+      // address (a proxy with TRUST_PROXY off, a shared NAT) is not locked out by the guesser.
+      expect(await attempt("person0@example.com", "guess", "192.0.2.99")).toMatch(/^429 /);
+      expect(await attempt("owner@example.com", "owner password 1", "192.0.2.99")).toBe("ok");
       expect(await attempt("owner@example.com", "owner password 1", "192.0.2.100")).toBe("ok");
       // With no address known (a server started without scripts/server.mjs), guesses count per account only:
       // one guesser does not lock every client out.
       for (let i = 0; i < SIGN_IN_THROTTLE.perAddress + 2; i++) await attempt(`nobody${i % 10}@example.com`, "guess", "unknown");
       expect(await attempt("owner@example.com", "owner password 1", "unknown")).toBe("ok");
-      // Many addresses, one account: locked everywhere once the account's limit is reached.
+      // Many addresses, one account: past the account's limit every address that guessed is refused, the
+      // right password too, but the owner at a clean address still gets in (it was locked out everywhere).
       for (let i = 0; i < SIGN_IN_THROTTLE.perAccount; i++) await attempt("owner@example.com", "guess", `10.1.${Math.floor(i / 4)}.${i}`);
-      expect(await attempt("owner@example.com", "owner password 1", "192.0.2.200")).toMatch(/^429 /);
+      expect(await attempt("owner@example.com", "guess", "10.1.0.0")).toMatch(/^429 /);
+      expect(await attempt("owner@example.com", "owner password 1", "10.1.0.1")).toMatch(/^429 /);
+      expect(await attempt("owner@example.com", "owner password 1", "192.0.2.200")).toBe("ok");
+      // Once it is over the limit, a fresh address gets one guess (checked, wrong), then is refused.
+      expect(await attempt("owner@example.com", "guess", "192.0.2.201")).toBe("wrong");
+      expect(await attempt("owner@example.com", "guess", "192.0.2.201")).toMatch(/^429 /);
       // Counted in the shared store (here Postgres), so every instance refuses alike.
       const [bucket] = await handle.db.select().from(rateLimitBuckets).where(eq(rateLimitBuckets.bucket, "signin:acct:owner@example.com"));
       expect(bucket?.count).toBeGreaterThanOrEqual(SIGN_IN_THROTTLE.perAccount);
+    });
+
+    it("counts an attempt before its password is checked: 40 guesses sent at once get at most the limit's checks", async () => {
+      const msLeft = SIGN_IN_THROTTLE.windowMs - (Date.now() % SIGN_IN_THROTTLE.windowMs);
+      if (msLeft < 20_000) await new Promise((resolve) => setTimeout(resolve, msLeft + 50));
+      await registerAccount(handle.db, { email: "parallel@example.com", password: "parallel password 1", openSignup: true });
+      // The attack: all 40 read a count of 0 before any failure was counted, and all 40 were checked.
+      const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => attempt("parallel@example.com", `guess ${i}`, "198.51.100.50")));
+      expect(answers.filter((a) => a === "wrong").length).toBeLessThanOrEqual(SIGN_IN_THROTTLE.perPair);
+      for (const answer of answers.filter((a) => a !== "wrong")) expect(answer).toMatch(/^(429 \d+|TooManyAttempts)$/);
+      expect(await attempt("parallel@example.com", "parallel password 1", "198.51.100.50")).toMatch(/^429 /);
+      // A success is taken back off the counters: the owner signing in often is not throttled by it.
+      for (let i = 0; i < SIGN_IN_THROTTLE.perPair + 2; i++) expect(await attempt("parallel@example.com", "parallel password 1", "198.51.100.51")).toBe("ok");
+    });
+
+    it("counts IPv6 addresses per /64", async () => {
+      await registerAccount(handle.db, { email: "six@example.com", password: "six password 1", openSignup: true });
+      for (let i = 0; i < SIGN_IN_THROTTLE.perPair; i++) expect(await attempt("six@example.com", "guess", `2001:db8:5:6::${i + 1}`)).toBe("wrong");
+      expect(await attempt("six@example.com", "six password 1", "2001:db8:5:6:ffff::2")).toMatch(/^429 /);
+      expect(await attempt("six@example.com", "six password 1", "2001:db8:5:7::1")).toBe("ok");
     });
   });
 

@@ -62,6 +62,15 @@ describe(`per-key rate limits (${TEST_BACKEND})`, () => {
     expect(await store.hit("t:amount", now + RATE_LIMIT_WINDOW_MS, RATE_LIMIT_WINDOW_MS, 3)).toBe(3);
   });
 
+  it("takes hits back with a negative amount, never below 0 in a new window (Postgres)", async () => {
+    const store = postgresCounter(handle.db);
+    const now = Date.UTC(2030, 0, 1, 14, 0, 0);
+    expect(await store.hit("t:undo", now, RATE_LIMIT_WINDOW_MS, 2)).toBe(2);
+    expect(await store.hit("t:undo", now, RATE_LIMIT_WINDOW_MS, -1)).toBe(1);
+    expect(await store.hit("t:undo", now + RATE_LIMIT_WINDOW_MS, RATE_LIMIT_WINDOW_MS, -1)).toBe(0);
+    expect(await store.hit("t:undo-new", now, RATE_LIMIT_WINDOW_MS, -1)).toBe(0);
+  });
+
   it("trips an agent key with TOO_MANY_REQUESTS and a retry hint, then lets it through again", async () => {
     const { apiKey, secret } = await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.adminId, rateLimitPerMinute: 3 });
     const tools = callerAs(handle.db, { bearer: secret }).tools;

@@ -9,7 +9,7 @@ import { env } from "~/env";
 import { verifyCredentials } from "./accounts";
 import { resolveExternalUser, verifiedGitHubEmail } from "./external-accounts";
 import { authSecret } from "./secret";
-import { clientAddress, recordSignInFailure, signInRefusal } from "./sign-in-throttle";
+import { beginSignInAttempt, clientAddress } from "./sign-in-throttle";
 import { closeSessionRecord, openSessionRecord, SESSION_RENEW_AFTER_SECONDS, sessionMaxAgeSeconds, sessionRecordLive } from "./session-records";
 
 declare module "next-auth" {
@@ -84,14 +84,13 @@ export function createAuthOptions(getDatabase: () => Promise<Database> = getDb):
           if (!credentials?.email || !credentials.password) return null;
           const db = await getDatabase();
           // The sign-in route answers a throttled attempt with 429 first (sign-in-throttle.ts); this holds
-          // however the attempt arrives. Failures are counted where every instance sees them.
-          const attempt = { email: credentials.email, address: clientAddress(req?.headers ?? {}) };
-          if (await signInRefusal(db, attempt)) throw new Error("TooManyAttempts");
+          // however the attempt arrives. The attempt is counted before the password is checked (where
+          // every instance sees it), so attempts sent at once cannot all pass a count of 0.
+          const attempt = await beginSignInAttempt(db, { email: credentials.email, address: clientAddress(req?.headers ?? {}) });
+          if (attempt.refusal) throw new Error("TooManyAttempts");
           const user = await verifyCredentials(db, credentials.email, credentials.password);
-          if (!user) {
-            await recordSignInFailure(db, attempt);
-            return null;
-          }
+          await attempt.settle(user !== null);
+          if (!user) return null;
           return { id: user.id, email: user.email, name: user.name, image: user.image, onlyTenantId: user.passwordSetByTenantId, sid: await openSessionRecord(db, user.id) };
         },
       }),

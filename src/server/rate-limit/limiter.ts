@@ -17,7 +17,10 @@ export const RATE_LIMIT_WINDOW_MS = 60_000;
 
 export type CounterStore = {
   readonly name: "postgres" | "redis";
-  /** Counts `amount` hits (default 1) in the window starting at `windowStart` (ms) and returns the window's count so far. */
+  /**
+   * Counts `amount` hits (default 1) in the window starting at `windowStart` (ms) and returns the window's
+   * count so far. A negative amount takes hits back (sign-in throttling undoes a successful attempt).
+   */
   hit(bucket: string, windowStart: number, windowMs: number, amount?: number): Promise<number>;
   /** The window's count so far, counting nothing (0 for a window with no hits). */
   peek(bucket: string, windowStart: number): Promise<number>;
@@ -30,14 +33,21 @@ export type CounterStore = {
  * literal bucket); agent calls fold it into their key lookup (auth/agent-auth.ts).
  */
 export function countHitSql(bucket: SQL, windowStart: number, source: SQL = sql``, amount = 1): SQL {
-  const hits = sql.raw(String(Math.max(1, Math.trunc(amount))));
+  const hits = sql.raw(String(hitAmount(amount)));
+  // A take-back (negative amount) never leaves a new window below 0.
   return sql`insert into ${rateLimitBuckets} (bucket, window_start, count)
-    select ${bucket}, ${windowStart}::bigint, ${hits} ${source}
+    select ${bucket}, ${windowStart}::bigint, greatest(${hits}, 0) ${source}
     on conflict (bucket) do update
-      set count = case when ${rateLimitBuckets.windowStart} >= excluded.window_start then ${rateLimitBuckets.count} + ${hits} else ${hits} end,
+      set count = case when ${rateLimitBuckets.windowStart} >= excluded.window_start then ${rateLimitBuckets.count} + ${hits} else greatest(${hits}, 0) end,
           window_start = greatest(${rateLimitBuckets.windowStart}, excluded.window_start)
     returning count`;
 }
+
+/** Hits to count: a whole number, at least 1, or negative to take hits back. */
+const hitAmount = (amount: number) => {
+  const n = Math.trunc(amount);
+  return n < 0 ? n : Math.max(1, n);
+};
 
 export function postgresCounter(db: DbOrTx): CounterStore {
   return {
@@ -59,7 +69,7 @@ export function redisCounter(client: RedisClient): CounterStore {
   return {
     name: "redis",
     async hit(bucket, windowStart, windowMs, amount = 1) {
-      const reply = await client.command(["EVAL", INCR_SCRIPT, 1, `memory:rl:${bucket}:${windowStart}`, windowMs * 2, Math.max(1, Math.trunc(amount))]);
+      const reply = await client.command(["EVAL", INCR_SCRIPT, 1, `memory:rl:${bucket}:${windowStart}`, windowMs * 2, hitAmount(amount)]);
       if (typeof reply !== "number") throw new Error(`unexpected Redis reply ${JSON.stringify(reply)}`);
       return reply;
     },
