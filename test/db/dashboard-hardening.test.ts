@@ -32,9 +32,9 @@ describe(`dashboard hardening (${TEST_BACKEND})`, () => {
   afterAll(async () => handle?.destroy());
 
   /** An HTTP request to /api/trpc as the Next.js route serves it, from a browser signed in as `userId` (null: nobody). */
-  const http = (userId: string | null, path: string, init: { method?: string; headers?: Record<string, string>; body?: BodyInit; rateLimitPerMinute?: number }) => {
+  const http = (userId: string | null, path: string, init: { method?: string; headers?: Record<string, string>; body?: BodyInit; rateLimitPerMinute?: number; base?: string }) => {
     const session: Session | null = userId ? { user: { id: userId, email: "owner@example.com" }, expires: new Date(Date.now() + 3600_000).toISOString() } : null;
-    const req = new Request(`${serverOrigin()}/api/trpc/${path}`, { method: init.method ?? "POST", headers: init.headers, body: init.body });
+    const req = new Request(`${init.base ?? serverOrigin()}/api/trpc/${path}`, { method: init.method ?? "POST", headers: init.headers, body: init.body });
     return serveTrpcRequest(req, { getDb: async () => handle.db, getSession: async () => session, rateLimitPerMinute: init.rateLimitPerMinute });
   };
   const writePolicy = async () => (await handle.db.select({ p: tenants.writePolicy }).from(tenants).where(eq(tenants.id, admin.tenantId)))[0]!.p;
@@ -95,6 +95,40 @@ describe(`dashboard hardening (${TEST_BACKEND})`, () => {
     // An agent call with a bearer key is judged by its key, not by this check.
     const agent = await http(null, "tools.memory_search", { headers: { authorization: "Bearer mem_live_nope", "content-type": "application/json", origin: "http://evil.example" }, body: "{}" });
     expect(agent.status).toBe(401);
+  });
+
+  it("serves the dashboard's own saves from whatever address the browser used, and still refuses other origins", async () => {
+    // scripts/server.mjs hands Next.js http://0.0.0.0:PORT as the request's URL; the browser is at 127.0.0.1.
+    const port = new URL(serverOrigin()).port || "80";
+    const base = `http://0.0.0.0:${port}`;
+    const browserAt = `http://127.0.0.1:${port}`;
+    expect(serverOrigin()).not.toBe(browserAt);
+    const save = (headers: Record<string, string>, writePolicy: "any" | "explicit-only") =>
+      http(admin.userId, "organization.updatePolicy", { base, headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ writePolicy }) }).then((r) => r.status);
+    // The bug: every save from http://127.0.0.1:PORT (or a LAN address, or a proxy's name) was a 403.
+    expect(await save({ origin: browserAt, host: `127.0.0.1:${port}` }, "explicit-only")).toBe(200);
+    expect(await writePolicy()).toBe("explicit-only");
+    expect(await save({ origin: "http://192.168.1.20:3000", "sec-fetch-site": "same-origin" }, "any")).toBe(200);
+    expect(await writePolicy()).toBe("any");
+    // Another port of the same host, or a cross-site page, is still refused.
+    expect(await save({ origin: "http://127.0.0.1:4000", host: `127.0.0.1:${port}` }, "explicit-only")).toBe(403);
+    expect(await save({ origin: browserAt, host: `127.0.0.1:${port}`, "sec-fetch-site": "cross-site" }, "explicit-only")).toBe(403);
+    expect(await save({ origin: "http://evil.example", host: "127.0.0.1:4000" }, "explicit-only")).toBe(403);
+    expect(await writePolicy()).toBe("any");
+  });
+
+  it("holds a cookie call to the origin rule and the per-person limit whatever Authorization header it carries", async () => {
+    const person = (await registerAccount(handle.db, { email: "authz@example.com", password: "authz password 1", openSignup: true })).user.id;
+    // The attack: any Authorization header turned the origin rule off for a call the session cookie carries.
+    const forged = await http(person, "organization.updatePolicy", { headers: { "content-type": "application/json", authorization: "x", origin: "http://evil.example" }, body: JSON.stringify({ writePolicy: "explicit-only" }) });
+    expect(forged.status).toBe(403);
+    expect(((await forged.json()) as { error: { data: { reason: string } } }).error.data.reason).toBe("cross_site_request");
+    // ... and the per-person rate limit.
+    const msLeft = 60_000 - (Date.now() % 60_000);
+    if (msLeft < 5000) await new Promise((resolve) => setTimeout(resolve, msLeft + 50));
+    expect((await http(person, "memory.scopes", { method: "GET", headers: { authorization: "Bearer mem_live_nope" }, rateLimitPerMinute: 2 })).status).toBe(200);
+    expect((await http(person, "memory.scopes", { method: "GET", headers: { authorization: "Bearer mem_live_nope" }, rateLimitPerMinute: 2 })).status).toBe(200);
+    expect((await http(person, "memory.scopes", { method: "GET", headers: { authorization: "Bearer mem_live_nope" }, rateLimitPerMinute: 2 })).status).toBe(429);
   });
 
   it("answers a database failure with a reason, never the failed statement, and logs it on one line", async () => {

@@ -6,6 +6,7 @@ import { batchTooLargeMessage, logTrpcError, payloadTooLargeBody, retryAfterMeta
 import { ServiceError } from "~/server/errors";
 import { INVALID_UTF8, isUtf8, readBodyWithin, withBody } from "~/server/rate-limit/body-limit";
 import { enforceUserRateLimit } from "~/server/rate-limit/limiter";
+import { agentTrpcPath } from "./agent-listener";
 import { crossSiteRefusal } from "./same-origin";
 
 /**
@@ -30,14 +31,18 @@ export function trpcRefusal(req: Request, status: number, code: string, reason: 
 }
 
 export async function serveTrpcRequest(req: Request, deps: TrpcRequestDeps): Promise<Response> {
-  const refusal = crossSiteRefusal(req);
+  // Agent calls are told apart by path (procedures that take a bearer key and never read a session),
+  // not by an Authorization header: a cookie call with any such header is still a cookie call.
+  const url = new URL(req.url);
+  const agentCall = agentTrpcPath(url.pathname + url.search) !== null;
+  const refusal = agentCall ? null : crossSiteRefusal(req);
   if (refusal) return trpcRefusal(req, refusal.status, refusal.status === 415 ? "UNSUPPORTED_MEDIA_TYPE" : "FORBIDDEN", refusal.reason, refusal.message);
   const calls = trpcCallCount(req.url);
   if (calls > TRPC_MAX_BATCH_CALLS) return trpcRefusal(req, 400, "BAD_REQUEST", "batch_too_large", batchTooLargeMessage(calls));
   // One session read per request, shared with the procedures.
   let session: Promise<Session | null> | undefined;
-  const getSession = () => (session ??= deps.getSession());
-  if (!req.headers.has("authorization")) {
+  const getSession = agentCall ? async () => null : () => (session ??= deps.getSession());
+  if (!agentCall) {
     const userId = (await getSession())?.user?.id;
     if (userId) {
       try {
@@ -49,7 +54,7 @@ export async function serveTrpcRequest(req: Request, deps: TrpcRequestDeps): Pro
       }
     }
   }
-  if (!isUtf8(new URL(req.url).search)) return trpcRefusal(req, 400, "BAD_REQUEST", "invalid_utf8", INVALID_UTF8);
+  if (!isUtf8(url.search)) return trpcRefusal(req, 400, "BAD_REQUEST", "invalid_utf8", INVALID_UTF8);
   if (req.method === "POST") {
     const body = await readBodyWithin(req, trpcBodyLimit(req.headers.has("authorization")));
     if (!body.ok) return Response.json(payloadTooLargeBody(body.maxBytes), { status: 413 });
