@@ -6,8 +6,8 @@ import type { NextAuthOptions } from "next-auth";
 import type { JWT } from "next-auth/jwt";
 import { createCaller } from "~/server/api/root";
 import { createAuthOptions } from "~/server/auth/config";
-import { addUserToTenant } from "~/server/auth/accounts";
-import { sessionMaxAgeSeconds } from "~/server/auth/session-records";
+import { addUserToTenant, findUserByEmail } from "~/server/auth/accounts";
+import { openSessionRecord, sessionMaxAgeSeconds } from "~/server/auth/session-records";
 import { SIGN_IN_THROTTLE, throttledSignInResponse } from "~/server/auth/sign-in-throttle";
 import { registerAccount } from "~/server/auth/accounts";
 import { serveTrpcRequest } from "~/server/http/dashboard-trpc";
@@ -259,6 +259,25 @@ describe(`dashboard hardening (${TEST_BACKEND})`, () => {
       expect(await meWithCookie()).toBe(200);
       await addUserToTenant(handle.db, { email: "owner@example.com", password: "owner password 1", tenantId: admin.tenantId, actorUserId: null, resetExistingPassword: true });
       expect(await meWithCookie()).toBe(401);
+    });
+
+    it("opens no session for a sign-in whose password check a password reset or sign-out-everywhere overtook", async () => {
+      const racer = await registerAccount(handle.db, { email: "racer@example.com", password: "racer password 1", openSignup: true });
+      const rows = async () => handle.db.select().from(sessions).where(eq(sessions.userId, racer.user.id));
+      // The race: the password is checked (this row read), then the operator resets it, then the session opens.
+      const checked = (await findUserByEmail(handle.db, "racer@example.com"))!;
+      await addUserToTenant(handle.db, { email: "racer@example.com", password: "racer password 2", tenantId: racer.tenantId, actorUserId: null, resetExistingPassword: true });
+      expect(await openSessionRecord(handle.db, racer.user.id, checked)).toBeNull();
+      expect(await rows()).toHaveLength(0);
+      // The same with "sign out everywhere" in between.
+      const again = (await findUserByEmail(handle.db, "racer@example.com"))!;
+      await callerAs(handle.db, { userId: racer.user.id }).me.signOutEverywhere();
+      expect(await openSessionRecord(handle.db, racer.user.id, again)).toBeNull();
+      expect(await rows()).toHaveLength(0);
+      // Nothing in between: the session opens.
+      const fresh = (await findUserByEmail(handle.db, "racer@example.com"))!;
+      expect(await openSessionRecord(handle.db, racer.user.id, fresh)).toEqual(expect.any(String));
+      expect(await rows()).toHaveLength(1);
     });
 
     it("lasts SESSION_MAX_AGE_HOURS (24 by default, was 30 days) without use, renewed while used", async () => {

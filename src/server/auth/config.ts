@@ -89,9 +89,12 @@ export function createAuthOptions(getDatabase: () => Promise<Database> = getDb):
           const attempt = await beginSignInAttempt(db, { email: credentials.email, address: clientAddress(req?.headers ?? {}) });
           if (attempt.refusal) throw new Error("TooManyAttempts");
           const user = await verifyCredentials(db, credentials.email, credentials.password);
-          await attempt.settle(user !== null);
-          if (!user) return null;
-          return { id: user.id, email: user.email, name: user.name, image: user.image, onlyTenantId: user.passwordSetByTenantId, sid: await openSessionRecord(db, user.id) };
+          // The session opens only if the row the password was checked against is unchanged (a reset or
+          // "sign out everywhere" committed meanwhile refuses it: the sign-in fails as a wrong password).
+          const sid = user ? await openSessionRecord(db, user.id, user) : null;
+          await attempt.settle(sid !== null);
+          if (!user || !sid) return null;
+          return { id: user.id, email: user.email, name: user.name, image: user.image, onlyTenantId: user.passwordSetByTenantId, sid };
         },
       }),
       ...externalProviders(),
@@ -116,7 +119,9 @@ export function createAuthOptions(getDatabase: () => Promise<Database> = getDb):
         );
         if (!userId) return "/sign-in?error=AccessDenied";
         user.id = userId;
-        (user as { sid?: string }).sid = await openSessionRecord(db, userId);
+        const sid = await openSessionRecord(db, userId);
+        if (!sid) return "/sign-in?error=AccessDenied";
+        (user as { sid?: string }).sid = sid;
         return true;
       },
       async jwt({ token, user }) {

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { and, eq, gt, lt, sql } from "drizzle-orm";
-import type { DbOrTx } from "~/db/types";
+import type { Database, DbOrTx } from "~/db/types";
 import { sessions, users } from "~/db/schema";
 import { env } from "~/env";
 
@@ -17,12 +17,31 @@ export const sessionMaxAgeSeconds = () => env.SESSION_MAX_AGE_HOURS * 3600;
 /** Renew a session's expiry at most this often (seconds), not on every request. */
 export const SESSION_RENEW_AFTER_SECONDS = 5 * 60;
 
-/** Opens a session for `userId` and returns its id (what the JWT carries). Old expired rows of the person go. */
-export async function openSessionRecord(db: DbOrTx, userId: string, now = new Date()): Promise<string> {
-  const sid = randomBytes(24).toString("base64url");
-  await db.delete(sessions).where(and(eq(sessions.userId, userId), lt(sessions.expires, now)));
-  await db.insert(sessions).values({ sessionToken: sid, userId, expires: new Date(now.getTime() + sessionMaxAgeSeconds() * 1000) });
-  return sid;
+/** What a password check read of the person: a session opens only if these are unchanged when it is recorded. */
+export type SessionBasis = { passwordHash: string | null; updatedAt: Date };
+
+/**
+ * Opens a session for `userId` and returns its id (what the JWT carries); null when the person is gone
+ * or disabled, or, given `basis` (the user row the password was checked against), when the row changed
+ * since: a password reset or "sign out everywhere" committed between the password check and this
+ * must not leave a new session alive. The person's row is locked (FOR UPDATE) while the session is
+ * recorded, and both of those take the same lock (closeAllSessionRecords), so either this sees their
+ * change or they see this session. Old expired rows of the person go.
+ */
+export async function openSessionRecord(db: Database, userId: string, basis?: SessionBasis | null, now = new Date()): Promise<string | null> {
+  return db.transaction(async (tx) => {
+    const [user] = await tx
+      .select({ passwordHash: users.passwordHash, updatedAt: users.updatedAt, disabledAt: users.disabledAt })
+      .from(users)
+      .where(eq(users.id, userId))
+      .for("update");
+    if (!user || user.disabledAt) return null;
+    if (basis && (user.passwordHash !== basis.passwordHash || user.updatedAt.getTime() !== basis.updatedAt.getTime())) return null;
+    const sid = randomBytes(24).toString("base64url");
+    await tx.delete(sessions).where(and(eq(sessions.userId, userId), lt(sessions.expires, now)));
+    await tx.insert(sessions).values({ sessionToken: sid, userId, expires: new Date(now.getTime() + sessionMaxAgeSeconds() * 1000) });
+    return sid;
+  });
 }
 
 /**
@@ -49,8 +68,14 @@ export async function closeSessionRecord(db: DbOrTx, sid: unknown): Promise<void
   if (typeof sid === "string" && sid) await db.delete(sessions).where(eq(sessions.sessionToken, sid));
 }
 
-/** Ends every session of a person (password reset, removal, "sign out everywhere"); returns how many. */
+/** Ends every session of a person (password reset, removal, "sign out everywhere"); returns how many. Run it in the change's transaction. */
 export async function closeAllSessionRecords(db: DbOrTx, userId: string): Promise<number> {
+  // Marks the person's row changed (and locks it till the caller's transaction ends): a sign-in whose
+  // password check read the row before this opens no session (openSessionRecord).
+  await db
+    .update(users)
+    .set({ updatedAt: sql`greatest(now(), ${users.updatedAt} + interval '1 millisecond')` })
+    .where(eq(users.id, userId));
   const closed = await db.delete(sessions).where(eq(sessions.userId, userId)).returning({ sid: sessions.sessionToken });
   return closed.length;
 }
