@@ -280,6 +280,22 @@ describe(`dashboard hardening (${TEST_BACKEND})`, () => {
       expect(await rows()).toHaveLength(1);
     });
 
+    it("keeps the session through a database hiccup: that request reads as signed out, the cookie stays", async () => {
+      let down = false;
+      const flaky = createAuthOptions(async () => {
+        if (down) throw new Error("connection refused");
+        return handle.db;
+      });
+      const browser = nextAuthBrowser(flaky);
+      expect(await browser.signIn("owner@example.com", "owner password 1")).toBe(true);
+      expect(await browser.session()).not.toBeNull();
+      // The bug: the session check threw inside next-auth's jwt callback, and next-auth deleted the cookie.
+      down = true;
+      expect(await browser.session()).toBeNull();
+      down = false;
+      expect((await browser.session())?.user.email).toBe("owner@example.com");
+    });
+
     it("lasts SESSION_MAX_AGE_HOURS (24 by default, was 30 days) without use, renewed while used", async () => {
       expect(options.session?.maxAge).toBe(24 * 3600);
       expect(sessionMaxAgeSeconds()).toBe(24 * 3600);

@@ -6,6 +6,7 @@ import type { Provider } from "next-auth/providers/index";
 import { getDb } from "~/db/client";
 import type { Database } from "~/db/types";
 import { env } from "~/env";
+import { log } from "~/server/log";
 import { verifyCredentials } from "./accounts";
 import { resolveExternalUser, verifiedGitHubEmail } from "./external-accounts";
 import { authSecret } from "./secret";
@@ -133,12 +134,25 @@ export function createAuthOptions(getDatabase: () => Promise<Database> = getDb):
           return token;
         }
         // Every later request: the session's record must still be there (and is renewed).
-        if (token.revoked !== true && !(await sessionRecordLive(await getDatabase(), token.sid, token.uid))) token.revoked = true;
+        delete token.unavailable;
+        if (token.revoked === true) return token;
+        let live: boolean;
+        try {
+          live = await sessionRecordLive(await getDatabase(), token.sid, token.uid);
+        } catch (error) {
+          // next-auth deletes the session cookie when this callback throws, so a database hiccup would sign
+          // the person out for good. This request reads as no session instead; the cookie and the stored
+          // session stay, and the next request checks again.
+          log("warn", `session check failed, answered as signed out for this request: ${error instanceof Error ? error.message : String(error)}`);
+          token.unavailable = true;
+          return token;
+        }
+        if (!live) token.revoked = true;
         return token;
       },
       session({ session, token }) {
         // An ended session reads as none: getServerSession answers null, /api/auth/session {}.
-        if (token.revoked === true) return {} as Session;
+        if (token.revoked === true || token.unavailable === true) return {} as Session;
         const onlyTenantId = typeof token.onlyTenantId === "string" ? token.onlyTenantId : null;
         return { ...session, user: { ...session.user, id: token.uid as string, email: token.email ?? "", onlyTenantId } } as Session;
       },
