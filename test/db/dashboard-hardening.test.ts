@@ -296,6 +296,18 @@ describe(`dashboard hardening (${TEST_BACKEND})`, () => {
       expect((await browser.session())?.user.email).toBe("owner@example.com");
     });
 
+    it("audits a person's own sign-out-everywhere, and refuses invitation answers from an organisation-set password with a reason", async () => {
+      const self = await registerAccount(handle.db, { email: "self@example.com", password: "self password 1", openSignup: true });
+      await callerAs(handle.db, { userId: self.user.id }).me.signOutEverywhere();
+      const audit = (await handle.db.select().from(memoryAuditEvents).where(eq(memoryAuditEvents.tenantId, self.tenantId))).filter((e) => e.reason === "signed out everywhere");
+      expect(audit).toHaveLength(1);
+      expect(audit[0]).toMatchObject({ actorType: "user", actorId: self.user.id, eventType: "member" });
+      const refused = await callerAs(handle.db, { userId: self.user.id, onlyTenantId: admin.tenantId })
+        .me.acceptInvitation({ tenantId: admin.tenantId })
+        .catch((e: { code?: string; cause?: { reason?: string } }) => ({ code: e.code, reason: e.cause?.reason }));
+      expect(refused).toEqual({ code: "FORBIDDEN", reason: "password_set_by_another_organisation" });
+    });
+
     it("lasts SESSION_MAX_AGE_HOURS (24 by default, was 30 days) without use, renewed while used", async () => {
       expect(options.session?.maxAge).toBe(24 * 3600);
       expect(sessionMaxAgeSeconds()).toBe(24 * 3600);

@@ -8,7 +8,7 @@ import { listMemberships } from "~/server/auth/accounts";
 import { authenticateAgentKey } from "~/server/auth/agent-auth";
 import { admitMeteredAgentCall } from "~/server/auth/agent-call";
 import { TENANT_COOKIE } from "~/server/auth/tenant-cookie";
-import { badRequest, knownServiceError, ServiceError } from "~/server/errors";
+import { badRequest, forbidden, knownServiceError, ServiceError } from "~/server/errors";
 import { jsonShapeProblem } from "~/server/tools/limits";
 import { TOOL_NAMES } from "~/server/tools/registry";
 import { TENANT_HEADER } from "./tenant-header";
@@ -134,7 +134,7 @@ export const tenantProcedure = signedInProcedure.use(async ({ ctx, next }) => {
       .from(tenantMembers)
       .where(and(eq(tenantMembers.tenantId, named), eq(tenantMembers.userId, ctx.user.id)));
     if (!membership) throw new TRPCError({ code: "FORBIDDEN", message: `You are not a member of organisation ${named}.` });
-    if (ctx.user.onlyTenantId && ctx.user.onlyTenantId !== named) throw new TRPCError({ code: "FORBIDDEN", message: PASSWORD_OF_ANOTHER_ORGANISATION });
+    if (ctx.user.onlyTenantId && ctx.user.onlyTenantId !== named) throw new TRPCError({ code: "FORBIDDEN", message: PASSWORD_OF_ANOTHER_ORGANISATION, cause: forbidden("password_set_by_another_organisation", PASSWORD_OF_ANOTHER_ORGANISATION) });
   } else {
     const memberships = await listMemberships(ctx.db, ctx.user.id, ctx.user.onlyTenantId);
     const chosen = cookieTenantId(ctx.headers);
