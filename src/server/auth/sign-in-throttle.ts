@@ -1,7 +1,7 @@
 import { isIP } from "node:net";
-import { eq } from "drizzle-orm";
+import { and, eq, like, lt } from "drizzle-orm";
 import type { Database, DbOrTx } from "~/db/types";
-import { memoryAuditEvents, tenantMembers } from "~/db/schema";
+import { memoryAuditEvents, rateLimitBuckets, tenantMembers } from "~/db/schema";
 import { env } from "~/env";
 import { log } from "~/server/log";
 import { defaultCounter, windowStartOf, type CounterStore } from "~/server/rate-limit/limiter";
@@ -171,6 +171,19 @@ async function auditLockout(db: Database, params: { email: string; address: stri
       })),
     );
   });
+}
+
+/**
+ * Deletes sign-in counters (Postgres) whose window ended more than a window ago: older than twice the
+ * window's length. Each account and address guessed at leaves a row, and nothing else removes them
+ * (Redis keys expire by themselves). Run by the periodic maintenance (jobs/maintenance.ts).
+ */
+export async function pruneSignInCounters(db: DbOrTx, now = Date.now()): Promise<number> {
+  const gone = await db
+    .delete(rateLimitBuckets)
+    .where(and(like(rateLimitBuckets.bucket, "signin:%"), lt(rateLimitBuckets.windowStart, now - 2 * SIGN_IN_THROTTLE.windowMs)))
+    .returning({ bucket: rateLimitBuckets.bucket });
+  return gone.length;
 }
 
 /**
