@@ -22,6 +22,9 @@ await app.prepare();
 const published = () => globalThis[Symbol.for("agent-memory.agentListener")];
 globalThis[Symbol.for("agent-memory.agentListenerInFront")] = true;
 const server = http.createServer((req, res) => {
+  // The peer's address, for sign-in throttling (src/server/auth/sign-in-throttle.ts); whatever a client
+  // sent under this name is replaced.
+  req.headers["x-memory-client-address"] = req.socket.remoteAddress ?? "unknown";
   const serveAgent = published();
   if (serveAgent?.(req, res)) return;
   void handle(req, res);

@@ -38,6 +38,16 @@ const schema = z.object({
     .default("")
     .transform((v) => v.split(",").map((o) => o.trim().replace(/\/+$/, "")).filter(Boolean)),
   PORT: z.coerce.number().int().default(3000),
+  /**
+   * Hours a dashboard session lasts without use; each use moves the end forward (sliding). Sign-out, a
+   * password reset, removal from an organisation and "sign out everywhere" end sessions at once.
+   */
+  SESSION_MAX_AGE_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(24),
+  /**
+   * Behind a reverse proxy that sets X-Forwarded-For: take the client's address from its last entry (what
+   * the proxy saw) for sign-in throttling. Off: the address the server's socket saw (npm start).
+   */
+  TRUST_PROXY: booleanFlag,
   /** Anyone may create an account (each gets an own tenant). Off: only the first account, then admins add people. */
   MEMORY_OPEN_SIGNUP: booleanFlag,
   GITHUB_ID: z.preprocess(emptyToUndefined, z.string().optional()),
@@ -89,6 +99,8 @@ const schema = z.object({
   REDIS_URL: z.preprocess(emptyToUndefined, z.string().regex(/^rediss?:\/\//, "must start with redis:// or rediss://").optional()),
   /** Agent calls per API key per minute (a key's own rate_limit_per_minute wins); 0 turns the limit off. */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(300),
+  /** Dashboard calls per signed-in person per minute (a batch counts one per call); 0 turns the limit off. */
+  DASHBOARD_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(600),
   /** Days the search/query log is kept (usage charts); 0 keeps it forever. */
   MEMORY_QUERY_LOG_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(30),
   /** Days a tool call's idempotency key still replays its first answer; 0 keeps them forever. */

@@ -1,4 +1,6 @@
 import { isConnectionLost } from "~/db/connection-errors";
+import { describeError, log } from "~/server/log";
+import { databaseRefusal } from "~/server/memory/pg-errors";
 
 /**
  * Errors the domain core raises, without depending on tRPC or HTTP: a stable machine-readable
@@ -46,6 +48,18 @@ const databaseUnavailable = () =>
     "The database connection was lost during this call, so whether a write in it was saved is unknown. Retry in a few seconds: a write or forget sent with the same idempotencyKey is applied at most once; without one, read the memory first (memory_get / memory_search) instead of writing again blindly.",
   );
 
-/** The answer a caller gets for a failure the domain knows how to word: its own, or a lost connection's; null for anything else. */
+/** A value the database refused (NUL, out of range, malformed): 400 with the reason, never the statement. */
+const refusedByDatabase = (error: unknown): ServiceError | null => {
+  const refusal = databaseRefusal(error);
+  if (!refusal) return null;
+  // The caller gets the reason; the operator the statement (parameters masked), in case a check upstream is missing.
+  log("warn", `database refused a value (${refusal.reason}): ${describeError(error)}`);
+  return badRequest(refusal.reason, refusal.message);
+};
+
+/**
+ * The answer a caller gets for a failure the domain knows how to word: its own, a lost connection's,
+ * or a value the database refused; null for anything else.
+ */
 export const knownServiceError = (error: unknown): ServiceError | null =>
-  error instanceof ServiceError ? error : isConnectionLost(error) ? databaseUnavailable() : null;
+  error instanceof ServiceError ? error : isConnectionLost(error) ? databaseUnavailable() : refusedByDatabase(error);

@@ -101,9 +101,11 @@ describe(`sign-in and the procedure ladder (${TEST_BACKEND})`, () => {
     const mallory = await registerAccount(handle.db, { email: "mallory@example.net", password: "mallory password", openSignup: true });
     const planted = await addUserToTenant(handle.db, { email: "victim@corp.example", password: "attacker-chosen-pw", role: "member", tenantId: mallory.tenantId, actorUserId: mallory.user.id });
     expect(planted.user.passwordSetByTenantId).toBe(mallory.tenantId);
-    // The real organisation adds the same person later, and is told the password is not theirs to use.
+    // The real organisation adds the same person later: an account exists, so it is an invitation, and
+    // the answer says nothing about the account (issue 30: it answered with its id, unasked membership).
     const added = await callerAs(handle.db, { userId: admin.userId }).admin.members.add({ email: "victim@corp.example", role: "member" });
-    expect(added).toMatchObject({ userId: planted.user.id, passwordOpensElsewhere: true });
+    expect(added).toMatchObject({ invited: true, userId: "", name: null });
+    expect(JSON.stringify(added)).not.toContain(planted.user.id);
     const signedIn = await verifyCredentials(handle.db, "victim@corp.example", "attacker-chosen-pw");
     expect(signedIn?.passwordSetByTenantId).toBe(mallory.tenantId);
     // The session such a sign-in opens (config.ts's jwt and session callbacks) is held to that organisation.
@@ -112,6 +114,10 @@ describe(`sign-in and the procedure ladder (${TEST_BACKEND})`, () => {
     const session = await authOptions.callbacks!.session!({ session: { user: {}, expires: "" }, token } as never);
     expect(session.user).toMatchObject({ id: planted.user.id, onlyTenantId: mallory.tenantId });
     const asPlanted = (more: { tenantId?: string; cookie?: string } = {}) => callerAs(handle.db, { userId: planted.user.id, onlyTenantId: mallory.tenantId, ...more });
+    // The invitation is answered by the person, not with the password Mallory chose; through an identity provider they accept.
+    await expect(asPlanted().me.acceptInvitation({ tenantId: admin.tenantId })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    expect(await asPlanted().me.invitations()).toEqual([]);
+    await callerAs(handle.db, { userId: planted.user.id }).me.acceptInvitation({ tenantId: admin.tenantId });
     await expect(asPlanted({ tenantId: admin.tenantId }).organization.get()).rejects.toMatchObject({ code: "FORBIDDEN", message: expect.stringContaining("another organisation's admin") });
     expect((await asPlanted({ cookie: `${TENANT_COOKIE}=${admin.tenantId}` }).organization.get()).id).toBe(mallory.tenantId);
     expect((await asPlanted().me.get()).memberships.map((m) => m.tenantId)).toEqual([mallory.tenantId]);

@@ -50,6 +50,27 @@ describe(`per-key rate limits (${TEST_BACKEND})`, () => {
     expect(straggler.count).toBe(2);
   });
 
+  it("counts several hits at once and reads a count without adding to it (Postgres)", async () => {
+    const store = postgresCounter(handle.db);
+    const now = Date.UTC(2030, 0, 1, 13, 0, 0);
+    expect(await store.peek("t:amount", now)).toBe(0);
+    expect(await store.hit("t:amount", now, RATE_LIMIT_WINDOW_MS, 4)).toBe(4);
+    expect(await store.hit("t:amount", now, RATE_LIMIT_WINDOW_MS)).toBe(5);
+    expect(await store.peek("t:amount", now)).toBe(5);
+    // A newer window starts from its own hits; the old window's count is not read for it.
+    expect(await store.peek("t:amount", now + RATE_LIMIT_WINDOW_MS)).toBe(0);
+    expect(await store.hit("t:amount", now + RATE_LIMIT_WINDOW_MS, RATE_LIMIT_WINDOW_MS, 3)).toBe(3);
+  });
+
+  it("takes hits back with a negative amount, never below 0 in a new window (Postgres)", async () => {
+    const store = postgresCounter(handle.db);
+    const now = Date.UTC(2030, 0, 1, 14, 0, 0);
+    expect(await store.hit("t:undo", now, RATE_LIMIT_WINDOW_MS, 2)).toBe(2);
+    expect(await store.hit("t:undo", now, RATE_LIMIT_WINDOW_MS, -1)).toBe(1);
+    expect(await store.hit("t:undo", now + RATE_LIMIT_WINDOW_MS, RATE_LIMIT_WINDOW_MS, -1)).toBe(0);
+    expect(await store.hit("t:undo-new", now, RATE_LIMIT_WINDOW_MS, -1)).toBe(0);
+  });
+
   it("trips an agent key with TOO_MANY_REQUESTS and a retry hint, then lets it through again", async () => {
     const { apiKey, secret } = await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.adminId, rateLimitPerMinute: 3 });
     const tools = callerAs(handle.db, { bearer: secret }).tools;
@@ -181,6 +202,19 @@ describe(`per-key rate limits (${TEST_BACKEND})`, () => {
     });
     afterAll(() => {
       redis?.kill();
+    });
+
+    it("counts several hits at once and reads a count without adding to it (Redis)", async () => {
+      const client = new RedisClient(url);
+      const store = redisCounter(client);
+      const now = Date.UTC(2030, 0, 1, 16, 0, 0);
+      expect(await store.peek("t:redis-amount", now)).toBe(0);
+      expect(await store.hit("t:redis-amount", now, RATE_LIMIT_WINDOW_MS, 4)).toBe(4);
+      expect(await store.hit("t:redis-amount", now, RATE_LIMIT_WINDOW_MS)).toBe(5);
+      expect(await store.peek("t:redis-amount", now)).toBe(5);
+      const ttl = await client.command(["PTTL", `memory:rl:t:redis-amount:${now}`]);
+      expect(typeof ttl === "number" && ttl > 0).toBe(true);
+      client.close();
     });
 
     it("counts in Redis, shared between clients, with the window expiring", async () => {

@@ -1,6 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { idempotencyKeys, memoryJobs, memoryQueryLog } from "~/db/schema";
+import { idempotencyKeys, memoryJobs, memoryQueryLog, rateLimitBuckets } from "~/db/schema";
+import { SIGN_IN_THROTTLE } from "~/server/auth/sign-in-throttle";
 import { runMaintenance } from "~/server/jobs/maintenance";
 import { pruneExpiredRecords } from "~/server/jobs/retention";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
@@ -86,5 +87,20 @@ describe(`retention of operational records (${TEST_BACKEND})`, () => {
     const line = await runMaintenance(handle.db, { vacuum: TEST_BACKEND === "pglite", policy: { queryLogDays: 30, idempotencyDays: 7, finishedJobDays: 7 } });
     expect(line).toMatch(/pruned \d+ query log rows, \d+ idempotency replies, \d+ finished jobs/);
     expect(await count(memoryQueryLog, t)).toBe(0);
+  });
+
+  it("deletes sign-in counters whose window ended more than a window ago, and nothing else", async () => {
+    const now = Date.now();
+    const old = now - 3 * SIGN_IN_THROTTLE.windowMs;
+    await handle.db.insert(rateLimitBuckets).values([
+      { bucket: "signin:pair:old@example.com|192.0.2.1", windowStart: old, count: 5 },
+      { bucket: "signin:acct:new@example.com", windowStart: now - (now % SIGN_IN_THROTTLE.windowMs), count: 2 },
+      { bucket: "user:someone", windowStart: old, count: 7 },
+    ]);
+    const line = await runMaintenance(handle.db, { vacuum: false, policy: { queryLogDays: 30, idempotencyDays: 7, finishedJobDays: 7 } });
+    expect(line).toMatch(/1 old sign-in counters/);
+    const left = (await handle.db.select().from(rateLimitBuckets)).map((b) => b.bucket);
+    expect(left).not.toContain("signin:pair:old@example.com|192.0.2.1");
+    expect(left).toEqual(expect.arrayContaining(["signin:acct:new@example.com", "user:someone"]));
   });
 });

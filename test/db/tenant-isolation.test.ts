@@ -2,10 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { getTableName, sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { z } from "zod";
 import { memoryChunkTopics, memoryNodes, memoryTopics } from "~/db/schema";
 import { queryRows } from "~/db/raw";
-import { appRouter } from "~/server/api/root";
 import { addUserToTenant, verifyCredentials } from "~/server/auth/accounts";
 import { newId } from "~/server/ids";
 import { log, logServerError } from "~/server/log";
@@ -16,6 +14,7 @@ import { turnInputJsonSchema } from "~/server/tools/registry";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { createKey, createOrg, trpcHttp } from "../support/agents";
 import { callerAs } from "../support/trpc";
+import { invokePath, minimalInput, procedureInputSchema, routerProcedures, setPath, textFields, type JsonSchema } from "../support/router-inputs";
 
 /**
  * The second wall of tenant isolation (docs/performance.md, "Row-level security"): a leak suite
@@ -70,6 +69,10 @@ const PROCEDURES: Record<string, { access: Access; probe: (k: Kit) => Promise<vo
   "admin.members.list": { access: "admin", probe: noLeak },
   "admin.members.setRole": { access: "admin", probe: (k) => k.refused({ userId: k.fx.a.memberId, role: "admin" }, "NOT_FOUND") },
   "admin.members.remove": { access: "admin", probe: (k) => k.refused({ userId: k.fx.a.memberId }, "NOT_FOUND") },
+  "admin.members.signOutEverywhere": { access: "admin", probe: (k) => k.refused({ userId: k.fx.a.memberId }, "NOT_FOUND") },
+  "admin.members.invitations": { access: "admin", probe: noLeak },
+  // B's own invitations only: A's admin was never invited by B.
+  "admin.members.cancelInvitation": { access: "admin", probe: (k) => k.refused({ email: k.fx.a.adminEmail }, "NOT_FOUND") },
   "admin.members.add": {
     access: "admin",
     // Adding an existing account by email is allowed (people may belong to several organisations),
@@ -289,20 +292,16 @@ const PROCEDURES: Record<string, { access: Access; probe: (k: Kit) => Promise<vo
       expect(me.memberships.map((m) => m.tenantId)).toEqual([k.fx.b.tenantId]);
     },
   },
+  "me.signOutEverywhere": { access: "signed-in", probe: noLeak },
+  "me.invitations": { access: "signed-in", probe: noLeak },
+  // No invitation of A's for B's admin: nothing to accept or decline.
+  "me.acceptInvitation": { access: "signed-in", probe: (k) => k.refused({ tenantId: k.fx.a.tenantId }, "NOT_FOUND") },
+  "me.declineInvitation": { access: "signed-in", probe: (k) => k.refused({ tenantId: k.fx.a.tenantId }, "NOT_FOUND") },
   "me.tenant": { access: "tenant", probe: async (k) => expect(await k.call()).toEqual({ id: k.fx.b.tenantId, role: "admin" }) },
   "me.agent": { access: "agent", probe: async (k) => expect(k.clean(await k.call())).toMatchObject({ tenantId: k.fx.b.tenantId }) },
   "organization.get": { access: "tenant", probe: async (k) => expect(k.clean(await k.call())).toMatchObject({ id: k.fx.b.tenantId }) },
   "organization.updatePolicy": { access: "admin", probe: async (k) => void (await k.call({ writePolicy: "explicit-only", sensitivePolicy: "redact" })) },
 };
-
-/** Calls a procedure by its dotted path on a server-side caller (`.call(null, input)` also reaches `tools.call`). */
-function invokePath(caller: unknown, procedure: string, input?: unknown): Promise<unknown> {
-  let target = caller as Record<string, unknown>;
-  for (const segment of procedure.split(".")) target = target[segment] as Record<string, unknown>;
-  return (target as unknown as { call: (self: null, input?: unknown) => Promise<unknown> }).call(null, input);
-}
-
-const routerProcedures = () => Object.keys((appRouter._def as unknown as { procedures: Record<string, unknown> }).procedures).sort();
 
 /**
  * Organisation A's rows in every tenant-owned table (volatile columns left out), for before/after
@@ -489,40 +488,9 @@ describe(`tenant isolation, generated from the router (${TEST_BACKEND})`, () => 
 
   const HOSTILE = ["'; drop table memory_nodes; --", "%' or '1'='1", "' OR 1=1 --", "%", "_\\", "a:* | !b & (c", "杭州'); delete from memory_nodes where ('1'='1", "$1; select pg_sleep(5)"];
 
-  type JsonSchema = { type?: string | string[]; properties?: Record<string, JsonSchema>; items?: JsonSchema; anyOf?: JsonSchema[]; oneOf?: JsonSchema[]; enum?: unknown[] };
-
-  /** Paths of the schema's text fields (`a.b`, `list[]`, `list[].field`), any-typed JSON as `json`. */
-  function textFields(schema: JsonSchema, prefix = ""): { path: string; json: boolean }[] {
-    const branches = [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])];
-    if (branches.length) return branches.flatMap((branch) => textFields(branch, prefix));
-    const types = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
-    if (types.includes("string")) return [{ path: prefix, json: false }];
-    if (types.includes("array") && schema.items) return textFields(schema.items, `${prefix}[]`);
-    if (schema.properties) return Object.entries(schema.properties).flatMap(([key, sub]) => textFields(sub, prefix ? `${prefix}.${key}` : key));
-    if (types.length === 0 && prefix) return [{ path: prefix, json: true }];
-    return [];
-  }
-
   /** JSON with object keys sorted (jsonb does not keep key order). */
   const canonical = (value: unknown): string =>
     JSON.stringify(value, (_k, v: unknown) => (v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v));
-
-  function setPath(target: Record<string, unknown>, fieldPath: string, value: unknown) {
-    const parts = fieldPath.split(".");
-    let node: Record<string, unknown> = target;
-    parts.forEach((part, i) => {
-      const list = part.endsWith("[]");
-      const key = list ? part.slice(0, -2) : part;
-      const last = i === parts.length - 1;
-      if (list) {
-        const array = (Array.isArray(node[key]) ? node[key] : [{}]) as unknown[];
-        if (last) array[0] = value;
-        node[key] = array;
-        if (!last) node = (array[0] ??= {}) as Record<string, unknown>;
-      } else if (last) node[key] = value;
-      else node = (node[key] = (node[key] as Record<string, unknown> | undefined) ?? {}) as Record<string, unknown>;
-    });
-  }
 
   const baseInput = (tool: string, field: string, n: number): Record<string, unknown> => {
     switch (tool) {
@@ -599,32 +567,6 @@ describe(`tenant isolation, generated from the router (${TEST_BACKEND})`, () => 
   });
 
   // ---- hostile strings in every text field of every dashboard procedure ---------------------------
-
-  type InputSchema = JsonSchema & { required?: string[]; const?: unknown; minItems?: number; minimum?: number; minLength?: number };
-
-  /** The smallest input the schema accepts the shape of: required fields only, first choices. */
-  function minimalInput(schema: InputSchema): unknown {
-    if (schema.const !== undefined) return schema.const;
-    if (schema.enum?.length) return schema.enum[0];
-    const branches = [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])] as InputSchema[];
-    if (branches.length) return minimalInput(branches.find((b) => b.type !== "null") ?? branches[0]!);
-    const types = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
-    if (schema.properties || types.includes("object")) {
-      return Object.fromEntries((schema.required ?? []).map((key) => [key, minimalInput((schema.properties?.[key] ?? {}) as InputSchema)]));
-    }
-    if (types.includes("array")) return (schema.minItems ?? 0) > 0 && schema.items ? [minimalInput(schema.items as InputSchema)] : [];
-    if (types.includes("string")) return "x".repeat(Math.max(1, schema.minLength ?? 1));
-    if (types.includes("integer") || types.includes("number")) return Math.max(1, schema.minimum ?? 1);
-    if (types.includes("boolean")) return false;
-    return null;
-  }
-
-  /** A procedure's input as JSON Schema (what a caller sends), from the router itself. */
-  function procedureInputSchema(procedure: string): InputSchema | null {
-    const inputs = ((appRouter._def as unknown as { procedures: Record<string, { _def: { inputs: unknown[] } }> }).procedures[procedure]?._def.inputs ?? []) as z.ZodType[];
-    if (inputs.length === 0) return null;
-    return z.toJSONSchema(inputs.length === 1 ? inputs[0]! : z.intersection(inputs[0]!, inputs[1]!), { io: "input", unrepresentable: "any" }) as InputSchema;
-  }
 
   it("answers hostile strings in every text field of every dashboard procedure (generated from the router) without a server error, leaving organisation B as it was", async () => {
     const c = callers();

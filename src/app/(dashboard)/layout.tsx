@@ -1,3 +1,4 @@
+import { SessionKeepAlive } from "~/components/session-keep-alive";
 import { Sidebar } from "~/components/sidebar";
 import { I18nProvider } from "~/i18n/client";
 import { getI18n } from "~/i18n/server";
@@ -14,6 +15,7 @@ export default async function DashboardLayout({ children }: { children: React.Re
         <div lang={locale === "zh" ? "zh-CN" : "en"} className="flex min-h-screen flex-col md:flex-row">
           <Sidebar isAdmin={tenant.role === "admin"} email={user.email} tenantId={tenant.tenantId} memberships={memberships.map(({ tenantId, tenantName }) => ({ tenantId, tenantName }))} />
           <main className="min-w-0 flex-1 px-4 py-6 md:px-10 md:py-10">{children}</main>
+          <SessionKeepAlive />
         </div>
       </TRPCReactProvider>
     </I18nProvider>

@@ -1,5 +1,7 @@
 import Link from "next/link";
+import { InvitationsPanel } from "~/components/invitations";
 import { PageHeader } from "~/components/page-header";
+import { myInvitations } from "~/server/dashboard/members";
 import { getI18n } from "~/i18n/server";
 import { requireDashboardMember } from "~/server/auth/dashboard-session";
 import { getTenantOverview } from "~/server/stats/overview";
@@ -10,9 +12,11 @@ export const metadata = { title: "Overview" };
 export default async function OverviewPage() {
   const { db, tenant, user } = await requireDashboardMember();
   const scopes = await effectiveUserScopes(db, { tenantId: tenant.tenantId, userId: user.id, role: tenant.role });
-  const [overview, { t, number }] = await Promise.all([
+  const [overview, { t, number }, invitations] = await Promise.all([
     getTenantOverview(db, { tenantId: tenant.tenantId, readScopes: scopes.read, keysOf: tenant.role === "admin" ? undefined : user.id }),
     getI18n(),
+    // A session opened with a password another organisation's admin chose cannot answer invitations.
+    user.onlyTenantId ? [] : myInvitations(db, user.id),
   ]);
   const cards = [
     { label: t("overview.activeMemories"), value: overview.activeMemories, href: "/memories" },
@@ -24,6 +28,7 @@ export default async function OverviewPage() {
   return (
     <>
       <PageHeader title={tenant.tenantName} description={t("overview.signedInAs", { email: user.email, role: tenant.role })} />
+      <InvitationsPanel invitations={invitations} />
       <section aria-label="Totals" className="grid grid-cols-2 gap-4 lg:grid-cols-5">
         {cards.map((card) => (
           <Link key={card.label} href={card.href} className="rounded-2xl border border-zinc-200 bg-white p-5 shadow-sm transition hover:border-indigo-300 dark:border-zinc-800 dark:bg-zinc-900">

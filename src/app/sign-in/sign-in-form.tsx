@@ -8,6 +8,7 @@ import { Field, FormError, SubmitButton } from "~/components/form";
 const ERRORS: Record<string, string> = {
   CredentialsSignin: "Wrong email or password.",
   AccessDenied: "This account may not sign in here. Ask an admin to add your email first.",
+  TooManyAttempts: "Too many failed sign-ins. Wait up to 15 minutes and try again, or sign in with your identity provider.",
 };
 
 export function SignInForm({ providers, notice }: { providers: { id: string; name: string }[]; notice?: string }) {

@@ -21,7 +21,7 @@ export function AddMemberForm() {
   const add = useMutation(trpc.admin.members.add.mutationOptions());
   const { run, error, pending } = useAction();
   const [form, setForm] = useState({ email: "", name: "", role: "member" as "member" | "admin", password: "" });
-  const [added, setAdded] = useState<{ email: string; passwordOpensElsewhere: boolean } | null>(null);
+  const [added, setAdded] = useState<{ email: string; invited: boolean } | null>(null);
   return (
     <Panel title={t("members.add")} description={t("members.addHint")}>
       <form
@@ -30,7 +30,7 @@ export function AddMemberForm() {
           e.preventDefault();
           const result = await run(() => add.mutateAsync({ email: form.email, role: form.role, ...(form.name.trim() ? { name: form.name.trim() } : {}), ...(form.password ? { password: form.password } : {}) }));
           if (result) {
-            setAdded({ email: result.email, passwordOpensElsewhere: result.passwordOpensElsewhere });
+            setAdded({ email: result.email, invited: result.invited });
             setForm({ email: "", name: "", role: "member", password: "" });
           }
         }}
@@ -56,7 +56,7 @@ export function AddMemberForm() {
           </button>
           {added ? (
             <span role="status" className="text-emerald-700">
-              {t(added.passwordOpensElsewhere ? "members.addedPasswordElsewhere" : "members.added", { email: added.email })}
+              {t(added.invited ? "members.invited" : "members.added", { email: added.email })}
             </span>
           ) : null}
         </div>
@@ -74,6 +74,7 @@ export function MembersTable({ members, selfId }: { members: Member[]; selfId: s
   const trpc = useTRPC();
   const setRole = useMutation(trpc.admin.members.setRole.mutationOptions());
   const remove = useMutation(trpc.admin.members.remove.mutationOptions());
+  const signOut = useMutation(trpc.admin.members.signOutEverywhere.mutationOptions());
   const { run, error, pending } = useAction();
   const [removing, setRemoving] = useState<Member | null>(null);
   return (
@@ -107,6 +108,9 @@ export function MembersTable({ members, selfId }: { members: Member[]; selfId: s
             <td className={`${cellClass} text-right`}>
               <span className="inline-flex items-center gap-2">
                 <EraseMemoryButton scope={`user:${m.userId}`} confirm={m.email} conversations />
+                <button type="button" disabled={pending} title={t("members.signOutHint")} onClick={() => void run(() => signOut.mutateAsync({ userId: m.userId }))} className={buttonClass("ghost", "sm")}>
+                  {t("members.signOut")}
+                </button>
                 <button type="button" onClick={() => setRemoving(m)} className={buttonClass("ghost", "sm")}>
                   {t("members.remove")}
                 </button>

@@ -38,6 +38,29 @@ export const tenantMembers = pgTable(
   ],
 );
 
+/**
+ * An organisation's invitation to a person who already has an account: an admin of the organisation
+ * invites by email, the person accepts (or declines) when signed in, and only then becomes a member.
+ * Without it an admin could make someone else's account a member of their organisation unasked.
+ */
+export const tenantInvitations = pgTable(
+  "tenant_invitations",
+  {
+    tenantId: tenantIdColumn().references(() => tenants.id, { onDelete: "cascade" }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    role: text("role", { enum: ["admin", "member"] }).notNull().default("member"),
+    invitedByUserId: text("invited_by_user_id"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.userId] }),
+    index("tenant_invitations_user_idx").on(t.userId),
+    check("tenant_invitations_role_ck", sql`${t.role} in ('admin', 'member')`),
+  ],
+);
+
 /** Projects inside a tenant; `workspace:<id>` scopes point here. */
 export const workspaces = pgTable(
   "workspaces",
@@ -53,4 +76,5 @@ export const workspaces = pgTable(
 
 export type Tenant = typeof tenants.$inferSelect;
 export type TenantMember = typeof tenantMembers.$inferSelect;
+export type TenantInvitation = typeof tenantInvitations.$inferSelect;
 export type TenantRole = TenantMember["role"];

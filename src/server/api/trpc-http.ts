@@ -9,6 +9,29 @@ import { AGENT_MAX_BODY_BYTES, DASHBOARD_MAX_BODY_BYTES, tooLargeMessage } from 
  */
 export const TRPC_ENDPOINT = "/api/trpc";
 
+/**
+ * Calls one batched request may carry (the dashboard's client sends at most 10 per request). A batch
+ * runs its calls at once, so a larger one was a way around every per-request limit.
+ */
+export const TRPC_MAX_BATCH_CALLS = 20;
+
+/** How many procedure calls a tRPC URL makes: one, or one per path of a batch. */
+export function trpcCallCount(url: string): number {
+  const parsed = new URL(url, "http://localhost");
+  if (parsed.searchParams.get("batch") !== "1") return 1;
+  const raw = parsed.pathname.slice(TRPC_ENDPOINT.length + 1);
+  let path = raw;
+  try {
+    path = decodeURIComponent(raw);
+  } catch {
+    // tRPC answers a malformed path itself
+  }
+  return path.split(",").length;
+}
+
+export const batchTooLargeMessage = (calls: number) =>
+  `This request batches ${calls} calls; at most ${TRPC_MAX_BATCH_CALLS} are served per request. Send them in smaller batches.`;
+
 export function logTrpcError({ path, error }: { path?: string; error: TRPCError }) {
   if (error.code === "INTERNAL_SERVER_ERROR") logServerError(`tRPC ${path ?? "?"}`, error.cause ?? error);
 }

@@ -8,7 +8,8 @@ import { listMemberships } from "~/server/auth/accounts";
 import { authenticateAgentKey } from "~/server/auth/agent-auth";
 import { admitMeteredAgentCall } from "~/server/auth/agent-call";
 import { TENANT_COOKIE } from "~/server/auth/tenant-cookie";
-import { knownServiceError, ServiceError } from "~/server/errors";
+import { badRequest, forbidden, knownServiceError, ServiceError } from "~/server/errors";
+import { jsonShapeProblem } from "~/server/tools/limits";
 import { TOOL_NAMES } from "~/server/tools/registry";
 import { TENANT_HEADER } from "./tenant-header";
 
@@ -86,8 +87,25 @@ const serviceErrors = t.middleware(async ({ next }) => {
 
 export const publicProcedure = t.procedure.use(serviceErrors);
 
+/**
+ * Dashboard input as a whole, checked before any schema runs (schemas and the database recurse and
+ * fail on what follows as a server error): nesting and size by a loop, and text the database cannot
+ * hold as sent — NUL, unpaired surrogates — refused with 400 instead of stored as U+FFFD or failing
+ * inside the driver. Agents' tool calls have the same check with their own limits (tools/limits.ts).
+ */
+export const DASHBOARD_INPUT_LIMITS = { maxDepth: 32, maxNodes: 100_000 } as const;
+
+const wellFormedInput = t.middleware(async ({ getRawInput, next }) => {
+  const problem = jsonShapeProblem(await getRawInput(), DASHBOARD_INPUT_LIMITS);
+  if (problem) throw new TRPCError({ code: "BAD_REQUEST", message: problem.message, cause: badRequest(problem.reason, problem.message) });
+  return next();
+});
+
+/** Any dashboard procedure, signed in or not (sign-up): well-formed input only. */
+export const dashboardProcedure = publicProcedure.use(wellFormedInput);
+
 /** Signed in through next-auth (dashboard). */
-export const signedInProcedure = publicProcedure.use(async ({ ctx, next }) => {
+export const signedInProcedure = dashboardProcedure.use(async ({ ctx, next }) => {
   const session = await ctx.getSession();
   if (!session?.user?.id) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in first." });
   return next({ ctx: { user: session.user } });
@@ -116,7 +134,7 @@ export const tenantProcedure = signedInProcedure.use(async ({ ctx, next }) => {
       .from(tenantMembers)
       .where(and(eq(tenantMembers.tenantId, named), eq(tenantMembers.userId, ctx.user.id)));
     if (!membership) throw new TRPCError({ code: "FORBIDDEN", message: `You are not a member of organisation ${named}.` });
-    if (ctx.user.onlyTenantId && ctx.user.onlyTenantId !== named) throw new TRPCError({ code: "FORBIDDEN", message: PASSWORD_OF_ANOTHER_ORGANISATION });
+    if (ctx.user.onlyTenantId && ctx.user.onlyTenantId !== named) throw new TRPCError({ code: "FORBIDDEN", message: PASSWORD_OF_ANOTHER_ORGANISATION, cause: forbidden("password_set_by_another_organisation", PASSWORD_OF_ANOTHER_ORGANISATION) });
   } else {
     const memberships = await listMemberships(ctx.db, ctx.user.id, ctx.user.onlyTenantId);
     const chosen = cookieTenantId(ctx.headers);

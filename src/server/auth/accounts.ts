@@ -4,6 +4,7 @@ import { memoryAuditEvents, scopeGrants, tenantMembers, tenants, users, type Ten
 import { defaultMemberGrants } from "./permissions";
 import { newId } from "~/server/ids";
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from "./password";
+import { closeAllSessionRecords } from "./session-records";
 
 export class AccountError extends Error {
   constructor(
@@ -57,7 +58,7 @@ async function createTenant(db: DbOrTx, name: string) {
   return tenant!;
 }
 
-async function addMembership(db: DbOrTx, params: { tenantId: string; userId: string; role: TenantRole; actorUserId: string | null; reason: string }) {
+export async function addMembership(db: DbOrTx, params: { tenantId: string; userId: string; role: TenantRole; actorUserId: string | null; reason: string }) {
   await db.insert(tenantMembers).values({ tenantId: params.tenantId, userId: params.userId, role: params.role });
   // Defaults as rows, so an admin can narrow them later.
   await db
@@ -102,11 +103,13 @@ async function createAccount(
 ): Promise<CreatedAccount> {
   return db.transaction(async (tx) => {
     await tx.execute(sqlLock);
-    if (await findUserByEmail(tx, input.email)) throw new AccountError("email_taken", `An account for ${input.email} already exists. Sign in instead.`);
     const firstAdmin = (await countUsers(tx)) === 0;
+    // Closed sign-up is refused before the email is looked up, so a known and an unknown address get
+    // the same answer: sign-up must not tell strangers who has an account here.
     if (!firstAdmin && !input.openSignup) {
       throw new AccountError("signup_closed", "Sign-up is closed on this server. Ask an admin to add you, then sign in.");
     }
+    if (await findUserByEmail(tx, input.email)) throw new AccountError("email_taken", `An account for ${input.email} already exists. Sign in instead.`);
     const [user] = await tx
       .insert(users)
       .values({ id: newId("usr"), email: input.email, name: input.name, image: input.image, passwordHash: input.passwordHash })
@@ -166,6 +169,8 @@ export async function addUserToTenant(
       [user] = await tx.insert(users).values({ id: newId("usr"), email, name: input.name ?? null, passwordHash, passwordSetByTenantId }).returning();
     } else if (passwordHash && input.resetExistingPassword) {
       [user] = await tx.update(users).set({ passwordHash, passwordSetByTenantId: null, updatedAt: new Date() }).where(eq(users.id, user.id)).returning();
+      // A new password ends every session the old one (or anyone holding a saved cookie) opened.
+      await closeAllSessionRecords(tx, user!.id);
     }
     const [membership] = await tx
       .select({ role: tenantMembers.role })

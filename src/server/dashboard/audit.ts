@@ -57,7 +57,7 @@ export async function listAuditEvents(
   const limit = clampLimit(params.limit, AUDIT_PAGE.default, AUDIT_PAGE.max);
   const conditions = auditFilterConditions(params.viewer, params.filter);
   if (params.cursor) {
-    const [beforeId] = decodeCursor<[number]>(params.cursor, ["number"]);
+    const [beforeId] = decodeCursor<[number]>(params.cursor, ["integer"]);
     conditions.push(lt(memoryAuditEvents.id, beforeId));
   }
   const rows = await db

@@ -91,7 +91,7 @@ export async function browseCards(
   const limit = clampLimit(params.limit, CARD_PAGE.default, CARD_PAGE.max);
   const conditions = cardFilterConditions(params.tenantId, params.readScopes, params.filter);
   if (params.cursor) {
-    const [at, id] = decodeCursor<[string, string]>(params.cursor, ["string", "string"]);
+    const [at, id] = decodeCursor<[string, string]>(params.cursor, ["timestamp", "string"]);
     conditions.push(lte(memoryNodes.updatedAt, sql`${at}::timestamptz`), sql`(${memoryNodes.updatedAt}, ${memoryNodes.id}) < (${at}::timestamptz, ${id})`);
   }
   const rows = await db

@@ -2,6 +2,8 @@ import { and, asc, eq, gt, inArray } from "drizzle-orm";
 import { z } from "zod";
 import type { Database, DbOrTx } from "~/db/types";
 import { memoryNodes, NODE_STATUSES } from "~/db/schema";
+import { knownServiceError } from "~/server/errors";
+import { logServerError } from "~/server/log";
 import { recordAudit } from "~/server/memory/audit";
 import type { MemoryCallContext } from "~/server/memory/context";
 import { getAllMessagesByIds } from "~/server/memory/messages";
@@ -195,7 +197,11 @@ async function importLine(db: Database, ctx: MemoryCallContext, text: string, li
     try {
       result = await memoryWrite(tx, ctx, { operations: [operation] });
     } catch (error) {
-      return { value: { line, status: "rejected", message: error instanceof Error ? error.message : String(error) }, keep: false };
+      // Database errors carry the failed statement and its parameters: the line gets the reason only.
+      const known = knownServiceError(error);
+      if (known?.code === "SERVICE_UNAVAILABLE") throw known;
+      if (!known) logServerError(`import line ${line}`, error);
+      return { value: { line, status: "rejected", message: known?.message ?? "This line could not be stored (a server error, logged for the operator); nothing of it was saved." }, keep: false };
     }
     const r = result.results[0]!;
     const base = { line, nodeId: r.nodeId, key: r.key, scope: r.scope };

@@ -5,8 +5,8 @@ import { getHTTPStatusCode, type TRPCResponse } from "@trpc/server/unstable-core
 import type { Database } from "~/db/types";
 import { appRouter } from "~/server/api/root";
 import { logServerError } from "~/server/log";
-import { logTrpcError, payloadTooLargeBody, retryAfterMeta, TRPC_ENDPOINT, trpcBodyLimit } from "~/server/api/trpc-http";
-import { AGENT_MAX_BODY_BYTES, readNodeBodyWithin } from "~/server/rate-limit/body-limit";
+import { logTrpcError, payloadTooLargeBody, retryAfterMeta, TRPC_ENDPOINT, TRPC_MAX_BATCH_CALLS, trpcBodyLimit } from "~/server/api/trpc-http";
+import { AGENT_MAX_BODY_BYTES, INVALID_UTF8, isUtf8, readNodeBodyWithin } from "~/server/rate-limit/body-limit";
 import { mcpPayloadTooLarge, serveMcpRequest } from "~/server/tools/mcp";
 import type { AgentListener } from "./front-door";
 
@@ -119,13 +119,14 @@ async function serveTrpc(req: IncomingMessage, res: ServerResponse, path: string
   if (req.method === "POST") {
     const body = await readNodeBodyWithin(req, trpcBodyLimit(req.headers.authorization !== undefined));
     if (!body.ok) return sendJson(res, 413, payloadTooLargeBody(body.maxBytes), true);
+    if (!isUtf8(body.bytes)) return sendJson(res, 400, { error: { message: INVALID_UTF8, code: -32600, data: { code: "BAD_REQUEST", httpStatus: 400, reason: "invalid_utf8" } } });
     const text = utf8.decode(body.bytes);
     const single = singleMutationInput(req, path, text);
     if (single) return serveSingleMutation(req, res, path, single.input, getDb);
     // tRPC's Node adapter takes a body already read from `req.body`.
     (req as IncomingMessage & { body?: string }).body = text;
   }
-  await nodeHTTPRequestHandler({ req, res, path, router: appRouter, createContext: () => agentContext(req, getDb), onError: logTrpcError, responseMeta: retryAfterMeta });
+  await nodeHTTPRequestHandler({ req, res, path, router: appRouter, createContext: () => agentContext(req, getDb), onError: logTrpcError, responseMeta: retryAfterMeta, maxBatchSize: TRPC_MAX_BATCH_CALLS });
 }
 
 async function serveMcp(req: IncomingMessage, res: ServerResponse, getDb: () => Promise<Database>) {

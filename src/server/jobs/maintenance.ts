@@ -1,11 +1,12 @@
 import { sql } from "drizzle-orm";
 import type { Database } from "~/db/types";
+import { pruneSignInCounters } from "~/server/auth/sign-in-throttle";
 import { log } from "~/server/log";
 import { pruneExpiredRecords, retentionPolicyFromEnv, type RetentionPolicy } from "./retention";
 
 /**
- * Periodic database maintenance in the server process: retention pruning (./retention.ts) in both
- * modes, and on the embedded database what autovacuum would do.
+ * Periodic database maintenance in the server process: retention pruning (./retention.ts) and old
+ * sign-in counters (auth/sign-in-throttle.ts) in both modes, and on the embedded database what autovacuum would do.
  *
  * Embedded Postgres (PGlite) has no autovacuum: dead rows from updates, forgets and the query log are
  * never reclaimed, and the planner never gets statistics (search reads the most common lexemes from
@@ -28,7 +29,8 @@ export async function maintainEmbeddedDatabase(db: Database): Promise<number> {
  */
 export async function runMaintenance(db: Database, options: { vacuum: boolean; policy?: RetentionPolicy }): Promise<string> {
   const pruned = await pruneExpiredRecords(db, options.policy ?? retentionPolicyFromEnv());
-  const parts = [`pruned ${pruned.queryLog} query log rows, ${pruned.idempotencyKeys} idempotency replies, ${pruned.jobs} finished jobs`];
+  const counters = await pruneSignInCounters(db);
+  const parts = [`pruned ${pruned.queryLog} query log rows, ${pruned.idempotencyKeys} idempotency replies, ${pruned.jobs} finished jobs, ${counters} old sign-in counters`];
   if (options.vacuum) parts.push(`vacuum + analyze took ${Math.round(await maintainEmbeddedDatabase(db))} ms`);
   return parts.join("; ");
 }

@@ -15,6 +15,7 @@ import {
   memoryTopics,
   memoryTreeSummaries,
   scopeGrants,
+  tenantInvitations,
   tenantMembers,
   workspaces,
 } from "~/db/schema";
@@ -50,6 +51,8 @@ export const TENANT_AUDIT_TABLE = memoryAuditEvents;
 /** Tenant tables that hold no memory: who may do what, and configuration. Erasing memory keeps them. */
 export const TENANT_TABLES_WITHOUT_MEMORY = {
   tenantMembers,
+  /** Invitations of people with an account elsewhere, until they accept. */
+  tenantInvitations,
   workspaces,
   apiKeys,
   scopeGrants,

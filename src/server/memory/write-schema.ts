@@ -4,18 +4,30 @@ import { strictInput } from "~/server/validation";
 /** Limits that keep one call from writing an unbounded amount. */
 export const WRITE_LIMITS = { operations: 50, title: 300, content: 4000, tags: 32, tagLength: 64, sources: 50, valueBytes: 16_000, valueDepth: 8 } as const;
 
-function jsonDepth(value: unknown, depth = 0): number {
-  if (value === null || typeof value !== "object") return depth;
-  const children = Array.isArray(value) ? value : Object.values(value);
-  return children.reduce<number>((max, child) => Math.max(max, jsonDepth(child, depth + 1)), depth + 1);
+/**
+ * Whether `value` nests deeper than `limit` levels, by a loop that stops there: a value nested 20,000
+ * levels deep (an import line) overflowed the stack of the recursive count this replaced.
+ */
+function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  while (stack.length) {
+    const { value: current, depth } = stack.pop()!;
+    if (current === null || typeof current !== "object") continue;
+    if (depth + 1 > limit) return true;
+    for (const child of Array.isArray(current) ? current : Object.values(current)) stack.push({ value: child, depth: depth + 1 });
+  }
+  return false;
 }
 
-/** Any JSON value, bounded in size and nesting. */
+/** Any JSON value, bounded in nesting (checked first: serialising recurses too) and size. */
 export const boundedJson = z.unknown().superRefine((value, ctx) => {
   if (value === undefined) return;
+  if (nestsDeeperThan(value, WRITE_LIMITS.valueDepth)) {
+    ctx.addIssue({ code: "custom", message: `valueJson nests deeper than ${WRITE_LIMITS.valueDepth} levels` });
+    return;
+  }
   const size = Buffer.byteLength(JSON.stringify(value) ?? "", "utf8");
   if (size > WRITE_LIMITS.valueBytes) ctx.addIssue({ code: "custom", message: `valueJson is ${size} bytes; at most ${WRITE_LIMITS.valueBytes}` });
-  if (jsonDepth(value) > WRITE_LIMITS.valueDepth) ctx.addIssue({ code: "custom", message: `valueJson nests deeper than ${WRITE_LIMITS.valueDepth} levels` });
 });
 
 const label = z.string().trim().min(1).max(WRITE_LIMITS.tagLength);

@@ -78,3 +78,17 @@ export function withBody(req: Request, bytes: Uint8Array): Request {
 
 export const tooLargeMessage = (maxBytes: number) =>
   `The request body is larger than ${Math.round(maxBytes / 1024)} KB. Send fewer or smaller items per call (split batches).`;
+
+export const INVALID_UTF8 = "The request is not valid UTF-8 (bytes that are no character were sent); it would have been stored as \uFFFD. Send UTF-8 text.";
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** Whether `bytes` are UTF-8, or a query string's percent-escapes decode as UTF-8. */
+export function isUtf8(bytes: Uint8Array | string): boolean {
+  try {
+    if (typeof bytes === "string") decodeURIComponent(bytes.replace(/\+/g, " "));
+    else strictUtf8.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -17,8 +17,13 @@ export const RATE_LIMIT_WINDOW_MS = 60_000;
 
 export type CounterStore = {
   readonly name: "postgres" | "redis";
-  /** Counts one hit in the window starting at `windowStart` (ms) and returns the window's count so far. */
-  hit(bucket: string, windowStart: number, windowMs: number): Promise<number>;
+  /**
+   * Counts `amount` hits (default 1) in the window starting at `windowStart` (ms) and returns the window's
+   * count so far. A negative amount takes hits back (sign-in throttling undoes a successful attempt).
+   */
+  hit(bucket: string, windowStart: number, windowMs: number, amount?: number): Promise<number>;
+  /** The window's count so far, counting nothing (0 for a window with no hits). */
+  peek(bucket: string, windowStart: number): Promise<number>;
 };
 
 /**
@@ -27,34 +32,50 @@ export type CounterStore = {
  * instead of resetting it. `source` is a FROM clause the bucket expression reads (empty for a
  * literal bucket); agent calls fold it into their key lookup (auth/agent-auth.ts).
  */
-export function countHitSql(bucket: SQL, windowStart: number, source: SQL = sql``): SQL {
+export function countHitSql(bucket: SQL, windowStart: number, source: SQL = sql``, amount = 1): SQL {
+  const hits = sql.raw(String(hitAmount(amount)));
+  // A take-back (negative amount) never leaves a new window below 0.
   return sql`insert into ${rateLimitBuckets} (bucket, window_start, count)
-    select ${bucket}, ${windowStart}::bigint, 1 ${source}
+    select ${bucket}, ${windowStart}::bigint, greatest(${hits}, 0) ${source}
     on conflict (bucket) do update
-      set count = case when ${rateLimitBuckets.windowStart} >= excluded.window_start then ${rateLimitBuckets.count} + 1 else 1 end,
+      set count = case when ${rateLimitBuckets.windowStart} >= excluded.window_start then ${rateLimitBuckets.count} + ${hits} else greatest(${hits}, 0) end,
           window_start = greatest(${rateLimitBuckets.windowStart}, excluded.window_start)
     returning count`;
 }
 
+/** Hits to count: a whole number, at least 1, or negative to take hits back. */
+const hitAmount = (amount: number) => {
+  const n = Math.trunc(amount);
+  return n < 0 ? n : Math.max(1, n);
+};
+
 export function postgresCounter(db: DbOrTx): CounterStore {
   return {
     name: "postgres",
-    async hit(bucket, windowStart) {
-      const [row] = await queryRows<{ count: number | string }>(db, countHitSql(sql`${bucket}`, windowStart));
+    async hit(bucket, windowStart, _windowMs, amount = 1) {
+      const [row] = await queryRows<{ count: number | string }>(db, countHitSql(sql`${bucket}`, windowStart, sql``, amount));
       return Number(row!.count);
+    },
+    async peek(bucket, windowStart) {
+      const [row] = await queryRows<{ count: number | string }>(db, sql`select count from ${rateLimitBuckets} where bucket = ${bucket} and window_start = ${windowStart}::bigint`);
+      return Number(row?.count ?? 0);
     },
   };
 }
 
-const INCR_SCRIPT = "local c = redis.call('INCR', KEYS[1]) if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end return c";
+const INCR_SCRIPT = "local c = redis.call('INCRBY', KEYS[1], ARGV[2]) if c == tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end return c";
 
 export function redisCounter(client: RedisClient): CounterStore {
   return {
     name: "redis",
-    async hit(bucket, windowStart, windowMs) {
-      const reply = await client.command(["EVAL", INCR_SCRIPT, 1, `memory:rl:${bucket}:${windowStart}`, windowMs * 2]);
+    async hit(bucket, windowStart, windowMs, amount = 1) {
+      const reply = await client.command(["EVAL", INCR_SCRIPT, 1, `memory:rl:${bucket}:${windowStart}`, windowMs * 2, hitAmount(amount)]);
       if (typeof reply !== "number") throw new Error(`unexpected Redis reply ${JSON.stringify(reply)}`);
       return reply;
+    },
+    async peek(bucket, windowStart) {
+      const reply = await client.command(["GET", `memory:rl:${bucket}:${windowStart}`]);
+      return reply === null ? 0 : Number(reply);
     },
   };
 }
@@ -64,15 +85,22 @@ export function fallbackCounter(primary: CounterStore, fallback: CounterStore): 
   let warned = 0;
   return {
     name: primary.name,
-    async hit(bucket, windowStart, windowMs) {
+    async hit(bucket, windowStart, windowMs, amount) {
       try {
-        return await primary.hit(bucket, windowStart, windowMs);
+        return await primary.hit(bucket, windowStart, windowMs, amount);
       } catch (error) {
         if (Date.now() - warned > 60_000) {
           warned = Date.now();
           log("warn", `rate limit: ${primary.name} unavailable, counting in ${fallback.name}: ${error instanceof Error ? error.message : String(error)}`);
         }
-        return fallback.hit(bucket, windowStart, windowMs);
+        return fallback.hit(bucket, windowStart, windowMs, amount);
+      }
+    },
+    async peek(bucket, windowStart) {
+      try {
+        return await primary.peek(bucket, windowStart);
+      } catch {
+        return fallback.peek(bucket, windowStart);
       }
     },
   };
@@ -113,12 +141,12 @@ export function rateLimitDecision(count: number, params: { limit: number; window
 
 export async function consumeRateLimit(
   store: CounterStore,
-  params: { bucket: string; limit: number; windowMs?: number; now?: number },
+  params: { bucket: string; limit: number; windowMs?: number; now?: number; /** Calls this request makes (a batch); default 1. */ amount?: number },
 ): Promise<RateLimitDecision> {
   const windowMs = params.windowMs ?? RATE_LIMIT_WINDOW_MS;
   const now = params.now ?? Date.now();
   const windowStart = windowStartOf(now, windowMs);
-  const count = await store.hit(params.bucket, windowStart, windowMs);
+  const count = await store.hit(params.bucket, windowStart, windowMs, params.amount);
   return rateLimitDecision(count, { limit: params.limit, windowStart, now, windowMs });
 }
 
@@ -158,3 +186,27 @@ export function refuseOverLimit(apiKey: Pick<ApiKey, "prefix">, decision: RateLi
 
 /** Whether hits are counted in Postgres (no REDIS_URL): then an agent call counts in its key lookup. */
 export const countsInPostgres = () => !env.REDIS_URL;
+
+/**
+ * Dashboard calls per signed-in person per minute (DASHBOARD_RATE_LIMIT_PER_MINUTE; 0 = off), counted
+ * where agent keys are counted (Postgres or Redis), so every instance sees the same count. A batch
+ * counts one per call. Over the limit: TOO_MANY_REQUESTS with when to retry.
+ */
+export async function enforceUserRateLimit(
+  db: DbOrTx,
+  userId: string,
+  options: { calls?: number; limit?: number; store?: CounterStore; now?: number } = {},
+): Promise<RateLimitDecision | null> {
+  const limit = options.limit ?? env.DASHBOARD_RATE_LIMIT_PER_MINUTE;
+  if (limit <= 0) return null;
+  const decision = await consumeRateLimit(options.store ?? defaultCounter(db), { bucket: `user:${userId}`, limit, now: options.now, amount: options.calls });
+  if (!decision.allowed) {
+    throw new ServiceError(
+      "TOO_MANY_REQUESTS",
+      "rate_limited",
+      `You made more than ${decision.limit} dashboard calls this minute. Wait ${decision.retryAfterSeconds} s and retry; an operator can raise DASHBOARD_RATE_LIMIT_PER_MINUTE if this is normal use.`,
+      { retryAfterSeconds: decision.retryAfterSeconds, limit: decision.limit, resetAt: decision.resetAt.toISOString() },
+    );
+  }
+  return decision;
+}

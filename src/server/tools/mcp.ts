@@ -7,7 +7,7 @@ import type { AgentCredentials } from "~/server/auth/agent-auth";
 import { admitMeteredAgentCall } from "~/server/auth/agent-call";
 import { knownServiceError, ServiceError } from "~/server/errors";
 import { logServerError } from "~/server/log";
-import { AGENT_MAX_BODY_BYTES, readBodyWithin, tooLargeMessage } from "~/server/rate-limit/body-limit";
+import { AGENT_MAX_BODY_BYTES, INVALID_UTF8, isUtf8, readBodyWithin, tooLargeMessage } from "~/server/rate-limit/body-limit";
 import type { CounterStore } from "~/server/rate-limit/limiter";
 import { isPlainObject, jsonShapeProblem } from "./limits";
 import { callTool, isToolName, listTools, toolAllowed, toolSucceeded, TOOL_NAMES, type ToolName, type ToolResults } from "./registry";
@@ -176,6 +176,7 @@ export async function handleMcpRequest(req: Request, deps: { db: Database; store
   }
   const body = await readBodyWithin(req, AGENT_MAX_BODY_BYTES);
   if (!body.ok) return mcpPayloadTooLarge(body.maxBytes);
+  if (!isUtf8(body.bytes)) return jsonRpcError(400, -32700, `Parse error: ${INVALID_UTF8}`, { reason: "invalid_utf8" });
   let parsed: unknown;
   try {
     parsed = JSON.parse(new TextDecoder().decode(body.bytes));

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { MIN_PASSWORD_LENGTH } from "~/server/auth/password";
-import { addMember, listMembers, removeMember, setMemberRole } from "~/server/dashboard/members";
+import { addMember, cancelInvitation, listInvitations, listMembers, removeMember, setMemberRole, signOutMemberEverywhere } from "~/server/dashboard/members";
 import { createWorkspace, listWorkspaces, workspaceCreateSchema } from "~/server/dashboard/workspaces";
 import { buildUserCallContext } from "~/server/auth/permissions";
 import { eraseScopeMemory } from "~/server/memory/erase-scope";
@@ -29,6 +29,11 @@ export const adminRouter = createTRPCRouter({
       .mutation(({ ctx, input }) => addMember(ctx.db, { ...actor(ctx), ...input })),
     setRole: tenantAdminProcedure.input(z.object({ userId, role })).mutation(({ ctx, input }) => setMemberRole(ctx.db, { ...actor(ctx), ...input })),
     remove: tenantAdminProcedure.input(z.object({ userId })).mutation(({ ctx, input }) => removeMember(ctx.db, { ...actor(ctx), ...input })),
+    /** Invitations of people with an account already, not yet accepted. */
+    invitations: tenantAdminProcedure.query(({ ctx }) => listInvitations(ctx.db, ctx.tenant.id)),
+    cancelInvitation: tenantAdminProcedure.input(z.object({ email: z.string().trim().email().max(320) })).mutation(({ ctx, input }) => cancelInvitation(ctx.db, { ...actor(ctx), ...input })),
+    /** Ends every dashboard session of a member (their next request is signed out). */
+    signOutEverywhere: tenantAdminProcedure.input(z.object({ userId })).mutation(({ ctx, input }) => signOutMemberEverywhere(ctx.db, { ...actor(ctx), ...input })),
   }),
 
   workspaces: createTRPCRouter({

@@ -15,7 +15,7 @@ export function encodeEnumerationCursor(position: PagePosition): string {
 function decodeEnumerationCursor(cursor: string): PagePosition {
   try {
     const [importance, id] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown[];
-    if (typeof importance === "number" && Number.isFinite(importance) && typeof id === "string" && id.length > 0 && id.length <= 100) return { importance, id };
+    if (typeof importance === "number" && importance >= 0 && importance <= 1 && typeof id === "string" && /^[^\u0000-\u001f\uD800-\uDFFF]{1,100}$/.test(id)) return { importance, id };
   } catch {
     // reported below
   }
