@@ -1,5 +1,5 @@
 /**
- * MADial-zh's memories hidden in chit-chat: one log of every line of every MADial dialogue (about 2,600
+ * MADial-zh's memories hidden in chit-chat: one log of every line of every MADial dialogue (1,209
  * short Chinese messages, both people's and the assistant's, all stored as one speaker's) with both
  * users' memory events mixed in, in one session and without timestamps; the queries are
  * `madial-zh-last`'s (the person's last line before the test turn), the gold their memories. Lines
