@@ -16,7 +16,7 @@ export const RANKING_FEATURES = [
   "trigramFallback",
   /** Bigrams of the query's CJK runs across dictionary-word boundaries (content characters only), as the index holds them. */
   "cjkRunBigrams",
-  /** A single CJK character's weight scaled by its IDF (a common character says little on its own). */
+  /** Every single-character CJK term (word or added character) weighted by its IDF: a common character says little. */
   "unigramIdf",
   /** Context spreading only between turns of different roles (a dialogue), not along one speaker's log. */
   "spreadAcrossRoles",
