@@ -86,6 +86,11 @@ describe("query terms", () => {
     // Switched off (the benchmark's ablation), only dictionary words and their bigrams remain.
     expect(queryTerms("姐姐夫妇", rankingFeaturesWithout(["cjkRunBigrams"])).map((t) => t.term)).not.toContain("姐夫");
   });
+  it("drops Chinese question words as English ones (who, where, how many) are dropped", () => {
+    const terms = queryTerms("谁送了我那束花？我们在哪里吃了几顿饭？").map((t) => t.term);
+    expect(terms).toEqual(expect.arrayContaining(["送", "花", "吃", "饭"]));
+    for (const word of ["谁", "哪里", "几"]) expect(terms).not.toContain(word);
+  });
   it("keeps a long pasted dialogue's later words (256 terms: 96 cut off its end, where the question is)", () => {
     const dialogue = Array.from({ length: 60 }, (_, i) => `第${i}句话说到了话题${String.fromCharCode(0x4e00 + i * 7)}${String.fromCharCode(0x5e00 + i * 5)}。`).join("");
     const terms = queryTerms(`${dialogue}那么圣诞晚会跳舞呢`).map((t) => t.term);

@@ -32,7 +32,7 @@ const MAX_CJK_UNIGRAMS = 128;
  */
 const CJK_UNIGRAM_WEIGHT = 0.5;
 /** Characters too common to say anything on their own (they stay in words and bigrams). */
-const CJK_UNIGRAM_STOP = new Set([..."的了吗呢吧啊呀哦嗯么是我你他她它们这那个一不在有和也就都很还要会说到上下来去着过得地把被给让对吧"]);
+const CJK_UNIGRAM_STOP = new Set([..."的了吗呢吧啊呀哦嗯么是我你他她它们这那个一不在有和也就都很还要会说到上下来去着过得地把被给让对吧谁哪几"]);
 
 const ENGLISH_STOP_WORDS = new Set(
   (
