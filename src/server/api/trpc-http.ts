@@ -15,17 +15,23 @@ export const TRPC_ENDPOINT = "/api/trpc";
  */
 export const TRPC_MAX_BATCH_CALLS = 20;
 
+/** The decoded procedure path of a tRPC URL (path and query); undefined for any other URL, null when it is not valid percent-encoding. */
+export function trpcPathOf(url: string | undefined): string | null | undefined {
+  if (!url?.startsWith(`${TRPC_ENDPOINT}/`)) return undefined;
+  const end = url.indexOf("?");
+  try {
+    return decodeURIComponent(url.slice(TRPC_ENDPOINT.length + 1, end === -1 ? undefined : end));
+  } catch {
+    return null;
+  }
+}
+
 /** How many procedure calls a tRPC URL makes: one, or one per path of a batch. */
 export function trpcCallCount(url: string): number {
   const parsed = new URL(url, "http://localhost");
   if (parsed.searchParams.get("batch") !== "1") return 1;
-  const raw = parsed.pathname.slice(TRPC_ENDPOINT.length + 1);
-  let path = raw;
-  try {
-    path = decodeURIComponent(raw);
-  } catch {
-    // tRPC answers a malformed path itself
-  }
+  // A malformed path is counted as written: tRPC answers it itself.
+  const path = trpcPathOf(parsed.pathname) ?? parsed.pathname.slice(TRPC_ENDPOINT.length + 1);
   return path.split(",").length;
 }
 
@@ -45,7 +51,8 @@ export function retryAfterMeta({ errors }: { errors: TRPCError[] }) {
 /** Agent calls (bearer key) are capped tightly, dashboard calls less so (imports). */
 export const trpcBodyLimit = (hasAuthorization: boolean) => (hasAuthorization ? AGENT_MAX_BODY_BYTES : DASHBOARD_MAX_BODY_BYTES);
 
-/** The 413 answer, shaped like a tRPC error so clients read it the same way. */
-export const payloadTooLargeBody = (maxBytes: number) => ({
-  error: { message: tooLargeMessage(maxBytes), code: -32600, data: { code: "PAYLOAD_TOO_LARGE", httpStatus: 413, reason: "payload_too_large" } },
-});
+/** An error answered before tRPC runs, shaped as tRPC's own so clients read it the same way. */
+export const trpcErrorBody = (httpStatus: number, code: string, reason: string, message: string) => ({ error: { message, code: -32600, data: { code, httpStatus, reason } } });
+
+/** The 413 answer. */
+export const payloadTooLargeBody = (maxBytes: number) => trpcErrorBody(413, "PAYLOAD_TOO_LARGE", "payload_too_large", tooLargeMessage(maxBytes));

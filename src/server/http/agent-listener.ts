@@ -5,7 +5,7 @@ import { getHTTPStatusCode, type TRPCResponse } from "@trpc/server/unstable-core
 import type { Database } from "~/db/types";
 import { appRouter } from "~/server/api/root";
 import { logServerError } from "~/server/log";
-import { logTrpcError, payloadTooLargeBody, retryAfterMeta, TRPC_ENDPOINT, TRPC_MAX_BATCH_CALLS, trpcBodyLimit } from "~/server/api/trpc-http";
+import { logTrpcError, payloadTooLargeBody, retryAfterMeta, TRPC_MAX_BATCH_CALLS, trpcBodyLimit, trpcErrorBody, trpcPathOf } from "~/server/api/trpc-http";
 import { AGENT_MAX_BODY_BYTES, INVALID_UTF8, isUtf8, readNodeBodyWithin } from "~/server/rate-limit/body-limit";
 import { mcpPayloadTooLarge, serveMcpRequest } from "~/server/tools/mcp";
 import type { AgentListener } from "./front-door";
@@ -21,17 +21,6 @@ import type { AgentListener } from "./front-door";
 /** Procedures an agent calls: they take a bearer key (agentProcedure) and never a session. */
 const isAgentProcedure = (name: string) => /^tools\.[A-Za-z_]+$/.test(name) || name === "me.agent";
 
-/** The decoded procedure path of a tRPC URL; undefined for any other URL, null when it is not valid percent-encoding. */
-function trpcPathOf(url: string | undefined): string | null | undefined {
-  if (!url?.startsWith(`${TRPC_ENDPOINT}/`)) return undefined;
-  const end = url.indexOf("?");
-  try {
-    return decodeURIComponent(url.slice(TRPC_ENDPOINT.length + 1, end === -1 ? undefined : end));
-  } catch {
-    return null;
-  }
-}
-
 /** The tRPC path of an agent call (`tools.memory_search`, or a batch of agent calls), else null. */
 export function agentTrpcPath(url: string | undefined): string | null {
   const path = trpcPathOf(url);
@@ -40,13 +29,11 @@ export function agentTrpcPath(url: string | undefined): string | null {
 
 /** `/api/trpc/%E0%A4%A`: answered here, since decoding it threw inside the listener and left the socket hanging. */
 function sendMalformedPath(res: ServerResponse) {
-  sendJson(res, 400, {
-    error: {
-      message: "The request path is not valid percent-encoding, so it names no procedure. Call e.g. POST /api/trpc/tools.memory_search with a JSON body.",
-      code: -32600,
-      data: { code: "BAD_REQUEST", httpStatus: 400, reason: "malformed_path" },
-    },
-  });
+  sendJson(
+    res,
+    400,
+    trpcErrorBody(400, "BAD_REQUEST", "malformed_path", "The request path is not valid percent-encoding, so it names no procedure. Call e.g. POST /api/trpc/tools.memory_search with a JSON body."),
+  );
 }
 
 const isMcpPath = (url: string | undefined) => url === "/api/mcp" || url?.startsWith("/api/mcp?") === true;
@@ -119,7 +106,7 @@ async function serveTrpc(req: IncomingMessage, res: ServerResponse, path: string
   if (req.method === "POST") {
     const body = await readNodeBodyWithin(req, trpcBodyLimit(req.headers.authorization !== undefined));
     if (!body.ok) return sendJson(res, 413, payloadTooLargeBody(body.maxBytes), true);
-    if (!isUtf8(body.bytes)) return sendJson(res, 400, { error: { message: INVALID_UTF8, code: -32600, data: { code: "BAD_REQUEST", httpStatus: 400, reason: "invalid_utf8" } } });
+    if (!isUtf8(body.bytes)) return sendJson(res, 400, trpcErrorBody(400, "BAD_REQUEST", "invalid_utf8", INVALID_UTF8));
     const text = utf8.decode(body.bytes);
     const single = singleMutationInput(req, path, text);
     if (single) return serveSingleMutation(req, res, path, single.input, getDb);

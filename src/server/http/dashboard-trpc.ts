@@ -2,7 +2,7 @@ import type { Session } from "next-auth";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import type { Database } from "~/db/types";
 import { appRouter } from "~/server/api/root";
-import { batchTooLargeMessage, logTrpcError, payloadTooLargeBody, retryAfterMeta, TRPC_ENDPOINT, TRPC_MAX_BATCH_CALLS, trpcBodyLimit, trpcCallCount } from "~/server/api/trpc-http";
+import { batchTooLargeMessage, logTrpcError, payloadTooLargeBody, retryAfterMeta, TRPC_ENDPOINT, TRPC_MAX_BATCH_CALLS, trpcBodyLimit, trpcCallCount, trpcErrorBody } from "~/server/api/trpc-http";
 import { ServiceError } from "~/server/errors";
 import { INVALID_UTF8, isUtf8, readBodyWithin, withBody } from "~/server/rate-limit/body-limit";
 import { enforceUserRateLimit } from "~/server/rate-limit/limiter";
@@ -24,7 +24,7 @@ export type TrpcRequestDeps = {
 
 /** A refusal shaped as tRPC answers (an array for a batch call), so clients read it as any other error. */
 export function trpcRefusal(req: Request, status: number, code: string, reason: string, message: string, headers?: Record<string, string>): Response {
-  const error = { error: { message, code: -32600, data: { code, httpStatus: status, reason } } };
+  const error = trpcErrorBody(status, code, reason, message);
   const url = new URL(req.url);
   const calls = url.searchParams.get("batch") === "1" ? trpcCallCount(req.url) : 0;
   return Response.json(calls > 0 ? Array.from({ length: calls }, () => error) : error, { status, headers });

@@ -57,6 +57,7 @@ export function queryTerms(text: string, features: RankingFeatures = ALL_RANKING
   const tokens = segmentQuery(text);
   const meaningful = tokens.filter((t) => !ENGLISH_STOP_WORDS.has(t));
   const chosen = meaningful.length > 0 ? meaningful : tokens;
+  const normalized = normalizeSearchText(text);
   const seen = new Map<string, QueryTerm>();
   for (const token of chosen) {
     if (seen.size >= MAX_TERMS) break;
@@ -75,7 +76,7 @@ export function queryTerms(text: string, features: RankingFeatures = ALL_RANKING
   // function character ("我也", "的猫") are left out: chit-chat is full of them (measured on
   // madial-zh-noisy: hit@10 0.313 with them, 0.351 without; docs/retrieval.md).
   if (features.cjkRunBigrams) {
-    for (const [run] of normalizeSearchText(text).matchAll(CJK_RUN)) {
+    for (const [run] of normalized.matchAll(CJK_RUN)) {
       const cs = [...run];
       for (let i = 0; i + 1 < cs.length && seen.size < MAX_TERMS; i++) {
         const gram = cs[i]! + cs[i + 1]!;
@@ -85,7 +86,7 @@ export function queryTerms(text: string, features: RankingFeatures = ALL_RANKING
     }
   }
   let unigrams = 0;
-  for (const [run] of features.cjkUnigrams ? normalizeSearchText(text).matchAll(CJK_RUN) : []) {
+  for (const [run] of features.cjkUnigrams ? normalized.matchAll(CJK_RUN) : []) {
     for (const char of run) {
       if (unigrams >= MAX_CJK_UNIGRAMS) break;
       if (seen.has(char) || CJK_UNIGRAM_STOP.has(char)) continue;

@@ -1,5 +1,6 @@
 import { ServiceError } from "~/server/errors";
 import { truncateToTokens } from "~/server/memory/retrieval/token-count";
+import { postJson } from "../post-json";
 import { normalizeVector, type EmbeddingProvider } from "./types";
 
 export type OpenAiEmbeddingConfig = {
@@ -67,12 +68,7 @@ export function createOpenAiEmbeddingProvider(config: OpenAiEmbeddingConfig): Em
     const body = { model: config.model, input: texts, encoding_format: "float", ...(config.requestDimensions ? { dimensions: config.dimensions } : {}) };
     let response: Response;
     try {
-      response = await doFetch(endpoint, {
-        method: "POST",
-        headers: { "content-type": "application/json", ...(config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {}) },
-        body: JSON.stringify(body),
-        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-      });
+      response = await postJson(doFetch, endpoint, { apiKey: config.apiKey, body, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
     } catch (error) {
       if (timeout.aborted) {
         throw new EmbeddingProviderError("embedding_timeout", `The embedding endpoint ${endpoint} did not answer within ${config.timeoutMs} ms. Check that it is up, or raise EMBEDDING_TIMEOUT_MS.`, true);

@@ -1,4 +1,5 @@
 import { env } from "~/env";
+import { postJson } from "../post-json";
 
 /**
  * A re-ranking endpoint (a cross-encoder such as bge-reranker-v2-m3) applied to the best lexical
@@ -75,21 +76,16 @@ export function createReranker(config: RerankConfig): Reranker {
         const body = config.format === "tei" ? { query, texts: batch, truncate: true } : { model: config.model, query, documents: batch, top_n: batch.length, return_documents: false };
         let response: Response;
         try {
-          response = await doFetch(endpoint, {
-            method: "POST",
-            headers: { "content-type": "application/json", ...(config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {}) },
-            body: JSON.stringify(body),
-            signal,
-          });
-        } catch (error) {
-          return { error: isTimeout(error) ? timedOut() : "the rerank endpoint could not be reached (RERANK_BASE_URL)" };
+          response = await postJson(doFetch, endpoint, { apiKey: config.apiKey, body, signal });
+        } catch {
+          return { error: signal.aborted ? timedOut() : "the rerank endpoint could not be reached (RERANK_BASE_URL)" };
         }
         if (!response.ok) return { error: `the rerank endpoint answered HTTP ${response.status}` };
         let answer: unknown;
         try {
           answer = await response.json();
-        } catch (error) {
-          return { error: isTimeout(error) ? timedOut() : "the rerank endpoint's answer is not JSON" };
+        } catch {
+          return { error: signal.aborted ? timedOut() : "the rerank endpoint's answer is not JSON" };
         }
         const scores = scoresFromAnswer(answer, batch.length);
         return typeof scores === "string" ? { error: `the rerank endpoint's answer is unusable: ${scores}` } : { scores };
@@ -100,8 +96,6 @@ export function createReranker(config: RerankConfig): Reranker {
     return `the rerank endpoint did not answer within ${config.timeoutMs} ms (RERANK_TIMEOUT_MS)`;
   }
 }
-
-const isTimeout = (error: unknown) => error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
 
 let configured: Reranker | null | undefined;
 
