@@ -9,6 +9,7 @@ import type { KindOption } from "~/trpc/types";
 import { FormError } from "../form";
 import type { ScopeChoices } from "~/server/dashboard/scope-choices";
 import type { ScopeLabel } from "~/server/dashboard/scope-labels";
+import { scopeChoiceList } from "../scope-choice-list";
 import { ScopePicker } from "../scope-picker";
 import { buttonClass, hintId, inputClass, Labeled, Panel } from "../ui";
 import { emptyDraft, nodeFromDraft, type CardDraft } from "./card-draft";
@@ -22,7 +23,7 @@ function defaultScope(kind: KindOption | undefined, ownScope: string, offered: S
 
 /** The picker's options for a kind: only scope types the kind allows. */
 const offeredFor = (kind: KindOption | undefined, choices: ScopeChoices): ScopeLabel[] =>
-  [...choices.people, ...choices.workspaces, ...choices.sessions, ...(choices.global ? [choices.global] : [])].filter((s) => !kind || (s.type !== null && kind.allowedScopes.includes(s.type as KindOption["defaultScope"])));
+  scopeChoiceList(choices).filter((s) => !kind || (s.type !== null && kind.allowedScopes.includes(s.type as KindOption["defaultScope"])));
 
 /** Create a card by hand: pick a kind from the registry, a scope, and the fields. */
 export function CreateCardForm({ kinds, ownScope, choices }: { kinds: KindOption[]; ownScope: string; choices: ScopeChoices }) {
