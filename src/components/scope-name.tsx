@@ -34,8 +34,8 @@ export function NameWithId({ name, detail, id, mono = false }: { name: string; d
   return (
     <span className="inline-flex min-w-0 max-w-full items-start" data-id={id ?? undefined}>
       <span title={id ?? undefined} className="min-w-0">
-        <span className={`block break-words font-medium ${mono ? "font-mono text-xs" : ""}`}>{name}</span>
-        {detail && detail !== name ? <span className="block break-all text-xs text-zinc-500">{detail}</span> : null}
+        <span className={`block font-medium wrap-anywhere ${mono ? "font-mono text-xs" : ""}`}>{name}</span>
+        {detail && detail !== name ? <span className="block text-xs text-zinc-500 wrap-anywhere">{detail}</span> : null}
       </span>
       {id ? <CopyId value={id} /> : null}
     </span>

@@ -34,7 +34,7 @@ export async function AuditRow({ entry: e }: { entry: AuditEntry }) {
       <td className={cellClass}>
         <Badge tone={EVENT_TONE[e.eventType] ?? "zinc"}>{e.eventType}</Badge>
       </td>
-      <td className={`${cellClass} min-w-32 max-w-48`}>
+      <td className={`${cellClass} min-w-28 max-w-48`}>
         <NameWithId name={e.actor.label} detail={e.actor.type} id={e.actor.id} />
       </td>
       <td className={`${cellClass} min-w-28 max-w-48`}>{e.scope ? <ScopeName scope={e.scope} label={e.scopeLabel} /> : "—"}</td>
@@ -47,7 +47,7 @@ export async function AuditRow({ entry: e }: { entry: AuditEntry }) {
           <Subject entry={e} />
         )}
       </td>
-      <td className={`${cellClass} min-w-64 break-words text-zinc-600 dark:text-zinc-400`}>
+      <td className={`${cellClass} min-w-60 text-zinc-600 wrap-anywhere dark:text-zinc-400`}>
         {e.reason ?? ""}
         {e.toolCallId ? <span className="ml-1 font-mono text-xs break-all">({e.toolCallId})</span> : null}
       </td>
