@@ -56,7 +56,7 @@ async function lookUp(db: DbOrTx, tenantId: string, ids: { user: string[]; email
     .groupBy(memoryMessages.sessionId)
     .as("owners");
   const sessions = db
-    .select({ kind: kind("session"), id: owners.sessionId, name: sql<string | null>`${users.name}`.as("name"), detail: sql<string | null>`coalesce(${users.email}, ${owners.owner})`.as("detail") })
+    .select({ kind: kind("session"), id: owners.sessionId, name: sql<string | null>`${users.name}`.as("name"), detail: sql<string | null>`${users.email}`.as("detail") })
     .from(owners)
     .leftJoin(tenantMembers, and(eq(tenantMembers.tenantId, tenantId), eq(tenantMembers.userId, owners.owner)))
     .leftJoin(users, eq(users.id, tenantMembers.userId));
