@@ -19,9 +19,17 @@ export function CopyId({ value }: { value: string }) {
           .then(() => setCopied(true))
           .catch(() => undefined)
       }
-      className="ml-1 inline-flex shrink-0 items-center rounded px-1 align-middle text-[11px] text-zinc-400 hover:bg-zinc-100 hover:text-zinc-700 dark:hover:bg-zinc-800 dark:hover:text-zinc-200"
+      className="ml-1 inline-flex shrink-0 items-center rounded p-1 align-middle text-[11px] text-zinc-400 hover:bg-zinc-100 hover:text-zinc-700 dark:hover:bg-zinc-800 dark:hover:text-zinc-200"
     >
-      {copied ? t("scope.copied") : "⧉"}
+      {copied ? (
+        t("scope.copied")
+      ) : (
+        // An icon drawn here: a copy glyph from a font was missing on some systems (a box instead).
+        <svg aria-hidden="true" viewBox="0 0 16 16" width="12" height="12" fill="none" stroke="currentColor" strokeWidth="1.5">
+          <rect x="5.5" y="5.5" width="8" height="8" rx="1.5" />
+          <path d="M10.5 3.5v-0.5a1.5 1.5 0 0 0-1.5-1.5h-5a1.5 1.5 0 0 0-1.5 1.5v5a1.5 1.5 0 0 0 1.5 1.5h0.5" />
+        </svg>
+      )}
     </button>
   );
 }

@@ -44,7 +44,9 @@ export default async function MemoryCardPage({ params }: { params: Promise<{ id:
             <Badge tone={STATUS_TONE[node.status]}>{t(`status.${node.status}`)}</Badge>
             <span>{t("card.revisionN", { n: node.revision })}</span>
             <span className="font-mono text-xs text-zinc-500">{node.kind}</span>
-            <span className="font-mono text-xs text-zinc-500">{node.scope}</span>
+            <span className="text-xs text-zinc-500" title={node.scope}>
+              {scopeLabels[node.scope]?.name ?? node.scope}
+            </span>
           </p>
         </div>
         {isCurrent && writable ? <CardActions key={`${node.id}:${node.revision}`} card={node} kinds={kinds} /> : null}
