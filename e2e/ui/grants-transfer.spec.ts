@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import { addMember, createCard, createKey, editContent, forgetCard, shot, signIn, signInAs } from "./helpers";
+import { addMember, createCard, createKey, createWorkspace, editContent, forgetCard, shot, signIn, signInAs } from "./helpers";
 
 /**
  * Admin grants and JSONL transfer, in Debian's chromium against the production build:
@@ -112,7 +112,8 @@ async function runImport(page: Page, file: string, dryRun: boolean) {
 test("export a scope as JSONL, dry-run its re-import, then import for real", async ({ page }, testInfo) => {
   test.setTimeout(240_000);
   await signIn(page);
-  const scope = `workspace:transfer-${Date.now()}`;
+  // Scopes are picked from lists: the workspace exists before cards go in it.
+  const scope = await createWorkspace(page, { name: "Transfer test", id: `transfer-${Date.now()}` });
   const titles = ["Team wifi", "Office plant", "Standup time"];
   const urls: string[] = [];
   for (const [i, title] of titles.entries()) {

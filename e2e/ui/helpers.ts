@@ -44,11 +44,15 @@ export async function signIn(page: Page): Promise<Account> {
   return account;
 }
 
-/** Creates a card through /memories/new and waits for its page; returns the card page's URL. */
+/**
+ * Creates a card through /memories/new and waits for its page; returns the card page's URL. Scope is
+ * picked from the form's list (people, workspaces, sessions): `scope` is the option's value, the
+ * scope id (`user:<id>`, `workspace:<id>`…), which must be one the form offers.
+ */
 export async function createCard(page: Page, card: { kind: string; item: string; title: string; content: string; value: string; scope?: string }) {
   await page.goto("/memories/new");
   await page.getByLabel("Kind", { exact: true }).selectOption(card.kind);
-  if (card.scope) await page.getByLabel("Scope", { exact: true }).fill(card.scope);
+  if (card.scope) await page.getByLabel("Scope", { exact: true }).selectOption(card.scope);
   await page.getByLabel("Item", { exact: true }).fill(card.item);
   await page.getByLabel("Title", { exact: true }).fill(card.title);
   await page.getByRole("textbox", { name: "Content", exact: true }).fill(card.content);
@@ -109,4 +113,14 @@ export async function createKey(page: Page, name: string, secretShot?: string): 
   await expect(dialog).toHaveCount(0);
   await expect(page.getByRole("table", { name: "API keys" }).getByText(name)).toBeVisible();
   return secret;
+}
+
+/** The admin creates a workspace on /admin/workspaces (a scope the create form then offers); returns its scope. */
+export async function createWorkspace(page: Page, workspace: { name: string; id: string }): Promise<string> {
+  await page.goto("/admin/workspaces");
+  await page.getByLabel("Name", { exact: true }).fill(workspace.name);
+  await page.getByLabel("Id", { exact: true }).fill(workspace.id);
+  await page.getByRole("button", { name: "Create workspace" }).click();
+  await expect(page.getByRole("status").filter({ hasText: `workspace:${workspace.id} was created` })).toBeVisible();
+  return `workspace:${workspace.id}`;
 }

@@ -6,7 +6,11 @@ import { useI18n } from "~/i18n/client";
 import { useTRPC } from "~/trpc/react";
 import type { RouterOutputs } from "~/trpc/types";
 import { FormError } from "../form";
-import { Badge, buttonClass, cellClass, DataTable, FieldRow, inputClass, Panel } from "../ui";
+import type { ScopeLabel } from "~/server/dashboard/scope-labels";
+import type { ScopeLabels } from "~/trpc/scope-labels";
+import { NameWithId, ScopeName } from "../scope-name";
+import { ScopePicker } from "../scope-picker";
+import { Badge, buttonClass, cellClass, DataTable, FieldRow, inputClass, Labeled, Panel } from "../ui";
 import { useAction } from "./use-action";
 
 type Grant = RouterOutputs["grants"]["list"][number];
@@ -26,12 +30,18 @@ export function GrantsMatrix({
   members,
   keys,
   scopes = [],
+  labels = {},
+  choices = [],
 }: {
   grants: Grant[];
-  members: { userId: string; email: string; role: string }[];
+  members: { userId: string; email: string; name?: string | null; role: string }[];
   keys: { id: string; name: string; ownerEmail: string | null }[];
   /** More columns: the organisation's workspaces, a scope named in the link that opened the page. */
   scopes?: string[];
+  /** Names for the columns' scopes (people by name and email, workspaces by name). */
+  labels?: ScopeLabels;
+  /** What a new column or a key grant may name: people, workspaces, sessions, the organisation. */
+  choices?: ScopeLabel[];
 }) {
   const { t } = useI18n();
   const trpc = useTRPC();
@@ -40,6 +50,8 @@ export function GrantsMatrix({
   const { run, error, pending } = useAction();
   const [extra, setExtra] = useState<string[]>([]);
   const [newScope, setNewScope] = useState("");
+  const picked = Object.fromEntries(choices.map((c) => [c.scope, c]));
+  const labelOf = (scope: string) => labels[scope] ?? picked[scope];
   const [saved, setSaved] = useState<string | null>(null);
 
   const userGrants = grants.filter((g) => g.principalType === "user");
@@ -109,19 +121,21 @@ export function GrantsMatrix({
           <label className="sr-only" htmlFor="new-scope">
             {t("grants.addScope")}
           </label>
-          <input id="new-scope" value={newScope} onChange={(e) => setNewScope(e.target.value)} placeholder="workspace:… / session:… / context:ns/id" className={`max-w-sm font-mono ${inputClass}`} />
+          <span className="max-w-sm min-w-0 flex-1">
+            <ScopePicker id="new-scope" value={newScope} onChange={setNewScope} choices={choices.filter((c) => !columns.includes(c.scope))} emptyLabel={t("scope.choose")} />
+          </span>
           <button type="submit" className={buttonClass("secondary")}>
             {t("grants.addScope")}
           </button>
         </form>
-        <DataTable label={t("grants.matrix")} head={[t("grants.person"), ...columns.map((c) => (c === OWN ? t("grants.ownProfile") : c))]}>
+        <DataTable label={t("grants.matrix")} head={[t("grants.person"), ...columns.map((c) => (c === OWN ? t("grants.ownProfile") : c === "session:*" ? c : <ScopeName key={c} scope={c} label={labelOf(c)} />))]}>
           {members.map((m) => {
             const principal: Principal = { type: "user", id: m.userId, label: m.email };
             const admin = m.role === "admin";
             return (
               <tr key={m.userId}>
                 <td className={cellClass}>
-                  <span className="font-medium">{m.email}</span> {admin ? <Badge tone="indigo">{t("grants.adminAll")}</Badge> : null}
+                  <NameWithId name={m.name || m.email} detail={m.email} id={m.userId} /> {admin ? <Badge tone="indigo">{t("grants.adminAll")}</Badge> : null}
                 </td>
                 {columns.map((c) => (
                   <td key={c} className={`${cellClass} whitespace-nowrap`}>
@@ -133,13 +147,27 @@ export function GrantsMatrix({
           })}
         </DataTable>
       </Panel>
-      <KeyGrants grants={grants.filter((g) => g.principalType === "api_key")} keys={keys} onToggle={toggle} pending={pending} />
+      <KeyGrants grants={grants.filter((g) => g.principalType === "api_key")} keys={keys} onToggle={toggle} pending={pending} choices={choices} labelOf={labelOf} />
     </div>
   );
 }
 
 /** Extra grants made to API keys (a key is still limited by its owner's grants). */
-function KeyGrants({ grants, keys, onToggle, pending }: { grants: Grant[]; keys: { id: string; name: string; ownerEmail: string | null }[]; onToggle: (p: Principal, scope: string, which: "read" | "write", checked: boolean) => void; pending: boolean }) {
+function KeyGrants({
+  grants,
+  keys,
+  onToggle,
+  pending,
+  choices,
+  labelOf,
+}: {
+  grants: Grant[];
+  keys: { id: string; name: string; ownerEmail: string | null }[];
+  onToggle: (p: Principal, scope: string, which: "read" | "write", checked: boolean) => void;
+  pending: boolean;
+  choices: ScopeLabel[];
+  labelOf: (scope: string) => ScopeLabel | undefined;
+}) {
   const { t } = useI18n();
   const [form, setForm] = useState({ keyId: keys[0]?.id ?? "", scope: "", write: false });
   return (
@@ -149,7 +177,7 @@ function KeyGrants({ grants, keys, onToggle, pending }: { grants: Grant[]; keys:
           {grants.map((g) => (
             <li key={g.id} className="flex flex-wrap items-center gap-3">
               <span className="font-medium">{g.principalLabel ?? g.principalId}</span>
-              <span className="font-mono text-xs">{g.scope}</span>
+              <ScopeName scope={g.scope} label={labelOf(g.scope)} />
               {g.canWrite ? <Badge tone="indigo">{t("grants.write")}</Badge> : <Badge>{t("grants.read")}</Badge>}
               <button type="button" disabled={pending} onClick={() => onToggle({ type: "api_key", id: g.principalId, label: g.principalLabel ?? g.principalId }, g.scope, "read", false)} className={buttonClass("ghost", "sm")}>
                 {t("members.remove")}
@@ -180,9 +208,9 @@ function KeyGrants({ grants, keys, onToggle, pending }: { grants: Grant[]; keys:
               ))}
             </select>
           </FieldRow>
-          <FieldRow label={t("field.scope")}>
-            <input required value={form.scope} onChange={(e) => setForm({ ...form, scope: e.target.value })} className={`font-mono ${inputClass}`} />
-          </FieldRow>
+          <Labeled id="key-grant-scope" label={t("field.scope")}>
+            <ScopePicker id="key-grant-scope" value={form.scope} onChange={(scope) => setForm({ ...form, scope })} choices={choices} emptyLabel={t("scope.choose")} />
+          </Labeled>
           <label className="flex items-center gap-1.5 pb-2">
             <input type="checkbox" checked={form.write} onChange={(e) => setForm({ ...form, write: e.target.checked })} />
             {t("grants.write")}

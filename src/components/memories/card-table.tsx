@@ -1,24 +1,23 @@
 import Link from "next/link";
 import { getI18n } from "~/i18n/server";
 import type { CardListItem } from "~/server/dashboard/cards";
-import { parseScope } from "~/server/memory/scope";
 import type { SearchHit } from "~/server/memory/retrieval/search-schema";
+import type { ScopeLabels } from "~/trpc/scope-labels";
 import { LocalTime } from "../local-time";
+import { ScopeName } from "../scope-name";
 import { Badge, cellClass, DataTable, Meter, STATUS_TONE } from "../ui";
 
-/** A scope as its type over its id: ids are long (`user:usr_…`) and, on one line, pushed the status and dates out of view at laptop widths. */
-function ScopeCell({ scope }: { scope: string }) {
-  const { type, id } = parseScope(scope);
+/** A scope as people read it (a person's name, a workspace's name), the id on hover and behind a copy button. */
+function ScopeCell({ scope, labels }: { scope: string; labels: ScopeLabels }) {
   return (
-    <td className={`${cellClass} min-w-32 font-mono text-xs`}>
-      {type}
-      {id ? <span className="block break-all text-zinc-500">{id}</span> : null}
+    <td className={`${cellClass} min-w-32 max-w-56 text-sm`}>
+      <ScopeName scope={scope} label={labels[scope]} />
     </td>
   );
 }
 
 /** The memory browser's table (server-rendered). */
-export async function CardTable({ cards }: { cards: CardListItem[] }) {
+export async function CardTable({ cards, labels }: { cards: CardListItem[]; labels: ScopeLabels }) {
   const { t } = await getI18n();
   return (
     <DataTable label={t("memories.table")} head={[t("field.title"), t("field.kind"), t("field.scope"), `${t("field.status")} / ${t("field.updatedAt")}`]}>
@@ -41,7 +40,7 @@ export async function CardTable({ cards }: { cards: CardListItem[] }) {
             <span className="font-mono text-xs">{card.kind}</span>
             <p className="text-xs text-zinc-500">{card.categoryPath || card.domain}</p>
           </td>
-          <ScopeCell scope={card.scope} />
+          <ScopeCell scope={card.scope} labels={labels} />
           <td className={`${cellClass} whitespace-nowrap`}>
             <Badge tone={STATUS_TONE[card.status]}>{t(`status.${card.status as "active"}`)}</Badge>
             <span className="ml-1 text-xs text-zinc-500">r{card.revision}</span>
@@ -67,7 +66,7 @@ export async function CardTable({ cards }: { cards: CardListItem[] }) {
 }
 
 /** Ranked hybrid-search answers with the signals that ranked them. */
-export async function SearchResults({ hits }: { hits: SearchHit[] }) {
+export async function SearchResults({ hits, labels }: { hits: SearchHit[]; labels: ScopeLabels }) {
   const { t } = await getI18n();
   return (
     <DataTable label={t("memories.table")} head={[t("memories.rank"), t("field.title"), t("field.kind"), t("field.scope"), t("memories.matchedBy"), t("memories.score")]}>
@@ -81,7 +80,7 @@ export async function SearchResults({ hits }: { hits: SearchHit[] }) {
             <p className="mt-0.5 line-clamp-2 text-xs text-zinc-500 dark:text-zinc-400">{hit.content}</p>
           </td>
           <td className={`${cellClass} font-mono text-xs`}>{hit.kind}</td>
-          <ScopeCell scope={hit.scope} />
+          <ScopeCell scope={hit.scope} labels={labels} />
           <td className={cellClass}>
             <span className="flex flex-wrap gap-1">
               {hit.matchedBy.map((m) => (

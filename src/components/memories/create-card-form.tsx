@@ -7,22 +7,26 @@ import { useI18n } from "~/i18n/client";
 import { errorMessage, useTRPC } from "~/trpc/react";
 import type { KindOption } from "~/trpc/types";
 import { FormError } from "../form";
+import type { ScopeChoices } from "~/server/dashboard/scope-choices";
+import type { ScopeLabel } from "~/server/dashboard/scope-labels";
+import { scopeChoiceList } from "../scope-choice-list";
+import { ScopePicker } from "../scope-picker";
 import { buttonClass, hintId, inputClass, Labeled, Panel } from "../ui";
 import { emptyDraft, nodeFromDraft, type CardDraft } from "./card-draft";
 import { CardFields } from "./card-fields";
 
-/** Whether a granted pattern (`user:*` for admins, `session:*`, or a concrete scope) covers `scope`. */
-const covers = (patterns: string[], scope: string) => patterns.some((p) => p === scope || (p.endsWith(":*") && scope.startsWith(p.slice(0, -1))));
-
-/** The scope a new card of `kind` lands in by default, if the person may write it ("" = let the server pick). */
-function defaultScope(kind: KindOption | undefined, ownScope: string, writable: string[]): string {
+/** The scope a new card of `kind` lands in by default: the kind's default when it is offered, else the first offered. */
+function defaultScope(kind: KindOption | undefined, ownScope: string, offered: ScopeLabel[]): string {
   const wanted = !kind || kind.defaultScope === "user" ? ownScope : kind.defaultScope === "global" ? "global" : "";
-  if (wanted && covers(writable, wanted)) return wanted;
-  return writable.find((s) => !s.endsWith(":*") && (!kind || kind.allowedScopes.includes(s.split(":")[0] as KindOption["defaultScope"]))) ?? "";
+  return offered.find((s) => s.scope === wanted)?.scope ?? offered[0]?.scope ?? "";
 }
 
+/** The picker's options for a kind: only scope types the kind allows. */
+const offeredFor = (kind: KindOption | undefined, choices: ScopeChoices): ScopeLabel[] =>
+  scopeChoiceList(choices).filter((s) => !kind || (s.type !== null && kind.allowedScopes.includes(s.type as KindOption["defaultScope"])));
+
 /** Create a card by hand: pick a kind from the registry, a scope, and the fields. */
-export function CreateCardForm({ kinds, ownScope, writableScopes }: { kinds: KindOption[]; ownScope: string; writableScopes: string[] }) {
+export function CreateCardForm({ kinds, ownScope, choices }: { kinds: KindOption[]; ownScope: string; choices: ScopeChoices }) {
   const { t } = useI18n();
   const trpc = useTRPC();
   const router = useRouter();
@@ -31,7 +35,8 @@ export function CreateCardForm({ kinds, ownScope, writableScopes }: { kinds: Kin
   const [kindName, setKindName] = useState("custom_fact");
   const kind = kinds.find((k) => k.kind === kindName);
   const [itemKey, setItemKey] = useState("");
-  const [scope, setScope] = useState(() => defaultScope(kind, ownScope, writableScopes));
+  const offered = offeredFor(kind, choices);
+  const [scope, setScope] = useState(() => defaultScope(kind, ownScope, offered));
   const [draft, setDraft] = useState<CardDraft>(emptyDraft);
   const [error, setError] = useState<string | null>(null);
   const byDomain = useMemo(() => {
@@ -39,7 +44,6 @@ export function CreateCardForm({ kinds, ownScope, writableScopes }: { kinds: Kin
     for (const k of kinds) groups.set(k.domain, [...(groups.get(k.domain) ?? []), k]);
     return [...groups.entries()];
   }, [kinds]);
-  const concreteScopes = [...new Set([ownScope, ...writableScopes.filter((s) => !s.endsWith(":*"))])].filter((s) => covers(writableScopes, s));
 
   async function submit(event: React.FormEvent) {
     event.preventDefault();
@@ -77,7 +81,7 @@ export function CreateCardForm({ kinds, ownScope, writableScopes }: { kinds: Kin
               onChange={(e) => {
                 const next = kinds.find((k) => k.kind === e.target.value);
                 setKindName(e.target.value);
-                setScope(defaultScope(next, ownScope, writableScopes));
+                setScope(defaultScope(next, ownScope, offeredFor(next, choices)));
               }}
               className={inputClass}
             >
@@ -93,21 +97,8 @@ export function CreateCardForm({ kinds, ownScope, writableScopes }: { kinds: Kin
               ))}
             </select>
           </Labeled>
-          <Labeled id={`${base}-scope`} label={t("field.scope")} hint={kind ? t("create.allowedScopes", { scopes: kind.allowedScopes.join(", ") }) : null}>
-            <input
-              id={`${base}-scope`}
-              aria-describedby={hintId(`${base}-scope`)}
-              list={`${base}-scopes`}
-              value={scope}
-              onChange={(e) => setScope(e.target.value)}
-              placeholder="user:… / session:… / workspace:… / global"
-              className={`font-mono ${inputClass}`}
-            />
-            <datalist id={`${base}-scopes`}>
-              {concreteScopes.map((s) => (
-                <option key={s} value={s} />
-              ))}
-            </datalist>
+          <Labeled id={`${base}-scope`} label={t("field.scope")} hint={offered.length ? t("scope.pickHint", { scope: scope || "—" }) : t("scope.noneForKind")}>
+            <ScopePicker id={`${base}-scope`} value={scope} onChange={setScope} choices={offered} />
           </Labeled>
           {kind?.itemized ? (
             <Labeled id={`${base}-item`} label={t("field.itemKey")} hint={t("create.itemHint")}>

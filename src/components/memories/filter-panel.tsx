@@ -7,6 +7,8 @@ import { useI18n } from "~/i18n/client";
 import type { CardFilter } from "~/server/dashboard/card-filter";
 import { cardFilterToSearchParams } from "~/server/dashboard/card-filter-url";
 import type { CardFacets, CategoryTreeNode, DomainTree } from "~/server/dashboard/cards";
+import type { ScopeLabels } from "~/trpc/scope-labels";
+import { scopeOptionText } from "../scope-picker";
 import { buttonClass, FieldRow, inputClass } from "../ui";
 
 const STATUSES = ["active", "superseded", "expired", "deleted"] as const;
@@ -23,7 +25,7 @@ const fraction = (text: string) => {
 };
 
 /** Every browser filter, held in the URL: applying pushes a new history entry. */
-export function FilterPanel({ filter, facets, tree, types }: { filter: CardFilter; facets: CardFacets; tree: DomainTree[]; types: readonly string[] }) {
+export function FilterPanel({ filter, facets, tree, types, scopeLabels = {} }: { filter: CardFilter; facets: CardFacets; tree: DomainTree[]; types: readonly string[]; scopeLabels?: ScopeLabels }) {
   const { t, number } = useI18n();
   const router = useRouter();
   const [draft, setDraft] = useState({
@@ -115,7 +117,7 @@ export function FilterPanel({ filter, facets, tree, types }: { filter: CardFilte
             ))}
           </div>
         </FieldRow>
-        {select("scope", t("field.scope"), facets.scopes.map((s) => ({ value: s.scope, label: `${s.scope} (${s.count})` })), t("memories.allScopes"))}
+        {select("scope", t("field.scope"), facets.scopes.map((s) => ({ value: s.scope, label: `${scopeLabels[s.scope] ? scopeOptionText(scopeLabels[s.scope]!, t) : s.scope} (${s.count})` })), t("memories.allScopes"))}
         {select("kind", t("field.kind"), facets.kinds.map((k) => ({ value: k.kind, label: `${k.kind} (${k.count})` })), t("memories.anyKind"))}
         {select("domain", t("field.domain"), facets.domains.map((d) => ({ value: d.domain, label: `${d.domain} (${d.count})` })), t("memories.anyDomain"))}
         {select("type", t("field.type"), types.map((ty) => ({ value: ty, label: ty })), t("memories.anyType"))}

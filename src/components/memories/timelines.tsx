@@ -46,7 +46,9 @@ export async function AuditTimeline({ events }: { events: AuditEntry[] }) {
         <li key={e.id} className="rounded-xl border border-zinc-100 p-3 text-sm dark:border-zinc-800">
           <div className="flex flex-wrap items-center gap-2">
             <Badge tone={EVENT_TONE[e.eventType] ?? "zinc"}>{e.eventType}</Badge>
-            <span className="font-medium">{e.actor.label}</span>
+            <span className="font-medium" title={e.actor.id ?? undefined}>
+              {e.actor.label}
+            </span>
             <Badge>{e.actor.type}</Badge>
             <span className="text-xs text-zinc-500">
               <LocalTime value={e.createdAt} />

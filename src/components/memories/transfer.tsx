@@ -6,7 +6,9 @@ import { useRef, useState } from "react";
 import { useI18n } from "~/i18n/client";
 import { errorMessage, useTRPC } from "~/trpc/react";
 import type { RouterOutputs } from "~/trpc/types";
+import type { ScopeLabels } from "~/trpc/scope-labels";
 import { FormError } from "../form";
+import { scopeOptionText } from "../scope-picker";
 import { Badge, buttonClass, FieldRow, inputClass, Panel, type Tone } from "../ui";
 
 type LineResult = RouterOutputs["memory"]["import"]["results"][number];
@@ -17,7 +19,7 @@ const REPORTED: LineResult["status"][] = ["created", "noop", "conflict", "supers
 const ALWAYS = 3;
 
 /** Export: pick scopes and statuses; the download streams from /memories/export. */
-export function ExportForm({ scopes }: { scopes: string[] }) {
+export function ExportForm({ scopes, labels = {} }: { scopes: string[]; labels?: ScopeLabels }) {
   const { t } = useI18n();
   const [scope, setScope] = useState("");
   const [withHistory, setWithHistory] = useState(false);
@@ -33,8 +35,8 @@ export function ExportForm({ scopes }: { scopes: string[] }) {
           <select value={scope} onChange={(e) => setScope(e.target.value)} className={inputClass}>
             <option value="">{t("memories.allScopes")}</option>
             {scopes.map((s) => (
-              <option key={s} value={s}>
-                {s}
+              <option key={s} value={s} title={s}>
+                {labels[s] ? scopeOptionText(labels[s], t) : s}
               </option>
             ))}
           </select>

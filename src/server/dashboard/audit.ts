@@ -4,7 +4,7 @@ import type { DbOrTx } from "~/db/types";
 import { ACTOR_TYPES, memoryAuditEvents, type TenantRole } from "~/db/schema";
 import { parseScope, type ScopePattern } from "~/server/memory/scope";
 import { scopePatternsCondition } from "~/server/memory/scope-sql";
-import { toAuditEntries, type AuditEntry } from "./card-detail";
+import { toAuditEntries, type AuditEntry } from "./audit-entries";
 import { clampLimit, decodeCursor, encodeCursor } from "./cursor";
 
 export const AUDIT_EVENT_TYPES = memoryAuditEvents.eventType.enumValues;
@@ -83,7 +83,7 @@ export async function* iterateAuditEvents(db: DbOrTx, params: { viewer: AuditVie
   } while (cursor);
 }
 
-const CSV_COLUMNS = ["id", "createdAt", "eventType", "actorType", "actorId", "actor", "scope", "nodeId", "lineageId", "reason", "toolCallId", "before", "after", "metadata"] as const;
+const CSV_COLUMNS = ["id", "createdAt", "eventType", "actorType", "actorId", "actor", "subject", "scope", "scopeName", "nodeId", "lineageId", "reason", "toolCallId", "before", "after", "metadata"] as const;
 
 function csvCell(value: unknown): string {
   const text = value === null || value === undefined ? "" : typeof value === "string" ? value : JSON.stringify(value);
@@ -102,7 +102,9 @@ export function auditCsvLine(e: AuditEntry): string {
     actorType: e.actor.type,
     actorId: e.actor.id,
     actor: e.actor.label,
+    subject: e.subject ? `${e.subject.label}${e.subject.owner ? ` (${e.subject.owner.label})` : ""}` : null,
     scope: e.scope,
+    scopeName: e.scopeLabel?.name ?? null,
     nodeId: e.nodeId,
     lineageId: e.lineageId,
     reason: e.reason,

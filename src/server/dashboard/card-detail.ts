@@ -1,5 +1,4 @@
 import type { DbOrTx } from "~/db/types";
-import type { MemoryAuditEvent } from "~/db/schema";
 import type { MemoryCallContext } from "~/server/memory/context";
 import { getMemoryNode, getNodeHistory } from "~/server/memory/history";
 import { getAllMessagesByIds } from "~/server/memory/messages";
@@ -9,24 +8,12 @@ import { recallUsageOf } from "~/server/memory/retrieval/recall-usage";
 import { memorySearch } from "~/server/memory/retrieval/search";
 import type { OmitReason, ScoreComponents } from "~/server/memory/retrieval/search-schema";
 import { parseScope, scopeAllowed } from "~/server/memory/scope";
-import { labelActors, type ActorLabel } from "./actors";
+import { labelActors } from "./actors";
+import { toAuditEntries, type AuditEntry } from "./audit-entries";
+
+export type { AuditEntry } from "./audit-entries";
 
 type ReadCtx = Pick<MemoryCallContext, "tenantId" | "readScopes"> & Partial<Pick<MemoryCallContext, "writeScopes">>;
-
-export type AuditEntry = {
-  id: number;
-  eventType: MemoryAuditEvent["eventType"];
-  nodeId: string | null;
-  lineageId: string | null;
-  scope: string | null;
-  actor: ActorLabel;
-  reason: string | null;
-  toolCallId: string | null;
-  before: unknown;
-  after: unknown;
-  metadata: Record<string, unknown>;
-  createdAt: string;
-};
 
 export type EvidenceMessage = { id: string; sessionId: string; seq: number; role: string; content: string; createdAt: string };
 
@@ -48,25 +35,6 @@ export type CardDetail = {
   /** How often agents were handed this revision, and the whole chain; its hotness (search boosts by it). */
   usage: { recallCount: number; chainRecallCount: number; lastRecalledAt: string | null; hotness: number };
 };
-
-/** Audit rows as the dashboard shows them: actors named, scope formatted, dates as ISO text. */
-export async function toAuditEntries(db: DbOrTx, tenantId: string, events: readonly MemoryAuditEvent[]): Promise<AuditEntry[]> {
-  const label = await labelActors(db, tenantId, events.map((e) => ({ type: e.actorType, id: e.actorId })));
-  return events.map((e) => ({
-    id: e.id,
-    eventType: e.eventType,
-    nodeId: e.nodeId,
-    lineageId: e.lineageId,
-    scope: e.scopeType ? (e.scopeType === "global" ? "global" : `${e.scopeType}:${e.scopeId ?? ""}`) : null,
-    actor: label({ type: e.actorType, id: e.actorId }),
-    reason: e.reason,
-    toolCallId: e.toolCallId,
-    before: e.before,
-    after: e.after,
-    metadata: e.metadata,
-    createdAt: e.createdAt.toISOString(),
-  }));
-}
 
 /** Everything the card page shows, if the viewer may read the card's scope (else NOT_FOUND). */
 export async function getCardDetail(db: DbOrTx, ctx: ReadCtx, id: string): Promise<CardDetail> {

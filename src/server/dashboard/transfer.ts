@@ -5,6 +5,7 @@ import { memoryNodes, NODE_STATUSES } from "~/db/schema";
 import { knownServiceError } from "~/server/errors";
 import { logServerError } from "~/server/log";
 import { recordAudit } from "~/server/memory/audit";
+import { unknownScopeRefusals } from "./scope-labels";
 import type { MemoryCallContext } from "~/server/memory/context";
 import { getAllMessagesByIds } from "~/server/memory/messages";
 import { sessionReadable } from "./sessions";
@@ -171,6 +172,9 @@ async function importLine(db: Database, ctx: MemoryCallContext, text: string, li
   } catch (error) {
     return { line, status: "rejected", message: error instanceof Error ? error.message : String(error) };
   }
+  // As on the create form: a line naming nobody here (`user:<unknown>`) or no workspace is refused, not stored.
+  const unknownScope = (await unknownScopeRefusals(db, { tenantId: ctx.tenantId, scopes: [card.scope] })).get(card.scope);
+  if (unknownScope) return { line, status: "rejected", message: unknownScope, scope: card.scope };
   const operation = {
     op: "create" as const,
     kind: card.kind,

@@ -357,6 +357,16 @@ function summarize(results: WriteOperationResult[], done: boolean): string {
 }
 
 /** Every operation not at fault is reported as not applied, so no caller mistakes it for a success. */
+const scopeNamedBy = (op: WriteOperation | undefined) => (op && "scope" in op && typeof op.scope === "string" ? op.scope : undefined);
+
+function scopeOrNull(text: string): MemoryScope | null {
+  try {
+    return parseScope(text);
+  } catch {
+    return null;
+  }
+}
+
 function abortedResults(ops: WriteOperation[], failures: Map<number, OperationFailure>): WriteOperationResult[] {
   return ops.map((op, index) => {
     const failure = failures.get(index);
@@ -463,7 +473,10 @@ export async function memoryWrite(db: Database, ctx: MemoryCallContext, rawInput
     if (stored) return stored;
     for (const r of results) {
       if (r.reason === "batch_aborted") continue;
-      await recordAudit(tx, ctx, { eventType: "rejected", nodeId: r.nodeId ?? null, reason: `${r.status}: ${r.reason}`, metadata: { index: r.index, op: r.op, message: r.message } });
+      // The refused scope goes on the row, so the log can say where the write was headed.
+      const named = r.scope ?? scopeNamedBy(operations[r.index]);
+      const scope = named ? scopeOrNull(named) : null;
+      await recordAudit(tx, ctx, { eventType: "rejected", nodeId: r.nodeId ?? null, scope, reason: `${r.status}: ${r.reason}`, metadata: { index: r.index, op: r.op, message: r.message, ...(named && !scope ? { scope: named } : {}) } });
     }
     if (idem) await storeIdempotentResponse(tx, { ...idem, response: answer });
     return undefined;

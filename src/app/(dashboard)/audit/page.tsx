@@ -1,9 +1,7 @@
-import Link from "next/link";
 import { AuditFilters } from "~/components/audit/audit-filters";
-import { LocalTime } from "~/components/local-time";
-import { EVENT_TONE } from "~/components/memories/timelines";
+import { AuditRow } from "~/components/audit/audit-row";
 import { PageHeader } from "~/components/page-header";
-import { Badge, buttonClass, cellClass, DataTable, EmptyState, ErrorState, Pager } from "~/components/ui";
+import { buttonClass, DataTable, EmptyState, ErrorState, Pager } from "~/components/ui";
 import { getI18n } from "~/i18n/server";
 import { AUDIT_EVENT_TYPES, auditFilterFromSearchParams } from "~/server/dashboard/audit";
 import { attempt, serverApi } from "~/trpc/server";
@@ -56,34 +54,9 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
         <EmptyState title={t("audit.emptyTitle")} description={t("audit.emptyHint")} />
       ) : (
         <>
-          <DataTable label={t("audit.title")} head={[t("audit.when"), t("audit.event"), t("audit.actor"), t("field.scope"), t("audit.node"), t("field.reason")]}>
+          <DataTable label={t("audit.title")} head={[t("audit.when"), t("audit.event"), t("audit.actor"), t("field.scope"), t("audit.about"), t("field.reason")]}>
             {page.data.events.map((e) => (
-              <tr key={e.id}>
-                <td className={`${cellClass} whitespace-nowrap text-xs text-zinc-500`}>
-                  <LocalTime value={e.createdAt} />
-                </td>
-                <td className={cellClass}>
-                  <Badge tone={EVENT_TONE[e.eventType] ?? "zinc"}>{e.eventType}</Badge>
-                </td>
-                <td className={cellClass}>
-                  <span className="font-medium">{e.actor.label}</span>
-                  <span className="ml-1 text-xs text-zinc-500">{e.actor.type}</span>
-                </td>
-                <td className={`${cellClass} font-mono text-xs`}>{e.scope ?? "—"}</td>
-                <td className={`${cellClass} font-mono text-xs`}>
-                  {e.nodeId ? (
-                    <Link href={`/memories/${e.nodeId}`} className="text-indigo-600 hover:underline">
-                      {e.nodeId}
-                    </Link>
-                  ) : (
-                    "—"
-                  )}
-                </td>
-                <td className={`${cellClass} max-w-sm text-zinc-600 dark:text-zinc-400`}>
-                  {e.reason ?? ""}
-                  {e.toolCallId ? <span className="ml-1 font-mono text-xs">({e.toolCallId})</span> : null}
-                </td>
-              </tr>
+              <AuditRow key={e.id} entry={e} />
             ))}
           </DataTable>
           <Pager

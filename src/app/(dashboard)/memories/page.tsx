@@ -7,6 +7,7 @@ import { NODE_TYPES } from "~/db/schema";
 import { getI18n } from "~/i18n/server";
 import { cardFilterFromSearchParams, cardFilterToSearchParams, type CardFilter } from "~/server/dashboard/card-filter";
 import type { CardFacets } from "~/server/dashboard/cards";
+import { scopeLabelsFor } from "~/trpc/scope-labels";
 import { attempt, serverApi } from "~/trpc/server";
 
 export const metadata = { title: "Memories" };
@@ -35,6 +36,12 @@ export default async function MemoriesPage({ searchParams }: { searchParams: Pro
       : attempt(() => api.memory.browse({ filter, cursor })),
   ]);
 
+  // One lookup names every scope on the page: the rows' and the filter menu's.
+  const labels = await scopeLabelsFor([
+    ...(facets.ok ? facets.data.scopes.map((s) => s.scope) : []),
+    ...(result.ok ? ("hits" in result.data ? result.data.hits.map((h) => h.scope) : result.data.cards.map((c) => c.scope)) : []),
+  ]);
+
   let body: React.ReactNode;
   if (!result.ok) {
     body = <ErrorState title={t("memories.loadError")} message={result.message} action={<LinkButton href="/memories">{t("common.reset")}</LinkButton>} />;
@@ -47,7 +54,7 @@ export default async function MemoriesPage({ searchParams }: { searchParams: Pro
           {t("memories.searchNote")}
           {omitted.length ? ` ${t("memories.omitted", { n: omitted.length })}` : ""}
         </p>
-        {hits.length ? <SearchResults hits={hits} /> : <EmptyState title={t("memories.emptyTitle")} description={t("memories.noResults", { q: filter.text! })} />}
+        {hits.length ? <SearchResults hits={hits} labels={labels} /> : <EmptyState title={t("memories.emptyTitle")} description={t("memories.noResults", { q: filter.text! })} />}
       </>
     );
   } else {
@@ -56,7 +63,7 @@ export default async function MemoriesPage({ searchParams }: { searchParams: Pro
     const next = nextCursor ? `/memories?${cardFilterToSearchParams(filter, { cursor: nextCursor }).toString()}` : null;
     body = cards.length ? (
       <>
-        <CardTable cards={cards} />
+        <CardTable cards={cards} labels={labels} />
         <Pager firstHref={first} nextHref={next} firstLabel={t("common.firstPage")} nextLabel={t("common.nextPage")} summary={t("common.showing", { n: number(cards.length) })} />
       </>
     ) : (
@@ -87,7 +94,7 @@ export default async function MemoriesPage({ searchParams }: { searchParams: Pro
         {/* The filter menus' counts are a help, not the page: without them the cards still show. */}
         <div className="min-w-0 space-y-3">
           {facets.ok && tree.ok ? null : <ErrorState title={t("memories.filtersError")} message={[facets, tree].flatMap((o) => (o.ok ? [] : [o.message])).join(" ")} />}
-          <FilterPanel key={JSON.stringify(filter)} filter={filter} facets={facets.ok ? facets.data : NO_FACETS} tree={tree.ok ? tree.data : []} types={NODE_TYPES} />
+          <FilterPanel key={JSON.stringify(filter)} filter={filter} facets={facets.ok ? facets.data : NO_FACETS} tree={tree.ok ? tree.data : []} types={NODE_TYPES} scopeLabels={labels} />
         </div>
         <div className="min-w-0">{body}</div>
       </div>

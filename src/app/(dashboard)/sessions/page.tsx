@@ -1,8 +1,10 @@
 import Link from "next/link";
 import { LocalTime } from "~/components/local-time";
 import { PageHeader } from "~/components/page-header";
+import { ScopeName } from "~/components/scope-name";
 import { cellClass, DataTable, EmptyState, ErrorState, Pager } from "~/components/ui";
 import { getI18n } from "~/i18n/server";
+import { scopeLabelsFor } from "~/trpc/scope-labels";
 import { attempt, serverApi } from "~/trpc/server";
 
 export const metadata = { title: "Sessions" };
@@ -11,6 +13,7 @@ export default async function SessionsPage({ searchParams }: { searchParams: Pro
   const { cursor } = await searchParams;
   const [{ t, number }, api] = await Promise.all([getI18n(), serverApi()]);
   const page = await attempt(() => api.memory.sessions({ cursor: typeof cursor === "string" ? cursor : null, limit: 50 }));
+  const labels = await scopeLabelsFor(page.ok ? page.data.sessions.flatMap((s) => [s.userScopeId ? `user:${s.userScopeId}` : null, s.workspaceId ? `workspace:${s.workspaceId}` : null]) : []);
   return (
     <>
       <PageHeader title={t("sessions.title")} description={t("sessions.description")} />
@@ -27,9 +30,13 @@ export default async function SessionsPage({ searchParams }: { searchParams: Pro
                   <Link href={`/sessions/${encodeURIComponent(s.sessionId)}`} className="font-mono text-indigo-700 hover:underline dark:text-indigo-300">
                     {s.sessionId}
                   </Link>
-                  {s.workspaceId ? <p className="text-xs text-zinc-500">workspace:{s.workspaceId}</p> : null}
+                  {s.workspaceId ? (
+                    <span className="mt-1 block text-xs">
+                      <ScopeName scope={`workspace:${s.workspaceId}`} label={labels[`workspace:${s.workspaceId}`]} />
+                    </span>
+                  ) : null}
                 </td>
-                <td className={`${cellClass} font-mono text-xs`}>{s.userScopeId ?? "—"}</td>
+                <td className={`${cellClass} max-w-56`}>{s.userScopeId ? <ScopeName scope={`user:${s.userScopeId}`} label={labels[`user:${s.userScopeId}`]} /> : <span className="text-xs text-zinc-500">{t("sessions.noOwner")}</span>}</td>
                 <td className={`${cellClass} tabular-nums`}>{number(s.messageCount)}</td>
                 <td className={`${cellClass} text-xs text-zinc-500`}>
                   <LocalTime value={s.firstMessageAt} />

@@ -6,6 +6,8 @@ import { cardFilterSchema } from "~/server/dashboard/card-filter";
 import { getCardDetail, explainRecall } from "~/server/dashboard/card-detail";
 import { browseCards, cardFacets, categoryTree, CARD_PAGE } from "~/server/dashboard/cards";
 import { canReadAllSessions, requireReadableScopes } from "~/server/dashboard/scopes";
+import { listScopeChoices } from "~/server/dashboard/scope-choices";
+import { labelScopes, requireKnownScopes } from "~/server/dashboard/scope-labels";
 import { getSessionDetail, listReadableSessions, previewRecall } from "~/server/dashboard/sessions";
 import { getDashboardStats } from "~/server/dashboard/stats";
 import { listTopics } from "~/server/dashboard/topics";
@@ -17,7 +19,7 @@ import { restoreNode } from "~/server/memory/restore";
 import { eraseSession } from "~/server/memory/erase-session";
 import { memorySearch } from "~/server/memory/retrieval/search";
 import { SEARCH_LIMITS } from "~/server/memory/retrieval/search-schema";
-import { formatScope } from "~/server/memory/scope";
+import { formatScope, parseScope, scopeAllowed } from "~/server/memory/scope";
 import { memoryWrite } from "~/server/memory/write";
 import type { writeOperationSchema } from "~/server/memory/write-schema";
 import { NODE_STATUSES } from "~/db/schema";
@@ -46,6 +48,21 @@ export const memoryRouter = createTRPCRouter({
     read: ctx.memory.readScopes.map(formatScope),
     write: ctx.memory.writeScopes.map(formatScope),
   })),
+
+  /** The people, workspaces and recent sessions the viewer may write, named, for the scope pickers. */
+  scopeChoices: memoryProcedure.query(({ ctx }) => listScopeChoices(ctx.db, { tenantId: ctx.tenant.id, allowed: ctx.memory.writeScopes })),
+
+  /** Names for scope ids (person, workspace, session owner); scopes the viewer cannot read stay ids. */
+  scopeLabels: memoryProcedure.input(z.object({ scopes: z.array(z.string().max(220)).max(500) })).query(async ({ ctx, input }) => {
+    const readable = input.scopes.filter((text) => {
+      try {
+        return scopeAllowed(parseScope(text), ctx.memory.readScopes);
+      } catch {
+        return false;
+      }
+    });
+    return [...(await labelScopes(ctx.db, { tenantId: ctx.tenant.id, scopes: readable })).values()];
+  }),
 
   /** The kind registry (built-ins + this organisation's custom kinds) for the create form. */
   kinds: memoryProcedure.query(async ({ ctx }) => {
@@ -101,9 +118,11 @@ export const memoryRouter = createTRPCRouter({
   /** create / update / supersede / expire through memory_write; a person typed it, so it is explicit. */
   write: memoryProcedure
     .input(z.object({ operations: z.array(writeOperation).min(1).max(50), idempotencyKey: z.string().min(8).max(200).optional() }))
-    .mutation(({ ctx, input }) =>
-      memoryWrite(ctx.db, ctx.memory, { ...input, operations: input.operations.map((op) => ({ ...op, explicitUserIntent: true })) }),
-    ),
+    .mutation(async ({ ctx, input }) => {
+      // A person picks scopes from lists; one naming nobody (`user:bob@…`) or no workspace is refused, not stored.
+      await requireKnownScopes(ctx.db, { tenantId: ctx.tenant.id, scopes: input.operations.flatMap((op) => ("scope" in op && typeof op.scope === "string" ? [op.scope] : [])) });
+      return memoryWrite(ctx.db, ctx.memory, { ...input, operations: input.operations.map((op) => ({ ...op, explicitUserIntent: true })) });
+    }),
 
   /** Soft or hard forget of one card at the revision the viewer saw. */
   forget: memoryProcedure

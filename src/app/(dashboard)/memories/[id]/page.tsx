@@ -9,6 +9,8 @@ import { WhyRecalled } from "~/components/memories/why-recalled";
 import { Badge, ErrorState, Fields, LinkButton, Meter, Panel, STATUS_TONE } from "~/components/ui";
 import { getI18n } from "~/i18n/server";
 import { MIN_CONFIDENCE } from "~/server/memory/retrieval/conflicts";
+import { ScopeName } from "~/components/scope-name";
+import { scopeLabelsFor } from "~/trpc/scope-labels";
 import { attempt, serverApi } from "~/trpc/server";
 
 export const metadata = { title: "Memory" };
@@ -22,6 +24,7 @@ export default async function MemoryCardPage({ params }: { params: Promise<{ id:
   if (!detail.ok && detail.code === "NOT_FOUND") notFound();
   if (!detail.ok) return <ErrorState title={t("common.error")} message={detail.message} action={<LinkButton href="/memories">{t("memories.title")}</LinkButton>} />;
   const { node, revisions, events, evidence, missingEvidenceIds, hiddenEvidenceCount, currentId, writable, usage } = detail.data;
+  const scopeLabels = await scopeLabelsFor([node.scope]);
   const isCurrent = node.status === "active";
   // A forgotten or expired card that nothing replaced can be brought back.
   const restorable = writable && !currentId && (node.status === "deleted" || node.status === "expired");
@@ -41,7 +44,9 @@ export default async function MemoryCardPage({ params }: { params: Promise<{ id:
             <Badge tone={STATUS_TONE[node.status]}>{t(`status.${node.status}`)}</Badge>
             <span>{t("card.revisionN", { n: node.revision })}</span>
             <span className="font-mono text-xs text-zinc-500">{node.kind}</span>
-            <span className="font-mono text-xs text-zinc-500">{node.scope}</span>
+            <span className="text-xs text-zinc-500" title={node.scope}>
+              {scopeLabels[node.scope]?.name ?? node.scope}
+            </span>
           </p>
         </div>
         {isCurrent && writable ? <CardActions key={`${node.id}:${node.revision}`} card={node} kinds={kinds} /> : null}
@@ -89,7 +94,7 @@ export default async function MemoryCardPage({ params }: { params: Promise<{ id:
                 { label: t("field.key"), value: <span className="font-mono text-xs">{node.key}</span> },
                 { label: t("field.itemKey"), value: node.itemKey ?? "—" },
                 { label: t("field.kind"), value: node.kind },
-                { label: t("field.scope"), value: <span className="font-mono text-xs">{node.scope}</span> },
+                { label: t("field.scope"), value: <ScopeName scope={node.scope} label={scopeLabels[node.scope]} /> },
                 { label: t("field.domain"), value: node.domain },
                 { label: t("field.category"), value: node.categoryPath.length ? <Link className="text-indigo-600 hover:underline" href={`/memories?category=${encodeURIComponent(node.categoryPath.join("/"))}`}>{node.categoryPath.join(" / ")}</Link> : "—" },
                 { label: t("field.type"), value: node.type },

@@ -7,11 +7,11 @@ export const metadata = { title: "New memory" };
 
 export default async function NewMemoryPage() {
   const api = await serverApi();
-  const [kinds, scopes, { t }] = await Promise.all([api.memory.kinds(), api.memory.scopes(), getI18n()]);
+  const [kinds, scopes, choices, { t }] = await Promise.all([api.memory.kinds(), api.memory.scopes(), api.memory.scopeChoices(), getI18n()]);
   return (
     <>
       <PageHeader title={t("create.title")} description={t("create.description")} />
-      <CreateCardForm kinds={kinds} ownScope={scopes.ownScope} writableScopes={scopes.write} />
+      <CreateCardForm kinds={kinds} ownScope={scopes.ownScope} choices={choices} />
     </>
   );
 }
