@@ -6,7 +6,8 @@ import { cardFilterSchema } from "~/server/dashboard/card-filter";
 import { getCardDetail, explainRecall } from "~/server/dashboard/card-detail";
 import { browseCards, cardFacets, categoryTree, CARD_PAGE } from "~/server/dashboard/cards";
 import { canReadAllSessions, requireReadableScopes } from "~/server/dashboard/scopes";
-import { getSessionDetail, listReadableSessions, previewRecall } from "~/server/dashboard/sessions";
+import { previewRecall } from "~/server/dashboard/recall-preview";
+import { getSessionDetail, listReadableSessions } from "~/server/dashboard/sessions";
 import { getDashboardStats } from "~/server/dashboard/stats";
 import { listTopics } from "~/server/dashboard/topics";
 import { EXPORT_PAGE, exportCardsPage, importCards, IMPORT_LIMITS } from "~/server/dashboard/transfer";
@@ -136,7 +137,7 @@ export const memoryRouter = createTRPCRouter({
     .input(z.object({ sessionId: z.string().min(1).max(200), reason: z.string().trim().min(1).max(500) }))
     .mutation(({ ctx, input }) => eraseSession(ctx.db, ctx.memory, input)),
 
-  /** "Try recall": the prompt block an agent would get for a question, with its token count. */
+  /** "Try recall": the prompt block the session's own agent would get for a question, with its token count. */
   tryRecall: memoryProcedure
     .input(z.object({ sessionId: z.string().min(1).max(200).optional(), question: z.string().trim().min(1).max(8000), tokenBudget: z.number().int().min(200).max(32_000).optional() }))
     .mutation(({ ctx, input }) => previewRecall(ctx.db, ctx.memory, input)),
