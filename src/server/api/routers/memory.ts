@@ -148,7 +148,10 @@ export const memoryRouter = createTRPCRouter({
 
   stats: memoryProcedure
     .input(z.object({ days: z.number().int().min(1).max(366).default(30), timeZone: z.string().refine(isTimeZone, "an IANA time zone").default("UTC") }).default({ days: 30, timeZone: "UTC" }))
-    .query(({ ctx, input }) => getDashboardStats(ctx.db, { tenantId: ctx.tenant.id, readScopes: ctx.memory.readScopes, allEvents: ctx.tenant.role === "admin", ...input })),
+    .query(({ ctx, input }) => {
+      const admin = ctx.tenant.role === "admin";
+      return getDashboardStats(ctx.db, { tenantId: ctx.tenant.id, readScopes: ctx.memory.readScopes, allEvents: admin, searchesOf: admin ? undefined : ctx.user.id, ...input });
+    }),
 
   /** Memory-tree topics; they summarise conversations, so they need read access to every session. */
   topics: memoryProcedure.input(z.object({ limit: z.number().int().min(1).max(500).optional() }).default({})).query(async ({ ctx, input }) => {
