@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { ActorName } from "~/components/actor-name";
 import { AuditFilters } from "~/components/audit/audit-filters";
 import { LocalTime } from "~/components/local-time";
 import { EVENT_TONE } from "~/components/memories/timelines";
@@ -66,8 +67,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
                   <Badge tone={EVENT_TONE[e.eventType] ?? "zinc"}>{e.eventType}</Badge>
                 </td>
                 <td className={cellClass}>
-                  <span className="font-medium">{e.actor.label}</span>
-                  <span className="ml-1 text-xs text-zinc-500">{e.actor.type}</span>
+                  <ActorName actor={e.actor} t={t} />
                 </td>
                 <td className={`${cellClass} font-mono text-xs`}>{e.scope ?? "—"}</td>
                 <td className={`${cellClass} font-mono text-xs`}>
