@@ -44,6 +44,8 @@ test("stats, names and ids read as people expect", async ({ page, browser }) => 
   const latency = page.getByRole("figure", { name: "Search latency per day" });
   await expect(latency.locator(".recharts-line-dot").first()).toBeVisible();
   await expect(page.getByRole("table", { name: "Latency by operation" })).toContainText("memory_search");
+  // Let the charts finish drawing (their bars grow in) before the screenshot.
+  await page.waitForTimeout(1_500);
   await shot(page, "stats-latency-points");
 
   // The audit log names people once, with what they are.

@@ -36,7 +36,9 @@ export type RecallPreview = {
 };
 
 const CARD_SECTIONS = ["alwaysRecalled", "profile", "constraints", "activeTasks", "preferences", "facts", "relevant"] as const;
-const SECTION_FIELD: Record<RecalledCard["section"], keyof MemoryContextResult> = {
+/** The result's lists of cards, by the prompt section they fill. */
+type CardList = { [K in keyof MemoryContextResult]: MemoryContextResult[K] extends MemoryNode[] ? K : never }[keyof MemoryContextResult];
+const SECTION_FIELD: Record<RecalledCard["section"], CardList> = {
   alwaysRecalled: "alwaysRecalled",
   profile: "profile",
   constraints: "constraints",
@@ -65,7 +67,7 @@ export async function previewRecall(db: DbOrTx, viewer: MemoryCallContext, param
   const ctx: MemoryCallContext = agent ? { ...agent.ctx, actor: viewer.actor, readScopes: intersectScopes(agent.ctx.readScopes, viewer.readScopes), writeScopes: [] } : viewer;
   const result = await buildMemoryContext(db, ctx, { queryText: params.question, sessionId: params.sessionId, tokenBudget: params.tokenBudget });
 
-  const inPrompt = CARD_SECTIONS.flatMap((section) => (result[SECTION_FIELD[section]] as MemoryNode[]).map((node) => ({ section, node })));
+  const inPrompt = CARD_SECTIONS.flatMap((section) => result[SECTION_FIELD[section]].map((node) => ({ section, node })));
   const userIds = [...new Set([...inPrompt.flatMap(({ node }) => (node.scope.startsWith("user:") ? [node.scope.slice(5)] : [])), ...(agent ? [agent.agent.ownerUserId] : [])])];
   const label = await labelActors(db, viewer.tenantId, userIds.map((id) => ({ type: "user", id })));
   const personLabel = (userId: string) => label({ type: "user", id: userId }).label;
