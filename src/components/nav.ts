@@ -27,3 +27,12 @@ export const NAV: NavSection[] = [
     ],
   },
 ];
+
+/**
+ * The sections a person sees. Members get no "Admin" heading above the one admin link they may use
+ * (their own API keys): their links form one list.
+ */
+export function navFor(isAdmin: boolean): NavSection[] {
+  if (isAdmin) return NAV;
+  return [{ items: NAV.flatMap((section) => section.items.filter((item) => !item.adminOnly)) }];
+}

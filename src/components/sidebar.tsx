@@ -7,7 +7,7 @@ import { LOCALES, type Locale } from "~/i18n/config";
 import { setPreferenceCookie, switchLocale, useOptionalI18n } from "~/i18n/client";
 import { TENANT_COOKIE } from "~/server/auth/tenant-cookie";
 import { LogoMark } from "./auth-card";
-import { NAV } from "./nav";
+import { navFor } from "./nav";
 
 const LOCALE_NAMES: Record<Locale, string> = { en: "English", zh: "中文" };
 
@@ -42,7 +42,7 @@ function OrganisationSwitcher({ memberships, tenantId, label }: { memberships: M
   );
 }
 
-export function Sidebar({ isAdmin, email, tenantId, memberships }: { isAdmin: boolean; email: string; tenantId: string; memberships: Membership[] }) {
+export function Sidebar({ isAdmin, email, name, tenantId, memberships }: { isAdmin: boolean; email: string; name: string | null; tenantId: string; memberships: Membership[] }) {
   const tenantName = memberships.find((m) => m.tenantId === tenantId)?.tenantName ?? "";
   const pathname = usePathname();
   const i18n = useOptionalI18n();
@@ -57,9 +57,8 @@ export function Sidebar({ isAdmin, email, tenantId, memberships }: { isAdmin: bo
         <span className="truncate text-xs text-zinc-500 md:hidden">{tenantName}</span>
       </div>
       <nav aria-label="Main" className="flex gap-1 overflow-x-auto px-2 pb-2 md:flex-1 md:flex-col md:overflow-visible">
-        {NAV.map((section, i) => {
-          const items = section.items.filter((item) => isAdmin || !item.adminOnly);
-          if (items.length === 0) return null;
+        {navFor(isAdmin).map((section, i) => {
+          const { items } = section;
           return (
             <div key={section.title ?? i} className="flex gap-1 md:mb-4 md:flex-col">
               {section.title ? <p className="hidden px-3 pt-2 pb-1 text-xs font-semibold tracking-wide text-zinc-400 uppercase md:block">{t(section.titleKey, section.title)}</p> : null}
@@ -83,7 +82,8 @@ export function Sidebar({ isAdmin, email, tenantId, memberships }: { isAdmin: bo
         ) : (
           <p className="truncate text-xs font-medium text-zinc-500">{tenantName}</p>
         )}
-        <p className="mt-1 truncate text-sm" title={email}>
+        {name ? <p className="mt-1 truncate text-sm font-medium">{name}</p> : null}
+        <p className={name ? "truncate text-xs text-zinc-500" : "mt-1 truncate text-sm"} title={email}>
           {email}
         </p>
         <button type="button" onClick={() => void signOut({ callbackUrl: "/sign-in" })} className="mt-2 text-sm text-zinc-500 hover:text-zinc-900 dark:hover:text-zinc-100">

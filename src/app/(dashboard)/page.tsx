@@ -27,7 +27,7 @@ export default async function OverviewPage() {
   ];
   return (
     <>
-      <PageHeader title={tenant.tenantName} description={t("overview.signedInAs", { email: user.email, role: tenant.role })} />
+      <PageHeader title={tenant.tenantName} description={user.name ? t("overview.signedInAsNamed", { name: user.name, email: user.email, role: tenant.role }) : t("overview.signedInAs", { email: user.email, role: tenant.role })} />
       <InvitationsPanel invitations={invitations} />
       <section aria-label="Totals" className="grid grid-cols-2 gap-4 lg:grid-cols-5">
         {cards.map((card) => (

@@ -80,12 +80,13 @@ export function MembersTable({ members, selfId }: { members: Member[]; selfId: s
   return (
     <>
       <FormError message={error} />
-      <DataTable label={t("members.title")} head={[t("members.email"), t("members.role"), t("members.joined"), t("members.keys"), ""]}>
+      <DataTable label={t("members.title")} head={[t("members.person"), t("members.role"), t("members.joined"), t("members.keys"), ""]}>
         {members.map((m) => (
           <tr key={m.userId}>
             <td className={cellClass}>
-              <span className="font-medium">{m.email}</span>
-              {m.name ? <span className="ml-2 text-zinc-500">{m.name}</span> : null}
+              {/* The name they signed up with first; the email identifies them. */}
+              <span className="font-medium">{m.name ?? m.email}</span>
+              {m.name ? <span className="ml-2 text-xs text-zinc-500">{m.email}</span> : null}
               {m.userId === selfId ? <Badge tone="sky">{t("members.you")}</Badge> : null}
               {m.disabled ? <Badge tone="red">{t("members.disabled")}</Badge> : null}
             </td>

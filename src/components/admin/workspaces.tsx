@@ -4,6 +4,7 @@ import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { useI18n } from "~/i18n/client";
+import { WORKSPACE_ID_PATTERN, workspaceIdFromName } from "~/server/dashboard/workspace-id";
 import { useTRPC } from "~/trpc/react";
 import { FormError } from "../form";
 import { buttonClass, FieldRow, inputClass, Panel } from "../ui";
@@ -36,7 +37,7 @@ export function CreateWorkspaceForm() {
           <input required maxLength={100} value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} className={inputClass} />
         </FieldRow>
         <FieldRow label={t("workspaces.id")} className="md:col-span-2">
-          <input value={form.id} maxLength={64} pattern="[a-z0-9][a-z0-9_\-]{0,63}" placeholder={t("workspaces.idHint")} onChange={(e) => setForm({ ...form, id: e.target.value })} className={`font-mono ${inputClass}`} />
+          <input value={form.id} maxLength={64} pattern={WORKSPACE_ID_PATTERN} placeholder={form.name.trim() ? workspaceIdFromName(form.name) : t("workspaces.idHint")} onChange={(e) => setForm({ ...form, id: e.target.value })} className={`font-mono ${inputClass}`} />
         </FieldRow>
         <div className="flex items-end">
           <button type="submit" disabled={pending} className={buttonClass("primary")}>

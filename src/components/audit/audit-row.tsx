@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { getI18n } from "~/i18n/server";
 import type { AuditEntry } from "~/server/dashboard/audit-entries";
+import { ActorName } from "../actor-name";
 import { LocalTime } from "../local-time";
 import { EVENT_TONE } from "../memories/timelines";
 import { NameWithId, ScopeName } from "../scope-name";
@@ -26,6 +27,7 @@ async function Subject({ entry }: { entry: AuditEntry }) {
  * laptop's 1366 px the Reason column stays on screen instead of scrolling out of view.
  */
 export async function AuditRow({ entry: e }: { entry: AuditEntry }) {
+  const { t } = await getI18n();
   return (
     <tr>
       <td className={`${cellClass} whitespace-nowrap text-xs text-zinc-500`}>
@@ -35,7 +37,7 @@ export async function AuditRow({ entry: e }: { entry: AuditEntry }) {
         <Badge tone={EVENT_TONE[e.eventType] ?? "zinc"}>{e.eventType}</Badge>
       </td>
       <td className={`${cellClass} min-w-28 max-w-48`}>
-        <NameWithId name={e.actor.label} detail={e.actor.type} id={e.actor.id} />
+        <ActorName actor={e.actor} t={t} />
       </td>
       <td className={`${cellClass} min-w-28 max-w-48`}>{e.scope ? <ScopeName scope={e.scope} label={e.scopeLabel} /> : "—"}</td>
       <td className={`${cellClass} min-w-28 max-w-48`}>

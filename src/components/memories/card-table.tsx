@@ -65,11 +65,16 @@ export async function CardTable({ cards, labels }: { cards: CardListItem[]; labe
   );
 }
 
-/** Ranked hybrid-search answers with the signals that ranked them. */
+/**
+ * Ranked hybrid-search answers with the signals that found them. No score column: the fused score is
+ * rank-based (the top hit of any search scores 1 before boosts), so every top hit showed the same
+ * number (1.667) and the numbers below it differed by about 1/60 per place; the rank says the same
+ * honestly, and a card's "why recalled" shows its score components.
+ */
 export async function SearchResults({ hits, labels }: { hits: SearchHit[]; labels: ScopeLabels }) {
   const { t } = await getI18n();
   return (
-    <DataTable label={t("memories.table")} head={[t("memories.rank"), t("field.title"), t("field.kind"), t("field.scope"), t("memories.matchedBy"), t("memories.score")]}>
+    <DataTable label={t("memories.table")} head={[t("memories.rank"), t("field.title"), t("field.kind"), t("field.scope"), t("memories.matchedBy")]}>
       {hits.map((hit, i) => (
         <tr key={hit.id} className="hover:bg-zinc-50 dark:hover:bg-zinc-800/50">
           <td className={`${cellClass} tabular-nums text-zinc-500`}>{i + 1}</td>
@@ -90,7 +95,6 @@ export async function SearchResults({ hits, labels }: { hits: SearchHit[]; label
               ))}
             </span>
           </td>
-          <td className={`${cellClass} tabular-nums`}>{hit.score ? hit.score.final.toFixed(3) : "—"}</td>
         </tr>
       ))}
     </DataTable>

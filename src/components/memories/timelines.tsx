@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { getI18n } from "~/i18n/server";
 import type { AuditEntry, CardDetail, EvidenceMessage } from "~/server/dashboard/card-detail";
+import { ActorName } from "../actor-name";
 import { LocalTime } from "../local-time";
 import { Badge, STATUS_TONE, type Tone } from "../ui";
 
@@ -46,10 +47,7 @@ export async function AuditTimeline({ events }: { events: AuditEntry[] }) {
         <li key={e.id} className="rounded-xl border border-zinc-100 p-3 text-sm dark:border-zinc-800">
           <div className="flex flex-wrap items-center gap-2">
             <Badge tone={EVENT_TONE[e.eventType] ?? "zinc"}>{e.eventType}</Badge>
-            <span className="font-medium" title={e.actor.id ?? undefined}>
-              {e.actor.label}
-            </span>
-            <Badge>{e.actor.type}</Badge>
+            <ActorName actor={e.actor} t={t} />
             <span className="text-xs text-zinc-500">
               <LocalTime value={e.createdAt} />
             </span>

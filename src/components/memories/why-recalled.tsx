@@ -60,28 +60,31 @@ export function WhyRecalled({ id, title }: { id: string; title: string }) {
             <p>{data.omittedBecause ? t("why.omitted", { query: data.query, reason: data.omittedBecause }) : t("why.notFound", { query: data.query, total: data.total })}</p>
           )}
           {parts.length ? (
-            <table aria-label={t("why.components")} className="w-full text-xs">
-              <tbody>
-                {parts.map((p) => (
-                  <tr key={p.name}>
-                    <th scope="row" className="w-28 py-0.5 text-left font-medium text-zinc-500">
-                      {p.name}
+            <>
+              <table aria-label={t("why.components")} className="w-full text-xs">
+                <tbody>
+                  {parts.map((p) => (
+                    <tr key={p.name}>
+                      <th scope="row" className="w-28 py-0.5 text-left font-medium text-zinc-500">
+                        {p.name}
+                      </th>
+                      <td className="py-0.5">
+                        <span className="block h-2 rounded-full bg-indigo-500/80" style={{ width: `${Math.max(2, (Math.abs(p.value) / max) * 100)}%` }} />
+                      </td>
+                      <td className="w-16 py-0.5 text-right tabular-nums">{p.value.toFixed(3)}</td>
+                    </tr>
+                  ))}
+                  <tr>
+                    <th scope="row" className="py-0.5 text-left font-semibold">
+                      final
                     </th>
-                    <td className="py-0.5">
-                      <span className="block h-2 rounded-full bg-indigo-500/80" style={{ width: `${Math.max(2, (Math.abs(p.value) / max) * 100)}%` }} />
-                    </td>
-                    <td className="w-16 py-0.5 text-right tabular-nums">{p.value.toFixed(3)}</td>
+                    <td />
+                    <td className="py-0.5 text-right font-semibold tabular-nums">{data.score!.final.toFixed(3)}</td>
                   </tr>
-                ))}
-                <tr>
-                  <th scope="row" className="py-0.5 text-left font-semibold">
-                    final
-                  </th>
-                  <td />
-                  <td className="py-0.5 text-right font-semibold tabular-nums">{data.score!.final.toFixed(3)}</td>
-                </tr>
-              </tbody>
-            </table>
+                </tbody>
+              </table>
+              <p className="text-xs text-zinc-500">{t("why.scoresHint")}</p>
+            </>
           ) : data.rank ? (
             <p className="text-xs text-zinc-500">{t("why.noComponents")}</p>
           ) : null}

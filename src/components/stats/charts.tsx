@@ -48,7 +48,7 @@ export function WritesChart({ data }: { data: DashboardStats["writesPerDay"] }) 
   );
 }
 
-/** Searches per day (bars) with that day's latency p50 / p95 (lines, right axis). */
+/** Searches per day (bars) and that day's latency p50 / p95 (lines with a point per day that had searches: one day alone draws no line). */
 export function SearchesChart({ data }: { data: DashboardStats["searchesPerDay"] }) {
   const { t } = useI18n();
   return (
@@ -72,8 +72,8 @@ export function SearchesChart({ data }: { data: DashboardStats["searchesPerDay"]
             <YAxis tick={axis} unit=" ms" width={64} />
             <Tooltip />
             <Legend wrapperStyle={{ fontSize: 12 }} />
-            <Line type="monotone" dataKey="p50" name="p50" stroke={COLORS[2]} dot={false} connectNulls />
-            <Line type="monotone" dataKey="p95" name="p95" stroke={COLORS[4]} dot={false} connectNulls />
+            <Line type="monotone" dataKey="p50" name="p50" stroke={COLORS[2]} dot={{ r: 3, fill: COLORS[2] }} connectNulls />
+            <Line type="monotone" dataKey="p95" name="p95" stroke={COLORS[4]} dot={{ r: 3, fill: COLORS[4] }} connectNulls />
           </LineChart>
         </ResponsiveContainer>
       </figure>

@@ -8,6 +8,9 @@ import { SCOPE_TYPES } from "~/db/schema";
 
 export type EffectiveScopes = { read: ScopePattern[]; write: ScopePattern[] };
 
+/** What the scope and call-context checks read of a key (a stored key, or a stand-in: see sessionAgentContext). */
+export type KeyReach = Pick<ApiKey, "id" | "tenantId" | "ownerUserId" | "scopes" | "permissions">;
+
 export function hasPermission(apiKey: Pick<ApiKey, "permissions">, permission: ApiKeyPermission): boolean {
   return apiKey.permissions.includes(permission);
 }
@@ -92,7 +95,7 @@ export function keyGrantRowsSql(key: KeyRef): SQL {
  * grants made to the key) intersected with its owner's current grants. `write` never holds `global`
  * (agents never write it). Read fresh on every call, so a narrowed grant narrows every key at once.
  */
-export function keyScopeLimitsFrom(apiKey: ApiKey, grantRowsJson: string): EffectiveScopes {
+export function keyScopeLimitsFrom(apiKey: Pick<KeyReach, "scopes">, grantRowsJson: string): EffectiveScopes {
   const rows = JSON.parse(grantRowsJson) as KeyGrantRow[];
   const grants = (principal: string) => rows.filter((r) => r[0] === principal).map(([, scope, canRead, canWrite]) => ({ scope, canRead, canWrite }));
   const role = rows.find((r) => r[0] === "member")?.[1] as TenantRole | undefined;
@@ -105,7 +108,7 @@ export function keyScopeLimitsFrom(apiKey: ApiKey, grantRowsJson: string): Effec
   };
 }
 
-export async function keyScopeLimits(db: DbOrTx, apiKey: ApiKey): Promise<EffectiveScopes> {
+export async function keyScopeLimits(db: DbOrTx, apiKey: KeyReach): Promise<EffectiveScopes> {
   const [row] = await queryRows<{ grants: string }>(db, sql`select ${keyGrantRowsSql(apiKey)} as grants`);
   return keyScopeLimitsFrom(apiKey, row?.grants ?? "[]");
 }
@@ -129,7 +132,7 @@ export async function keyScopesWithoutReach(db: DbOrTx, apiKey: ApiKey): Promise
  * intersected with its owner's current grants — shrinking a person's grants shrinks their keys at
  * once. Writing needs the key's `memory:write` permission; agents never write `global`.
  */
-export async function effectiveKeyScopes(db: DbOrTx, apiKey: ApiKey, knownLimits?: EffectiveScopes): Promise<EffectiveScopes> {
+export async function effectiveKeyScopes(db: DbOrTx, apiKey: KeyReach, knownLimits?: EffectiveScopes): Promise<EffectiveScopes> {
   const limits = knownLimits ?? (await keyScopeLimits(db, apiKey));
   const read = hasPermission(apiKey, "memory:read") || hasPermission(apiKey, "memory:write") ? limits.read : [];
   const write = hasPermission(apiKey, "memory:write") ? limits.write : [];
@@ -163,7 +166,7 @@ export type AgentTurn = {
 };
 
 /** An agent's call: key scopes ∩ owner grants, and the turn's defaults only where the key may read them. */
-export async function buildAgentCallContext(db: DbOrTx, apiKey: ApiKey, turn: AgentTurn = {}, knownLimits?: EffectiveScopes): Promise<MemoryCallContext> {
+export async function buildAgentCallContext(db: DbOrTx, apiKey: KeyReach, turn: AgentTurn = {}, knownLimits?: EffectiveScopes): Promise<MemoryCallContext> {
   const scopes = await effectiveKeyScopes(db, apiKey, knownLimits);
   const readable = (scope: MemoryScope | undefined) => (scope && scopeAllowed(scope, scopes.read) ? scope : undefined);
   // The scopes the turn names; the user defaults to the key's owner.

@@ -1,12 +1,8 @@
 import { and, desc, eq, sql } from "drizzle-orm";
-import type { Database, DbOrTx } from "~/db/types";
+import type { DbOrTx } from "~/db/types";
 import { memoryMessages, memoryNodes, type MemorySummary } from "~/db/schema";
 import { notFound } from "~/server/errors";
-import type { MemoryCallContext } from "~/server/memory/context";
 import { getMessagesByIds, listRecentMessages, listSessions } from "~/server/memory/messages";
-import { buildMemoryContext } from "~/server/memory/retrieval/context";
-import type { MemoryContextDiagnostics } from "~/server/memory/retrieval/context-schema";
-import { countTokens } from "~/server/memory/retrieval/token-count";
 import { cardsCitingMessages } from "~/server/memory/citing-cards";
 import { canEraseSession, sessionOwnersColumn } from "~/server/memory/erase-session";
 import { scopeAllowed, type ScopePattern } from "~/server/memory/scope";
@@ -145,33 +141,5 @@ export async function getSessionDetail(
     summaries: summaries.map(({ tenantId: _t, createdAt, ...s }) => ({ ...s, createdAt: createdAt.toISOString() })),
     cards: cards.map((c) => ({ ...c, updatedAt: c.updatedAt.toISOString() })),
     erasable: canEraseSession(params.writeScopes, sessionId, total?.owners ?? []),
-  };
-}
-
-export type RecallPreview = {
-  prompt: string;
-  promptTokens: number;
-  usedMemoryIds: string[];
-  relevant: { id: string; title: string }[];
-  alwaysRecalled: { id: string; title: string }[];
-  recentMessageCount: number;
-  hasSummary: boolean;
-  diagnostics: MemoryContextDiagnostics;
-};
-
-/** "Try recall": what an agent in this session would get for `question`, as the prompt block and its token count. */
-export async function previewRecall(db: Database, ctx: MemoryCallContext, params: { sessionId?: string; question: string; tokenBudget?: number }): Promise<RecallPreview> {
-  if (params.sessionId && !sessionReadable(ctx.readScopes, params.sessionId)) throw notFound("not_found", `No session ${params.sessionId} you can read.`);
-  const result = await buildMemoryContext(db, ctx, { queryText: params.question, sessionId: params.sessionId, tokenBudget: params.tokenBudget });
-  const brief = (nodes: { id: string; title: string }[]) => nodes.map((n) => ({ id: n.id, title: n.title }));
-  return {
-    prompt: result.prompt,
-    promptTokens: countTokens(result.prompt),
-    usedMemoryIds: result.usedMemoryIds,
-    relevant: brief(result.relevantNodes),
-    alwaysRecalled: brief(result.alwaysRecalled),
-    recentMessageCount: result.recentMessages.length,
-    hasSummary: result.latestSummary !== null,
-    diagnostics: result.diagnostics,
   };
 }

@@ -1,7 +1,7 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import { queryRows } from "~/db/raw";
 import type { DbOrTx } from "~/db/types";
-import { memoryAuditEvents, memoryNodes } from "~/db/schema";
+import { apiKeys, memoryAuditEvents, memoryNodes } from "~/db/schema";
 import type { ScopePattern } from "~/server/memory/scope";
 import { scopePatternsCondition } from "~/server/memory/scope-sql";
 
@@ -32,13 +32,26 @@ export function dayRange(days: number, timeZone: string, now = new Date()): stri
 }
 
 /**
+ * Query-log rows of one person: their own searches in the dashboard and their keys' calls. The log
+ * names the caller, not the scopes searched, so this is what a member may see of it.
+ */
+function searchesBy(tenantId: string, userId: string | undefined) {
+  if (userId === undefined) return sql``;
+  return sql`and ((actor_type = 'user' and actor_id = ${userId})
+              or (actor_type = 'api_key' and actor_id in (select ${apiKeys.id} from ${apiKeys} where ${apiKeys.tenantId} = ${tenantId} and ${apiKeys.ownerUserId} = ${userId})))`;
+}
+
+/**
  * Stats for the dashboard: cards by kind / scope type / status over the viewer's readable scopes;
  * writes (audit events) and searches (query log) per day in the viewer's time zone; search latency
- * percentiles. Audit and query-log counts are organisation-wide activity, not card contents.
+ * percentiles. Admins count the organisation's writes and searches; members the writes in scopes they
+ * may read and the searches they and their keys ran.
  */
 export async function getDashboardStats(
   db: DbOrTx,
-  params: { tenantId: string; readScopes: readonly ScopePattern[]; days?: number; timeZone?: string; now?: Date; /** Admins count every audit event; members those of scopes they may read (as the audit page lists them). */ allEvents?: boolean },
+  params: { tenantId: string; readScopes: readonly ScopePattern[]; days?: number; timeZone?: string; now?: Date; /** Admins count every audit event; members those of scopes they may read (as the audit page lists them). */ allEvents?: boolean;
+    /** Count only this person's searches (theirs and their keys'); admins leave it out to count everyone's. */ searchesOf?: string;
+  },
 ): Promise<DashboardStats> {
   const days = Math.min(Math.max(Math.trunc(params.days ?? 30), 1), 366);
   const timeZone = params.timeZone ?? "UTC";
@@ -47,6 +60,7 @@ export async function getDashboardStats(
   const n = sql<number>`count(*)`.mapWith(Number);
   const readable = and(eq(memoryNodes.tenantId, params.tenantId), scopePatternsCondition(params.readScopes));
   const active = and(readable, eq(memoryNodes.status, "active"));
+  const searchLog = sql`tenant_id = ${params.tenantId} and created_at >= ${sinceText}::timestamptz ${searchesBy(params.tenantId, params.searchesOf)}`;
 
   const [byKind, byScopeType, byStatus, writes, searches, latency, byOperation] = await Promise.all([
     db.select({ kind: memoryNodes.kind, count: n }).from(memoryNodes).where(active).groupBy(memoryNodes.kind).orderBy(desc(n)).limit(30),
@@ -66,7 +80,7 @@ export async function getDashboardStats(
                  percentile_cont(0.5) within group (order by latency_ms) as p50,
                  percentile_cont(0.95) within group (order by latency_ms) as p95
             from memory_query_log
-           where tenant_id = ${params.tenantId} and created_at >= ${sinceText}::timestamptz
+           where ${searchLog}
            group by 1`,
     ),
     queryRows<{ n: number; p50: number | null; p95: number | null }>(
@@ -75,7 +89,7 @@ export async function getDashboardStats(
                  percentile_cont(0.5) within group (order by latency_ms) as p50,
                  percentile_cont(0.95) within group (order by latency_ms) as p95
             from memory_query_log
-           where tenant_id = ${params.tenantId} and created_at >= ${sinceText}::timestamptz`,
+           where ${searchLog}`,
     ),
     queryRows<{ operation: string; n: number; p50: number | null; p95: number | null }>(
       db,
@@ -83,7 +97,7 @@ export async function getDashboardStats(
                  percentile_cont(0.5) within group (order by latency_ms) as p50,
                  percentile_cont(0.95) within group (order by latency_ms) as p95
             from memory_query_log
-           where tenant_id = ${params.tenantId} and created_at >= ${sinceText}::timestamptz
+           where ${searchLog}
            group by operation order by 2 desc`,
     ),
   ]);

@@ -1,4 +1,4 @@
-import { and, asc, count, eq } from "drizzle-orm";
+import { and, asc, count, eq, like, or } from "drizzle-orm";
 import { z } from "zod";
 import type { Database, DbOrTx } from "~/db/types";
 import { memoryNodes, workspaces } from "~/db/schema";
@@ -6,14 +6,12 @@ import { listGrants } from "~/server/auth/scope-grants";
 import { badRequest } from "~/server/errors";
 import { recordAudit } from "~/server/memory/audit";
 import { parseInput } from "~/server/validation";
-
-/** A workspace id is its scope's id (`workspace:<id>`): short, lowercase, no spaces, stable. */
-const WORKSPACE_ID = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+import { firstFreeId, WORKSPACE_ID, WORKSPACE_ID_RULE, workspaceIdFromName } from "./workspace-id";
 
 export const workspaceCreateSchema = z.object({
   name: z.string().trim().min(1).max(100),
-  /** Default: made from the name. */
-  id: z.string().trim().regex(WORKSPACE_ID, "use 1–64 lowercase letters, digits, - or _ (it becomes the scope workspace:<id>)").optional(),
+  /** Default: made from the name (workspaceIdFromName), numbered when taken. */
+  id: z.string().trim().regex(WORKSPACE_ID, WORKSPACE_ID_RULE).optional(),
 });
 export type WorkspaceCreateInput = z.input<typeof workspaceCreateSchema>;
 
@@ -30,18 +28,6 @@ export type WorkspaceView = {
   access: WorkspaceAccess[];
   createdAt: string | null;
 };
-
-/** An id from a name: ASCII words joined by `-`; a name with none (e.g. Chinese) gets a short random one. */
-function idFromName(name: string): string {
-  const slug = name
-    .normalize("NFKD")
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "")
-    .slice(0, 48)
-    .replace(/-+$/, "");
-  return slug || `ws-${Math.random().toString(36).slice(2, 8)}`;
-}
 
 /**
  * The organisation's workspaces (projects inside it): the ones an admin created, and any other a card or
@@ -79,10 +65,20 @@ export async function listWorkspaces(db: DbOrTx, params: { tenantId: string }): 
   return [...registered, ...named.map((id) => view(id, id, null))];
 }
 
+/** An id from the name that no workspace of the organisation holds yet: 测试项目, then 测试项目-2… */
+async function freeIdFor(db: DbOrTx, tenantId: string, name: string): Promise<string> {
+  const base = workspaceIdFromName(name);
+  const rows = await db
+    .select({ id: workspaces.id })
+    .from(workspaces)
+    .where(and(eq(workspaces.tenantId, tenantId), or(eq(workspaces.id, base), like(workspaces.id, `${base}-%`))));
+  return firstFreeId(base, new Set(rows.map((r) => r.id)));
+}
+
 /** Creates a workspace (audited); its access is then granted per person or key like any scope. */
 export async function createWorkspace(db: Database, params: { tenantId: string; actorUserId: string; input: WorkspaceCreateInput }): Promise<WorkspaceView> {
   const input = parseInput(workspaceCreateSchema, params.input, "The workspace");
-  const id = input.id ?? idFromName(input.name);
+  const id = input.id ?? (await freeIdFor(db, params.tenantId, input.name));
   await db.transaction(async (tx) => {
     const [created] = await tx
       .insert(workspaces)

@@ -8,7 +8,8 @@ import { browseCards, cardFacets, categoryTree, CARD_PAGE } from "~/server/dashb
 import { canReadAllSessions, requireReadableScopes } from "~/server/dashboard/scopes";
 import { listScopeChoices } from "~/server/dashboard/scope-choices";
 import { labelScopes, requireKnownScopes } from "~/server/dashboard/scope-labels";
-import { getSessionDetail, listReadableSessions, previewRecall } from "~/server/dashboard/sessions";
+import { previewRecall } from "~/server/dashboard/recall-preview";
+import { getSessionDetail, listReadableSessions } from "~/server/dashboard/sessions";
 import { getDashboardStats } from "~/server/dashboard/stats";
 import { listTopics } from "~/server/dashboard/topics";
 import { EXPORT_PAGE, exportCardsPage, importCards, IMPORT_LIMITS } from "~/server/dashboard/transfer";
@@ -155,7 +156,7 @@ export const memoryRouter = createTRPCRouter({
     .input(z.object({ sessionId: z.string().min(1).max(200), reason: z.string().trim().min(1).max(500) }))
     .mutation(({ ctx, input }) => eraseSession(ctx.db, ctx.memory, input)),
 
-  /** "Try recall": the prompt block an agent would get for a question, with its token count. */
+  /** "Try recall": the prompt block the session's own agent would get for a question, with its token count. */
   tryRecall: memoryProcedure
     .input(z.object({ sessionId: z.string().min(1).max(200).optional(), question: z.string().trim().min(1).max(8000), tokenBudget: z.number().int().min(200).max(32_000).optional() }))
     .mutation(({ ctx, input }) => previewRecall(ctx.db, ctx.memory, input)),
@@ -166,7 +167,10 @@ export const memoryRouter = createTRPCRouter({
 
   stats: memoryProcedure
     .input(z.object({ days: z.number().int().min(1).max(366).default(30), timeZone: z.string().refine(isTimeZone, "an IANA time zone").default("UTC") }).default({ days: 30, timeZone: "UTC" }))
-    .query(({ ctx, input }) => getDashboardStats(ctx.db, { tenantId: ctx.tenant.id, readScopes: ctx.memory.readScopes, allEvents: ctx.tenant.role === "admin", ...input })),
+    .query(({ ctx, input }) => {
+      const admin = ctx.tenant.role === "admin";
+      return getDashboardStats(ctx.db, { tenantId: ctx.tenant.id, readScopes: ctx.memory.readScopes, allEvents: admin, searchesOf: admin ? undefined : ctx.user.id, ...input });
+    }),
 
   /** Memory-tree topics; they summarise conversations, so they need read access to every session. */
   topics: memoryProcedure.input(z.object({ limit: z.number().int().min(1).max(500).optional() }).default({})).query(async ({ ctx, input }) => {
