@@ -278,7 +278,15 @@ async function apply(tx: Transaction, env: Env, ctx: MemoryCallContext, index: n
     }
     const next = await writeNextRevision(tx, ctx, existing, values, env.now);
     audits.send(recordAudit(tx, ctx, { eventType: "supersede", nodeId: next.id, lineageId: next.lineageId, scope: draft.scope, reason, before: auditSnapshot(existing), after: auditSnapshot(next) }));
-    return done(next, "superseded", `Saved revision ${next.revision} of ${next.key} as ${next.id}; it replaces ${existing.id}. This write is done; do not repeat it.`, { previousId: existing.id, ...notes });
+    // A create that lands on a taken slot replaces its card: said plainly, so the agent can tell the
+    // user (a second decision once replaced the first without a word).
+    const replaced = { id: existing.id, title: existing.title, revision: existing.revision };
+    return done(
+      next,
+      "superseded",
+      `Saved revision ${next.revision} of ${next.key} as ${next.id}. It replaced ${existing.id} "${existing.title}" (${next.key} holds one card per scope), which is no longer recalled; tell the user if that was not meant. This write is done; do not repeat it.`,
+      { previousId: existing.id, replaced, ...notes },
+    );
   }
 
   const target = await loadTarget(tx, ctx, op);

@@ -4,6 +4,7 @@ import { memoryNodes, NODE_STATUSES } from "~/db/schema";
 import { normalizeItemKey } from "~/server/memory/canonical-key";
 import { cardsCitingMessages } from "~/server/memory/citing-cards";
 import type { KindRegistry } from "~/server/memory/custom-kinds";
+import { storedKindNames } from "~/server/memory/kinds";
 import type { MemoryScope } from "~/server/memory/scope";
 import { scopePatternsCondition } from "~/server/memory/scope-sql";
 
@@ -39,8 +40,8 @@ export async function capturedFromMessages(db: DbOrTx, params: { tenantId: strin
     const cards = citing.get(message.id) ?? [];
     const kind = kindOf(params.registry, candidate);
     const erased = message.metadata[ERASED_KINDS_FIELD];
-    if (Array.isArray(erased) && erased.includes(kind)) return true;
-    if (cards.some((card) => card.kind === kind)) return true;
+    if (Array.isArray(erased) && erased.some((name) => typeof name === "string" && kindOf(params.registry, { kind: name }) === kind)) return true;
+    if (cards.some((card) => kindOf(params.registry, { kind: card.kind }) === kind)) return true;
     const item = itemOf(candidate);
     return item !== null && cards.some((card) => card.itemKey === item);
   };
@@ -65,7 +66,7 @@ export async function slotDecidedSince(db: DbOrTx, params: { tenantId: string; s
       and(
         eq(memoryNodes.tenantId, params.tenantId),
         scopePatternsCondition(params.scopes),
-        eq(memoryNodes.kind, kind),
+        inArray(memoryNodes.kind, storedKindNames(kind)),
         item === null ? undefined : eq(memoryNodes.itemKey, item),
         or(
           and(eq(memoryNodes.status, "active"), gte(memoryNodes.updatedAt, since), sql`not (${memoryNodes.updatedByType} = 'system' and ${memoryNodes.updatedById} is not distinct from ${EXTRACTOR_ACTOR_ID})`),
