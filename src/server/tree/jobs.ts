@@ -94,7 +94,7 @@ export async function extractFromSession(db: Database, params: { tenantId: strin
         log("warn", `LLM extraction failed, rules only: ${error instanceof Error ? error.message : String(error)}`);
       }
     }
-    for (const candidate of candidates.filter((c) => !captured(message, c) && !forgottenLater(message, c))) {
+    for (const candidate of candidates.filter((c) => !captured(message, c, candidates) && !forgottenLater(message, c))) {
       if (await slotDecidedSince(db, { tenantId: params.tenantId, scopes: ctx.writeScopes, registry, candidate, since: message.createdAt })) continue;
       const node = { ...candidate.node, sourceMessageIds: [message.id] };
       const scope = candidate.scopeHint === "workspace" ? (ctx.defaults.workspace ?? ctx.defaults.session) : candidate.scopeHint === "session" ? ctx.defaults.session : undefined;

@@ -19,6 +19,7 @@ import { memorySearch } from "~/server/memory/retrieval/search";
 import { SEARCH_LIMITS } from "~/server/memory/retrieval/search-schema";
 import { formatScope } from "~/server/memory/scope";
 import { memoryWrite } from "~/server/memory/write";
+import { previewCreate } from "~/server/memory/write-preview";
 import type { writeOperationSchema } from "~/server/memory/write-schema";
 import { NODE_STATUSES } from "~/db/schema";
 import { createTRPCRouter, tenantProcedure } from "../trpc";
@@ -104,6 +105,11 @@ export const memoryRouter = createTRPCRouter({
     .mutation(({ ctx, input }) =>
       memoryWrite(ctx.db, ctx.memory, { ...input, operations: input.operations.map((op) => ({ ...op, explicitUserIntent: true })) }),
     ),
+
+  /** Before a create is saved: its refusal, or the slot it takes and the card there it would replace. */
+  previewCreate: memoryProcedure
+    .input(z.object({ operation: writeOperation }))
+    .query(({ ctx, input }) => previewCreate(ctx.db, ctx.memory, { ...input.operation, explicitUserIntent: true })),
 
   /** Soft or hard forget of one card at the revision the viewer saw. */
   forget: memoryProcedure
