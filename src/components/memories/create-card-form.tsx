@@ -1,6 +1,6 @@
 "use client";
 
-import { useMutation } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useId, useMemo, useState } from "react";
 import { useI18n } from "~/i18n/client";
@@ -10,6 +10,8 @@ import { FormError } from "../form";
 import { buttonClass, hintId, inputClass, Labeled, Panel } from "../ui";
 import { emptyDraft, nodeFromDraft, type CardDraft } from "./card-draft";
 import { CardFields } from "./card-fields";
+import { ReplaceWarning, type CreatePreview } from "./replace-warning";
+import { refusalText } from "./write-refusal";
 
 /** Whether a granted pattern (`user:*` for admins, `session:*`, or a concrete scope) covers `scope`. */
 const covers = (patterns: string[], scope: string) => patterns.some((p) => p === scope || (p.endsWith(":*") && scope.startsWith(p.slice(0, -1))));
@@ -21,11 +23,19 @@ function defaultScope(kind: KindOption | undefined, ownScope: string, writable: 
   return writable.find((s) => !s.endsWith(":*") && (!kind || kind.allowedScopes.includes(s.split(":")[0] as KindOption["defaultScope"]))) ?? "";
 }
 
-/** Create a card by hand: pick a kind from the registry, a scope, and the fields. */
+/** The Item field's hint: where the item comes from when it is left empty (the server's rule, per kind). */
+const itemHintKey = (kind: KindOption) => (kind.itemFrom === "value" ? "create.itemFromValue" : kind.itemFrom === "title" ? "create.itemFromTitle" : "create.itemRequired");
+
+/**
+ * Create a card by hand: pick a kind from the registry, a scope, and the fields. Before saving, the
+ * server says whether the card would replace one (memory.previewCreate); if so the form shows that
+ * card with "replace" / "cancel" instead of saving.
+ */
 export function CreateCardForm({ kinds, ownScope, writableScopes }: { kinds: KindOption[]; ownScope: string; writableScopes: string[] }) {
   const { t } = useI18n();
   const trpc = useTRPC();
   const router = useRouter();
+  const queryClient = useQueryClient();
   const write = useMutation(trpc.memory.write.mutationOptions());
   const base = useId();
   const [kindName, setKindName] = useState("custom_fact");
@@ -34,6 +44,9 @@ export function CreateCardForm({ kinds, ownScope, writableScopes }: { kinds: Kin
   const [scope, setScope] = useState(() => defaultScope(kind, ownScope, writableScopes));
   const [draft, setDraft] = useState<CardDraft>(emptyDraft);
   const [error, setError] = useState<string | null>(null);
+  const [checking, setChecking] = useState(false);
+  /** A replacement waiting for "replace" / "cancel", for the operation as it was when asked. */
+  const [pending, setPending] = useState<{ signature: string; preview: CreatePreview } | null>(null);
   const byDomain = useMemo(() => {
     const groups = new Map<string, KindOption[]>();
     for (const k of kinds) groups.set(k.domain, [...(groups.get(k.domain) ?? []), k]);
@@ -41,25 +54,54 @@ export function CreateCardForm({ kinds, ownScope, writableScopes }: { kinds: Kin
   }, [kinds]);
   const concreteScopes = [...new Set([ownScope, ...writableScopes.filter((s) => !s.endsWith(":*"))])].filter((s) => covers(writableScopes, s));
 
+  const operation = () => ({
+    op: "create" as const,
+    kind: kindName,
+    ...(kind?.itemized && itemKey.trim() ? { itemKey: itemKey.trim() } : {}),
+    ...(scope.trim() ? { scope: scope.trim() } : {}),
+    node: nodeFromDraft(draft),
+    ...(draft.reason.trim() ? { reason: draft.reason.trim() } : {}),
+  });
+  const signatureOf = (op: ReturnType<typeof operation>) => JSON.stringify(op);
+  // Any edit after the warning makes it stale: it is shown only for the operation it was asked for.
+  const warning = pending && (() => {
+    try {
+      return signatureOf(operation()) === pending.signature ? pending.preview : null;
+    } catch {
+      return null;
+    }
+  })();
+  const refused = (refusal: { reason?: string; message: string }) => refusalText(t, refusal, { kind, scope: scope.trim() });
+
+  async function save(op: ReturnType<typeof operation>) {
+    const result = await write.mutateAsync({ operations: [op] });
+    const first = result.results[0];
+    if (result.done && first?.nodeId) router.push(`/memories/${first.nodeId}`);
+    else setError(first ? refused(first) : result.message);
+  }
+
   async function submit(event: React.FormEvent) {
     event.preventDefault();
     setError(null);
+    setPending(null);
+    setChecking(true);
     try {
-      const result = await write.mutateAsync({
-        operations: [
-          {
-            op: "create",
-            kind: kindName,
-            ...(kind?.itemized && itemKey.trim() ? { itemKey: itemKey.trim() } : {}),
-            ...(scope.trim() ? { scope: scope.trim() } : {}),
-            node: nodeFromDraft(draft, kind?.valueShape),
-            ...(draft.reason.trim() ? { reason: draft.reason.trim() } : {}),
-          },
-        ],
-      });
-      const first = result.results[0];
-      if (result.done && first?.nodeId) router.push(`/memories/${first.nodeId}`);
-      else setError(first?.message ?? result.message);
+      const op = operation();
+      const preview = await queryClient.fetchQuery({ ...trpc.memory.previewCreate.queryOptions({ operation: op }), staleTime: 0 });
+      if (!preview.ok) setError(refused(preview));
+      else if (preview.replaces) setPending({ signature: signatureOf(op), preview });
+      else await save(op);
+    } catch (e) {
+      setError(errorMessage(e));
+    } finally {
+      setChecking(false);
+    }
+  }
+
+  async function replace() {
+    setError(null);
+    try {
+      await save(operation());
     } catch (e) {
       setError(errorMessage(e));
     }
@@ -69,7 +111,7 @@ export function CreateCardForm({ kinds, ownScope, writableScopes }: { kinds: Kin
     <form onSubmit={submit} className="space-y-6">
       <Panel title={t("create.kindAndScope")}>
         <div className="grid gap-4 text-sm md:grid-cols-2">
-          <Labeled id={`${base}-kind`} label={t("field.kind")} hint={kind?.description}>
+          <Labeled id={`${base}-kind`} label={t("field.kind")} hint={kind ? `${kind.description} ${kind.itemized ? t("create.perItem") : t("create.singleSlot", { kind: kind.kind })}` : null}>
             <select
               id={`${base}-kind`}
               aria-describedby={hintId(`${base}-kind`)}
@@ -110,7 +152,7 @@ export function CreateCardForm({ kinds, ownScope, writableScopes }: { kinds: Kin
             </datalist>
           </Labeled>
           {kind?.itemized ? (
-            <Labeled id={`${base}-item`} label={t("field.itemKey")} hint={t("create.itemHint")}>
+            <Labeled id={`${base}-item`} label={`${t("field.itemKey")}${kind.itemFrom ? "" : " *"}`} hint={t(itemHintKey(kind))}>
               <input id={`${base}-item`} aria-describedby={hintId(`${base}-item`)} value={itemKey} onChange={(e) => setItemKey(e.target.value)} className={inputClass} />
             </Labeled>
           ) : null}
@@ -120,14 +162,18 @@ export function CreateCardForm({ kinds, ownScope, writableScopes }: { kinds: Kin
         <CardFields draft={draft} onChange={setDraft} kind={kind} />
       </Panel>
       <FormError message={error} />
-      <div className="flex justify-end gap-2">
-        <button type="button" onClick={() => router.back()} className={buttonClass("ghost")}>
-          {t("common.cancel")}
-        </button>
-        <button type="submit" disabled={write.isPending} className={buttonClass("primary")}>
-          {write.isPending ? t("common.working") : t("create.submit")}
-        </button>
-      </div>
+      {warning ? (
+        <ReplaceWarning preview={warning} busy={write.isPending} onReplace={() => void replace()} onCancel={() => setPending(null)} />
+      ) : (
+        <div className="flex justify-end gap-2">
+          <button type="button" onClick={() => router.back()} className={buttonClass("ghost")}>
+            {t("common.cancel")}
+          </button>
+          <button type="submit" disabled={write.isPending || checking} className={buttonClass("primary")}>
+            {checking ? t("create.checking") : write.isPending ? t("common.working") : t("create.submit")}
+          </button>
+        </div>
+      )}
     </form>
   );
 }
