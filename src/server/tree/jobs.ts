@@ -53,7 +53,7 @@ async function llmOperations(llm: LlmClient, text: string): Promise<ExtractedOpe
           role: "system",
           content:
             'Extract durable facts about the user from their message as JSON {"operations":[{"kind":string,"itemKey"?:string,"title":string,"content":string,"valueJson"?:any}]}. ' +
-            "Kinds: profile_name, home_location, occupation, timezone_preference, language_preference, hard_constraint, long_term_goal, custom_fact (needs itemKey), avoid_ingredient (itemKey = ingredient), flavor_profile, food_avoidance, communication_preference (itemKey). Return an empty list when nothing is worth keeping.",
+            "Kinds: profile_name, home_location, occupation, timezone_preference, language_preference, hard_constraint, long_term_goal, custom_fact (needs itemKey), avoid_ingredient (itemKey = the ingredient or food), flavor_profile, communication_preference (itemKey). Return an empty list when nothing is worth keeping.",
         },
         { role: "user", content: text.slice(0, 6000) },
       ],
