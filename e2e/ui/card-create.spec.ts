@@ -36,6 +36,8 @@ test("item 1: a second decision is a card of its own; a create that would replac
   test.setTimeout(240_000);
   await signIn(page);
   const workspace = `workspace:apollo-${Date.now()}`;
+  // Cards of a person's own kinds go to a context scope of this test's own, so no other spec's card is in their slot.
+  const personal = `context:e2e/create-${Date.now()}`;
 
   // The issue's two decisions: both saved, both active, the first still found by "database".
   await fillAndCreate(page, { kind: "durable_decision", scope: workspace, title: "Apollo uses Postgres", content: "The Apollo database is Postgres." });
@@ -68,14 +70,30 @@ test("item 1: a second decision is a card of its own; a create that would replac
   expect(await storedCard(page, page.url())).toMatchObject({ revision: 2, key: "decision.durable:no_friday_deploys" });
 
   // A single-slot kind says it holds one card per scope, at phone width too.
-  await fillAndCreate(page, { kind: "occupation", title: "Backend engineer", content: "Works as a backend engineer.", value: "backend engineer" });
+  await fillAndCreate(page, { kind: "occupation", scope: personal, title: "Backend engineer", content: "Works as a backend engineer.", value: "backend engineer" });
   await page.waitForURL(/\/memories\/mem_/);
   await page.setViewportSize({ width: 390, height: 844 });
-  await fillAndCreate(page, { kind: "occupation", title: "Designer", content: "Works as a designer.", value: "designer" });
+  await fillAndCreate(page, { kind: "occupation", scope: personal, title: "Designer", content: "Works as a designer.", value: "designer" });
   await expect(warning(page)).toContainText("occupation holds one card per scope");
   await expect(warning(page)).toContainText("Backend engineer");
   await shot(page, "card-create-replace-warning-390");
   await warning(page).getByRole("button", { name: "Cancel" }).click();
+
+  // The same warning in Chinese (language cookie).
+  const host = new URL(page.url()).hostname;
+  await page.context().addCookies([{ name: "memory-locale", value: "zh", domain: host, path: "/" }]);
+  await page.goto("/memories/new");
+  await page.getByLabel("类型", { exact: true }).selectOption("occupation");
+  await page.getByLabel("作用域", { exact: true }).fill(personal);
+  await page.getByLabel("标题", { exact: true }).fill("设计师");
+  await page.getByRole("textbox", { name: "内容", exact: true }).fill("职业是设计师。");
+  await page.getByRole("textbox", { name: /^值/ }).fill("设计师");
+  await page.getByRole("button", { name: "创建记忆" }).click();
+  const zhWarning = page.getByRole("alertdialog", { name: "保存将替换一张卡片" });
+  await expect(zhWarning).toContainText("occupation 每个作用域只保存一张");
+  await shot(page, "card-create-replace-warning-zh");
+  await zhWarning.getByRole("button", { name: "取消" }).click();
+  await page.context().addCookies([{ name: "memory-locale", value: "en", domain: host, path: "/" }]);
 });
 
 test("item 3: Value is parsed as JSON for every kind, checked against the kind, and refused in words", async ({ page }) => {
@@ -86,6 +104,7 @@ test("item 3: Value is parsed as JSON for every kind, checked against the kind, 
   // The issue's value for a food to avoid (food_avoidance is avoid_ingredient now): stored as an object.
   await page.goto("/memories/new");
   await page.getByLabel("Kind", { exact: true }).selectOption("avoid_ingredient");
+  await page.getByLabel("Scope", { exact: true }).fill(`context:e2e/value-${Date.now()}`);
   await page.getByLabel("Title", { exact: true }).fill("不吃香菜");
   await page.getByRole("textbox", { name: "Content", exact: true }).fill("用户不喜欢香菜的味道。");
   await value.fill('{"food":"香菜","reason":"dislike"}');

@@ -5,6 +5,7 @@ import { useI18n } from "~/i18n/client";
 import type { KindOption } from "~/trpc/types";
 import { hintId, inputClass, Labeled } from "../ui";
 import { guessValueMode, parseValue, type CardDraft, type ValueMode } from "./card-draft";
+import { formValueHint } from "./write-refusal";
 
 /**
  * The Value box with its "Text / JSON" toggle: the same reading for every kind (card-draft.ts). JSON
@@ -28,7 +29,7 @@ export function ValueField({ id, draft, onChange, kind }: { id: string; draft: C
       {label}
     </label>
   );
-  const hint = [kind ? t("card.valueHint", { hint: kind.valueHint }) : null, draft.valueMode === "json" ? t("card.valueJsonHint") : t("card.valueTextHint")].filter(Boolean).join(" ");
+  const hint = [kind ? t("card.valueHint", { hint: formValueHint(t, kind) }) : null, draft.valueMode === "json" ? t("card.valueJsonHint") : t("card.valueTextHint")].filter(Boolean).join(" ");
 
   return (
     <Labeled id={id} label={`${t("field.value")}${kind?.valueRequired ? " *" : ""}`} hint={hint}>

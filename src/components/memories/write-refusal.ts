@@ -21,6 +21,9 @@ const WORDED = new Set([
   "sensitive_content",
 ]);
 
+/** A kind's value hint (written for agents) in the form's words: the form calls itemKey "Item". */
+export const formValueHint = (t: Translate, kind: KindOption) => kind.valueHint.replace(/\bitemKey\b/g, t("field.itemKey"));
+
 /**
  * A write's refusal as the form says it: in the form's own words ("Item", not itemKey; the kind's
  * value hint, not a schema path), or the server's message for a reason it has no wording for.
@@ -30,7 +33,7 @@ export function refusalText(t: Translate, refusal: { reason?: string; message: s
   const kind = context.kind;
   return t(`create.refused.${refusal.reason}` as MessageKey, {
     kind: kind?.kind ?? "",
-    hint: kind?.valueHint ?? "",
+    hint: kind ? formValueHint(t, kind) : "",
     scopes: kind?.allowedScopes.join(", ") ?? "",
     scope: context.scope || "—",
   });
