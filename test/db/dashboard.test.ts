@@ -202,7 +202,10 @@ describe(`dashboard queries and procedures (${TEST_BACKEND})`, () => {
 
     it("lists the kind registry for the create form", async () => {
       const kinds = await member.api.memory.kinds();
-      expect(kinds.find((k) => k.kind === "food_avoidance")).toMatchObject({ itemized: true, defaultScope: "user" });
+      expect(kinds.find((k) => k.kind === "avoid_ingredient")).toMatchObject({ itemized: true, itemFrom: "value", defaultScope: "user" });
+      expect(kinds.find((k) => k.kind === "durable_decision")).toMatchObject({ itemized: true, itemFrom: "title", defaultScope: "workspace" });
+      // Merged into avoid_ingredient: no longer offered as a kind of its own.
+      expect(kinds.find((k) => k.kind === "food_avoidance")).toBeUndefined();
     });
   });
 

@@ -48,7 +48,9 @@ describe(`agent tools over tRPC and MCP (${TEST_BACKEND})`, () => {
       expect(tool.anthropic).toEqual({ name: tool.name, description: tool.description, input_schema: tool.inputSchema });
     }
     const write = listed.tools.find((t) => t.name === "memory_write")!;
-    expect(write.description).toMatch(/food_avoidance \[itemKey\]/);
+    expect(write.description).toMatch(/avoid_ingredient \[itemKey\]/);
+    expect(write.description).toMatch(/durable_decision \[itemKey\]/);
+    expect(write.description).toMatch(/replaced names that card/);
     expect(write.description).toMatch(/expectedRevision/);
     expect(write.description).toMatch(/never say it was saved/);
     expect(JSON.stringify(write.inputSchema)).not.toMatch(/idempotencyKey|"value":/);
@@ -86,7 +88,8 @@ describe(`agent tools over tRPC and MCP (${TEST_BACKEND})`, () => {
     expect(found).toStrictEqual(JSON.parse(JSON.stringify(found)));
 
     const got = await tools(full).memory_get({ id: nodeId });
-    expect(got).toMatchObject({ found: true, node: { id: nodeId, revision: 1, key: "preference.food.avoid:peanuts" } });
+    // food_avoidance is a synonym of avoid_ingredient, whose slot the card takes.
+    expect(got).toMatchObject({ found: true, node: { id: nodeId, revision: 1, key: "cooking.avoid_ingredient:peanuts" } });
     // 000's lookup fields: by the structured value, narrowed by type and domain.
     const card = (await tools(full).memory_get({ id: nodeId })).node!;
     expect(await tools(full).memory_get({ valueJson: card.valueJson, type: card.type, domain: card.domain })).toMatchObject({ found: true, node: { id: nodeId } });
@@ -211,7 +214,7 @@ describe(`agent tools over tRPC and MCP (${TEST_BACKEND})`, () => {
 
   it("says a kind does not exist, and which one was meant, instead of only that nothing matched", async () => {
     const caller = tools(full);
-    const unknown = /Unknown kind "food_avoidances" \(did you mean "food_avoidance"\?\): no current card has it\. Kinds: .*food_avoidance/;
+    const unknown = /Unknown kind "food_avoidances" \(did you mean "food_avoidance"\?\): no current card has it\. Kinds: .*avoid_ingredient/;
     const search = await caller.memory_search({ kinds: ["food_avoidances"] });
     expect(search.exact).toEqual([]);
     expect(search.message).toMatch(new RegExp(`^${unknown.source}`));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalKey, normalizeItemKey, parseCanonicalKey } from "~/server/memory/canonical-key";
+import { canonicalKey, itemKeyFromTitle, normalizeItemKey, parseCanonicalKey } from "~/server/memory/canonical-key";
 import { resolveKind } from "~/server/memory/kinds";
 
 const itemKeyOf = (raw: string) => {
@@ -90,5 +90,25 @@ describe("canonicalKey", () => {
   it("round-trips through parseCanonicalKey", () => {
     expect(parseCanonicalKey("custom.fact:wifi_ssid")).toEqual({ slotKey: "custom.fact", itemKey: "wifi_ssid" });
     expect(parseCanonicalKey("profile.identity.name")).toEqual({ slotKey: "profile.identity.name", itemKey: null });
+  });
+});
+
+describe("itemKeyFromTitle", () => {
+  const decision = resolveKind("durable_decision")!;
+  const keyOf = (title: string) => {
+    const item = itemKeyFromTitle(title);
+    return item === undefined ? undefined : canonicalKey(decision, item);
+  };
+
+  it("makes a decision's item from its title's first words", () => {
+    expect(keyOf("Apollo uses Postgres")).toEqual({ ok: true, key: "decision.durable:apollo_uses_postgres", itemKey: "apollo_uses_postgres" });
+    expect(keyOf("No Friday deploys.")).toMatchObject({ ok: true, key: "decision.durable:no_friday_deploys" });
+    expect(keyOf("We decided, after the outage, that nobody deploys on a Friday")).toMatchObject({ ok: true, key: "decision.durable:we_decided_after_the_outage_that" });
+    expect(keyOf("数据库统一用 Postgres。")).toMatchObject({ ok: true, key: "decision.durable:数据库统一用postgres" });
+  });
+
+  it("leaves nothing to refuse but what is no concept", () => {
+    expect(itemKeyFromTitle(" … ")).toBeUndefined();
+    expect(keyOf("2024-05-01")).toMatchObject({ ok: false, reason: "timestamp" });
   });
 });

@@ -5,7 +5,11 @@ import {
   BUILT_IN_KINDS,
   buildCustomKind,
   checkKindScope,
+  describeKind,
   kindKeySynonyms,
+  MERGED_KINDS,
+  storedKindNames,
+  storedSlotKeys,
   listKinds,
   resolveKind,
   validateKindValue,
@@ -81,12 +85,45 @@ describe("resolveKind", () => {
     expect(resolveKind("disliked_ingredient")?.kind).toBe("avoid_ingredient");
     expect(resolveKind("avoid_food")?.kind).toBe("avoid_ingredient");
     expect(resolveKind("excluded_ingredient")?.kind).toBe("avoid_ingredient");
-    expect(resolveKind("food_dislike")?.kind).toBe("food_avoidance");
+    expect(resolveKind("food_dislike")?.kind).toBe("avoid_ingredient");
     expect(resolveKind(" Profile-Name ")?.kind).toBe("profile_name");
     expect(resolveKind("profile.identity.name")?.kind).toBe("profile_name");
     expect(resolveKind("cooking.avoid_ingredient:香菜")?.kind).toBe("avoid_ingredient");
     expect(resolveKind("no_such_kind")).toBeUndefined();
     expect(resolveKind("")).toBeUndefined();
+  });
+});
+
+describe("merged kinds", () => {
+  it("makes food_avoidance a synonym of avoid_ingredient, whose old slot key still resolves", () => {
+    expect(BUILT_IN_KINDS.map((def) => def.kind)).not.toContain("food_avoidance");
+    expect(resolveKind("food_avoidance")?.kind).toBe("avoid_ingredient");
+    expect(resolveKind("preference.food.avoid:peanuts")?.kind).toBe("avoid_ingredient");
+    expect(storedKindNames("avoid_ingredient")).toEqual(["avoid_ingredient", "food_avoidance"]);
+    expect(storedSlotKeys(kind("avoid_ingredient"))).toEqual(["cooking.avoid_ingredient", "preference.food.avoid"]);
+    expect(storedKindNames("profile_name")).toEqual(["profile_name"]);
+    for (const merged of Object.values(MERGED_KINDS)) expect(resolveKind(merged.into)?.kind).toBe(merged.into);
+  });
+
+  it("takes what people typed for food_avoidance: { food, reason }, with the food as the item", () => {
+    const def = kind("food_avoidance");
+    expect(validateKindValue(def, { food: "香菜", reason: "dislike" })).toEqual({ ok: true, value: { food: "香菜", reason: "dislike" } });
+    expect(def.itemKeyFromValue?.({ food: "香菜", reason: "dislike" })).toBe("香菜");
+  });
+
+  it("may not be taken by a custom kind's key", () => {
+    expect(buildCustomKind({ kind: "food_thing", key: "preference.food.avoid", domain: "x", type: "fact", description: "x" })).toMatchObject({ ok: false, reason: "shadows_builtin" });
+  });
+});
+
+describe("durable_decision", () => {
+  it("holds one card per decision, its item made from the title when none is given", () => {
+    const def = kind("durable_decision");
+    expect(def.itemized).toBe(true);
+    expect(def.itemKeyFromTitle).toBe(true);
+    expect(describeKind(def)).toMatchObject({ itemized: true, itemFrom: "title" });
+    expect(describeKind(kind("avoid_ingredient"))).toMatchObject({ itemFrom: "value" });
+    expect(describeKind(kind("custom_fact"))).toMatchObject({ itemFrom: null });
   });
 });
 

@@ -1,10 +1,20 @@
 import type { KindOption } from "~/trpc/types";
 
+/**
+ * How the Value box is read, the same for every kind: "text" saves what was typed as one string;
+ * "json" parses it (an object, a list, a number, true/false, a quoted string). The form shows the
+ * choice as a toggle; until the person picks one, text starting with `{` or `[` is read as JSON.
+ */
+export type ValueMode = "text" | "json";
+
 /** The editable fields of a card as form text, and the conversions to and from write payloads. */
 export type CardDraft = {
   title: string;
   content: string;
   value: string;
+  valueMode: ValueMode;
+  /** The person picked valueMode on the toggle: typing no longer switches it. */
+  valueModeChosen: boolean;
   tags: string;
   entities: string;
   confidence: string;
@@ -14,33 +24,31 @@ export type CardDraft = {
   reason: string;
 };
 
-export const emptyDraft: CardDraft = { title: "", content: "", value: "", tags: "", entities: "", confidence: "", importance: "", expiresAt: "", reason: "" };
+export const emptyDraft: CardDraft = { title: "", content: "", value: "", valueMode: "text", valueModeChosen: false, tags: "", entities: "", confidence: "", importance: "", expiresAt: "", reason: "" };
 
 type Shape = KindOption["valueShape"] | undefined;
 
-/** A value as the text a person edits: strings bare, lists one per line for string lists, JSON otherwise. */
-export function valueToText(value: unknown, shape: Shape): string {
-  if (value === null || value === undefined) return "";
-  if (typeof value === "string") return value;
-  if (shape === "string[]" && Array.isArray(value) && value.every((v) => typeof v === "string")) return value.join("\n");
-  return JSON.stringify(value, null, 2);
+/** The mode text is read in until the person chooses: JSON when it opens an object or a list. */
+export const guessValueMode = (text: string): ValueMode => (/^\s*[[{]/.test(text) ? "json" : "text");
+
+/** A stored value as the text a person edits, and the mode that reads it back to the same value. */
+export function valueToText(value: unknown): { text: string; mode: ValueMode } {
+  if (value === null || value === undefined) return { text: "", mode: "text" };
+  if (typeof value === "string") return { text: value, mode: "text" };
+  return { text: JSON.stringify(value, null, 2), mode: "json" };
 }
 
-/** The reverse: text kinds stay text; lists split by line; anything else is JSON if it parses, else text. */
-export function textToValue(text: string, shape: Shape): unknown {
+export type ParsedValue = { ok: true; value: unknown } | { ok: false; error: string };
+
+/** The Value box read in `mode`; empty means no value. A JSON syntax error comes back, never text in its place. */
+export function parseValue(text: string, mode: ValueMode): ParsedValue {
   const trimmed = text.trim();
-  if (!trimmed) return undefined;
-  if (shape === "string") return trimmed;
-  if (shape === "string[]" && !trimmed.startsWith("[")) {
-    return trimmed
-      .split(/\n|[,，]/)
-      .map((s) => s.trim())
-      .filter(Boolean);
-  }
+  if (!trimmed) return { ok: true, value: undefined };
+  if (mode === "text") return { ok: true, value: trimmed };
   try {
-    return JSON.parse(trimmed);
-  } catch {
-    return trimmed;
+    return { ok: true, value: JSON.parse(trimmed) };
+  } catch (error) {
+    return { ok: false, error: error instanceof Error ? error.message : String(error) };
   }
 }
 
@@ -59,11 +67,15 @@ export function isoToLocalInput(iso: string | null | undefined): string {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
 
-export function draftFromCard(card: { title: string; content: string; valueJson?: unknown; tags: string[]; entities: string[]; confidence: number; importance: number; expiresAt: string | null }, shape: Shape): CardDraft {
+/** `_shape` is unused: values are read the same way for every kind (kept so callers need no change). */
+export function draftFromCard(card: { title: string; content: string; valueJson?: unknown; tags: string[]; entities: string[]; confidence: number; importance: number; expiresAt: string | null }, _shape?: Shape): CardDraft {
+  const { text, mode } = valueToText(card.valueJson);
   return {
     title: card.title,
     content: card.content,
-    value: valueToText(card.valueJson, shape),
+    value: text,
+    valueMode: mode,
+    valueModeChosen: false,
     tags: card.tags.join(", "),
     entities: card.entities.join(", "),
     confidence: String(card.confidence),
@@ -73,9 +85,11 @@ export function draftFromCard(card: { title: string; content: string; valueJson?
   };
 }
 
-/** The `node` of a memory_write operation; `partial` (updates) leaves unchanged scores to the server. */
-export function nodeFromDraft(draft: CardDraft, shape: Shape) {
-  const value = textToValue(draft.value, shape);
+/** The `node` of a memory_write operation (`_shape` unused, as for draftFromCard). The form blocks saving while the JSON does not parse. */
+export function nodeFromDraft(draft: CardDraft, _shape?: Shape) {
+  const parsed = parseValue(draft.value, draft.valueMode);
+  if (!parsed.ok) throw new Error(`Value is not valid JSON (${parsed.error}). Fix it, or switch Value to Text to save it as written.`);
+  const value = parsed.value;
   return {
     title: draft.title.trim(),
     content: draft.content.trim(),

@@ -3,8 +3,9 @@
 import { useId } from "react";
 import { useI18n } from "~/i18n/client";
 import type { KindOption } from "~/trpc/types";
-import { hintId, inputClass, Labeled } from "../ui";
+import { inputClass, Labeled } from "../ui";
 import type { CardDraft } from "./card-draft";
+import { ValueField } from "./value-field";
 
 /** The title / content / value / tags / scores / expiry inputs shared by create, edit and supersede. */
 export function CardFields({ draft, onChange, kind, withReason = true }: { draft: CardDraft; onChange: (draft: CardDraft) => void; kind?: KindOption; withReason?: boolean }) {
@@ -25,9 +26,7 @@ export function CardFields({ draft, onChange, kind, withReason = true }: { draft
       <Labeled id={id("content")} label={t("field.content")}>
         <textarea id={id("content")} required maxLength={4000} rows={3} value={draft.content} onChange={set("content")} className={inputClass} />
       </Labeled>
-      <Labeled id={id("value")} label={`${t("field.value")}${kind?.valueRequired ? " *" : ""}`} hint={kind ? t("card.valueHint", { hint: kind.valueHint }) : t("card.valueHintGeneric")}>
-        <textarea id={id("value")} aria-describedby={hintId(id("value"))} rows={3} value={draft.value} onChange={set("value")} required={kind?.valueRequired} className={`font-mono ${inputClass}`} />
-      </Labeled>
+      <ValueField id={id("value")} draft={draft} onChange={onChange} kind={kind} />
       <div className="grid gap-3 sm:grid-cols-2">
         <Labeled id={id("tags")} label={t("field.tags")}>
           <input id={id("tags")} value={draft.tags} onChange={set("tags")} placeholder={t("memories.tagsHint")} className={inputClass} />

@@ -112,6 +112,23 @@ export function normalizeItemKey(raw: string): ItemKeyResult {
   return rejectNormalized(itemKey) ?? { ok: true, itemKey };
 }
 
+/**
+ * An item made from a card's title, for kinds told apart by what they say (a decision): its first
+ * words, punctuation dropped ("No Friday deploys." → "No Friday deploys"), cut to what an item may
+ * hold; normalizeItemKey still refuses what is no concept (a date). Undefined when nothing is left.
+ */
+export function itemKeyFromTitle(title: string): string | undefined {
+  const words = title
+    .normalize("NFKC")
+    .replace(/[^\p{L}\p{M}\p{N}'’]+/gu, " ")
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean)
+    .slice(0, MAX_ITEM_TOKENS)
+    .map((word) => [...word].slice(0, MAX_CJK_RUN).join(""));
+  return words.length ? words.join(" ") : undefined;
+}
+
 /** `def.key` for single-slot kinds, `def.key:<normalized item>` for itemized ones. */
 export function canonicalKey(def: Pick<KindDefinition, "kind" | "key" | "itemized">, itemKey?: string | null): CanonicalKeyResult {
   const given = typeof itemKey === "string" && itemKey.trim() !== "";

@@ -32,6 +32,8 @@ export type KindDefinition = {
   normalizeValue?: (value: unknown) => unknown;
   /** For itemized kinds whose value names the item (`"香菜"`): the item key when none was given. */
   itemKeyFromValue?: (value: unknown) => string | undefined;
+  /** For itemized kinds whose cards are told apart by what they say (decisions): the title makes the item when none was given. */
+  itemKeyFromTitle?: boolean;
   defaultScope: ScopeType;
   allowedScopes: readonly ScopeType[];
   /** Writes need `explicitUserIntent` (user said "remember…"); 000: long-term user facts only when explicit. */
@@ -128,9 +130,9 @@ const ingredientKind = (kind: string, description: string) =>
     type: "preference",
     itemized: true,
     valueShape: "string",
-    valueHint: 'the ingredient ("香菜"), or { ingredient, note? }; itemKey defaults to the ingredient',
-    valueSchema: z.union([text, objectWithOneOf(["ingredient", "name"])]),
-    itemKeyFromValue: itemFromFields(["ingredient", "name"]),
+    valueHint: 'the ingredient or food ("香菜", "peanuts"), or { ingredient (or food), note?, reason? }; itemKey defaults to it',
+    valueSchema: z.union([text, objectWithOneOf(["ingredient", "food", "name"])]),
+    itemKeyFromValue: itemFromFields(["ingredient", "food", "name"]),
     description,
   });
 
@@ -241,14 +243,16 @@ export const BUILT_IN_KINDS: readonly KindDefinition[] = [
     domain: "decision",
     categoryPath: ["decision"],
     type: "decision",
+    itemized: true,
+    itemKeyFromTitle: true,
     valueShape: "any",
-    valueHint: "the decision as text, or { decision, rationale?, ... }",
+    valueHint: "the decision as text, or { decision, rationale?, ... }; itemKey names the decision (database, release_day), else the title does",
     valueSchema: z.union([text, nonEmptyRecord]),
     valueRequired: false,
     defaultScope: "workspace",
     allowedScopes: SCOPE_TYPES,
     requiresExplicitIntent: false,
-    description: "A lasting decision (usually a project's) that later work must respect.",
+    description: "A lasting decision (usually a project's) that later work must respect, one card per decision.",
   }),
   builtIn({
     kind: "custom_fact",
@@ -265,19 +269,6 @@ export const BUILT_IN_KINDS: readonly KindDefinition[] = [
     description: "Any other stable fact the user asked to remember, one card per itemKey.",
   }),
   // 002's itemized kinds.
-  builtIn({
-    kind: "food_avoidance",
-    key: "preference.food.avoid",
-    domain: "preference",
-    categoryPath: ["preference", "food"],
-    type: "preference",
-    itemized: true,
-    valueShape: "string",
-    valueHint: 'the food ("peanuts"), or { food, reason?: "allergy" | "dislike" | ... }; itemKey defaults to the food',
-    valueSchema: z.union([text, objectWithOneOf(["food", "name"])]),
-    itemKeyFromValue: itemFromFields(["food", "name"]),
-    description: "A food the user avoids (allergy, dislike, religion), one card per food.",
-  }),
   builtIn({
     kind: "accessibility_need",
     key: "profile.accessibility",
@@ -371,7 +362,7 @@ export const BUILT_IN_KINDS: readonly KindDefinition[] = [
     description: "A temporary state of the user that matters for a while (health, travel, mood).",
   }),
   // 000's cooking schema (生活技能 / 做饭).
-  ingredientKind("avoid_ingredient", "An ingredient the user does not want in recipes, one card per ingredient."),
+  ingredientKind("avoid_ingredient", "An ingredient or food the user avoids (dislike, allergy, religion), one card per item."),
   ingredientKind("preferred_ingredient", "An ingredient the user likes in recipes, one card per ingredient."),
   builtIn({
     kind: "flavor_profile",
@@ -439,6 +430,8 @@ export function describeKind(def: KindDefinition) {
     categoryPath: [...def.categoryPath],
     type: def.type,
     itemized: def.itemized,
+    /** Where the item comes from when none is given: the value ("香菜"), the title (decisions), or nowhere (required). */
+    itemFrom: def.itemKeyFromValue ? ("value" as const) : def.itemKeyFromTitle ? ("title" as const) : null,
     valueShape: def.valueShape,
     valueHint: def.valueHint,
     valueRequired: def.valueRequired,
@@ -468,7 +461,8 @@ export const kindKeySynonyms: Readonly<Record<string, string>> = {
   goal: "long_term_goal", long_term_goals: "long_term_goal", objective: "long_term_goal",
   decision: "durable_decision", project_decision: "durable_decision",
   fact: "custom_fact", note: "custom_fact", custom: "custom_fact",
-  food_dislike: "food_avoidance", food_allergy: "food_avoidance", allergy: "food_avoidance", avoided_food: "food_avoidance", disliked_food: "food_avoidance",
+  // food_avoidance was a kind of its own until the two meant the same thing (MERGED_KINDS).
+  food_avoidance: "avoid_ingredient", food_dislike: "avoid_ingredient", food_allergy: "avoid_ingredient", allergy: "avoid_ingredient", avoided_food: "avoid_ingredient", disliked_food: "avoid_ingredient",
   accessibility: "accessibility_need", disability: "accessibility_need",
   communication_style: "communication_preference", response_style: "communication_preference", tone: "communication_preference", reply_style: "communication_preference",
   project: "project_context", project_fact: "project_context", project_info: "project_context",
@@ -487,7 +481,33 @@ const kindName = (raw: string) =>
   raw.normalize("NFKC").trim().toLowerCase().replace(/[\s\-./]+/g, "_").replace(/_+/g, "_");
 
 const BUILT_IN_BY_KIND = new Map(BUILT_IN_KINDS.map((def) => [def.kind, def]));
-const BUILT_IN_BY_KEY = new Map(BUILT_IN_KINDS.map((def) => [def.key, def]));
+/**
+ * Kinds merged into another (docs/memory-model.md): a write naming the old kind lands in the kind it
+ * merged into, while cards stored before the merge keep their kind and slot key (no key rewrite, so no
+ * two cards of one item are ever folded together). Reads by either name, or by either slot key, find
+ * both; an update of an old card moves it into the new slot as its next revision.
+ */
+export const MERGED_KINDS: Readonly<Record<string, { into: string; key: string }>> = {
+  food_avoidance: { into: "avoid_ingredient", key: "preference.food.avoid" },
+};
+
+/** The kind names cards of `kind` may be stored under: its own and those merged into it. */
+export function storedKindNames(kind: string): string[] {
+  return [kind, ...Object.entries(MERGED_KINDS).flatMap(([name, merged]) => (merged.into === kind ? [name] : []))];
+}
+
+/** The slot keys cards of `def` may be stored under: its own and those of kinds merged into it. */
+export function storedSlotKeys(def: Pick<KindDefinition, "kind" | "key">): string[] {
+  return [def.key, ...Object.values(MERGED_KINDS).flatMap((merged) => (merged.into === def.kind ? [merged.key] : []))];
+}
+
+const BUILT_IN_BY_KEY = new Map([
+  ...BUILT_IN_KINDS.map((def) => [def.key, def] as const),
+  ...Object.values(MERGED_KINDS).flatMap((merged) => {
+    const def = BUILT_IN_KINDS.find((d) => d.kind === merged.into);
+    return def ? [[merged.key, def] as const] : [];
+  }),
+]);
 
 /**
  * The definition for a kind name, a synonym (`disliked_ingredient`), or a slot/canonical key
@@ -595,7 +615,7 @@ export function buildCustomKind(json: unknown, existingCustom: readonly KindDefi
   }
   const input = parsed.data;
   const clashesWithKey = (key: string) => key === input.key || key.startsWith(`${input.key}.`) || input.key.startsWith(`${key}.`);
-  if (resolveKind(input.kind) || BUILT_IN_KINDS.some((def) => clashesWithKey(def.key))) {
+  if (resolveKind(input.kind) || [...BUILT_IN_KINDS.map((def) => def.key), ...Object.values(MERGED_KINDS).map((m) => m.key)].some(clashesWithKey)) {
     return { ok: false, reason: "shadows_builtin", message: `kind ${input.kind} or key ${input.key} is taken by a built-in kind` };
   }
   const others = existingCustom.filter((def) => def.kind !== input.kind);

@@ -2,7 +2,7 @@ import { arrayOverlaps, eq, inArray, like, sql, type SQL } from "drizzle-orm";
 import { memoryNodes, type NodeType } from "~/db/schema";
 import { canonicalKey, normalizeItemKey } from "./canonical-key";
 import type { KindRegistry } from "./custom-kinds";
-import type { KindDefinition } from "./kinds";
+import { storedKindNames, storedSlotKeys, type KindDefinition } from "./kinds";
 import { parseScope } from "./scope";
 
 /** Structured card filters shared by exact queries, forget selectors and the dashboard browser. */
@@ -60,16 +60,23 @@ const keyKind = (key: string, registry: KindRegistry) => {
   return registry.resolve(at >= 0 ? key.slice(0, at) : key);
 };
 
-/** What a `key` filter means: one stored key, or every card of an itemized kind (keyCondition). */
-export function resolveKeyFilter(key: string, registry: KindRegistry): { key: string } | { kind: string } {
+/**
+ * The stored keys of one item of `def`: its canonical key, and the keys of kinds merged into it
+ * (cards stored before a merge keep theirs). Undefined when the item is no valid item.
+ */
+export function storedItemKeys(def: KindDefinition, itemKey: string): string[] | undefined {
+  const canonical = canonicalKey(def, itemKey);
+  if (!canonical.ok) return undefined;
+  return canonical.itemKey === null ? [canonical.key] : storedSlotKeys(def).map((slot) => `${slot}:${canonical.itemKey}`);
+}
+
+/** What a `key` filter means: stored keys, or every card of an itemized kind (keyCondition). */
+export function resolveKeyFilter(key: string, registry: KindRegistry): { keys: string[] } | { kinds: string[] } {
   const at = key.indexOf(":");
   const def = keyKind(key, registry);
-  if (!def) return { key };
-  if (at >= 0) {
-    const canonical = canonicalKey(def, key.slice(at + 1));
-    return { key: canonical.ok ? canonical.key : key };
-  }
-  return def.itemized ? { kind: def.kind } : { key: def.key };
+  if (!def) return { keys: [key] };
+  if (at >= 0) return { keys: storedItemKeys(def, key.slice(at + 1)) ?? [key] };
+  return def.itemized ? { kinds: storedKindNames(def.kind) } : { keys: [def.key] };
 }
 
 /**
@@ -80,7 +87,7 @@ export function resolveKeyFilter(key: string, registry: KindRegistry): { key: st
  */
 function keyCondition(key: string, registry: KindRegistry): SQL {
   const resolved = resolveKeyFilter(key, registry);
-  return "kind" in resolved ? eq(memoryNodes.kind, resolved.kind) : eq(memoryNodes.key, resolved.key);
+  return "kinds" in resolved ? inArray(memoryNodes.kind, resolved.kinds) : inArray(memoryNodes.key, resolved.keys);
 }
 
 /** The kind whose value normalizer applies to a filter's valueJson, when it names exactly one. */
@@ -100,6 +107,14 @@ export function filterValues(value: unknown, def: KindDefinition | undefined): u
   return JSON.stringify(normalized) === JSON.stringify(value) ? [value] : [value, normalized];
 }
 
+/** The stored kind names a `kinds` filter means: each resolved, with the kinds merged into it; unknown names as sent. */
+export function filterKindNames(kinds: readonly string[], registry: KindRegistry): string[] {
+  return [...new Set(kinds.flatMap((k) => {
+    const def = registry.resolve(k);
+    return def ? storedKindNames(def.kind) : [k];
+  }))];
+}
+
 export function nodeFilterConditions(filter: NodeFilter, registry: KindRegistry): SQL[] {
   const conditions: SQL[] = [];
   if (filter.scope) {
@@ -108,15 +123,15 @@ export function nodeFilterConditions(filter: NodeFilter, registry: KindRegistry)
   }
   if (filter.domain) conditions.push(eq(memoryNodes.domain, filter.domain));
   const defs = filter.kinds?.map((k) => registry.resolve(k)) ?? [];
-  if (filter.kinds?.length) conditions.push(inArray(memoryNodes.kind, filter.kinds.map((k, i) => defs[i]?.kind ?? k)));
+  if (filter.kinds?.length) conditions.push(inArray(memoryNodes.kind, filterKindNames(filter.kinds, registry)));
   if (filter.itemKey) {
     // With one kind the item makes its canonical key; otherwise it matches the stored (normalized)
     // item of any kind. Never dropped: an ignored itemKey would match every card (and a forget
     // selector {itemKey} would delete an unrelated card).
     const def = defs.length === 1 ? defs[0] : undefined;
-    const key = def ? canonicalKey(def, filter.itemKey) : undefined;
-    const item = key ? undefined : normalizeItemKey(filter.itemKey);
-    conditions.push(key ? (key.ok ? eq(memoryNodes.key, key.key) : sql`false`) : item?.ok ? eq(memoryNodes.itemKey, item.itemKey) : sql`false`);
+    const keys = def ? storedItemKeys(def, filter.itemKey) : undefined;
+    const item = def ? undefined : normalizeItemKey(filter.itemKey);
+    conditions.push(def ? (keys ? inArray(memoryNodes.key, keys) : sql`false`) : item?.ok ? eq(memoryNodes.itemKey, item.itemKey) : sql`false`);
   }
   if (filter.key) conditions.push(keyCondition(filter.key, registry));
   if (filter.types?.length) conditions.push(inArray(memoryNodes.type, filter.types));

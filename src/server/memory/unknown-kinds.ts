@@ -1,4 +1,5 @@
 import type { KindRegistry } from "./custom-kinds";
+import { MERGED_KINDS } from "./kinds";
 
 /**
  * What an agent is told about kind names the organisation does not have. A search or lookup by a
@@ -28,7 +29,8 @@ const MAX_WORD_MATCHES = 4;
 export function nearKinds(registry: KindRegistry, name: string): string[] {
   const wanted = name.normalize("NFKC").trim().toLowerCase();
   let best: { kind: string; distance: number } | undefined;
-  for (const { kind } of registry.all) {
+  // A merged kind's old name still works (it resolves to the kind it merged into), so it may be the one meant.
+  for (const kind of [...registry.all.map((def) => def.kind), ...Object.keys(MERGED_KINDS)]) {
     const distance = editDistance(wanted, kind);
     if (!best || distance < best.distance) best = { kind, distance };
   }

@@ -1,5 +1,5 @@
 import type { Tenant } from "~/db/schema";
-import { canonicalKey } from "./canonical-key";
+import { canonicalKey, itemKeyFromTitle } from "./canonical-key";
 import { isAgent, type MemoryCallContext } from "./context";
 import { checkKindScope, validateKindValue, type KindDefinition } from "./kinds";
 import { formatScope, scopeAllowed, type MemoryScope } from "./scope";
@@ -62,7 +62,11 @@ export function buildDraft(
   const value = validateKindValue(def, fields.valueJson ?? fields.value);
   if (!value.ok) throw reject(value.reason, value.message);
 
-  const key = canonicalKey(def, input.itemKey ?? (def.itemized ? def.itemKeyFromValue?.(value.value) : undefined));
+  const fromTitle = !input.itemKey && def.itemized && !def.itemKeyFromValue && def.itemKeyFromTitle;
+  const key = canonicalKey(def, input.itemKey ?? (def.itemized ? (def.itemKeyFromValue?.(value.value) ?? (fromTitle ? itemKeyFromTitle(fields.title) : undefined)) : undefined));
+  if (!key.ok && fromTitle) {
+    throw reject("item_key_required", `kind ${def.kind} holds one card per item, and the title "${fields.title.slice(0, 80)}" makes no item (${key.message}). Send itemKey: a short name for this ${def.kind.replace(/_/g, " ")} (e.g. "database", "release_day").`);
+  }
   if (!key.ok) {
     // A single slot refused an itemKey: advice on writing a good itemKey would contradict the fix.
     const advice = key.reason === "item_key_not_allowed" ? "" : ' Send a short, stable itemKey naming the concept (e.g. "hermes_studio", "香菜"), not a sentence, timestamp or random id.';

@@ -117,6 +117,8 @@ export type WriteOperationResult = {
   revision?: number;
   /** The card this write replaced (supersede / update / slot rewrite). */
   previousId?: string;
+  /** A create that took an occupied slot: the card it replaced, by id and title. */
+  replaced?: { id: string; title: string; revision: number };
   /** On conflict: what the card is now, so the caller can re-read and retry. */
   currentRevision?: number;
   currentStatus?: string;

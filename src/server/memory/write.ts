@@ -28,7 +28,8 @@ import { MIN_CONFIDENCE } from "./retrieval/conflicts";
 import { scopedSlotLock, shadowSlotLock, takeSlotLocks } from "./shadow-lock";
 
 
-type Env = DraftEnvironment & { registry: KindRegistry };
+export type WriteEnvironment = DraftEnvironment & { registry: KindRegistry };
+type Env = WriteEnvironment;
 type Prepared = { op: WriteOperation; draft?: NodeDraft };
 
 /** A slot found empty was taken before the insert (a writer outside the slot lock): retried like a unique violation. */
@@ -83,6 +84,11 @@ function requestedScope(ctx: MemoryCallContext, scopeText: string | undefined, d
 /** Static checks needing no card: every create is fully drafted here so all problems are reported at once. */
 function prepare(env: Env, ctx: MemoryCallContext, op: WriteOperation): Prepared {
   if (op.op !== "create") return { op };
+  return { op, draft: draftCreate(env, ctx, op) };
+}
+
+/** A create's card with every rule applied (write-preview.ts shows it before a person saves). */
+export function draftCreate(env: Env, ctx: MemoryCallContext, op: Extract<WriteOperation, { op: "create" }>): NodeDraft {
   const def = resolveKindOrFail(env, op.kind);
   let scope: MemoryScope;
   try {
@@ -91,8 +97,7 @@ function prepare(env: Env, ctx: MemoryCallContext, op: WriteOperation): Prepared
     if (error instanceof OperationFailure) throw error;
     throw new OperationFailure("rejected", "invalid_scope", error instanceof Error ? error.message : String(error));
   }
-  const draft = buildDraft(env, ctx, { def, scope, itemKey: op.itemKey, fields: op.node, explicit: op.explicitUserIntent === true, allowDowngrade: true });
-  return { op, draft };
+  return buildDraft(env, ctx, { def, scope, itemKey: op.itemKey, fields: op.node, explicit: op.explicitUserIntent === true, allowDowngrade: true });
 }
 
 const citedMessages = (op: WriteOperation): readonly string[] => ("node" in op && op.node?.sourceMessageIds) || [];
@@ -147,7 +152,7 @@ async function loadTarget(tx: Transaction, ctx: MemoryCallContext, op: Extract<W
 
 const sameText = (a: string, b: string) => a.replace(/\s+/g, " ").trim() === b.replace(/\s+/g, " ").trim();
 
-const sameContent = (row: MemoryNodeRow, draft: NodeDraft) =>
+export const sameContent = (row: MemoryNodeRow, draft: NodeDraft) =>
   row.key === draft.key &&
   canonicalJson(row.valueJson) === canonicalJson(draft.valueJson) &&
   sameText(row.content, draft.content) &&
@@ -278,7 +283,15 @@ async function apply(tx: Transaction, env: Env, ctx: MemoryCallContext, index: n
     }
     const next = await writeNextRevision(tx, ctx, existing, values, env.now);
     audits.send(recordAudit(tx, ctx, { eventType: "supersede", nodeId: next.id, lineageId: next.lineageId, scope: draft.scope, reason, before: auditSnapshot(existing), after: auditSnapshot(next) }));
-    return done(next, "superseded", `Saved revision ${next.revision} of ${next.key} as ${next.id}; it replaces ${existing.id}. This write is done; do not repeat it.`, { previousId: existing.id, ...notes });
+    // A create that lands on a taken slot replaces its card: said plainly, so the agent can tell the
+    // user (a second decision once replaced the first without a word).
+    const replaced = { id: existing.id, title: existing.title, revision: existing.revision };
+    return done(
+      next,
+      "superseded",
+      `Saved revision ${next.revision} of ${next.key} as ${next.id}. It replaced ${existing.id} "${existing.title}" (${next.key} holds one card per scope), which is no longer recalled; tell the user if that was not meant. This write is done; do not repeat it.`,
+      { previousId: existing.id, replaced, ...notes },
+    );
   }
 
   const target = await loadTarget(tx, ctx, op);

@@ -9,7 +9,7 @@ import { EXPLICIT_INTENT_FLAG } from "~/server/memory/write-schema";
 
 export const SEARCH_DESCRIPTION = [
   "Search long-term memory (the scopes this key may read). Returns exact (structured matches), relevant (text matches) and omitted (with reasons).",
-  "- Known category → send kinds (e.g. [\"profile_name\"] for the user's name, [\"food_avoidance\",\"avoid_ingredient\"] for foods to avoid). Use queryText only for open questions.",
+  "- Known category → send kinds (e.g. [\"profile_name\"] for the user's name, [\"avoid_ingredient\"] for foods to avoid). Use queryText only for open questions.",
   "- The user asks to list or show all memories (\"show all my memories\", \"列出所有记忆\") → send all: true, never that sentence as queryText. It comes a page (limit, up to 50) at a time: while the answer has nextCursor, send all: true with cursor: nextCursor for the next page.",
   "- An empty result means nothing matched, not that memory is empty: only an all: true enumeration (enumerated: true) can show that.",
   "- Each card has id and revision: to change or delete it, pass them as targetId/expectedRevision (memory_write) or id/expectedRevision (memory_forget).",
@@ -59,7 +59,7 @@ export function kindsTable(kinds: readonly KindDefinition[]): string {
 export function writeDescription(kinds: readonly KindDefinition[]): string {
   return [
     "Save or change durable memory. Send operations: a batch validated whole and committed in one transaction (all or nothing).",
-    "- create: kind from the table below, node {title, content, valueJson}. Itemized kinds need itemKey: a short stable name (\"hermes_studio\", \"香菜\"), never a sentence, timestamp or random value. The server makes the canonical key: same slot + same content → noop (do not repeat it); same slot + new content → a new revision replacing the old.",
+    "- create: kind from the table below, node {title, content, valueJson}. Itemized kinds need itemKey: a short stable name (\"hermes_studio\", \"香菜\"), never a sentence, timestamp or random value. The server makes the canonical key: same slot + same content → noop (do not repeat it); same slot + new content → a new revision replacing the old (the result's replaced names that card's id and title: tell the user). Kinds without [itemKey] hold one card per scope.",
     "- update / supersede / expire: targetId + expectedRevision from memory_get or memory_search. A conflict carries currentRevision: re-read with memory_get and retry; never overwrite blindly. Send only the fields to change in node, not the card as read (id, key, revision… are refused); a new valueJson comes with the content that states it (recall shows the content).",
     "- node.sourceMessageIds: only ids message_append returned for this session's recent messages (turn.sessionId); never invent or reuse others.",
     `- ${EXPLICIT_INTENT_FLAG} only when the user explicitly asked to remember, change or correct this. Inferred facts stay in the session scope or are rejected.`,

@@ -4,6 +4,7 @@ import { memoryNodes, NODE_STATUSES } from "~/db/schema";
 import { normalizeItemKey } from "~/server/memory/canonical-key";
 import { cardsCitingMessages } from "~/server/memory/citing-cards";
 import type { KindRegistry } from "~/server/memory/custom-kinds";
+import { storedKindNames } from "~/server/memory/kinds";
 import type { MemoryScope } from "~/server/memory/scope";
 import { scopePatternsCondition } from "~/server/memory/scope-sql";
 
@@ -35,14 +36,17 @@ const itemOf = (candidate: Candidate) => {
  */
 export async function capturedFromMessages(db: DbOrTx, params: { tenantId: string; messages: readonly ExtractedMessage[]; registry: KindRegistry }) {
   const citing = await cardsCitingMessages(db, { tenantId: params.tenantId, messageIds: params.messages.map((m) => m.id), statuses: NODE_STATUSES });
-  return (message: ExtractedMessage, candidate: Candidate): boolean => {
+  return (message: ExtractedMessage, candidate: Candidate, siblings: readonly Candidate[] = [candidate]): boolean => {
     const cards = citing.get(message.id) ?? [];
     const kind = kindOf(params.registry, candidate);
     const erased = message.metadata[ERASED_KINDS_FIELD];
-    if (Array.isArray(erased) && erased.includes(kind)) return true;
-    if (cards.some((card) => card.kind === kind)) return true;
+    if (Array.isArray(erased) && erased.some((name) => typeof name === "string" && kindOf(params.registry, { kind: name }) === kind)) return true;
     const item = itemOf(candidate);
-    return item !== null && cards.some((card) => card.itemKey === item);
+    if (item !== null && cards.some((card) => card.itemKey === item)) return true;
+    // A card of the kind covers the candidate, unless it is another item the same message names
+    // ("对花生过敏，别放香菜": the agent's 花生 card does not mean 香菜 was handled).
+    const otherItems = new Set(siblings.map(itemOf).filter((other) => other !== null && other !== item));
+    return cards.some((card) => kindOf(params.registry, { kind: card.kind }) === kind && !(card.itemKey !== null && otherItems.has(card.itemKey)));
   };
 }
 
@@ -65,7 +69,7 @@ export async function slotDecidedSince(db: DbOrTx, params: { tenantId: string; s
       and(
         eq(memoryNodes.tenantId, params.tenantId),
         scopePatternsCondition(params.scopes),
-        eq(memoryNodes.kind, kind),
+        inArray(memoryNodes.kind, storedKindNames(kind)),
         item === null ? undefined : eq(memoryNodes.itemKey, item),
         or(
           and(eq(memoryNodes.status, "active"), gte(memoryNodes.updatedAt, since), sql`not (${memoryNodes.updatedByType} = 'system' and ${memoryNodes.updatedById} is not distinct from ${EXTRACTOR_ACTOR_ID})`),

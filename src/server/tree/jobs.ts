@@ -53,7 +53,7 @@ async function llmOperations(llm: LlmClient, text: string): Promise<ExtractedOpe
           role: "system",
           content:
             'Extract durable facts about the user from their message as JSON {"operations":[{"kind":string,"itemKey"?:string,"title":string,"content":string,"valueJson"?:any}]}. ' +
-            "Kinds: profile_name, home_location, occupation, timezone_preference, language_preference, hard_constraint, long_term_goal, custom_fact (needs itemKey), avoid_ingredient (itemKey = ingredient), flavor_profile, food_avoidance, communication_preference (itemKey). Return an empty list when nothing is worth keeping.",
+            "Kinds: profile_name, home_location, occupation, timezone_preference, language_preference, hard_constraint, long_term_goal, custom_fact (needs itemKey), avoid_ingredient (itemKey = the ingredient or food), flavor_profile, communication_preference (itemKey). Return an empty list when nothing is worth keeping.",
         },
         { role: "user", content: text.slice(0, 6000) },
       ],
@@ -94,7 +94,7 @@ export async function extractFromSession(db: Database, params: { tenantId: strin
         log("warn", `LLM extraction failed, rules only: ${error instanceof Error ? error.message : String(error)}`);
       }
     }
-    for (const candidate of candidates.filter((c) => !captured(message, c) && !forgottenLater(message, c))) {
+    for (const candidate of candidates.filter((c) => !captured(message, c, candidates) && !forgottenLater(message, c))) {
       if (await slotDecidedSince(db, { tenantId: params.tenantId, scopes: ctx.writeScopes, registry, candidate, since: message.createdAt })) continue;
       const node = { ...candidate.node, sourceMessageIds: [message.id] };
       const scope = candidate.scopeHint === "workspace" ? (ctx.defaults.workspace ?? ctx.defaults.session) : candidate.scopeHint === "session" ? ctx.defaults.session : undefined;

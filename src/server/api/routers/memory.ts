@@ -22,6 +22,7 @@ import { memorySearch } from "~/server/memory/retrieval/search";
 import { SEARCH_LIMITS } from "~/server/memory/retrieval/search-schema";
 import { formatScope, parseScope, scopeAllowed } from "~/server/memory/scope";
 import { memoryWrite } from "~/server/memory/write";
+import { previewCreate } from "~/server/memory/write-preview";
 import type { writeOperationSchema } from "~/server/memory/write-schema";
 import { NODE_STATUSES } from "~/db/schema";
 import { createTRPCRouter, tenantProcedure } from "../trpc";
@@ -124,6 +125,11 @@ export const memoryRouter = createTRPCRouter({
       await requireKnownScopes(ctx.db, { tenantId: ctx.tenant.id, scopes: input.operations.flatMap((op) => ("scope" in op && typeof op.scope === "string" ? [op.scope] : [])) });
       return memoryWrite(ctx.db, ctx.memory, { ...input, operations: input.operations.map((op) => ({ ...op, explicitUserIntent: true })) });
     }),
+
+  /** Before a create is saved: its refusal, or the slot it takes and the card there it would replace. */
+  previewCreate: memoryProcedure
+    .input(z.object({ operation: writeOperation }))
+    .query(({ ctx, input }) => previewCreate(ctx.db, ctx.memory, { ...input.operation, explicitUserIntent: true })),
 
   /** Soft or hard forget of one card at the revision the viewer saw. */
   forget: memoryProcedure

@@ -1,7 +1,7 @@
 import { canonicalJson } from "../node-store";
-import { canonicalKey, normalizeItemKey } from "../canonical-key";
+import { normalizeItemKey } from "../canonical-key";
 import type { KindRegistry } from "../custom-kinds";
-import { filterValues, filterValueKind, resolveKeyFilter, type NodeFilter } from "../node-filter";
+import { filterKindNames, filterValues, filterValueKind, resolveKeyFilter, storedItemKeys, type NodeFilter } from "../node-filter";
 import type { MemoryNode } from "../node-view";
 
 /**
@@ -39,17 +39,15 @@ export function nodeMatchesFilter(node: MemoryNode, filter: NodeFilter, registry
   if (filter.domain && node.domain !== filter.domain) return false;
   if (filter.kinds?.length) {
     const defs = filter.kinds.map((k) => registry.resolve(k));
-    const kinds = filter.kinds.map((k, i) => defs[i]?.kind ?? k);
-    if (!kinds.includes(node.kind)) return false;
+    if (!filterKindNames(filter.kinds, registry).includes(node.kind)) return false;
     const def = defs[0];
     if (filter.itemKey && defs.length === 1 && def) {
-      const key = canonicalKey(def, filter.itemKey);
-      if (!key.ok || node.key !== key.key) return false;
+      if (!storedItemKeys(def, filter.itemKey)?.includes(node.key)) return false;
     }
   }
   if (filter.key) {
     const resolved = resolveKeyFilter(filter.key, registry);
-    if ("kind" in resolved ? node.kind !== resolved.kind : node.key !== resolved.key) return false;
+    if ("kinds" in resolved ? !resolved.kinds.includes(node.kind) : !resolved.keys.includes(node.key)) return false;
   }
   if (filter.types?.length && !filter.types.includes(node.type)) return false;
   if (filter.valueJson !== undefined && !filterValues(filter.valueJson, filterValueKind(filter, registry)).some((value) => valueMatches(node, value))) return false;

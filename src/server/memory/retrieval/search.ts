@@ -4,7 +4,7 @@ import type { EmbeddingProvider } from "~/server/providers/embeddings";
 import type { MemoryCallContext } from "../context";
 import { BUILT_IN_KIND_REGISTRY, loadKindRegistry, type KindRegistry } from "../custom-kinds";
 import { readMemoryAsOf } from "../history";
-import type { NodeFilter } from "../node-filter";
+import { filterKindNames, type NodeFilter } from "../node-filter";
 import { toMemoryNode, type MemoryNode } from "../node-view";
 import type { ScopePattern } from "../scope";
 import { resolveConflicts, type Omitted } from "./conflicts";
@@ -157,7 +157,7 @@ async function currentCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, in
 /** `asOf`: memory as it stood then (history.ts decides which revisions were current), ranked in memory. */
 async function asOfCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, input: ParsedInput, scopes: ScopePattern[], registry: KindRegistry, options: SearchOptions): Promise<Candidates> {
   const asOf = new Date(input.asOf!);
-  const kinds = p.all.kinds?.map((k) => registry.resolve(k)?.kind ?? k);
+  const kinds = p.all.kinds && filterKindNames(p.all.kinds, registry);
   const then = await readMemoryAsOf(db, { tenantId: ctx.tenantId, scopes, asOf, kinds, limit: 1000 });
   // Each of these revisions was the current one at asOf, whatever became of it since.
   const current = then.map((node) => ({ ...node, status: "active" as const }));
