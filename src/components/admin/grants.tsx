@@ -180,7 +180,7 @@ function KeyGrants({ grants, keys, onToggle, pending }: { grants: Grant[]; keys:
               ))}
             </select>
           </FieldRow>
-          <FieldRow label={t("field.scope")}>
+          <FieldRow label={t("field.scope")} required>
             <input required value={form.scope} onChange={(e) => setForm({ ...form, scope: e.target.value })} className={`font-mono ${inputClass}`} />
           </FieldRow>
           <label className="flex items-center gap-1.5 pb-2">
