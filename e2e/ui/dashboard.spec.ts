@@ -56,7 +56,13 @@ test("create, search in Chinese, edit, resolve a conflict, forget and erase a me
   await expect(conflict.getByText(/Current: revision 3/)).toBeVisible();
   await expect(conflict.getByText("另一个标签页的修改：不要香菜")).toBeVisible();
   await shot(page, "conflict");
-  await conflict.getByRole("button", { name: "Apply mine on top of revision 3" }).click();
+  // Both tabs changed the content: nothing is applied until this tab chooses which one stays.
+  const apply = conflict.getByRole("button", { name: "Apply mine on top of revision 3" });
+  await expect(apply).toBeDisabled();
+  await conflict.getByRole("group", { name: "Which Content should revision 4 have?" }).getByLabel("Use yours").check();
+  const stale = page.url();
+  await apply.click();
+  await page.waitForURL((url) => url.toString() !== stale);
   await expect(page.getByRole("list", { name: "Revision chain" }).getByText("Revision 4", { exact: true })).toBeVisible();
   await expect(page.getByText("我的修改：香菜一点都不要").first()).toBeVisible();
 

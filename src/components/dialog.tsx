@@ -4,8 +4,9 @@ import { useEffect, useRef } from "react";
 import { buttonClass } from "./ui";
 
 /**
- * A modal dialog on the native <dialog> element: focus is trapped and Escape closes it. Rendered only
- * while `open`, so its form state starts fresh each time.
+ * A modal dialog on the native <dialog> element: focus is trapped and Escape or × call `onClose`
+ * (the owner closes it, or asks first). Rendered only while `open`, so its form state starts fresh
+ * each time.
  */
 export function Dialog({ open, onClose, title, children, wide = false }: { open: boolean; onClose: () => void; title: string; children: React.ReactNode; wide?: boolean }) {
   const ref = useRef<HTMLDialogElement>(null);
@@ -21,6 +22,13 @@ export function Dialog({ open, onClose, title, children, wide = false }: { open:
       aria-label={title}
       onCancel={(event) => {
         event.preventDefault();
+        onClose();
+      }}
+      // Chrome closes a dialog outright on a second Escape after a cancelled one; while the owner still
+      // has it open (say, asking before a one-time secret goes), it stays open and the owner decides.
+      onClose={(event) => {
+        if (!event.currentTarget.isConnected) return;
+        event.currentTarget.showModal();
         onClose();
       }}
       className={`m-auto w-[calc(100%-2rem)] rounded-2xl text-left border border-zinc-200 bg-white p-0 text-zinc-900 shadow-xl backdrop:bg-zinc-950/40 dark:border-zinc-800 dark:bg-zinc-900 dark:text-zinc-100 ${wide ? "max-w-4xl" : "max-w-lg"}`}

@@ -1,8 +1,10 @@
+import { requiredLabelClass } from "./ui";
+
 /** Small form primitives shared by the auth pages and later dashboard forms. */
 export function Field({ label, ...props }: { label: string } & React.InputHTMLAttributes<HTMLInputElement>) {
   return (
     <label className="block">
-      <span className="text-sm font-medium text-zinc-700 dark:text-zinc-300">{label}</span>
+      <span className={`text-sm font-medium text-zinc-700 dark:text-zinc-300${props.required ? ` ${requiredLabelClass}` : ""}`}>{label}</span>
       <input
         {...props}
         className="mt-1 block w-full rounded-lg border border-zinc-300 bg-white px-3 py-2 text-sm shadow-sm outline-none focus:border-indigo-500 focus:ring-2 focus:ring-indigo-500/30 dark:border-zinc-700 dark:bg-zinc-950"

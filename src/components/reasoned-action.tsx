@@ -5,7 +5,7 @@ import { useI18n } from "~/i18n/client";
 import { errorMessage } from "~/trpc/react";
 import { Dialog } from "./dialog";
 import { FormError } from "./form";
-import { buttonClass, inputClass } from "./ui";
+import { buttonClass, inputClass, requiredLabelClass } from "./ui";
 
 type ActionProps = {
   title: string;
@@ -71,13 +71,13 @@ function ReasonForm({ hint, submitLabel, variant, confirm, extra, act, onDone, o
       <p className="text-sm">{hint}</p>
       {extra}
       <label className="block text-sm">
-        <span className="font-medium">{t("field.reason")}</span>
+        <span className={`font-medium ${requiredLabelClass}`}>{t("field.reason")}</span>
         <input required maxLength={500} value={reason} onChange={(e) => setReason(e.target.value)} placeholder={t("card.reasonHint")} className={`mt-1 ${inputClass}`} />
       </label>
       {confirm !== undefined ? (
         <label className="block text-sm">
-          <span className="font-medium">{t("card.typeToConfirm", { key: confirm })}</span>
-          <input value={typed} onChange={(e) => setTyped(e.target.value)} autoComplete="off" spellCheck={false} className={`mt-1 font-mono ${inputClass}`} />
+          <span className={`font-medium ${requiredLabelClass}`}>{t("card.typeToConfirm", { key: confirm })}</span>
+          <input required value={typed} onChange={(e) => setTyped(e.target.value)} autoComplete="off" spellCheck={false} className={`mt-1 font-mono ${inputClass}`} />
         </label>
       ) : null}
       <FormError message={error} />

@@ -86,6 +86,10 @@ export const buttonClass = (variant: ButtonVariant = "secondary", size: "sm" | "
 export const inputClass =
   "block w-full rounded-lg border border-zinc-300 bg-white px-3 py-2 text-sm shadow-sm outline-none focus:border-indigo-500 focus:ring-2 focus:ring-indigo-500/30 dark:border-zinc-700 dark:bg-zinc-950";
 
+/** A file picker that looks like a control: a bordered field whose "choose file" part is a button. */
+export const fileInputClass =
+  "block w-full cursor-pointer rounded-lg border border-zinc-300 bg-white text-sm text-zinc-700 shadow-sm focus:border-indigo-500 focus:ring-2 focus:ring-indigo-500/30 focus:outline-none dark:border-zinc-700 dark:bg-zinc-950 dark:text-zinc-300 file:mr-3 file:cursor-pointer file:border-0 file:border-r file:border-zinc-300 file:bg-zinc-100 file:px-3.5 file:py-2 file:text-sm file:font-medium file:text-zinc-800 hover:file:bg-zinc-200 dark:file:border-zinc-700 dark:file:bg-zinc-800 dark:file:text-zinc-100 dark:hover:file:bg-zinc-700";
+
 export function LinkButton({ href, variant = "secondary", size = "md", children, ...rest }: { href: string; variant?: ButtonVariant; size?: "sm" | "md"; children: React.ReactNode } & Omit<React.AnchorHTMLAttributes<HTMLAnchorElement>, "href" | "className">) {
   return (
     <Link href={href} className={buttonClass(variant, size)} {...rest}>
@@ -158,16 +162,19 @@ export function Meter({ value, label }: { value: number; label: string }) {
 }
 
 export const labelClass = "block text-sm font-medium text-zinc-700 dark:text-zinc-300";
+
+/** The class of a required field's label text: a visible asterisk (globals.css), silent for screen readers. */
+export const requiredLabelClass = "label-required";
 export const hintId = (id: string) => `${id}-hint`;
 
 /**
  * A label, its control and an optional hint, tied together by id (`htmlFor`, `aria-describedby` on
  * the control via hintId(id)), so the control's accessible name is exactly the label.
  */
-export function Labeled({ id, label, hint, children, className = "" }: { id: string; label: React.ReactNode; hint?: React.ReactNode; children: React.ReactNode; className?: string }) {
+export function Labeled({ id, label, hint, required = false, children, className = "" }: { id: string; label: React.ReactNode; hint?: React.ReactNode; required?: boolean; children: React.ReactNode; className?: string }) {
   return (
     <div className={className}>
-      <label htmlFor={id} className={labelClass}>
+      <label htmlFor={id} className={required ? `${labelClass} ${requiredLabelClass}` : labelClass}>
         {label}
       </label>
       <div className="mt-1">{children}</div>
@@ -184,10 +191,11 @@ export function Labeled({ id, label, hint, children, className = "" }: { id: str
  * One labelled form row: the label's text above its control, both inside one `<label>` (so the
  * control's accessible name is the label and a click on the text focuses it). With `group`, a
  * `<fieldset>` whose `<legend>` names a set of controls (checkboxes, a min / max pair). `muted`
- * greys the label text (filter panels); `className` goes on the row (text size, grid span).
+ * greys the label text (filter panels); `className` goes on the row (text size, grid span);
+ * `required` shows the required mark (the control itself carries `required`).
  */
-export function FieldRow({ label, group = false, muted = false, className = "", children }: { label: React.ReactNode; group?: boolean; muted?: boolean; className?: string; children: React.ReactNode }) {
-  const text = muted ? "font-medium text-zinc-700 dark:text-zinc-300" : "font-medium";
+export function FieldRow({ label, group = false, muted = false, required = false, className = "", children }: { label: React.ReactNode; group?: boolean; muted?: boolean; required?: boolean; className?: string; children: React.ReactNode }) {
+  const text = `${muted ? "font-medium text-zinc-700 dark:text-zinc-300" : "font-medium"}${required ? ` ${requiredLabelClass}` : ""}`;
   if (group) {
     return (
       <fieldset className={className || undefined}>

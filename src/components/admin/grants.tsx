@@ -208,8 +208,8 @@ function KeyGrants({
               ))}
             </select>
           </FieldRow>
-          <Labeled id="key-grant-scope" label={t("field.scope")}>
-            <ScopePicker id="key-grant-scope" value={form.scope} onChange={(scope) => setForm({ ...form, scope })} choices={choices} emptyLabel={t("scope.choose")} />
+          <Labeled id="key-grant-scope" label={t("field.scope")} required>
+            <ScopePicker id="key-grant-scope" value={form.scope} onChange={(scope) => setForm({ ...form, scope })} choices={choices} emptyLabel={t("scope.choose")} required />
           </Labeled>
           <label className="flex items-center gap-1.5 pb-2">
             <input type="checkbox" checked={form.write} onChange={(e) => setForm({ ...form, write: e.target.checked })} />

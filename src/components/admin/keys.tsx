@@ -6,10 +6,11 @@ import { useI18n } from "~/i18n/client";
 import { useTRPC } from "~/trpc/react";
 import { API_KEY_PERMISSIONS as PERMISSIONS, DEFAULT_API_KEY_PERMISSIONS } from "~/db/schema/permissions";
 import type { RouterOutputs } from "~/trpc/types";
-import { ConfirmDialog, Dialog } from "../dialog";
+import { ConfirmDialog } from "../dialog";
 import { FormError } from "../form";
 import { LocalTime } from "../local-time";
 import { Badge, buttonClass, cellClass, DataTable, EmptyState, FieldRow, inputClass, Panel } from "../ui";
+import { KeySecretDialog, type NewKeySecret } from "./key-secret-dialog";
 import { useAction } from "./use-action";
 
 type ApiKey = RouterOutputs["keys"]["list"][number];
@@ -26,8 +27,7 @@ export function CreateKeyForm({ members, selfId }: { members: { userId: string; 
   const create = useMutation(trpc.keys.create.mutationOptions());
   const { run, error, pending } = useAction();
   const [form, setForm] = useState({ name: "", owner: selfId, scopes: "", permissions: [...DEFAULT_API_KEY_PERMISSIONS], expires: "" });
-  const [secret, setSecret] = useState<{ name: string; value: string; withoutReach: string[] } | null>(null);
-  const [copied, setCopied] = useState(false);
+  const [secret, setSecret] = useState<NewKeySecret | null>(null);
   return (
     <Panel title={t("keys.create")} description={t("keys.createHint")}>
       <form
@@ -45,13 +45,12 @@ export function CreateKeyForm({ members, selfId }: { members: { userId: string; 
             }),
           );
           if (result) {
-            setCopied(false);
             setSecret({ name: result.apiKey.name, value: result.secret, withoutReach: result.scopesWithoutReach });
             setForm({ ...form, name: "", scopes: "", expires: "" });
           }
         }}
       >
-        <FieldRow label={t("keys.name")}>
+        <FieldRow label={t("keys.name")} required>
           <input required maxLength={100} value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} className={inputClass} />
         </FieldRow>
         {members ? (
@@ -92,36 +91,7 @@ export function CreateKeyForm({ members, selfId }: { members: { userId: string; 
           </button>
         </div>
       </form>
-      <Dialog open={secret !== null} onClose={() => setSecret(null)} title={t("keys.secretTitle")}>
-        {secret ? (
-          <div className="space-y-3 text-sm">
-            <p>{t("keys.secretHint", { name: secret.name })}</p>
-            <div className="flex gap-2">
-              <input readOnly aria-label={t("keys.secret")} value={secret.value} onFocus={(e) => e.target.select()} className={`font-mono text-xs ${inputClass}`} />
-              <button
-                type="button"
-                className={buttonClass("secondary")}
-                onClick={async () => {
-                  await navigator.clipboard.writeText(secret.value).catch(() => undefined);
-                  setCopied(true);
-                }}
-              >
-                {copied ? t("keys.copied") : t("keys.copy")}
-              </button>
-            </div>
-            {secret.withoutReach.length ? (
-              <p role="note" className="rounded-lg bg-amber-50 px-3 py-2 text-amber-900 dark:bg-amber-950/40 dark:text-amber-200">
-                {t("keys.withoutReach", { scopes: secret.withoutReach.join(", ") })}
-              </p>
-            ) : null}
-            <div className="flex justify-end">
-              <button type="button" onClick={() => setSecret(null)} className={buttonClass("primary")}>
-                {t("keys.stored")}
-              </button>
-            </div>
-          </div>
-        ) : null}
-      </Dialog>
+      <KeySecretDialog secret={secret} onClose={() => setSecret(null)} />
     </Panel>
   );
 }

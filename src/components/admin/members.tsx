@@ -35,7 +35,7 @@ export function AddMemberForm() {
           }
         }}
       >
-        <FieldRow label={t("members.email")} className="md:col-span-2">
+        <FieldRow label={t("members.email")} required className="md:col-span-2">
           <input type="email" required value={form.email} onChange={(e) => setForm({ ...form, email: e.target.value })} className={inputClass} />
         </FieldRow>
         <FieldRow label={t("members.name")}>

@@ -118,8 +118,8 @@ export function CustomKinds({ kinds }: { kinds: CustomKind[] }) {
           await run(() => save.mutateAsync({ definition }));
         }}
       >
-        <FieldRow label={t("settings.kindJson")}>
-          <textarea rows={12} value={json} onChange={(e) => setJson(e.target.value)} spellCheck={false} className={`font-mono text-xs ${inputClass}`} />
+        <FieldRow label={t("settings.kindJson")} required>
+          <textarea required rows={12} value={json} onChange={(e) => setJson(e.target.value)} spellCheck={false} className={`font-mono text-xs ${inputClass}`} />
         </FieldRow>
         <FormError message={error} />
         <button type="submit" disabled={pending} className={buttonClass("primary")}>

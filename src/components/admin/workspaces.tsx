@@ -33,7 +33,7 @@ export function CreateWorkspaceForm() {
           }
         }}
       >
-        <FieldRow label={t("workspaces.name")} className="md:col-span-2">
+        <FieldRow label={t("workspaces.name")} required className="md:col-span-2">
           <input required maxLength={100} value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} className={inputClass} />
         </FieldRow>
         <FieldRow label={t("workspaces.id")} className="md:col-span-2">

@@ -1,35 +1,37 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { useI18n } from "~/i18n/client";
 import { errorMessage, useTRPC } from "~/trpc/react";
 import type { CardDetailData, KindOption, RouterOutputs } from "~/trpc/types";
 import { Dialog } from "../dialog";
-import { ErasureReceiptView } from "../erasure-receipt";
 import { FormError } from "../form";
-import { LocalTime } from "../local-time";
-import { buttonClass, inputClass } from "../ui";
+import { buttonClass, inputClass, requiredLabelClass } from "../ui";
 import { draftFromCard, nodeFromDraft, type CardDraft } from "./card-draft";
 import { CardFields } from "./card-fields";
-import { JsonValue } from "../json-value";
+import { nodeFromValues, type CardValues } from "./card-merge";
+import { cardValues, valuesFromDraft } from "./card-values";
+import { ConflictMerge } from "./conflict-merge";
+import { EraseCard } from "./erase-card";
 
 type Card = CardDetailData["node"];
 type Revision = CardDetailData["revisions"][number];
 type WriteResult = RouterOutputs["memory"]["write"];
-type ForgetResult = RouterOutputs["memory"]["forget"];
-type Mode = null | "edit" | "supersede" | "expire" | "forget" | "erase";
-type Conflict = { mine: CardDraft; current: Revision | null };
+type Mode = null | "edit" | "supersede" | "expire" | "forget";
+/** An edit that may lose a race: the revision it started from (`base`) and what it says (`mine`). */
+type PendingEdit = { base: CardValues; baseRevision: number; mine: CardValues; reason: string };
+type Conflict = PendingEdit & { current: Revision | null };
+type UpdateNode = ReturnType<typeof nodeFromDraft> | ReturnType<typeof nodeFromValues>;
 
 /** The first operation's outcome in words, for the dialog when a write did not go through. */
 const outcomeMessage = (result: WriteResult) => result.results.find((r) => r.reason !== "batch_aborted")?.message ?? result.message;
 
 /**
  * Corrections on a card page: edit (new revision at the revision the person saw), supersede, expire,
- * soft-forget and hard-forget (typed confirmation, erasure receipt). A revision mismatch never
- * overwrites: it opens the conflict dialog with both versions.
+ * soft-forget and hard-forget (EraseCard). A revision mismatch never overwrites: it opens the
+ * conflict dialog, a three-way merge that applies only this tab's changes on top of the new revision.
  */
 export function CardActions({ card, kinds }: { card: Card; kinds: KindOption[] }) {
   const { t } = useI18n();
@@ -42,12 +44,9 @@ export function CardActions({ card, kinds }: { card: Card; kinds: KindOption[] }
   const [supersedeKind, setSupersedeKind] = useState(card.kind);
   const [supersedeItem, setSupersedeItem] = useState(card.itemKey ?? "");
   const [reason, setReason] = useState("");
-  const [confirmText, setConfirmText] = useState("");
-  const [eraseEvidence, setEraseEvidence] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [conflict, setConflict] = useState<Conflict | null>(null);
-  const [receipt, setReceipt] = useState<NonNullable<ForgetResult["receipt"]> | null>(null);
 
   const write = useMutation(trpc.memory.write.mutationOptions());
   const forget = useMutation(trpc.memory.forget.mutationOptions());
@@ -57,15 +56,13 @@ export function CardActions({ card, kinds }: { card: Card; kinds: KindOption[] }
     setError(null);
     setNotice(null);
     setReason("");
-    setConfirmText("");
-    setEraseEvidence(false);
     if (next === "edit" || next === "supersede") setDraft(draftFromCard(card, kind?.valueShape));
     setMode(next);
   };
   const close = () => setMode(null);
 
   /** After a write: go to the new revision, report a noop, or open the conflict dialog. */
-  async function settle(result: WriteResult, mine: CardDraft | null) {
+  async function settle(result: WriteResult, pending: PendingEdit | null) {
     const first = result.results[0];
     if (result.done && first?.status === "noop") {
       setMode(null);
@@ -78,24 +75,27 @@ export function CardActions({ card, kinds }: { card: Card; kinds: KindOption[] }
       else router.push(`/memories/${first.nodeId}`);
       return;
     }
-    if (first?.status === "conflict" && mine) {
+    if (first?.status === "conflict" && pending) {
       const fresh = await queryClient.fetchQuery({ ...trpc.memory.card.queryOptions({ id: card.id }), staleTime: 0 });
       const current = fresh.revisions.find((r) => r.status === "active") ?? null;
       setMode(null);
-      setConflict({ mine, current });
+      setConflict({ ...pending, current });
       return;
     }
     setError(outcomeMessage(result));
   }
 
-  async function submitEdit(target: { id: string; revision: number }, mine: CardDraft) {
+  /** What this tab's form says, relative to the revision on screen (for a conflict's merge). */
+  const pendingFrom = (mine: CardDraft): PendingEdit => ({ base: cardValues(card), baseRevision: card.revision, mine: valuesFromDraft(mine, card, kind?.valueShape), reason: mine.reason.trim() });
+
+  /** An update at `target`'s revision; if it loses a race too, `pending` opens the conflict dialog again. */
+  async function submitUpdate(target: { id: string; revision: number }, node: UpdateNode, pending: PendingEdit) {
     setError(null);
     try {
-      const node = nodeFromDraft(mine, kind?.valueShape);
       const result = await write.mutateAsync({
-        operations: [{ op: "update", targetId: target.id, expectedRevision: target.revision, node, ...(mine.reason.trim() ? { reason: mine.reason.trim() } : {}) }],
+        operations: [{ op: "update", targetId: target.id, expectedRevision: target.revision, node, ...(pending.reason ? { reason: pending.reason } : {}) }],
       });
-      await settle(result, mine);
+      await settle(result, pending);
     } catch (e) {
       setError(errorMessage(e));
     }
@@ -118,7 +118,7 @@ export function CardActions({ card, kinds }: { card: Card; kinds: KindOption[] }
           },
         ],
       });
-      await settle(result, draft);
+      await settle(result, pendingFrom(draft));
     } catch (e) {
       setError(errorMessage(e));
     }
@@ -137,17 +137,16 @@ export function CardActions({ card, kinds }: { card: Card; kinds: KindOption[] }
     }
   }
 
-  async function submitForget(hard: boolean) {
+  async function submitForget() {
     setError(null);
     try {
-      const result = await forget.mutateAsync({ id: card.id, expectedRevision: card.revision, mode: hard ? "hard" : "soft", eraseEvidence: hard && eraseEvidence, reason: reason.trim() });
+      const result = await forget.mutateAsync({ id: card.id, expectedRevision: card.revision, mode: "soft", reason: reason.trim() });
       if (!result.done) {
         setError(result.message);
         return;
       }
       setMode(null);
-      if (hard && result.receipt) setReceipt(result.receipt);
-      else router.refresh();
+      router.refresh();
     } catch (e) {
       setError(errorMessage(e));
     }
@@ -155,7 +154,7 @@ export function CardActions({ card, kinds }: { card: Card; kinds: KindOption[] }
 
   const reasonInput = (required: boolean) => (
     <label className="block text-sm">
-      <span className="font-medium">{t("field.reason")}</span>
+      <span className={required ? `font-medium ${requiredLabelClass}` : "font-medium"}>{t("field.reason")}</span>
       <input required={required} maxLength={500} value={reason} onChange={(e) => setReason(e.target.value)} placeholder={t("card.reasonHint")} className={`mt-1 ${inputClass}`} />
     </label>
   );
@@ -185,9 +184,7 @@ export function CardActions({ card, kinds }: { card: Card; kinds: KindOption[] }
         <button type="button" onClick={() => open("forget")} className={buttonClass("secondary", "sm")}>
           {t("card.forget")}
         </button>
-        <button type="button" onClick={() => open("erase")} className={buttonClass("danger", "sm")}>
-          {t("card.erase")}
-        </button>
+        <EraseCard card={card} />
       </div>
       {mode === null && conflict === null && error ? (
         <div className="mt-3">
@@ -204,7 +201,8 @@ export function CardActions({ card, kinds }: { card: Card; kinds: KindOption[] }
         <form
           onSubmit={(e) => {
             e.preventDefault();
-            void submitEdit({ id: card.id, revision: card.revision }, draft);
+            // The first try sends the whole form, as the person saw it; a lost race merges (ConflictMerge).
+            void submitUpdate(card, nodeFromDraft(draft, kind?.valueShape), pendingFrom(draft));
           }}
         >
           <p className="mb-3 text-sm text-zinc-500">{t("card.editHint", { revision: card.revision })}</p>
@@ -269,7 +267,7 @@ export function CardActions({ card, kinds }: { card: Card; kinds: KindOption[] }
         <form
           onSubmit={(e) => {
             e.preventDefault();
-            void submitForget(false);
+            void submitForget();
           }}
           className="space-y-3"
         >
@@ -280,102 +278,38 @@ export function CardActions({ card, kinds }: { card: Card; kinds: KindOption[] }
         </form>
       </Dialog>
 
-      <Dialog open={mode === "erase"} onClose={close} title={t("card.eraseTitle")}>
-        <form
-          onSubmit={(e) => {
-            e.preventDefault();
-            void submitForget(true);
-          }}
-          className="space-y-3"
-        >
-          <p className="text-sm">{t("card.eraseHint")}</p>
-          <label className="flex items-center gap-2 text-sm">
-            <input type="checkbox" checked={eraseEvidence} onChange={(e) => setEraseEvidence(e.target.checked)} />
-            {t("card.eraseEvidence")}
-          </label>
-          {reasonInput(true)}
-          <label className="block text-sm">
-            <span className="font-medium">{t("card.typeToConfirm", { key: card.key })}</span>
-            <input value={confirmText} onChange={(e) => setConfirmText(e.target.value)} autoComplete="off" spellCheck={false} className={`mt-1 font-mono ${inputClass}`} />
-          </label>
-          <FormError message={error} />
-          {footer(t("card.eraseButton"), "danger", confirmText.trim() !== card.key)}
-        </form>
-      </Dialog>
-
       <Dialog open={conflict !== null} onClose={() => setConflict(null)} title={t("card.conflictTitle")} wide>
-        {conflict ? (
-          <ConflictView
-            conflict={conflict}
+        {conflict?.current ? (
+          <ConflictMerge
+            key={conflict.current.revision}
+            base={conflict.base}
+            baseRevision={conflict.baseRevision}
+            mine={conflict.mine}
+            current={conflict.current}
             busy={busy}
             error={error}
-            onApply={(current) => {
-              const mine = conflict.mine;
+            onApply={(merged) => {
+              const current = conflict.current!;
               setConflict(null);
-              void submitEdit({ id: current.id, revision: current.revision }, mine).then(() => undefined);
+              // Saved on top of the revision just compared; losing again compares against the next one.
+              void submitUpdate(current, nodeFromValues(merged), { base: cardValues(current), baseRevision: current.revision, mine: merged, reason: conflict.reason });
             }}
-            onDiscard={(current) => {
+            onDiscard={() => {
               setConflict(null);
-              router.push(`/memories/${current?.id ?? card.id}`);
+              router.push(`/memories/${conflict.current?.id ?? card.id}`);
             }}
           />
-        ) : null}
-      </Dialog>
-
-      <Dialog open={receipt !== null} onClose={() => router.push("/memories")} title={t("card.receiptTitle")}>
-        {receipt ? (
-          <div className="space-y-3 text-sm">
-            <p>{t("card.receiptHint")}</p>
-            <ErasureReceiptView receipt={receipt} label={t("card.receiptTitle")} detail={receipt.nodeIds.join(", ")} />
-            <Link href="/memories" className={buttonClass("primary")}>
-              {t("card.backToMemories")}
-            </Link>
+        ) : conflict ? (
+          <div className="space-y-4 text-sm">
+            <p>{t("card.conflictEnded")}</p>
+            <div className="flex justify-end">
+              <button type="button" onClick={() => (setConflict(null), router.refresh())} className={buttonClass("secondary")}>
+                {t("common.close")}
+              </button>
+            </div>
           </div>
         ) : null}
       </Dialog>
     </>
-  );
-}
-
-/** Both versions side by side: what the person typed, and what the card says now. */
-function ConflictView({ conflict, busy, error, onApply, onDiscard }: { conflict: Conflict; busy: boolean; error: string | null; onApply: (current: Revision) => void; onDiscard: (current: Revision | null) => void }) {
-  const { t } = useI18n();
-  const { mine, current } = conflict;
-  const column = (heading: React.ReactNode, title: string, content: string, value: React.ReactNode) => (
-    <div className="min-w-0 rounded-xl border border-zinc-200 p-4 dark:border-zinc-800">
-      <h3 className="mb-2 text-sm font-semibold">{heading}</h3>
-      <p className="font-medium">{title}</p>
-      <p className="mt-1 text-sm whitespace-pre-wrap">{content}</p>
-      <div className="mt-2 text-sm">{value}</div>
-    </div>
-  );
-  return (
-    <div className="space-y-4">
-      <p className="text-sm">{current ? t("card.conflictHint", { revision: current.revision }) : t("card.conflictEnded")}</p>
-      <div className="grid gap-4 md:grid-cols-2">
-        {column(t("card.yourVersion"), mine.title, mine.content, <pre className="font-mono text-xs whitespace-pre-wrap">{mine.value}</pre>)}
-        {current
-          ? column(
-              <>
-                {t("card.currentVersion", { revision: current.revision })} · {current.updatedByLabel} · <LocalTime value={current.updatedAt} />
-              </>,
-              current.title,
-              current.content,
-              <JsonValue value={current.valueJson} />,
-            )
-          : null}
-      </div>
-      <FormError message={error} />
-      <div className="flex flex-wrap justify-end gap-2">
-        <button type="button" onClick={() => onDiscard(current)} className={buttonClass("secondary")}>
-          {t("card.discardMine")}
-        </button>
-        {current ? (
-          <button type="button" disabled={busy} onClick={() => onApply(current)} className={buttonClass("primary")}>
-            {t("card.applyMine", { revision: current.revision })}
-          </button>
-        ) : null}
-      </div>
-    </div>
   );
 }

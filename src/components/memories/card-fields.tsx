@@ -20,10 +20,10 @@ export function CardFields({ draft, onChange, kind, withReason = true }: { draft
   );
   return (
     <div className="space-y-3 text-sm">
-      <Labeled id={id("title")} label={t("field.title")}>
+      <Labeled id={id("title")} label={t("field.title")} required>
         <input id={id("title")} required maxLength={300} value={draft.title} onChange={set("title")} className={inputClass} />
       </Labeled>
-      <Labeled id={id("content")} label={t("field.content")}>
+      <Labeled id={id("content")} label={t("field.content")} required>
         <textarea id={id("content")} required maxLength={4000} rows={3} value={draft.content} onChange={set("content")} className={inputClass} />
       </Labeled>
       <ValueField id={id("value")} draft={draft} onChange={onChange} kind={kind} />

@@ -9,7 +9,7 @@ import type { RouterOutputs } from "~/trpc/types";
 import type { ScopeLabels } from "~/trpc/scope-labels";
 import { FormError } from "../form";
 import { scopeOptionText } from "../scope-picker";
-import { Badge, buttonClass, FieldRow, inputClass, Panel, type Tone } from "../ui";
+import { Badge, buttonClass, FieldRow, fileInputClass, inputClass, Panel, type Tone } from "../ui";
 
 type LineResult = RouterOutputs["memory"]["import"]["results"][number];
 const CHUNK = 100;
@@ -107,8 +107,8 @@ export function ImportForm() {
   return (
     <Panel title={t("transfer.import")} description={t("transfer.importHint")}>
       <form onSubmit={run} className="space-y-3 text-sm">
-        <FieldRow label={t("transfer.file")}>
-          <input ref={fileRef} type="file" accept=".jsonl,.ndjson,.txt,application/x-ndjson" required className="block text-sm" />
+        <FieldRow label={t("transfer.file")} required>
+          <input ref={fileRef} type="file" accept=".jsonl,.ndjson,.txt,application/x-ndjson" required className={fileInputClass} />
         </FieldRow>
         <label className="flex items-center gap-2">
           <input type="checkbox" checked={dryRun} onChange={(e) => setDryRun(e.target.checked)} />

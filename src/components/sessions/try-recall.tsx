@@ -7,7 +7,7 @@ import { useI18n } from "~/i18n/client";
 import { errorMessage, useTRPC } from "~/trpc/react";
 import type { RouterOutputs } from "~/trpc/types";
 import { FormError } from "../form";
-import { Badge, buttonClass, inputClass } from "../ui";
+import { Badge, buttonClass, inputClass, requiredLabelClass } from "../ui";
 
 type Preview = RouterOutputs["memory"]["tryRecall"];
 type Card = Preview["cards"][number];
@@ -78,7 +78,7 @@ export function TryRecall({ sessionId }: { sessionId?: string }) {
         }}
       >
         <label className="block">
-          <span className="font-medium">{t("recall.question")}</span>
+          <span className={`font-medium ${requiredLabelClass}`}>{t("recall.question")}</span>
           <textarea rows={2} required value={question} onChange={(e) => setQuestion(e.target.value)} placeholder={t("recall.placeholder")} className={`mt-1 ${inputClass}`} />
         </label>
         <div className="flex items-end gap-2">

@@ -3,6 +3,7 @@ import { notFound } from "next/navigation";
 import { JsonValue } from "~/components/json-value";
 import { LocalTime } from "~/components/local-time";
 import { CardActions } from "~/components/memories/card-actions";
+import { EraseCard } from "~/components/memories/erase-card";
 import { RestoreCard } from "~/components/memories/restore-card";
 import { AuditTimeline, EvidenceList, RevisionTimeline } from "~/components/memories/timelines";
 import { WhyRecalled } from "~/components/memories/why-recalled";
@@ -26,8 +27,9 @@ export default async function MemoryCardPage({ params }: { params: Promise<{ id:
   const { node, revisions, events, evidence, missingEvidenceIds, hiddenEvidenceCount, currentId, writable, usage } = detail.data;
   const scopeLabels = await scopeLabelsFor([node.scope]);
   const isCurrent = node.status === "active";
-  // A forgotten or expired card that nothing replaced can be brought back.
-  const restorable = writable && !currentId && (node.status === "deleted" || node.status === "expired");
+  // A forgotten or expired card that nothing followed (its chain's last revision) can be brought
+  // back, or erased for good as it is.
+  const chainEnded = writable && !currentId && !node.supersededById && (node.status === "deleted" || node.status === "expired");
 
   return (
     <div className="space-y-6">
@@ -50,7 +52,12 @@ export default async function MemoryCardPage({ params }: { params: Promise<{ id:
           </p>
         </div>
         {isCurrent && writable ? <CardActions key={`${node.id}:${node.revision}`} card={node} kinds={kinds} /> : null}
-        {restorable ? <RestoreCard card={node} /> : null}
+        {chainEnded ? (
+          <div className="flex flex-wrap gap-2">
+            <RestoreCard card={node} />
+            <EraseCard card={node} />
+          </div>
+        ) : null}
       </header>
 
       {!isCurrent ? (
