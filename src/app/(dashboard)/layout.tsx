@@ -12,7 +12,7 @@ export default async function DashboardLayout({ children }: { children: React.Re
   return (
     <I18nProvider locale={locale} timeZone={timeZone}>
       <TRPCReactProvider tenantId={tenant.tenantId}>
-        <div lang={locale === "zh" ? "zh-CN" : "en"} className="flex min-h-screen flex-col md:flex-row">
+        <div className="flex min-h-screen flex-col md:flex-row">
           <Sidebar isAdmin={tenant.role === "admin"} email={user.email} tenantId={tenant.tenantId} memberships={memberships.map(({ tenantId, tenantName }) => ({ tenantId, tenantName }))} />
           <main className="min-w-0 flex-1 px-4 py-6 md:px-10 md:py-10">{children}</main>
           <SessionKeepAlive />

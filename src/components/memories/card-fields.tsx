@@ -2,6 +2,7 @@
 
 import { useId } from "react";
 import { useI18n } from "~/i18n/client";
+import { kindValueHint } from "~/i18n/labels";
 import type { KindOption } from "~/trpc/types";
 import { hintId, inputClass, Labeled } from "../ui";
 import type { CardDraft } from "./card-draft";
@@ -25,7 +26,7 @@ export function CardFields({ draft, onChange, kind, withReason = true }: { draft
       <Labeled id={id("content")} label={t("field.content")}>
         <textarea id={id("content")} required maxLength={4000} rows={3} value={draft.content} onChange={set("content")} className={inputClass} />
       </Labeled>
-      <Labeled id={id("value")} label={`${t("field.value")}${kind?.valueRequired ? " *" : ""}`} hint={kind ? t("card.valueHint", { hint: kind.valueHint }) : t("card.valueHintGeneric")}>
+      <Labeled id={id("value")} label={`${t("field.value")}${kind?.valueRequired ? " *" : ""}`} hint={kind ? t("card.valueHint", { hint: kindValueHint(t, kind) }) : t("card.valueHintGeneric")}>
         <textarea id={id("value")} aria-describedby={hintId(id("value"))} rows={3} value={draft.value} onChange={set("value")} required={kind?.valueRequired} className={`font-mono ${inputClass}`} />
       </Labeled>
       <div className="grid gap-3 sm:grid-cols-2">

@@ -1,30 +1,31 @@
 import Link from "next/link";
+import { categoryPathLabel, matchLabel } from "~/i18n/labels";
 import { getI18n } from "~/i18n/server";
 import type { CardListItem } from "~/server/dashboard/cards";
 import { parseScope } from "~/server/memory/scope";
 import type { SearchHit } from "~/server/memory/retrieval/search-schema";
 import { LocalTime } from "../local-time";
-import { Badge, cellClass, DataTable, Meter, STATUS_TONE } from "../ui";
+import { Badge, DataTable, Meter, STATUS_TONE, stackedCellClass as cellClass, stackedRowClass } from "../ui";
 
 /** A scope as its type over its id: ids are long (`user:usr_…`) and, on one line, pushed the status and dates out of view at laptop widths. */
 function ScopeCell({ scope }: { scope: string }) {
   const { type, id } = parseScope(scope);
   return (
-    <td className={`${cellClass} min-w-32 font-mono text-xs`}>
+    <td className={`${cellClass} font-mono text-xs md:min-w-32`}>
       {type}
       {id ? <span className="block break-all text-zinc-500">{id}</span> : null}
     </td>
   );
 }
 
-/** The memory browser's table (server-rendered). */
+/** The memory browser's table (server-rendered); a list of cards on phones. */
 export async function CardTable({ cards }: { cards: CardListItem[] }) {
   const { t } = await getI18n();
   return (
-    <DataTable label={t("memories.table")} head={[t("field.title"), t("field.kind"), t("field.scope"), `${t("field.status")} / ${t("field.updatedAt")}`]}>
+    <DataTable cardsOnPhone label={t("memories.table")} head={[t("field.title"), t("field.kind"), t("field.scope"), `${t("field.status")} / ${t("field.updatedAt")}`]}>
       {cards.map((card) => (
-        <tr key={card.id} className="hover:bg-zinc-50 dark:hover:bg-zinc-800/50">
-          <td className={`${cellClass} min-w-48 max-w-md`}>
+        <tr key={card.id} className={`${stackedRowClass} hover:bg-zinc-50 dark:hover:bg-zinc-800/50`}>
+          <td className={`${cellClass} md:max-w-md md:min-w-48`}>
             <Link href={`/memories/${card.id}`} className="font-medium text-indigo-700 hover:underline dark:text-indigo-300">
               {card.title}
             </Link>
@@ -39,10 +40,10 @@ export async function CardTable({ cards }: { cards: CardListItem[] }) {
           </td>
           <td className={cellClass}>
             <span className="font-mono text-xs">{card.kind}</span>
-            <p className="text-xs text-zinc-500">{card.categoryPath || card.domain}</p>
+            <p className="text-xs text-zinc-500">{categoryPathLabel(t, card.categoryPath || card.domain)}</p>
           </td>
           <ScopeCell scope={card.scope} />
-          <td className={`${cellClass} whitespace-nowrap`}>
+          <td className={`${cellClass} md:whitespace-nowrap`}>
             <Badge tone={STATUS_TONE[card.status]}>{t(`status.${card.status as "active"}`)}</Badge>
             <span className="ml-1 text-xs text-zinc-500">r{card.revision}</span>
             <span className="mt-1 block text-xs text-zinc-500">
@@ -70,11 +71,11 @@ export async function CardTable({ cards }: { cards: CardListItem[] }) {
 export async function SearchResults({ hits }: { hits: SearchHit[] }) {
   const { t } = await getI18n();
   return (
-    <DataTable label={t("memories.table")} head={[t("memories.rank"), t("field.title"), t("field.kind"), t("field.scope"), t("memories.matchedBy"), t("memories.score")]}>
+    <DataTable cardsOnPhone label={t("memories.table")} head={[t("memories.rank"), t("field.title"), t("field.kind"), t("field.scope"), t("memories.matchedBy"), t("memories.score")]}>
       {hits.map((hit, i) => (
-        <tr key={hit.id} className="hover:bg-zinc-50 dark:hover:bg-zinc-800/50">
+        <tr key={hit.id} className={`${stackedRowClass} hover:bg-zinc-50 dark:hover:bg-zinc-800/50`}>
           <td className={`${cellClass} tabular-nums text-zinc-500`}>{i + 1}</td>
-          <td className={`${cellClass} max-w-md`}>
+          <td className={`${cellClass} md:max-w-md`}>
             <Link href={`/memories/${hit.id}`} className="font-medium text-indigo-700 hover:underline dark:text-indigo-300">
               {hit.title}
             </Link>
@@ -86,7 +87,7 @@ export async function SearchResults({ hits }: { hits: SearchHit[] }) {
             <span className="flex flex-wrap gap-1">
               {hit.matchedBy.map((m) => (
                 <Badge key={m} tone="indigo">
-                  {m}
+                  {matchLabel(t, m)}
                 </Badge>
               ))}
             </span>

@@ -4,6 +4,7 @@ import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useId, useMemo, useState } from "react";
 import { useI18n } from "~/i18n/client";
+import { categoryLabel, kindDescription } from "~/i18n/labels";
 import { errorMessage, useTRPC } from "~/trpc/react";
 import type { KindOption } from "~/trpc/types";
 import { FormError } from "../form";
@@ -69,7 +70,7 @@ export function CreateCardForm({ kinds, ownScope, writableScopes }: { kinds: Kin
     <form onSubmit={submit} className="space-y-6">
       <Panel title={t("create.kindAndScope")}>
         <div className="grid gap-4 text-sm md:grid-cols-2">
-          <Labeled id={`${base}-kind`} label={t("field.kind")} hint={kind?.description}>
+          <Labeled id={`${base}-kind`} label={t("field.kind")} hint={kind ? kindDescription(t, kind) : undefined}>
             <select
               id={`${base}-kind`}
               aria-describedby={hintId(`${base}-kind`)}
@@ -82,7 +83,7 @@ export function CreateCardForm({ kinds, ownScope, writableScopes }: { kinds: Kin
               className={inputClass}
             >
               {byDomain.map(([domain, group]) => (
-                <optgroup key={domain} label={domain}>
+                <optgroup key={domain} label={categoryLabel(t, domain)}>
                   {group.map((k) => (
                     <option key={k.kind} value={k.kind}>
                       {k.kind}

@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { actorTypeLabel, eventLabel } from "~/i18n/labels";
 import { getI18n } from "~/i18n/server";
 import type { AuditEntry, CardDetail, EvidenceMessage } from "~/server/dashboard/card-detail";
 import { LocalTime } from "../local-time";
@@ -45,9 +46,9 @@ export async function AuditTimeline({ events }: { events: AuditEntry[] }) {
       {events.map((e) => (
         <li key={e.id} className="rounded-xl border border-zinc-100 p-3 text-sm dark:border-zinc-800">
           <div className="flex flex-wrap items-center gap-2">
-            <Badge tone={EVENT_TONE[e.eventType] ?? "zinc"}>{e.eventType}</Badge>
+            <Badge tone={EVENT_TONE[e.eventType] ?? "zinc"}>{eventLabel(t, e.eventType)}</Badge>
             <span className="font-medium">{e.actor.label}</span>
-            <Badge>{e.actor.type}</Badge>
+            <Badge>{actorTypeLabel(t, e.actor.type)}</Badge>
             <span className="text-xs text-zinc-500">
               <LocalTime value={e.createdAt} />
             </span>

@@ -4,11 +4,14 @@ import { LocalTime } from "~/components/local-time";
 import { EVENT_TONE } from "~/components/memories/timelines";
 import { PageHeader } from "~/components/page-header";
 import { Badge, buttonClass, cellClass, DataTable, EmptyState, ErrorState, Pager } from "~/components/ui";
+import { actorTypeLabel, eventLabel } from "~/i18n/labels";
+import { ACTOR_TYPES } from "~/db/schema";
 import { getI18n } from "~/i18n/server";
 import { AUDIT_EVENT_TYPES, auditFilterFromSearchParams } from "~/server/dashboard/audit";
 import { attempt, serverApi } from "~/trpc/server";
+import { pageTitle } from "~/i18n/metadata";
 
-export const metadata = { title: "Audit log" };
+export const generateMetadata = pageTitle("nav.audit");
 
 type SearchParams = Record<string, string | string[] | undefined>;
 const FILTER_PARAMS = ["event", "actorType", "actorId", "node", "scope", "from", "to"] as const;
@@ -48,6 +51,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
       <AuditFilters
         key={filterQuery(params)}
         eventTypes={AUDIT_EVENT_TYPES}
+        actorTypes={ACTOR_TYPES}
         initial={{ events: filter.eventTypes ?? [], actorType: first("actorType"), actorId: first("actorId"), node: first("node"), scope: first("scope"), from: first("from"), to: first("to") }}
       />
       {!page.ok ? (
@@ -63,11 +67,11 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
                   <LocalTime value={e.createdAt} />
                 </td>
                 <td className={cellClass}>
-                  <Badge tone={EVENT_TONE[e.eventType] ?? "zinc"}>{e.eventType}</Badge>
+                  <Badge tone={EVENT_TONE[e.eventType] ?? "zinc"}>{eventLabel(t, e.eventType)}</Badge>
                 </td>
                 <td className={cellClass}>
                   <span className="font-medium">{e.actor.label}</span>
-                  <span className="ml-1 text-xs text-zinc-500">{e.actor.type}</span>
+                  <span className="ml-1 text-xs text-zinc-500">{actorTypeLabel(t, e.actor.type)}</span>
                 </td>
                 <td className={`${cellClass} font-mono text-xs`}>{e.scope ?? "—"}</td>
                 <td className={`${cellClass} font-mono text-xs`}>

@@ -8,8 +8,9 @@ import { getI18n } from "~/i18n/server";
 import { cardFilterFromSearchParams, cardFilterToSearchParams, type CardFilter } from "~/server/dashboard/card-filter";
 import type { CardFacets } from "~/server/dashboard/cards";
 import { attempt, serverApi } from "~/trpc/server";
+import { pageTitle } from "~/i18n/metadata";
 
-export const metadata = { title: "Memories" };
+export const generateMetadata = pageTitle("nav.memories");
 
 type SearchParams = Record<string, string | string[] | undefined>;
 

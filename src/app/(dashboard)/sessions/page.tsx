@@ -4,8 +4,9 @@ import { PageHeader } from "~/components/page-header";
 import { cellClass, DataTable, EmptyState, ErrorState, Pager } from "~/components/ui";
 import { getI18n } from "~/i18n/server";
 import { attempt, serverApi } from "~/trpc/server";
+import { pageTitle } from "~/i18n/metadata";
 
-export const metadata = { title: "Sessions" };
+export const generateMetadata = pageTitle("nav.sessions");
 
 export default async function SessionsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const { cursor } = await searchParams;

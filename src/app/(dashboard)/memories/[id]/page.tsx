@@ -7,11 +7,13 @@ import { RestoreCard } from "~/components/memories/restore-card";
 import { AuditTimeline, EvidenceList, RevisionTimeline } from "~/components/memories/timelines";
 import { WhyRecalled } from "~/components/memories/why-recalled";
 import { Badge, ErrorState, Fields, LinkButton, Meter, Panel, STATUS_TONE } from "~/components/ui";
+import { categoryLabel } from "~/i18n/labels";
 import { getI18n } from "~/i18n/server";
 import { MIN_CONFIDENCE } from "~/server/memory/retrieval/conflicts";
 import { attempt, serverApi } from "~/trpc/server";
+import { pageTitle } from "~/i18n/metadata";
 
-export const metadata = { title: "Memory" };
+export const generateMetadata = pageTitle("title.memory");
 
 export default async function MemoryCardPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
@@ -90,8 +92,8 @@ export default async function MemoryCardPage({ params }: { params: Promise<{ id:
                 { label: t("field.itemKey"), value: node.itemKey ?? "—" },
                 { label: t("field.kind"), value: node.kind },
                 { label: t("field.scope"), value: <span className="font-mono text-xs">{node.scope}</span> },
-                { label: t("field.domain"), value: node.domain },
-                { label: t("field.category"), value: node.categoryPath.length ? <Link className="text-indigo-600 hover:underline" href={`/memories?category=${encodeURIComponent(node.categoryPath.join("/"))}`}>{node.categoryPath.join(" / ")}</Link> : "—" },
+                { label: t("field.domain"), value: categoryLabel(t, node.domain) },
+                { label: t("field.category"), value: node.categoryPath.length ? <Link className="text-indigo-600 hover:underline" href={`/memories?category=${encodeURIComponent(node.categoryPath.join("/"))}`}>{node.categoryPath.map((segment) => categoryLabel(t, segment)).join(" / ")}</Link> : "—" },
                 { label: t("field.type"), value: node.type },
                 { label: t("field.confidence"), value: <Meter value={node.confidence} label={t("field.confidence")} /> },
                 { label: t("field.importance"), value: <Meter value={node.importance} label={t("field.importance")} /> },

@@ -6,8 +6,9 @@ import { TryRecall } from "~/components/sessions/try-recall";
 import { Badge, EmptyState, ErrorState, LinkButton, Panel, STATUS_TONE } from "~/components/ui";
 import { getI18n } from "~/i18n/server";
 import { attempt, serverApi } from "~/trpc/server";
+import { pageTitle } from "~/i18n/metadata";
 
-export const metadata = { title: "Session" };
+export const generateMetadata = pageTitle("title.session");
 
 const LIST_FIELDS = ["constraints", "preferences", "decisions", "completedWork", "pendingWork", "knownIssues"] as const;
 
