@@ -1,6 +1,6 @@
-import { expect, test } from "@playwright/test";
+import { test } from "@playwright/test";
 import { shot, signIn } from "./helpers";
-import { seedCardsAndSession, switchLanguage } from "./layout-helpers";
+import { expect, seedCardsAndSession, switchLanguage } from "./layout-helpers";
 
 /**
  * The dashboard in Chinese, completely: the page language and tab title, the built-in kinds'

@@ -1,10 +1,13 @@
-import { expect, type Page } from "@playwright/test";
+import { expect as baseExpect, type Page } from "@playwright/test";
 import { createKey } from "./helpers";
 
 /**
  * Shared by the phone, Chinese and screenshot specs: the dashboard's pages, a seeded card and
  * session to show, the sideways-scroll check and the language switch.
  */
+
+/** Pages render slowly on a busy CI machine: the specs using these helpers wait up to 15 s, not 5. */
+export const expect = baseExpect.configure({ timeout: 15_000 });
 
 export const PHONE = { width: 390, height: 844 };
 export const DESKTOP = { width: 1280, height: 800 };

@@ -1,6 +1,6 @@
-import { expect, test } from "@playwright/test";
+import { test } from "@playwright/test";
 import { shot, signIn } from "./helpers";
-import { DESKTOP, expectNoSidewaysScroll, NAV_PAGES, PHONE, seedCardsAndSession, switchLanguage } from "./layout-helpers";
+import { DESKTOP, expect, expectNoSidewaysScroll, NAV_PAGES, PHONE, seedCardsAndSession, switchLanguage } from "./layout-helpers";
 
 /**
  * The dashboard on a phone (390 × 844): a menu with every page, the language switch and sign-out;

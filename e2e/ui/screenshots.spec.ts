@@ -1,6 +1,6 @@
-import { expect, test, type Page } from "@playwright/test";
+import { test, type Page } from "@playwright/test";
 import { shot, signIn } from "./helpers";
-import { DESKTOP, expectNoSidewaysScroll, NAV_PAGES, PHONE, seedCardsAndSession, setLanguageCookie } from "./layout-helpers";
+import { DESKTOP, expect, expectNoSidewaysScroll, NAV_PAGES, PHONE, seedCardsAndSession, setLanguageCookie } from "./layout-helpers";
 
 /**
  * A screenshot of every dashboard page (the navigation's, a card, a session, the create and import
