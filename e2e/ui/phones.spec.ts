@@ -13,9 +13,10 @@ test("the phone menu reaches every page, switches the language and signs out", a
   test.setTimeout(120_000);
   await signIn(page);
   const nav = page.getByRole("navigation", { name: "Main" });
-  const openMenu = async (name = "Menu") => {
-    if (!(await nav.isVisible())) await page.getByRole("button", { name, exact: true }).click();
-    await expect(nav).toBeVisible();
+  const navZh = page.getByRole("navigation", { name: "主导航" });
+  const openMenu = async (menu = nav, button = "Menu") => {
+    if (!(await menu.isVisible())) await page.getByRole("button", { name: button, exact: true }).click();
+    await expect(menu).toBeVisible();
   };
   // Closed, the menu leaves the page to the content.
   await expect(nav).toBeHidden();
@@ -36,8 +37,8 @@ test("the phone menu reaches every page, switches the language and signs out", a
   await expect(page.getByRole("button", { name: "Sign out" })).toBeVisible();
   await shot(page, "phone-menu");
   await switchLanguage(page, "Language", "zh");
-  await openMenu("菜单");
-  await expect(nav.getByRole("link", { name: "审计日志" })).toBeVisible();
+  await openMenu(navZh, "菜单");
+  await expect(navZh.getByRole("link", { name: "审计日志" })).toBeVisible();
   await expect(page.getByRole("button", { name: "退出登录" })).toBeVisible();
   await shot(page, "phone-menu-zh");
   await switchLanguage(page, "语言", "en");

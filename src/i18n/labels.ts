@@ -21,6 +21,10 @@ export const actorTypeLabel = (t: Translate, actorType: string) => labelOf(t, "a
 export const scoreLabel = (t: Translate, component: string) => labelOf(t, "score", component);
 /** How a search hit was found (`full_text`, `exact`, `slot`). */
 export const matchLabel = (t: Translate, matchedBy: string) => labelOf(t, "match", matchedBy);
+/** A card's type (`preference`, `fact`). */
+export const nodeTypeLabel = (t: Translate, type: string) => labelOf(t, "nodeType", type);
+/** Who spoke a message (`user`, `assistant`). */
+export const messageRoleLabel = (t: Translate, role: string) => labelOf(t, "role", role);
 export const omitReasonLabel = (t: Translate, reason: string) => labelOf(t, "omit", reason);
 /** One segment of a domain / category path (`preference`, `饮食偏好`), in the viewer's language. */
 export const categoryLabel = (t: Translate, segment: string) => labelOf(t, "category", segment);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { ACTOR_TYPES } from "~/db/schema";
+import { ACTOR_TYPES, NODE_TYPES } from "~/db/schema";
 import { htmlLang } from "~/i18n/config";
-import { actorTypeLabel, categoryLabel, categoryPathLabel, eventLabel, kindDescription, kindValueHint, organisationLabel, scoreLabel } from "~/i18n/labels";
+import { actorTypeLabel, categoryLabel, categoryPathLabel, eventLabel, kindDescription, kindValueHint, messageRoleLabel, nodeTypeLabel, organisationLabel, scoreLabel } from "~/i18n/labels";
 import { createTranslator } from "~/i18n/translate";
 import { DEFAULT_ORGANISATION_NAME } from "~/server/auth/default-organisation";
 import { AUDIT_EVENT_TYPES } from "~/server/dashboard/audit";
@@ -45,7 +45,7 @@ describe("display labels in both languages", () => {
     expect(categoryPathLabel(zh, "hobby/music")).toBe("hobby / music");
   });
 
-  it("names every audit event and actor type, and the score components", () => {
+  it("names every audit event, actor type, card type and message role, and the score components", () => {
     for (const type of AUDIT_EVENT_TYPES) {
       expect(eventLabel(en, type)).toBe(type);
       expect(eventLabel(zh, type), type).toMatch(HAN);
@@ -54,6 +54,11 @@ describe("display labels in both languages", () => {
     for (const name of ["fullText", "trigram", "vector", "fused", "importance", "confidence", "recency", "hotness", "explicit", "final"]) {
       expect(scoreLabel(zh, name), name).toMatch(HAN);
     }
+    for (const type of NODE_TYPES) {
+      expect(nodeTypeLabel(en, type)).toBe(type);
+      expect(nodeTypeLabel(zh, type), type).toMatch(HAN);
+    }
+    for (const role of ["system", "user", "assistant", "tool"]) expect(messageRoleLabel(zh, role), role).toMatch(HAN);
     expect(eventLabel(zh, "some_future_event")).toBe("some_future_event");
   });
 

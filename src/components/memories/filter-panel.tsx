@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { useI18n } from "~/i18n/client";
-import { categoryLabel } from "~/i18n/labels";
+import { categoryLabel, nodeTypeLabel } from "~/i18n/labels";
 import type { CardFilter } from "~/server/dashboard/card-filter";
 import { cardFilterToSearchParams } from "~/server/dashboard/card-filter-url";
 import type { CardFacets, CategoryTreeNode, DomainTree } from "~/server/dashboard/cards";
@@ -142,7 +142,7 @@ export function FilterPanel({ filter, facets, tree, types }: { filter: CardFilte
           {select("scope", t("field.scope"), facets.scopes.map((s) => ({ value: s.scope, label: `${s.scope} (${s.count})` })), t("memories.allScopes"))}
           {select("kind", t("field.kind"), facets.kinds.map((k) => ({ value: k.kind, label: `${k.kind} (${k.count})` })), t("memories.anyKind"))}
           {select("domain", t("field.domain"), facets.domains.map((d) => ({ value: d.domain, label: `${categoryLabel(t, d.domain)} (${d.count})` })), t("memories.anyDomain"))}
-          {select("type", t("field.type"), types.map((ty) => ({ value: ty, label: ty })), t("memories.anyType"))}
+          {select("type", t("field.type"), types.map((ty) => ({ value: ty, label: nodeTypeLabel(t, ty) })), t("memories.anyType"))}
           {(["tags", "entities"] as const).map((name) => (
             <FieldRow key={name} muted label={t(name === "tags" ? "field.tags" : "field.entities")} className="text-sm">
               <input value={draft[name]} onChange={(e) => setDraft({ ...draft, [name]: e.target.value })} placeholder={t("memories.tagsHint")} className={inputClass} />
