@@ -232,7 +232,7 @@ test("every main page renders, with exports and the language switch", async ({ p
   await page.context().addCookies([{ name: "memory-locale", value: "zh", domain: host, path: "/" }]);
   await page.goto("/memories");
   await expect(page.getByRole("heading", { level: 1, name: "记忆" })).toBeVisible();
-  await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "审计日志" })).toBeVisible();
+  await expect(page.getByRole("navigation", { name: "主导航" }).getByRole("link", { name: "审计日志" })).toBeVisible();
   await shot(page, "memories-zh");
   await page.context().addCookies([{ name: "memory-locale", value: "en", domain: host, path: "/" }]);
 });

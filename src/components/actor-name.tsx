@@ -1,3 +1,4 @@
+import { actorTypeLabel } from "~/i18n/labels";
 import type { Translate } from "~/i18n/translate";
 import type { ActorLabel } from "~/server/dashboard/actors";
 import { NameWithId } from "./scope-name";
@@ -8,5 +9,5 @@ import { NameWithId } from "./scope-name";
  */
 export function ActorName({ actor, t }: { actor: Pick<ActorLabel, "type" | "label"> & { id?: string | null }; t: Translate }) {
   if (actor.type === "system") return <span className="font-medium">{t("actor.system")}</span>;
-  return <NameWithId name={actor.label} detail={t(actor.type === "api_key" ? "actor.apiKey" : "actor.person")} id={actor.id ?? null} />;
+  return <NameWithId name={actor.label} detail={actorTypeLabel(t, actor.type)} id={actor.id ?? null} />;
 }

@@ -13,14 +13,14 @@ export function Field({ label, ...props }: { label: string } & React.InputHTMLAt
   );
 }
 
-export function SubmitButton({ pending, children }: { pending: boolean; children: React.ReactNode }) {
+export function SubmitButton({ pending, pendingLabel = "Please wait…", children }: { pending: boolean; pendingLabel?: string; children: React.ReactNode }) {
   return (
     <button
       type="submit"
       disabled={pending}
       className="w-full rounded-lg bg-indigo-600 px-4 py-2 text-sm font-medium text-white shadow-sm hover:bg-indigo-500 disabled:cursor-wait disabled:opacity-60"
     >
-      {pending ? "Please wait…" : children}
+      {pending ? pendingLabel : children}
     </button>
   );
 }

@@ -2,6 +2,7 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useI18n } from "~/i18n/client";
+import { organisationLabel } from "~/i18n/labels";
 import { useTRPC } from "~/trpc/react";
 import { useAction } from "./admin/use-action";
 import { FormError } from "./form";
@@ -22,7 +23,7 @@ export function InvitationsPanel({ invitations }: { invitations: PendingInvitati
       <ul className="space-y-2 text-sm">
         {invitations.map((invitation) => (
           <li key={invitation.tenantId} className="flex flex-wrap items-center gap-3">
-            <span className="font-medium">{t("invitations.to", { organisation: invitation.tenantName, role: invitation.role })}</span>
+            <span className="font-medium">{t("invitations.to", { organisation: organisationLabel(t, invitation.tenantName), role: t(invitation.role === "admin" ? "members.roleAdmin" : "members.roleMember") })}</span>
             <button type="button" disabled={pending} onClick={() => void run(() => accept.mutateAsync({ tenantId: invitation.tenantId }))} className={buttonClass("primary", "sm")}>
               {t("invitations.accept")}
             </button>

@@ -126,12 +126,16 @@ export function Fields({ items }: { items: { label: string; value: React.ReactNo
   );
 }
 
-/** Table chrome shared by every list: scrolls sideways on small screens, zebra-free, compact. */
-export function DataTable({ label, head, children }: { label: string; head: React.ReactNode[]; children: React.ReactNode }) {
+/**
+ * Table chrome shared by every list: scrolls sideways on small screens, zebra-free, compact. With
+ * `cardsOnPhone`, below the md breakpoint every row is a card of stacked cells (rows use
+ * `stackedRowClass`, cells `stackedCellClass`) and nothing scrolls sideways.
+ */
+export function DataTable({ label, head, children, cardsOnPhone = false }: { label: string; head: React.ReactNode[]; children: React.ReactNode; cardsOnPhone?: boolean }) {
   return (
     <div className="overflow-x-auto rounded-2xl border border-zinc-200 bg-white shadow-sm dark:border-zinc-800 dark:bg-zinc-900">
-      <table aria-label={label} className="w-full text-left text-sm">
-        <thead className="border-b border-zinc-200 text-xs tracking-wide text-zinc-500 uppercase dark:border-zinc-800 dark:text-zinc-400">
+      <table aria-label={label} className={`w-full text-left text-sm ${cardsOnPhone ? "block md:table" : ""}`}>
+        <thead className={`border-b border-zinc-200 text-xs tracking-wide text-zinc-500 uppercase dark:border-zinc-800 dark:text-zinc-400 ${cardsOnPhone ? "hidden md:table-header-group" : ""}`}>
           <tr>
             {head.map((h, i) => (
               <th key={i} scope="col" className="px-4 py-3 font-medium whitespace-nowrap">
@@ -140,13 +144,17 @@ export function DataTable({ label, head, children }: { label: string; head: Reac
             ))}
           </tr>
         </thead>
-        <tbody className="divide-y divide-zinc-100 dark:divide-zinc-800">{children}</tbody>
+        <tbody className={`divide-y divide-zinc-100 dark:divide-zinc-800 ${cardsOnPhone ? "block md:table-row-group" : ""}`}>{children}</tbody>
       </table>
     </div>
   );
 }
 
 export const cellClass = "px-4 py-3 align-top";
+/** A row of a `cardsOnPhone` table: a padded card on phones, a table row from md up. */
+export const stackedRowClass = "block px-4 py-3 md:table-row md:p-0";
+/** A cell of a `cardsOnPhone` table: one line of the card on phones, a table cell from md up. */
+export const stackedCellClass = "block py-0.5 align-top md:table-cell md:px-4 md:py-3";
 
 /** 0.87 → a small bar with the number, for confidence / importance. */
 export function Meter({ value, label }: { value: number; label: string }) {

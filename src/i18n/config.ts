@@ -43,3 +43,6 @@ export function isTimeZone(value: unknown): value is string {
 
 /** BCP 47 tag for Intl formatting. */
 export const intlLocale = (locale: Locale) => (locale === "zh" ? "zh-CN" : "en-GB");
+
+/** The `lang` attribute of a page in this locale. */
+export const htmlLang = (locale: Locale) => (locale === "zh" ? "zh-CN" : "en");

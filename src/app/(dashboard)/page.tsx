@@ -2,12 +2,14 @@ import Link from "next/link";
 import { InvitationsPanel } from "~/components/invitations";
 import { PageHeader } from "~/components/page-header";
 import { myInvitations } from "~/server/dashboard/members";
+import { organisationLabel } from "~/i18n/labels";
 import { getI18n } from "~/i18n/server";
 import { requireDashboardMember } from "~/server/auth/dashboard-session";
 import { getTenantOverview } from "~/server/stats/overview";
 import { effectiveUserScopes } from "~/server/auth/permissions";
+import { pageTitle } from "~/i18n/metadata";
 
-export const metadata = { title: "Overview" };
+export const generateMetadata = pageTitle("nav.overview");
 
 export default async function OverviewPage() {
   const { db, tenant, user } = await requireDashboardMember();
@@ -27,7 +29,14 @@ export default async function OverviewPage() {
   ];
   return (
     <>
-      <PageHeader title={tenant.tenantName} description={user.name ? t("overview.signedInAsNamed", { name: user.name, email: user.email, role: tenant.role }) : t("overview.signedInAs", { email: user.email, role: tenant.role })} />
+      <PageHeader
+        title={organisationLabel(t, tenant.tenantName)}
+        description={
+          user.name
+            ? t("overview.signedInAsNamed", { name: user.name, email: user.email, role: t(tenant.role === "admin" ? "members.roleAdmin" : "members.roleMember") })
+            : t("overview.signedInAs", { email: user.email, role: t(tenant.role === "admin" ? "members.roleAdmin" : "members.roleMember") })
+        }
+      />
       <InvitationsPanel invitations={invitations} />
       <section aria-label="Totals" className="grid grid-cols-2 gap-4 lg:grid-cols-5">
         {cards.map((card) => (

@@ -3,44 +3,46 @@ import { redirect } from "next/navigation";
 import { Suspense } from "react";
 import { getDb } from "~/db/client";
 import { env } from "~/env";
+import { pageTitle } from "~/i18n/metadata";
+import { getI18n } from "~/i18n/server";
 import { countUsers } from "~/server/auth/accounts";
 import { enabledExternalProviders, getServerAuthSession } from "~/server/auth/config";
 import { AuthCard } from "~/components/auth-card";
 import { SignInForm } from "./sign-in-form";
 
 export const dynamic = "force-dynamic";
-export const metadata = { title: "Sign in" };
+export const generateMetadata = pageTitle("auth.signInTitle");
 
 export default async function SignInPage({ searchParams }: { searchParams: Promise<{ created?: string }> }) {
   if (await getServerAuthSession()) redirect("/");
   const users = await countUsers(await getDb());
   const { created } = await searchParams;
+  const { t } = await getI18n();
   return (
     <AuthCard
-      title="Sign in"
+      title={t("auth.signInTitle")}
       subtitle={
         users === 0 ? (
           <>
-            This install has no accounts yet.{" "}
+            {t("auth.noAccounts")}{" "}
             <Link className="font-medium text-indigo-600 hover:underline" href="/sign-up">
-              Create the first admin account
+              {t("auth.createFirstAdmin")}
             </Link>
-            .
           </>
         ) : env.MEMORY_OPEN_SIGNUP ? (
           <>
-            New here?{" "}
+            {t("auth.newHere")}{" "}
             <Link className="font-medium text-indigo-600 hover:underline" href="/sign-up">
-              Create an account
+              {t("auth.createAccount")}
             </Link>
           </>
         ) : (
-          "Use the account an admin created for you."
+          t("auth.askAdmin")
         )
       }
     >
       <Suspense>
-        <SignInForm providers={enabledExternalProviders()} notice={created ? "Account created. Sign in to continue." : undefined} />
+        <SignInForm providers={enabledExternalProviders()} notice={created ? t("auth.accountCreated") : undefined} />
       </Suspense>
     </AuthCard>
   );

@@ -4,19 +4,24 @@ import { signIn } from "next-auth/react";
 import { useRouter, useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { Field, FormError, SubmitButton } from "~/components/form";
+import { useI18n } from "~/i18n/client";
+import type { MessageKey } from "~/i18n/translate";
 
-const ERRORS: Record<string, string> = {
-  CredentialsSignin: "Wrong email or password.",
-  AccessDenied: "This account may not sign in here. Ask an admin to add your email first.",
-  TooManyAttempts: "Too many failed sign-ins. Wait up to 15 minutes and try again, or sign in with your identity provider.",
+/** next-auth's error codes → what to tell the person. */
+const ERRORS: Record<string, MessageKey> = {
+  CredentialsSignin: "auth.wrongPassword",
+  AccessDenied: "auth.accessDenied",
+  TooManyAttempts: "auth.tooManyAttempts",
 };
 
 export function SignInForm({ providers, notice }: { providers: { id: string; name: string }[]; notice?: string }) {
+  const { t } = useI18n();
+  const errorText = (code: string | null | undefined) => t(ERRORS[code ?? ""] ?? "auth.signInFailed");
   const router = useRouter();
   const params = useSearchParams();
   const callbackUrl = params.get("callbackUrl") ?? "/";
   const [pending, setPending] = useState(false);
-  const [error, setError] = useState<string | null>(params.get("error") ? (ERRORS[params.get("error")!] ?? "Sign-in failed. Try again.") : null);
+  const [error, setError] = useState<string | null>(params.get("error") ? errorText(params.get("error")) : null);
 
   async function onSubmit(event: React.FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -26,7 +31,7 @@ export function SignInForm({ providers, notice }: { providers: { id: string; nam
     const result = await signIn("credentials", { email: form.get("email"), password: form.get("password"), redirect: false });
     setPending(false);
     if (!result || result.error) {
-      setError(ERRORS[result?.error ?? ""] ?? "Sign-in failed. Try again.");
+      setError(errorText(result?.error));
       return;
     }
     router.push(callbackUrl);
@@ -37,10 +42,12 @@ export function SignInForm({ providers, notice }: { providers: { id: string; nam
     <div className="space-y-4">
       {notice ? <p className="rounded-lg bg-emerald-50 px-3 py-2 text-sm text-emerald-800 dark:bg-emerald-950/50 dark:text-emerald-300">{notice}</p> : null}
       <form onSubmit={onSubmit} className="space-y-4">
-        <Field label="Email" name="email" type="email" autoComplete="email" required />
-        <Field label="Password" name="password" type="password" autoComplete="current-password" required />
+        <Field label={t("auth.email")} name="email" type="email" autoComplete="email" required />
+        <Field label={t("auth.password")} name="password" type="password" autoComplete="current-password" required />
         <FormError message={error} />
-        <SubmitButton pending={pending}>Sign in</SubmitButton>
+        <SubmitButton pending={pending} pendingLabel={t("common.working")}>
+          {t("auth.signInButton")}
+        </SubmitButton>
       </form>
       {providers.length > 0 ? (
         <div className="space-y-2 border-t border-zinc-200 pt-4 dark:border-zinc-800">
@@ -51,7 +58,7 @@ export function SignInForm({ providers, notice }: { providers: { id: string; nam
               onClick={() => void signIn(p.id, { callbackUrl })}
               className="w-full rounded-lg border border-zinc-300 px-4 py-2 text-sm font-medium hover:bg-zinc-50 dark:border-zinc-700 dark:hover:bg-zinc-800"
             >
-              Continue with {p.name}
+              {t("auth.continueWith", { name: p.name })}
             </button>
           ))}
         </div>

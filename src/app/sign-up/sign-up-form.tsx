@@ -4,10 +4,12 @@ import { signIn } from "next-auth/react";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { Field, FormError, SubmitButton } from "~/components/form";
+import { useI18n } from "~/i18n/client";
 
 type TrpcErrorBody = { error?: { message?: string; data?: { zodError?: { fieldErrors?: Record<string, string[]> } } } };
 
 export function SignUpForm() {
+  const { t } = useI18n();
   const router = useRouter();
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -23,7 +25,7 @@ export function SignUpForm() {
       const body = (await response.json().catch(() => ({}))) as TrpcErrorBody;
       const fields = body.error?.data?.zodError?.fieldErrors;
       const fieldMessage = fields ? Object.entries(fields).map(([k, v]) => `${k}: ${v.join(", ")}`).join("; ") : null;
-      setError(fieldMessage || body.error?.message || "Could not create the account.");
+      setError(fieldMessage || body.error?.message || t("auth.couldNotCreate"));
       setPending(false);
       return;
     }
@@ -39,11 +41,13 @@ export function SignUpForm() {
 
   return (
     <form onSubmit={onSubmit} className="space-y-4">
-      <Field label="Name" name="name" autoComplete="name" />
-      <Field label="Email" name="email" type="email" autoComplete="email" required />
-      <Field label="Password" name="password" type="password" autoComplete="new-password" minLength={8} required />
+      <Field label={t("auth.name")} name="name" autoComplete="name" />
+      <Field label={t("auth.email")} name="email" type="email" autoComplete="email" required />
+      <Field label={t("auth.password")} name="password" type="password" autoComplete="new-password" minLength={8} required />
       <FormError message={error} />
-      <SubmitButton pending={pending}>Create account</SubmitButton>
+      <SubmitButton pending={pending} pendingLabel={t("common.working")}>
+        {t("auth.signUpTitle")}
+      </SubmitButton>
     </form>
   );
 }

@@ -4,12 +4,13 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { useI18n } from "~/i18n/client";
+import { actorTypeLabel, eventLabel } from "~/i18n/labels";
 import { buttonClass, FieldRow, inputClass } from "../ui";
 
 export type AuditFilterValues = { events: string[]; actorType: string; actorId: string; node: string; scope: string; from: string; to: string };
 
 /** The audit log's filters, written to the URL (the export links reuse the same query). */
-export function AuditFilters({ initial, eventTypes }: { initial: AuditFilterValues; eventTypes: readonly string[] }) {
+export function AuditFilters({ initial, eventTypes, actorTypes }: { initial: AuditFilterValues; eventTypes: readonly string[]; actorTypes: readonly string[] }) {
   const { t } = useI18n();
   const router = useRouter();
   const [v, setV] = useState(initial);
@@ -35,7 +36,7 @@ export function AuditFilters({ initial, eventTypes }: { initial: AuditFilterValu
           {eventTypes.map((ev) => (
             <label key={ev} className="flex items-center gap-1.5">
               <input type="checkbox" checked={v.events.includes(ev)} onChange={(e) => setV({ ...v, events: e.target.checked ? [...v.events, ev] : v.events.filter((x) => x !== ev) })} />
-              {ev}
+              {eventLabel(t, ev)}
             </label>
           ))}
         </div>
@@ -44,9 +45,11 @@ export function AuditFilters({ initial, eventTypes }: { initial: AuditFilterValu
         <FieldRow label={t("audit.actorType")} className="text-sm">
           <select value={v.actorType} onChange={(e) => setV({ ...v, actorType: e.target.value })} className={inputClass}>
             <option value="">{t("common.any")}</option>
-            <option value="user">user</option>
-            <option value="api_key">api_key</option>
-            <option value="system">system</option>
+            {actorTypes.map((type) => (
+              <option key={type} value={type}>
+                {actorTypeLabel(t, type)}
+              </option>
+            ))}
           </select>
         </FieldRow>
         {field("actorId", t("audit.actorId"))}

@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { eventLabel } from "~/i18n/labels";
 import { getI18n } from "~/i18n/server";
 import type { AuditEntry } from "~/server/dashboard/audit-entries";
 import { ActorName } from "../actor-name";
@@ -34,7 +35,7 @@ export async function AuditRow({ entry: e }: { entry: AuditEntry }) {
         <LocalTime value={e.createdAt} />
       </td>
       <td className={cellClass}>
-        <Badge tone={EVENT_TONE[e.eventType] ?? "zinc"}>{e.eventType}</Badge>
+        <Badge tone={EVENT_TONE[e.eventType] ?? "zinc"}>{eventLabel(t, e.eventType)}</Badge>
       </td>
       <td className={`${cellClass} min-w-28 max-w-48`}>
         <ActorName actor={e.actor} t={t} />

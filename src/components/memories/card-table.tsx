@@ -1,29 +1,30 @@
 import Link from "next/link";
+import { categoryPathLabel, matchLabel } from "~/i18n/labels";
 import { getI18n } from "~/i18n/server";
 import type { CardListItem } from "~/server/dashboard/cards";
 import type { SearchHit } from "~/server/memory/retrieval/search-schema";
 import type { ScopeLabels } from "~/trpc/scope-labels";
 import { LocalTime } from "../local-time";
 import { ScopeName } from "../scope-name";
-import { Badge, cellClass, DataTable, Meter, STATUS_TONE } from "../ui";
+import { Badge, DataTable, Meter, STATUS_TONE, stackedCellClass as cellClass, stackedRowClass } from "../ui";
 
 /** A scope as people read it (a person's name, a workspace's name), the id on hover and behind a copy button. */
 function ScopeCell({ scope, labels }: { scope: string; labels: ScopeLabels }) {
   return (
-    <td className={`${cellClass} min-w-32 max-w-56 text-sm`}>
+    <td className={`${cellClass} text-sm md:max-w-56 md:min-w-32`}>
       <ScopeName scope={scope} label={labels[scope]} />
     </td>
   );
 }
 
-/** The memory browser's table (server-rendered). */
+/** The memory browser's table (server-rendered); a list of cards on phones. */
 export async function CardTable({ cards, labels }: { cards: CardListItem[]; labels: ScopeLabels }) {
   const { t } = await getI18n();
   return (
-    <DataTable label={t("memories.table")} head={[t("field.title"), t("field.kind"), t("field.scope"), `${t("field.status")} / ${t("field.updatedAt")}`]}>
+    <DataTable cardsOnPhone label={t("memories.table")} head={[t("field.title"), t("field.kind"), t("field.scope"), `${t("field.status")} / ${t("field.updatedAt")}`]}>
       {cards.map((card) => (
-        <tr key={card.id} className="hover:bg-zinc-50 dark:hover:bg-zinc-800/50">
-          <td className={`${cellClass} min-w-48 max-w-md`}>
+        <tr key={card.id} className={`${stackedRowClass} hover:bg-zinc-50 dark:hover:bg-zinc-800/50`}>
+          <td className={`${cellClass} md:max-w-md md:min-w-48`}>
             <Link href={`/memories/${card.id}`} className="font-medium text-indigo-700 hover:underline dark:text-indigo-300">
               {card.title}
             </Link>
@@ -38,10 +39,10 @@ export async function CardTable({ cards, labels }: { cards: CardListItem[]; labe
           </td>
           <td className={cellClass}>
             <span className="font-mono text-xs">{card.kind}</span>
-            <p className="text-xs text-zinc-500">{card.categoryPath || card.domain}</p>
+            <p className="text-xs text-zinc-500">{categoryPathLabel(t, card.categoryPath || card.domain)}</p>
           </td>
           <ScopeCell scope={card.scope} labels={labels} />
-          <td className={`${cellClass} whitespace-nowrap`}>
+          <td className={`${cellClass} md:whitespace-nowrap`}>
             <Badge tone={STATUS_TONE[card.status]}>{t(`status.${card.status as "active"}`)}</Badge>
             <span className="ml-1 text-xs text-zinc-500">r{card.revision}</span>
             <span className="mt-1 block text-xs text-zinc-500">
@@ -74,11 +75,11 @@ export async function CardTable({ cards, labels }: { cards: CardListItem[]; labe
 export async function SearchResults({ hits, labels }: { hits: SearchHit[]; labels: ScopeLabels }) {
   const { t } = await getI18n();
   return (
-    <DataTable label={t("memories.table")} head={[t("memories.rank"), t("field.title"), t("field.kind"), t("field.scope"), t("memories.matchedBy")]}>
+    <DataTable cardsOnPhone label={t("memories.table")} head={[t("memories.rank"), t("field.title"), t("field.kind"), t("field.scope"), t("memories.matchedBy")]}>
       {hits.map((hit, i) => (
-        <tr key={hit.id} className="hover:bg-zinc-50 dark:hover:bg-zinc-800/50">
+        <tr key={hit.id} className={`${stackedRowClass} hover:bg-zinc-50 dark:hover:bg-zinc-800/50`}>
           <td className={`${cellClass} tabular-nums text-zinc-500`}>{i + 1}</td>
-          <td className={`${cellClass} max-w-md`}>
+          <td className={`${cellClass} md:max-w-md`}>
             <Link href={`/memories/${hit.id}`} className="font-medium text-indigo-700 hover:underline dark:text-indigo-300">
               {hit.title}
             </Link>
@@ -90,7 +91,7 @@ export async function SearchResults({ hits, labels }: { hits: SearchHit[]; label
             <span className="flex flex-wrap gap-1">
               {hit.matchedBy.map((m) => (
                 <Badge key={m} tone="indigo">
-                  {m}
+                  {matchLabel(t, m)}
                 </Badge>
               ))}
             </span>

@@ -4,6 +4,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useId, useMemo, useState } from "react";
 import { useI18n } from "~/i18n/client";
+import { categoryLabel, kindDescription } from "~/i18n/labels";
 import { errorMessage, useTRPC } from "~/trpc/react";
 import type { KindOption } from "~/trpc/types";
 import { FormError } from "../form";
@@ -115,7 +116,7 @@ export function CreateCardForm({ kinds, ownScope, choices }: { kinds: KindOption
     <form onSubmit={submit} className="space-y-6">
       <Panel title={t("create.kindAndScope")}>
         <div className="grid gap-4 text-sm md:grid-cols-2">
-          <Labeled id={`${base}-kind`} label={t("field.kind")} hint={kind ? `${kind.description} ${kind.itemized ? t("create.perItem") : t("create.singleSlot", { kind: kind.kind })}` : null}>
+          <Labeled id={`${base}-kind`} label={t("field.kind")} hint={kind ? `${kindDescription(t, kind)} ${kind.itemized ? t("create.perItem") : t("create.singleSlot", { kind: kind.kind })}` : null}>
             <select
               id={`${base}-kind`}
               aria-describedby={hintId(`${base}-kind`)}
@@ -128,7 +129,7 @@ export function CreateCardForm({ kinds, ownScope, choices }: { kinds: KindOption
               className={inputClass}
             >
               {byDomain.map(([domain, group]) => (
-                <optgroup key={domain} label={domain}>
+                <optgroup key={domain} label={categoryLabel(t, domain)}>
                   {group.map((k) => (
                     <option key={k.kind} value={k.kind}>
                       {k.kind}

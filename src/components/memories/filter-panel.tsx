@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { useI18n } from "~/i18n/client";
+import { categoryLabel, nodeTypeLabel } from "~/i18n/labels";
 import type { CardFilter } from "~/server/dashboard/card-filter";
 import { cardFilterToSearchParams } from "~/server/dashboard/card-filter-url";
 import type { CardFacets, CategoryTreeNode, DomainTree } from "~/server/dashboard/cards";
@@ -24,10 +25,19 @@ const fraction = (text: string) => {
   return Number.isFinite(n) ? Math.max(0, Math.min(1, n)) : undefined;
 };
 
-/** Every browser filter, held in the URL: applying pushes a new history entry. */
+/** How many filters (the search text aside) narrow the list: shown on the collapsed panel's button. */
+const filtersSet = (filter: CardFilter) =>
+  Object.entries(filter).filter(([name, value]) => name !== "text" && value !== undefined && !(name === "statuses" && Array.isArray(value) && value.length === 1 && value[0] === "active")).length;
+
+/**
+ * Every browser filter, held in the URL: applying pushes a new history entry. Below the lg
+ * breakpoint the panel starts collapsed behind a button, so the first memory is on the first screen.
+ */
 export function FilterPanel({ filter, facets, tree, types, scopeLabels = {} }: { filter: CardFilter; facets: CardFacets; tree: DomainTree[]; types: readonly string[]; scopeLabels?: ScopeLabels }) {
   const { t, number } = useI18n();
   const router = useRouter();
+  const [open, setOpen] = useState(false);
+  const set = filtersSet(filter);
   const [draft, setDraft] = useState({
     statuses: filter.statuses?.length ? filter.statuses : ["active"],
     scope: filter.scopes?.[0] ?? "",
@@ -97,47 +107,62 @@ export function FilterPanel({ filter, facets, tree, types, scopeLabels = {} }: {
   );
 
   return (
-    <aside aria-label={t("memories.filters")} className="space-y-6">
-      <form onSubmit={apply} className="space-y-4 rounded-2xl border border-zinc-200 bg-white p-4 shadow-sm dark:border-zinc-800 dark:bg-zinc-900">
-        <h2 className="font-semibold">{t("memories.filters")}</h2>
-        <FieldRow group muted label={t("field.status")} className="text-sm">
-          <div className="space-y-1">
-            {STATUSES.map((s) => (
-              <label key={s} className="flex items-center justify-between gap-2">
-                <span className="flex items-center gap-2">
-                  <input
-                    type="checkbox"
-                    checked={draft.statuses.includes(s)}
-                    onChange={(e) => setDraft({ ...draft, statuses: e.target.checked ? [...draft.statuses, s] : draft.statuses.filter((x) => x !== s) })}
-                  />
-                  {t(`status.${s}`)}
-                </span>
-                <span className="tabular-nums text-xs text-zinc-500">{number(statusCount(s))}</span>
-              </label>
-            ))}
-          </div>
-        </FieldRow>
-        {select("scope", t("field.scope"), facets.scopes.map((s) => ({ value: s.scope, label: `${scopeLabels[s.scope] ? scopeOptionText(scopeLabels[s.scope]!, t) : s.scope} (${s.count})` })), t("memories.allScopes"))}
-        {select("kind", t("field.kind"), facets.kinds.map((k) => ({ value: k.kind, label: `${k.kind} (${k.count})` })), t("memories.anyKind"))}
-        {select("domain", t("field.domain"), facets.domains.map((d) => ({ value: d.domain, label: `${d.domain} (${d.count})` })), t("memories.anyDomain"))}
-        {select("type", t("field.type"), types.map((ty) => ({ value: ty, label: ty })), t("memories.anyType"))}
-        {(["tags", "entities"] as const).map((name) => (
-          <FieldRow key={name} muted label={t(name === "tags" ? "field.tags" : "field.entities")} className="text-sm">
-            <input value={draft[name]} onChange={(e) => setDraft({ ...draft, [name]: e.target.value })} placeholder={t("memories.tagsHint")} className={inputClass} />
+    <aside aria-label={t("memories.filters")} className="space-y-3 lg:space-y-6">
+      <button
+        type="button"
+        aria-expanded={open}
+        aria-controls="memory-filters"
+        onClick={() => setOpen(!open)}
+        className={`${buttonClass("secondary")} w-full justify-between lg:hidden`}
+      >
+        <span>
+          {open ? t("memories.hideFilters") : t("memories.showFilters")}
+          {set ? <span className="ml-2 text-xs text-indigo-600 dark:text-indigo-300">{t("memories.filtersSet", { n: set })}</span> : null}
+        </span>
+        <span aria-hidden>{open ? "▴" : "▾"}</span>
+      </button>
+      <div id="memory-filters" className={`space-y-6 ${open ? "" : "hidden"} lg:block`}>
+        <form onSubmit={apply} className="space-y-4 rounded-2xl border border-zinc-200 bg-white p-4 shadow-sm dark:border-zinc-800 dark:bg-zinc-900">
+          <h2 className="font-semibold">{t("memories.filters")}</h2>
+          <FieldRow group muted label={t("field.status")} className="text-sm">
+            <div className="space-y-1">
+              {STATUSES.map((s) => (
+                <label key={s} className="flex items-center justify-between gap-2">
+                  <span className="flex items-center gap-2">
+                    <input
+                      type="checkbox"
+                      checked={draft.statuses.includes(s)}
+                      onChange={(e) => setDraft({ ...draft, statuses: e.target.checked ? [...draft.statuses, s] : draft.statuses.filter((x) => x !== s) })}
+                    />
+                    {t(`status.${s}`)}
+                  </span>
+                  <span className="tabular-nums text-xs text-zinc-500">{number(statusCount(s))}</span>
+                </label>
+              ))}
+            </div>
           </FieldRow>
-        ))}
-        {range(t("field.confidence"), "minConfidence", "maxConfidence")}
-        {range(t("field.importance"), "minImportance", "maxImportance")}
-        <div className="flex gap-2">
-          <button type="submit" className={buttonClass("primary")}>
-            {t("common.apply")}
-          </button>
-          <Link href="/memories" className={buttonClass("ghost")}>
-            {t("common.reset")}
-          </Link>
-        </div>
-      </form>
-      <CategoryTree tree={tree} filter={filter} />
+          {select("scope", t("field.scope"), facets.scopes.map((s) => ({ value: s.scope, label: `${scopeLabels[s.scope] ? scopeOptionText(scopeLabels[s.scope]!, t) : s.scope} (${s.count})` })), t("memories.allScopes"))}
+          {select("kind", t("field.kind"), facets.kinds.map((k) => ({ value: k.kind, label: `${k.kind} (${k.count})` })), t("memories.anyKind"))}
+          {select("domain", t("field.domain"), facets.domains.map((d) => ({ value: d.domain, label: `${categoryLabel(t, d.domain)} (${d.count})` })), t("memories.anyDomain"))}
+          {select("type", t("field.type"), types.map((ty) => ({ value: ty, label: nodeTypeLabel(t, ty) })), t("memories.anyType"))}
+          {(["tags", "entities"] as const).map((name) => (
+            <FieldRow key={name} muted label={t(name === "tags" ? "field.tags" : "field.entities")} className="text-sm">
+              <input value={draft[name]} onChange={(e) => setDraft({ ...draft, [name]: e.target.value })} placeholder={t("memories.tagsHint")} className={inputClass} />
+            </FieldRow>
+          ))}
+          {range(t("field.confidence"), "minConfidence", "maxConfidence")}
+          {range(t("field.importance"), "minImportance", "maxImportance")}
+          <div className="flex gap-2">
+            <button type="submit" className={buttonClass("primary")}>
+              {t("common.apply")}
+            </button>
+            <Link href="/memories" className={buttonClass("ghost")}>
+              {t("common.reset")}
+            </Link>
+          </div>
+        </form>
+        <CategoryTree tree={tree} filter={filter} />
+      </div>
     </aside>
   );
 }
@@ -154,7 +179,7 @@ function CategoryTree({ tree, filter }: { tree: DomainTree[]; filter: CardFilter
             aria-current={filter.category === node.path ? "true" : undefined}
             className="flex justify-between gap-2 rounded px-1 hover:bg-zinc-100 aria-[current=true]:font-semibold aria-[current=true]:text-indigo-700 dark:hover:bg-zinc-800"
           >
-            <span className="truncate">{node.name}</span>
+            <span className="truncate">{categoryLabel(t, node.name)}</span>
             <span className="tabular-nums text-xs text-zinc-500">{number(node.count)}</span>
           </Link>
           {node.children.length ? branch(node.children, domain) : null}
@@ -181,7 +206,7 @@ function CategoryTree({ tree, filter }: { tree: DomainTree[]; filter: CardFilter
                 aria-current={filter.domain === d.domain && !filter.category ? "true" : undefined}
                 className="flex justify-between gap-2 rounded px-1 font-medium hover:bg-zinc-100 aria-[current=true]:text-indigo-700 dark:hover:bg-zinc-800"
               >
-                <span className="truncate">{d.domain}</span>
+                <span className="truncate">{categoryLabel(t, d.domain)}</span>
                 <span className="tabular-nums text-xs text-zinc-500">{number(d.count)}</span>
               </Link>
               {d.categories.length ? branch(d.categories, d.domain) : null}

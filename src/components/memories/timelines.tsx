@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { eventLabel, messageRoleLabel } from "~/i18n/labels";
 import { getI18n } from "~/i18n/server";
 import type { AuditEntry, CardDetail, EvidenceMessage } from "~/server/dashboard/card-detail";
 import { ActorName } from "../actor-name";
@@ -46,7 +47,7 @@ export async function AuditTimeline({ events }: { events: AuditEntry[] }) {
       {events.map((e) => (
         <li key={e.id} className="rounded-xl border border-zinc-100 p-3 text-sm dark:border-zinc-800">
           <div className="flex flex-wrap items-center gap-2">
-            <Badge tone={EVENT_TONE[e.eventType] ?? "zinc"}>{e.eventType}</Badge>
+            <Badge tone={EVENT_TONE[e.eventType] ?? "zinc"}>{eventLabel(t, e.eventType)}</Badge>
             <ActorName actor={e.actor} t={t} />
             <span className="text-xs text-zinc-500">
               <LocalTime value={e.createdAt} />
@@ -79,7 +80,7 @@ export async function EvidenceList({ messages, missing, hidden = 0 }: { messages
         {messages.map((m) => (
           <li key={m.id} className="rounded-xl border border-zinc-100 p-3 text-sm dark:border-zinc-800">
             <div className="flex flex-wrap items-center gap-2 text-xs text-zinc-500">
-              <Badge>{m.role}</Badge>
+              <Badge>{messageRoleLabel(t, m.role)}</Badge>
               <Link href={`/sessions/${encodeURIComponent(m.sessionId)}?at=${encodeURIComponent(m.id)}#${m.id}`} className="font-mono text-indigo-600 hover:underline">
                 {m.sessionId}
               </Link>

@@ -3,6 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useI18n } from "~/i18n/client";
+import { matchLabel, omitReasonLabel, scoreLabel } from "~/i18n/labels";
 import { errorMessage, useTRPC } from "~/trpc/react";
 import { FormError } from "../form";
 import { Badge, buttonClass, inputClass } from "../ui";
@@ -52,12 +53,12 @@ export function WhyRecalled({ id, title }: { id: string; title: string }) {
               {t("why.ranked", { rank: data.rank, total: data.total, query: data.query })}{" "}
               {data.matchedBy.map((m) => (
                 <Badge key={m} tone="indigo">
-                  {m}
+                  {matchLabel(t, m)}
                 </Badge>
               ))}
             </p>
           ) : (
-            <p>{data.omittedBecause ? t("why.omitted", { query: data.query, reason: data.omittedBecause }) : t("why.notFound", { query: data.query, total: data.total })}</p>
+            <p>{data.omittedBecause ? t("why.omitted", { query: data.query, reason: omitReasonLabel(t, data.omittedBecause) }) : t("why.notFound", { query: data.query, total: data.total })}</p>
           )}
           {parts.length ? (
             <>
@@ -66,7 +67,7 @@ export function WhyRecalled({ id, title }: { id: string; title: string }) {
                   {parts.map((p) => (
                     <tr key={p.name}>
                       <th scope="row" className="w-28 py-0.5 text-left font-medium text-zinc-500">
-                        {p.name}
+                        {scoreLabel(t, p.name)}
                       </th>
                       <td className="py-0.5">
                         <span className="block h-2 rounded-full bg-indigo-500/80" style={{ width: `${Math.max(2, (Math.abs(p.value) / max) * 100)}%` }} />
@@ -76,7 +77,7 @@ export function WhyRecalled({ id, title }: { id: string; title: string }) {
                   ))}
                   <tr>
                     <th scope="row" className="py-0.5 text-left font-semibold">
-                      final
+                      {scoreLabel(t, "final")}
                     </th>
                     <td />
                     <td className="py-0.5 text-right font-semibold tabular-nums">{data.score!.final.toFixed(3)}</td>

@@ -1,5 +1,6 @@
 import type { MessageKey, Translate } from "~/i18n/translate";
 import type { KindOption } from "~/trpc/types";
+import { kindValueHint } from "~/i18n/labels";
 
 /** Refusals the create form words for people (in their language); any other keeps the server's sentence. */
 const WORDED = new Set([
@@ -22,7 +23,7 @@ const WORDED = new Set([
 ]);
 
 /** A kind's value hint (written for agents) in the form's words: the form calls itemKey "Item". */
-export const formValueHint = (t: Translate, kind: KindOption) => kind.valueHint.replace(/\bitemKey\b/g, t("field.itemKey"));
+export const formValueHint = (t: Translate, kind: KindOption) => kindValueHint(t, kind).replace(/\bitemKey\b/g, t("field.itemKey"));
 
 /**
  * A write's refusal as the form says it: in the form's own words ("Item", not itemKey; the kind's

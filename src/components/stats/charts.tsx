@@ -2,6 +2,7 @@
 
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { useI18n } from "~/i18n/client";
+import { eventLabel } from "~/i18n/labels";
 import type { DashboardStats } from "~/server/dashboard/stats";
 
 const COLORS = ["#4f46e5", "#0ea5e9", "#10b981", "#f59e0b", "#ef4444", "#a855f7", "#64748b"];
@@ -40,7 +41,7 @@ export function WritesChart({ data }: { data: DashboardStats["writesPerDay"] }) 
           <Tooltip />
           <Legend wrapperStyle={{ fontSize: 12 }} />
           {series.map((s, i) => (
-            <Bar key={s} dataKey={s} stackId="writes" fill={COLORS[i % COLORS.length]} />
+            <Bar key={s} dataKey={s} name={eventLabel(t, s)} stackId="writes" fill={COLORS[i % COLORS.length]} />
           ))}
         </BarChart>
       </ResponsiveContainer>

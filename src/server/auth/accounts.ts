@@ -2,6 +2,7 @@ import { and, asc, count, eq, sql } from "drizzle-orm";
 import type { Database, DbOrTx } from "~/db/types";
 import { memoryAuditEvents, scopeGrants, tenantMembers, tenants, users, type TenantRole, type User } from "~/db/schema";
 import { defaultMemberGrants } from "./permissions";
+import { DEFAULT_ORGANISATION_NAME } from "./default-organisation";
 import { newId } from "~/server/ids";
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from "./password";
 import { closeAllSessionRecords } from "./session-records";
@@ -115,7 +116,7 @@ async function createAccount(
       .values({ id: newId("usr"), email: input.email, name: input.name, image: input.image, passwordHash: input.passwordHash })
       .returning();
     const ownerName = input.name ?? input.email.split("@")[0];
-    const tenant = await createTenant(tx, firstAdmin ? "Default organisation" : `${ownerName}'s organisation`);
+    const tenant = await createTenant(tx, firstAdmin ? DEFAULT_ORGANISATION_NAME : `${ownerName}'s organisation`);
     await addMembership(tx, {
       tenantId: tenant.id,
       userId: user!.id,
@@ -155,7 +156,7 @@ export async function addUserToTenant(
     let tenantId = input.tenantId;
     if (!tenantId) {
       const [first] = await tx.select({ id: tenants.id }).from(tenants).orderBy(asc(tenants.createdAt)).limit(1);
-      tenantId = first?.id ?? (await createTenant(tx, "Default organisation")).id;
+      tenantId = first?.id ?? (await createTenant(tx, DEFAULT_ORGANISATION_NAME)).id;
     } else {
       const [exists] = await tx.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, tenantId)).limit(1);
       if (!exists) throw new AccountError("unknown_tenant", `No organisation with id ${tenantId}.`);

@@ -1,12 +1,14 @@
 import { AuditFilters } from "~/components/audit/audit-filters";
 import { AuditRow } from "~/components/audit/audit-row";
+import { ACTOR_TYPES } from "~/db/schema";
 import { PageHeader } from "~/components/page-header";
 import { buttonClass, DataTable, EmptyState, ErrorState, Pager } from "~/components/ui";
 import { getI18n } from "~/i18n/server";
 import { AUDIT_EVENT_TYPES, auditFilterFromSearchParams } from "~/server/dashboard/audit";
 import { attempt, serverApi } from "~/trpc/server";
+import { pageTitle } from "~/i18n/metadata";
 
-export const metadata = { title: "Audit log" };
+export const generateMetadata = pageTitle("nav.audit");
 
 type SearchParams = Record<string, string | string[] | undefined>;
 const FILTER_PARAMS = ["event", "actorType", "actorId", "node", "scope", "from", "to"] as const;
@@ -46,6 +48,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
       <AuditFilters
         key={filterQuery(params)}
         eventTypes={AUDIT_EVENT_TYPES}
+        actorTypes={ACTOR_TYPES}
         initial={{ events: filter.eventTypes ?? [], actorType: first("actorType"), actorId: first("actorId"), node: first("node"), scope: first("scope"), from: first("from"), to: first("to") }}
       />
       {!page.ok ? (

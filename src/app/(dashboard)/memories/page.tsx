@@ -9,8 +9,9 @@ import { cardFilterFromSearchParams, cardFilterToSearchParams, type CardFilter }
 import type { CardFacets } from "~/server/dashboard/cards";
 import { scopeLabelsFor } from "~/trpc/scope-labels";
 import { attempt, serverApi } from "~/trpc/server";
+import { pageTitle } from "~/i18n/metadata";
 
-export const metadata = { title: "Memories" };
+export const generateMetadata = pageTitle("nav.memories");
 
 type SearchParams = Record<string, string | string[] | undefined>;
 

@@ -6,8 +6,9 @@ import { cellClass, DataTable, EmptyState, ErrorState, Pager } from "~/component
 import { getI18n } from "~/i18n/server";
 import { scopeLabelsFor } from "~/trpc/scope-labels";
 import { attempt, serverApi } from "~/trpc/server";
+import { pageTitle } from "~/i18n/metadata";
 
-export const metadata = { title: "Sessions" };
+export const generateMetadata = pageTitle("nav.sessions");
 
 export default async function SessionsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const { cursor } = await searchParams;

@@ -4,8 +4,9 @@ import { CountBars, SearchesChart, WritesChart } from "~/components/stats/charts
 import { ErrorState, Panel } from "~/components/ui";
 import { getI18n } from "~/i18n/server";
 import { attempt, serverApi } from "~/trpc/server";
+import { pageTitle } from "~/i18n/metadata";
 
-export const metadata = { title: "Stats" };
+export const generateMetadata = pageTitle("nav.stats");
 
 const WINDOWS = [7, 30, 90] as const;
 

@@ -4,8 +4,9 @@ import { PageHeader } from "~/components/page-header";
 import { Badge, cellClass, DataTable, EmptyState, ErrorState, Meter, Panel } from "~/components/ui";
 import { getI18n } from "~/i18n/server";
 import { attempt, serverApi } from "~/trpc/server";
+import { pageTitle } from "~/i18n/metadata";
 
-export const metadata = { title: "Topics" };
+export const generateMetadata = pageTitle("nav.topics");
 
 export default async function TopicsPage() {
   const [{ t, number }, api] = await Promise.all([getI18n(), serverApi()]);
@@ -21,7 +22,7 @@ export default async function TopicsPage() {
           ) : tree.data.length === 0 ? (
             <p className="text-sm text-zinc-500">{t("topics.noCategories")}</p>
           ) : (
-            <CategoryList tree={tree.data} label={t("topics.categories")} />
+            <CategoryList tree={tree.data} label={t("topics.categories")} t={t} />
           )}
         </Panel>
         <div>

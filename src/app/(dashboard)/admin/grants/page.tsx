@@ -5,8 +5,9 @@ import { ErrorState } from "~/components/ui";
 import { getI18n } from "~/i18n/server";
 import { scopeLabelsFor } from "~/trpc/scope-labels";
 import { attempt, serverApi } from "~/trpc/server";
+import { pageTitle } from "~/i18n/metadata";
 
-export const metadata = { title: "Scope grants" };
+export const generateMetadata = pageTitle("nav.grants");
 
 export default async function GrantsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const [{ t }, api, query] = await Promise.all([getI18n(), serverApi(), searchParams]);

@@ -3,8 +3,9 @@ import { PageHeader } from "~/components/page-header";
 import { ErrorState } from "~/components/ui";
 import { getI18n } from "~/i18n/server";
 import { attempt, serverApi } from "~/trpc/server";
+import { pageTitle } from "~/i18n/metadata";
 
-export const metadata = { title: "API keys" };
+export const generateMetadata = pageTitle("nav.keys");
 
 /** Members see and manage their own keys; admins every key, and may create keys owned by another member. */
 export default async function KeysPage() {

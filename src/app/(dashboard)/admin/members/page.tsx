@@ -3,8 +3,9 @@ import { PageHeader } from "~/components/page-header";
 import { ErrorState } from "~/components/ui";
 import { getI18n } from "~/i18n/server";
 import { attempt, serverApi } from "~/trpc/server";
+import { pageTitle } from "~/i18n/metadata";
 
-export const metadata = { title: "Members" };
+export const generateMetadata = pageTitle("nav.members");
 
 export default async function MembersPage() {
   const [{ t }, api] = await Promise.all([getI18n(), serverApi()]);

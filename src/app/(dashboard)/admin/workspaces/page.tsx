@@ -6,8 +6,9 @@ import { PageHeader } from "~/components/page-header";
 import { Badge, cellClass, DataTable, EmptyState, ErrorState } from "~/components/ui";
 import { getI18n } from "~/i18n/server";
 import { attempt, serverApi } from "~/trpc/server";
+import { pageTitle } from "~/i18n/metadata";
 
-export const metadata = { title: "Workspaces" };
+export const generateMetadata = pageTitle("nav.workspaces");
 
 export default async function WorkspacesPage() {
   const [{ t, number }, api] = await Promise.all([getI18n(), serverApi()]);

@@ -8,13 +8,15 @@ import { RestoreCard } from "~/components/memories/restore-card";
 import { AuditTimeline, EvidenceList, RevisionTimeline } from "~/components/memories/timelines";
 import { WhyRecalled } from "~/components/memories/why-recalled";
 import { Badge, ErrorState, Fields, LinkButton, Meter, Panel, STATUS_TONE } from "~/components/ui";
+import { categoryLabel, nodeTypeLabel } from "~/i18n/labels";
 import { getI18n } from "~/i18n/server";
 import { MIN_CONFIDENCE } from "~/server/memory/retrieval/conflicts";
 import { ScopeName } from "~/components/scope-name";
 import { scopeLabelsFor } from "~/trpc/scope-labels";
 import { attempt, serverApi } from "~/trpc/server";
+import { pageTitle } from "~/i18n/metadata";
 
-export const metadata = { title: "Memory" };
+export const generateMetadata = pageTitle("title.memory");
 
 export default async function MemoryCardPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
@@ -102,9 +104,9 @@ export default async function MemoryCardPage({ params }: { params: Promise<{ id:
                 { label: t("field.itemKey"), value: node.itemKey ?? "—" },
                 { label: t("field.kind"), value: node.kind },
                 { label: t("field.scope"), value: <ScopeName scope={node.scope} label={scopeLabels[node.scope]} /> },
-                { label: t("field.domain"), value: node.domain },
-                { label: t("field.category"), value: node.categoryPath.length ? <Link className="text-indigo-600 hover:underline" href={`/memories?category=${encodeURIComponent(node.categoryPath.join("/"))}`}>{node.categoryPath.join(" / ")}</Link> : "—" },
-                { label: t("field.type"), value: node.type },
+                { label: t("field.domain"), value: categoryLabel(t, node.domain) },
+                { label: t("field.category"), value: node.categoryPath.length ? <Link className="text-indigo-600 hover:underline" href={`/memories?category=${encodeURIComponent(node.categoryPath.join("/"))}`}>{node.categoryPath.map((segment) => categoryLabel(t, segment)).join(" / ")}</Link> : "—" },
+                { label: t("field.type"), value: nodeTypeLabel(t, node.type) },
                 { label: t("field.confidence"), value: <Meter value={node.confidence} label={t("field.confidence")} /> },
                 { label: t("field.importance"), value: <Meter value={node.importance} label={t("field.importance")} /> },
                 { label: t("field.tags"), value: node.tags.length ? node.tags.map((tag) => <Badge key={tag}>#{tag}</Badge>) : "—" },

@@ -2,8 +2,9 @@ import { CreateCardForm } from "~/components/memories/create-card-form";
 import { PageHeader } from "~/components/page-header";
 import { getI18n } from "~/i18n/server";
 import { serverApi } from "~/trpc/server";
+import { pageTitle } from "~/i18n/metadata";
 
-export const metadata = { title: "New memory" };
+export const generateMetadata = pageTitle("create.title");
 
 export default async function NewMemoryPage() {
   const api = await serverApi();

@@ -3,8 +3,9 @@ import { PageHeader } from "~/components/page-header";
 import { getI18n } from "~/i18n/server";
 import { scopeLabelsFor } from "~/trpc/scope-labels";
 import { serverApi } from "~/trpc/server";
+import { pageTitle } from "~/i18n/metadata";
 
-export const metadata = { title: "Import / export" };
+export const generateMetadata = pageTitle("transfer.title");
 
 export default async function TransferPage() {
   const [{ t }, api] = await Promise.all([getI18n(), serverApi()]);

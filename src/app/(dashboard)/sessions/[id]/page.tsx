@@ -4,10 +4,12 @@ import { LocalTime } from "~/components/local-time";
 import { EraseSession } from "~/components/sessions/erase-session";
 import { TryRecall } from "~/components/sessions/try-recall";
 import { Badge, EmptyState, ErrorState, LinkButton, Panel, STATUS_TONE } from "~/components/ui";
+import { messageRoleLabel } from "~/i18n/labels";
 import { getI18n } from "~/i18n/server";
 import { attempt, serverApi } from "~/trpc/server";
+import { pageTitle } from "~/i18n/metadata";
 
-export const metadata = { title: "Session" };
+export const generateMetadata = pageTitle("title.session");
 
 const LIST_FIELDS = ["constraints", "preferences", "decisions", "completedWork", "pendingWork", "knownIssues"] as const;
 
@@ -61,7 +63,7 @@ export default async function SessionPage({ params, searchParams }: { params: Pr
                   className={`scroll-mt-24 rounded-xl border p-3 text-sm ${m.id === at ? "border-indigo-400 ring-2 ring-indigo-400/40" : "border-zinc-100 dark:border-zinc-800"} ${m.role === "user" ? "bg-zinc-50 dark:bg-zinc-950" : ""}`}
                 >
                   <div className="flex flex-wrap items-center gap-2 text-xs text-zinc-500">
-                    <Badge tone={m.role === "user" ? "indigo" : "zinc"}>{m.role}</Badge>
+                    <Badge tone={m.role === "user" ? "indigo" : "zinc"}>{messageRoleLabel(t, m.role)}</Badge>
                     <LocalTime value={m.createdAt} />
                     <span className="font-mono">{m.id}</span>
                   </div>
