@@ -46,6 +46,9 @@ export default defineConfig({
   retries: 0,
   reporter: [["list"]],
   timeout: 60_000,
+  // A page that hashes a password or renders a first build can take more than the default 5 s on a
+  // busy two-core machine; assertions still fail when the thing never appears.
+  expect: { timeout: 15_000 },
   use: { trace: "off" },
   projects: [
     { name: "api", testMatch: /api\/.*\.spec\.ts/, use: { baseURL: servers.api.baseURL } },

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { shot, signIn } from "./helpers";
+import { createWorkspace, shot, signIn } from "./helpers";
 
 /**
  * Issue #31, items 1 and 3, through the create form: a card never silently replaces another (two
@@ -14,7 +14,7 @@ type Fields = { kind: string; scope?: string; item?: string; title: string; cont
 async function fillAndCreate(page: Page, card: Fields) {
   await page.goto("/memories/new");
   await page.getByLabel("Kind", { exact: true }).selectOption(card.kind);
-  if (card.scope) await page.getByLabel("Scope", { exact: true }).fill(card.scope);
+  if (card.scope) await page.getByLabel("Scope", { exact: true }).selectOption(card.scope);
   if (card.item !== undefined) await page.getByLabel(/^Item/).fill(card.item);
   await page.getByLabel("Title", { exact: true }).fill(card.title);
   await page.getByRole("textbox", { name: "Content", exact: true }).fill(card.content);
@@ -35,9 +35,8 @@ const warning = (page: Page) => page.getByRole("alertdialog", { name: "Saving wo
 test("item 1: a second decision is a card of its own; a create that would replace a card asks first", async ({ page }) => {
   test.setTimeout(240_000);
   await signIn(page);
-  const workspace = `workspace:apollo-${Date.now()}`;
-  // Cards of a person's own kinds go to a context scope of this test's own, so no other spec's card is in their slot.
-  const personal = `context:e2e/create-${Date.now()}`;
+  const stamp = Date.now();
+  const workspace = await createWorkspace(page, { name: `Apollo ${stamp}`, id: `apollo-${stamp}` });
 
   // The issue's two decisions: both saved, both active, the first still found by "database".
   await fillAndCreate(page, { kind: "durable_decision", scope: workspace, title: "Apollo uses Postgres", content: "The Apollo database is Postgres." });
@@ -70,10 +69,10 @@ test("item 1: a second decision is a card of its own; a create that would replac
   expect(await storedCard(page, page.url())).toMatchObject({ revision: 2, key: "decision.durable:no_friday_deploys" });
 
   // A single-slot kind says it holds one card per scope, at phone width too.
-  await fillAndCreate(page, { kind: "occupation", scope: personal, title: "Backend engineer", content: "Works as a backend engineer.", value: "backend engineer" });
+  await fillAndCreate(page, { kind: "occupation", title: "Backend engineer", content: "Works as a backend engineer.", value: "backend engineer" });
   await page.waitForURL(/\/memories\/mem_/);
   await page.setViewportSize({ width: 390, height: 844 });
-  await fillAndCreate(page, { kind: "occupation", scope: personal, title: "Designer", content: "Works as a designer.", value: "designer" });
+  await fillAndCreate(page, { kind: "occupation", title: "Designer", content: "Works as a designer.", value: "designer" });
   await expect(warning(page)).toContainText("occupation holds one card per scope");
   await expect(warning(page)).toContainText("Backend engineer");
   await shot(page, "card-create-replace-warning-390");
@@ -84,7 +83,6 @@ test("item 1: a second decision is a card of its own; a create that would replac
   await page.context().addCookies([{ name: "memory-locale", value: "zh", domain: host, path: "/" }]);
   await page.goto("/memories/new");
   await page.getByLabel("类型", { exact: true }).selectOption("occupation");
-  await page.getByLabel("作用域", { exact: true }).fill(personal);
   await page.getByLabel("标题", { exact: true }).fill("设计师");
   await page.getByRole("textbox", { name: "内容", exact: true }).fill("职业是设计师。");
   await page.getByRole("textbox", { name: /^值/ }).fill("设计师");
@@ -104,7 +102,9 @@ test("item 3: Value is parsed as JSON for every kind, checked against the kind, 
   // The issue's value for a food to avoid (food_avoidance is avoid_ingredient now): stored as an object.
   await page.goto("/memories/new");
   await page.getByLabel("Kind", { exact: true }).selectOption("avoid_ingredient");
-  await page.getByLabel("Scope", { exact: true }).fill(`context:e2e/value-${Date.now()}`);
+  // An Item of this test's own (the value would name 香菜), so no other spec's card is in its slot.
+  const item = `cilantro_${Date.now().toString(36).replace(/[0-9]/g, "")}`;
+  await page.getByLabel(/^Item/).fill(item);
   await page.getByLabel("Title", { exact: true }).fill("不吃香菜");
   await page.getByRole("textbox", { name: "Content", exact: true }).fill("用户不喜欢香菜的味道。");
   await value.fill('{"food":"香菜","reason":"dislike"}');
@@ -112,7 +112,7 @@ test("item 3: Value is parsed as JSON for every kind, checked against the kind, 
   await shot(page, "card-create-value-json");
   await page.getByRole("button", { name: "Create memory" }).click();
   await page.waitForURL(/\/memories\/mem_/);
-  expect(await storedCard(page, page.url())).toMatchObject({ key: "cooking.avoid_ingredient:香菜", valueJson: { food: "香菜", reason: "dislike" } });
+  expect(await storedCard(page, page.url())).toMatchObject({ key: `cooking.avoid_ingredient:${item}`, valueJson: { food: "香菜", reason: "dislike" } });
   await shot(page, "card-create-value-stored");
   // The edit dialog reads it back the same way.
   await page.getByRole("button", { name: "Edit", exact: true }).click();
