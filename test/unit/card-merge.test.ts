@@ -22,7 +22,7 @@ describe("three-way card merge", () => {
     const merges = mergeCard(base, theirs, mine);
     expect(outcomes(merges)).toEqual({ tags: "theirs", title: "mine" });
     expect(conflictingFields(merges)).toEqual([]);
-    expect(resolveMerge(merges, {})).toEqual({ ...base, title: "Prefers green tea", tags: ["drinks", "morning"] });
+    expect(resolveMerge(theirs, merges, {})).toEqual({ ...base, title: "Prefers green tea", tags: ["drinks", "morning"] });
   });
 
   it("shows scores and expiry changed on the other side, and keeps them", () => {
@@ -30,7 +30,7 @@ describe("three-way card merge", () => {
     const mine = { ...base, content: "The user drinks green tea every morning." };
     const merges = mergeCard(base, theirs, mine);
     expect(outcomes(merges)).toEqual({ content: "mine", confidence: "theirs", importance: "theirs", expiresAt: "theirs", entities: "theirs" });
-    expect(resolveMerge(merges, {})).toMatchObject({ confidence: 0.3, importance: 0.9, expiresAt: null, entities: ["tea", "morning"], content: mine.content });
+    expect(resolveMerge(theirs, merges, {})).toMatchObject({ confidence: 0.3, importance: 0.9, expiresAt: null, entities: ["tea", "morning"], content: mine.content });
   });
 
   it("refuses to guess when both sides changed the same field differently", () => {
@@ -38,9 +38,16 @@ describe("three-way card merge", () => {
     const mine = { ...base, title: "Prefers green tea" };
     const merges = mergeCard(base, theirs, mine);
     expect(conflictingFields(merges)).toEqual(["title"]);
-    expect(resolveMerge(merges, {})).toBeNull();
-    expect(resolveMerge(merges, { title: "mine" })?.title).toBe("Prefers green tea");
-    expect(resolveMerge(merges, { title: "theirs" })?.title).toBe("Prefers black tea");
+    expect(resolveMerge(theirs, merges, {})).toBeNull();
+    expect(resolveMerge(theirs, merges, { title: "mine" })?.title).toBe("Prefers green tea");
+    expect(resolveMerge(theirs, merges, { title: "theirs" })?.title).toBe("Prefers black tea");
+  });
+
+  it("resolves every field from a list of the differences only (as the dialog shows them)", () => {
+    const theirs = { ...base, tags: ["drinks", "morning"] };
+    const differences = mergeCard(base, theirs, { ...base, title: "Prefers green tea" }).filter((m) => m.outcome !== "unchanged");
+    expect(differences.map((m) => m.field)).toEqual(["title", "tags"]);
+    expect(resolveMerge(theirs, differences, {})).toEqual({ ...theirs, title: "Prefers green tea" });
   });
 
   it("treats the same change on both sides as no conflict", () => {
@@ -56,7 +63,7 @@ describe("three-way card merge", () => {
     const mine = { ...start, tags: ["a", "c", "y"] };
     const merges = mergeCard(start, theirs, mine);
     expect(outcomes(merges)).toEqual({ tags: "combined" });
-    expect(resolveMerge(merges, {})?.tags).toEqual(["a", "c", "x", "y"]);
+    expect(resolveMerge(theirs, merges, {})?.tags).toEqual(["a", "c", "x", "y"]);
   });
 
   it("reads a reordered list, a score printed differently and an equal instant as unchanged", () => {

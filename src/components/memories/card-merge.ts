@@ -95,11 +95,12 @@ export function mergeCard(base: CardValues, theirs: CardValues, mine: CardValues
 export const conflictingFields = (merges: readonly FieldMerge[]): MergeField[] => merges.filter((m) => m.outcome === "conflict").map((m) => m.field);
 
 /**
- * The card to save on top of `theirs`: every merged field, conflicts as chosen. Null while a
+ * The card to save on top of `theirs`: `theirs` with every merged field, conflicts as chosen (a list
+ * that leaves fields out, like the dialog's list of differences, keeps theirs for them). Null while a
  * conflict has no choice (nothing is applied by guess).
  */
-export function resolveMerge(merges: readonly FieldMerge[], choices: Partial<Record<MergeField, Choice>>): CardValues | null {
-  const values: Partial<Record<MergeField, unknown>> = {};
+export function resolveMerge(theirs: CardValues, merges: readonly FieldMerge[], choices: Partial<Record<MergeField, Choice>>): CardValues | null {
+  const values: Partial<Record<MergeField, unknown>> = { ...theirs };
   for (const m of merges) {
     if (m.outcome !== "conflict") values[m.field] = m.merged;
     else if (choices[m.field]) values[m.field] = choices[m.field] === "mine" ? m.mine : m.theirs;

@@ -52,9 +52,10 @@ export function ConflictMerge({ base, baseRevision, mine, current, busy, error, 
 }) {
   const { t } = useI18n();
   const [choices, setChoices] = useState<Partial<Record<MergeField, Choice>>>({});
-  const merges = mergeCard(base, cardValues(current), mine).filter((m) => m.outcome !== "unchanged");
+  const theirs = cardValues(current);
+  const merges = mergeCard(base, theirs, mine).filter((m) => m.outcome !== "unchanged");
   const open = conflictingFields(merges).filter((field) => !choices[field]);
-  const resolved = resolveMerge(merges, choices);
+  const resolved = resolveMerge(theirs, merges, choices);
   const label = (field: MergeField) => t(FIELD_LABEL[field]);
 
   return (
