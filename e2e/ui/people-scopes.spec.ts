@@ -57,10 +57,12 @@ test("scopes are chosen from people, workspaces and sessions; a made-up scope is
   // Creating in a chosen person's scope: the card page names the person, the id stays on hover.
   const beaScope = await scopeOfPerson(page, bea.email);
   await createCard(page, { kind: "custom_fact", scope: beaScope, item: `tea-${stamp}`, title: `Bea likes tea ${stamp}`, content: "Bea drinks green tea.", value: "green tea" });
-  await expect(page.locator(`[title="${beaScope}"]`).filter({ hasText: bea.name })).toBeVisible();
+  // Named in the header and the fields (the id on hover in both), with a copy button.
+  await expect(page.locator(`[title="${beaScope}"]`).filter({ hasText: bea.name })).toHaveCount(2);
+  await expect(page.getByRole("button", { name: `Copy the id ${beaScope}` })).toBeVisible();
   await shot(page, "people-card-in-chosen-scope");
   await createCard(page, { kind: "custom_fact", scope: workspace, item: `ws-${stamp}`, title: `Picker project fact ${stamp}`, content: "The project ships on Fridays.", value: "friday" });
-  await expect(page.locator(`[title="${workspace}"]`).filter({ hasText: `Picker project ${stamp}` })).toBeVisible();
+  await expect(page.locator(`[title="${workspace}"]`).filter({ hasText: `Picker project ${stamp}` }).first()).toBeVisible();
 
   // A made-up scope sent anyway (as the old free-text box allowed) is refused with what to send instead.
   const write = (scope: string) =>
@@ -171,7 +173,7 @@ test("people, not ids: names and emails everywhere a person is meant, the id on 
   // At 390 px and in Chinese the same names show.
   await page.setViewportSize({ width: 390, height: 844 });
   await page.goto(`/memories?scope=${encodeURIComponent(deeScope)}`);
-  await expect(page.getByText(dee.name).first()).toBeVisible();
+  await expect(page.getByRole("table", { name: "Memory cards" }).getByText(dee.name)).toBeVisible();
   await shot(page, "people-scope-cell-390");
   await context.addCookies([{ name: "memory-locale", value: "zh", url: baseURL! }]);
   await page.setViewportSize({ width: 1366, height: 900 });

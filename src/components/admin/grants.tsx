@@ -128,7 +128,14 @@ export function GrantsMatrix({
             {t("grants.addScope")}
           </button>
         </form>
-        <DataTable label={t("grants.matrix")} head={[t("grants.person"), ...columns.map((c) => (c === OWN ? t("grants.ownProfile") : c === "session:*" ? c : <ScopeName key={c} scope={c} label={labelOf(c)} />))]}>
+        <DataTable label={t("grants.matrix")} head={[t("grants.person"), ...columns.map((c) => (c === OWN ? t("grants.ownProfile") : c === "session:*" ? (
+              c
+            ) : (
+              // Names keep their case in the upper-case header row.
+              <span key={c} className="tracking-normal normal-case">
+                <ScopeName scope={c} label={labelOf(c)} />
+              </span>
+            )))]}>
           {members.map((m) => {
             const principal: Principal = { type: "user", id: m.userId, label: m.email };
             const admin = m.role === "admin";
