@@ -25,16 +25,16 @@ test("switched to Chinese, every part of the dashboard speaks Chinese", async ({
   // Category paths of both kinds of kind, in Chinese.
   const table = page.getByRole("table", { name: "记忆卡片" });
   await expect(table.getByText("生活技能 / 做饭 / 饮食偏好").first()).toBeVisible();
-  await expect(table.getByText("偏好 / 饮食").first()).toBeVisible();
+  await expect(table.getByText("偏好 / 沟通").first()).toBeVisible();
   await shot(page, "zh-memories");
 
   // The category tree: one language, whichever language a kind's path was written in.
   for (const path of ["/topics", "/memories"]) {
     await page.goto(path);
     const tree = path === "/topics" ? page.getByRole("list", { name: "领域与分类" }) : page.getByRole("navigation", { name: "分类树" });
-    for (const name of ["生活技能", "做饭", "饮食偏好", "偏好", "饮食"]) await expect(tree.getByText(name, { exact: true }).first()).toBeVisible();
+    for (const name of ["生活技能", "做饭", "饮食偏好", "偏好", "沟通"]) await expect(tree.getByText(name, { exact: true }).first()).toBeVisible();
     await expect(tree).not.toContainText("preference");
-    await expect(tree).not.toContainText("food");
+    await expect(tree).not.toContainText("communication");
   }
   await shot(page, "zh-topics");
 
@@ -69,7 +69,7 @@ test("switched to Chinese, every part of the dashboard speaks Chinese", async ({
   await switchLanguage(page, "语言", "en");
   await page.goto("/topics");
   const tree = page.getByRole("list", { name: "Domains and categories" });
-  for (const name of ["life skills", "cooking", "dietary preferences", "preference", "food"]) await expect(tree.getByText(name, { exact: true }).first()).toBeVisible();
+  for (const name of ["life skills", "cooking", "dietary preferences", "preference", "communication"]) await expect(tree.getByText(name, { exact: true }).first()).toBeVisible();
   await expect(tree).not.toContainText("生活技能");
   await expect(page).toHaveTitle("Topics · Memory");
   await expect(page.locator("html")).toHaveAttribute("lang", "en");

@@ -32,7 +32,8 @@ export type Seeded = { cardUrl: string; cardTitle: string; sessionUrl: string };
 /**
  * Makes this spec's own data through a key of its own: a conversation with one message and two
  * cards citing it, one of a cooking kind (生活技能 / 做饭 / 饮食偏好) and one of an English-named
- * kind (preference / food), so the category tree has both.
+ * kind (preference / communication), so the category tree has both. Titles avoid words other specs
+ * search for (香菜).
  */
 export async function seedCardsAndSession(page: Page, tag: string): Promise<Seeded> {
   const secret = await createKey(page, `${tag} agent`);
@@ -42,14 +43,14 @@ export async function seedCardsAndSession(page: Page, tag: string): Promise<Seed
     return ((await response.json()) as { result: { data: Record<string, unknown> } }).result.data;
   };
   const turn = { sessionId: `${tag}-${Date.now()}` };
-  const appended = await agent("message_append", { turn, messages: [{ role: "user", content: "记住：我不吃香菜，也对花生过敏。" }] });
+  const appended = await agent("message_append", { turn, messages: [{ role: "user", content: "记住：我做菜不放葱，回答要简短。" }] });
   const [said] = appended.messageIds as string[];
-  const cardTitle = `${tag}: 不吃香菜`;
+  const cardTitle = `${tag}: 做菜不放葱`;
   const written = await agent("memory_write", {
     turn,
     operations: [
-      { op: "create", kind: "avoid_ingredient", explicitUserIntent: true, node: { title: cardTitle, content: "做菜时不要放香菜。", valueJson: `香菜-${tag}`, sourceMessageIds: [said] } },
-      { op: "create", kind: "food_avoidance", explicitUserIntent: true, node: { title: `${tag}: peanut allergy`, content: "Allergic to peanuts.", valueJson: `peanuts-${tag}`, sourceMessageIds: [said] } },
+      { op: "create", kind: "avoid_ingredient", explicitUserIntent: true, node: { title: cardTitle, content: "做菜时不要放葱。", valueJson: `葱-${tag}`, sourceMessageIds: [said] } },
+      { op: "create", kind: "communication_preference", itemKey: `length-${tag}`, explicitUserIntent: true, node: { title: `${tag}: short answers`, content: "Keep answers short.", valueJson: "concise", sourceMessageIds: [said] } },
     ],
   });
   expect(written).toMatchObject({ done: true });
