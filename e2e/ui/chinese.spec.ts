@@ -42,8 +42,8 @@ test("switched to Chinese, every part of the dashboard speaks Chinese", async ({
   await page.goto("/memories/new");
   await expect(page).toHaveTitle("新建记忆 · 记忆库");
   await page.getByLabel("类型", { exact: true }).selectOption("avoid_ingredient");
-  await expect(page.getByText("用户不想在菜谱中出现的食材，每种食材一张卡片。")).toBeVisible();
-  await expect(page.getByText(/食材（"香菜"），或 \{ ingredient, note\? \}/)).toBeVisible();
+  await expect(page.getByText("用户不吃的食材或食物（不喜欢、过敏、宗教原因），每项一张卡片。", { exact: false })).toBeVisible();
+  await expect(page.getByText(/食材或食物（"香菜"、"花生"），或 \{ ingredient（或 food）, note\?, reason\? \}/)).toBeVisible();
   await shot(page, "zh-new");
 
   // Event badges and actor types, on the card's timeline and in the audit log; score names in "why recalled".
