@@ -105,7 +105,7 @@ test("item 3: Value is parsed as JSON for every kind, checked against the kind, 
   // An Item of this test's own (the value would name 香菜), so no other spec's card is in its slot.
   const item = `cilantro_${Date.now().toString(36).replace(/[0-9]/g, "")}`;
   await page.getByLabel(/^Item/).fill(item);
-  await page.getByLabel("Title", { exact: true }).fill("不吃香菜");
+  await page.getByLabel("Title", { exact: true }).fill("不喜欢香菜");
   await page.getByRole("textbox", { name: "Content", exact: true }).fill("用户不喜欢香菜的味道。");
   await value.fill('{"food":"香菜","reason":"dislike"}');
   await expect(page.getByRole("radio", { name: "JSON" })).toBeChecked();

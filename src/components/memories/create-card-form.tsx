@@ -144,8 +144,8 @@ export function CreateCardForm({ kinds, ownScope, choices }: { kinds: KindOption
             <ScopePicker id={`${base}-scope`} value={scope} onChange={setScope} choices={offered} />
           </Labeled>
           {kind?.itemized ? (
-            <Labeled id={`${base}-item`} label={`${t("field.itemKey")}${kind.itemFrom ? "" : " *"}`} hint={t(itemHintKey(kind))}>
-              <input id={`${base}-item`} aria-describedby={hintId(`${base}-item`)} value={itemKey} onChange={(e) => setItemKey(e.target.value)} className={inputClass} />
+            <Labeled id={`${base}-item`} label={t("field.itemKey")} required={!kind.itemFrom} hint={t(itemHintKey(kind))}>
+              <input id={`${base}-item`} aria-describedby={hintId(`${base}-item`)} required={!kind.itemFrom} value={itemKey} onChange={(e) => setItemKey(e.target.value)} className={inputClass} />
             </Labeled>
           ) : null}
         </div>

@@ -32,7 +32,7 @@ export function ValueField({ id, draft, onChange, kind }: { id: string; draft: C
   const hint = [kind ? t("card.valueHint", { hint: formValueHint(t, kind) }) : null, draft.valueMode === "json" ? t("card.valueJsonHint") : t("card.valueTextHint")].filter(Boolean).join(" ");
 
   return (
-    <Labeled id={id} label={`${t("field.value")}${kind?.valueRequired ? " *" : ""}`} hint={hint}>
+    <Labeled id={id} label={t("field.value")} required={kind?.valueRequired ?? false} hint={hint}>
       <div role="radiogroup" aria-label={t("card.valueMode")} className="mb-1.5 inline-flex rounded-lg border border-zinc-300 p-0.5 text-xs font-medium dark:border-zinc-700">
         {option("text", t("card.valueText"))}
         {option("json", "JSON")}
