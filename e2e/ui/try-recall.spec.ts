@@ -13,16 +13,16 @@ test("try recall on a member's session shows that member's agent's recall, each 
   const adminAccount = await signIn(page);
   const adminTitle = `管理员不吃香菜 ${stamp}`;
   const bobTitle = `Bob 不吃香菜 ${stamp}`;
-  // The same slot (food_avoidance, item 芫荽: not the 香菜 another spec puts in the admin's profile) in each
+  // The same slot (avoid_ingredient, item 芫荽: not the 香菜 another spec puts in the admin's profile) in each
   // person's own profile, with different titles.
-  await createCard(page, { kind: "food_avoidance", item: "芫荽", title: adminTitle, content: "管理员做饭不要放香菜", value: "香菜" });
+  await createCard(page, { kind: "avoid_ingredient", item: "芫荽", title: adminTitle, content: "管理员做饭不要放香菜", value: "香菜" });
 
   const bob = { email: `bob-${stamp}@example.com`, name: "Bob Builder", password: "bob's long password" };
   await addMember(page, bob);
   const bobContext = await browser.newContext();
   const bobPage = await bobContext.newPage();
   await signInAs(bobPage, bob, "member");
-  await createCard(bobPage, { kind: "food_avoidance", item: "芫荽", title: bobTitle, content: "Bob 做饭不要放香菜", value: "香菜" });
+  await createCard(bobPage, { kind: "avoid_ingredient", item: "芫荽", title: bobTitle, content: "Bob 做饭不要放香菜", value: "香菜" });
   const secret = await createKey(bobPage, `bob agent ${stamp}`);
   await bobContext.close();
 

@@ -4,9 +4,10 @@ import path from "node:path";
 import { and, desc, eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { runCli, type CliOptions } from "~/cli/main";
-import { apiKeys, memoryAuditEvents, memoryNodes, memoryQueryLog, users } from "~/db/schema";
+import { apiKeys, memoryAuditEvents, memoryNodes, memoryQueryLog, tenantMembers, users } from "~/db/schema";
 import { verifyCredentials } from "~/server/auth/accounts";
 import { appendMessages } from "~/server/memory/messages";
+import { parseScopePattern } from "~/server/memory/scope";
 import { TENANT_MEMORY_TABLES } from "~/server/memory/tenant-tables";
 import { createKey, createOrg } from "../support/agents";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
@@ -123,9 +124,16 @@ describe(`operator CLI against the database (${TEST_BACKEND})`, () => {
   it("export and import: one organisation's cards as JSONL into another, a dry run first, problems named by line", async () => {
     const source = await createOrg(handle.db);
     const target = await createOrg(handle.db);
+    // The cards are a real person's (the source's member); a user scope must name a member of the
+    // organisation it is imported into.
+    const person = source.memberId;
     await writeCards(
       handle.db,
-      agentContext(source.tenantId),
+      agentContext(source.tenantId, {
+        readScopes: [parseScopePattern(`user:${person}`)],
+        writeScopes: [parseScopePattern(`user:${person}`)],
+        defaults: { ...agentContext(source.tenantId).defaults, user: { type: "user", id: person } },
+      }),
       createOp("profile_name", { title: "Name", content: "Ada.", valueJson: "Ada" }),
       createOp("custom_fact", { title: "Commute", content: "Rides a bike to work.", valueJson: "bike" }, { itemKey: "commute" }),
     );
@@ -141,6 +149,11 @@ describe(`operator CLI against the database (${TEST_BACKEND})`, () => {
 
     const active = async () => (await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, target.tenantId), eq(memoryNodes.status, "active")))).map((r) => r.content).sort();
     await writeFile(file, `${[...exported.stdout, "not json"].join("\n")}\n`);
+    // Before the person is a member of the target, their scope names nobody there: every card line is refused by name.
+    const refused = await cli(["import", file], { tenant: target.tenantId, "dry-run": true });
+    expect(refused.code).toBe(1);
+    expect(refused.stdout.slice(0, 2)).toEqual([1, 2].map((line) => expect.stringContaining(`line ${line}: rejected: user:${person} names nobody in this organisation`)));
+    await handle.db.insert(tenantMembers).values({ tenantId: target.tenantId, userId: person, role: "member" });
     const dry = await cli(["import", file], { tenant: target.tenantId, "dry-run": true });
     expect(dry).toEqual({ code: 1, stdout: ["line 3: rejected: not valid JSON", "Dry run (nothing was written): 2 created, 0 noop, 0 conflict, 0 superseded, 1 rejected, 0 skipped."], stderr: [] });
     expect(await active()).toEqual([]);

@@ -103,6 +103,23 @@ const PROCEDURES: Record<string, { access: Access; probe: (k: Kit) => Promise<vo
   },
   "memory.scopes": { access: "tenant", probe: noLeak },
   "memory.kinds": { access: "tenant", probe: noLeak },
+  "memory.scopeChoices": { access: "tenant", probe: noLeak },
+  "memory.scopeLabels": {
+    access: "tenant",
+    // A's scope ids go in (B may type anything), but no name, email or workspace of A's comes back.
+    probe: async (k) => {
+      const answer = JSON.stringify(await k.call({ scopes: [`user:${k.fx.a.adminId}`, `user:${k.fx.a.memberId}`, "workspace:wa", "session:a-private-session"] }));
+      for (const secret of [k.fx.a.adminEmail, k.fx.a.victimEmail, "Workspace A", MARK]) expect(answer).not.toContain(secret);
+    },
+  },
+  "memory.previewCreate": {
+    access: "tenant",
+    // The slot A's card holds, previewed by B: nothing of A's card is named as the one it would replace.
+    probe: async (k) => {
+      k.clean(await k.call({ operation: { op: "create", kind: "custom_fact", itemKey: "launch_code", node: { title: "launch code", content: "B's launch code." } } }));
+      k.clean(await k.call({ operation: { op: "create", kind: "project_context", itemKey: "launch", scope: "workspace:wa", node: { title: "plan", content: "B's plan." } } }));
+    },
+  },
   "memory.browse": {
     access: "tenant",
     probe: async (k) => {
@@ -368,6 +385,8 @@ describe(`tenant isolation, generated from the router (${TEST_BACKEND})`, () => 
     });
     expect(written.done).toBe(true);
     const aAdmin = callerAs(db, { userId: a.adminId });
+    // Made-up workspaces are refused (unknown_scope): the workspace exists before its card.
+    await aAdmin.admin.workspaces.create({ name: "Workspace A", id: "wa" });
     const ws = await aAdmin.memory.write({ operations: [{ op: "create", kind: "project_context", itemKey: "launch", scope: "workspace:wa", node: { title: `${MARK} workspace`, content: `${MARK} workspace plan` } }] });
     await aAdmin.admin.kinds.save({ definition: { kind: "kestrel_kind", key: "kestrel.kind", domain: "kestrel", type: "fact", description: `${MARK} kind` } });
     const [chunk] = await queryRows<{ id: string }>(db, sql`select id from memory_chunks where tenant_id = ${a.tenantId} limit 1`);
