@@ -174,8 +174,11 @@ describe(`dashboard queries and procedures (${TEST_BACKEND})`, () => {
       const detail = await admin.api.memory.card({ id: cardId });
       const why = await admin.api.memory.whyRecalled({ id: detail.currentId! });
       expect(why.query).toBe("Job");
-      expect(why.total).toBeGreaterThanOrEqual(0);
-      if (why.rank !== null) expect(why.rank).toBeGreaterThanOrEqual(1);
+      // The card's own title finds it: it has a place among the answers, and the signals that put it there.
+      expect(why.rank).not.toBeNull();
+      expect(why.rank!).toBeGreaterThanOrEqual(1);
+      expect(why.rank!).toBeLessThanOrEqual(why.total);
+      expect(why.matchedBy.length).toBeGreaterThan(0);
       // A card page view is not a search: the usage charts count what people and agents searched for.
       expect(await loggedSearches()).toBe(before);
     });
