@@ -6,7 +6,7 @@ import path from "node:path";
  * V8's young generation sized for a server that allocates a lot per request (rows, JSON, cards):
  * 64 MB semi-spaces (default 16) mean fewer scavenges and less promoted garbage; under the mixed
  * benchmark the server's CPU per request fell 12–15 %, for ~60 MB more resident memory under load
- * (docs/performance.md, round 6).
+ * (docs/history/performance-rounds.md, round 6).
  */
 const SERVER_NODE_FLAGS = ["--max-semi-space-size=64"];
 

@@ -14,7 +14,7 @@ const literal = (value: unknown) => (value === null ? "null" : `'${(value instan
  * memory_nodes_standing_idx (and memory_nodes_workspace_facts_idx for a workspace's facts) in a cached (generic) plan, where parameters are unknown: with the
  * index's kind and type lists sent as parameters, Postgres could not prove the partial index
  * applies and planned the statement afresh on every call (1.4 ms of a context call's Postgres time
- * under load; docs/performance.md, round 8).
+ * under load; docs/history/performance-rounds.md, round 8).
  */
 describe(`standing cards statement (${TEST_BACKEND})`, () => {
   let handle: TestDatabase;

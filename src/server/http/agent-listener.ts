@@ -79,7 +79,7 @@ function singleMutationInput(req: IncomingMessage, path: string, body: string): 
  * One tool call answered by calling the procedure directly and writing its JSON, as tRPC's resolver
  * does for a single call (same procedure, middlewares, error shape, status and headers: a test
  * compares status, body and headers with the Next.js route's), without building a Fetch Request and
- * Response and their streams per call: 15–20 % less server CPU per search (docs/performance.md, round 6).
+ * Response and their streams per call: 15–20 % less server CPU per search (docs/history/performance-rounds.md, round 6).
  */
 async function serveSingleMutation(req: IncomingMessage, res: ServerResponse, path: string, input: unknown, getDb: () => Promise<Database>) {
   let ctx: Awaited<ReturnType<typeof agentContext>> | undefined;

@@ -11,7 +11,7 @@ const RECORD_COLUMN_LIST = RECORD_FIELDS.map(([, column]) => `"memory_nodes"."${
  * The record as one JSON array, in RECORD_FIELDS order. Cards are read this way, not as columns: a
  * row then costs the driver one text value and the server one JSON.parse, where ~40 columns cost a
  * parse each, a Drizzle decoder each and a Date per timestamp — reading a turn's 200 standing cards
- * as columns was a quarter of memory_context's server CPU (docs/performance.md, round 9).
+ * as columns was a quarter of memory_context's server CPU (docs/history/performance-rounds.md, round 9).
  */
 export const NODE_RECORD_JSON = `json_build_array(${RECORD_COLUMN_LIST})`;
 

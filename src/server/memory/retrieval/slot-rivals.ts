@@ -15,7 +15,7 @@ import type { ScopeChain } from "./conflicts";
  * Only candidates marked `shadowed` are looked up (the trigger memory_nodes_mark_shadowed marks a card
  * when a more specific scope holds its slot): one statement when some are, none otherwise. Probing
  * every hit for an override, in the full-text statement or in one of its own, cost 5–14 % of search
- * throughput (docs/performance.md, rounds 17 and 19).
+ * throughput (docs/history/performance-rounds.md, rounds 17 and 19).
  */
 export type SlotChain = { tenantId: string; scopes: { type: ChainType; id: string }[] };
 

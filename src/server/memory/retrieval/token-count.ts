@@ -5,7 +5,7 @@ import { countTokens as countWithTokenizer, decode, encode, setMergeCacheSize } 
  * own cache of merged word pieces defaults to 100,000 entries, and card text (new with every write,
  * and Chinese runs that split into long unique pieces) filled it by ~1,300 entries a minute under
  * the soak benchmark, which read as a steady RSS climb for an hour. 5,000 pieces count as fast as
- * 100,000 on the benchmark's card lines (docs/performance.md, round 6).
+ * 100,000 on the benchmark's card lines (docs/history/performance-rounds.md, round 6).
  */
 const TOKENIZER_MERGE_CACHE = 5_000;
 setMergeCacheSize(TOKENIZER_MERGE_CACHE);
