@@ -5,6 +5,7 @@
  * multi-character match), grid-searches their weights on ONE dataset (--fit), and reports every
  * dataset with those weights next to the first stage alone. Never fit on the set you report as held out.
  *   npx tsx bench/second-stage-fit.ts --fit locomo --sets locomo,madial-zh,... [--dir /tmp/cand --prefix c]
+ *     [--base final|lexical] [--drop FEATURE,…] [--weights JSON] [--categories]
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -99,10 +100,13 @@ function evaluate(rows: Loaded, weights: SecondStageWeights | null, k = 10) {
 }
 
 const loaded = new Map(sets.map((s) => [s, load(s)]));
+// --drop FEATURE,…: fit with those features' weights held at 0 (an ablation of the fitted stage).
+const dropped = new Set(String(args.get("drop") ?? "").split(",").filter(Boolean));
+const steps = (feature: keyof SecondStageWeights) => (dropped.has(feature) ? [0] : [0, 0.25, 0.5, 1, 2, 4]);
 const grid: SecondStageWeights[] = [];
-for (const coverage of [0, 0.25, 0.5, 1, 2, 4])
-  for (const proximity of [0, 0.25, 0.5, 1, 2, 4])
-    for (const phrase of [0, 0.25, 0.5, 1, 2, 4]) grid.push({ coverage, proximity, phrase });
+for (const coverage of steps("coverage"))
+  for (const proximity of steps("proximity"))
+    for (const phrase of steps("phrase")) grid.push({ coverage, proximity, phrase });
 const fitRows = loaded.get(fitOn)!;
 const scored = grid.map((w) => ({ w, m: evaluate(fitRows, w) })).sort((a, b) => b.m.hit + b.m.mrr - (a.m.hit + a.m.mrr));
 const best = scored[0]!.w;

@@ -7,8 +7,11 @@ import type { QueryTerm } from "./query-terms";
  * - coverage: the share of the query's term weight (weight × IDF) the candidate contains;
  * - proximity: how close together the matched terms stand (pairs of distinct terms, nearest
  *   occurrences, min weight / distance², as in BM25TP), relative to the query's whole weight;
- * - phrase: the longest run of the query's own tokens (CJK characters, words) found unbroken in the
- *   candidate, from 3 tokens up (a bigram match is already a term).
+ * - phrase: the weight of the query terms inside the heaviest run of the query's own tokens (CJK
+ *   characters, words) found unbroken in the candidate, from 3 tokens up (a bigram match is already a
+ *   term), relative to the query's whole weight. Weighted, because a run of common words or
+ *   characters ("我特别期待", "I want to") is shared by unrelated chit-chat: counted by its length it
+ *   cost MADial-zh-noisy 0.05 hit@10.
  * Pure and deterministic; each hit's `components` carries the three parts.
  */
 
@@ -65,7 +68,7 @@ function positionsOf(term: QueryTerm, tokens: readonly string[]): number[] {
 
 const span = (term: QueryTerm) => (CJK_CHAR.test(term.term) ? [...term.term].length : 1);
 
-/** The query's n-grams (n = PHRASE_MIN…PHRASE_MAX) of tokens, for phraseLength. */
+/** The query's n-grams (n = PHRASE_MIN…PHRASE_MAX) of tokens, for phraseRuns. */
 export function queryPhrases(question: string): Set<string> {
   const tokens = tokenize(question).slice(-PHRASE_QUERY_TOKENS);
   const grams = new Set<string>();
@@ -73,19 +76,22 @@ export function queryPhrases(question: string): Set<string> {
   return grams;
 }
 
-function phraseLength(phrases: ReadonlySet<string>, tokens: readonly string[]): number {
-  let best = 0;
-  for (let n = PHRASE_MIN; n <= PHRASE_MAX; n++) {
-    let found = false;
-    for (let i = 0; i + n <= tokens.length && !found; i++) found = phrases.has(tokens.slice(i, i + n).join("\u0001"));
-    if (!found) break;
-    best = n;
+/** Unbroken runs of the query's tokens in `tokens`, PHRASE_MIN long or more, as [start, end) (maximal from each start). */
+function phraseRuns(phrases: ReadonlySet<string>, tokens: readonly string[]): [number, number][] {
+  const runs: [number, number][] = [];
+  for (let i = 0; i + PHRASE_MIN <= tokens.length; i++) {
+    let end = 0;
+    for (let n = PHRASE_MIN; n <= PHRASE_MAX && i + n <= tokens.length; n++) {
+      if (!phrases.has(tokens.slice(i, i + n).join("\u0001"))) break;
+      end = i + n;
+    }
+    if (end > 0) runs.push([i, end]);
   }
-  return best;
+  return runs;
 }
 
-/** The three features of one candidate text. `weights` from termWeights, `phrases` from queryPhrases. */
-export function candidateFeatures(terms: readonly QueryTerm[], weights: readonly number[], phrases: ReadonlySet<string>, text: string): SecondStageFeatures {
+/** The three features of one candidate text. `weights` from termWeights, `phrases` from queryPhrases (null: phrase not computed, 0). */
+export function candidateFeatures(terms: readonly QueryTerm[], weights: readonly number[], phrases: ReadonlySet<string> | null, text: string): SecondStageFeatures {
   const total = weights.reduce((sum, w) => sum + w, 0);
   if (total <= 0) return { coverage: 0, proximity: 0, phrase: 0 };
   const tokens = tokenize(text, MAX_TEXT_TOKENS);
@@ -114,8 +120,12 @@ export function candidateFeatures(terms: readonly QueryTerm[], weights: readonly
       if (Number.isFinite(nearest)) proximity += Math.min(x.weight, y.weight) / (nearest * nearest);
     }
   }
-  const phrase = phraseLength(phrases, tokens);
-  return { coverage: covered / total, proximity: proximity / total, phrase: phrase === 0 ? 0 : Math.min(1, (phrase - PHRASE_MIN + 1) / (PHRASE_MAX - PHRASE_MIN + 1)) };
+  let phrase = 0;
+  for (const [start, end] of phrases ? phraseRuns(phrases, tokens) : []) {
+    const inside = matched.reduce((sum, m) => sum + (m.positions.some((p) => p >= start && p + m.span <= end) ? m.weight : 0), 0);
+    if (inside > phrase) phrase = inside;
+  }
+  return { coverage: covered / total, proximity: proximity / total, phrase: phrase / total };
 }
 
 /** Features for one question and candidate (the offline fitting script's entry; the service batches). */
@@ -126,4 +136,40 @@ export function secondStageFeatures(question: string, terms: readonly QueryTerm[
 /** The first stage's score lifted by the features. */
 export function secondStageScore(first: number, f: SecondStageFeatures, w: SecondStageWeights): number {
   return first * (1 + w.coverage * f.coverage + w.proximity * f.proximity + w.phrase * f.phrase);
+}
+
+/**
+ * Weights of the features. Fitted on LoCoMo alone (bench/second-stage-fit.ts, grid {0, .25, .5, 1,
+ * 2, 4} per feature over the first stage's lexical score) and reported on every other set. The
+ * phrase feature is 0: with any weight it cost madial-zh-noisy over 0.01 hit@10 and MRR while the
+ * other two help on three sets and cost nowhere more than 0.01 (docs/retrieval.md, "Second stage").
+ */
+export const SECOND_STAGE_WEIGHTS: SecondStageWeights = { coverage: 2, proximity: 2, phrase: 0 };
+/** Candidates the second stage reorders: the first stage's best; the rest keep their order after them. */
+export const SECOND_STAGE_CANDIDATES = 50;
+
+export type StagedCandidate = { id: string; score: number; text: string };
+export type StagedResult = { id: string; score: number; features: SecondStageFeatures };
+
+/**
+ * The candidates (best first) reordered by the first stage's score, relative to the best, lifted by
+ * the features. `df` per term and `n` from the first stage's BM25.
+ */
+export function reorderBySecondStage(
+  question: string,
+  terms: readonly QueryTerm[],
+  df: readonly number[],
+  n: number,
+  candidates: readonly StagedCandidate[],
+  weights: SecondStageWeights = SECOND_STAGE_WEIGHTS,
+): StagedResult[] {
+  const best = Math.max(...candidates.map((c) => c.score), Number.MIN_VALUE);
+  const termWeight = termWeights(terms, df, n);
+  const phrases = weights.phrase > 0 ? queryPhrases(question) : null;
+  return candidates
+    .map((c) => {
+      const features = candidateFeatures(terms, termWeight, phrases, c.text);
+      return { id: c.id, score: secondStageScore(c.score / best, features, weights), features };
+    })
+    .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
 }
