@@ -5,7 +5,7 @@ const config = [
   ...nextVitals,
   ...nextTs,
   {
-    ignores: [".next/**", "node_modules/**", "data/**", "drizzle/**", "e2e/artifacts/**", "bench/.cache/**", "next-env.d.ts"],
+    ignores: [".next/**", "node_modules/**", "data/**", "drizzle/**", "e2e/artifacts/**", "bench/.cache/**", "next-env.d.ts", "packages/*/dist/**"],
   },
   {
     rules: {
