@@ -44,11 +44,19 @@ describe("@agent-memory/client from its npm tarball", () => {
     const files = stdout.trim().split("\n").map((f) => f.replace(/^package\//, "")).sort();
     expect(files).toContain("dist/index.js");
     expect(files).toContain("dist/index.d.ts");
+    for (const adapter of ["ai", "openai-agents", "langchain"]) expect(files).toEqual(expect.arrayContaining([`dist/${adapter}.js`, `dist/${adapter}.d.ts`]));
     expect(files).toContain("README.md");
     expect(files).toContain("package.json");
     expect(files.filter((f) => !f.startsWith("dist/") && !["README.md", "package.json"].includes(f))).toEqual([]);
-    const manifest = JSON.parse((await run("tar", ["-xzOf", tarball, "package/package.json"])).stdout) as { dependencies?: object };
+    const manifest = JSON.parse((await run("tar", ["-xzOf", tarball, "package/package.json"])).stdout) as {
+      dependencies?: object;
+      peerDependencies: Record<string, string>;
+      peerDependenciesMeta: Record<string, { optional?: boolean }>;
+    };
     expect(manifest.dependencies ?? {}).toEqual({});
+    // The frameworks are the user's own: optional peers, never installed with the client.
+    expect(Object.keys(manifest.peerDependencies).sort()).toEqual(["@langchain/core", "@openai/agents", "ai"]);
+    expect(Object.values(manifest.peerDependenciesMeta).every((meta) => meta.optional === true)).toBe(true);
   });
 
   it("installs into an empty folder and runs the README's example against a started server", async () => {
