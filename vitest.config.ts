@@ -5,7 +5,11 @@ import { defineConfig } from "vitest/config";
  * Pure unit tests run once; database suites run once per backend: PGlite always, real Postgres
  * when TEST_DATABASE_URL is set (scripts/test.mjs refuses to run in CI without it).
  */
-const alias = { "~": path.resolve(import.meta.dirname, "src") };
+const alias = {
+  "~": path.resolve(import.meta.dirname, "src"),
+  // The examples import the client by its package name: its sources here, no build needed.
+  "@agent-memory/client": path.resolve(import.meta.dirname, "packages/client/src/index.ts"),
+};
 const dbSuites = ["test/db/**/*.test.ts"];
 /** The client packages against a started agent endpoint; the npm pack test runs once, on PGlite. */
 const clientSuites = ["test/clients/**/*.test.ts"];
