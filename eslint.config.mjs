@@ -5,7 +5,7 @@ const config = [
   ...nextVitals,
   ...nextTs,
   {
-    ignores: [".next/**", "node_modules/**", "data/**", "drizzle/**", "e2e/artifacts/**", "bench/.cache/**", "next-env.d.ts"],
+    ignores: [".next/**", "node_modules/**", "data/**", "drizzle/**", "e2e/artifacts/**", "bench/.cache/**", "next-env.d.ts", "packages/*/dist/**"],
   },
   {
     rules: {
@@ -15,7 +15,7 @@ const config = [
     },
   },
   {
-    files: ["src/env.ts", "src/instrumentation.ts", "scripts/**", "e2e/**", "test/**", "bench/**", "*.config.*", "vitest.*", "playwright.*"],
+    files: ["src/env.ts", "src/instrumentation.ts", "scripts/**", "examples/**", "e2e/**", "test/**", "bench/**", "*.config.*", "vitest.*", "playwright.*"],
     rules: { "no-restricted-properties": "off" },
   },
 ];

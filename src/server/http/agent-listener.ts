@@ -8,6 +8,7 @@ import { logServerError } from "~/server/log";
 import { logTrpcError, payloadTooLargeBody, retryAfterMeta, TRPC_MAX_BATCH_CALLS, trpcBodyLimit, trpcErrorBody, trpcPathOf } from "~/server/api/trpc-http";
 import { AGENT_MAX_BODY_BYTES, INVALID_UTF8, isUtf8, readNodeBodyWithin } from "~/server/rate-limit/body-limit";
 import { mcpPayloadTooLarge, serveMcpRequest } from "~/server/tools/mcp";
+import { openApiJson } from "~/server/tools/openapi";
 import type { AgentListener } from "./front-door";
 
 /**
@@ -34,6 +35,20 @@ function sendMalformedPath(res: ServerResponse) {
     400,
     trpcErrorBody(400, "BAD_REQUEST", "malformed_path", "The request path is not valid percent-encoding, so it names no procedure. Call e.g. POST /api/trpc/tools.memory_search with a JSON body."),
   );
+}
+
+export const OPENAPI_PATH = "/api/openapi.json";
+const isOpenApiPath = (url: string | undefined) => url === OPENAPI_PATH || url?.startsWith(`${OPENAPI_PATH}?`) === true;
+
+/** The OpenAPI document of these endpoints: public, like the tools' schemas it is built from. */
+function sendOpenApi(req: IncomingMessage, res: ServerResponse) {
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    res.writeHead(405, { allow: "GET, HEAD", "content-type": "application/json" }).end(JSON.stringify({ error: { message: `Read ${OPENAPI_PATH} with GET.` } }));
+    return;
+  }
+  const text = openApiJson();
+  res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text), "cache-control": "no-cache" });
+  res.end(req.method === "HEAD" ? undefined : text);
 }
 
 const isMcpPath = (url: string | undefined) => url === "/api/mcp" || url?.startsWith("/api/mcp?") === true;
@@ -137,6 +152,10 @@ export function createAgentListener(getDb: () => Promise<Database>): AgentListen
   return (req, res) => {
     if (trpcPathOf(req.url) === null) {
       sendMalformedPath(res);
+      return true;
+    }
+    if (isOpenApiPath(req.url)) {
+      sendOpenApi(req, res);
       return true;
     }
     const trpcPath = agentTrpcPath(req.url);

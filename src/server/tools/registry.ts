@@ -388,6 +388,24 @@ export function turnInputJsonSchema(): JsonSchema {
   return turnJsonSchema;
 }
 
+/**
+ * Every tool as the HTTP endpoint takes it, for the OpenAPI document: its title, the permission it
+ * needs, and the whole input schema (the fields hidden from models, such as idempotencyKey, included).
+ */
+export function toolCatalog(): { name: ToolName; title: string; permission: ApiKeyPermission; readOnly: boolean; destructive: boolean; inputSchema: JsonSchema }[] {
+  return TOOL_NAMES.map((name) => {
+    const tool = TOOLS[name];
+    return {
+      name,
+      title: tool.title,
+      permission: tool.permissions[0]!,
+      readOnly: tool.readOnly,
+      destructive: tool.destructive,
+      inputSchema: toolInputJsonSchema(tool.schema, { notes: FIELD_NOTES[name] }),
+    };
+  });
+}
+
 export const toolAllowed = (apiKey: Pick<ApiKey, "permissions">, name: ToolName) => TOOLS[name].permissions.some((p) => hasPermission(apiKey, p));
 
 export const isToolName = (name: unknown): name is ToolName => typeof name === "string" && (TOOL_NAMES as readonly string[]).includes(name);
