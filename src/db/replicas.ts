@@ -68,7 +68,12 @@ export function replicaName(url: string): string {
   }
 }
 
-const describe = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 300);
+/** The innermost cause's message (a driver wraps "connection refused" in "Failed query: …", which quotes SQL). */
+function describe(error: unknown): string {
+  let e = error;
+  for (let depth = 0; depth < 5 && e instanceof Error && e.cause !== undefined; depth++) e = e.cause;
+  return (e instanceof Error ? e.message : String(e)).slice(0, 300);
+}
 
 export class ReadReplicas {
   readonly replicas: Replica[];

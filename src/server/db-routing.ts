@@ -131,7 +131,7 @@ if (!shared.logging) {
   shared.logging = true;
   onReplicaStateChange((status, previous) => {
     if (status.state === "up") log("info", `read replica ${status.name} takes reads (was ${previous}; lag ${status.lagMs ?? "?"} ms)`);
-    else if (status.state === "lagging") log("warn", `read replica ${status.name} is ${status.lagMs} ms behind the primary (over DATABASE_READ_MAX_LAG_MS ${env.DATABASE_READ_MAX_LAG_MS}): its reads go to the primary until it catches up`);
+    else if (status.state === "lagging") log("warn", `read replica ${status.name} is ${status.lagMs} ms behind the primary (over its lag limit, DATABASE_READ_MAX_LAG_MS): its reads go to the primary until it catches up`);
     else log("warn", `read replica ${status.name} is down (${status.error ?? "unreachable"}): its reads go to the primary; retrying in the background`);
   });
 }
