@@ -4,6 +4,7 @@ import type { DatabaseHandle } from "~/db/client";
 import { poolStatsOf } from "~/db/pool-stats";
 import { queryRows } from "~/db/raw";
 import type { Database } from "~/db/types";
+import { describeError, log } from "~/server/log";
 
 /**
  * Prometheus metrics of this process (GET /api/metrics, docs/operations.md "Metrics"). Request
@@ -138,9 +139,12 @@ function createMetrics() {
       const found = await queryRows<{ type: string; status: string; count: string | number; oldest: string | number | null }>(
         handle.db,
         sql`select type, status, count(*) as count,
-                   extract(epoch from now() - min(run_at)) filter (where status = 'queued' and run_at <= now()) as oldest
+                   extract(epoch from now() - min(run_at) filter (where status = 'queued' and run_at <= now())) as oldest
               from memory_jobs where status in ('queued', 'running', 'dead') group by type, status`,
-      ).catch(() => []);
+      ).catch((error: unknown) => {
+      log("warn", `metrics: the job queue could not be read: ${describeError(error)}`);
+      return [];
+    });
       return found.map((r) => ({ type: r.type, status: r.status, count: Number(r.count), oldest: r.oldest === null ? null : Number(r.oldest) }));
     })();
     jobScrape = { at: now, rows };
