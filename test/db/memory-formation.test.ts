@@ -1,0 +1,60 @@
+import { and, eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { memoryAuditEvents, memoryNodes } from "~/db/schema";
+import { appendMessages } from "~/server/memory/messages";
+import { parseScopePattern } from "~/server/memory/scope";
+import { drainJobs } from "../support/jobs";
+import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
+import { createKey, createOrg } from "../support/agents";
+import { agentContext } from "../support/memory";
+
+/** A member's agent key capturing the member's conversations (profile and any session writable). */
+async function capturingAgent(db: TestDatabase["db"]) {
+  const org = await createOrg(db);
+  const { apiKey } = await createKey(db, { tenantId: org.tenantId, ownerUserId: org.memberId });
+  const ctx = agentContext(org.tenantId, {
+    actor: { type: "api_key", id: apiKey.id },
+    readScopes: [`user:${org.memberId}`, "session:*"].map(parseScopePattern),
+    writeScopes: [`user:${org.memberId}`, "session:*"].map(parseScopePattern),
+    defaults: { user: { type: "user", id: org.memberId }, session: { type: "session", id: "trip" } },
+  });
+  return { t: org.tenantId, u: org.memberId, ctx };
+}
+
+const trip = (n: number) => `我们在做北京的旅行计划，预算5万，第${n}天去故宫和长城。`;
+
+describe(`memory that forms by itself (${TEST_BACKEND})`, () => {
+  let handle: TestDatabase;
+  beforeAll(async () => {
+    handle = await openTestDatabase();
+  });
+  afterAll(async () => handle?.destroy());
+
+  it("keeps the budget card at revision 1 while 14 turns repeat it, and audits each restatement as a noop", async () => {
+    const { t, u, ctx } = await capturingAgent(handle.db);
+    // Half the turns are extracted one by one (a job per turn), the rest in one run.
+    for (let n = 1; n <= 7; n++) {
+      await appendMessages(handle.db, ctx, { sessionId: "trip", userScopeId: u, messages: [{ role: "user", content: trip(n) }] });
+      await drainJobs(handle.db);
+    }
+    await appendMessages(handle.db, ctx, { sessionId: "trip", userScopeId: u, messages: Array.from({ length: 7 }, (_, i) => ({ role: "user" as const, content: trip(i + 8) })) });
+    await drainJobs(handle.db);
+    const budget = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.itemKey, "budget")));
+    expect(budget.map((card) => [card.revision, card.status, card.valueJson])).toEqual([[1, "active", "5万"]]);
+    const noops = await handle.db.select().from(memoryAuditEvents).where(and(eq(memoryAuditEvents.tenantId, t), eq(memoryAuditEvents.nodeId, budget[0]!.id), eq(memoryAuditEvents.eventType, "noop")));
+    expect(noops).toHaveLength(13);
+  });
+
+  it("still supersedes the budget when a later turn changes its value", async () => {
+    const { t, u, ctx } = await capturingAgent(handle.db);
+    await appendMessages(handle.db, ctx, { sessionId: "trip", userScopeId: u, messages: [{ role: "user", content: trip(1) }] });
+    await drainJobs(handle.db);
+    await appendMessages(handle.db, ctx, { sessionId: "trip", userScopeId: u, messages: [{ role: "user", content: "预算改成8万吧。" }] });
+    await drainJobs(handle.db);
+    const budget = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.itemKey, "budget")));
+    expect(budget.map((card) => [card.revision, card.status, card.valueJson]).sort()).toEqual([
+      [1, "superseded", "5万"],
+      [2, "active", "8万"],
+    ]);
+  });
+});
