@@ -135,7 +135,7 @@ export async function extractFromSession(db: Database, params: { tenantId: strin
  * Appends the next summary of the chain when enough new messages (or tokens) piled up since the last
  * one: written by the model when one is configured, by the extractive rules otherwise or when it fails.
  */
-export async function summarizeSession(db: Database, params: { tenantId: string; sessionId: string; llm?: LlmClient | null }) {
+export async function summarizeSession(db: Database, params: { tenantId: string; sessionId: string; llm?: LlmClient | null; closing?: boolean }) {
   const latest = await getLatestSummary(db, params);
   let afterSeq = 0;
   if (latest) {
@@ -144,7 +144,9 @@ export async function summarizeSession(db: Database, params: { tenantId: string;
   }
   const fresh = await messagesAfter(db, { ...params, afterSeq, limit: SESSION_BATCH.messages });
   const tokens = fresh.reduce((sum, m) => sum + countTokens(m.content), 0);
-  if (fresh.length < SUMMARY_EVERY_MESSAGES && tokens < SUMMARY_EVERY_TOKENS) return { appended: false, pending: fresh.length };
+  // A closing session (`closing`) gets its last summary from what is left, however little.
+  const due = fresh.length >= SUMMARY_EVERY_MESSAGES || tokens >= SUMMARY_EVERY_TOKENS || (params.closing === true && fresh.length > 0);
+  if (!due) return { appended: false, pending: fresh.length };
   let next: ReturnType<typeof summarizeIncrement> & { generator?: string } = summarizeIncrement(latest, fresh);
   if (params.llm) {
     try {
