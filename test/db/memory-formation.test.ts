@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { memoryAuditEvents, memoryNodes } from "~/db/schema";
+import { memoryAuditEvents, memoryMessages, memoryNodes } from "~/db/schema";
 import { appendMessages } from "~/server/memory/messages";
 import { parseScopePattern } from "~/server/memory/scope";
 import { drainJobs } from "../support/jobs";
@@ -43,6 +43,47 @@ describe(`memory that forms by itself (${TEST_BACKEND})`, () => {
     expect(budget.map((card) => [card.revision, card.status, card.valueJson])).toEqual([[1, "active", "5万"]]);
     const noops = await handle.db.select().from(memoryAuditEvents).where(and(eq(memoryAuditEvents.tenantId, t), eq(memoryAuditEvents.nodeId, budget[0]!.id), eq(memoryAuditEvents.eventType, "noop")));
     expect(noops).toHaveLength(13);
+    // The goal and the destination became cards too, inferred (session scope), each at revision 1.
+    const cards = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.status, "active")));
+    const goal = cards.find((card) => card.kind === "long_term_goal");
+    expect(goal).toMatchObject({ valueJson: "北京的旅行计划", revision: 1, scopeType: "session", explicitUserIntent: false });
+    expect(cards.find((card) => card.itemKey === "trip_北京")).toMatchObject({ valueJson: "北京", revision: 1 });
+    // Each card cites the turn it came from: the first one that said it.
+    const [firstTurn] = await handle.db.select().from(memoryMessages).where(and(eq(memoryMessages.tenantId, t), eq(memoryMessages.seq, Math.min(...(await handle.db.select({ seq: memoryMessages.seq }).from(memoryMessages).where(eq(memoryMessages.tenantId, t))).map((m) => m.seq)))));
+    expect(goal!.sourceMessageIds).toEqual([firstTurn!.id]);
+  });
+
+  it("supersedes a card when the user corrects it, in Chinese and English, and says so in the audit", async () => {
+    const { t, u, ctx } = await capturingAgent(handle.db);
+    const say = async (content: string) => {
+      await appendMessages(handle.db, ctx, { sessionId: "trip", userScopeId: u, messages: [{ role: "user", content }] });
+      await drainJobs(handle.db);
+    };
+    await say("我住在北京，平时上班很忙。");
+    await say("其实我住的不是北京，而是深圳。");
+    const homes = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.kind, "home_location")));
+    expect(homes.map((card) => [card.revision, card.status, card.valueJson]).sort()).toEqual([
+      [1, "superseded", { city: "北京" }],
+      [2, "active", { city: "深圳" }],
+    ]);
+    const [audit] = await handle.db.select().from(memoryAuditEvents).where(and(eq(memoryAuditEvents.tenantId, t), eq(memoryAuditEvents.eventType, "supersede")));
+    expect(audit?.reason).toBe("user corrected an earlier statement");
+    await say("I really love jazz concerts.");
+    await say("I don't like jazz concerts anymore.");
+    const tastes = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.kind, "custom_fact")));
+    expect(tastes.filter((card) => card.status === "active").map((card) => card.itemKey)).toEqual(["dislikes_jazz_concerts"]);
+    expect(tastes.find((card) => card.itemKey === "likes_jazz_concerts")?.status).toBe("superseded");
+  });
+
+  it("marks an extracted card explicit only when the user asked to remember it", async () => {
+    const { t, u, ctx } = await capturingAgent(handle.db);
+    await appendMessages(handle.db, ctx, { sessionId: "trip", userScopeId: u, messages: [{ role: "user", content: "Remember: my wife Anna is allergic to cats." }, { role: "user", content: "My brother Tom lives nearby." }] });
+    await drainJobs(handle.db);
+    const people = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.kind, "personal_relationship")));
+    expect(people.map((card) => [card.itemKey, card.explicitUserIntent, card.scopeType]).sort()).toEqual([
+      ["anna", true, "user"],
+      ["tom", false, "session"],
+    ]);
   });
 
   it("still supersedes the budget when a later turn changes its value", async () => {

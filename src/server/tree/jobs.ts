@@ -107,7 +107,7 @@ export async function extractFromSession(db: Database, params: { tenantId: strin
         explicitUserIntent: candidate.explicit,
         ...(scope ? { scope: `${scope.type}:${scope.id}` } : {}),
         node,
-        reason: "extracted from conversation",
+        reason: candidate.correction ? "user corrected an earlier statement" : "extracted from conversation",
       };
       if (candidate.target) {
         const [current] = await findActiveNodes(db, { tenantId: params.tenantId, scopes: ctx.readScopes, registry, filter: { kinds: [candidate.target.kind], itemKey: candidate.target.itemKey }, limit: 1 });
