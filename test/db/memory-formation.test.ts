@@ -1,8 +1,13 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryAuditEvents, memoryMessages, memoryNodes } from "~/db/schema";
 import { appendMessages } from "~/server/memory/messages";
 import { parseScopePattern } from "~/server/memory/scope";
+import { getLatestSummary } from "~/server/memory/summaries";
+import { createLlmClient } from "~/server/providers/llm";
+import { treeJobHandlers } from "~/server/tree/jobs";
 import { drainJobs } from "../support/jobs";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { createKey, createOrg } from "../support/agents";
@@ -51,6 +56,12 @@ describe(`memory that forms by itself (${TEST_BACKEND})`, () => {
     // Each card cites the turn it came from: the first one that said it.
     const [firstTurn] = await handle.db.select().from(memoryMessages).where(and(eq(memoryMessages.tenantId, t), eq(memoryMessages.seq, Math.min(...(await handle.db.select({ seq: memoryMessages.seq }).from(memoryMessages).where(eq(memoryMessages.tenantId, t))).map((m) => m.seq)))));
     expect(goal!.sourceMessageIds).toEqual([firstTurn!.id]);
+    // The summary states the goal and the budget, in its fields and in its text, once each.
+    const summary = await getLatestSummary(handle.db, { tenantId: t, sessionId: "trip" });
+    expect(summary).toMatchObject({ currentGoal: "北京的旅行计划", generator: "rules" });
+    expect(summary!.constraints).toContain("预算 5万");
+    expect(summary!.summary).toContain("目标：北京的旅行计划");
+    expect(summary!.summary.split("预算 5万")).toHaveLength(2);
   });
 
   it("supersedes a card when the user corrects it, in Chinese and English, and says so in the audit", async () => {
@@ -84,6 +95,28 @@ describe(`memory that forms by itself (${TEST_BACKEND})`, () => {
       ["anna", true, "user"],
       ["tom", false, "session"],
     ]);
+  });
+
+  it("falls back to the rules when the model times out: the summary's fields and the cards still form", async () => {
+    // A local chat endpoint that never answers (no network, no real model).
+    const hanging: http.ServerResponse[] = [];
+    const server = http.createServer((_req, res) => void hanging.push(res));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const llm = createLlmClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, model: "stand-in", apiKey: "test", timeoutMs: 150 });
+      const { t, u, ctx } = await capturingAgent(handle.db);
+      await appendMessages(handle.db, ctx, { sessionId: "trip", userScopeId: u, messages: Array.from({ length: 10 }, (_, i) => ({ role: "user" as const, content: trip(i + 1) })) });
+      await drainJobs(handle.db, treeJobHandlers(llm));
+      expect(hanging.length).toBeGreaterThan(0);
+      const summary = await getLatestSummary(handle.db, { tenantId: t, sessionId: "trip" });
+      expect(summary).toMatchObject({ generator: "rules", currentGoal: "北京的旅行计划" });
+      expect(summary!.constraints).toContain("预算 5万");
+      const budget = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.itemKey, "budget")));
+      expect(budget.map((card) => [card.revision, card.status])).toEqual([[1, "active"]]);
+    } finally {
+      for (const res of hanging) res.destroy();
+      server.close();
+    }
   });
 
   it("still supersedes the budget when a later turn changes its value", async () => {
