@@ -66,3 +66,19 @@ describe("second stage", () => {
     expect(reorderBySecondStage(question, terms, df(question, 1), 10, candidates, { coverage: 0, proximity: 0, phrase: 1 })[0]!.features.phrase).toBeCloseTo(1, 5);
   });
 });
+
+describe("second stage cost", () => {
+  it("stays bounded on a question of nested prefixes against a text repeating the word", () => {
+    const word = "abcdefghijklmnopqrstuvwxyzabcdefghijklmn";
+    const question = Array.from({ length: 32 }, (_, i) => word.slice(0, 4 + i)).join(" ");
+    const terms = queryTerms(question);
+    const text = `${word} `.repeat(2500);
+    const started = performance.now();
+    const ordered = reorderBySecondStage(question, terms, terms.map(() => 1), 100, Array.from({ length: 50 }, (_, i) => ({ id: String(i), score: 1, text })));
+    const ms = performance.now() - started;
+    expect(ordered).toHaveLength(50);
+    expect(ordered[0]!.features.coverage).toBeGreaterThan(0);
+    // Unbounded, this took over a second per candidate; bounded, all fifty take a few milliseconds.
+    expect(ms).toBeLessThan(2000);
+  });
+});

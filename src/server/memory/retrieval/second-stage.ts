@@ -26,8 +26,16 @@ const PHRASE_MIN = 3;
 const PHRASE_MAX = 8;
 /** Query tokens read for phrases (a pasted dialogue keeps its end, where the question is). */
 const PHRASE_QUERY_TOKENS = 400;
-/** Candidate tokens read (a long card or turn is searched in its first part only). */
+/** Candidate tokens read (a long card or turn is searched in its first part only), and the characters they are read from. */
 const MAX_TEXT_TOKENS = 600;
+const MAX_TEXT_CHARS = 8000;
+/**
+ * Bounds on proximity's pairwise work, whatever a stored text or a question holds (a question of
+ * nested prefixes against a text repeating one word would otherwise cost seconds a candidate):
+ * occurrences kept per term, and the heaviest matched terms paired.
+ */
+const MAX_POSITIONS = 16;
+const MAX_PROXIMITY_TERMS = 24;
 
 export function tokenize(text: string, max = Number.POSITIVE_INFINITY): string[] {
   const out: string[] = [];
@@ -53,16 +61,17 @@ function positionsOf(term: QueryTerm, tokens: readonly string[]): number[] {
   const out: number[] = [];
   if (CJK_CHAR.test(term.term)) {
     const chars = [...term.term];
-    for (let i = 0; i + chars.length <= tokens.length; i++) {
+    for (let i = 0; i + chars.length <= tokens.length && out.length < MAX_POSITIONS; i++) {
       let ok = true;
       for (let j = 0; j < chars.length && ok; j++) ok = tokens[i + j] === chars[j];
       if (ok) out.push(i);
     }
     return out;
   }
-  tokens.forEach((token, i) => {
+  for (let i = 0; i < tokens.length && out.length < MAX_POSITIONS; i++) {
+    const token = tokens[i]!;
     if (token === term.term || (term.prefix && token.startsWith(term.term))) out.push(i);
-  });
+  }
   return out;
 }
 
@@ -94,7 +103,7 @@ function phraseRuns(phrases: ReadonlySet<string>, tokens: readonly string[]): [n
 export function candidateFeatures(terms: readonly QueryTerm[], weights: readonly number[], phrases: ReadonlySet<string> | null, text: string): SecondStageFeatures {
   const total = weights.reduce((sum, w) => sum + w, 0);
   if (total <= 0) return { coverage: 0, proximity: 0, phrase: 0 };
-  const tokens = tokenize(text, MAX_TEXT_TOKENS);
+  const tokens = tokenize(text.slice(0, MAX_TEXT_CHARS), MAX_TEXT_TOKENS);
   const matched: { weight: number; positions: number[]; span: number }[] = [];
   let covered = 0;
   terms.forEach((term, i) => {
@@ -104,10 +113,11 @@ export function candidateFeatures(terms: readonly QueryTerm[], weights: readonly
     matched.push({ weight: weights[i]!, positions, span: span(term) });
   });
   let proximity = 0;
-  for (let a = 0; a < matched.length; a++) {
-    for (let b = a + 1; b < matched.length; b++) {
-      const x = matched[a]!;
-      const y = matched[b]!;
+  const paired = matched.length > MAX_PROXIMITY_TERMS ? [...matched].sort((a, b) => b.weight - a.weight).slice(0, MAX_PROXIMITY_TERMS) : matched;
+  for (let a = 0; a < paired.length; a++) {
+    for (let b = a + 1; b < paired.length; b++) {
+      const x = paired[a]!;
+      const y = paired[b]!;
       let nearest = Number.POSITIVE_INFINITY;
       for (const p of x.positions) {
         for (const q of y.positions) {
