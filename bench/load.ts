@@ -1,12 +1,15 @@
 // `npm run bench:load -- [--cards 10000] [--concurrency 1,8,32] [--duration 20] [--database-url URL]
-//                        [--instances 1|2] [--embedded] [--keep] [--build] …` (see docs/performance.md)
+//                        [--instances 1|2] [--embedded] [--keep] [--build] [--read-replica [--read-replica-url URL]] …`
+//                        (see docs/performance.md)
 //
 // Load benchmark of the agent tool endpoint. Seeds a fresh database (server mode: a new
 // `memory_bench_<time>` database on the Postgres server, dropped afterwards unless --keep; embedded:
 // a PGlite directory in a temporary folder), starts the production server (scripts/server.mjs as `npm start` runs it, one or two
 // instances), drives POST /api/trpc/tools.<tool> with a mixed workload from a separate process at
 // fixed concurrency levels, and replays the same searches' SQL straight against the database (the
-// floor). Writes bench/results/load-<mode>-<time>.json and prints a table.
+// floor). Writes bench/results/load-<mode>-<time>.json and prints a table. --read-replica: the servers
+// also get DATABASE_READ_URL, the bench database on a hot standby of the server
+// (scripts/setup-postgres.sh --standby), and the report counts where their reads ran.
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { captureSearch, explainPlan, openCapture } from "./load/capture";
@@ -15,6 +18,7 @@ import { isLocalSetting } from "./load/local-setting";
 import { BENCH_OPTIONS, createTarget, reportedPoolMax, loadavg, MIX, reportHeader, runDriver, indexAfterLoad, seedTarget, serverEnv, serverErrorLines, startRun, workload, writeResult } from "./load/harness";
 import { floorReport, opReports, printTable, summarize, type LevelReport } from "./load/report";
 import { ensureBuild, ROOT, startServers } from "./load/server";
+import { benchReplicaUrl, readsByTarget, waitForReplay } from "./load/replica";
 
 const { values: args } = parseArgs({
   options: {
@@ -24,6 +28,9 @@ const { values: args } = parseArgs({
     warmup: { type: "string", default: "3" },
     "sql-duration": { type: "string" },
     instances: { type: "string", default: "1" },
+    "read-replica": { type: "boolean", default: false },
+    /** The standby's URL (any database name: the bench database's name replaces it). */
+    "read-replica-url": { type: "string", default: "postgres://postgres@127.0.0.1:5433/postgres" },
     ...BENCH_OPTIONS,
     label: { type: "string" },
   },
@@ -39,6 +46,7 @@ const sqlDurationS = Number(args["sql-duration"] ?? Math.max(5, Math.round(durat
 const instances = embedded ? 1 : Math.max(1, Number(args.instances));
 const log = (line: string) => console.log(`[bench:load] ${line}`);
 if (embedded && Number(args.instances) > 1) log("--embedded runs one instance (PGlite is single-process); ignoring --instances");
+if (embedded && args["read-replica"]) throw new Error("--read-replica needs server mode: embedded mode has no replicas");
 
 const run = startRun({ name: "load", keep: args.keep });
 const { runDir, stamp } = run;
@@ -125,6 +133,12 @@ async function main() {
 
     // ---- server ------------------------------------------------------------------------------------
     const env = serverEnv(target, { runDir, stamp, poolMax: args["pool-max"], rateLimit: args["rate-limit"] });
+    const replicaUrl = args["read-replica"] ? benchReplicaUrl(args["read-replica-url"], target.name) : null;
+    if (replicaUrl) {
+      log(`read replica ${new URL(replicaUrl).host}: waiting for it to replay the seed`);
+      log(`replica caught up after ${await waitForReplay(dbUrl, replicaUrl)} ms`);
+      env.DATABASE_READ_URL = replicaUrl;
+    }
     log(`starting ${instances} server instance(s)`);
     const servers = (run.servers = await startServers({ count: instances, env, logDir: runDir }));
     log(`servers ${servers.urls.join(", ")} (pids ${servers.pids.join(", ")})`);
@@ -189,6 +203,8 @@ async function main() {
         errors: result.errors,
       });
     }
+    const reads = replicaUrl ? await readsByTarget(servers.urls) : null;
+    if (reads) log(`reads by target (all levels, warm-up included): ${JSON.stringify(reads)}`);
     await servers.stop();
     const serverErrors = serverErrorLines(servers);
 
@@ -206,6 +222,7 @@ async function main() {
     const report = {
       ...reportHeader("load", { label: args.label, startedAt, embedded, postgresVersion: postgresVersion, loadStart }),
       build,
+      readReplica: replicaUrl ? { url: `${new URL(replicaUrl).host}${new URL(replicaUrl).pathname}`, readsByTarget: reads } : null,
       config: { cards, users, instances, concurrency: levels, durationS, warmupS, sqlDurationS, mix: MIX, dbPoolMax: reportedPoolMax(args["pool-max"], embedded), searches: searches.length, rateLimit: "off (RATE_LIMIT_PER_MINUTE=0)", inlineWorker: false },
       seed: { counts: seeded.counts, seconds: seeded.seconds, memoryWriteInProcessMs: summarize(seeded.writePathMs) },
       searchPath: {

@@ -10,5 +10,6 @@ npx tsx bench/convert-madial.ts --lang zh --question last
 npx tsx bench/convert-madial.ts --lang en --question last
 npx tsx bench/convert-cross-language.ts
 npx tsx bench/pool-conversations.ts --input bench/data/locomo.json
+npx tsx bench/pool-conversations.ts --input bench/data/locomo.json --log
 npx tsx bench/convert-madial-noisy.ts
 npx tsx bench/convert-madial-noisy.ts --copies 2

@@ -9,7 +9,7 @@
  *
  *   npm run bench:recall -- --dataset bench/data/locomo.json [--limit-conversations N]
  *     [--embeddings local|none|configured] [--vector-weight W] [--dims 256] [--k 10] [--no-speaker]
- *     [--ablate FEATURE,…] [--misses FILE.jsonl] [--markdown]
+ *     [--ablate FEATURE,…] [--misses FILE.jsonl] [--candidates FILE.jsonl] [--markdown]
  *     [--db-url postgres://…/scratch_db] [--headline-exclude adversarial] [--out bench/results]
  *   npm run bench:recall -- --all        every given dataset (bash bench/prepare-data.sh makes them), tables in Markdown
  */
@@ -38,7 +38,7 @@ import { report, type QueryOutcome } from "./lib/metrics";
 const WARM_UP_QUERIES = 3;
 
 /** `--all`: the given datasets, as bench/prepare-data.sh names them. */
-const ALL_DATASETS = ["locomo", "locomo-pooled", "madial-zh", "madial-en", "madial-zh-last", "madial-en-last", "madial-zh-noisy", "madial-zh2en", "madial-en2zh"] as const;
+const ALL_DATASETS = ["locomo", "locomo-pooled", "locomo-log", "madial-zh", "madial-en", "madial-zh-last", "madial-en-last", "madial-zh-noisy", "madial-zh2en", "madial-en2zh"] as const;
 
 type Options = {
   dataset?: string;
@@ -47,6 +47,8 @@ type Options = {
   ablate: RankingFeature[];
   /** Where to write the queries whose gold missed the top k (JSON Lines). */
   misses?: string;
+  /** Where to write every query's top 50 with texts and score parts (JSON Lines), for fitting a second stage offline. */
+  candidates?: string;
   markdown: boolean;
   limitConversations?: number;
   embeddings: "local" | "none" | "configured";
@@ -76,6 +78,7 @@ function options(): Options {
     all,
     ablate: ablate.filter(isRankingFeature),
     misses: typeof args.get("misses") === "string" ? String(args.get("misses")) : undefined,
+    candidates: typeof args.get("candidates") === "string" ? String(args.get("candidates")) : undefined,
     markdown: args.has("markdown"),
     limitConversations: typeof limit === "string" ? Number(limit) : undefined,
     embeddings: embeddings as Options["embeddings"],
@@ -114,6 +117,7 @@ function sittings(messages: EvalDataset["conversations"][number]["messages"]) {
 const questionText = (q: string) => (q.length > SEARCH_LIMITS.queryText ? q.slice(-SEARCH_LIMITS.queryText) : q);
 
 type Handle = Awaited<ReturnType<typeof openDatabase>>;
+type Candidates = { id: string; category: string; question: string; gold: string[]; top: { id: string; text: string; score: unknown }[] };
 type Miss = { id: string; category: string; question: string; gold: { id: string; rank: number | null }[]; top: { id: string; text: string; score: unknown }[] };
 
 /** One dataset through the service and both baselines: the report, and the queries whose gold missed the top k. */
@@ -129,6 +133,7 @@ async function runDataset(handle: Handle, datasetFile: string, opts: Options) {
   const service: QueryOutcome[] = [];
   const baselines = { "minisearch-bm25": [] as QueryOutcome[], "okapi-bm25-bigram": [] as QueryOutcome[] };
   const misses: Miss[] = [];
+  const candidates: Candidates[] = [];
   let ingestMs = 0;
   let embedMs = 0;
   let turns = 0;
@@ -191,6 +196,10 @@ async function runDataset(handle: Handle, datasetFile: string, opts: Options) {
         const top = index.search(question, opts.k);
         baselines[name].push({ category, gold: query.evidence, ranked: top, latencyMs: performance.now() - b0 });
       }
+      if (opts.candidates) {
+        const wide = await memorySearch(handle.db, ctx, { queryText: question, includeEvidence: true, limit: SEARCH_LIMITS.maxLimit }, { ...searchOptions, logQuery: false });
+        candidates.push({ id: query.id, category, question, gold: query.evidence, top: (wide.evidence ?? []).map((e) => ({ id: datasetIdOf.get(e.id) ?? e.id, text: e.content, score: e.components ?? e.score })) });
+      }
       if (opts.misses && !ranked.some((id) => query.evidence.includes(id))) {
         // Untimed: the gold's ranks further down, and what ranked above it with each signal's part.
         const deeper = await memorySearch(handle.db, ctx, { queryText: question, includeEvidence: true, limit: SEARCH_LIMITS.maxLimit }, { ...searchOptions, logQuery: false });
@@ -211,6 +220,7 @@ async function runDataset(handle: Handle, datasetFile: string, opts: Options) {
   const baselineReports = Object.entries(baselines).map(([name, outcomes]) => ({ name, ...report(outcomes, opts.headlineExclude) }));
   return {
     misses,
+    candidates,
     report: {
       format: "memory-eval-report/v2",
       dataset: { name: dataset.name, file: path.relative(process.cwd(), datasetFile), notes: dataset.notes ?? {} },
@@ -250,7 +260,7 @@ async function main() {
   const summaries: { name: string; out: Awaited<ReturnType<typeof runDataset>>["report"] }[] = [];
   try {
     for (const file of files) {
-      const { report: out, misses } = await runDataset(handle, file, opts);
+      const { report: out, misses, candidates } = await runDataset(handle, file, opts);
       fs.mkdirSync(opts.out, { recursive: true });
       const reportFile = path.join(opts.out, `${[out.dataset.name, mode, ...variant(opts)].join("-")}-${out.ranAt.replace(/[:.]/g, "-")}.json`);
       fs.writeFileSync(reportFile, `${JSON.stringify(out, null, 2)}\n`);
@@ -261,6 +271,11 @@ async function main() {
         const missFile = files.length > 1 ? opts.misses.replace(/(\.jsonl?)?$/, `-${out.dataset.name}$1`) : opts.misses;
         fs.writeFileSync(missFile, misses.map((m) => JSON.stringify(m)).join("\n") + (misses.length ? "\n" : ""));
         console.log(`misses: ${misses.length} queries → ${path.relative(process.cwd(), missFile)}`);
+      }
+      if (opts.candidates) {
+        const candidateFile = files.length > 1 ? opts.candidates.replace(/(\.jsonl?)?$/, `-${out.dataset.name}$1`) : opts.candidates;
+        fs.writeFileSync(candidateFile, candidates.map((c) => JSON.stringify(c)).join("\n") + (candidates.length ? "\n" : ""));
+        console.log(`candidates: ${candidates.length} queries → ${path.relative(process.cwd(), candidateFile)}`);
       }
       summaries.push({ name: out.dataset.name, out });
     }

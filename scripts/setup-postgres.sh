@@ -7,7 +7,27 @@
 #                TEST_DB_NAME (memory_test).
 # Stdout: exactly one line, TEST_DATABASE_URL=postgres://USER@HOST:PORT/DB
 # Progress goes to stderr. Needs root for the install steps.
+#
+# --standby: also a hot standby of the local cluster (streaming replication, `pg_basebackup -R`) in a
+#   second data directory on STANDBY_PORT (5433), started with pg_ctl as the cluster's owner. Lets the
+#   primary accept local replication connections first (pg_hba.conf lines appended + reload; nothing
+#   restarts). Prints a second line, TEST_DATABASE_READ_URL=postgres://USER@HOST:STANDBY_PORT/DB.
+#   A running, streaming standby is kept; a stopped one is started (and rebuilt when it cannot catch up).
+# --standby-ctl start|stop|status: only that, on the standby made before (tests stop it mid-load).
+#   Env: STANDBY_PORT (5433), STANDBY_DIR (/var/lib/postgresql/MAJOR/standby-PORT).
 set -euo pipefail
+
+MODE=primary
+STANDBY_ACTION=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --standby) MODE=standby ;;
+    --standby-ctl) MODE=standby-ctl; STANDBY_ACTION="${2:-}"; shift ;;
+    *) echo "setup-postgres: unknown argument $1 (use --standby or --standby-ctl start|stop|status)" >&2; exit 2 ;;
+  esac
+  shift
+done
+STANDBY_PORT="${STANDBY_PORT:-5433}"
 
 PGHOST="${PGHOST:-127.0.0.1}"
 PGPORT="${PGPORT:-5432}"
@@ -38,6 +58,53 @@ case "$PGHOST" in
   127.0.0.1 | localhost | ::1 | /*) LOCAL=1 ;;
   *) LOCAL=0 ;;
 esac
+
+# --- standby helpers --------------------------------------------------------
+pg_bin() { echo "/usr/lib/postgresql/$MAJOR/bin/$1"; }
+standby_dir() { echo "${STANDBY_DIR:-/var/lib/postgresql/$MAJOR/standby-$STANDBY_PORT}"; }
+# pg_ctl and the server refuse to run as root: run them as the user owning the clusters (postgres).
+pg_owner() { echo "${PG_OWNER:-$(stat -c %U "/var/lib/postgresql" 2>/dev/null || echo postgres)}"; }
+as_owner() {
+  if [ "$(id -u)" = 0 ]; then runuser -u "$(pg_owner)" -- "$@"; else "$@"; fi
+}
+standby_running() { as_owner "$(pg_bin pg_ctl)" -D "$(standby_dir)" status >/dev/null 2>&1; }
+standby_start() { as_owner "$(pg_bin pg_ctl)" -D "$(standby_dir)" -l "$(standby_dir)/standby.log" -w -t 60 start; }
+standby_stop() { if standby_running; then as_owner "$(pg_bin pg_ctl)" -D "$(standby_dir)" -m fast -w stop; fi; }
+standby_psql() { psql -X -q -At -h "$PGHOST" -p "$STANDBY_PORT" -d postgres "$@"; }
+# Replaying, and connected to the primary's WAL sender.
+standby_streaming() {
+  [ "$(standby_psql -c "select pg_is_in_recovery() and exists (select 1 from pg_stat_wal_receiver where status = 'streaming')" 2>/dev/null)" = t ]
+}
+wait_streaming() {
+  for _ in $(seq 1 "$1"); do
+    standby_streaming && return 0
+    sleep 0.5
+  done
+  return 1
+}
+
+major_of_local_cluster() {
+  local major
+  major="$(pg_lsclusters -h 2>/dev/null | awk -v p="$PGPORT" '$2=="main" && $3==p {print $1; exit}')"
+  [ -n "$major" ] || major="$(ls /etc/postgresql 2>/dev/null | sort -V | tail -n 1)"
+  echo "$major"
+}
+
+if [ "$MODE" = standby-ctl ]; then
+  [ "$LOCAL" = 1 ] || die "--standby-ctl works on a local cluster only"
+  MAJOR="$(major_of_local_cluster)"
+  [ -f "$(standby_dir)/PG_VERSION" ] || die "no standby in $(standby_dir); run scripts/setup-postgres.sh --standby first"
+  case "$STANDBY_ACTION" in
+    start)
+      standby_running || quiet standby_start
+      wait_streaming 60 || die "the standby started but is not streaming (see $(standby_dir)/standby.log)"
+      ;;
+    stop) quiet standby_stop ;;
+    status) if standby_running; then echo running; else echo stopped; fi ;;
+    *) die "--standby-ctl takes start, stop or status" ;;
+  esac
+  exit 0
+fi
 
 # --- 1. local cluster -------------------------------------------------------
 MAJOR=""
@@ -178,4 +245,74 @@ if [ "$exists" != 1 ]; then
   quiet createdb -h "$PGHOST" -p "$PGPORT" -U "$PGUSER" "$TEST_DB_NAME"
 fi
 
+# --- 4. hot standby (--standby) ---------------------------------------------
+make_standby() {
+  [ "$LOCAL" = 1 ] || die "--standby needs the primary on this machine (PGHOST=127.0.0.1)"
+  local dir hba
+  dir="$(standby_dir)"
+  [ "$(psql_q -c "show wal_level")" != minimal ] || die "the primary runs with wal_level=minimal; set it to replica (needs a restart) to stream to a standby"
+  [ "$(psql_q -c "show max_wal_senders")" -gt 0 ] || die "the primary has max_wal_senders=0; raise it (needs a restart)"
+
+  # Replication connections match only pg_hba lines that name the `replication` database. Appending
+  # two and reloading changes nothing for other connections and restarts nothing.
+  hba="$(psql_q -c "show hba_file")"
+  if [ "$(psql_q -c "select count(*) from pg_hba_file_rules where 'replication' = any(database) and type = 'host' and address = '127.0.0.1' and error is null")" = 0 ]; then
+    log "allowing local replication connections on the primary ($hba, then reload)"
+    printf '\n# Added by scripts/setup-postgres.sh --standby: local streaming replication.\nlocal replication all trust\nhost replication all 127.0.0.1/32 trust\n' >>"$hba"
+    psql_q -c "select pg_reload_conf()" >/dev/null
+    sleep 1
+  fi
+
+  if [ -f "$dir/PG_VERSION" ]; then
+    if standby_running && standby_streaming; then
+      log "standby on port $STANDBY_PORT already streaming"
+      return 0
+    fi
+    if ! standby_running; then
+      log "starting the standby on port $STANDBY_PORT"
+      standby_start >>"$LOGFILE" 2>&1 || true
+    fi
+    wait_streaming 30 && return 0
+    log "the standby in $dir cannot catch up; rebuilding it"
+    standby_stop >>"$LOGFILE" 2>&1 || true
+  fi
+
+  log "pg_basebackup into $dir (port $STANDBY_PORT)"
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  chown "$(pg_owner):" "$dir"
+  chmod 700 "$dir"
+  # -R writes standby.signal and primary_conninfo; -X stream ships the copy's WAL alongside it.
+  quiet as_owner "$(pg_bin pg_basebackup)" -h "$PGHOST" -p "$PGPORT" -U "$PGUSER" -D "$dir" -R -X stream -c fast
+  # Debian keeps the configuration outside the data directory, so the standby gets its own. Settings
+  # a standby must hold at least as high as its primary are copied from it.
+  local copied="" name
+  for name in max_connections max_worker_processes max_wal_senders max_prepared_transactions max_locks_per_transaction; do
+    copied+="$name = $(psql_q -c "show $name")"$'\n'
+  done
+  as_owner tee "$dir/postgresql.conf" >/dev/null <<CONF
+# Written by scripts/setup-postgres.sh --standby: a hot standby of $PGHOST:$PGPORT.
+port = $STANDBY_PORT
+listen_addresses = '127.0.0.1'
+unix_socket_directories = '$dir'
+hot_standby = on
+hot_standby_feedback = on
+max_standby_streaming_delay = 5s
+wal_receiver_status_interval = 1s
+hba_file = '$dir/pg_hba.conf'
+ident_file = '$dir/pg_ident.conf'
+shared_buffers = 128MB
+$copied
+CONF
+  printf 'local all all trust\nhost all all 127.0.0.1/32 trust\n' | as_owner tee "$dir/pg_hba.conf" >/dev/null
+  as_owner touch "$dir/pg_ident.conf"
+  quiet standby_start
+  wait_streaming 60 || die "the standby started but does not stream from the primary (see $dir/standby.log)"
+  log "standby streaming on port $STANDBY_PORT"
+}
+
 echo "TEST_DATABASE_URL=postgres://${PGUSER}@${PGHOST}:${PGPORT}/${TEST_DB_NAME}"
+if [ "$MODE" = standby ]; then
+  make_standby
+  echo "TEST_DATABASE_READ_URL=postgres://${PGUSER}@${PGHOST}:${STANDBY_PORT}/${TEST_DB_NAME}"
+fi

@@ -10,7 +10,11 @@ if (process.env.CI === "true" && !process.env.TEST_DATABASE_URL) {
   console.error("CI=true but TEST_DATABASE_URL is not set: the Postgres suite would be skipped. Run scripts/setup-postgres.sh first.");
   process.exit(1);
 }
-console.log(`[test] backends: pglite${process.env.TEST_DATABASE_URL ? " + postgres" : " (set TEST_DATABASE_URL to add postgres)"}`);
+if (process.env.CI === "true" && !process.env.TEST_DATABASE_READ_URL) {
+  console.error("CI=true but TEST_DATABASE_READ_URL is not set: the read-replica suite would be skipped. Run scripts/setup-postgres.sh --standby first.");
+  process.exit(1);
+}
+console.log(`[test] backends: pglite${process.env.TEST_DATABASE_URL ? " + postgres" : " (set TEST_DATABASE_URL to add postgres)"}${process.env.TEST_DATABASE_READ_URL ? " + hot standby" : ""}`);
 const result = spawnSync(process.execPath, [path.join(root, "node_modules/vitest/vitest.mjs"), "run", ...process.argv.slice(2)], {
   cwd: root,
   stdio: "inherit",

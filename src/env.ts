@@ -16,6 +16,27 @@ const schema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   /** Server mode when set (postgres://…); embedded PGlite otherwise. */
   DATABASE_URL: z.preprocess(emptyToUndefined, z.string().regex(/^postgres(ql)?:\/\//, "must start with postgres://").optional()),
+  /**
+   * Hot standbys of DATABASE_URL (streaming replication), comma-separated: agents' and the dashboard's
+   * read-only work goes there (docs/operations.md, Scaling). Server mode only; empty: everything on DATABASE_URL.
+   */
+  DATABASE_READ_URL: z
+    .string()
+    .default("")
+    .transform((v) => v.split(",").map((u) => u.trim()).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^postgres(ql)?:\/\//, "each URL must start with postgres://"))),
+  /** A replica whose replay is further behind the primary than this takes no reads until it catches up. */
+  DATABASE_READ_MAX_LAG_MS: z.coerce.number().int().min(10).max(3_600_000).default(5000),
+  /**
+   * After a write, the same API key or person reads from a replica only once it has replayed that
+   * write, for this long (then any replica within DATABASE_READ_MAX_LAG_MS is good enough).
+   */
+  DATABASE_READ_YOUR_WRITES_MS: z.coerce.number().int().min(0).max(3_600_000).default(15_000),
+  /**
+   * Bearer token for GET /api/metrics (Prometheus). Unset: /api/metrics answers requests from this
+   * machine (loopback) only, and only where npm start serves it.
+   */
+  METRICS_TOKEN: z.preprocess(emptyToUndefined, z.string().min(16, "use at least 16 characters").optional()),
   /** Where embedded mode keeps its database, backups and generated secret. */
   MEMORY_DATA_DIR: z.string().default("./data"),
   /** Connections per process (default: defaultDbPoolMax, twice the cores within 4–10). */
@@ -114,7 +135,12 @@ const schema = z.object({
 export type Env = z.infer<typeof schema>;
 
 function parseEnv(source: NodeJS.ProcessEnv): Env {
-  const parsed = schema.safeParse(source);
+  const parsed = schema
+    .refine((e) => e.DATABASE_READ_URL.length === 0 || e.DATABASE_URL !== undefined, {
+      path: ["DATABASE_READ_URL"],
+      message: "read replicas need server mode: set DATABASE_URL too (embedded mode has no replicas)",
+    })
+    .safeParse(source);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
     throw new Error(`Invalid environment configuration:\n${lines.join("\n")}`);

@@ -9,6 +9,8 @@ import { appliedMigrationTags, DEFAULT_MIGRATIONS_FOLDER, MigrationError, pendin
 import * as schema from "./schema";
 import type { Database, DatabaseMode } from "./types";
 import { isConnectionLost } from "./connection-errors";
+import { registerPoolStats, type PoolStats } from "./pool-stats";
+import { ReadReplicas, registerReadReplicas, replicaName, unregisterReadReplicas, type ReplicaOptions } from "./replicas";
 
 export type DatabaseHandle = {
   db: Database;
@@ -17,6 +19,8 @@ export type DatabaseHandle = {
   dataDir: string | null;
   /** What opening did to the schema; null when opened with `migrate: false`. */
   migration: MigrationOutcome | null;
+  /** Server mode with DATABASE_READ_URL: the hot standbys that take reads (src/db/replicas.ts). */
+  readReplicas?: ReadReplicas;
   close: () => Promise<void>;
 };
 
@@ -101,14 +105,19 @@ function trackStatements(reserved: ReservedSql): TrackedConnection {
  * the connection it got died or failed to start, since no statement has run yet.
  * Covered by test/faults/connection-drop.test.ts; see docs/reliability.md.
  */
-function withDropSafeTransactions(client: Sql): Sql {
+function withDropSafeTransactions(client: Sql, stats: PoolStats): Sql {
   const begin = async (...args: unknown[]) => {
     const fn = args.at(-1) as (tx: Sql) => unknown;
     const options = args.length > 1 ? String(args[0]).replace(/[^a-z ]/gi, "") : "";
     let conn: ReservedSql | undefined;
     for (let attempt = 1; !conn; attempt++) {
       try {
-        conn = await client.reserve();
+        stats.waiting++;
+        try {
+          conn = await client.reserve();
+        } finally {
+          stats.waiting--;
+        }
       } catch (error) {
         // A dead backend's stale FATAL, or a connection that closed while starting: nothing ran, try another.
         // Timeouts and refusals are not retried (the server is away; the caller should hear so promptly).
@@ -117,6 +126,7 @@ function withDropSafeTransactions(client: Sql): Sql {
       }
     }
     const reserved = trackStatements(conn);
+    stats.reserved++;
     let lost = false;
     let savepoints = 0;
     // Drizzle's nested transactions call `savepoint` on the transaction's client.
@@ -155,6 +165,7 @@ function withDropSafeTransactions(client: Sql): Sql {
       }
       throw error;
     } finally {
+      stats.reserved--;
       if (!lost) reserved.release();
     }
   };
@@ -173,6 +184,7 @@ async function openServer(url: string, poolMax: number, preparedStatements: bool
   const { default: postgres } = await import("postgres");
   const { drizzle } = await import("drizzle-orm/postgres-js");
   const target = serverConnection(url);
+  const stats: PoolStats = { max: poolMax, reserved: 0, waiting: 0 };
   const client = withDropSafeTransactions(
     withPreparedStatements(postgres(target.url, {
       ...(target.path ? { path: target.path } : {}),
@@ -186,9 +198,11 @@ async function openServer(url: string, poolMax: number, preparedStatements: bool
       // reconnect while the server was long back. Capped at 2 s (jittered, as the default).
       backoff: (retries: number) => (0.5 + Math.random() / 2) * Math.min(3 ** retries / 100, 2),
     }), preparedStatements),
+    stats,
   );
   Object.assign((client as unknown as { options: { parsers: Record<number, unknown> } }).options.parsers, JSON_AS_TEXT);
   const db = drizzle(client, { schema }) as unknown as Database;
+  registerPoolStats(db, stats);
   return { db, mode: "server", dataDir: null, migration: null, close: () => client.end({ timeout: 5 }) };
 }
 
@@ -277,6 +291,39 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
   return openEmbedded(dataDir, migrationsFolder, migrate);
 }
 
+/**
+ * Opens a pool per replica URL (no migrations: a standby replays the primary's), probes them once,
+ * and makes them the read replicas of `handle`, closed with it. Server mode only.
+ */
+export async function attachReadReplicas(handle: DatabaseHandle, urls: readonly string[], options: ReplicaOptions & { poolMax?: number }): Promise<ReadReplicas> {
+  if (handle.mode !== "server") throw new Error("Read replicas need server mode (DATABASE_URL); embedded mode has one process and no replicas.");
+  const handles = await Promise.all(
+    urls.map(async (url) => {
+      const opened = await openServer(url, options.poolMax ?? env.DB_POOL_MAX, env.DB_PREPARED_STATEMENTS);
+      return { name: replicaName(url), db: opened.db, close: opened.close };
+    }),
+  );
+  const replicas = new ReadReplicas(handle.db, handles, options);
+  registerReadReplicas(replicas);
+  await replicas.start();
+  const close = handle.close;
+  handle.readReplicas = replicas;
+  handle.close = async () => {
+    unregisterReadReplicas(replicas);
+    await replicas.close();
+    await close();
+  };
+  return replicas;
+}
+
+async function openFromEnv(): Promise<DatabaseHandle> {
+  const handle = await openDatabase({ url: env.DATABASE_URL });
+  if (handle.mode === "server" && env.DATABASE_READ_URL.length > 0) {
+    await attachReadReplicas(handle, env.DATABASE_READ_URL, { maxLagMs: env.DATABASE_READ_MAX_LAG_MS });
+  }
+  return handle;
+}
+
 export function embeddedDataDir(): string {
   return path.resolve(env.MEMORY_DATA_DIR, "pglite");
 }
@@ -287,7 +334,7 @@ const globalForDb = globalThis as unknown as { __memoryDb?: Promise<DatabaseHand
 /** The process-wide database, opened (and migrated) on first use from the environment. */
 export function getDatabase(): Promise<DatabaseHandle> {
   if (!globalForDb.__memoryDb) {
-    const opening = openDatabase({ url: env.DATABASE_URL });
+    const opening = openFromEnv();
     // A failed open must not be remembered forever: the next caller tries again.
     opening.catch(() => {
       if (globalForDb.__memoryDb === opening) globalForDb.__memoryDb = undefined;

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import type { DatabaseHandle } from "~/db/client";
 import { schemaVersion } from "~/db/migrate";
 import { queryRows } from "~/db/raw";
+import type { ReplicaStatus } from "~/db/replicas";
 import { agentFrontDoor } from "~/server/http/front-door";
 
 export type Health = {
@@ -9,6 +10,8 @@ export type Health = {
   database: { mode: "embedded" | "server"; schemaVersion: string | null; extensions: Record<string, string>; postgres: string };
   /** `listener`: agent calls are answered in front of Next.js (scripts/server.mjs); `next-routes`: by its routes. */
   agentEndpoint: "listener" | "next-routes";
+  /** With DATABASE_READ_URL only: each read replica, whether it is reachable and how far behind it is. */
+  replicas?: ReplicaStatus[];
 };
 
 export async function getHealth(handle: DatabaseHandle): Promise<Health> {
@@ -26,5 +29,6 @@ export async function getHealth(handle: DatabaseHandle): Promise<Health> {
       postgres: pg?.v ?? "unknown",
     },
     agentEndpoint: agentFrontDoor(),
+    ...(handle.readReplicas ? { replicas: handle.readReplicas.statuses() } : {}),
   };
 }

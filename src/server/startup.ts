@@ -8,10 +8,16 @@ import { createAgentListener } from "~/server/http/agent-listener";
 import { publishAgentListener } from "~/server/http/front-door";
 import { log } from "~/server/log";
 import { flushBufferedWrites } from "~/server/memory/buffered-writes";
+import { setMetricsDatabase } from "~/server/metrics";
 
 export async function startServer() {
   try {
     const handle = await getDatabase();
+    setMetricsDatabase(getDatabase);
+    if (handle.readReplicas) {
+      const states = handle.readReplicas.statuses().map((r) => `${r.name} ${r.state}`);
+      log("info", `read replicas (DATABASE_READ_URL): ${states.join(", ")}; lag limit ${env.DATABASE_READ_MAX_LAG_MS} ms`);
+    }
     await ensureEmbeddingIndex(handle.db, env.EMBEDDING_MODEL, env.EMBEDDING_DIMENSIONS);
     const users = await countUsers(handle.db);
     const base = env.NEXTAUTH_URL ?? `http://localhost:${env.PORT}`;

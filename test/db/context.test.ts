@@ -82,6 +82,29 @@ describe(`buildMemoryContext (${TEST_BACKEND})`, () => {
     expect(other.relevantNodes.map((n) => n.id)).toEqual([userCard]);
   });
 
+  it("shows the session summary's goal and lists compactly, leaving out what its text already says", async () => {
+    const tenantId = await createTenant(handle.db);
+    const ctx = agentContext(tenantId);
+    const turn = await appendMessages(handle.db, ctx, { sessionId: "s-sum", userScopeId: "u1", messages: [{ role: "user", content: "帮我规划杭州三日游，预算5000元。" }, { role: "assistant", content: "好的。" }] });
+    await appendSummary(handle.db, ctx, {
+      sessionId: "s-sum",
+      parentSummaryId: null,
+      fromMessageId: turn.messages[0]!.id,
+      toMessageId: turn.messages[1]!.id,
+      summary: "用户在规划杭州三日游。\n要点：预算 5000元",
+      currentGoal: "规划杭州三日游",
+      constraints: ["预算 5000元", "不坐红眼航班"],
+      decisions: ["住西湖边"],
+      pendingWork: ["订高铁票", "订酒店", "查天气", "x".repeat(300)],
+      knownIssues: [],
+    });
+    const context = await buildMemoryContext(handle.db, ctx, { queryText: "杭州行程", sessionId: "s-sum" }, noVectors);
+    expect(context.prompt).toContain("用户在规划杭州三日游。\n要点：预算 5000元\nConstraints: 不坐红眼航班\nDecisions: 住西湖边\nPending: 订酒店; 查天气; " + "x".repeat(99) + "…");
+    expect(context.prompt).not.toContain("Goal: 规划杭州三日游");
+    expect(context.prompt).not.toContain("订高铁票");
+    expect(context.prompt).not.toContain("Issues:");
+  });
+
   it("assembles the turn's memory: always-recalled, profile, constraints, tasks, preferences, relevant, summary, recent messages", async () => {
     const { ctx, ids, messages } = await seed();
     const context = await buildMemoryContext(handle.db, ctx, { queryText: "How are my night shifts going?", sessionId: "s1" }, noVectors);

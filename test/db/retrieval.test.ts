@@ -10,6 +10,7 @@ import { parseScopePattern } from "~/server/memory/scope";
 import { loadKindRegistry } from "~/server/memory/custom-kinds";
 import { nodeWhere } from "~/server/memory/retrieval/node-search";
 import { queryTerms } from "~/server/memory/retrieval/query-terms";
+import { rankingFeaturesWithout } from "~/server/memory/retrieval/ranking-features";
 import { flushQueryLog, recordQuery } from "~/server/memory/retrieval/query-log";
 import { memorySearch } from "~/server/memory/retrieval/search";
 import { disjointScopes } from "~/server/memory/retrieval/scopes";
@@ -467,6 +468,28 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     const chat = await search(ctx, { queryText: "表哥的妻子", includeEvidence: true });
     expect(chat.evidence?.[0]?.content).toBe("我表哥的妻子是老师。");
     expect(chat.evidence?.find((e) => e.content === "好的。")?.components?.context).toBeGreaterThan(0);
+  });
+
+  it("reorders the best evidence by its second stage: the question's words together beat its words apart", async () => {
+    const tenantId = await createTenant(handle.db);
+    const ctx = agentContext(tenantId, { readScopes: ["user:u1", "session:*"].map(parseScopePattern) });
+    const apart = "Red lamps, an old chair, a bicycle bell.";
+    const together = "In the shed we found the old red bicycle my father built.";
+    await appendMessages(handle.db, ctx, {
+      sessionId: "log",
+      userScopeId: "u1",
+      messages: [apart, "We watched a film.", together, "Lunch was soup.", "Garage doors painted red."].map((content) => ({ role: "user", content })),
+    });
+    const question = { queryText: "the old red bicycle", includeEvidence: true };
+    const firstStageOnly = await memorySearch(handle.db, ctx, question, { ...noVectors, ranking: rankingFeaturesWithout(["secondStage"]) });
+    expect(firstStageOnly.evidence?.[0]?.content).toBe(apart); // shorter, so BM25 ranks it first
+    const staged = await search(ctx, question);
+    expect(staged.evidence?.[0]?.content).toBe(together);
+    const parts = staged.evidence?.[0]?.components;
+    const apartParts = staged.evidence?.find((e) => e.content === apart)?.components;
+    expect(parts?.coverage).toBeCloseTo(1, 5); // both hold every word of the question
+    expect(apartParts?.coverage).toBeCloseTo(1, 5);
+    expect(parts?.proximity).toBeGreaterThan(apartParts?.proximity ?? Number.POSITIVE_INFINITY);
   });
 
   it("finds a turn's neighbours in its own session when sessions were written at the same time", async () => {

@@ -424,7 +424,10 @@ describe(`memory tree (${TEST_BACKEND})`, () => {
     expect(l1!.chunkIds.sort()).toEqual(sealed.map((c) => c.id).sort());
     expect(sealed.every((c) => c.sealedIntoId === l1!.id)).toBe(true);
     const summary = await getLatestSummary(handle.db, { tenantId: t, sessionId: "long" });
-    expect(summary?.summary).toMatch(/12 new message/);
+    // The summary covers all twelve messages, and of the twelve budgets states the latest only.
+    expect(summary).toMatchObject({ messageCount: SEAL_THRESHOLD + 2 });
+    expect(summary!.constraints.filter((c) => c.startsWith("预算"))).toEqual([`预算 ${SEAL_THRESHOLD + 2}万`]);
+    expect(summary!.summary).toContain(`预算 ${SEAL_THRESHOLD + 2}万`);
 
     await decayTopicHotness(handle.db, { tenantId: t });
     const [decayed] = await handle.db.select().from(memoryTopics).where(eq(memoryTopics.id, topic!.id));

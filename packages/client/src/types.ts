@@ -224,6 +224,9 @@ export type ScoreComponents = {
   hotness?: number;
   explicit?: number;
   rerank?: number;
+  /** Evidence: the second stage's parts, the weighted share of the question's terms a text holds and how near each other they stand. */
+  coverage?: number;
+  proximity?: number;
   final: number;
 };
 
@@ -383,13 +386,19 @@ export type MessageAppendResult = {
   message: string;
 };
 
+/**
+ * A write's answer when the server has read replicas: its commit position. Send it back as the
+ * X-Memory-Consistency header with a later read that must see the write.
+ */
+export type WithConsistency<T> = T & { consistency?: string };
+
 export type ToolResults = {
   memory_search: MemorySearchResult;
   memory_get: MemoryGetResult;
-  memory_write: MemoryWriteResult;
-  memory_forget: MemoryForgetResult;
+  memory_write: WithConsistency<MemoryWriteResult>;
+  memory_forget: WithConsistency<MemoryForgetResult>;
   memory_context: MemoryContextResult;
-  message_append: MessageAppendResult;
+  message_append: WithConsistency<MessageAppendResult>;
 };
 
 export type JsonSchema = { [key: string]: unknown };

@@ -11,6 +11,8 @@ import { TENANT_COOKIE } from "~/server/auth/tenant-cookie";
 import { badRequest, forbidden, knownServiceError, ServiceError } from "~/server/errors";
 import { jsonShapeProblem } from "~/server/tools/limits";
 import { TOOL_NAMES } from "~/server/tools/registry";
+import { routeWork, type WorkKind } from "~/server/db-routing";
+import { recordRequest } from "~/server/metrics";
 import { TENANT_HEADER } from "./tenant-header";
 
 /**
@@ -50,7 +52,13 @@ function toolPathMessage(code: TRPCError["code"], path: string | undefined): { m
   return undefined;
 }
 
-const t = initTRPC.context<TRPCContext>().create({
+/**
+ * What a procedure may declare about itself. `kind` overrides where its database work runs
+ * (default: a query is a read, a mutation a write; see routeByKind).
+ */
+export type ProcedureMeta = { kind?: WorkKind };
+
+const t = initTRPC.context<TRPCContext>().meta<ProcedureMeta>().create({
   errorFormatter({ shape, error, path }) {
     const cause = error.cause;
     // Unexpected failures may carry SQL or driver details: callers get a plain sentence instead.
@@ -85,7 +93,18 @@ const serviceErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
-export const publicProcedure = t.procedure.use(serviceErrors);
+/** Every call counted and timed for /api/metrics, by procedure, with the reason of a failure. */
+const observed = t.middleware(async ({ path, next }) => {
+  const started = performance.now();
+  const result = await next();
+  const surface = path.startsWith("tools.") || path === "me.agent" ? "agent" : "dashboard";
+  const cause = result.ok ? undefined : result.error.cause;
+  const failure = result.ok ? undefined : cause instanceof ServiceError ? cause.reason : cause instanceof ZodError ? "invalid_input" : result.error.code.toLowerCase();
+  recordRequest(surface, path, (performance.now() - started) / 1000, failure);
+  return result;
+});
+
+export const publicProcedure = t.procedure.use(observed).use(serviceErrors);
 
 /**
  * Dashboard input as a whole, checked before any schema runs (schemas and the database recurse and
@@ -142,7 +161,28 @@ export const tenantProcedure = signedInProcedure.use(async ({ ctx, next }) => {
     if (!membership) throw new TRPCError({ code: "FORBIDDEN", message: "You are not a member of any organisation. Ask an admin to add you." });
   }
   return next({ ctx: { tenant: { id: membership.tenantId, role: membership.role } } });
-});
+}).use(async ({ ctx, type, meta, next }) => routeByKind(ctx.db, meta?.kind ?? (type === "query" ? "read" : "write"), ctx.user.id, next));
+
+/**
+ * The one place a dashboard procedure's database is chosen: by its kind (a query reads, a mutation
+ * writes, unless its meta says otherwise), for the signed-in person (read-your-writes is kept per
+ * person). Reads may go to a read replica and are rerun on the primary if the replica fails them;
+ * everything else stays on the primary (src/server/db-routing.ts).
+ */
+async function routeByKind<R extends { ok: boolean }>(primary: Database, kind: WorkKind, userId: string, next: (opts: { ctx: { db: Database } }) => Promise<R>): Promise<R> {
+  let last: R | undefined;
+  try {
+    const routed = await routeWork(primary, { kind, principal: { type: "user", id: userId } }, async (db) => {
+      last = await next({ ctx: { db } });
+      if (!last.ok) throw (last as unknown as { error: unknown }).error;
+      return last;
+    });
+    return routed.value;
+  } catch (error) {
+    if (last) return last;
+    throw error;
+  }
+}
 
 export const tenantAdminProcedure = tenantProcedure.use(({ ctx, next }) => {
   if (ctx.tenant.role !== "admin") {

@@ -1,4 +1,5 @@
 import type { Session } from "next-auth";
+import { recordDashboardRateLimited } from "~/server/metrics";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import type { Database } from "~/db/types";
 import { appRouter } from "~/server/api/root";
@@ -49,6 +50,7 @@ export async function serveTrpcRequest(req: Request, deps: TrpcRequestDeps): Pro
         await enforceUserRateLimit(await deps.getDb(), userId, { calls, limit: deps.rateLimitPerMinute });
       } catch (error) {
         if (!(error instanceof ServiceError)) throw error;
+        recordDashboardRateLimited();
         const retry = String(error.details?.retryAfterSeconds ?? 60);
         return trpcRefusal(req, 429, "TOO_MANY_REQUESTS", error.reason, error.message, { "retry-after": retry });
       }

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { PgTransaction } from "drizzle-orm/pg-core";
+import { writeTargetOf } from "~/db/replicas";
 import type { DbOrTx, Transaction } from "~/db/types";
 import { describeError, log } from "~/server/log";
 
@@ -48,7 +49,8 @@ export function bufferedWriter<Row>(options: {
     }
   }
 
-  async function flush(db: DbOrTx) {
+  async function flush(handle: DbOrTx) {
+    const db = writeTargetOf(handle);
     const buffer = buffers.get(db);
     if (!buffer) return;
     if (buffer.timer) clearTimeout(buffer.timer);
@@ -65,8 +67,10 @@ export function bufferedWriter<Row>(options: {
     if (buffer.rows.length === 0 && !buffer.timer) buffers.delete(db);
   }
 
-  async function add(db: DbOrTx, rows: readonly Row[]) {
+  async function add(handle: DbOrTx, rows: readonly Row[]) {
     if (rows.length === 0) return;
+    // Rows a read on a replica leaves behind are written on its primary (a standby takes no writes).
+    const db = writeTargetOf(handle);
     if (db instanceof PgTransaction) {
       // The savepoint keeps a failed write from aborting the caller's transaction.
       await writeAll(db, rows);

@@ -219,3 +219,29 @@ export async function getSummaryChain(
   const byId = new Map(rows.map((row) => [row.id, row]));
   return ids.map((id) => byId.get(id)).filter((row): row is MemorySummary => row !== undefined);
 }
+
+const CONTEXT_FIELDS: readonly [keyof Pick<MemorySummary, "constraints" | "decisions" | "preferences" | "pendingWork" | "completedWork" | "knownIssues">, string][] = [
+  ["constraints", "Constraints"],
+  ["decisions", "Decisions"],
+  ["preferences", "Preferences"],
+  ["pendingWork", "Pending"],
+  ["completedWork", "Done"],
+  ["knownIssues", "Issues"],
+];
+
+/**
+ * A summary as memory_context shows it: its text, then its fields one line each, compactly (the
+ * newest 3 items of each list, each at most 100 characters), leaving out what the text already says.
+ */
+export function summaryForContext(summary: Pick<MemorySummary, "summary" | "currentGoal" | (typeof CONTEXT_FIELDS)[number][0]>): string {
+  const text = summary.summary.trim();
+  const said = (item: string) => text.includes(item.trim());
+  const clip = (item: string) => (item.length > 100 ? `${item.slice(0, 99)}…` : item);
+  const lines = [text];
+  if (summary.currentGoal && !said(summary.currentGoal)) lines.push(`Goal: ${clip(summary.currentGoal)}`);
+  for (const [field, label] of CONTEXT_FIELDS) {
+    const items = summary[field].filter((item) => !said(item)).slice(-3).map(clip);
+    if (items.length) lines.push(`${label}: ${items.join("; ")}`);
+  }
+  return lines.join("\n");
+}

@@ -9,6 +9,8 @@ import { knownServiceError, ServiceError } from "~/server/errors";
 import { logServerError } from "~/server/log";
 import { AGENT_MAX_BODY_BYTES, INVALID_UTF8, isUtf8, readBodyWithin, tooLargeMessage } from "~/server/rate-limit/body-limit";
 import type { CounterStore } from "~/server/rate-limit/limiter";
+import { CONSISTENCY_HEADER } from "~/server/db-routing";
+import { recordRequest } from "~/server/metrics";
 import { isPlainObject, jsonShapeProblem } from "./limits";
 import { callTool, isToolName, listTools, toolAllowed, toolSucceeded, TOOL_NAMES, type ToolName, type ToolResults } from "./registry";
 import type { TurnInput } from "./schemas";
@@ -87,7 +89,7 @@ function buildServer(db: Database, { apiKey, limits }: AgentCredentials, headers
     const metaTurn = meta && isPlainObject(meta.turn) ? (meta.turn as TurnInput) : {};
     const idempotencyKey = meta && typeof meta.idempotencyKey === "string" ? meta.idempotencyKey : undefined;
     try {
-      const result = await callTool(db, apiKey, { name, arguments: args ?? {}, idempotencyKey, turn: { ...headerTurn(headers), ...metaTurn } }, limits);
+      const result = await callTool(db, apiKey, { name, arguments: args ?? {}, idempotencyKey, turn: { ...headerTurn(headers), ...metaTurn }, consistency: headers.get(CONSISTENCY_HEADER) }, limits);
       return {
         content: [{ type: "text", text: toolResultText(name, result) }],
         structuredContent: result as unknown as Record<string, unknown>,
@@ -168,6 +170,8 @@ export async function handleMcpRequest(req: Request, deps: { db: Database; store
     credentials = await admitMeteredAgentCall(deps.db, match[1], { store: deps.store });
   } catch (error) {
     if (!(error instanceof ServiceError)) throw error;
+    // Refused before any tool ran (bad key, over the limit): counted here, the tools count the rest.
+    recordRequest("agent", "mcp", 0, error.reason);
     const retry = error.details?.retryAfterSeconds;
     return jsonRpcError(HTTP_STATUS[error.code] ?? 400, -32001, error.message, { reason: error.reason, ...(error.details ?? {}) }, {
       ...(error.code === "UNAUTHORIZED" ? { "www-authenticate": 'Bearer realm="agent-memory"' } : {}),

@@ -34,6 +34,8 @@ import { isPlainObject, jsonShapeProblem } from "./limits";
 import { withTurnScopeNames } from "./turn-scope-names";
 import { memoryGetInputSchema, messageAppendInputSchema, turnSchema, type Turn, type TurnInput } from "./schemas";
 import { inputProblems } from "~/server/validation";
+import { routeWork, type Principal } from "~/server/db-routing";
+import { recordRequest } from "~/server/metrics";
 
 /** Where a caller puts the turn's session, over either transport. */
 const TURN_SESSION = "turn.sessionId (over MCP: params._meta.turn.sessionId or the X-Memory-Session-Id header)";
@@ -88,13 +90,19 @@ export type MessageAppendResult = {
   message: string;
 };
 
+/**
+ * A write's answer with read replicas configured: `consistency` is its commit position, to send back
+ * as X-Memory-Consistency with a later read that must see it (docs/operations.md, Scaling).
+ */
+export type WithConsistency<T> = T & { consistency?: string };
+
 export type ToolResults = {
   memory_search: Jsonify<MemorySearchResult>;
   memory_get: MemoryGetResult;
-  memory_write: MemoryWriteResult;
-  memory_forget: MemoryForgetResult;
+  memory_write: WithConsistency<MemoryWriteResult>;
+  memory_forget: WithConsistency<MemoryForgetResult>;
   memory_context: Jsonify<MemoryContextResult>;
-  message_append: MessageAppendResult;
+  message_append: WithConsistency<MessageAppendResult>;
 };
 export type ToolName = keyof ToolResults;
 export const TOOL_NAMES = ["memory_search", "memory_get", "memory_write", "memory_forget", "memory_context", "message_append"] as const satisfies readonly ToolName[];
@@ -413,7 +421,8 @@ export const isToolName = (name: unknown): name is ToolName => typeof name === "
 /** The tools this key may call — a read-only key never sees memory_write or memory_forget. */
 export async function listTools(db: Database, apiKey: ApiKey): Promise<ToolDescriptor[]> {
   const names = TOOL_NAMES.filter((name) => toolAllowed(apiKey, name));
-  const kinds = names.includes("memory_write") ? (await loadKindRegistry(db, apiKey.tenantId)).all : [];
+  // tools.list is read-only work: it may run on a read replica.
+  const kinds = names.includes("memory_write") ? (await routeWork(db, { kind: "read", principal: keyPrincipal(apiKey) }, (target) => loadKindRegistry(target, apiKey.tenantId))).value.all : [];
   const descriptions: Record<ToolName, string> = {
     memory_search: SEARCH_DESCRIPTION,
     memory_get: GET_DESCRIPTION,
@@ -447,7 +456,15 @@ export type ToolCallRequest = {
   arguments?: unknown;
   idempotencyKey?: string;
   turn?: TurnInput;
+  /** A write's consistency token sent back (X-Memory-Consistency): the read waits for a replica past it. */
+  consistency?: string | null;
 };
+
+/** Read-your-writes is kept per API key. */
+const keyPrincipal = (apiKey: Pick<ApiKey, "id">): Principal => ({ type: "api_key", id: apiKey.id });
+
+/** What a failed call's caller is told, as a metric label. */
+const failureReason = (error: unknown) => (error instanceof ServiceError ? error.reason : "internal_error");
 
 const shown = (text: string) => (text.length > 60 ? `${text.slice(0, 60)}…` : text);
 
@@ -485,13 +502,31 @@ function admit(apiKey: ApiKey, request: { name: unknown; arguments?: unknown; tu
 export async function callTool<N extends ToolName>(db: Database, apiKey: ApiKey, request: ToolCallRequest & { name: N }, knownLimits?: EffectiveScopes): Promise<ToolResults[N]>;
 export async function callTool(db: Database, apiKey: ApiKey, request: ToolCallRequest, knownLimits?: EffectiveScopes): Promise<ToolResults[ToolName]>;
 export async function callTool(db: Database, apiKey: ApiKey, request: ToolCallRequest, knownLimits?: EffectiveScopes): Promise<ToolResults[ToolName]> {
+  const started = performance.now();
+  const metricName = isToolName(request.name) ? request.name : "unknown";
+  try {
+    const result = await runTool(db, apiKey, request, knownLimits);
+    recordRequest("tool", metricName, (performance.now() - started) / 1000);
+    return result;
+  } catch (error) {
+    recordRequest("tool", metricName, (performance.now() - started) / 1000, failureReason(error));
+    throw error;
+  }
+}
+
+async function runTool(db: Database, apiKey: ApiKey, request: ToolCallRequest, knownLimits?: EffectiveScopes): Promise<ToolResults[ToolName]> {
   const { name, args, turn } = admit(apiKey, request);
   if (request.idempotencyKey !== undefined && (typeof request.idempotencyKey !== "string" || request.idempotencyKey.length < 8 || request.idempotencyKey.length > 200)) {
     throw badRequest("invalid_idempotency_key", "idempotencyKey must be a string of 8 to 200 characters (e.g. a UUID).");
   }
   const tool = TOOLS[name] as ToolDefinition<ToolName>;
-  let limits = knownLimits ? Promise.resolve(knownLimits) : undefined;
-  return tool.run({ db, apiKey, args, turn, idempotencyKey: request.idempotencyKey, limits: () => (limits ??= keyScopeLimits(db, apiKey)) });
+  // The tool's kind decides where it runs: read-only tools may go to a read replica (db-routing.ts).
+  const routed = await routeWork(db, { kind: tool.readOnly ? "read" : "write", principal: keyPrincipal(apiKey), consistency: request.consistency }, (target) => {
+    let limits = knownLimits ? Promise.resolve(knownLimits) : undefined;
+    return tool.run({ db: target, apiKey, args, turn, idempotencyKey: request.idempotencyKey, limits: () => (limits ??= keyScopeLimits(target, apiKey)) });
+  });
+  // With read replicas, a write's answer carries its commit position (an extra field; absent otherwise).
+  return routed.consistency === undefined ? routed.value : ({ ...routed.value, consistency: routed.consistency } as WithConsistency<ToolResults[ToolName]>);
 }
 
 /** Did the tool do what was asked? (MCP marks the others `isError`, so no model reads them as success.) */

@@ -1,3 +1,5 @@
+import { familyOperations } from "./rules";
+
 /**
  * 000's extraction flow, rule-based (no LLM): candidate memory operations from one user message.
  * Everything proposed still goes through memoryWrite's rules; an inferred fact never becomes an
@@ -14,6 +16,8 @@ export type ExtractedOperation = {
   target?: { kind: string; itemKey: string };
   /** Only as a correction: without a current card to replace, nothing is written. */
   requiresTarget?: boolean;
+  /** Said as a correction ("actually …", "不是…而是…"): it replaces the slot's card. */
+  correction?: boolean;
   node: { title: string; content: string; valueJson?: unknown; tags?: string[]; entities?: string[] };
 };
 
@@ -35,18 +39,12 @@ const ACCEPT_ZH = new RegExp(`(${CJK_ITEM})现在(?:也)?(?:可以|能)(?:接受
 const NO_LONGER_AVOID_ZH = new RegExp(`(?:不再|不)(?:讨厌|忌口)(${CJK_ITEM})了`, "g");
 const ACCEPT_EN = /\bi can (?:eat|have) (?:a little |some )?([a-z][a-z-]{1,20}) (?:now|again)\b/gi;
 const FLAVOR = /少油|少辣|不辣|微辣|中辣|特辣|重辣|多辣|清淡|少盐|少糖|少酸|重口|less oil|low oil|less spicy|not spicy|no spice|mild|extra spicy|low salt|less salt|less sugar|low sugar/gi;
-const BUDGET_ZH = /预算\s*(?:是|为|大概|约|在)?\s*(\d+(?:\.\d+)?\s*(?:万|千|百)?\s*(?:元|块|美元)?)/;
-const BUDGET_EN = /\bbudget (?:is|of|at)\s*([$€¥£]?\s?\d[\d,.]*\s?(?:k|m|thousand|million)?(?:\s?(?:dollars|euros|usd|eur|rmb|yuan))?)/i;
-const DEADLINE_ZH = /(\d{1,2}\s*月\s*\d{1,2}\s*[日号]|\d{4}-\d{1,2}-\d{1,2}|下周[一二三四五六日天]|月底|周[一二三四五六日])\s*(?:之前|以前|前)\s*(?:要)?(?:完成|交付|上线|提交|做完)?/;
-const DEADLINE_EN = /\b(?:deadline is|due(?: by| on)?|finish(?:ed)? by|deliver(?:ed)? by|by)\s+((?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?|\d{4}-\d{2}-\d{2}|next (?:week|month|monday|tuesday|wednesday|thursday|friday)|end of (?:the )?(?:week|month))/i;
 // Words the avoid pattern must not take for an ingredient.
 const NOT_INGREDIENTS = new Set([
   ...["太多", "那么", "这个", "那个", "东西", "什么", "一点", "推荐", "给我", "了", "再", "很多", "太", "多", "菜", "饭"],
   // "别忘了" / "别担心" / "不要客气": what follows 别 / 不要 is often no food at all.
   ...["忘", "忘记", "担心", "客气", "着急", "生气", "介意", "管", "说", "问", "想", "急", "怕", "麻烦", "打扰", "动"],
 ]);
-
-const squash = (s: string) => s.replace(/\s+/g, "");
 
 function unique<T>(items: T[], key: (t: T) => string): T[] {
   const seen = new Set<string>();
@@ -127,15 +125,7 @@ export function extractOperations(text: string): ExtractedOperation[] {
     }
   }
 
-  const budget = text.match(BUDGET_ZH) ?? text.match(BUDGET_EN);
-  if (budget) {
-    const amount = squash(budget[1]!);
-    ops.push({ op: "create", kind: "custom_fact", itemKey: "budget", explicit, scopeHint: "workspace", node: { title: `预算 ${amount}`.trim(), content: text.trim().slice(0, 500), valueJson: amount, tags: ["budget"], entities: [amount] } });
-  }
-  const deadline = text.match(DEADLINE_ZH) ?? text.match(DEADLINE_EN);
-  if (deadline) {
-    const when = squash(deadline[1]!);
-    ops.push({ op: "create", kind: "custom_fact", itemKey: "deadline", explicit, scopeHint: "workspace", node: { title: `截止 ${when}`, content: text.trim().slice(0, 500), valueJson: when, tags: ["deadline"], entities: [when] } });
-  }
+  // Identity, relationships, work, places, plans, decisions, preferences, dates and amounts (rules/).
+  ops.push(...familyOperations(text, { explicit, food }));
   return ops;
 }

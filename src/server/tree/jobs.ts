@@ -4,7 +4,7 @@ import { memoryMessages, type MemoryJob } from "~/db/schema";
 import type { JobHandlers } from "~/server/jobs/worker";
 import { log } from "~/server/log";
 import type { MemoryCallContext } from "~/server/memory/context";
-import { loadKindRegistry } from "~/server/memory/custom-kinds";
+import { loadTenantWithKinds } from "~/server/memory/custom-kinds";
 import { findActiveNodes } from "~/server/memory/exact-query";
 import { countTokens } from "~/server/memory/retrieval/token-count";
 import { scopeAllowed, type MemoryScope } from "~/server/memory/scope";
@@ -14,6 +14,7 @@ import type { WriteOperation } from "~/server/memory/write-schema";
 import { createLlmClient, parseJsonObject, type LlmClient } from "~/server/providers/llm";
 import { coolRecallHotness } from "~/server/memory/retrieval/recall-usage";
 import { continueLater, decayTopicHotness, deepScoreSession, lastProcessedSeq, messagesAfter, routeTopicsForSession, sealSession, SESSION_BATCH, writeDailyDigest } from "./cold-path";
+import { restatementAware } from "./extract-restated";
 import { capturerWriteScopes, type CapturerWriteScopes } from "./extract-authority";
 import { capturedFromMessages, EXTRACTOR_ACTOR_ID, slotDecidedSince } from "./extract-coverage";
 import { EXPLICIT_CUE, extractOperations, FORGET_CUE, forgetRequestNames, type ExtractedOperation } from "./extract-rules";
@@ -71,7 +72,7 @@ async function llmOperations(llm: LlmClient, text: string): Promise<ExtractedOpe
 export async function extractFromSession(db: Database, params: { tenantId: string; sessionId: string; llm: LlmClient | null }) {
   const after = await lastProcessedSeq(db, { tenantId: params.tenantId, sessionId: params.sessionId, type: "extract" });
   const messages = await messagesAfter(db, { tenantId: params.tenantId, sessionId: params.sessionId, afterSeq: after, limit: SESSION_BATCH.messages });
-  const registry = await loadKindRegistry(db, params.tenantId);
+  const { tenant, registry } = await loadTenantWithKinds(db, params.tenantId);
   const userMessages = messages.filter((m) => m.role === "user");
   const captured = await capturedFromMessages(db, { tenantId: params.tenantId, messages: userMessages, registry });
   const allowedFor = capturerWriteScopes(db, params.tenantId);
@@ -80,6 +81,7 @@ export async function extractFromSession(db: Database, params: { tenantId: strin
   const forgottenLater = (message: { seq: number }, candidate: ExtractedOperation) =>
     forgetRequests.some((request) => request.seq > message.seq && forgetRequestNames(request.content, candidate));
   let written = 0;
+  let restated = 0;
   let rejected = 0;
   for (const message of userMessages) {
     const ctx = extractorContext(params.tenantId, message, await allowedFor(message), [message.id]);
@@ -105,7 +107,7 @@ export async function extractFromSession(db: Database, params: { tenantId: strin
         explicitUserIntent: candidate.explicit,
         ...(scope ? { scope: `${scope.type}:${scope.id}` } : {}),
         node,
-        reason: "extracted from conversation",
+        reason: candidate.correction ? "user corrected an earlier statement" : "extracted from conversation",
       };
       if (candidate.target) {
         const [current] = await findActiveNodes(db, { tenantId: params.tenantId, scopes: ctx.readScopes, registry, filter: { kinds: [candidate.target.kind], itemKey: candidate.target.itemKey }, limit: 1 });
@@ -113,24 +115,27 @@ export async function extractFromSession(db: Database, params: { tenantId: strin
           operation = { op: "supersede", targetId: current.id, expectedRevision: current.revision, kind: candidate.kind, itemKey: candidate.itemKey, explicitUserIntent: candidate.explicit, node, reason: "user corrected an earlier preference" };
         } else if (candidate.requiresTarget) continue;
       }
+      // "预算5万" said again in other words is no new revision: memoryWrite answers noop.
+      if (operation.op === "create") operation = await restatementAware(db, { tenant, registry, now: new Date() }, ctx, operation);
       // One candidate per call: a bad guess must not sink the good ones.
       const result = await memoryWrite(db, ctx, { operations: [operation] }).catch((error: unknown) => {
         log("warn", `extraction write failed: ${error instanceof Error ? error.message : String(error)}`);
         return null;
       });
-      if (result?.done) written++;
+      if (result?.results[0]?.status === "noop") restated++;
+      else if (result?.done) written++;
       else rejected++;
     }
   }
   if (messages.length === SESSION_BATCH.messages) await continueLater(db, { tenantId: params.tenantId, type: "extract", sessionId: params.sessionId });
-  return { lastSeq: messages.at(-1)?.seq ?? after, messages: messages.length, written, rejected };
+  return { lastSeq: messages.at(-1)?.seq ?? after, messages: messages.length, written, restated, rejected };
 }
 
 /**
  * Appends the next summary of the chain when enough new messages (or tokens) piled up since the last
  * one: written by the model when one is configured, by the extractive rules otherwise or when it fails.
  */
-export async function summarizeSession(db: Database, params: { tenantId: string; sessionId: string; llm?: LlmClient | null }) {
+export async function summarizeSession(db: Database, params: { tenantId: string; sessionId: string; llm?: LlmClient | null; closing?: boolean }) {
   const latest = await getLatestSummary(db, params);
   let afterSeq = 0;
   if (latest) {
@@ -139,7 +144,9 @@ export async function summarizeSession(db: Database, params: { tenantId: string;
   }
   const fresh = await messagesAfter(db, { ...params, afterSeq, limit: SESSION_BATCH.messages });
   const tokens = fresh.reduce((sum, m) => sum + countTokens(m.content), 0);
-  if (fresh.length < SUMMARY_EVERY_MESSAGES && tokens < SUMMARY_EVERY_TOKENS) return { appended: false, pending: fresh.length };
+  // A closing session (`closing`) gets its last summary from what is left, however little.
+  const due = fresh.length >= SUMMARY_EVERY_MESSAGES || tokens >= SUMMARY_EVERY_TOKENS || (params.closing === true && fresh.length > 0);
+  if (!due) return { appended: false, pending: fresh.length };
   let next: ReturnType<typeof summarizeIncrement> & { generator?: string } = summarizeIncrement(latest, fresh);
   if (params.llm) {
     try {

@@ -6,6 +6,7 @@ import { badRequest } from "~/server/errors";
 import { isPlainObject } from "~/server/tools/limits";
 import { callTool, listTools, turnInputJsonSchema, type ToolCallRequest, type ToolName } from "~/server/tools/registry";
 import type { MemoryGetInput, MessageAppendInput, TurnInput } from "~/server/tools/schemas";
+import { CONSISTENCY_HEADER } from "~/server/db-routing";
 import { meteredAgentProcedure } from "../trpc";
 
 /**
@@ -47,7 +48,7 @@ const callInput = (raw: unknown): ToolCallRequest => {
 function toolMutation<N extends ToolName>(name: N) {
   return toolProcedure.input(objectInput<WithTurn<N>>(`tools.${name}`)).mutation(({ ctx, input }) => {
     const { turn, ...args } = input as Record<string, unknown>;
-    return callTool(ctx.db, ctx.apiKey, { name, arguments: args, turn: turn as TurnInput | undefined }, ctx.keyLimits);
+    return callTool(ctx.db, ctx.apiKey, { name, arguments: args, turn: turn as TurnInput | undefined, consistency: ctx.headers.get(CONSISTENCY_HEADER) }, ctx.keyLimits);
   });
 }
 
@@ -68,7 +69,7 @@ export const toolsRouter = {
     key: { id: ctx.apiKey.id, prefix: ctx.apiKey.prefix, permissions: ctx.apiKey.permissions, scopes: ctx.apiKey.scopes },
   })),
   /** Runs one tool by name: what a generic agent loop sends for each tool call the model makes. */
-  call: toolProcedure.input(callInput).mutation(({ ctx, input }) => callTool(ctx.db, ctx.apiKey, input, ctx.keyLimits)),
+  call: toolProcedure.input(callInput).mutation(({ ctx, input }) => callTool(ctx.db, ctx.apiKey, { ...input, consistency: ctx.headers.get(CONSISTENCY_HEADER) }, ctx.keyLimits)),
   memory_search: toolMutation("memory_search"),
   memory_get: toolMutation("memory_get"),
   memory_write: toolMutation("memory_write"),

@@ -3,7 +3,7 @@ import { log } from "~/server/log";
 import type { EmbeddingProvider } from "~/server/providers/embeddings";
 import type { MemoryCallContext } from "../context";
 import { ALWAYS_RECALLED_KINDS, PROFILE_KINDS } from "../kinds";
-import { getLatestSummary } from "../summaries";
+import { getLatestSummary, summaryForContext } from "../summaries";
 import type { MemoryNode } from "../node-view";
 import { pgErrorCode } from "../pg-errors";
 import { scopeAllowed } from "../scope";
@@ -127,7 +127,7 @@ export async function buildMemoryContext(db: DbOrTx, ctx: MemoryCallContext, raw
     const candidates: ContextItem[] = [
       ...keptStanding.map((node, order) => ({ section: sectionOf(node), id: node.id, text: nodeLine(node), node, order })),
       ...relevantNodes.map((node, order) => ({ section: "relevant" as const, id: node.id, text: nodeLine(node), node, order })),
-      ...(summary.ok && summary.value ? [{ section: "summary" as const, id: summary.value.id, text: summary.value.summary, order: 0 }] : []),
+      ...(summary.ok && summary.value ? [{ section: "summary" as const, id: summary.value.id, text: summaryForContext(summary.value), order: 0 }] : []),
       // Newest first for the budget; rendered oldest first (order = position in time).
       ...(recent.ok ? recent.value : []).map((m, i, all) => ({ section: "recent" as const, id: m.id, text: messageLine(m), order: all.length - i })),
     ];

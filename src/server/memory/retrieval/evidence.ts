@@ -6,9 +6,10 @@ import { queryRows } from "~/db/raw";
 import { reciprocalRankFusion, round, type SignalHits } from "./fusion";
 import type { QueryTerm } from "./query-terms";
 import type { EvidenceHit, ScoreComponents } from "./search-schema";
-import { CHUNK_SOURCE, fullTextHits, MESSAGE_SOURCE, scopeStats, trigramHits, vectorHits, type FullTextHit, type TextSource } from "./signals";
+import { CHUNK_SOURCE, fullTextMatch, MESSAGE_SOURCE, scopeStats, trigramHits, vectorHits, type FullTextHit, type TextSource } from "./signals";
 import { anyOf } from "~/db/any-of";
 import { ALL_RANKING_FEATURES, type RankingFeatures } from "./ranking-features";
+import { reorderBySecondStage, SECOND_STAGE_CANDIDATES, type SecondStageFeatures } from "./second-stage";
 
 /**
  * Evidence search: the message log (and memory-tree chunks, when there are any) ranked with the
@@ -35,6 +36,8 @@ export type EvidenceQuery = {
   tenantId: string;
   scopes: readonly ScopePattern[];
   terms: readonly QueryTerm[];
+  /** The question as asked: the second stage looks for its exact phrases. */
+  queryText: string;
   trigramText: string;
   /** The query's vector and its model, when a provider answered. */
   vector?: { values: readonly number[]; model: string; minSimilarity: number; weight: number };
@@ -65,7 +68,7 @@ const FULL_TEXT_CANDIDATES = 200;
 const TRIGRAM_MAX_TERMS = 2;
 const TRIGRAM_MIN_SIMILARITY = 0.3;
 
-type Scored = { id: string; score: number; own: number; context: number };
+type Scored = { id: string; score: number; own: number; context: number; secondStage?: SecondStageFeatures };
 
 /** A neighbour row: the lender it belongs to, its id and role, and which side of the lender (-1 before, 1 after) at which distance order. */
 type NeighbourRow = [lender: string, id: string, role: string, side: -1 | 1];
@@ -128,10 +131,30 @@ async function spreadOverSessions(db: DbOrTx, source: TextSource, where: SQL, le
 
 type Ranked = { id: string; fused: number; components: ScoreComponents };
 
+/**
+ * The lexical list's best candidates reordered by the second stage (second-stage.ts), over their
+ * text read back within the same `where` (tenant first); the rest follow in their order.
+ */
+async function secondStage(db: DbOrTx, source: TextSource, where: SQL, query: EvidenceQuery, match: { df: number[]; n: number }, ranked: readonly Scored[]): Promise<Scored[]> {
+  const head = ranked.slice(0, SECOND_STAGE_CANDIDATES);
+  if (head.length < 2) return [...ranked];
+  const t = sql.raw(source.table);
+  const [row] = await queryRows<{ rows: string | null }>(
+    db,
+    sql`select json_agg(json_build_array(${t}.id, ${t}.content))::text as rows from ${t} where ${where} and ${anyOf(sql`${t}.id`, head.map((h) => h.id))}`,
+  );
+  const text = new Map(row?.rows ? (JSON.parse(row.rows) as [string, string][]) : []);
+  const byId = new Map(head.map((h) => [h.id, h]));
+  const reordered = reorderBySecondStage(query.queryText, query.terms, match.df, match.n, head.map((h) => ({ id: h.id, score: h.score, text: text.get(h.id) ?? "" })));
+  return [...reordered.map((r) => ({ ...byId.get(r.id)!, secondStage: r.features })), ...ranked.slice(SECOND_STAGE_CANDIDATES)];
+}
+
 async function rankSource(db: DbOrTx, source: TextSource, where: SQL, query: EvidenceQuery, candidates: number): Promise<Ranked[]> {
-  const fullText = await fullTextHits(db, { source, where, terms: query.terms, limit: FULL_TEXT_CANDIDATES, minimum: query.limit, statsKey: statsKeyOf(query) });
+  const match = await fullTextMatch(db, { source, where, terms: query.terms, limit: FULL_TEXT_CANDIDATES, minimum: query.limit, statsKey: statsKeyOf(query) });
+  const fullText = match.hits;
   const features = query.features ?? ALL_RANKING_FEATURES;
-  const spread = await spreadOverSessions(db, source, where, features.contextSpread ? fullText : [], fullText, features.spreadAcrossRoles);
+  const spreadHits = await spreadOverSessions(db, source, where, features.contextSpread ? fullText : [], fullText, features.spreadAcrossRoles);
+  const spread = features.secondStage && query.queryText ? await secondStage(db, source, where, query, match, spreadHits) : spreadHits;
   const lexical = new Map(spread.map((s) => [s.id, s]));
   const lists: SignalHits[] = [{ signal: "fullText", weight: EVIDENCE_SIGNAL_WEIGHTS.fullText, hits: spread.slice(0, candidates) }];
   if (query.vector && query.vector.weight > 0) {
@@ -148,6 +171,7 @@ async function rankSource(db: DbOrTx, source: TextSource, where: SQL, query: Evi
     const components: ScoreComponents = {
       ...f.components,
       ...(lex ? { fullText: round(lex.own), context: round(lex.context) } : {}),
+      ...(lex?.secondStage ? { coverage: round(lex.secondStage.coverage), proximity: round(lex.secondStage.proximity) } : {}),
       fused: round(f.fused),
       final: round(f.fused),
     };

@@ -20,6 +20,8 @@ export const RANKING_FEATURES = [
   "unigramIdf",
   /** Context spreading only between turns of different roles (a dialogue), not along one speaker's log. */
   "spreadAcrossRoles",
+  /** Evidence: the best lexical candidates reordered by the coverage and proximity of the query's terms (second-stage.ts). */
+  "secondStage",
 ] as const;
 
 export type RankingFeature = (typeof RANKING_FEATURES)[number];

@@ -49,6 +49,10 @@ export type ScoreComponents = {
   explicit?: number;
   /** Evidence only, with a re-ranking endpoint configured: its score, which orders the hits. */
   rerank?: number;
+  /** Evidence only, the second stage's parts (second-stage.ts): the IDF-weighted share of the query's terms the text holds, */
+  coverage?: number;
+  /** and how near each other they stand. */
+  proximity?: number;
   final: number;
 };
 

@@ -143,7 +143,7 @@ async function currentCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, in
     for (const r of ranked) if (!exactIds.has(r.row.id)) relevant.push(Object.assign(toMemoryNode(r.row), { score: r.score, matchedBy: r.matchedBy }));
     if (input.includeEvidence) {
       const reranker = options.reranker === undefined ? getReranker() : options.reranker;
-      const first = await searchEvidence(db, { tenantId: ctx.tenantId, scopes, terms, trigramText: trigramQueryText(p.queryText), vector, limit: reranker ? Math.max(limit, reranker.topN) : limit, features: options.ranking });
+      const first = await searchEvidence(db, { tenantId: ctx.tenantId, scopes, terms, queryText: p.queryText, trigramText: trigramQueryText(p.queryText), vector, limit: reranker ? Math.max(limit, reranker.topN) : limit, features: options.ranking });
       if (reranker) {
         const reranked = await rerankEvidence(reranker, p.queryText, first, limit);
         evidence = reranked.hits;
@@ -172,7 +172,7 @@ async function asOfCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, input
   if (input.includeEvidence && p.runRelevant && p.queryText) {
     const limit = input.limit ?? SEARCH_LIMITS.defaultLimit;
     const terms = queryTerms(p.queryText, options.ranking);
-    evidence = await searchEvidence(db, { tenantId: ctx.tenantId, scopes, terms, trigramText: trigramQueryText(p.queryText), limit, before: asOf, features: options.ranking });
+    evidence = await searchEvidence(db, { tenantId: ctx.tenantId, scopes, terms, queryText: p.queryText, trigramText: trigramQueryText(p.queryText), limit, before: asOf, features: options.ranking });
   }
   return { exact, relevant, evidence, warnings: [] };
 }

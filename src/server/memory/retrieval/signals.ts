@@ -183,6 +183,9 @@ export async function fullTextHits(...args: Parameters<typeof fullTextMatch>): P
   return (await fullTextMatch(...args)).hits;
 }
 
+/** `df`: per query term, the rows in scope holding it (as BM25 counted them); `n`: the rows in scope. */
+export type FullTextMatch = { hits: FullTextHit[]; found: boolean[]; df: number[]; n: number };
+
 /**
  * fullTextHits, and which query terms occur anywhere in the caller's scope (`found`, one flag per
  * term): in a matched row, or — for a common term left out of the match — in the table's statistics.
@@ -213,9 +216,9 @@ export async function fullTextMatch(
      */
     recordsUpTo?: number;
   },
-): Promise<{ hits: FullTextHit[]; found: boolean[] }> {
+): Promise<FullTextMatch> {
   const { terms, source } = params;
-  const none = { hits: [], found: terms.map(() => false) };
+  const none = { hits: [], found: terms.map(() => false), df: terms.map(() => 0), n: 0 };
   if (!anyTermTsQuery(terms)) return none;
   const shares = await termShares(db, source.table);
   const share = terms.map((term) => termShare(shares, term));
@@ -247,7 +250,7 @@ export async function fullTextMatch(
       return { id: hit.id, score: hit.score, extra: Object.fromEntries(source.extra.map((c, i) => [c, row[3 + i]])), record: (row[recordAt] as unknown[] | null) ?? undefined };
     });
   const found = df.map((count) => count > 0);
-  return { hits, found };
+  return { hits, found, df, n: Math.max(stats.n, docs.length) };
 }
 
 /** The scope lexemes' tsquery, and `where` written so that no index serves its tenant and scopes (nodeWhere's `indexable: false`). */

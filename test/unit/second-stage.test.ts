@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { queryTerms } from "~/server/memory/retrieval/query-terms";
+import { reorderBySecondStage, secondStageFeatures, secondStageScore, tokenize } from "~/server/memory/retrieval/second-stage";
+
+const df = (question: string, value: number) => queryTerms(question).map(() => value);
+
+describe("second stage", () => {
+  it("tokenizes CJK by character and other scripts by word", () => {
+    expect(tokenize("我的猫 Luna likes tuna-fish 2024")).toEqual(["我", "的", "猫", "luna", "likes", "tuna", "fish", "2024"]);
+  });
+
+  it("scores coverage as the IDF-weighted share of the query's terms a text holds", () => {
+    const question = "red bicycle garage";
+    const terms = queryTerms(question);
+    const all = secondStageFeatures(question, terms, df(question, 1), 100, "the red bicycle is in the garage");
+    const some = secondStageFeatures(question, terms, df(question, 1), 100, "a red car in the garage");
+    const none = secondStageFeatures(question, terms, df(question, 1), 100, "nothing here");
+    expect(all.coverage).toBeCloseTo(1, 5);
+    expect(some.coverage).toBeGreaterThan(0);
+    expect(some.coverage).toBeLessThan(all.coverage);
+    expect(none).toEqual({ coverage: 0, proximity: 0, phrase: 0 });
+  });
+
+  it("a rare term counts for more coverage than a common one", () => {
+    const question = "violin lessons";
+    const terms = queryTerms(question);
+    const frequencies = terms.map((t) => (t.term.startsWith("violin") ? 1 : 60));
+    const rare = secondStageFeatures(question, terms, frequencies, 100, "she plays the violin");
+    const common = secondStageFeatures(question, terms, frequencies, 100, "piano lessons on monday");
+    expect(rare.coverage).toBeGreaterThan(common.coverage);
+  });
+
+  it("rewards terms standing together, and weights a phrase by the rarity of the terms inside it, in Chinese too", () => {
+    const question = "姐姐的丈夫做什么工作";
+    const terms = queryTerms(question);
+    const near = secondStageFeatures(question, terms, df(question, 2), 200, "我姐姐的丈夫在银行工作。");
+    const far = secondStageFeatures(question, terms, df(question, 2), 200, "姐姐昨天来了，说起她们公司，还有她丈夫，我们聊到工作。");
+    expect(near.proximity).toBeGreaterThan(far.proximity);
+    expect(near.phrase).toBeGreaterThan(0);
+    expect(far.phrase).toBe(0);
+    // The same run of characters counts for less when its terms are common in the scope.
+    const common = secondStageFeatures(question, terms, terms.map((t) => (t.term.includes("姐") || t.term.includes("丈") ? 150 : 2)), 200, "我姐姐的丈夫在银行工作。");
+    expect(common.phrase).toBeLessThan(near.phrase);
+  });
+
+  it("lifts, never lowers, the first stage's score, and reorders candidates with the features as parts", () => {
+    expect(secondStageScore(0.5, { coverage: 0, proximity: 0, phrase: 0 }, { coverage: 1, proximity: 1, phrase: 1 })).toBe(0.5);
+    const question = "what did Caroline adopt from the shelter";
+    const terms = queryTerms(question);
+    const ordered = reorderBySecondStage(question, terms, df(question, 3), 300, [
+      { id: "a", score: 10, text: "Caroline: the shelter was busy today; I also want to adopt better habits" },
+      { id: "b", score: 9, text: "Caroline: we adopted a puppy, Caroline said, shelter dogs are the best" },
+      { id: "c", score: 8.5, text: "Caroline adopted a shelter kitten" },
+      { id: "d", score: 2, text: "nothing of the kind" },
+    ]);
+    expect(ordered.map((r) => r.id)).toEqual(["c", "a", "b", "d"]);
+    expect(ordered[0]!.features.proximity).toBeGreaterThan(ordered[1]!.features.proximity);
+    expect(ordered[3]!.features).toEqual({ coverage: 0, proximity: 0, phrase: 0 });
+  });
+
+  it("computes the phrase only when it is weighted", () => {
+    const question = "paint the sunrise";
+    const terms = queryTerms(question);
+    const candidates = [{ id: "a", score: 1, text: "I paint the sunrise" }];
+    expect(reorderBySecondStage(question, terms, df(question, 1), 10, candidates)[0]!.features.phrase).toBe(0);
+    expect(reorderBySecondStage(question, terms, df(question, 1), 10, candidates, { coverage: 0, proximity: 0, phrase: 1 })[0]!.features.phrase).toBeCloseTo(1, 5);
+  });
+});
