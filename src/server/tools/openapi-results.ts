@@ -57,7 +57,9 @@ const nodeProperties: Record<string, JsonSchema> = {
   endedAt: nullable({ type: "string", format: "date-time" }),
 };
 
-const scoreKeys = ["fullText", "context", "trigram", "vector", "fused", "importance", "confidence", "recency", "hotness", "explicit", "rerank"];
+const scoreKeys = ["fullText", "context", "trigram", "vector", "fused", "importance", "confidence", "recency", "hotness", "explicit", "rerank", "coverage", "proximity"];
+/** With read replicas: the write's commit position, to send back as X-Memory-Consistency with a read that must see it. */
+const consistency = { type: "string", description: "With read replicas: this write's commit position. Send it as the X-Memory-Consistency header with a later read that must see the write." };
 const scoreComponents = object({ ...Object.fromEntries(scoreKeys.map((key) => [key, num])), final: num }, scoreKeys, "Each ranking signal's contribution.");
 
 const writeOperationResult = object(
@@ -134,7 +136,7 @@ export const RESULT_SCHEMAS: Record<string, JsonSchema> = {
     ["omittedCount", "nextCursor", "evidence", "warnings"],
   ),
   MemoryGetResult: object({ found: bool, node: ref("MemoryNode"), candidates: list(ref("MemoryNode")), currentId: str, currentRevision: int, message: str }, ["node", "candidates", "currentId", "currentRevision"]),
-  MemoryWriteResult: object({ done: { type: "boolean", description: "False: nothing was written." }, message: str, results: list(writeOperationResult), replayed: bool }, ["replayed"]),
+  MemoryWriteResult: object({ done: { type: "boolean", description: "False: nothing was written." }, message: str, results: list(writeOperationResult), replayed: bool, consistency }, ["replayed", "consistency"]),
   MemoryForgetResult: object(
     {
       done: { type: "boolean", description: "False: nothing was forgotten (see reason, e.g. forget_intent_required)." },
@@ -147,8 +149,9 @@ export const RESULT_SCHEMAS: Record<string, JsonSchema> = {
       conflicts: list(object({ id: str, expectedRevision: int, currentRevision: nullable(int), currentStatus: nullable(str), currentId: str, currentIdRevision: int }, ["currentId", "currentIdRevision"])),
       receipt: object({ erasedAt: str, nodeIds: strings, lineageIds: strings, messageIds: strings, ...Object.fromEntries(receiptCounts.map((key) => [key, int])) }),
       replayed: bool,
+      consistency,
     },
-    ["reason", "requiresConfirmation", "candidates", "conflicts", "receipt", "replayed"],
+    ["reason", "requiresConfirmation", "candidates", "conflicts", "receipt", "replayed", "consistency"],
   ),
   MemoryContextResult: object({
     prompt: { type: "string", description: "The rendered block to put in the model's prompt." },
@@ -164,7 +167,7 @@ export const RESULT_SCHEMAS: Record<string, JsonSchema> = {
     usedMemoryIds: strings,
     diagnostics: object({ enabled: bool, storeStatus: { enum: ["ok", "disabled", "degraded"] }, warnings: strings, retrievedNodeCount: int, omittedNodeCount: int, tokenBudget: int, usedTokens: int }),
   }),
-  MessageAppendResult: object({ sessionId: str, messageIds: strings, messages: list(object({ id: str, role: str, duplicate: bool, createdAt: str })), message: str }),
+  MessageAppendResult: object({ sessionId: str, messageIds: strings, messages: list(object({ id: str, role: str, duplicate: bool, createdAt: str })), message: str, consistency }, ["consistency"]),
   ToolList: object({
     tools: list(toolDescriptor),
     turn: object({ description: str, inputSchema: { type: "object" } }),

@@ -73,6 +73,8 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const pascal = (name: string) => name.replace(/(^|_)([a-z])/g, (_m, _s: string, c: string) => c.toUpperCase());
 const json = (schema: JsonSchema, extra: Record<string, unknown> = {}) => ({ content: { "application/json": { schema, ...extra } } });
 
+const CONSISTENCY_PARAMETER = { $ref: "#/components/parameters/Consistency" };
+
 const successOf = (data: JsonSchema, description: string) => ({
   description,
   ...json({ type: "object", required: ["result"], properties: { result: { type: "object", required: ["data"], properties: { data } } } }),
@@ -150,6 +152,7 @@ export function buildOpenApiDocument(): JsonSchema {
         summary: "Run any tool by name",
         description: "What a generic agent loop sends for each tool call the model makes.",
         tags: ["tools"],
+        parameters: [CONSISTENCY_PARAMETER],
         requestBody: {
           required: true,
           ...json(ref("ToolCall"), {
@@ -205,6 +208,7 @@ export function buildOpenApiDocument(): JsonSchema {
         summary: tool.title,
         description: `${DESCRIPTIONS[tool.name]}\n\nNeeds the \`${tool.permission}\` permission.`,
         tags: ["tools"],
+        parameters: [CONSISTENCY_PARAMETER],
         ...(tool.destructive ? { "x-destructive": true } : {}),
         requestBody: { required: true, ...json(ref(input), { examples: EXAMPLES[tool.name] }) },
         responses: { "200": successOf(ref(TOOL_RESULT_SCHEMA[tool.name]), `The ${tool.name} answer.`), ...errorResponses() },
@@ -251,6 +255,15 @@ export function buildOpenApiDocument(): JsonSchema {
     paths,
     components: {
       securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "An agent key, mem_live_…" } },
+      parameters: {
+        Consistency: {
+          name: "X-Memory-Consistency",
+          in: "header",
+          required: false,
+          description: "A write's `consistency` token (with read replicas): this call reads only from a database that has the write.",
+          schema: { type: "string" },
+        },
+      },
       schemas,
     },
   };
