@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// `npm test`: unit tests once, database suites on PGlite always and on Postgres when TEST_DATABASE_URL
-// is set. In CI a missing TEST_DATABASE_URL is an error, never a silent skip.
+// `npm test`: unit tests once; database suites and the client packages' suites (test/clients: client,
+// framework adapters, npm pack, OpenAPI, examples) on PGlite always and on Postgres when
+// TEST_DATABASE_URL is set. In CI a missing TEST_DATABASE_URL is an error, never a silent skip.
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 

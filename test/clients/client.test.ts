@@ -125,6 +125,37 @@ describe(`@agent-memory/client against the agent endpoint (${TEST_BACKEND})`, ()
     }
   });
 
+  it("reads its own writes: a write's consistency token goes back as X-Memory-Consistency, the later one kept", async () => {
+    // The test server has no read replicas, so the proxy adds the token a server with replicas would send.
+    const tokens = ["0/1A2B3C", "0/1A2B00"];
+    const proxy = await startFakeProxyWithTokens(tokens);
+    try {
+      const client = createMemoryClient({ baseUrl: proxy.url, apiKey: server.secret, sessionId: "client-ryw" });
+      expect(client.consistency).toBeUndefined();
+      const written = await client.write(peanutCard());
+      expect(written.consistency).toBe("0/1A2B3C");
+      // An older position arriving later does not replace the newer one.
+      await client.appendMessages([{ role: "user", content: "Noted." }]);
+      expect(client.consistency).toBe("0/1A2B3C");
+      await client.withSession("client-ryw-2").search({ all: true });
+      await client.search({ all: true }, { consistency: "5/0" });
+      const plain = createMemoryClient({ baseUrl: proxy.url, apiKey: server.secret, readYourWrites: false });
+      await plain.search({ all: true });
+      const sent = proxy.requests.map((r) => r.headers["x-memory-consistency"]);
+      expect(sent).toEqual([undefined, "0/1A2B3C", "0/1A2B3C", "5/0", undefined]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  /** Writes and appends answered with the next of `tokens` as their consistency field. */
+  const startFakeProxyWithTokens = (tokens: string[]) =>
+    startFaultProxy(server.baseUrl, (_n, request) =>
+      /tools\.(memory_write|message_append|memory_forget)/.test(request.url)
+        ? { kind: "forward-edit", edit: (answer) => ({ result: { data: { ...(answer as { result: { data: object } }).result.data, consistency: tokens.shift() } } }) }
+        : { kind: "forward" },
+    );
+
   it("gives up after `retries` and reports how many attempts it made", async () => {
     const proxy = await startFaultProxy(server.baseUrl, () => ({ kind: "answer", status: 503, body: trpcError(503, "SERVICE_UNAVAILABLE", "database_unavailable", "connection lost") }));
     try {

@@ -45,7 +45,7 @@ export async function startAgentServer(): Promise<AgentServer> {
   };
 }
 
-export type ProxiedRequest = { method: string; url: string; body: string };
+export type ProxiedRequest = { method: string; url: string; body: string; headers: http.IncomingHttpHeaders };
 
 /**
  * A local HTTP proxy in front of `target` that misbehaves on purpose: `plan(n, request)` decides for
@@ -56,7 +56,9 @@ export type FaultAction =
   | { kind: "answer"; status: number; headers?: Record<string, string>; body: string }
   /** Forward, let the server apply it, then lose its answer and send this instead (a 503 after commit). */
   | { kind: "forward-then-answer"; status: number; headers?: Record<string, string>; body: string }
-  | { kind: "hold" };
+  | { kind: "hold" }
+  /** Forward, then hand the client the server's JSON answer as `edit` changes it (what a server with replicas would add). */
+  | { kind: "forward-edit"; edit: (answer: unknown) => unknown };
 
 export async function startFaultProxy(target: string, plan: (n: number, request: ProxiedRequest) => FaultAction) {
   const requests: ProxiedRequest[] = [];
@@ -69,7 +71,7 @@ export async function startFaultProxy(target: string, plan: (n: number, request:
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const request = { method: req.method ?? "GET", url: req.url ?? "/", body: Buffer.concat(chunks).toString("utf8") };
+    const request = { method: req.method ?? "GET", url: req.url ?? "/", body: Buffer.concat(chunks).toString("utf8"), headers: req.headers };
     requests.push(request);
     const action = plan(requests.length, request);
     if (action.kind === "hold") return; // never answers; the client's timeout or abort ends it
@@ -79,6 +81,7 @@ export async function startFaultProxy(target: string, plan: (n: number, request:
       return;
     }
     const answer = await forward(req, request.body);
+    if (action.kind === "forward-edit") answer.text = JSON.stringify(action.edit(JSON.parse(answer.text)));
     res.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "application/json", ...(answer.headers.get("retry-after") ? { "retry-after": answer.headers.get("retry-after")! } : {}) });
     res.end(answer.text);
   });

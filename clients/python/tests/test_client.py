@@ -66,6 +66,7 @@ class FaultProxy:
 
     def __init__(self, target: str, plan: Callable[[int], Action]) -> None:
         self.requests: List[bytes] = []
+        self.headers: List[Dict[str, str]] = []
         proxy = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -85,13 +86,19 @@ class FaultProxy:
                 length = int(self.headers.get("content-length") or 0)
                 body = self.rfile.read(length) if length else b""
                 proxy.requests.append(body)
+                proxy.headers.append({k.lower(): v for k, v in self.headers.items()})
                 kind, status, headers, answer = plan(len(proxy.requests))
                 if kind == "hold":
                     time.sleep(5)
                     return
-                if kind == "forward":
+                if kind in ("forward", "forward-token"):
+                    token = answer
                     status, answer, forwarded = self._forward(body)
                     headers = {k: v for k, v in forwarded.items() if k.lower() in ("content-type", "retry-after")}
+                    if kind == "forward-token":  # what a server with read replicas adds to a write's answer
+                        parsed = json.loads(answer)
+                        parsed["result"]["data"]["consistency"] = token.decode()
+                        answer = json.dumps(parsed).encode()
                 elif kind == "forward-then-answer":
                     self._forward(body)
                 self.send_response(status)
@@ -151,7 +158,7 @@ class MemoryClientTest(unittest.TestCase):
         forgotten = memory.forget({"id": node_id, "expectedRevision": 1, "reason": "the user asked"}, turn={"forgetIntent": True})
         self.assertTrue(forgotten["done"])
         self.assertEqual(forgotten["deletedIds"], [node_id])
-        self.assertEqual(memory.search({"kinds": ["food_avoidance"]})["exact"], [])
+        self.assertNotIn(node_id, [hit["id"] for hit in memory.search({"kinds": ["food_avoidance"]})["exact"]])
 
     def test_tools_call_and_sessions(self) -> None:
         memory = self.client(session_id="py-a")
@@ -199,6 +206,27 @@ class MemoryClientTest(unittest.TestCase):
         self.assertTrue(written["done"])
         self.assertTrue(written.get("replayed"))
         self.assertEqual(len(self.client(session_id="py-retry").search({"kinds": ["timezone_preference"]})["exact"]), 1)
+
+    def test_reads_its_own_writes(self) -> None:
+        tokens = [b"0/1A2B3C", b"0/1A2B00"]
+
+        def plan(n: int) -> Action:
+            return ("forward-token", 0, {}, tokens.pop(0)) if n in (1, 2) else ("forward", 0, {}, b"")
+
+        proxy = FaultProxy(SERVER["baseUrl"], plan)
+        try:
+            memory = self.client(base_url=proxy.url, session_id="py-ryw")
+            self.assertIsNone(memory.consistency)
+            shellfish = {"operations": [{"op": "create", "kind": "food_avoidance", "itemKey": "shellfish", "explicitUserIntent": True,
+                                         "node": {"title": "No shellfish", "content": "The user avoids shellfish.", "valueJson": "shellfish"}}]}
+            self.assertEqual(memory.write(shellfish)["consistency"], "0/1A2B3C")
+            memory.append_messages([{"role": "user", "content": "Noted."}])  # an older position: kept out
+            self.assertEqual(memory.consistency, "0/1A2B3C")
+            memory.with_session("py-ryw-2").search({"all": True})
+            self.client(base_url=proxy.url, read_your_writes=False).search({"all": True})
+        finally:
+            proxy.close()
+        self.assertEqual([h.get("x-memory-consistency") for h in proxy.headers], [None, "0/1A2B3C", "0/1A2B3C", None])
 
     def test_gives_up_after_retries_and_times_out(self) -> None:
         proxy = FaultProxy(SERVER["baseUrl"], lambda n: ("answer", 503, {}, trpc_error(503, "SERVICE_UNAVAILABLE", "database_unavailable", "connection lost")))

@@ -3,15 +3,12 @@ import type {
   MemoryContextInput,
   MemoryContextResult,
   MemoryForgetInput,
-  MemoryForgetResult,
   MemoryGetInput,
   MemoryGetResult,
   MemorySearchInput,
   MemorySearchResult,
   MemoryWriteInput,
-  MemoryWriteResult,
   MessageAppendInput,
-  MessageAppendResult,
   MessageInput,
   ToolArgs,
   ToolList,
@@ -40,6 +37,12 @@ export type MemoryClientOptions = {
   fetch?: typeof fetch;
   /** Extra headers sent with every request. */
   headers?: Record<string, string>;
+  /**
+   * Read your own writes on a server with read replicas, default true: the `consistency` token of the
+   * latest write, forget or append this client (and its withSession copies) made is sent as
+   * X-Memory-Consistency with every later call, so a read never misses it.
+   */
+  readYourWrites?: boolean;
 };
 
 export type CallOptions = {
@@ -49,30 +52,34 @@ export type CallOptions = {
   timeoutMs?: number;
   /** Writes and forgets: the key that makes a retry apply once. Default: a fresh one per call, reused by its retries. */
   idempotencyKey?: string;
+  /** A write's `consistency` token (e.g. from another process) this call must see; default the client's latest. */
+  consistency?: string;
 };
 
 export type RequestOptions = Pick<CallOptions, "signal" | "timeoutMs">;
 
 export type MemoryClient = {
   readonly sessionId: string | undefined;
+  /** The `consistency` token of this client's latest write, forget or append (servers with read replicas only). */
+  readonly consistency: string | undefined;
   /** memory_search: `kinds` for known categories, `queryText` for open questions, `all: true` to list. */
   search(input: MemorySearchInput, options?: CallOptions): Promise<MemorySearchResult>;
   /** memory_get: one card by id (a string is taken as the id), or an exact lookup. */
   get(input: MemoryGetInput | string, options?: CallOptions): Promise<MemoryGetResult>;
   /** memory_write: a batch, all or nothing; `done: false` means nothing was written. */
-  write(input: MemoryWriteInput, options?: CallOptions): Promise<MemoryWriteResult>;
+  write(input: MemoryWriteInput, options?: CallOptions): Promise<ToolResults["memory_write"]>;
   /** memory_forget: needs `turn.forgetIntent` (the user asked); without it the answer is `done: false`, reason `forget_intent_required`. */
-  forget(input: MemoryForgetInput, options?: CallOptions): Promise<MemoryForgetResult>;
+  forget(input: MemoryForgetInput, options?: CallOptions): Promise<ToolResults["memory_forget"]>;
   /** memory_context: the budgeted memory block for this turn (`prompt`). */
   context(input?: MemoryContextInput, options?: CallOptions): Promise<MemoryContextResult>;
   /** message_append: this turn's messages as evidence; the ids `sourceMessageIds` may cite. */
-  appendMessages(input: MessageAppendInput | MessageInput[], options?: CallOptions): Promise<MessageAppendResult>;
+  appendMessages(input: MessageAppendInput | MessageInput[], options?: CallOptions): Promise<ToolResults["message_append"]>;
   /** tools.list: the tools this key may call, with JSON Schemas and OpenAI / Anthropic forms. */
   listTools(options?: RequestOptions): Promise<ToolList>;
   /** tools.call: any tool by name, as a model asked for it. */
   call<N extends ToolName>(name: N, args: ToolArgs[N], options?: CallOptions): Promise<ToolResults[N]>;
   call(name: string, args: Record<string, unknown>, options?: CallOptions): Promise<unknown>;
-  /** The same client for another conversation. */
+  /** The same client for another conversation (sharing its read-your-writes token). */
   withSession(sessionId: string): MemoryClient;
 };
 
@@ -86,6 +93,7 @@ type TrpcAnswer = {
 };
 
 type Answer = { status: number; ok: boolean; headers: Headers; text: string };
+type SendOptions = RequestOptions & { consistency?: string };
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
@@ -130,7 +138,19 @@ function cleanTurn(turn: TurnInput): TurnInput | undefined {
   return entries.length ? (Object.fromEntries(entries) as TurnInput) : undefined;
 }
 
+/** A write position `X/Y` (hex) as a number, to keep the later of two tokens; null when it is not one. */
+function positionOf(token: string): bigint | null {
+  const match = /^([0-9A-Fa-f]{1,8})\/([0-9A-Fa-f]{1,8})$/.exec(token.trim());
+  return match ? (BigInt(`0x${match[1]}`) << 32n) + BigInt(`0x${match[2]}`) : null;
+}
+
+type SharedState = { consistency?: string };
+
 export function createMemoryClient(options: MemoryClientOptions): MemoryClient {
+  return buildClient(options, {});
+}
+
+function buildClient(options: MemoryClientOptions, shared: SharedState): MemoryClient {
   if (typeof options.baseUrl !== "string" || options.baseUrl.trim() === "") throw new TypeError("createMemoryClient needs baseUrl, e.g. http://localhost:3000");
   if (typeof options.apiKey !== "string" || options.apiKey.trim() === "") throw new TypeError("createMemoryClient needs apiKey (an agent key, mem_live_…)");
   const endpoint = `${options.baseUrl.replace(/\/+$/, "").replace(/\/api\/trpc$/, "")}/api/trpc`;
@@ -139,8 +159,17 @@ export function createMemoryClient(options: MemoryClientOptions): MemoryClient {
   const retries = Math.max(0, Math.floor(options.retries ?? DEFAULTS.retries));
   const maxRetryDelayMs = options.maxRetryDelayMs ?? DEFAULTS.maxRetryDelayMs;
   const baseTurn: TurnInput = { sessionId: options.sessionId, workspaceId: options.workspaceId, userId: options.userId };
+  const readYourWrites = options.readYourWrites ?? true;
 
-  async function attempt(procedure: string, init: { method: "GET" | "POST"; body?: string }, request: RequestOptions, attempts: number): Promise<Answer | MemoryApiError> {
+  function keepConsistency(data: unknown) {
+    if (!readYourWrites || !isRecord(data) || typeof data.consistency !== "string") return;
+    const next = data.consistency;
+    const known = shared.consistency === undefined ? null : positionOf(shared.consistency);
+    const incoming = positionOf(next);
+    if (known === null || incoming === null || incoming > known) shared.consistency = next;
+  }
+
+  async function attempt(procedure: string, init: { method: "GET" | "POST"; body?: string }, request: SendOptions, attempts: number): Promise<Answer | MemoryApiError> {
     const controller = new AbortController();
     const userSignal = request.signal;
     let timedOut = false;
@@ -154,7 +183,13 @@ export function createMemoryClient(options: MemoryClientOptions): MemoryClient {
     try {
       const response = await doFetch(`${endpoint}/${procedure}`, {
         method: init.method,
-        headers: { ...options.headers, authorization: `Bearer ${options.apiKey}`, accept: "application/json", ...(init.body === undefined ? {} : { "content-type": "application/json" }) },
+        headers: {
+          ...options.headers,
+          authorization: `Bearer ${options.apiKey}`,
+          accept: "application/json",
+          ...(init.body === undefined ? {} : { "content-type": "application/json" }),
+          ...(request.consistency ? { "x-memory-consistency": request.consistency } : {}),
+        },
         body: init.body,
         signal: controller.signal,
       });
@@ -186,8 +221,10 @@ export function createMemoryClient(options: MemoryClientOptions): MemoryClient {
     }
   }
 
-  async function send(procedure: string, init: { method: "GET" | "POST"; body?: unknown }, request: RequestOptions = {}): Promise<unknown> {
+  async function send(procedure: string, init: { method: "GET" | "POST"; body?: unknown }, callOptions: RequestOptions & { consistency?: string } = {}): Promise<unknown> {
     const body = init.body === undefined ? undefined : JSON.stringify(init.body);
+    const consistency = callOptions.consistency ?? (readYourWrites ? shared.consistency : undefined);
+    const request: SendOptions = { ...callOptions, consistency };
     for (let attempts = 1; ; attempts++) {
       if (request.signal?.aborted) throw request.signal.reason;
       const outcome = await attempt(procedure, { method: init.method, body }, request, attempts);
@@ -209,7 +246,10 @@ export function createMemoryClient(options: MemoryClientOptions): MemoryClient {
       } catch {
         json = undefined;
       }
-      if (outcome.ok && json?.result && "data" in json.result) return json.result.data;
+      if (outcome.ok && json?.result && "data" in json.result) {
+        keepConsistency(json.result.data);
+        return json.result.data;
+      }
       const data = json?.error?.data;
       const details = isRecord(data?.details) ? data.details : undefined;
       const retryAfterSeconds = retryAfterOf(outcome.headers, details);
@@ -250,6 +290,9 @@ export function createMemoryClient(options: MemoryClientOptions): MemoryClient {
 
   const client: MemoryClient = {
     sessionId: options.sessionId,
+    get consistency() {
+      return shared.consistency;
+    },
     search: (input, callOptions) => tool("memory_search", input, callOptions),
     get: (input, callOptions) => tool("memory_get", typeof input === "string" ? { id: input } : input, callOptions),
     write: (input, callOptions) => tool("memory_write", input, callOptions),
@@ -258,7 +301,7 @@ export function createMemoryClient(options: MemoryClientOptions): MemoryClient {
     appendMessages: (input, callOptions) => tool("message_append", Array.isArray(input) ? { messages: input } : input, callOptions),
     listTools: (request) => send("tools.list", { method: "GET" }, request) as Promise<ToolList>,
     call: call as MemoryClient["call"],
-    withSession: (sessionId) => createMemoryClient({ ...options, sessionId }),
+    withSession: (sessionId) => buildClient({ ...options, sessionId }, shared),
   };
   return client;
 }

@@ -1,5 +1,6 @@
 import { APPEND_DESCRIPTION, CONTEXT_DESCRIPTION, FORGET_DESCRIPTION, GET_DESCRIPTION, SEARCH_DESCRIPTION } from "./descriptions";
 import type { JsonSchema } from "./json-schema";
+import { RESULT_SCHEMAS, TOOL_RESULT_SCHEMA } from "./openapi-results";
 import { toolCatalog, turnInputJsonSchema, type ToolName } from "./registry";
 
 /**
@@ -72,6 +73,8 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const pascal = (name: string) => name.replace(/(^|_)([a-z])/g, (_m, _s: string, c: string) => c.toUpperCase());
 const json = (schema: JsonSchema, extra: Record<string, unknown> = {}) => ({ content: { "application/json": { schema, ...extra } } });
 
+const CONSISTENCY_PARAMETER = { $ref: "#/components/parameters/Consistency" };
+
 const successOf = (data: JsonSchema, description: string) => ({
   description,
   ...json({ type: "object", required: ["result"], properties: { result: { type: "object", required: ["data"], properties: { data } } } }),
@@ -89,11 +92,10 @@ const errorResponses = () =>
     ]),
   );
 
-const RESULT_NOTE = "The answer's fields are typed in the TypeScript client (packages/client/src/types.ts).";
-
 export function buildOpenApiDocument(): JsonSchema {
   const catalog = toolCatalog();
   const schemas: Record<string, JsonSchema> = {
+    ...RESULT_SCHEMAS,
     Turn: { ...turnInputJsonSchema(), description: "Sent by the host (your program) with each call, never by the model." },
     Error: {
       type: "object",
@@ -114,7 +116,8 @@ export function buildOpenApiDocument(): JsonSchema {
                 httpStatus: { type: "integer" },
                 reason: { type: "string", examples: ["invalid_input", "missing_permission", "rate_limited"] },
                 details: { type: "object", additionalProperties: true },
-                path: { type: "string" },
+                path: { type: "string", description: "The procedure, e.g. tools.memory_write." },
+                zodError: { anyOf: [{ type: "object", additionalProperties: true }, { type: "null" }], description: "Field errors of a schema check, when one failed." },
               },
             },
           },
@@ -140,7 +143,7 @@ export function buildOpenApiDocument(): JsonSchema {
         summary: "The tools this key may call",
         description: "Each tool with its description, JSON Schema and drop-in OpenAI and Anthropic forms. A read-only key never sees memory_write or memory_forget.",
         tags: ["tools"],
-        responses: { "200": successOf({ type: "object", required: ["tools", "turn", "key"], properties: { tools: { type: "array", items: { type: "object" } }, turn: { type: "object" }, key: { type: "object" } } }, "The tools."), ...errorResponses() },
+        responses: { "200": successOf(ref("ToolList"), "The tools."), ...errorResponses() },
       },
     },
     "/api/trpc/tools.call": {
@@ -149,6 +152,7 @@ export function buildOpenApiDocument(): JsonSchema {
         summary: "Run any tool by name",
         description: "What a generic agent loop sends for each tool call the model makes.",
         tags: ["tools"],
+        parameters: [CONSISTENCY_PARAMETER],
         requestBody: {
           required: true,
           ...json(ref("ToolCall"), {
@@ -165,7 +169,7 @@ export function buildOpenApiDocument(): JsonSchema {
             },
           }),
         },
-        responses: { "200": successOf({ type: "object", description: `The tool's answer. ${RESULT_NOTE}` }, "The tool's answer."), ...errorResponses() },
+        responses: { "200": successOf({ anyOf: Object.values(TOOL_RESULT_SCHEMA).map(ref) }, "The tool's answer (as tools.<name> answers it)."), ...errorResponses() },
       },
     },
     "/api/trpc/me.agent": {
@@ -204,9 +208,10 @@ export function buildOpenApiDocument(): JsonSchema {
         summary: tool.title,
         description: `${DESCRIPTIONS[tool.name]}\n\nNeeds the \`${tool.permission}\` permission.`,
         tags: ["tools"],
+        parameters: [CONSISTENCY_PARAMETER],
         ...(tool.destructive ? { "x-destructive": true } : {}),
         requestBody: { required: true, ...json(ref(input), { examples: EXAMPLES[tool.name] }) },
-        responses: { "200": successOf({ type: "object", description: RESULT_NOTE }, `The ${tool.name} answer.`), ...errorResponses() },
+        responses: { "200": successOf(ref(TOOL_RESULT_SCHEMA[tool.name]), `The ${tool.name} answer.`), ...errorResponses() },
       },
     };
   }
@@ -250,6 +255,15 @@ export function buildOpenApiDocument(): JsonSchema {
     paths,
     components: {
       securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "An agent key, mem_live_…" } },
+      parameters: {
+        Consistency: {
+          name: "X-Memory-Consistency",
+          in: "header",
+          required: false,
+          description: "A write's `consistency` token (with read replicas): this call reads only from a database that has the write.",
+          schema: { type: "string" },
+        },
+      },
       schemas,
     },
   };

@@ -40,6 +40,17 @@ def _backoff(attempt: int) -> float:
     return min(8.0, 0.25 * 2 ** (attempt - 1)) * (0.75 + random.random() * 0.5)
 
 
+def _position(token: Optional[str]) -> Optional[int]:
+    """A write position ``X/Y`` (hex) as a number, to keep the later of two tokens."""
+    if not token or "/" not in token:
+        return None
+    high, _, low = token.strip().partition("/")
+    try:
+        return (int(high, 16) << 32) + int(low, 16)
+    except ValueError:
+        return None
+
+
 def _retry_after(header: Optional[str], details: Optional[Dict[str, Any]]) -> Optional[float]:
     if header:
         try:
@@ -74,7 +85,9 @@ class MemoryClient:
         retries: int = 2,
         max_retry_delay: float = 30.0,
         headers: Optional[Mapping[str, str]] = None,
+        read_your_writes: bool = True,
         sleep: Callable[[float], None] = time.sleep,
+        _shared: Optional[Dict[str, Optional[str]]] = None,
     ) -> None:
         if not base_url or not base_url.strip():
             raise ValueError("MemoryClient needs base_url, e.g. http://localhost:3000")
@@ -93,7 +106,22 @@ class MemoryClient:
         self._retries = max(0, int(retries))
         self._max_retry_delay = max_retry_delay
         self._headers = dict(headers or {})
+        self._read_your_writes = read_your_writes
         self._sleep = sleep
+        # The latest write's consistency token, shared with with_session copies.
+        self._shared: Dict[str, Optional[str]] = _shared if _shared is not None else {"consistency": None}
+
+    @property
+    def consistency(self) -> Optional[str]:
+        """The ``consistency`` token of this client's latest write, forget or append (servers with read replicas only)."""
+        return self._shared["consistency"]
+
+    def _keep_consistency(self, data: Any) -> None:
+        if not self._read_your_writes or not isinstance(data, dict) or not isinstance(data.get("consistency"), str):
+            return
+        known, incoming = _position(self._shared["consistency"]), _position(data["consistency"])
+        if known is None or incoming is None or incoming > known:
+            self._shared["consistency"] = data["consistency"]
 
     # ---- tools -------------------------------------------------------------------------------
 
@@ -153,7 +181,9 @@ class MemoryClient:
             retries=self._retries,
             max_retry_delay=self._max_retry_delay,
             headers=self._headers,
+            read_your_writes=self._read_your_writes,
             sleep=self._sleep,
+            _shared=self._shared,
         )
 
     # ---- transport ---------------------------------------------------------------------------
@@ -176,6 +206,8 @@ class MemoryClient:
         headers = {**self._headers, "authorization": f"Bearer {self._api_key}", "accept": "application/json"}
         if data is not None:
             headers["content-type"] = "application/json"
+        if self._read_your_writes and self._shared["consistency"]:
+            headers["x-memory-consistency"] = self._shared["consistency"] or ""
         attempts = 0
         while True:
             attempts += 1
@@ -203,6 +235,7 @@ class MemoryClient:
             except ValueError:
                 answer = None
             if 200 <= status < 300 and isinstance(answer, dict) and isinstance(answer.get("result"), dict) and "data" in answer["result"]:
+                self._keep_consistency(answer["result"]["data"])
                 return answer["result"]["data"]
             error_body = answer.get("error") if isinstance(answer, dict) else None
             error_data = error_body.get("data") if isinstance(error_body, dict) and isinstance(error_body.get("data"), dict) else {}

@@ -201,6 +201,7 @@ class _WriteResultRequired(TypedDict):
 
 class MemoryWriteResult(_WriteResultRequired, total=False):
     replayed: bool
+    consistency: str
 
 
 class _ForgetResultRequired(TypedDict):
@@ -217,6 +218,7 @@ class MemoryForgetResult(_ForgetResultRequired, total=False):
     conflicts: List[Dict[str, Any]]
     receipt: Dict[str, Any]
     replayed: bool
+    consistency: str
 
 
 class MemoryContextResult(TypedDict):
@@ -234,11 +236,15 @@ class MemoryContextResult(TypedDict):
     diagnostics: Dict[str, Any]
 
 
-class MessageAppendResult(TypedDict):
+class _MessageAppendResultRequired(TypedDict):
     sessionId: str
     messageIds: List[str]
     messages: List[Dict[str, Any]]
     message: str
+
+
+class MessageAppendResult(_MessageAppendResultRequired, total=False):
+    consistency: str
 
 
 class ToolList(TypedDict):
