@@ -34,6 +34,7 @@ import { isPlainObject, jsonShapeProblem } from "./limits";
 import { withTurnScopeNames } from "./turn-scope-names";
 import { memoryGetInputSchema, messageAppendInputSchema, turnSchema, type Turn, type TurnInput } from "./schemas";
 import { inputProblems } from "~/server/validation";
+import { isConnectionLost } from "~/db/connection-errors";
 import { routeWork, type Principal } from "~/server/db-routing";
 import { recordRequest } from "~/server/metrics";
 
@@ -464,7 +465,7 @@ export type ToolCallRequest = {
 const keyPrincipal = (apiKey: Pick<ApiKey, "id">): Principal => ({ type: "api_key", id: apiKey.id });
 
 /** What a failed call's caller is told, as a metric label. */
-const failureReason = (error: unknown) => (error instanceof ServiceError ? error.reason : "internal_error");
+const failureReason = (error: unknown) => (error instanceof ServiceError ? error.reason : isConnectionLost(error) ? "database_unavailable" : "internal_error");
 
 const shown = (text: string) => (text.length > 60 ? `${text.slice(0, 60)}…` : text);
 

@@ -162,8 +162,12 @@ export const memoryRouter = createTRPCRouter({
     .input(z.object({ sessionId: z.string().min(1).max(200), reason: z.string().trim().min(1).max(500) }))
     .mutation(({ ctx, input }) => eraseSession(ctx.db, ctx.memory, input)),
 
-  /** "Try recall": the prompt block the session's own agent would get for a question, with its token count. */
+  /**
+   * "Try recall": the prompt block the session's own agent would get for a question, with its token
+   * count. A mutation (it is not cached) that only reads: it may read on a replica.
+   */
   tryRecall: memoryProcedure
+    .meta({ kind: "read" })
     .input(z.object({ sessionId: z.string().min(1).max(200).optional(), question: z.string().trim().min(1).max(8000), tokenBudget: z.number().int().min(200).max(32_000).optional() }))
     .mutation(({ ctx, input }) => previewRecall(ctx.db, ctx.memory, input)),
 
