@@ -7,7 +7,7 @@ import { appendMessages } from "~/server/memory/messages";
 import { parseScopePattern } from "~/server/memory/scope";
 import { getLatestSummary } from "~/server/memory/summaries";
 import { createLlmClient } from "~/server/providers/llm";
-import { treeJobHandlers } from "~/server/tree/jobs";
+import { extractFromSession, treeJobHandlers } from "~/server/tree/jobs";
 import { registerAccount } from "~/server/auth/accounts";
 import { drainJobs } from "../support/jobs";
 import { callerAs } from "../support/trpc";
@@ -148,6 +148,19 @@ describe(`memory that forms by itself (${TEST_BACKEND})`, () => {
     const audits = await handle.db.select().from(memoryAuditEvents).where(eq(memoryAuditEvents.tenantId, t));
     expect(audits.find((a) => a.nodeId === brotherNow.id)).toMatchObject({ eventType: "update", reason: "accepted in review" });
     expect(audits.find((a) => a.nodeId === jazz.id && a.reason === "not true any more")).toBeDefined();
+  });
+
+  it("caps what one session's chit-chat turns into cards per hour", async () => {
+    const { t, u, ctx } = await capturingAgent(handle.db);
+    const start = Date.parse("2026-05-01T10:00:00Z");
+    const say = (minutes: number, content: string) => ({ role: "user" as const, content, createdAt: new Date(start + minutes * 60_000) });
+    const hobbies = ["hiking", "chess", "pottery", "jazz", "surfing", "baking"];
+    // Six new likes within the first hour, then two more an hour and a half later.
+    await appendMessages(handle.db, ctx, { sessionId: "chatty", userScopeId: u, messages: [...hobbies.map((h, i) => say(i * 5, `I really love ${h}.`)), say(95, "I really love painting."), say(100, "I really love cycling.")] });
+    const run = await extractFromSession(handle.db, { tenantId: t, sessionId: "chatty", llm: null, maxCardsPerHour: 4 });
+    expect(run).toMatchObject({ written: 6, capped: 2 });
+    const cards = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.status, "active")));
+    expect(cards.map((c) => c.itemKey).sort()).toEqual(["likes_chess", "likes_cycling", "likes_hiking", "likes_jazz", "likes_painting", "likes_pottery"]);
   });
 
   it("still supersedes the budget when a later turn changes its value", async () => {
