@@ -82,6 +82,8 @@ const schema = z.object({
   LLM_API_KEY: z.preprocess(emptyToUndefined, z.string().optional()),
   LLM_MODEL: z.preprocess(emptyToUndefined, z.string().optional()),
   LLM_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(20_000),
+  /** At most this many cards the background extractor writes from one session's messages of any hour (0: none). */
+  EXTRACT_MAX_CARDS_PER_SESSION_HOUR: z.coerce.number().int().min(0).max(100_000).default(60),
   /** Run the job worker inside the web server process (default on); `npm run worker` runs more. */
   MEMORY_INLINE_WORKER: z.enum(["true", "false", "1", "0"]).default("true").transform((v) => v === "true" || v === "1"),
   /** Embedding model name recorded per row; one HNSW index per model is ensured at start-up. */

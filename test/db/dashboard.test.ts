@@ -272,7 +272,7 @@ describe(`dashboard queries and procedures (${TEST_BACKEND})`, () => {
       const note = (scope: string, title: string) => createOp("custom_fact", { title, content: `${title}.`, valueJson: title, sourceMessageIds: [cited] }, { scope, itemKey: title.replace(/\W+/g, "_") });
       const [mine, owners] = await writeCards(handle.db, writer, note(`user:${staff.user.id}`, "No spicy food"), note(`user:${owner.user.id}`, "Owner private note"));
       const staffView = await callerAs(handle.db, { userId: staff.user.id }).memory.session({ sessionId: "saved-chat" });
-      expect(staffView.messages.map((m) => m.savedAs)).toEqual([[{ id: mine, title: "No spicy food" }], []]);
+      expect(staffView.messages.map((m) => m.savedAs)).toEqual([[{ id: mine, title: "No spicy food", extracted: false }], []]);
       // The admin reads both; a card of a scope the member cannot read never shows for the member.
       const ownerView = await callerAs(handle.db, { userId: owner.user.id }).memory.session({ sessionId: "saved-chat" });
       expect(ownerView.messages[0]!.savedAs.map((c) => c.id).sort()).toEqual([mine, owners].sort());

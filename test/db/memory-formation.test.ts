@@ -7,8 +7,10 @@ import { appendMessages } from "~/server/memory/messages";
 import { parseScopePattern } from "~/server/memory/scope";
 import { getLatestSummary } from "~/server/memory/summaries";
 import { createLlmClient } from "~/server/providers/llm";
-import { treeJobHandlers } from "~/server/tree/jobs";
+import { extractFromSession, treeJobHandlers } from "~/server/tree/jobs";
+import { registerAccount } from "~/server/auth/accounts";
 import { drainJobs } from "../support/jobs";
+import { callerAs } from "../support/trpc";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { createKey, createOrg } from "../support/agents";
 import { agentContext } from "../support/memory";
@@ -117,6 +119,48 @@ describe(`memory that forms by itself (${TEST_BACKEND})`, () => {
       for (const res of hanging) res.destroy();
       server.close();
     }
+  });
+
+  it("lets a person review extracted cards: accept makes one explicit, reject forgets it with the reason, both audited", async () => {
+    const account = await registerAccount(handle.db, { email: `reviewer-${Date.now()}@example.com`, password: "correct horse battery", name: "Rae", openSignup: true });
+    const t = account.tenantId;
+    const by = { tenantId: t, actor: { type: "user" as const, id: account.user.id } };
+    const turn = await appendMessages(handle.db, by, { sessionId: "review", userScopeId: account.user.id, messages: [{ role: "user", content: "My brother Tom lives nearby. I really love jazz concerts." }] });
+    await drainJobs(handle.db);
+    const api = callerAs(handle.db, { userId: account.user.id });
+    const before = await api.memory.session({ sessionId: "review" });
+    const pending = before.cards.filter((c) => c.extracted && !c.explicit && c.status === "active");
+    expect(pending.map((c) => c.kind).sort()).toEqual(["custom_fact", "personal_relationship"]);
+    expect(pending.every((c) => c.sourceMessageIds.includes(turn.messages[0]!.id))).toBe(true);
+    expect(before.messages[0]!.savedAs.every((card) => card.extracted)).toBe(true);
+    const brother = pending.find((c) => c.kind === "personal_relationship")!;
+    const jazz = pending.find((c) => c.kind === "custom_fact")!;
+
+    const accepted = await api.memory.write({ operations: [{ op: "update", targetId: brother.id, expectedRevision: brother.revision, node: {}, reason: "accepted in review" }] });
+    expect(accepted.results[0]).toMatchObject({ status: "updated", revision: 2 });
+    const rejected = await api.memory.forget({ id: jazz.id, expectedRevision: jazz.revision, mode: "soft", reason: "not true any more" });
+    expect(rejected.done).toBe(true);
+
+    const after = await api.memory.session({ sessionId: "review" });
+    const brotherNow = after.cards.find((c) => c.id === accepted.results[0]!.nodeId)!;
+    expect(brotherNow).toMatchObject({ explicit: true, extracted: false, status: "active", revision: 2 });
+    expect(after.cards.find((c) => c.id === jazz.id)?.status).toBe("deleted");
+    const audits = await handle.db.select().from(memoryAuditEvents).where(eq(memoryAuditEvents.tenantId, t));
+    expect(audits.find((a) => a.nodeId === brotherNow.id)).toMatchObject({ eventType: "update", reason: "accepted in review" });
+    expect(audits.find((a) => a.nodeId === jazz.id && a.reason === "not true any more")).toBeDefined();
+  });
+
+  it("caps what one session's chit-chat turns into cards per hour", async () => {
+    const { t, u, ctx } = await capturingAgent(handle.db);
+    const start = Date.parse("2026-05-01T10:00:00Z");
+    const say = (minutes: number, content: string) => ({ role: "user" as const, content, createdAt: new Date(start + minutes * 60_000) });
+    const hobbies = ["hiking", "chess", "pottery", "jazz", "surfing", "baking"];
+    // Six new likes within the first hour, then two more an hour and a half later.
+    await appendMessages(handle.db, ctx, { sessionId: "chatty", userScopeId: u, messages: [...hobbies.map((h, i) => say(i * 5, `I really love ${h}.`)), say(95, "I really love painting."), say(100, "I really love cycling.")] });
+    const run = await extractFromSession(handle.db, { tenantId: t, sessionId: "chatty", llm: null, maxCardsPerHour: 4 });
+    expect(run).toMatchObject({ written: 6, capped: 2 });
+    const cards = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.status, "active")));
+    expect(cards.map((c) => c.itemKey).sort()).toEqual(["likes_chess", "likes_cycling", "likes_hiking", "likes_jazz", "likes_painting", "likes_pottery"]);
   });
 
   it("still supersedes the budget when a later turn changes its value", async () => {

@@ -7,6 +7,7 @@ import { cardsCitingMessages } from "~/server/memory/citing-cards";
 import { canEraseSession, sessionOwnersColumn } from "~/server/memory/erase-session";
 import { scopeAllowed, type ScopePattern } from "~/server/memory/scope";
 import { getSummaryChain } from "~/server/memory/summaries";
+import { EXTRACTOR_ACTOR_ID } from "~/server/tree/extract-coverage";
 import { canReadAllSessions } from "./scopes";
 
 export type SessionListItem = {
@@ -57,7 +58,7 @@ export type SessionMessage = {
   capturedBy: string;
   createdAt: string;
   /** Current cards, in scopes the viewer may read, that cite this message as evidence. */
-  savedAs: { id: string; title: string }[];
+  savedAs: { id: string; title: string; extracted: boolean }[];
 };
 export type SessionSummary = Omit<MemorySummary, "createdAt" | "tenantId"> & { createdAt: string };
 
@@ -73,7 +74,7 @@ export type SessionDetail = {
   /** Newest → oldest. */
   summaries: SessionSummary[];
   /** Cards stored in this session's scope (any status), newest first. */
-  cards: { id: string; title: string; kind: string; status: string; revision: number; updatedAt: string }[];
+  cards: { id: string; title: string; kind: string; status: string; revision: number; updatedAt: string; explicit: boolean; extracted: boolean; sourceMessageIds: string[] }[];
   /** Whether the viewer may erase the whole conversation (canEraseSession). */
   erasable: boolean;
 };
@@ -109,13 +110,25 @@ export async function getSessionDetail(
       .where(and(eq(memoryMessages.tenantId, tenantId), eq(memoryMessages.sessionId, sessionId))),
     getSummaryChain(db, { tenantId, sessionId, limit: 100 }),
     db
-      .select({ id: memoryNodes.id, title: memoryNodes.title, kind: memoryNodes.kind, status: memoryNodes.status, revision: memoryNodes.revision, updatedAt: memoryNodes.updatedAt })
+      .select({
+        id: memoryNodes.id,
+        title: memoryNodes.title,
+        kind: memoryNodes.kind,
+        status: memoryNodes.status,
+        revision: memoryNodes.revision,
+        updatedAt: memoryNodes.updatedAt,
+        explicit: memoryNodes.explicitUserIntent,
+        // This revision was written by the background extractor (not confirmed by anyone since).
+        extracted: sql<boolean>`(${memoryNodes.createdByType} = 'system' and ${memoryNodes.createdById} is not distinct from ${EXTRACTOR_ACTOR_ID})`,
+        sourceMessageIds: memoryNodes.sourceMessageIds,
+      })
       .from(memoryNodes)
       .where(and(eq(memoryNodes.tenantId, tenantId), eq(memoryNodes.scopeType, "session"), eq(memoryNodes.scopeId, sessionId)))
       .orderBy(desc(memoryNodes.updatedAt))
       .limit(100),
   ]);
   const citing = await cardsCitingMessages(db, { tenantId, readScopes: params.readScopes, messageIds: messages.map((m) => m.id) });
+  const extractedIds = new Set(cards.filter((c) => c.extracted).map((c) => c.id));
   const total = stats[0];
   if (!total || total.n === 0) {
     if (summaries.length === 0 && cards.length === 0) throw notFound("not_found", `Session ${sessionId} has no messages.`);
@@ -134,12 +147,12 @@ export async function getSessionDetail(
       metadata: m.metadata,
       capturedBy: `${m.capturedByType}${m.capturedById ? `:${m.capturedById}` : ""}`,
       createdAt: m.createdAt.toISOString(),
-      savedAs: (citing.get(m.id) ?? []).map(({ id, title }) => ({ id, title })),
+      savedAs: (citing.get(m.id) ?? []).map(({ id, title }) => ({ id, title, extracted: extractedIds.has(id) })),
     })),
     olderBefore: first && total && first.seq > total.first ? first.seq : null,
     hasNewer: Boolean(last && total && last.seq < total.last),
     summaries: summaries.map(({ tenantId: _t, createdAt, ...s }) => ({ ...s, createdAt: createdAt.toISOString() })),
-    cards: cards.map((c) => ({ ...c, updatedAt: c.updatedAt.toISOString() })),
+    cards: cards.map((c) => ({ ...c, extracted: Boolean(c.extracted), updatedAt: c.updatedAt.toISOString() })),
     erasable: canEraseSession(params.writeScopes, sessionId, total?.owners ?? []),
   };
 }

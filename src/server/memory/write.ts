@@ -164,10 +164,12 @@ const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.l
  * An update changes nothing when the card's content is the same (sameContent) and so is every other
  * field it sent: before, an update of the title, tags, confidence or importance alone answered "already
  * says this; nothing changed" and dropped the edit (a card raised above the recall threshold stayed
- * hidden). New evidence (sourceMessageIds) is a change too.
+ * hidden). New evidence (sourceMessageIds) is a change too, and so is an inferred card made explicit.
  */
 const updateChangesNothing = (target: MemoryNodeRow, draft: NodeDraft, sent: Partial<NodeFields>) =>
   sameContent(target, draft) &&
+  // A person confirming an inferred card (explicitUserIntent) makes it explicit: a change of its own.
+  !(draft.explicit && !target.explicitUserIntent) &&
   sameText(target.title, draft.title) &&
   sameSet(target.tags, draft.tags) &&
   sameSet(target.entities, draft.entities) &&

@@ -15,6 +15,8 @@ import { createLlmClient, parseJsonObject, type LlmClient } from "~/server/provi
 import { coolRecallHotness } from "~/server/memory/retrieval/recall-usage";
 import { continueLater, decayTopicHotness, deepScoreSession, lastProcessedSeq, messagesAfter, routeTopicsForSession, sealSession, SESSION_BATCH, writeDailyDigest } from "./cold-path";
 import { restatementAware } from "./extract-restated";
+import { sessionCardCap } from "./extract-cap";
+import { env } from "~/env";
 import { capturerWriteScopes, type CapturerWriteScopes } from "./extract-authority";
 import { capturedFromMessages, EXTRACTOR_ACTOR_ID, slotDecidedSince } from "./extract-coverage";
 import { EXPLICIT_CUE, extractOperations, FORGET_CUE, forgetRequestNames, type ExtractedOperation } from "./extract-rules";
@@ -69,7 +71,7 @@ async function llmOperations(llm: LlmClient, text: string): Promise<ExtractedOpe
 }
 
 /** 000's extraction: propose operations from new user messages and write them through the normal rules. */
-export async function extractFromSession(db: Database, params: { tenantId: string; sessionId: string; llm: LlmClient | null }) {
+export async function extractFromSession(db: Database, params: { tenantId: string; sessionId: string; llm: LlmClient | null; maxCardsPerHour?: number }) {
   const after = await lastProcessedSeq(db, { tenantId: params.tenantId, sessionId: params.sessionId, type: "extract" });
   const messages = await messagesAfter(db, { tenantId: params.tenantId, sessionId: params.sessionId, afterSeq: after, limit: SESSION_BATCH.messages });
   const { tenant, registry } = await loadTenantWithKinds(db, params.tenantId);
@@ -80,7 +82,9 @@ export async function extractFromSession(db: Database, params: { tenantId: strin
   const forgetRequests = userMessages.filter((m) => FORGET_CUE.test(m.content));
   const forgottenLater = (message: { seq: number }, candidate: ExtractedOperation) =>
     forgetRequests.some((request) => request.seq > message.seq && forgetRequestNames(request.content, candidate));
+  const cap = await sessionCardCap(db, { tenantId: params.tenantId, sessionId: params.sessionId, from: userMessages[0]?.createdAt, limit: params.maxCardsPerHour ?? env.EXTRACT_MAX_CARDS_PER_SESSION_HOUR });
   let written = 0;
+  let capped = 0;
   let restated = 0;
   let rejected = 0;
   for (const message of userMessages) {
@@ -97,6 +101,10 @@ export async function extractFromSession(db: Database, params: { tenantId: strin
       }
     }
     for (const candidate of candidates.filter((c) => !captured(message, c, candidates) && !forgottenLater(message, c))) {
+      if (!cap.allows(message.createdAt)) {
+        capped++;
+        continue;
+      }
       if (await slotDecidedSince(db, { tenantId: params.tenantId, scopes: ctx.writeScopes, registry, candidate, since: message.createdAt })) continue;
       const node = { ...candidate.node, sourceMessageIds: [message.id] };
       const scope = candidate.scopeHint === "workspace" ? (ctx.defaults.workspace ?? ctx.defaults.session) : candidate.scopeHint === "session" ? ctx.defaults.session : undefined;
@@ -123,12 +131,15 @@ export async function extractFromSession(db: Database, params: { tenantId: strin
         return null;
       });
       if (result?.results[0]?.status === "noop") restated++;
-      else if (result?.done) written++;
+      else if (result?.done) {
+        written++;
+        cap.wrote(message.createdAt);
+      }
       else rejected++;
     }
   }
   if (messages.length === SESSION_BATCH.messages) await continueLater(db, { tenantId: params.tenantId, type: "extract", sessionId: params.sessionId });
-  return { lastSeq: messages.at(-1)?.seq ?? after, messages: messages.length, written, restated, rejected };
+  return { lastSeq: messages.at(-1)?.seq ?? after, messages: messages.length, written, restated, capped, rejected };
 }
 
 /**

@@ -9,6 +9,7 @@ import { places } from "./places";
 import { plans } from "./plans";
 import { preferences } from "./preferences";
 import { relationships } from "./relationships";
+import { statements } from "./statements";
 import { work } from "./work";
 
 /** The families, in the order their cards are proposed. */
@@ -27,7 +28,10 @@ export function familyOperations(text: string, flags: { explicit: boolean; food:
   for (const raw of sentencesOf(text)) {
     const { text: sentence, correction } = resolveCorrection(raw);
     corrected ||= correction;
-    for (const family of FAMILIES) ops.push(...family({ text: sentence, explicit: flags.explicit, food: flags.food, correction }));
+    const said = { text: sentence, explicit: flags.explicit, food: flags.food, correction };
+    const found = FAMILIES.flatMap((family) => family(said));
+    // What no family names may still be the user telling something about themselves.
+    ops.push(...(found.length ? found : statements(said)));
   }
   const resolved = resolveCorrection(text);
   ops.push(...amountOperations(resolved.text, flags.explicit, corrected || resolved.correction));

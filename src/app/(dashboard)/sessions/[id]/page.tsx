@@ -2,6 +2,7 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { LocalTime } from "~/components/local-time";
 import { EraseSession } from "~/components/sessions/erase-session";
+import { ReviewCard } from "~/components/sessions/review-card";
 import { TryRecall } from "~/components/sessions/try-recall";
 import { Badge, EmptyState, ErrorState, LinkButton, Panel, STATUS_TONE } from "~/components/ui";
 import { messageRoleLabel } from "~/i18n/labels";
@@ -72,8 +73,9 @@ export default async function SessionPage({ params, searchParams }: { params: Pr
                     <p className="mt-2 flex flex-wrap items-center gap-1 text-xs text-zinc-500">
                       {t("sessions.savedAs")}
                       {m.savedAs.map((card) => (
-                        <Link key={card.id} href={`/memories/${card.id}`} className="rounded-full bg-indigo-50 px-2 py-0.5 text-indigo-700 hover:underline dark:bg-indigo-950 dark:text-indigo-300">
+                        <Link key={card.id} href={`/memories/${card.id}`} className="rounded-full bg-indigo-50 px-2 py-0.5 break-all text-indigo-700 hover:underline dark:bg-indigo-950 dark:text-indigo-300">
                           {card.title}
+                          {card.extracted ? <span className="ml-1 text-[10px] tracking-wide text-indigo-500 uppercase">{t("sessions.extracted")}</span> : null}
                         </Link>
                       ))}
                     </p>
@@ -112,17 +114,30 @@ export default async function SessionPage({ params, searchParams }: { params: Pr
               </ol>
             )}
           </Panel>
-          <Panel title={t("sessions.cards")}>
+          <Panel title={t("sessions.cards")} description={s.cards.some((c) => c.extracted && !c.explicit && c.status === "active") ? t("sessions.reviewHint") : undefined}>
             {s.cards.length === 0 ? (
               <p className="text-sm text-zinc-500">{t("sessions.noCards")}</p>
             ) : (
-              <ul className="space-y-2 text-sm">
+              <ul className="space-y-3 text-sm">
                 {s.cards.map((c) => (
-                  <li key={c.id} className="flex items-center justify-between gap-2">
-                    <Link href={`/memories/${c.id}`} className="truncate text-indigo-700 hover:underline dark:text-indigo-300">
-                      {c.title}
-                    </Link>
-                    <Badge tone={STATUS_TONE[c.status]}>{t(`status.${c.status as "active"}`)}</Badge>
+                  <li key={c.id} className="space-y-1">
+                    <div className="flex items-center justify-between gap-2">
+                      <Link href={`/memories/${c.id}`} className="min-w-0 truncate text-indigo-700 hover:underline dark:text-indigo-300">
+                        {c.title}
+                      </Link>
+                      <span className="flex shrink-0 gap-1">
+                        {c.extracted ? <Badge tone="zinc">{t(c.explicit ? "sessions.extracted" : "sessions.inferred")}</Badge> : null}
+                        <Badge tone={STATUS_TONE[c.status]}>{t(`status.${c.status as "active"}`)}</Badge>
+                      </span>
+                    </div>
+                    {c.extracted && c.sourceMessageIds[0] ? (
+                      <p className="text-xs text-zinc-500">
+                        <Link href={`${base}?at=${encodeURIComponent(c.sourceMessageIds[0])}#${encodeURIComponent(c.sourceMessageIds[0])}`} className="hover:underline">
+                          {t("sessions.fromTurn")} <span className="font-mono break-all">{c.sourceMessageIds[0]}</span>
+                        </Link>
+                      </p>
+                    ) : null}
+                    {c.extracted && !c.explicit && c.status === "active" ? <ReviewCard id={c.id} revision={c.revision} title={c.title} /> : null}
                   </li>
                 ))}
               </ul>
