@@ -33,6 +33,11 @@ const schema = z.object({
    */
   DATABASE_READ_YOUR_WRITES_MS: z.coerce.number().int().min(0).max(3_600_000).default(15_000),
   /**
+   * A read on a replica may take this long (statement_timeout on replica connections; the client also
+   * stops waiting shortly after): then it runs again on the primary, so a stuck standby never holds a request.
+   */
+  DATABASE_READ_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  /**
    * Bearer token for GET /api/metrics (Prometheus). Unset: /api/metrics answers requests from this
    * machine (loopback) only, and only where npm start serves it.
    */

@@ -1,5 +1,5 @@
 import { isConnectionLost } from "~/db/connection-errors";
-import { formatLsn, onReplicaStateChange, parseLsn, readReplicasOf } from "~/db/replicas";
+import { formatLsn, onReplicaStateChange, parseLsn, readReplicasOf, withTimeout } from "~/db/replicas";
 import type { Database } from "~/db/types";
 import { env } from "~/env";
 import { ServiceError } from "~/server/errors";
@@ -110,7 +110,8 @@ export async function routeWork<T>(primary: Database, work: RoutedWork, run: (db
     return { value: await run(primary), db: primary };
   }
   try {
-    const value = await run(replica.db);
+    // Bounded: the replica's statement_timeout ends a slow read, this a standby that stopped answering.
+    const value = await (replicas.readTimeoutMs ? withTimeout(run(replica.db), replicas.readTimeoutMs + 2000, `read on replica ${replica.name}`) : run(replica.db));
     recordRead(replica.name);
     return { value, db: replica.db };
   } catch (error) {
