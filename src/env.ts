@@ -142,7 +142,7 @@ export type Env = z.infer<typeof schema>;
 /** How often the replica monitor probes (src/db/replicas.ts default): part of the read-your-writes minimum. */
 export const REPLICA_PROBE_MS = 1000;
 
-export function parseEnv(source: NodeJS.ProcessEnv): Env {
+export function parseEnv(source: Record<string, string | undefined>): Env {
   const parsed = schema
     .refine((e) => e.DATABASE_READ_URL.length === 0 || e.DATABASE_URL !== undefined, {
       path: ["DATABASE_READ_URL"],
