@@ -1,4 +1,4 @@
-import { isConnectionLost } from "~/db/connection-errors";
+import { isConnectionLost, isDatabaseError } from "~/db/connection-errors";
 import { formatLsn, onReplicaStateChange, parseLsn, readReplicasOf, withTimeout } from "~/db/replicas";
 import type { Database } from "~/db/types";
 import { env } from "~/env";
@@ -60,16 +60,12 @@ function requiredLsn(work: RoutedWork): bigint | null {
 }
 
 /** A failure of the database itself (a SQLSTATE, a lost connection), not of the call's input or rights. */
-function isDatabaseFailure(error: unknown): boolean {
-  if (error instanceof ServiceError) return false;
-  if (isConnectionLost(error)) return true;
+export function isDatabaseFailure(error: unknown): boolean {
   for (let e: unknown = error, depth = 0; e && typeof e === "object" && depth < 5; depth++) {
     if (e instanceof ServiceError) return false;
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return true;
     e = (e as { cause?: unknown }).cause;
   }
-  return false;
+  return isDatabaseError(error);
 }
 
 const warned = new Set<string>();
