@@ -33,6 +33,11 @@ const schema = z.object({
    */
   DATABASE_READ_YOUR_WRITES_MS: z.coerce.number().int().min(0).max(3_600_000).default(15_000),
   /**
+   * A read on a replica may take this long (statement_timeout on replica connections; the client also
+   * stops waiting shortly after): then it runs again on the primary, so a stuck standby never holds a request.
+   */
+  DATABASE_READ_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  /**
    * Bearer token for GET /api/metrics (Prometheus). Unset: /api/metrics answers requests from this
    * machine (loopback) only, and only where npm start serves it.
    */
@@ -136,11 +141,26 @@ const schema = z.object({
 
 export type Env = z.infer<typeof schema>;
 
-function parseEnv(source: NodeJS.ProcessEnv): Env {
+/** How often the replica monitor probes (src/db/replicas.ts default): part of the read-your-writes minimum. */
+export const REPLICA_PROBE_MS = 1000;
+
+export function parseEnv(source: Record<string, string | undefined>): Env {
   const parsed = schema
     .refine((e) => e.DATABASE_READ_URL.length === 0 || e.DATABASE_URL !== undefined, {
       path: ["DATABASE_READ_URL"],
       message: "read replicas need server mode: set DATABASE_URL too (embedded mode has no replicas)",
+    })
+    .superRefine((e, ctx) => {
+      // Past the window, any replica within the lag limit takes a principal's reads: one up to the limit
+      // behind (plus a probe interval before that is noticed) could still miss the principal's own write.
+      const minimum = e.DATABASE_READ_MAX_LAG_MS + REPLICA_PROBE_MS;
+      if (e.DATABASE_READ_URL.length > 0 && e.DATABASE_READ_YOUR_WRITES_MS < minimum) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["DATABASE_READ_YOUR_WRITES_MS"],
+          message: `is ${e.DATABASE_READ_YOUR_WRITES_MS} but must be at least DATABASE_READ_MAX_LAG_MS (${e.DATABASE_READ_MAX_LAG_MS}) + the ${REPLICA_PROBE_MS} ms probe interval = ${minimum}, else a caller may not see its own write on a lagging replica; raise it to ${minimum} or more, or lower DATABASE_READ_MAX_LAG_MS`,
+        });
+      }
     })
     .safeParse(source);
   if (!parsed.success) {

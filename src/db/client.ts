@@ -180,7 +180,7 @@ function withDropSafeTransactions(client: Sql, stats: PoolStats): Sql {
  */
 const JSON_AS_TEXT: Record<number, (value: string) => string> = { 114: (value) => value, 3802: (value) => value };
 
-async function openServer(url: string, poolMax: number, preparedStatements: boolean): Promise<DatabaseHandle> {
+async function openServer(url: string, poolMax: number, preparedStatements: boolean, statementTimeoutMs?: number): Promise<DatabaseHandle> {
   const { default: postgres } = await import("postgres");
   const { drizzle } = await import("drizzle-orm/postgres-js");
   const target = serverConnection(url);
@@ -193,6 +193,8 @@ async function openServer(url: string, poolMax: number, preparedStatements: bool
       // Drop idle connections so a restarted Postgres is reconnected to instead of failing on a dead socket.
       idle_timeout: 30,
       connect_timeout: 10,
+      // Replicas: the server ends a read that runs too long (it then runs again on the primary).
+      ...(statementTimeoutMs ? { connection: { statement_timeout: statementTimeoutMs } } : {}),
       // postgres.js's default reconnect backoff grows to 20 s, and the attempts counter is shared by the
       // whole pool: after a Postgres restart a request could sit ~20 s behind a slot that is waiting to
       // reconnect while the server was long back. Capped at 2 s (jittered, as the default).
@@ -299,11 +301,11 @@ export async function attachReadReplicas(handle: DatabaseHandle, urls: readonly 
   if (handle.mode !== "server") throw new Error("Read replicas need server mode (DATABASE_URL); embedded mode has one process and no replicas.");
   const handles = await Promise.all(
     urls.map(async (url) => {
-      const opened = await openServer(url, options.poolMax ?? env.DB_POOL_MAX, env.DB_PREPARED_STATEMENTS);
+      const opened = await openServer(url, options.poolMax ?? env.DB_POOL_MAX, env.DB_PREPARED_STATEMENTS, options.readTimeoutMs ?? env.DATABASE_READ_TIMEOUT_MS);
       return { name: replicaName(url), db: opened.db, close: opened.close };
     }),
   );
-  const replicas = new ReadReplicas(handle.db, handles, options);
+  const replicas = new ReadReplicas(handle.db, handles, { ...options, readTimeoutMs: options.readTimeoutMs ?? env.DATABASE_READ_TIMEOUT_MS });
   registerReadReplicas(replicas);
   await replicas.start();
   const close = handle.close;

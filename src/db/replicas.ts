@@ -32,6 +32,14 @@ export type ReplicaOptions = {
   maxLagMs: number;
   /** Probe interval. */
   checkMs?: number;
+  /**
+   * How long a probe, or pick()'s replay check, may wait for an answer before the replica counts as
+   * down (default max(checkMs, 2000)): a standby that stops answering without closing its connection
+   * is taken out of rotation instead of holding reads.
+   */
+  timeoutMs?: number;
+  /** How long one read on a replica may run (DATABASE_READ_TIMEOUT_MS): statement_timeout there, and routing's wait. */
+  readTimeoutMs?: number;
   /** Told once per state change of a replica (the server logs it). */
   onStateChange?: (status: ReplicaStatus, previous: ReplicaState) => void;
 };
@@ -42,6 +50,8 @@ export type Replica = {
   status: ReplicaStatus;
   /** The replay position of the last probe, as a number (compare with parseLsn). */
   replay: bigint | null;
+  /** Since when the oldest statement still unanswered was sent (a hung standby): past timeoutMs, no more are queued behind it. */
+  pending?: { since: number };
 };
 
 export type ReplicaHandle = { name: string; db: Database; close: () => Promise<void> };
@@ -69,6 +79,24 @@ export function replicaName(url: string): string {
 }
 
 /** The innermost cause's message (a driver wraps "connection refused" in "Failed query: …", which quotes SQL). */
+/** The error a replica that did not answer in time fails with (ETIMEDOUT: a lost connection to routing). */
+export class ReplicaTimeoutError extends Error {
+  readonly code = "ETIMEDOUT";
+  constructor(what: string, ms: number) {
+    super(`${what} got no answer within ${ms} ms (the standby accepts connections but does not answer)`);
+  }
+}
+
+/** `promise`, or a ReplicaTimeoutError after `ms` (the statement itself is left to the driver). */
+export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ReplicaTimeoutError(what, ms)), ms);
+    timer.unref?.();
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
 function describe(error: unknown): string {
   let e = error;
   for (let depth = 0; depth < 5 && e instanceof Error && e.cause !== undefined; depth++) e = e.cause;
@@ -77,7 +105,11 @@ function describe(error: unknown): string {
 
 export class ReadReplicas {
   readonly replicas: Replica[];
-  private readonly options: Required<Omit<ReplicaOptions, "onStateChange">> & Pick<ReplicaOptions, "onStateChange">;
+  private readonly options: Required<Omit<ReplicaOptions, "onStateChange" | "timeoutMs" | "readTimeoutMs">> & Pick<ReplicaOptions, "onStateChange">;
+  /** How long routing waits for one read on a replica before running it on the primary (ReplicaOptions.readTimeoutMs). */
+  readonly readTimeoutMs: number | undefined;
+  /** How long one probe or replay check may take (ReplicaOptions.timeoutMs). */
+  readonly timeoutMs: number;
   /** Primary WAL positions seen by the monitor, oldest first: how lag is measured. */
   private samples: { lsn: bigint; at: number }[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -91,6 +123,8 @@ export class ReadReplicas {
     options: ReplicaOptions,
   ) {
     this.options = { checkMs: 1000, ...options };
+    this.timeoutMs = options.timeoutMs ?? Math.max(this.options.checkMs, 2000);
+    this.readTimeoutMs = options.readTimeoutMs;
     this.replicas = handles.map((h) => ({ name: h.name, db: h.db, replay: null, status: { name: h.name, state: "down", reachable: false, lagMs: null, replayLsn: null, error: "not probed yet" } }));
   }
 
@@ -119,7 +153,7 @@ export class ReadReplicas {
   private async probeAll() {
     const now = Date.now();
     try {
-      const [row] = await queryRows<{ lsn: string }>(this.primary, sql`select pg_current_wal_lsn()::text as lsn`);
+      const [row] = await withTimeout(queryRows<{ lsn: string }>(this.primary, sql`select pg_current_wal_lsn()::text as lsn`), this.timeoutMs, "the primary's WAL position");
       const lsn = parseLsn(row?.lsn);
       if (lsn !== null && (this.samples.at(-1)?.lsn ?? -1n) < lsn) this.samples.push({ lsn, at: now });
     } catch {
@@ -128,12 +162,30 @@ export class ReadReplicas {
     // Samples older than needed to tell "behind by more than maxLag" are dropped, keeping one older.
     const horizon = now - 4 * this.options.maxLagMs - 10 * this.options.checkMs;
     while (this.samples.length > 1 && this.samples[1]!.at < horizon) this.samples.shift();
+    // Each replica on its own, each bounded: one that does not answer delays neither the others nor this round.
     await Promise.all(this.replicas.map((replica) => this.probeReplica(replica)));
+  }
+
+  /** A statement on a replica, bounded by timeoutMs; while one is unanswered, the next fails at once instead of queueing. */
+  private ask<T>(replica: Replica, what: string, query: () => Promise<T>): Promise<T> {
+    if (replica.pending && Date.now() - replica.pending.since > this.timeoutMs) {
+      return Promise.reject(new ReplicaTimeoutError(`${what} (an earlier statement is still unanswered)`, this.timeoutMs));
+    }
+    const running = query();
+    replica.pending ??= { since: Date.now() };
+    // Any answer (or error) shows the standby talks again.
+    const answered = () => {
+      replica.pending = undefined;
+    };
+    void running.then(answered, answered);
+    return withTimeout(running, this.timeoutMs, what);
   }
 
   private async probeReplica(replica: Replica) {
     try {
-      const [row] = await queryRows<{ recovery: boolean; lsn: string | null }>(replica.db, sql`select pg_is_in_recovery() as recovery, pg_last_wal_replay_lsn()::text as lsn`);
+      const [row] = await this.ask(replica, `probe of replica ${replica.name}`, () =>
+        queryRows<{ recovery: boolean; lsn: string | null }>(replica.db, sql`select pg_is_in_recovery() as recovery, pg_last_wal_replay_lsn()::text as lsn`),
+      );
       if (!row?.recovery) throw new Error("not a standby (pg_is_in_recovery() is false): reads there would miss nothing, but writes could go to it by mistake; point DATABASE_READ_URL at a hot standby");
       const replay = parseLsn(row.lsn);
       replica.replay = replay;
@@ -178,7 +230,7 @@ export class ReadReplicas {
       if (replica.status.state !== "up") continue;
       if (atLeast !== null && (replica.replay === null || replica.replay < atLeast)) {
         try {
-          const [row] = await queryRows<{ lsn: string | null }>(replica.db, sql`select pg_last_wal_replay_lsn()::text as lsn`);
+          const [row] = await this.ask(replica, `replay check of replica ${replica.name}`, () => queryRows<{ lsn: string | null }>(replica.db, sql`select pg_last_wal_replay_lsn()::text as lsn`));
           const replay = parseLsn(row?.lsn);
           if (replay !== null && (replica.replay === null || replay > replica.replay)) replica.replay = replay;
         } catch (error) {
@@ -206,6 +258,7 @@ export class ReadReplicas {
   async close() {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
+    // Probes are bounded by timeoutMs, so this wait is too (a hung standby's sockets are then ended by close()).
     await this.probing;
     await Promise.all(this.handles.map((h) => h.close().catch(() => {})));
   }

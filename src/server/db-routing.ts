@@ -1,5 +1,5 @@
-import { isConnectionLost } from "~/db/connection-errors";
-import { formatLsn, onReplicaStateChange, parseLsn, readReplicasOf } from "~/db/replicas";
+import { isConnectionLost, isDatabaseError } from "~/db/connection-errors";
+import { formatLsn, onReplicaStateChange, parseLsn, readReplicasOf, withTimeout } from "~/db/replicas";
 import type { Database } from "~/db/types";
 import { env } from "~/env";
 import { ServiceError } from "~/server/errors";
@@ -60,16 +60,12 @@ function requiredLsn(work: RoutedWork): bigint | null {
 }
 
 /** A failure of the database itself (a SQLSTATE, a lost connection), not of the call's input or rights. */
-function isDatabaseFailure(error: unknown): boolean {
-  if (error instanceof ServiceError) return false;
-  if (isConnectionLost(error)) return true;
+export function isDatabaseFailure(error: unknown): boolean {
   for (let e: unknown = error, depth = 0; e && typeof e === "object" && depth < 5; depth++) {
     if (e instanceof ServiceError) return false;
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return true;
     e = (e as { cause?: unknown }).cause;
   }
-  return false;
+  return isDatabaseError(error);
 }
 
 const warned = new Set<string>();
@@ -110,7 +106,8 @@ export async function routeWork<T>(primary: Database, work: RoutedWork, run: (db
     return { value: await run(primary), db: primary };
   }
   try {
-    const value = await run(replica.db);
+    // Bounded: the replica's statement_timeout ends a slow read, this a standby that stopped answering.
+    const value = await (replicas.readTimeoutMs ? withTimeout(run(replica.db), replicas.readTimeoutMs + 2000, `read on replica ${replica.name}`) : run(replica.db));
     recordRead(replica.name);
     return { value, db: replica.db };
   } catch (error) {
