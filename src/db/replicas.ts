@@ -78,7 +78,6 @@ export function replicaName(url: string): string {
   }
 }
 
-/** The innermost cause's message (a driver wraps "connection refused" in "Failed query: …", which quotes SQL). */
 /** The error a replica that did not answer in time fails with (ETIMEDOUT: a lost connection to routing). */
 export class ReplicaTimeoutError extends Error {
   readonly code = "ETIMEDOUT";
@@ -97,6 +96,7 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): P
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
+/** The innermost cause's message (a driver wraps "connection refused" in "Failed query: …", which quotes SQL). */
 function describe(error: unknown): string {
   let e = error;
   for (let depth = 0; depth < 5 && e instanceof Error && e.cause !== undefined; depth++) e = e.cause;
