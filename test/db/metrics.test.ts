@@ -66,6 +66,12 @@ describe(`metrics (${TEST_BACKEND})`, () => {
     expect(delta("memory_requests_total", { surface: "agent", name: "tools.memory_search", outcome: "error" })).toBe(1);
     expect(delta("memory_request_errors_total", { surface: "agent", name: "tools.memory_search", reason: "rate_limited" })).toBe(1);
     expect(delta("memory_rate_limit_refusals_total", { surface: "agent" })).toBe(1);
+    // Each call once: a tool that ran is counted by the registry (surface "tool"), not again as the
+    // tRPC procedure; the refusal before the tool ran is counted by the procedure (surface "agent").
+    expect(delta("memory_requests_total", { surface: "agent", name: "tools.memory_search", outcome: "ok" })).toBe(0);
+    expect(delta("memory_requests_total", { surface: "agent", name: "tools.memory_write" })).toBe(0);
+    expect(delta("memory_requests_total", {})).toBe(4);
+    expect(delta("memory_request_duration_seconds_count", {})).toBe(4);
   });
 
   it("reports the job queue by type, dead letters, the pool and the mode", async () => {

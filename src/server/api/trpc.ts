@@ -12,7 +12,7 @@ import { badRequest, forbidden, knownServiceError, ServiceError } from "~/server
 import { jsonShapeProblem } from "~/server/tools/limits";
 import { TOOL_NAMES } from "~/server/tools/registry";
 import { routeWork, type WorkKind } from "~/server/db-routing";
-import { recordRequest } from "~/server/metrics";
+import { countingInside, recordRequest } from "~/server/metrics";
 import { TENANT_HEADER } from "./tenant-header";
 
 /**
@@ -96,7 +96,9 @@ const serviceErrors = t.middleware(async ({ next }) => {
 /** Every call counted and timed for /api/metrics, by procedure, with the reason of a failure. */
 const observed = t.middleware(async ({ path, next }) => {
   const started = performance.now();
-  const result = await next();
+  const { value: result, counted } = await countingInside(() => next());
+  // A tool that ran was counted by the registry (surface "tool"); counting it here too doubled it.
+  if (counted) return result;
   const surface = path.startsWith("tools.") || path === "me.agent" ? "agent" : "dashboard";
   const cause = result.ok ? undefined : result.error.cause;
   const failure = result.ok ? undefined : cause instanceof ServiceError ? cause.reason : cause instanceof ZodError ? "invalid_input" : result.error.code.toLowerCase();
