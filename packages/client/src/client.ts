@@ -49,9 +49,16 @@ export type CallOptions = {
   timeoutMs?: number;
   /** Writes and forgets: the key that makes a retry apply once. Default: a fresh one per call, reused by its retries. */
   idempotencyKey?: string;
+  /**
+   * Reads: a write's `consistency` token (its answer carries one where the server has read replicas),
+   * sent as the X-Memory-Consistency header: the read then sees that write even on another instance.
+   */
+  consistency?: string;
 };
 
 export type RequestOptions = Pick<CallOptions, "signal" | "timeoutMs">;
+/** What one request takes: the per-request options, and a read's consistency token. */
+type SendOptions = RequestOptions & Pick<CallOptions, "consistency">;
 
 export type MemoryClient = {
   readonly sessionId: string | undefined;
@@ -140,7 +147,7 @@ export function createMemoryClient(options: MemoryClientOptions): MemoryClient {
   const maxRetryDelayMs = options.maxRetryDelayMs ?? DEFAULTS.maxRetryDelayMs;
   const baseTurn: TurnInput = { sessionId: options.sessionId, workspaceId: options.workspaceId, userId: options.userId };
 
-  async function attempt(procedure: string, init: { method: "GET" | "POST"; body?: string }, request: RequestOptions, attempts: number): Promise<Answer | MemoryApiError> {
+  async function attempt(procedure: string, init: { method: "GET" | "POST"; body?: string }, request: SendOptions, attempts: number): Promise<Answer | MemoryApiError> {
     const controller = new AbortController();
     const userSignal = request.signal;
     let timedOut = false;
@@ -154,7 +161,13 @@ export function createMemoryClient(options: MemoryClientOptions): MemoryClient {
     try {
       const response = await doFetch(`${endpoint}/${procedure}`, {
         method: init.method,
-        headers: { ...options.headers, authorization: `Bearer ${options.apiKey}`, accept: "application/json", ...(init.body === undefined ? {} : { "content-type": "application/json" }) },
+        headers: {
+          ...options.headers,
+          authorization: `Bearer ${options.apiKey}`,
+          accept: "application/json",
+          ...(init.body === undefined ? {} : { "content-type": "application/json" }),
+          ...(request.consistency ? { "x-memory-consistency": request.consistency } : {}),
+        },
         body: init.body,
         signal: controller.signal,
       });
@@ -186,7 +199,7 @@ export function createMemoryClient(options: MemoryClientOptions): MemoryClient {
     }
   }
 
-  async function send(procedure: string, init: { method: "GET" | "POST"; body?: unknown }, request: RequestOptions = {}): Promise<unknown> {
+  async function send(procedure: string, init: { method: "GET" | "POST"; body?: unknown }, request: SendOptions = {}): Promise<unknown> {
     const body = init.body === undefined ? undefined : JSON.stringify(init.body);
     for (let attempts = 1; ; attempts++) {
       if (request.signal?.aborted) throw request.signal.reason;
