@@ -15,6 +15,12 @@
 #   A running, streaming standby is kept; a stopped one is started (and rebuilt when it cannot catch up).
 # --standby-ctl start|stop|status: only that, on the standby made before (tests stop it mid-load).
 #   Env: STANDBY_PORT (5433), STANDBY_DIR (/var/lib/postgresql/MAJOR/standby-PORT).
+#
+# A local / CI set-up, not a production one: the test cluster already trusts local connections, and
+# --standby adds trust lines too, narrowed to what the tests need: replication connections on the
+# primary only for PGUSER, over the Unix socket and from 127.0.0.1 / ::1; on the standby (listening on
+# 127.0.0.1 only) connections only for PGUSER, the same way. A real replica uses a replication role
+# with a password or certificate (docs/operations.md, Scaling).
 set -euo pipefail
 
 MODE=primary
@@ -254,11 +260,12 @@ make_standby() {
   [ "$(psql_q -c "show max_wal_senders")" -gt 0 ] || die "the primary has max_wal_senders=0; raise it (needs a restart)"
 
   # Replication connections match only pg_hba lines that name the `replication` database. Appending
-  # two and reloading changes nothing for other connections and restarts nothing.
+  # these (PGUSER only, this machine only) and reloading changes nothing for other connections and
+  # restarts nothing.
   hba="$(psql_q -c "show hba_file")"
   if [ "$(psql_q -c "select count(*) from pg_hba_file_rules where 'replication' = any(database) and type = 'host' and address = '127.0.0.1' and error is null")" = 0 ]; then
     log "allowing local replication connections on the primary ($hba, then reload)"
-    printf '\n# Added by scripts/setup-postgres.sh --standby: local streaming replication.\nlocal replication all trust\nhost replication all 127.0.0.1/32 trust\n' >>"$hba"
+    printf '\n# Added by scripts/setup-postgres.sh --standby: local streaming replication (local/CI only).\nlocal replication %s trust\nhost replication %s 127.0.0.1/32 trust\nhost replication %s ::1/128 trust\n' "$PGUSER" "$PGUSER" "$PGUSER" >>"$hba"
     psql_q -c "select pg_reload_conf()" >/dev/null
     sleep 1
   fi
@@ -304,7 +311,8 @@ ident_file = '$dir/pg_ident.conf'
 shared_buffers = 128MB
 $copied
 CONF
-  printf 'local all all trust\nhost all all 127.0.0.1/32 trust\n' | as_owner tee "$dir/pg_hba.conf" >/dev/null
+  # The tests' user only (the standby takes no replication connections of its own).
+  printf 'local all %s trust\nhost all %s 127.0.0.1/32 trust\nhost all %s ::1/128 trust\n' "$PGUSER" "$PGUSER" "$PGUSER" | as_owner tee "$dir/pg_hba.conf" >/dev/null
   as_owner touch "$dir/pg_ident.conf"
   quiet standby_start
   wait_streaming 60 || die "the standby started but does not stream from the primary (see $dir/standby.log)"

@@ -39,7 +39,7 @@ const schema = z.object({
   DATABASE_READ_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   /**
    * Bearer token for GET /api/metrics (Prometheus). Unset: /api/metrics answers requests from this
-   * machine (loopback) only, and only where npm start serves it.
+   * machine (loopback, no proxy header, TRUST_PROXY off) only, and only where npm start serves it.
    */
   METRICS_TOKEN: z.preprocess(emptyToUndefined, z.string().min(16, "use at least 16 characters").optional()),
   /** Where embedded mode keeps its database, backups and generated secret. */

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import type { DatabaseHandle } from "~/db/client";
 import { schemaVersion } from "~/db/migrate";
 import { queryRows } from "~/db/raw";
-import type { ReplicaStatus } from "~/db/replicas";
+import type { ReplicaState } from "~/db/replicas";
 import { agentFrontDoor } from "~/server/http/front-door";
 
 export type Health = {
@@ -10,9 +10,15 @@ export type Health = {
   database: { mode: "embedded" | "server"; schemaVersion: string | null; extensions: Record<string, string>; postgres: string };
   /** `listener`: agent calls are answered in front of Next.js (scripts/server.mjs); `next-routes`: by its routes. */
   agentEndpoint: "listener" | "next-routes";
-  /** With DATABASE_READ_URL only: each read replica, whether it is reachable and how far behind it is. */
-  replicas?: ReplicaStatus[];
+  /**
+   * With DATABASE_READ_URL only: each read replica, whether it is reachable and how far behind it is.
+   * Public (no sign-in), so no host, port, database or driver error: `replica` is its position in
+   * DATABASE_READ_URL (1 = first); the log and /api/metrics name it.
+   */
+  replicas?: PublicReplicaStatus[];
 };
+
+export type PublicReplicaStatus = { replica: number; state: ReplicaState; reachable: boolean; lagMs: number | null };
 
 export async function getHealth(handle: DatabaseHandle): Promise<Health> {
   const [extensions, version, [pg]] = await Promise.all([
@@ -29,6 +35,6 @@ export async function getHealth(handle: DatabaseHandle): Promise<Health> {
       postgres: pg?.v ?? "unknown",
     },
     agentEndpoint: agentFrontDoor(),
-    ...(handle.readReplicas ? { replicas: handle.readReplicas.statuses() } : {}),
+    ...(handle.readReplicas ? { replicas: handle.readReplicas.statuses().map((s, i) => ({ replica: i + 1, state: s.state, reachable: s.reachable, lagMs: s.lagMs })) } : {}),
   };
 }

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { sql } from "drizzle-orm";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { DatabaseHandle } from "~/db/client";
@@ -177,8 +178,24 @@ const metrics = (shared.metrics ??= createMetrics());
 
 // ---- recording ---------------------------------------------------------------------------------------
 
+/** Set while an outer layer (a tRPC procedure) waits to hear whether an inner one counted its call. */
+const counting = new AsyncLocalStorage<{ counted: boolean }>();
+
+/**
+ * Runs `run`, telling whether a recordRequest inside it counted the call already: tools.<name> over
+ * tRPC is counted by the tool registry (surface `tool`), so the procedure counts only what was refused
+ * before the tool ran (a rate limit, a missing key) and each call is counted once.
+ */
+export async function countingInside<T>(run: () => Promise<T>): Promise<{ value: T; counted: boolean }> {
+  const state = { counted: false };
+  const value = await counting.run(state, run);
+  return { value, counted: state.counted };
+}
+
 /** One answered call: its time, and its failure reason when it failed. */
 export function recordRequest(surface: Surface, name: string, seconds: number, failure?: string) {
+  const scope = counting.getStore();
+  if (scope) scope.counted = true;
   const { requests, duration, errors, rateLimited } = metrics;
   requests.inc({ surface, name, outcome: failure ? "error" : "ok" });
   duration.observe({ surface, name }, seconds);

@@ -77,6 +77,23 @@ describe(`@agent-memory/client against the agent endpoint (${TEST_BACKEND})`, ()
     expect(untyped).toMatchObject({ status: 404, code: "NOT_FOUND" });
   });
 
+  it("sends a read's consistency token as X-Memory-Consistency, and only when given", async () => {
+    const sent: Record<string, string>[] = [];
+    const recording: typeof fetch = (url, init) => {
+      sent.push({ ...(init?.headers as Record<string, string>) });
+      return fetch(url, init);
+    };
+    const client = createMemoryClient({ baseUrl: server.baseUrl, apiKey: server.secret, sessionId: "client-consistency", fetch: recording });
+    // Without read replicas the server ignores the token; the answer is the same.
+    const plain = await client.search({ kinds: ["timezone_preference"] });
+    const withToken = await client.search({ kinds: ["timezone_preference"] }, { consistency: "0/3A2B4C8" });
+    await client.call("memory_get", { ids: ["nope"] }, { consistency: "0/1" }).catch(() => {});
+    expect(withToken).toEqual(plain);
+    expect(sent[0]?.["x-memory-consistency"]).toBeUndefined();
+    expect(sent[1]?.["x-memory-consistency"]).toBe("0/3A2B4C8");
+    expect(sent[2]?.["x-memory-consistency"]).toBe("0/1");
+  });
+
   it("throws typed errors with the service's code, reason, details and status", async () => {
     const readOnly = createMemoryClient({ baseUrl: server.baseUrl, apiKey: await server.newKey({ permissions: ["memory:read"] }) });
     const denied = await readOnly.write(peanutCard()).catch((error: unknown) => error);

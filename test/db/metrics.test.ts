@@ -66,6 +66,12 @@ describe(`metrics (${TEST_BACKEND})`, () => {
     expect(delta("memory_requests_total", { surface: "agent", name: "tools.memory_search", outcome: "error" })).toBe(1);
     expect(delta("memory_request_errors_total", { surface: "agent", name: "tools.memory_search", reason: "rate_limited" })).toBe(1);
     expect(delta("memory_rate_limit_refusals_total", { surface: "agent" })).toBe(1);
+    // Each call once: a tool that ran is counted by the registry (surface "tool"), not again as the
+    // tRPC procedure; the refusal before the tool ran is counted by the procedure (surface "agent").
+    expect(delta("memory_requests_total", { surface: "agent", name: "tools.memory_search", outcome: "ok" })).toBe(0);
+    expect(delta("memory_requests_total", { surface: "agent", name: "tools.memory_write" })).toBe(0);
+    expect(delta("memory_requests_total", {})).toBe(4);
+    expect(delta("memory_request_duration_seconds_count", {})).toBe(4);
   });
 
   it("reports the job queue by type, dead letters, the pool and the mode", async () => {
@@ -102,6 +108,27 @@ describe(`metrics (${TEST_BACKEND})`, () => {
     } finally {
       env.METRICS_TOKEN = saved;
     }
+  });
+
+  it("does not count a request through a proxy as local: any proxy header, or TRUST_PROXY set", async () => {
+    // Over the listener, from loopback: a same-machine proxy adds one of these headers.
+    for (const header of ["forwarded", "x-real-ip", "via"]) {
+      const res = await fetch(`${base}/api/metrics`, { headers: { [header]: header === "forwarded" ? "for=203.0.113.9" : header === "via" ? "1.1 proxy" : "203.0.113.9" } });
+      expect(res.status, header).toBe(403);
+      await res.text();
+    }
+    expect((await answerMetrics({ method: "GET", remoteAddress: "127.0.0.1", authorization: null, forwardedFor: null, proxyHeaders: ["via"] })).status).toBe(403);
+    const saved = env.TRUST_PROXY;
+    env.TRUST_PROXY = true;
+    try {
+      // Behind a proxy that sets no header at all, every visitor arrives from loopback: only a token opens it.
+      const refused = await answerMetrics({ method: "GET", remoteAddress: "127.0.0.1", authorization: null, forwardedFor: null, proxyHeaders: [] });
+      expect(refused.status).toBe(403);
+      expect(refused.body).toContain("TRUST_PROXY");
+    } finally {
+      env.TRUST_PROXY = saved;
+    }
+    expect((await fetch(`${base}/api/metrics`)).status).toBe(200);
   });
 
   it("leaves a database without read replicas as it was: no replica, no consistency field", async () => {

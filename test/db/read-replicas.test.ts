@@ -6,7 +6,7 @@ import postgres, { type Sql } from "postgres";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { attachReadReplicas } from "~/db/client";
 import { queryRows } from "~/db/raw";
-import { parseLsn, ReadReplicas, type ReplicaStatus } from "~/db/replicas";
+import { parseLsn, ReadReplicas } from "~/db/replicas";
 import type { Database } from "~/db/types";
 import { createCaller } from "~/server/api/root";
 import { CONSISTENCY_HEADER, forgetRecentWrites } from "~/server/db-routing";
@@ -189,7 +189,7 @@ describe.runIf(TEST_BACKEND === "postgres" && READ_URL)("read replicas on a hot 
     expect(statuses.length).toBeGreaterThan(20);
     expect(statuses.every((s) => s === 200)).toBe(true);
     await replicas.probe();
-    const down = (await getHealth(handle)).replicas?.[0] as ReplicaStatus;
+    const down = (await getHealth(handle)).replicas?.[0];
     expect(down).toMatchObject({ state: "down", reachable: false });
     expect(warnings.mock.calls.filter(([line]) => String(line).includes("is down")).length).toBe(1);
     warnings.mockRestore();

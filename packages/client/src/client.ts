@@ -93,7 +93,8 @@ type TrpcAnswer = {
 };
 
 type Answer = { status: number; ok: boolean; headers: Headers; text: string };
-type SendOptions = RequestOptions & { consistency?: string };
+/** What one request takes: the per-request options, and a read's consistency token. */
+type SendOptions = RequestOptions & Pick<CallOptions, "consistency">;
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 

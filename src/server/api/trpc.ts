@@ -12,7 +12,7 @@ import { badRequest, forbidden, knownServiceError, ServiceError } from "~/server
 import { jsonShapeProblem } from "~/server/tools/limits";
 import { TOOL_NAMES } from "~/server/tools/registry";
 import { routeWork, type WorkKind } from "~/server/db-routing";
-import { recordRequest } from "~/server/metrics";
+import { countingInside, recordRequest } from "~/server/metrics";
 import { TENANT_HEADER } from "./tenant-header";
 
 /**
@@ -96,7 +96,9 @@ const serviceErrors = t.middleware(async ({ next }) => {
 /** Every call counted and timed for /api/metrics, by procedure, with the reason of a failure. */
 const observed = t.middleware(async ({ path, next }) => {
   const started = performance.now();
-  const result = await next();
+  const { value: result, counted } = await countingInside(() => next());
+  // A tool that ran was counted by the registry (surface "tool"); counting it here too doubled it.
+  if (counted) return result;
   const surface = path.startsWith("tools.") || path === "me.agent" ? "agent" : "dashboard";
   const cause = result.ok ? undefined : result.error.cause;
   const failure = result.ok ? undefined : cause instanceof ServiceError ? cause.reason : cause instanceof ZodError ? "invalid_input" : result.error.code.toLowerCase();
@@ -161,19 +163,21 @@ export const tenantProcedure = signedInProcedure.use(async ({ ctx, next }) => {
     if (!membership) throw new TRPCError({ code: "FORBIDDEN", message: "You are not a member of any organisation. Ask an admin to add you." });
   }
   return next({ ctx: { tenant: { id: membership.tenantId, role: membership.role } } });
-}).use(async ({ ctx, type, meta, next }) => routeByKind(ctx.db, meta?.kind ?? (type === "query" ? "read" : "write"), ctx.user.id, next));
+}).use(async ({ ctx, type, meta, next }) => routeByKind(ctx.db, meta?.kind ?? (type === "query" ? "read" : "write"), ctx.user.id, (opts: { ctx: { db: Database; primaryDb: Database } }) => next(opts)));
 
 /**
  * The one place a dashboard procedure's database is chosen: by its kind (a query reads, a mutation
  * writes, unless its meta says otherwise), for the signed-in person (read-your-writes is kept per
  * person). Reads may go to a read replica and are rerun on the primary if the replica fails them;
- * everything else stays on the primary (src/server/db-routing.ts).
+ * everything else stays on the primary (src/server/db-routing.ts). `ctx.primaryDb` is the primary
+ * whatever the kind: permission checks read grants there, so a revoked grant stops working at once.
  */
-async function routeByKind<R extends { ok: boolean }>(primary: Database, kind: WorkKind, userId: string, next: (opts: { ctx: { db: Database } }) => Promise<R>): Promise<R> {
+async function routeByKind<R extends { ok: boolean }>(primary: Database, kind: WorkKind, userId: string, next: (opts: { ctx: { db: Database; primaryDb: Database } }) => Promise<R>): Promise<R> {
   let last: R | undefined;
   try {
     const routed = await routeWork(primary, { kind, principal: { type: "user", id: userId } }, async (db) => {
-      last = await next({ ctx: { db } });
+      // primaryDb: for what decides access (grants), which must not lag behind a revocation.
+      last = await next({ ctx: { db, primaryDb: primary } });
       if (!last.ok) throw (last as unknown as { error: unknown }).error;
       return last;
     });

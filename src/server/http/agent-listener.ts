@@ -9,7 +9,7 @@ import { logTrpcError, payloadTooLargeBody, retryAfterMeta, TRPC_MAX_BATCH_CALLS
 import { AGENT_MAX_BODY_BYTES, INVALID_UTF8, isUtf8, readNodeBodyWithin } from "~/server/rate-limit/body-limit";
 import { mcpPayloadTooLarge, serveMcpRequest } from "~/server/tools/mcp";
 import { openApiJson } from "~/server/tools/openapi";
-import { answerMetrics, isMetricsPath } from "./metrics-endpoint";
+import { answerMetrics, isMetricsPath, PROXY_HEADERS } from "./metrics-endpoint";
 import type { AgentListener } from "./front-door";
 
 /**
@@ -153,7 +153,7 @@ export function createAgentListener(getDb: () => Promise<Database>): AgentListen
   return (req, res) => {
     if (isMetricsPath(req.url)) {
       const forwarded = req.headers["x-forwarded-for"];
-      void answerMetrics({ method: req.method, remoteAddress: req.socket.remoteAddress ?? null, authorization: req.headers.authorization ?? null, forwardedFor: Array.isArray(forwarded) ? forwarded.join(",") : (forwarded ?? null) }).then((answer) => {
+      void answerMetrics({ method: req.method, remoteAddress: req.socket.remoteAddress ?? null, authorization: req.headers.authorization ?? null, forwardedFor: Array.isArray(forwarded) ? forwarded.join(",") : (forwarded ?? null), proxyHeaders: PROXY_HEADERS.filter((h) => req.headers[h] !== undefined) }).then((answer) => {
         res.writeHead(answer.status, { ...answer.headers, "content-length": Buffer.byteLength(answer.body) });
         res.end(answer.body);
       });

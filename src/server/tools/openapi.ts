@@ -73,8 +73,6 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const pascal = (name: string) => name.replace(/(^|_)([a-z])/g, (_m, _s: string, c: string) => c.toUpperCase());
 const json = (schema: JsonSchema, extra: Record<string, unknown> = {}) => ({ content: { "application/json": { schema, ...extra } } });
 
-const CONSISTENCY_PARAMETER = { $ref: "#/components/parameters/Consistency" };
-
 const successOf = (data: JsonSchema, description: string) => ({
   description,
   ...json({ type: "object", required: ["result"], properties: { result: { type: "object", required: ["data"], properties: { data } } } }),
@@ -91,6 +89,20 @@ const errorResponses = () =>
       },
     ]),
   );
+
+
+/** Read-your-writes across instances (src/server/db-routing.ts): a write's token, sent back with a later read. */
+const CONSISTENCY_PARAMETER = {
+  name: "X-Memory-Consistency",
+  in: "header",
+  required: false,
+  description:
+    "A write's `consistency` token (a WAL position such as `0/3A2B4C8`), sent back with a later read: the read then runs on a read replica only once that replica has replayed the write, else on the primary, on any instance. Only meaningful where the server has read replicas (DATABASE_READ_URL); ignored otherwise and on writes. A malformed value is ignored.",
+  schema: { type: "string", pattern: "^[0-9A-Fa-f]{1,8}/[0-9A-Fa-f]{1,8}$", examples: ["0/3A2B4C8"] },
+};
+const consistencyParameter = { $ref: "#/components/parameters/Consistency" };
+const WRITE_CONSISTENCY_NOTE =
+  " With read replicas configured, a write's answer also carries `consistency` (string): the commit's WAL position, to send back as `X-Memory-Consistency` with later reads that may reach another instance.";
 
 export function buildOpenApiDocument(): JsonSchema {
   const catalog = toolCatalog();
@@ -150,9 +162,9 @@ export function buildOpenApiDocument(): JsonSchema {
       post: {
         operationId: "tools.call",
         summary: "Run any tool by name",
-        description: "What a generic agent loop sends for each tool call the model makes.",
+        description: `What a generic agent loop sends for each tool call the model makes.${WRITE_CONSISTENCY_NOTE}`,
         tags: ["tools"],
-        parameters: [CONSISTENCY_PARAMETER],
+        parameters: [consistencyParameter],
         requestBody: {
           required: true,
           ...json(ref("ToolCall"), {
@@ -206,9 +218,9 @@ export function buildOpenApiDocument(): JsonSchema {
       post: {
         operationId: `tools.${tool.name}`,
         summary: tool.title,
-        description: `${DESCRIPTIONS[tool.name]}\n\nNeeds the \`${tool.permission}\` permission.`,
+        description: `${DESCRIPTIONS[tool.name]}\n\nNeeds the \`${tool.permission}\` permission.${tool.readOnly ? "" : WRITE_CONSISTENCY_NOTE}`,
         tags: ["tools"],
-        parameters: [CONSISTENCY_PARAMETER],
+        ...(tool.readOnly ? { parameters: [consistencyParameter] } : {}),
         ...(tool.destructive ? { "x-destructive": true } : {}),
         requestBody: { required: true, ...json(ref(input), { examples: EXAMPLES[tool.name] }) },
         responses: { "200": successOf(ref(TOOL_RESULT_SCHEMA[tool.name]), `The ${tool.name} answer.`), ...errorResponses() },
@@ -220,8 +232,9 @@ export function buildOpenApiDocument(): JsonSchema {
       operationId: "mcp",
       summary: "The same tools over MCP",
       description:
-        "Model Context Protocol, Streamable HTTP (stateless, JSON responses): initialize, tools/list, tools/call. Send `Accept: application/json, text/event-stream`. The turn goes in `params._meta.turn` or the `X-Memory-Session-Id`, `X-Memory-Workspace-Id`, `X-Memory-User-Id` and `X-Memory-Forget-Intent` headers.",
+        "Model Context Protocol, Streamable HTTP (stateless, JSON responses): initialize, tools/list, tools/call. Send `Accept: application/json, text/event-stream`. The turn goes in `params._meta.turn` or the `X-Memory-Session-Id`, `X-Memory-Workspace-Id`, `X-Memory-User-Id` and `X-Memory-Forget-Intent` headers. `X-Memory-Consistency` works as for tRPC (see the parameter).",
       tags: ["mcp"],
+      parameters: [consistencyParameter],
       requestBody: {
         required: true,
         ...json(
@@ -255,15 +268,7 @@ export function buildOpenApiDocument(): JsonSchema {
     paths,
     components: {
       securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "An agent key, mem_live_…" } },
-      parameters: {
-        Consistency: {
-          name: "X-Memory-Consistency",
-          in: "header",
-          required: false,
-          description: "A write's `consistency` token (with read replicas): this call reads only from a database that has the write.",
-          schema: { type: "string" },
-        },
-      },
+      parameters: { Consistency: CONSISTENCY_PARAMETER },
       schemas,
     },
   };

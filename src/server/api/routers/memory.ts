@@ -30,10 +30,11 @@ import { createTRPCRouter, tenantProcedure } from "../trpc";
 /**
  * The dashboard's memory procedures. Every one acts as the signed-in person through
  * buildUserCallContext: admins read and write every scope, members their grants; every query is
- * narrowed to ctx.memory.readScopes before it touches a row.
+ * narrowed to ctx.memory.readScopes before it touches a row. The scopes are read on the primary
+ * (ctx.primaryDb), also when the listing runs on a read replica: a revoked grant ends at once.
  */
 export const memoryProcedure = tenantProcedure.use(async ({ ctx, next }) =>
-  next({ ctx: { memory: await buildUserCallContext(ctx.db, { tenantId: ctx.tenant.id, userId: ctx.user.id, role: ctx.tenant.role }) } }),
+  next({ ctx: { memory: await buildUserCallContext(ctx.primaryDb, { tenantId: ctx.tenant.id, userId: ctx.user.id, role: ctx.tenant.role }) } }),
 );
 
 const cursor = z.string().max(500).nullish();

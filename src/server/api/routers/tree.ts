@@ -7,7 +7,8 @@ import { createTRPCRouter, tenantProcedure } from "../trpc";
 
 /** The memory tree's retrieval API (003) for people in the dashboard. */
 const treeProcedure = tenantProcedure.use(async ({ ctx, next }) => {
-  const memory = await buildUserCallContext(ctx.db, { tenantId: ctx.tenant.id, userId: ctx.user.id, role: ctx.tenant.role });
+  // Grants from the primary, even when the retrieval runs on a read replica (a revocation ends at once).
+  const memory = await buildUserCallContext(ctx.primaryDb, { tenantId: ctx.tenant.id, userId: ctx.user.id, role: ctx.tenant.role });
   return next({ ctx: { sessions: readableSessions(memory) } });
 });
 

@@ -1,3 +1,5 @@
+import { isDatabaseError } from "~/db/connection-errors";
+import { isReplicaHandle } from "~/db/replicas";
 import type { DbOrTx } from "~/db/types";
 import { log } from "~/server/log";
 import type { EmbeddingProvider } from "~/server/providers/embeddings";
@@ -32,6 +34,13 @@ function standingSection(node: MemoryNode): SectionName {
 /** Cards searched for the turn's text before the budget picks. */
 const RELEVANT_LIMIT = 20;
 
+/** A part failed on a read replica for a database reason: passed through the catch below to the caller. */
+class ReplicaFailure extends Error {
+  constructor(readonly cause: unknown) {
+    super("memory context part failed on a read replica");
+  }
+}
+
 type Part<T> = { ok: true; value: T } | { ok: false; error: unknown };
 const settle = async <T>(run: () => Promise<T>): Promise<Part<T>> => {
   try {
@@ -56,6 +65,8 @@ function warningFor(part: string, error: unknown): string {
  * block with ids. Only the caller's readable scopes count, and
  * of the session scopes only this turn's session. A failing store never throws into the agent's
  * turn: a failed part degrades the context (`degraded`), a failed store disables it (`disabled`).
+ * On a read replica's handle a database failure is thrown instead (ReplicaFailure): the primary can
+ * answer in full, and routing (src/server/db-routing.ts) runs the call again there.
  */
 export async function buildMemoryContext(db: DbOrTx, ctx: MemoryCallContext, rawInput: MemoryContextInput = {}, options: ContextOptions = {}): Promise<MemoryContextResult> {
   const started = performance.now();
@@ -64,6 +75,7 @@ export async function buildMemoryContext(db: DbOrTx, ctx: MemoryCallContext, raw
   const sessionId = input.sessionId ?? ctx.defaults.session?.id;
   const scopes = turnScopes(ctx.readScopes, sessionId);
   const warnings: string[] = [];
+  const onReplica = isReplicaHandle(db);
   const empty: MemoryContextResult = {
     prompt: "",
     recentMessages: [],
@@ -106,6 +118,8 @@ export async function buildMemoryContext(db: DbOrTx, ctx: MemoryCallContext, raw
     if (sessionId && canReadSession) attempted.push(["session summary", summary]);
     if (input.queryText) attempted.push(["relevant-memory search", relevant]);
     const failures = attempted.filter(([, part]) => !part.ok) as [string, { ok: false; error: unknown }][];
+    const replicaFailure = onReplica ? failures.find(([, part]) => isDatabaseError(part.error)) : undefined;
+    if (replicaFailure) throw new ReplicaFailure(replicaFailure[1].error);
     if (failures.length === attempted.length) throw failures[0]![1].error;
     for (const [name, part] of failures) warnings.push(warningFor(name, part.error));
     const failed = failures.length;
@@ -165,6 +179,8 @@ export async function buildMemoryContext(db: DbOrTx, ctx: MemoryCallContext, raw
     await recordQuery(db, ctx, { operation: "memory_context", latencyMs: performance.now() - started, resultCount: usedMemoryIds.length });
     return result;
   } catch (error) {
+    if (error instanceof ReplicaFailure) throw error.cause;
+    if (onReplica && isDatabaseError(error)) throw error;
     // The agent gets a plain warning; driver details (which may quote SQL) stay in the server log.
     const code = pgErrorCode(error);
     log("warn", `memory context disabled for this turn: ${error instanceof Error ? error.message : String(error)}`);
