@@ -14,7 +14,8 @@
 #   restarts). Prints a second line, TEST_DATABASE_READ_URL=postgres://USER@HOST:STANDBY_PORT/DB.
 #   A running, streaming standby is kept; a stopped one is started (and rebuilt when it cannot catch up).
 # --standby-ctl start|stop|status: only that, on the standby made before (tests stop it mid-load).
-#   Env: STANDBY_PORT (5433), STANDBY_DIR (/var/lib/postgresql/MAJOR/standby-PORT).
+#   Env: STANDBY_PORT (5433), STANDBY_DIR (/var/lib/postgresql/MAJOR/standby-PORT), WAL_KEEP_MB (4096:
+#   the primary's wal_keep_size is raised to it, so a standby stopped under load can catch up).
 #
 # A local / CI set-up, not a production one: the test cluster already trusts local connections, and
 # --standby adds trust lines too, narrowed to what the tests need: replication connections on the
@@ -34,6 +35,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 STANDBY_PORT="${STANDBY_PORT:-5433}"
+WAL_KEEP_MB="${WAL_KEEP_MB:-4096}"
 
 PGHOST="${PGHOST:-127.0.0.1}"
 PGPORT="${PGPORT:-5432}"
@@ -268,6 +270,17 @@ make_standby() {
     printf '\n# Added by scripts/setup-postgres.sh --standby: local streaming replication (local/CI only).\nlocal replication %s trust\nhost replication %s 127.0.0.1/32 trust\nhost replication %s ::1/128 trust\n' "$PGUSER" "$PGUSER" "$PGUSER" >>"$hba"
     psql_q -c "select pg_reload_conf()" >/dev/null
     sleep 1
+  fi
+
+  # The tests stop the standby mid-load; started again it must find the WAL it missed, or it can never
+  # catch up ("requested WAL segment ... has already been removed": the primary recycles segments at
+  # each checkpoint, and a busy test run creates a database per file). A replication slot would hold
+  # WAL for as long as the slot exists, also for a standby deleted by hand; a bounded keep does not.
+  # wal_keep_size takes a reload, not a restart.
+  if [ "$(psql_q -c "select setting::bigint from pg_settings where name = 'wal_keep_size'")" -lt "$WAL_KEEP_MB" ]; then
+    log "keeping the newest ${WAL_KEEP_MB} MB of WAL on the primary for the standby (wal_keep_size, then reload)"
+    psql_q -c "alter system set wal_keep_size = '${WAL_KEEP_MB}MB'" >/dev/null
+    psql_q -c "select pg_reload_conf()" >/dev/null
   fi
 
   if [ -f "$dir/PG_VERSION" ]; then
