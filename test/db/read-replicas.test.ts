@@ -214,7 +214,12 @@ describe.runIf(TEST_BACKEND === "postgres" && READ_URL)("read replicas on a hot 
       if ((await onReplica()) === backOn) await waitFor("the standby up again", () => replicas.statuses()[0]!.state === "up");
     }
     expect(await onReplica()).toBeGreaterThan(backOn);
-    expect((await getHealth(handle)).replicas?.[0]).toMatchObject({ state: "up", reachable: true, lagMs: 0 });
+    // Other test files write to the primary meanwhile, so replay can trail by a few milliseconds:
+    // back in rotation means up, reachable and well inside the lag limit, not exactly zero.
+    const back = (await getHealth(handle)).replicas?.[0];
+    expect(back).toMatchObject({ state: "up", reachable: true });
+    expect(back?.lagMs).toBeTypeOf("number");
+    expect(back!.lagMs!).toBeLessThan(5_000);
   });
 
   it("takes a replica that lags beyond the limit out of rotation until it catches up", async () => {
