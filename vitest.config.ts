@@ -27,7 +27,7 @@ export default defineConfig({
     projects: [
       {
         resolve: { alias },
-        test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node" },
+        test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node", setupFiles: ["test/support/memory-subscribers.ts"] },
       },
       {
         // Crash and fault injection (test/faults, docs/reliability.md): PGlite always, Postgres when
@@ -37,6 +37,7 @@ export default defineConfig({
           name: "faults",
           include: ["test/faults/**/*.test.ts"],
           environment: "node",
+          setupFiles: ["test/support/memory-subscribers.ts"],
           globalSetup: ["test/faults/global-setup.ts"],
           testTimeout: 90_000,
           hookTimeout: 120_000,
@@ -48,6 +49,7 @@ export default defineConfig({
           name: backend.name,
           include: dbSuites,
           environment: "node",
+          setupFiles: ["test/support/memory-subscribers.ts"],
           env: backend.env,
           testTimeout: 60_000,
           hookTimeout: 120_000,
@@ -60,6 +62,7 @@ export default defineConfig({
           include: clientSuites,
           exclude: backend.name === "pglite" ? [] : packOnce,
           environment: "node",
+          setupFiles: ["test/support/memory-subscribers.ts"],
           env: backend.env,
           testTimeout: 120_000,
           hookTimeout: 120_000,

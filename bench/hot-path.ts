@@ -7,7 +7,11 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { openDatabase } from "~/db/client";
 import { tenants } from "~/db/schema";
-import { appendMessages } from "~/server/memory/messages";
+import { appendMessages } from "~/server/memory/evidence/messages";
+import { registerTreeSubscribers } from "~/server/tree";
+
+// Messages stored here become memory-tree chunks, as in the server (src/server/tree/subscribers.ts).
+registerTreeSubscribers();
 
 const { values } = parseArgs({ options: { messages: { type: "string", default: "1000" }, "database-url": { type: "string" } } });
 const total = Number(values.messages);

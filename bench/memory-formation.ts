@@ -29,8 +29,8 @@ import { memoryJobs, memoryNodes, tenants } from "~/db/schema";
 import type { Database } from "~/db/types";
 import { newId } from "~/server/ids";
 import { processJobsOnce } from "~/server/jobs/worker";
-import { appendMessages, MAX_MESSAGES_PER_APPEND } from "~/server/memory/messages";
-import { getLatestSummary } from "~/server/memory/summaries";
+import { appendMessages, MAX_MESSAGES_PER_APPEND } from "~/server/memory/evidence/messages";
+import { getLatestSummary } from "~/server/memory/evidence/summaries";
 import { fastScore } from "~/server/tree/fast-score";
 import { summarizeSession, treeJobHandlers } from "~/server/tree/jobs";
 import { normalizeEvidence, parseSessionDate } from "./convert-locomo";
@@ -45,6 +45,10 @@ import {
   type Observation,
   type SummaryScore,
 } from "./lib/formation-metrics";
+import { registerTreeSubscribers } from "~/server/tree";
+
+// Messages stored here become memory-tree chunks, as in the server (src/server/tree/subscribers.ts).
+registerTreeSubscribers();
 
 const { values } = parseArgs({
   options: {

@@ -20,9 +20,9 @@ import { openDatabase } from "~/db/client";
 import { ensureEmbeddingIndex } from "~/db/embedding-index";
 import { tenants } from "~/db/schema";
 import { newId } from "~/server/ids";
-import type { MemoryCallContext } from "~/server/memory/context";
-import { embedTargets } from "~/server/memory/embeddings";
-import { appendMessages, MAX_MESSAGES_PER_APPEND } from "~/server/memory/messages";
+import type { MemoryCallContext } from "~/server/memory/call-context";
+import { embedTargets } from "~/server/memory/embeddings/vectors";
+import { appendMessages, MAX_MESSAGES_PER_APPEND } from "~/server/memory/evidence/messages";
 import { memorySearch } from "~/server/memory/retrieval/search";
 import { SEARCH_LIMITS } from "~/server/memory/retrieval/search-schema";
 import { getEmbeddingProvider, type EmbeddingProvider } from "~/server/providers/embeddings";
@@ -33,6 +33,10 @@ import { buildOkapiBaseline } from "./lib/okapi";
 import { bestOf, markdownTables } from "./lib/tables";
 import { parseArgs, readDataset, type EvalDataset } from "./lib/eval-format";
 import { report, type QueryOutcome } from "./lib/metrics";
+import { registerTreeSubscribers } from "~/server/tree";
+
+// Messages stored here become memory-tree chunks, as in the server (src/server/tree/subscribers.ts).
+registerTreeSubscribers();
 
 /** Untimed searches per conversation before measuring (reported in the config). */
 const WARM_UP_QUERIES = 3;

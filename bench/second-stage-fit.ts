@@ -12,7 +12,7 @@ import path from "node:path";
 import { parseArgs, readDataset } from "./lib/eval-format";
 import { queryTerms } from "~/server/memory/retrieval/query-terms";
 import { secondStageFeatures, secondStageScore, type SecondStageWeights } from "~/server/memory/retrieval/second-stage";
-import { segmentForSearch } from "~/server/memory/segment";
+import { segmentForSearch } from "~/server/text/segment";
 
 type Candidate = { id: string; text: string; score: { fullText?: number; context?: number; final?: number } };
 type Row = { id: string; category: string; question: string; gold: string[]; top: Candidate[] };

@@ -5,7 +5,7 @@ import type { Logger } from "drizzle-orm";
 import * as schema from "~/db/schema";
 import type { Database } from "~/db/types";
 import { admitMeteredAgentCall } from "~/server/auth/agent-call";
-import { flushBufferedWrites } from "~/server/memory/buffered-writes";
+import { flushBufferedWrites } from "~/db/buffered-writes";
 import { callTool } from "~/server/tools/registry";
 import type { Stmt } from "./driver";
 import { benchClient } from "./pg-client";

@@ -9,13 +9,17 @@ import { addUserToTenant, registerAccount } from "~/server/auth/accounts";
 import { createApiKey } from "~/server/auth/api-keys";
 import { buildAgentCallContext } from "~/server/auth/permissions";
 import { newId } from "~/server/ids";
-import { canonicalKey } from "~/server/memory/canonical-key";
-import { resolveKind } from "~/server/memory/kinds";
-import { appendMessages } from "~/server/memory/messages";
-import { buildNodeSearchFields } from "~/server/memory/search-fields";
-import { memoryWrite } from "~/server/memory/write";
+import { canonicalKey } from "~/server/memory/write/canonical-key";
+import { resolveKind } from "~/server/memory/kinds/registry";
+import { appendMessages } from "~/server/memory/evidence/messages";
+import { buildNodeSearchFields } from "~/server/memory/store/search-fields";
+import { memoryWrite } from "~/server/memory/write/write";
 import { itemCard, profileCards, rng, sessionMessages, type CardSpec, type Rng } from "./corpus";
 import { withCardIndexesBuiltAfterLoad, withShadowMarksAfterLoad } from "./index-after-load";
+import { registerTreeSubscribers } from "~/server/tree";
+
+// Messages stored here become memory-tree chunks, as in the server (src/server/tree/subscribers.ts).
+registerTreeSubscribers();
 
 export type BenchUser = { index: number; id: string; secret: string; key: ApiKey; sessions: string[]; workspace: string };
 export type ForgetTarget = { id: string; user: number; revision: number };

@@ -9,13 +9,14 @@ import { createApiKey, keyScopesFrom, listApiKeys, memberRole, revokeApiKey, typ
 import { keyScopesWithoutReach } from "~/server/auth/permissions";
 import { ServiceError } from "~/server/errors";
 import { exportJsonl, importJsonl } from "./transfer-commands";
-import { reindexSearchText } from "~/server/memory/reindex-search-text";
+import { reindexSearchText } from "~/server/memory";
 import { clearTenantMemory, reembedTenant, runWorkerFromCli, treeSearch, treeStats, treeTopics } from "./tree-commands";
 import { getHealth } from "~/server/health";
 import { pruneExpiredRecords, retentionPolicyFromEnv } from "~/server/jobs/retention";
 import { getTenantOverview } from "~/server/stats/overview";
 import { EVERYTHING } from "~/server/auth/permissions";
-import { flushBufferedWrites } from "~/server/memory/buffered-writes";
+import { flushBufferedWrites } from "~/db/buffered-writes";
+import { registerTreeSubscribers } from "~/server/tree";
 
 export type CliOptions = {
   admin?: boolean;
@@ -114,6 +115,7 @@ async function revokeKeyAsOperator(db: Database, keyId: string, tenant?: string)
 
 /** `open` is the database to run against; the default is the one the environment selects (tests pass their own). */
 export async function runCli(args: string[], options: CliOptions, open: () => Promise<DatabaseHandle> = getDatabase): Promise<number> {
+  registerTreeSubscribers();
   const [area, action, target] = args;
   if (!area || options.help) {
     out(HELP);

@@ -1,14 +1,11 @@
 import { createInterface } from "node:readline/promises";
 import type { Database } from "~/db/types";
-import { runWorkerLoop } from "~/server/jobs/run";
-import { enqueueMissingEmbeddings } from "~/server/memory/embeddings";
-import { eraseTenantMemory } from "~/server/memory/erase";
-import { retryOnContention } from "~/server/memory/pg-errors";
-import { TENANT_MEMORY_TABLES } from "~/server/memory/tenant-tables";
-import { processEmbedJobs } from "~/server/memory/embeddings-jobs";
+import { runWorkerLoop } from "~/server/background-work";
+import { enqueueMissingEmbeddings, eraseTenantMemory, processEmbedJobs, TENANT_MEMORY_TABLES } from "~/server/memory";
+import { retryOnContention } from "~/db/pg-errors";
 import { getEmbeddingProvider } from "~/server/providers/embeddings";
 import { newWorkerId } from "~/server/jobs/worker";
-import { getGlobalStats, getHotTopics, searchChunks } from "~/server/tree/retrieval";
+import { getGlobalStats, getHotTopics, searchChunks } from "~/server/tree";
 import { createProgress } from "./progress";
 
 const out = (line = "") => console.log(line);

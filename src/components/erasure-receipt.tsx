@@ -1,7 +1,7 @@
 "use client";
 
 import { useI18n } from "~/i18n/client";
-import type { ErasureReceipt } from "~/server/memory/forget-schema";
+import type { ErasureReceipt } from "~/server/memory";
 import { LocalTime } from "./local-time";
 
 const COUNTS = [

@@ -1,6 +1,6 @@
 import { isConnectionLost } from "~/db/connection-errors";
 import { describeError, log } from "~/server/log";
-import { databaseRefusal } from "~/server/memory/pg-errors";
+import { databaseRefusal } from "~/db/pg-errors";
 
 /**
  * Errors the domain core raises, without depending on tRPC or HTTP: a stable machine-readable

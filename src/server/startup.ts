@@ -3,15 +3,17 @@ import { ensureEmbeddingIndex } from "~/db/embedding-index";
 import { env } from "~/env";
 import { countUsers } from "~/server/auth/accounts";
 import { scheduleMaintenance } from "~/server/jobs/maintenance";
-import { runWorkerLoop } from "~/server/jobs/run";
+import { runWorkerLoop } from "~/server/background-work";
 import { createAgentListener } from "~/server/http/agent-listener";
 import { publishAgentListener } from "~/server/http/front-door";
 import { log } from "~/server/log";
-import { flushBufferedWrites } from "~/server/memory/buffered-writes";
+import { flushBufferedWrites } from "~/db/buffered-writes";
 import { setMetricsDatabase } from "~/server/metrics";
+import { registerTreeSubscribers } from "~/server/tree";
 
 export async function startServer() {
   try {
+    registerTreeSubscribers();
     const handle = await getDatabase();
     setMetricsDatabase(getDatabase);
     if (handle.readReplicas) {

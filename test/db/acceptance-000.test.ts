@@ -7,12 +7,12 @@ import { openDatabase } from "~/db/client";
 import { queryRows } from "~/db/raw";
 import { memoryAuditEvents, memoryEmbeddings, memoryNodes } from "~/db/schema";
 import { newId } from "~/server/ids";
-import { memoryForget } from "~/server/memory/forget";
-import { appendMessages, listRecentMessages } from "~/server/memory/messages";
-import { buildMemoryContext } from "~/server/memory/retrieval/context";
+import { memoryForget } from "~/server/memory/forget/forget";
+import { appendMessages, listRecentMessages } from "~/server/memory/evidence/messages";
+import { buildMemoryContext } from "~/server/memory/retrieval/memory-context";
 import { memorySearch } from "~/server/memory/retrieval/search";
-import { appendSummary, getLatestSummary } from "~/server/memory/summaries";
-import { memoryWrite } from "~/server/memory/write";
+import { appendSummary, getLatestSummary } from "~/server/memory/evidence/summaries";
+import { memoryWrite } from "~/server/memory/write/write";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { agentContext, createTenant } from "../support/memory";
 

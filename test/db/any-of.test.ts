@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { anyOf } from "~/db/any-of";
 import { memoryMessages } from "~/db/schema";
-import { appendMessages } from "~/server/memory/messages";
+import { appendMessages } from "~/server/memory/evidence/messages";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { createTenant } from "../support/memory";
 

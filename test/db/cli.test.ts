@@ -6,9 +6,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { runCli, type CliOptions } from "~/cli/main";
 import { apiKeys, memoryAuditEvents, memoryNodes, memoryQueryLog, tenantMembers, users } from "~/db/schema";
 import { verifyCredentials } from "~/server/auth/accounts";
-import { appendMessages } from "~/server/memory/messages";
+import { appendMessages } from "~/server/memory/evidence/messages";
 import { parseScopePattern } from "~/server/memory/scope";
-import { TENANT_MEMORY_TABLES } from "~/server/memory/tenant-tables";
+import { TENANT_MEMORY_TABLES } from "~/server/memory/forget/tenant-tables";
 import { createKey, createOrg } from "../support/agents";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { agentContext, createOp, createTenant, writeCards } from "../support/memory";

@@ -7,9 +7,9 @@ import { queryRows } from "~/db/raw";
 import * as schema from "~/db/schema";
 import { memoryAuditEvents, memoryNodes } from "~/db/schema";
 import type { Database } from "~/db/types";
-import { memoryForget } from "~/server/memory/forget";
-import { pgErrorCode } from "~/server/memory/pg-errors";
-import { memoryWrite } from "~/server/memory/write";
+import { memoryForget } from "~/server/memory/forget/forget";
+import { pgErrorCode } from "~/db/pg-errors";
+import { memoryWrite } from "~/server/memory/write/write";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { agentContext, createTenant } from "../support/memory";
 

@@ -1,9 +1,9 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryAuditEvents, memoryKinds, memoryNodes, tenants } from "~/db/schema";
-import type { Actor } from "~/server/memory/context";
-import { deleteCustomKind, listCustomKinds, loadKindRegistry, saveCustomKind } from "~/server/memory/custom-kinds";
-import { memoryForget } from "~/server/memory/forget";
+import type { Actor } from "~/server/memory/call-context";
+import { deleteCustomKind, listCustomKinds, loadKindRegistry, saveCustomKind } from "~/server/memory/kinds/custom";
+import { memoryForget } from "~/server/memory/forget/forget";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { agentContext, createOp, personContext, writeCards } from "../support/memory";
 

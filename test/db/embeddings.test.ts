@@ -1,11 +1,11 @@
 import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryEmbeddings, memoryJobs } from "~/db/schema";
-import { embedJobKey, embedTargets, enqueueMissingEmbeddings } from "~/server/memory/embeddings";
-import { handleEmbedJob, processEmbedJobs } from "~/server/memory/embeddings-jobs";
-import { appendMessages } from "~/server/memory/messages";
+import { embedJobKey, embedTargets, enqueueMissingEmbeddings } from "~/server/memory/embeddings/vectors";
+import { handleEmbedJob, processEmbedJobs } from "~/server/memory/embeddings/jobs";
+import { appendMessages } from "~/server/memory/evidence/messages";
 import { memorySearch } from "~/server/memory/retrieval/search";
-import { memoryWrite } from "~/server/memory/write";
+import { memoryWrite } from "~/server/memory/write/write";
 import { createLocalEmbeddingProvider } from "~/server/providers/embeddings/local";
 import { EmbeddingProviderError } from "~/server/providers/embeddings/openai";
 import type { EmbeddingProvider } from "~/server/providers/embeddings/types";

@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { recordFromJson } from "~/server/memory/node-records";
-import { loadKindRegistry } from "~/server/memory/custom-kinds";
+import { recordFromJson } from "~/server/memory/store/card-records";
+import { loadKindRegistry } from "~/server/memory/kinds/custom";
 import { nodeWhere } from "~/server/memory/retrieval/node-search";
 import { queryTerms } from "~/server/memory/retrieval/query-terms";
 import { fullTextHits, NODE_SOURCE } from "~/server/memory/retrieval/signals";

@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryMessages, tenants } from "~/db/schema";
-import type { Actor } from "~/server/memory/context";
+import type { Actor } from "~/server/memory/call-context";
 import {
   appendMessages,
   deterministicMessageId,
@@ -9,7 +9,7 @@ import {
   listRecentMessages,
   listSessions,
   resolveTrustedMessageIds,
-} from "~/server/memory/messages";
+} from "~/server/memory/evidence/messages";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 
 const agent: Actor = { type: "api_key", id: "key_test" };

@@ -11,7 +11,7 @@ import { DEFAULT_MIGRATIONS_FOLDER, MigrationError, readMigrationFiles, runMigra
 import { queryRows } from "~/db/raw";
 import { memoryEmbeddings, tenants, users } from "~/db/schema";
 import { newId } from "~/server/ids";
-import { appendMessages } from "~/server/memory/messages";
+import { appendMessages } from "~/server/memory/evidence/messages";
 import type { Database } from "~/db/types";
 import { createEmptyServerDatabase, openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 

@@ -1,7 +1,7 @@
 import { asc, desc, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryNodeRecordColumns, memoryNodes } from "~/db/schema";
-import { selectNodeRecords } from "~/server/memory/node-records";
+import { selectNodeRecords } from "~/server/memory/store/card-records";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { agentContext, createOp, createTenant, writeCards } from "../support/memory";
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryAuditEvents, memoryNodes } from "~/db/schema";
 import { addUserToTenant, registerAccount } from "~/server/auth/accounts";
 import { labelScopes } from "~/server/dashboard/scope-labels";
-import { appendMessages } from "~/server/memory/messages";
+import { appendMessages } from "~/server/memory/evidence/messages";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { callerAs } from "../support/trpc";
 

@@ -2,13 +2,13 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "~/db/raw";
 import { startNow } from "~/db/start-now";
-import { pgErrorCode } from "~/server/memory/pg-errors";
-import { commitWith } from "~/server/memory/pipelined";
+import { pgErrorCode } from "~/db/pg-errors";
+import { commitWith } from "~/db/pipelined";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 
 /**
  * A write's audit rows, jobs and idempotent reply go out with its COMMIT instead of being awaited
- * first (src/server/memory/pipelined.ts). They must still be part of the transaction, and a failure
+ * first (src/db/pipelined.ts). They must still be part of the transaction, and a failure
  * among them must still undo the whole transaction and reach the caller.
  */
 describe(`statements sent with the COMMIT (${TEST_BACKEND})`, () => {

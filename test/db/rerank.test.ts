@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { appendMessages } from "~/server/memory/messages";
+import { appendMessages } from "~/server/memory/evidence/messages";
 import { memorySearch } from "~/server/memory/retrieval/search";
 import { parseScopePattern } from "~/server/memory/scope";
 import { createReranker, scoresFromAnswer, type RerankConfig } from "~/server/providers/rerank";

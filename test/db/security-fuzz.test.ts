@@ -2,7 +2,7 @@ import { and, asc, eq, inArray } from "drizzle-orm";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryAuditEvents, memoryNodes } from "~/db/schema";
-import type { MemoryWriteResult } from "~/server/memory/write-schema";
+import type { MemoryWriteResult } from "~/server/memory/write/schema";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { createKey, createOrg } from "../support/agents";
 import { callerAs } from "../support/trpc";

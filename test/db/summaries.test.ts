@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memorySummaries, tenants } from "~/db/schema";
-import type { Actor } from "~/server/memory/context";
-import { appendMessages } from "~/server/memory/messages";
-import { pgErrorCode } from "~/server/memory/pg-errors";
-import { appendSummary, getLatestSummary, getSummaryChain } from "~/server/memory/summaries";
+import type { Actor } from "~/server/memory/call-context";
+import { appendMessages } from "~/server/memory/evidence/messages";
+import { pgErrorCode } from "~/db/pg-errors";
+import { appendSummary, getLatestSummary, getSummaryChain } from "~/server/memory/evidence/summaries";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 
 const system: Actor = { type: "system", id: null };

@@ -4,7 +4,7 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryAuditEvents, memoryNodes } from "~/db/schema";
 import { appRouter, type AppRouter } from "~/server/api/root";
-import { countTokens } from "~/server/memory/retrieval/token-count";
+import { countTokens } from "~/server/text/token-count";
 import { handleMcpRequest, originAllowed } from "~/server/tools/mcp";
 import { TOOL_NAMES, type ToolName } from "~/server/tools/registry";
 import { EVIDENCE_WINDOW_MESSAGES } from "~/server/tools/evidence";

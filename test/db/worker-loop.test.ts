@@ -2,8 +2,8 @@ import { getEventListeners } from "node:events";
 import { and, eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryJobs } from "~/db/schema";
-import { runWorkerLoop, scheduleDailyJobs } from "~/server/jobs/run";
-import { appendMessages } from "~/server/memory/messages";
+import { runWorkerLoop, scheduleDailyJobs } from "~/server/background-work";
+import { appendMessages } from "~/server/memory/evidence/messages";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { createTenant } from "../support/memory";
 

@@ -13,7 +13,7 @@ import { lockOwnerPid } from "~/db/embedded-lock";
 import { queryRows } from "~/db/raw";
 import { memoryNodes } from "~/db/schema";
 import type { Database } from "~/db/types";
-import { memoryWrite } from "~/server/memory/write";
+import { memoryWrite } from "~/server/memory/write/write";
 import { createEmptyServerDatabase } from "../support/db";
 import { agentContext, createTenant } from "../support/memory";
 import { copyPgliteTemplate, describeServer, FaultChild, KEEPER_CONTENT, migrationsWithExtra, processIsAlive, sleep, withApplicationName } from "./support";

@@ -12,7 +12,7 @@ import { lockOwnerPid } from "~/db/embedded-lock";
 import { queryRows } from "~/db/raw";
 import type { Database } from "~/db/types";
 import { memorySearch } from "~/server/memory/retrieval/search";
-import { memoryWrite } from "~/server/memory/write";
+import { memoryWrite } from "~/server/memory/write/write";
 import { createEmptyServerDatabase } from "../support/db";
 import { agentContext, createTenant } from "../support/memory";
 import { copyPgliteTemplate, count, KEEPER_CONTENT, describeServer, FaultChild, processIsAlive, randomBetween, sleep, TEMPLATE_TENANT, withApplicationName, type ChildEvent } from "./support";

@@ -12,7 +12,7 @@ import type { TestProject } from "vitest/node";
 import { openDatabase } from "~/db/client";
 import { DEFAULT_MIGRATIONS_FOLDER, readMigrationFiles } from "~/db/migrate";
 import { tenants } from "~/db/schema";
-import { memoryWrite } from "~/server/memory/write";
+import { memoryWrite } from "~/server/memory/write/write";
 import { agentContext } from "../support/memory";
 import { KEEPER_CONTENT, TEMPLATE_TENANT } from "./template";
 

@@ -21,7 +21,7 @@ import { isConnectionLost, openDatabase } from "~/db/client";
 import { queryRows } from "~/db/raw";
 import { parseScopePattern } from "~/server/memory/scope";
 import { memorySearch } from "~/server/memory/retrieval/search";
-import { memoryWrite } from "~/server/memory/write";
+import { memoryWrite } from "~/server/memory/write/write";
 import { createEmptyServerDatabase } from "../support/db";
 import { createTenant } from "../support/memory";
 

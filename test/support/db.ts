@@ -4,7 +4,7 @@ import postgres, { type Sql } from "postgres";
 import { openDatabase, type DatabaseHandle, type OpenDatabaseOptions } from "~/db/client";
 import * as schema from "~/db/schema";
 import type { Database } from "~/db/types";
-import { flushBufferedWrites } from "~/server/memory/buffered-writes";
+import { flushBufferedWrites } from "~/db/buffered-writes";
 
 /** Which backend this Vitest project runs against (see vitest.config.ts). */
 export const TEST_BACKEND = (process.env.TEST_BACKEND ?? "pglite") as "pglite" | "postgres";

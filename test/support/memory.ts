@@ -1,9 +1,9 @@
 import { tenants } from "~/db/schema";
 import type { Database } from "~/db/types";
 import { newId } from "~/server/ids";
-import type { MemoryCallContext } from "~/server/memory/context";
+import type { MemoryCallContext } from "~/server/memory/call-context";
 import { parseScopePattern } from "~/server/memory/scope";
-import { memoryWrite } from "~/server/memory/write";
+import { memoryWrite } from "~/server/memory/write/write";
 
 export async function createTenant(db: Database, overrides: Partial<typeof tenants.$inferInsert> = {}) {
   const id = newId("ten");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { canonicalKey, itemKeyFromTitle, normalizeItemKey, parseCanonicalKey } from "~/server/memory/canonical-key";
-import { resolveKind } from "~/server/memory/kinds";
+import { canonicalKey, itemKeyFromTitle, normalizeItemKey, parseCanonicalKey } from "~/server/memory/write/canonical-key";
+import { resolveKind } from "~/server/memory/kinds/registry";
 
 const itemKeyOf = (raw: string) => {
   const result = normalizeItemKey(raw);

@@ -4,10 +4,10 @@ import type { z } from "zod";
 import type * as Client from "../../packages/client/src/types";
 import { TOOL_NAMES as CLIENT_TOOL_NAMES } from "../../packages/client/src/types";
 import type { toolsRouter } from "~/server/api/routers/tools";
-import type { memoryForgetInputSchema } from "~/server/memory/forget-schema";
+import type { memoryForgetInputSchema } from "~/server/memory/forget/schema";
 import type { memoryContextInputSchema } from "~/server/memory/retrieval/context-schema";
 import type { memorySearchInputSchema } from "~/server/memory/retrieval/search-schema";
-import type { memoryWriteInputSchema } from "~/server/memory/write-schema";
+import type { memoryWriteInputSchema } from "~/server/memory/write/schema";
 import { TOOL_NAMES, type ToolResults } from "~/server/tools/registry";
 import type { memoryGetInputSchema, messageAppendInputSchema, turnSchema } from "~/server/tools/schemas";
 

@@ -14,7 +14,7 @@ import {
   resolveKind,
   validateKindValue,
   type KindDefinition,
-} from "~/server/memory/kinds";
+} from "~/server/memory/kinds/registry";
 
 const kind = (name: string): KindDefinition => {
   const def = resolveKind(name);

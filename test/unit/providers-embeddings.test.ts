@@ -2,10 +2,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEmbeddingProvider, type EmbeddingConfig } from "~/server/providers/embeddings";
-import { englishStem } from "~/server/providers/embeddings/english-stem";
+import { englishStem } from "~/server/text/english-stem";
 import { createLocalEmbeddingProvider, localEmbedding } from "~/server/providers/embeddings/local";
 import { createOpenAiEmbeddingProvider, EmbeddingProviderError } from "~/server/providers/embeddings/openai";
-import { countTokens } from "~/server/memory/retrieval/token-count";
+import { countTokens } from "~/server/text/token-count";
 
 const cosine = (a: number[], b: number[]) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
 const norm = (a: number[]) => Math.sqrt(cosine(a, a));

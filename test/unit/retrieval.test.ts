@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { MemoryNode } from "~/server/memory/node-view";
+import type { MemoryNode } from "~/server/memory/store/card-view";
 import { compareForConflict, conflictKey, resolveConflicts } from "~/server/memory/retrieval/conflicts";
 import { selectWithinBudget, type ContextItem, type SectionName } from "~/server/memory/retrieval/context-render";
 import { boostedScore, reciprocalRankFusion, relativeFloor } from "~/server/memory/retrieval/fusion";
@@ -10,7 +10,7 @@ import { anyTermTsQuery, queryTerms, termTsQuery } from "~/server/memory/retriev
 import { narrowReadScopes, turnScopes } from "~/server/memory/retrieval/scopes";
 import { rankingFeaturesWithout } from "~/server/memory/retrieval/ranking-features";
 import { bm25Scores } from "~/server/memory/retrieval/signals";
-import { countJoinedLines, countLineTokens, countTokens, startsNewPiece, textHash, truncateToTokens } from "~/server/memory/retrieval/token-count";
+import { countJoinedLines, countLineTokens, countTokens, startsNewPiece, textHash, truncateToTokens } from "~/server/text/token-count";
 import { parseScopePattern } from "~/server/memory/scope";
 
 const NOW = new Date("2026-01-10T12:00:00Z");

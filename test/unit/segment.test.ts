@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildTsQueryText, segmentForSearch, segmentQuery } from "~/server/memory/segment";
+import { buildTsQueryText, segmentForSearch, segmentQuery } from "~/server/text/segment";
 
 const indexed = (text: string) => new Set(segmentForSearch(text).split(" "));
 /** What `to_tsvector @@ to_tsquery` does with `&`: every query token must be an indexed token. */

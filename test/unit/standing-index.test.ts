@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { STANDING_INDEX_KINDS } from "~/db/schema";
-import { ALWAYS_RECALLED_KINDS, PROFILE_KINDS } from "~/server/memory/kinds";
+import { ALWAYS_RECALLED_KINDS, PROFILE_KINDS } from "~/server/memory/kinds/registry";
 
 describe("memory_nodes_standing_idx", () => {
   it("names exactly the always-recalled and profile kinds, so memory_context's standing query can use it", () => {

@@ -2,8 +2,8 @@ import { is } from "drizzle-orm";
 import { getTableConfig, integer, PgTable, pgTable, text } from "drizzle-orm/pg-core";
 import { describe, expect, it } from "vitest";
 import * as schema from "~/db/schema";
-import { LINEAGE_ERASURE } from "~/server/memory/erase";
-import { TENANT_AUDIT_TABLE, TENANT_MEMORY_TABLES, TENANT_TABLES_WITHOUT_MEMORY } from "~/server/memory/tenant-tables";
+import { LINEAGE_ERASURE } from "~/server/memory/forget/erase";
+import { TENANT_AUDIT_TABLE, TENANT_MEMORY_TABLES, TENANT_TABLES_WITHOUT_MEMORY } from "~/server/memory/forget/tenant-tables";
 
 const tableName = (table: PgTable) => getTableConfig(table).name;
 

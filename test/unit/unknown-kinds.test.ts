@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { BUILT_IN_KIND_REGISTRY } from "~/server/memory/custom-kinds";
-import { nearKinds, unknownKindText } from "~/server/memory/unknown-kinds";
+import { BUILT_IN_KIND_REGISTRY } from "~/server/memory/kinds/custom";
+import { nearKinds, unknownKindText } from "~/server/memory/kinds/unknown";
 
 describe("unknown kind names", () => {
   it("offers the nearest kind for a misspelling, and the kinds a shortened name's words start", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { normalizeFlavorLevel, normalizeFlavorProfile } from "~/server/memory/value-normalize";
+import { normalizeFlavorLevel, normalizeFlavorProfile } from "~/server/memory/write/value-normalize";
 
 describe("normalizeFlavorProfile", () => {
   it.each([

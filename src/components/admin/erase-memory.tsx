@@ -4,7 +4,7 @@ import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { useI18n } from "~/i18n/client";
-import type { ScopeErasureReceipt } from "~/server/memory/erase-scope";
+import type { ScopeErasureReceipt } from "~/server/memory";
 import { useTRPC } from "~/trpc/react";
 import { Dialog } from "../dialog";
 import { ErasureReceiptView } from "../erasure-receipt";

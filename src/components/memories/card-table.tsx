@@ -2,7 +2,7 @@ import Link from "next/link";
 import { categoryPathLabel, matchLabel } from "~/i18n/labels";
 import { getI18n } from "~/i18n/server";
 import type { CardListItem } from "~/server/dashboard/cards";
-import type { SearchHit } from "~/server/memory/retrieval/search-schema";
+import type { SearchHit } from "~/server/memory";
 import type { ScopeLabels } from "~/trpc/scope-labels";
 import { LocalTime } from "../local-time";
 import { ScopeName } from "../scope-name";

@@ -5,7 +5,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { useI18n } from "~/i18n/client";
-import type { SessionErasureReceipt } from "~/server/memory/erase-session";
+import type { SessionErasureReceipt } from "~/server/memory";
 import { useTRPC } from "~/trpc/react";
 import { Dialog } from "../dialog";
 import { ErasureReceiptView } from "../erasure-receipt";

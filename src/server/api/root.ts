@@ -9,6 +9,10 @@ import { healthRouter } from "./routers/health";
 import { meRouter } from "./routers/me";
 import { organizationRouter } from "./routers/organization";
 import { createCallerFactory, createTRPCRouter } from "./trpc";
+import { registerTreeSubscribers } from "~/server/tree";
+
+// Whatever process serves this router has the memory tree listening to the core (messages → chunks).
+registerTreeSubscribers();
 
 export const appRouter = createTRPCRouter({
   account: accountRouter,

@@ -5,8 +5,7 @@ import type { Database, DbOrTx } from "~/db/types";
 import { API_KEY_PERMISSIONS, apiKeys, defaultApiKeyScopes, memoryAuditEvents, tenantMembers, users, type ApiKey, type ApiKeyPermission, type TenantRole } from "~/db/schema";
 import { badRequest, forbidden, notFound, ServiceError } from "~/server/errors";
 import { newId } from "~/server/ids";
-import { recordAudit } from "~/server/memory/audit";
-import { formatScope, parseKeyScopePattern } from "~/server/memory/scope";
+import { formatScope, parseKeyScopePattern, recordAudit } from "~/server/memory";
 import { parseInput } from "~/server/validation";
 import { keyScopesWithoutReach } from "./permissions";
 

@@ -2,8 +2,7 @@ import { and, eq, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { queryRows } from "~/db/raw";
 import type { DbOrTx } from "~/db/types";
 import { scopeGrants, tenantMembers, type ApiKey, type ApiKeyPermission, type TenantRole } from "~/db/schema";
-import type { MemoryCallContext } from "~/server/memory/context";
-import { intersectScopes, parseKeyScopePattern, parseScopePattern, scopeAllowed, type MemoryScope, type ScopePattern } from "~/server/memory/scope";
+import { intersectScopes, type MemoryCallContext, type MemoryScope, parseKeyScopePattern, parseScopePattern, scopeAllowed, type ScopePattern } from "~/server/memory";
 import { SCOPE_TYPES } from "~/db/schema";
 
 export type EffectiveScopes = { read: ScopePattern[]; write: ScopePattern[] };

@@ -4,8 +4,7 @@ import type { Database, DbOrTx } from "~/db/types";
 import { apiKeys, scopeGrants, tenantMembers, users, type ScopeGrant } from "~/db/schema";
 import { badRequest, notFound } from "~/server/errors";
 import { newId } from "~/server/ids";
-import { recordAudit } from "~/server/memory/audit";
-import { formatScope, parseScopePattern } from "~/server/memory/scope";
+import { formatScope, parseScopePattern, recordAudit } from "~/server/memory";
 import { parseInput } from "~/server/validation";
 
 /**

@@ -1,8 +1,7 @@
 import { and, eq, gt, isNull, or } from "drizzle-orm";
 import type { DbOrTx } from "~/db/types";
 import { apiKeys, DEFAULT_API_KEY_PERMISSIONS, defaultApiKeyScopes } from "~/db/schema";
-import type { MemoryCallContext } from "~/server/memory/context";
-import { listRecentMessages } from "~/server/memory/messages";
+import { listRecentMessages, type MemoryCallContext } from "~/server/memory";
 import { buildAgentCallContext, type KeyReach } from "./permissions";
 
 /** Whose agent a session's recall is built for, and with which key. */

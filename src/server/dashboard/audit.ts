@@ -2,8 +2,7 @@ import { and, desc, eq, gte, inArray, isNull, lt, lte, or, type SQL } from "driz
 import { z } from "zod";
 import type { DbOrTx } from "~/db/types";
 import { ACTOR_TYPES, memoryAuditEvents, type TenantRole } from "~/db/schema";
-import { parseScope, type ScopePattern } from "~/server/memory/scope";
-import { scopePatternsCondition } from "~/server/memory/scope-sql";
+import { parseScope, type ScopePattern, scopePatternsCondition } from "~/server/memory";
 import { toAuditEntries, type AuditEntry } from "./audit-entries";
 import { clampLimit, decodeCursor, encodeCursor } from "./cursor";
 

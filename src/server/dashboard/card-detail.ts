@@ -1,13 +1,6 @@
 import type { DbOrTx } from "~/db/types";
-import type { MemoryCallContext } from "~/server/memory/context";
-import { getMemoryNode, getNodeHistory } from "~/server/memory/history";
-import { getAllMessagesByIds } from "~/server/memory/messages";
+import { getAllMessagesByIds, getMemoryNode, getNodeHistory, type MemoryCallContext, type MemoryNode, memorySearch, type OmitReason, parseScope, recallUsageOf, scopeAllowed, type ScoreComponents } from "~/server/memory";
 import { sessionReadable } from "./sessions";
-import type { MemoryNode } from "~/server/memory/node-view";
-import { recallUsageOf } from "~/server/memory/retrieval/recall-usage";
-import { memorySearch } from "~/server/memory/retrieval/search";
-import type { OmitReason, ScoreComponents } from "~/server/memory/retrieval/search-schema";
-import { parseScope, scopeAllowed } from "~/server/memory/scope";
 import { labelActors } from "./actors";
 import { toAuditEntries, type AuditEntry } from "./audit-entries";
 

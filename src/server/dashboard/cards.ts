@@ -1,10 +1,8 @@
 import { and, arrayOverlaps, desc, eq, gte, inArray, lte, sql, type SQL } from "drizzle-orm";
 import type { DbOrTx } from "~/db/types";
 import { memoryNodes, SCOPED_SEARCH_VECTOR_IN_QUERY } from "~/db/schema";
-import { categoryPrefixCondition } from "~/server/memory/node-filter";
-import { formatScope, type ScopePattern } from "~/server/memory/scope";
-import { scopePatternsCondition } from "~/server/memory/scope-sql";
-import { buildTsQueryText, segmentQuery } from "~/server/memory/segment";
+import { categoryPrefixCondition, formatScope, type ScopePattern, scopePatternsCondition } from "~/server/memory";
+import { buildTsQueryText, segmentQuery } from "~/server/text/segment";
 import type { CardFilter } from "./card-filter";
 import { clampLimit, decodeCursor, encodeCursor } from "./cursor";
 import { requireReadableScopes } from "./scopes";

@@ -3,7 +3,7 @@ import type { Database, DbOrTx } from "~/db/types";
 import { apiKeys, scopeGrants, tenantInvitations, tenantMembers, tenants, users, type TenantRole } from "~/db/schema";
 import { AccountError, addMembership, addUserToTenant, findUserByEmail } from "~/server/auth/accounts";
 import { badRequest, notFound, ServiceError } from "~/server/errors";
-import { recordAudit } from "~/server/memory/audit";
+import { recordAudit } from "~/server/memory";
 import { closeAllSessionRecords } from "~/server/auth/session-records";
 
 export type MemberView = { userId: string; email: string; name: string | null; role: TenantRole; joinedAt: string; disabled: boolean; activeKeys: number };

@@ -1,12 +1,8 @@
 import type { DbOrTx } from "~/db/types";
 import { sessionAgentContext, type SessionAgent } from "~/server/auth/session-agent";
 import { notFound } from "~/server/errors";
-import type { MemoryCallContext } from "~/server/memory/context";
-import type { MemoryNode } from "~/server/memory/node-view";
-import { buildMemoryContext } from "~/server/memory/retrieval/context";
-import type { MemoryContextDiagnostics, MemoryContextResult } from "~/server/memory/retrieval/context-schema";
-import { countTokens } from "~/server/memory/retrieval/token-count";
-import { formatScope, intersectScopes, scopeAllowed, type ScopePattern } from "~/server/memory/scope";
+import { buildMemoryContext, formatScope, intersectScopes, type MemoryCallContext, type MemoryContextDiagnostics, type MemoryContextResult, type MemoryNode, scopeAllowed, type ScopePattern } from "~/server/memory";
+import { countTokens } from "~/server/text/token-count";
 import { labelActors } from "./actors";
 import { sessionReadable } from "./sessions";
 

@@ -1,6 +1,5 @@
 import type { DbOrTx } from "~/db/types";
-import { listSessions } from "~/server/memory/messages";
-import { scopeAllowed, type ScopePattern } from "~/server/memory/scope";
+import { listSessions, scopeAllowed, type ScopePattern } from "~/server/memory";
 import { listMembers } from "./members";
 import { canReadAllSessions } from "./scopes";
 import { labelScopes, type ScopeLabel } from "./scope-labels";

@@ -4,7 +4,7 @@ import { anyOf } from "~/db/any-of";
 import type { DbOrTx } from "~/db/types";
 import { memoryMessages, memoryNodes, scopeGrants, tenantMembers, users, workspaces, type ScopeType } from "~/db/schema";
 import { badRequest } from "~/server/errors";
-import { formatScope, parseScope } from "~/server/memory/scope";
+import { formatScope, parseScope } from "~/server/memory";
 
 /**
  * How a person reads a scope: `user:<id>` is a member's name and email, `workspace:<id>` the

@@ -1,5 +1,5 @@
 import { forbidden } from "~/server/errors";
-import { formatScope, intersectScopes, parseScopePattern, type ScopePattern } from "~/server/memory/scope";
+import { formatScope, intersectScopes, parseScopePattern, type ScopePattern } from "~/server/memory";
 
 /**
  * The scopes a dashboard query may touch: the viewer's readable patterns, narrowed to `requested`

@@ -2,12 +2,8 @@ import { and, desc, eq, sql } from "drizzle-orm";
 import type { DbOrTx } from "~/db/types";
 import { memoryMessages, memoryNodes, type MemorySummary } from "~/db/schema";
 import { notFound } from "~/server/errors";
-import { getMessagesByIds, listRecentMessages, listSessions } from "~/server/memory/messages";
-import { cardsCitingMessages } from "~/server/memory/citing-cards";
-import { canEraseSession, sessionOwnersColumn } from "~/server/memory/erase-session";
-import { scopeAllowed, type ScopePattern } from "~/server/memory/scope";
-import { getSummaryChain } from "~/server/memory/summaries";
-import { EXTRACTOR_ACTOR_ID } from "~/server/tree/extract-coverage";
+import { canEraseSession, cardsCitingMessages, getMessagesByIds, getSummaryChain, listRecentMessages, listSessions, scopeAllowed, type ScopePattern, sessionOwnersColumn } from "~/server/memory";
+import { EXTRACTOR_ACTOR_ID } from "~/server/tree";
 import { canReadAllSessions } from "./scopes";
 
 export type SessionListItem = {

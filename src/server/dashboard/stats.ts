@@ -2,8 +2,7 @@ import { and, desc, eq, sql } from "drizzle-orm";
 import { queryRows } from "~/db/raw";
 import type { DbOrTx } from "~/db/types";
 import { apiKeys, memoryAuditEvents, memoryNodes } from "~/db/schema";
-import type { ScopePattern } from "~/server/memory/scope";
-import { scopePatternsCondition } from "~/server/memory/scope-sql";
+import { type ScopePattern, scopePatternsCondition } from "~/server/memory";
 
 export type CountBy<K extends string> = { [P in K]: string } & { count: number };
 

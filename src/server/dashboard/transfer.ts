@@ -4,17 +4,11 @@ import type { Database, DbOrTx } from "~/db/types";
 import { memoryNodes, NODE_STATUSES } from "~/db/schema";
 import { knownServiceError } from "~/server/errors";
 import { logServerError } from "~/server/log";
-import { recordAudit } from "~/server/memory/audit";
+import { formatScope, getAllMessagesByIds, type MemoryCallContext, memoryWrite, parseScope, recordAudit, type ScopePattern, scopePatternsCondition, WRITE_LIMITS } from "~/server/memory";
 import { unknownScopeRefusals } from "./scope-labels";
-import type { MemoryCallContext } from "~/server/memory/context";
-import { getAllMessagesByIds } from "~/server/memory/messages";
 import { sessionReadable } from "./sessions";
-import { formatScope, parseScope, type ScopePattern } from "~/server/memory/scope";
-import { memoryWrite } from "~/server/memory/write";
-import { WRITE_LIMITS } from "~/server/memory/write-schema";
 import { clampLimit } from "./cursor";
 import { requireReadableScopes } from "./scopes";
-import { scopePatternsCondition } from "~/server/memory/scope-sql";
 
 /**
  * JSONL import/export of memory cards. One line = one card, in the shape `memory_write` creates take,

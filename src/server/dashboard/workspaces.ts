@@ -4,7 +4,7 @@ import type { Database, DbOrTx } from "~/db/types";
 import { memoryNodes, workspaces } from "~/db/schema";
 import { listGrants } from "~/server/auth/scope-grants";
 import { badRequest } from "~/server/errors";
-import { recordAudit } from "~/server/memory/audit";
+import { recordAudit } from "~/server/memory";
 import { parseInput } from "~/server/validation";
 import { firstFreeId, WORKSPACE_ID, WORKSPACE_ID_RULE, workspaceIdFromName } from "./workspace-id";
 

@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { DbOrTx } from "~/db/types";
 import { memoryJobs, type JobType, type MemoryJob } from "~/db/schema";
 import { queryRows } from "~/db/raw";
-import { pgErrorCode } from "~/server/memory/pg-errors";
+import { pgErrorCode } from "~/db/pg-errors";
 
 export type EnqueueJob = {
   tenantId: string;

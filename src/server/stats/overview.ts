@@ -2,9 +2,8 @@ import { and, count, countDistinct, eq, gt, isNull, or, sql, type SQL } from "dr
 import type { DbOrTx } from "~/db/types";
 import { apiKeys, memoryMessages, memoryNodes, tenantMembers } from "~/db/schema";
 import { anyOf } from "~/db/any-of";
-import type { ScopePattern } from "~/server/memory/scope";
-import { scopePatternsCondition } from "~/server/memory/scope-sql";
-import { readableSessions } from "~/server/tree/access";
+import { type ScopePattern, scopePatternsCondition } from "~/server/memory";
+import { readableSessions } from "~/server/tree";
 
 export type TenantOverview = { activeMemories: number; messages: number; sessions: number; activeKeys: number; members: number };
 

@@ -1,5 +1,4 @@
-import type { KindDefinition } from "~/server/memory/kinds";
-import { EXPLICIT_INTENT_FLAG } from "~/server/memory/write-schema";
+import { EXPLICIT_INTENT_FLAG, type KindDefinition } from "~/server/memory";
 
 /**
  * What each tool tells the model (002: the descriptions teach correct use). Kept next to each other

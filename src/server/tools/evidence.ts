@@ -1,7 +1,7 @@
 import { and, desc, eq } from "drizzle-orm";
 import type { DbOrTx } from "~/db/types";
 import { memoryMessages } from "~/db/schema";
-import { resolveTrustedMessageIds } from "~/server/memory/messages";
+import { resolveTrustedMessageIds } from "~/server/memory";
 
 /** How far back a write may cite evidence: the session's latest messages only (002: "this turn"). */
 export const EVIDENCE_WINDOW_MESSAGES = 50;

@@ -7,6 +7,7 @@ import type { AgentCredentials } from "~/server/auth/agent-auth";
 import { admitMeteredAgentCall } from "~/server/auth/agent-call";
 import { knownServiceError, ServiceError } from "~/server/errors";
 import { logServerError } from "~/server/log";
+import { registerTreeSubscribers } from "~/server/tree";
 import { AGENT_MAX_BODY_BYTES, INVALID_UTF8, isUtf8, readBodyWithin, tooLargeMessage } from "~/server/rate-limit/body-limit";
 import type { CounterStore } from "~/server/rate-limit/limiter";
 import { CONSISTENCY_HEADER } from "~/server/db-routing";
@@ -14,6 +15,9 @@ import { recordRequest } from "~/server/metrics";
 import { isPlainObject, jsonShapeProblem } from "./limits";
 import { callTool, isToolName, listTools, toolAllowed, toolSucceeded, TOOL_NAMES, type ToolName, type ToolResults } from "./registry";
 import type { TurnInput } from "./schemas";
+
+// The MCP route may be its own bundle: it wires the memory tree to the core as the server does.
+registerTreeSubscribers();
 
 /**
  * The agent tools over MCP (Streamable HTTP, stateless: a fresh server and transport per request,

@@ -1,6 +1,6 @@
 import { ACTOR_TYPES, NODE_STATUSES, NODE_TYPES } from "~/db/schema";
 import { API_KEY_PERMISSIONS } from "~/db/schema/permissions";
-import { MESSAGE_ROLES } from "~/server/memory/messages";
+import { MESSAGE_ROLES } from "~/server/memory";
 import type { JsonSchema } from "./json-schema";
 
 /**

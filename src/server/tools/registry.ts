@@ -1,24 +1,10 @@
-import { recordRecalls } from "~/server/memory/retrieval/recall-usage";
+import { appendMessages, buildMemoryContext, currentRevisionOf, getMemoryNode, loadKindRegistry, type MemoryCallContext, memoryContextInputSchema, type MemoryContextResult, memoryForget, memoryForgetInputSchema, type MemoryForgetResult, type MemoryNode, memorySearch, memorySearchInputSchema, type MemorySearchResult, memoryWrite, memoryWriteInputSchema, type MemoryWriteResult, recordRecalls, scopeAllowed } from "~/server/memory";
 import type { z } from "zod";
 import type { Database } from "~/db/types";
 import type { ApiKey, ApiKeyPermission } from "~/db/schema";
 import { hasPermission } from "~/server/auth/permissions";
 import { buildAgentCallContext, keyScopeLimits, type EffectiveScopes } from "~/server/auth/permissions";
 import { badRequest, forbidden, ServiceError } from "~/server/errors";
-import type { MemoryCallContext } from "~/server/memory/context";
-import { loadKindRegistry } from "~/server/memory/custom-kinds";
-import { memoryForget } from "~/server/memory/forget";
-import { memoryForgetInputSchema, type MemoryForgetResult } from "~/server/memory/forget-schema";
-import { currentRevisionOf, getMemoryNode } from "~/server/memory/history";
-import { appendMessages } from "~/server/memory/messages";
-import type { MemoryNode } from "~/server/memory/node-view";
-import { buildMemoryContext } from "~/server/memory/retrieval/context";
-import { memoryContextInputSchema, type MemoryContextResult } from "~/server/memory/retrieval/context-schema";
-import { memorySearch } from "~/server/memory/retrieval/search";
-import { memorySearchInputSchema, type MemorySearchResult } from "~/server/memory/retrieval/search-schema";
-import { scopeAllowed } from "~/server/memory/scope";
-import { memoryWrite } from "~/server/memory/write";
-import { memoryWriteInputSchema, type MemoryWriteResult } from "~/server/memory/write-schema";
 import {
   APPEND_DESCRIPTION,
   CONTEXT_DESCRIPTION,

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { NODE_TYPES } from "~/db/schema";
-import { boundedJson } from "~/server/memory/write-schema";
-import { MAX_MESSAGE_CHARS, MAX_MESSAGES_PER_APPEND, MESSAGE_ROLES } from "~/server/memory/messages";
+import { boundedJson, MAX_MESSAGE_CHARS, MAX_MESSAGES_PER_APPEND, MESSAGE_ROLES } from "~/server/memory";
 import { strictShape } from "~/server/validation";
 
 const id = z.string().trim().min(1).max(200);

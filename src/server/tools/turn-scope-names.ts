@@ -1,5 +1,4 @@
-import type { MemoryCallContext } from "~/server/memory/context";
-import { formatScope } from "~/server/memory/scope";
+import { formatScope, type MemoryCallContext } from "~/server/memory";
 import { isPlainObject } from "./limits";
 import type { ToolName } from "./registry";
 

@@ -1,4 +1,4 @@
-import type { MemoryCallContext } from "~/server/memory/context";
+import type { MemoryCallContext } from "~/server/memory";
 
 /**
  * Which sessions' chunks a caller may read: all of them with `session:*`, otherwise the sessions

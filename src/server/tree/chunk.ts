@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { countTokens } from "~/server/memory/retrieval/token-count";
+import { countTokens } from "~/server/text/token-count";
 
 export const MAX_CHUNK_TOKENS = 3000;
 

@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import type { DbOrTx } from "~/db/types";
 import { apiKeys } from "~/db/schema";
 import { effectiveUserScopes, keyScopeLimits } from "~/server/auth/permissions";
-import type { ScopePattern } from "~/server/memory/scope";
+import type { ScopePattern } from "~/server/memory";
 
 type Capturer = { capturedByType: "user" | "api_key" | "system"; capturedById: string | null };
 

@@ -1,18 +1,12 @@
 import { and, eq, gte, inArray, or, sql } from "drizzle-orm";
 import type { DbOrTx } from "~/db/types";
 import { memoryNodes, NODE_STATUSES } from "~/db/schema";
-import { normalizeItemKey } from "~/server/memory/canonical-key";
-import { cardsCitingMessages } from "~/server/memory/citing-cards";
-import type { KindRegistry } from "~/server/memory/custom-kinds";
-import { storedKindNames } from "~/server/memory/kinds";
-import type { MemoryScope } from "~/server/memory/scope";
-import { scopePatternsCondition } from "~/server/memory/scope-sql";
+import { cardsCitingMessages, ERASED_KINDS_FIELD, type KindRegistry, type MemoryScope, normalizeItemKey, scopePatternsCondition, storedKindNames } from "~/server/memory";
 
 /** The extractor's actor id: its own cards are no one else's decision about a slot. */
 export const EXTRACTOR_ACTOR_ID = "extractor";
 
-/** Kinds of cards erased (hard delete) that cited a message, kept on the message (names only, no content). */
-export const ERASED_KINDS_FIELD = "erasedMemoryKinds";
+export { ERASED_KINDS_FIELD };
 
 type Candidate = { kind: string; itemKey?: string };
 type ExtractedMessage = { id: string; metadata: Record<string, unknown> };

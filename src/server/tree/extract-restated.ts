@@ -1,9 +1,5 @@
 import type { Database } from "~/db/types";
-import type { MemoryCallContext } from "~/server/memory/context";
-import { canonicalJson, findActiveInSlot } from "~/server/memory/node-store";
-import { draftCreate, type WriteEnvironment } from "~/server/memory/write";
-import { OperationFailure } from "~/server/memory/write-draft";
-import type { WriteOperation } from "~/server/memory/write-schema";
+import { canonicalJson, draftCreate, findActiveInSlot, type MemoryCallContext, OperationFailure, type WriteEnvironment, type WriteOperation } from "~/server/memory";
 
 type Create = Extract<WriteOperation, { op: "create" }>;
 

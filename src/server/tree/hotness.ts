@@ -1,5 +1,6 @@
-/** 003's HotnessEngine numbers. */
-export const HOTNESS = { perMention: 0.05, dailyDecay: 0.95, active: 0.5, archive: 0.1, max: 1 } as const;
+import { HOTNESS } from "~/server/memory";
+
+export { HOTNESS };
 
 export const bumpHotness = (hotness: number, mentions = 1) => Math.min(HOTNESS.max, hotness + HOTNESS.perMention * mentions);
 export const decayHotness = (hotness: number, days = 1) => hotness * HOTNESS.dailyDecay ** days;

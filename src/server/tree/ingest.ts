@@ -1,15 +1,16 @@
 import { createHash } from "node:crypto";
 import { and, eq, inArray } from "drizzle-orm";
 import type { DbOrTx } from "~/db/types";
+import type { CapturedMessage } from "~/server/memory";
 import { memoryChunks, memoryTopics } from "~/db/schema";
 import { enqueueJob } from "~/server/jobs/queue";
-import { segmentForSearch } from "~/server/memory/segment";
-import { countTokens } from "~/server/memory/retrieval/token-count";
+import { segmentForSearch } from "~/server/text/segment";
+import { countTokens } from "~/server/text/token-count";
 import { canonicalizeMessage, chunkId, splitIntoChunks } from "./chunk";
 import { extractEntities, topicForEntity } from "./entities";
 import { fastScore } from "./fast-score";
 
-export type CapturedMessage = { id: string; role: string; content: string; createdAt: Date; seq?: number; source?: string };
+export type { CapturedMessage };
 
 export const normalizeTopicName = (name: string) => name.normalize("NFKC").trim().toLowerCase();
 

@@ -3,7 +3,7 @@ import type { DbOrTx } from "~/db/types";
 import { memoryChunks, memoryChunkTopics, memoryJobs, memoryMessages, memoryNodes, memoryTopics, memoryTreeSummaries } from "~/db/schema";
 import { queryRows } from "~/db/raw";
 import { notFound } from "~/server/errors";
-import { buildTsQueryText, segmentQuery } from "~/server/memory/segment";
+import { buildTsQueryText, segmentQuery } from "~/server/text/segment";
 
 /** 003's retrieval API over the memory tree, tenant-scoped. Session filters narrow further. */
 export type ChunkHit = {

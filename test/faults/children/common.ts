@@ -3,6 +3,9 @@
  * A child reports progress as one JSON object per stdout line; the parent kills it with SIGKILL.
  */
 import { openDatabase, type DatabaseHandle } from "~/db/client";
+import { registerTreeSubscribers } from "~/server/tree";
+
+registerTreeSubscribers();
 
 export type ChildTarget = { url?: string; dataDir?: string; migrationsFolder?: string; migrate?: boolean; poolMax?: number };
 

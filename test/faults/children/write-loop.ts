@@ -4,7 +4,7 @@
  */
 import { tenants } from "~/db/schema";
 import { newId } from "~/server/ids";
-import { memoryWrite } from "~/server/memory/write";
+import { memoryWrite } from "~/server/memory/write/write";
 import { parseScopePattern } from "~/server/memory/scope";
 import { childArgs, emit, openTarget, runChild, type ChildTarget } from "./common";
 

@@ -3,9 +3,7 @@ import { MIN_PASSWORD_LENGTH } from "~/server/auth/password";
 import { addMember, cancelInvitation, listInvitations, listMembers, removeMember, setMemberRole, signOutMemberEverywhere } from "~/server/dashboard/members";
 import { createWorkspace, listWorkspaces, workspaceCreateSchema } from "~/server/dashboard/workspaces";
 import { buildUserCallContext } from "~/server/auth/permissions";
-import { eraseScopeMemory } from "~/server/memory/erase-scope";
-import { deleteCustomKind, listCustomKinds, saveCustomKind } from "~/server/memory/custom-kinds";
-import { describeKind } from "~/server/memory/kinds";
+import { deleteCustomKind, describeKind, eraseScopeMemory, listCustomKinds, saveCustomKind } from "~/server/memory";
 import { createTRPCRouter, tenantAdminProcedure } from "../trpc";
 
 const role = z.enum(["admin", "member"]);

@@ -4,7 +4,7 @@ import { listMemberships } from "~/server/auth/accounts";
 import { answerInvitation, myInvitations } from "~/server/dashboard/members";
 import { closeAllSessionRecords } from "~/server/auth/session-records";
 import { forbidden } from "~/server/errors";
-import { recordAudit } from "~/server/memory/audit";
+import { recordAudit } from "~/server/memory";
 import { agentProcedure, createTRPCRouter, signedInProcedure, tenantProcedure } from "../trpc";
 
 /**

@@ -13,17 +13,7 @@ import { getSessionDetail, listReadableSessions } from "~/server/dashboard/sessi
 import { getDashboardStats } from "~/server/dashboard/stats";
 import { listTopics } from "~/server/dashboard/topics";
 import { EXPORT_PAGE, exportCardsPage, importCards, IMPORT_LIMITS } from "~/server/dashboard/transfer";
-import { loadKindRegistry } from "~/server/memory/custom-kinds";
-import { describeKind } from "~/server/memory/kinds";
-import { memoryForget } from "~/server/memory/forget";
-import { restoreNode } from "~/server/memory/restore";
-import { eraseSession } from "~/server/memory/erase-session";
-import { memorySearch } from "~/server/memory/retrieval/search";
-import { SEARCH_LIMITS } from "~/server/memory/retrieval/search-schema";
-import { formatScope, parseScope, scopeAllowed } from "~/server/memory/scope";
-import { memoryWrite } from "~/server/memory/write";
-import { previewCreate } from "~/server/memory/write-preview";
-import type { writeOperationSchema } from "~/server/memory/write-schema";
+import { describeKind, eraseSession, formatScope, loadKindRegistry, memoryForget, memorySearch, memoryWrite, parseScope, previewCreate, restoreNode, scopeAllowed, SEARCH_LIMITS, type writeOperationSchema } from "~/server/memory";
 import { NODE_STATUSES } from "~/db/schema";
 import { createTRPCRouter, tenantProcedure } from "../trpc";
 

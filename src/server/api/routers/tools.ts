@@ -1,7 +1,4 @@
-import type { MemoryForgetInput } from "~/server/memory/forget-schema";
-import type { MemoryContextInput } from "~/server/memory/retrieval/context-schema";
-import type { MemorySearchInput } from "~/server/memory/retrieval/search-schema";
-import type { MemoryWriteInput } from "~/server/memory/write-schema";
+import type { MemoryContextInput, MemoryForgetInput, MemorySearchInput, MemoryWriteInput } from "~/server/memory";
 import { badRequest } from "~/server/errors";
 import { isPlainObject } from "~/server/tools/limits";
 import { callTool, listTools, turnInputJsonSchema, type ToolCallRequest, type ToolName } from "~/server/tools/registry";

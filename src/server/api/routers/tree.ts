@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { buildUserCallContext } from "~/server/auth/permissions";
-import { readableSessions } from "~/server/tree/access";
-import { getGlobalStats, getHotTopics, getTopicSummary, searchBySession, searchChunks } from "~/server/tree/retrieval";
+import { getGlobalStats, getHotTopics, getTopicSummary, readableSessions, searchBySession, searchChunks } from "~/server/tree";
 import { forbidden } from "~/server/errors";
 import { createTRPCRouter, tenantProcedure } from "../trpc";
 

@@ -1,4 +1,4 @@
-import type { MemoryNode } from "../node-view";
+import type { MemoryNode } from "../store/card-view";
 import { SCOPE_PRIORITY, type MemoryScope } from "../scope";
 import type { OmitReason } from "./search-schema";
 

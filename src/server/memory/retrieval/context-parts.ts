@@ -2,10 +2,10 @@ import { and, desc, eq, gt, isNull, or, sql, type SQL } from "drizzle-orm";
 import { queryRows } from "~/db/raw";
 import { memoryKinds, memoryMessages, memoryNodes, STANDING_CARDS_PREDICATE, WORKSPACE_FACTS_PREDICATE } from "~/db/schema";
 import type { DbOrTx } from "~/db/types";
-import { RECORD_COLUMNS, RECORD_OF_ROW, recordFromJson } from "../node-records";
-import { toMemoryNode, type MemoryNode } from "../node-view";
+import { RECORD_COLUMNS, RECORD_OF_ROW, recordFromJson } from "../store/card-records";
+import { toMemoryNode, type MemoryNode } from "../store/card-view";
 import type { ScopePattern } from "../scope";
-import { scopePatternsCondition } from "../scope-sql";
+import { scopePatternsCondition } from "../store/scope-sql";
 import { evidenceScopeCondition } from "./evidence";
 
 /** The parts of a turn's recall that do not depend on what the user just said. */

@@ -1,5 +1,5 @@
-import type { MemoryNode } from "../node-view";
-import { countJoinedLines, countLineTokens, countTokens, truncateToTokens } from "./token-count";
+import type { MemoryNode } from "../store/card-view";
+import { countJoinedLines, countLineTokens, countTokens, truncateToTokens } from "../../text/token-count";
 
 /**
  * The prompt block of automatic recall, built under a token budget. Items are taken in priority

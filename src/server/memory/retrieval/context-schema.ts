@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { MemoryMessage, MemorySummary } from "~/db/schema";
-import type { MemoryNode } from "../node-view";
+import type { MemoryNode } from "../store/card-view";
 import { strictShape } from "~/server/validation";
 
 export const DEFAULT_CONTEXT_TOKEN_BUDGET = 4000;

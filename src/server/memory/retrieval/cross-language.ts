@@ -1,4 +1,4 @@
-import { englishStem } from "~/server/providers/embeddings/english-stem";
+import { englishStem } from "~/server/text/english-stem";
 import type { QueryTerm } from "./query-terms";
 
 /**

@@ -2,7 +2,7 @@ import { and, inArray, notInArray, sql, type SQL } from "drizzle-orm";
 import { memoryNodes, type MemoryNodeRecord } from "~/db/schema";
 import type { DbOrTx } from "~/db/types";
 import { badRequest } from "~/server/errors";
-import { selectNodeRecords } from "../node-records";
+import { selectNodeRecords } from "../store/card-records";
 import { fetchFilteredNodes } from "./node-search";
 
 /** Where an enumeration page ended: the last card's importance and id (the page order). */

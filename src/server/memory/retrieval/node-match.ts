@@ -1,8 +1,8 @@
-import { canonicalJson } from "../node-store";
-import { normalizeItemKey } from "../canonical-key";
-import type { KindRegistry } from "../custom-kinds";
-import { filterKindNames, filterValues, filterValueKind, resolveKeyFilter, storedItemKeys, type NodeFilter } from "../node-filter";
-import type { MemoryNode } from "../node-view";
+import { canonicalJson } from "../store/card-revisions";
+import { normalizeItemKey } from "../write/canonical-key";
+import type { KindRegistry } from "../kinds/custom";
+import { filterKindNames, filterValues, filterValueKind, resolveKeyFilter, storedItemKeys, type NodeFilter } from "../store/card-filter";
+import type { MemoryNode } from "../store/card-view";
 
 /**
  * NodeFilter evaluated on loaded cards — for `asOf` reads, which come from history rather than from

@@ -1,12 +1,12 @@
 import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { memoryNodes, type MemoryNodeRecord, type NodeStatus } from "~/db/schema";
 import type { DbOrTx } from "~/db/types";
-import type { KindRegistry } from "../custom-kinds";
-import { nodeFilterConditions, type NodeFilter } from "../node-filter";
-import { recordFromJson, selectNodeRecords } from "../node-records";
+import type { KindRegistry } from "../kinds/custom";
+import { nodeFilterConditions, type NodeFilter } from "../store/card-filter";
+import { recordFromJson, selectNodeRecords } from "../store/card-records";
 import { withOverridingCards, type SlotChain } from "./slot-rivals";
 import type { ScopePattern } from "../scope";
-import { scopePatternsCondition, scopePatternsFilter } from "../scope-sql";
+import { scopePatternsCondition, scopePatternsFilter } from "../store/scope-sql";
 import { boostedScore, reciprocalRankFusion, relativeFloor, type SignalHits } from "./fusion";
 import type { QueryTerm } from "./query-terms";
 import type { ScoreComponents, SearchHit } from "./search-schema";

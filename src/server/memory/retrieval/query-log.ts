@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
 import { memoryQueryLog } from "~/db/schema";
 import type { DbOrTx } from "~/db/types";
-import { bufferedWriter } from "../buffered-writes";
-import type { MemoryCallContext } from "../context";
+import { bufferedWriter } from "../../../db/buffered-writes";
+import type { MemoryCallContext } from "../call-context";
 
 /** One memory_query_log row per search / context call (latency percentiles and counts for stats). */
 type QueryLogRow = typeof memoryQueryLog.$inferInsert;

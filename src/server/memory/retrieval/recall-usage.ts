@@ -2,8 +2,8 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import { memoryNodes, memoryNodeUsage } from "~/db/schema";
 import { queryRows } from "~/db/raw";
 import type { DbOrTx, Transaction } from "~/db/types";
-import { HOTNESS } from "~/server/tree/hotness";
-import { bufferedWriter } from "../buffered-writes";
+import { HOTNESS } from "./hotness";
+import { bufferedWriter } from "../../../db/buffered-writes";
 
 /**
  * Recall counts: every card an agent is handed (search hits, a lookup, a context block) counts once

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { NODE_TYPES } from "~/db/schema";
-import type { MemoryNode } from "../node-view";
+import type { MemoryNode } from "../store/card-view";
 import { strictShape } from "~/server/validation";
-import { boundedJson } from "../write-schema";
+import { boundedJson } from "../write/schema";
 
 export const SEARCH_LIMITS = { defaultLimit: 10, maxLimit: 50, queryText: 1000 } as const;
 

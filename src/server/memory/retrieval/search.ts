@@ -1,11 +1,11 @@
 import type { MemoryNodeRecord, NodeStatus } from "~/db/schema";
 import type { DbOrTx } from "~/db/types";
 import type { EmbeddingProvider } from "~/server/providers/embeddings";
-import type { MemoryCallContext } from "../context";
-import { BUILT_IN_KIND_REGISTRY, loadKindRegistry, type KindRegistry } from "../custom-kinds";
-import { readMemoryAsOf } from "../history";
-import { filterKindNames, type NodeFilter } from "../node-filter";
-import { toMemoryNode, type MemoryNode } from "../node-view";
+import type { MemoryCallContext } from "../call-context";
+import { BUILT_IN_KIND_REGISTRY, loadKindRegistry, type KindRegistry } from "../kinds/custom";
+import { readMemoryAsOf } from "./history";
+import { filterKindNames, type NodeFilter } from "../store/card-filter";
+import { toMemoryNode, type MemoryNode } from "../store/card-view";
 import type { ScopePattern } from "../scope";
 import { resolveConflicts, type Omitted } from "./conflicts";
 import { searchEvidence } from "./evidence";
@@ -26,7 +26,7 @@ import { disjointScopes, narrowReadScopes, turnScopes } from "./scopes";
 import { memorySearchInputSchema, SEARCH_LIMITS, type EvidenceHit, type MemorySearchInput, type MemorySearchResult, type OmitReason, type SearchHit } from "./search-schema";
 import { badRequest } from "~/server/errors";
 import { parseInput } from "~/server/validation";
-import { unknownKindsNotice } from "../unknown-kinds";
+import { unknownKindsNotice } from "../kinds/unknown";
 
 export type SearchOptions = {
   /** Embedding provider for the query vector; `null` turns the vector signal off. Default: the configured one. */

@@ -3,7 +3,7 @@ import { PgTransaction } from "drizzle-orm/pg-core";
 import { jsonValue, queryRows } from "~/db/raw";
 import { startNow } from "~/db/start-now";
 import { SCOPED_SEARCH_VECTOR_IN_QUERY } from "~/db/schema";
-import { RANKED_NODE_RECORD_JSON } from "../node-records";
+import { RANKED_NODE_RECORD_JSON } from "../store/card-records";
 import type { DbOrTx } from "~/db/types";
 import { cachedCorpusStats, type CorpusStats } from "./corpus-stats";
 import { anyTermTsQuery, termTsQuery, type QueryTerm } from "./query-terms";

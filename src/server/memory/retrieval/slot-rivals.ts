@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { MemoryNodeRecord } from "~/db/schema";
 import type { DbOrTx } from "~/db/types";
-import { selectNodeRecords } from "../node-records";
+import { selectNodeRecords } from "../store/card-records";
 import { SCOPE_PRIORITY, scopeAllowed, type ScopePattern } from "../scope";
 import type { ScopeChain } from "./conflicts";
 

@@ -1,4 +1,4 @@
-import { englishStem } from "./english-stem";
+import { englishStem } from "../../text/english-stem";
 import { normalizeVector, type EmbeddingProvider } from "./types";
 
 /**

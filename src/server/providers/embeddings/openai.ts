@@ -1,5 +1,5 @@
 import { ServiceError } from "~/server/errors";
-import { truncateToTokens } from "~/server/memory/retrieval/token-count";
+import { truncateToTokens } from "~/server/text/token-count";
 import { postJson } from "../post-json";
 import { normalizeVector, type EmbeddingProvider } from "./types";
 

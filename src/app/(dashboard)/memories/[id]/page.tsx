@@ -10,7 +10,7 @@ import { WhyRecalled } from "~/components/memories/why-recalled";
 import { Badge, ErrorState, Fields, LinkButton, Meter, Panel, STATUS_TONE } from "~/components/ui";
 import { categoryLabel, nodeTypeLabel } from "~/i18n/labels";
 import { getI18n } from "~/i18n/server";
-import { MIN_CONFIDENCE } from "~/server/memory/retrieval/conflicts";
+import { MIN_CONFIDENCE } from "~/server/memory";
 import { ScopeName } from "~/components/scope-name";
 import { scopeLabelsFor } from "~/trpc/scope-labels";
 import { attempt, serverApi } from "~/trpc/server";

@@ -1,0 +1,36 @@
+import { segmentForSearch } from "../../text/segment";
+
+function flattenValue(value: unknown, out: string[] = []): string[] {
+  if (value === null || value === undefined) return out;
+  if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") out.push(String(value));
+  else if (Array.isArray(value)) value.forEach((v) => flattenValue(v, out));
+  else if (typeof value === "object") {
+    for (const [k, v] of Object.entries(value)) {
+      out.push(k);
+      flattenValue(v, out);
+    }
+  }
+  return out;
+}
+
+/**
+ * The segmented text columns behind a card's weighted tsvector (title A, key/entities B,
+ * tags/value C, content D). Segmenting here is what makes Chinese searchable with `simple`.
+ */
+export function buildNodeSearchFields(node: {
+  title: string;
+  content: string;
+  key: string;
+  itemKey: string | null;
+  entities: readonly string[];
+  tags: readonly string[];
+  valueJson: unknown;
+  categoryPath: readonly string[];
+}) {
+  return {
+    searchTitle: segmentForSearch(node.title),
+    searchKeys: segmentForSearch([node.key.replace(/[._:]/g, " "), node.itemKey ?? "", ...node.entities].join(" ")),
+    searchValues: segmentForSearch([...node.tags, ...flattenValue(node.valueJson), ...node.categoryPath].join(" ")),
+    searchBody: segmentForSearch(node.content),
+  };
+}
