@@ -2,14 +2,8 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryMessages, tenants } from "~/db/schema";
 import type { Actor } from "~/server/memory/call-context";
-import {
-  appendMessages,
-  deterministicMessageId,
-  getMessagesByIds,
-  listRecentMessages,
-  listSessions,
-  resolveTrustedMessageIds,
-} from "~/server/memory/evidence/messages";
+import { appendMessages, deterministicMessageId } from "~/server/memory/evidence/messages";
+import { getMessagesByIds, listRecentMessages, listSessions, resolveTrustedMessageIds } from "~/server/memory/store/messages";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 
 const agent: Actor = { type: "api_key", id: "key_test" };

@@ -5,7 +5,8 @@ import { actorTypeLabel, categoryLabel, categoryPathLabel, eventLabel, kindDescr
 import { createTranslator } from "~/i18n/translate";
 import { DEFAULT_ORGANISATION_NAME } from "~/server/auth/default-organisation";
 import { AUDIT_EVENT_TYPES } from "~/server/dashboard/audit";
-import { BUILT_IN_KINDS, describeKind } from "~/server/memory/kinds/registry";
+import { BUILT_IN_KINDS } from "~/server/memory/kinds/catalogue";
+import { describeKind } from "~/server/memory/kinds/registry";
 
 const en = createTranslator("en");
 const zh = createTranslator("zh");

@@ -1,19 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { NODE_TYPES, SCOPE_TYPES } from "~/db/schema";
+import { BUILT_IN_KINDS, kindKeySynonyms, MERGED_KINDS } from "~/server/memory/kinds/catalogue";
+import { buildCustomKind } from "~/server/memory/kinds/custom-schema";
+import type { KindDefinition } from "~/server/memory/kinds/definition";
 import {
   ALWAYS_RECALLED_KINDS,
-  BUILT_IN_KINDS,
-  buildCustomKind,
   checkKindScope,
   describeKind,
-  kindKeySynonyms,
-  MERGED_KINDS,
   storedKindNames,
   storedSlotKeys,
   listKinds,
   resolveKind,
   validateKindValue,
-  type KindDefinition,
 } from "~/server/memory/kinds/registry";
 
 const kind = (name: string): KindDefinition => {

@@ -5,7 +5,7 @@ import type { Database, DbOrTx } from "~/db/types";
 import { badRequest, ServiceError } from "~/server/errors";
 import { newId } from "~/server/ids";
 import type { MemoryCallContext } from "../call-context";
-import { pgErrorCode } from "../../../db/pg-errors";
+import { pgErrorCode } from "~/db/pg-errors";
 import { anyOf } from "~/db/any-of";
 
 /**

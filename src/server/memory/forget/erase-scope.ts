@@ -5,7 +5,7 @@ import { recordAudit } from "../store/audit";
 import type { MemoryCallContext } from "../call-context";
 import { eraseConversation, eraseScopeCards, mergeReceipts, receiptCounts } from "./erase";
 import type { ErasureReceipt } from "./schema";
-import { retryOnContention } from "../../../db/pg-errors";
+import { retryOnContention } from "~/db/pg-errors";
 import { formatScope, parseScope, scopeAllowed } from "../scope";
 
 export type ScopeErasureReceipt = ErasureReceipt & { scope: string; sessionsErased: number };

@@ -5,7 +5,7 @@ import { recordAudit } from "../store/audit";
 import type { MemoryCallContext } from "../call-context";
 import { eraseConversation, receiptCounts, type ConversationErasure } from "./erase";
 import { lockSessionMessages } from "../evidence/messages";
-import { retryOnContention } from "../../../db/pg-errors";
+import { retryOnContention } from "~/db/pg-errors";
 import { scopeAllowed, type ScopePattern } from "../scope";
 
 export type SessionErasureReceipt = ConversationErasure & { sessionId: string };

@@ -7,7 +7,7 @@ import type { MemoryCallContext } from "../call-context";
 import { enqueueEmbedJobs } from "../embeddings/vectors";
 import { auditSnapshot } from "../store/card-view";
 import { findActiveInSlot, getNodeRow, insertNodeIfSlotFree, newRevisionStamp } from "../store/card-revisions";
-import { retryOnContention } from "../../../db/pg-errors";
+import { retryOnContention } from "~/db/pg-errors";
 import { formatScope, scopeAllowed } from "../scope";
 
 export type RestoreResult = { done: boolean; reason?: string; message: string; nodeId?: string; revision?: number; occupantId?: string };

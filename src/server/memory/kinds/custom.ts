@@ -1,13 +1,15 @@
-import { and, asc, count, eq, sql } from "drizzle-orm";
+import { and,asc,count,eq,sql } from "drizzle-orm";
 import { jsonValue } from "~/db/raw";
-import { memoryKinds, memoryNodes, tenants, type Tenant } from "~/db/schema";
-import type { Database, DbOrTx } from "~/db/types";
-import { badRequest, notFound, ServiceError } from "~/server/errors";
+import { memoryKinds,memoryNodes,tenants,type Tenant } from "~/db/schema";
+import type { Database,DbOrTx } from "~/db/types";
+import { badRequest,notFound,ServiceError } from "~/server/errors";
 import { log } from "~/server/log";
 import { unknownTenant } from "~/server/tenants/policy";
 import { recordAudit } from "../store/audit";
 import type { MemoryCallContext } from "../call-context";
-import { buildCustomKind, customKindDefinitionSchema, listKinds, resolveKind, type KindDefinition } from "./registry";
+import { buildCustomKind,customKindDefinitionSchema } from "./custom-schema";
+import type { KindDefinition } from "./definition";
+import { listKinds,resolveKind } from "./registry";
 
 /**
  * Per-tenant kinds added by admins (`memory_kinds`). The stored JSON is the validated admin input;

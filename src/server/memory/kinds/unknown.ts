@@ -1,5 +1,5 @@
 import type { KindRegistry } from "./custom";
-import { MERGED_KINDS } from "./registry";
+import { MERGED_KINDS } from "./catalogue";
 
 /**
  * What an agent is told about kind names the organisation does not have. A search or lookup by a

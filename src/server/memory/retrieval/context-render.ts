@@ -1,5 +1,5 @@
 import type { MemoryNode } from "../store/card-view";
-import { countJoinedLines, countLineTokens, countTokens, truncateToTokens } from "../../text/token-count";
+import { countJoinedLines, countLineTokens, countTokens, truncateToTokens } from "~/server/text/token-count";
 
 /**
  * The prompt block of automatic recall, built under a token budget. Items are taken in priority

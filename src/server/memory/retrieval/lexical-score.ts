@@ -1,5 +1,5 @@
 import type { MemoryNode } from "../store/card-view";
-import { segmentForSearch } from "../../text/segment";
+import { segmentForSearch } from "~/server/text/segment";
 import { queryTerms, type QueryTerm } from "./query-terms";
 
 /**

@@ -1,4 +1,4 @@
-import { toSimplifiedHan } from "../../text/han-variants";
+import { toSimplifiedHan } from "~/server/text/han-variants";
 
 /**
  * List-all phrasing ("列出所有记忆", "show all my memories") is a request to enumerate, not a text

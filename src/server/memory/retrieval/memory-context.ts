@@ -7,7 +7,7 @@ import type { MemoryCallContext } from "../call-context";
 import { ALWAYS_RECALLED_KINDS, PROFILE_KINDS } from "../kinds/registry";
 import { getLatestSummary, summaryForContext } from "../evidence/summaries";
 import type { MemoryNode } from "../store/card-view";
-import { pgErrorCode } from "../../../db/pg-errors";
+import { pgErrorCode } from "~/db/pg-errors";
 import { scopeAllowed } from "../scope";
 import { resolveConflicts } from "./conflicts";
 import { loadRecentMessages, loadStandingNodes, type RecentMessage } from "./context-parts";

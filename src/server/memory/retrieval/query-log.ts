@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { memoryQueryLog } from "~/db/schema";
 import type { DbOrTx } from "~/db/types";
-import { bufferedWriter } from "../../../db/buffered-writes";
+import { bufferedWriter } from "~/db/buffered-writes";
 import type { MemoryCallContext } from "../call-context";
 
 /** One memory_query_log row per search / context call (latency percentiles and counts for stats). */

@@ -1,5 +1,5 @@
 import { englishStem } from "~/server/text/english-stem";
-import { CJK_CHAR_CLASS, isQueryStopWord, normalizeSearchText, segmentQuery } from "../../text/segment";
+import { CJK_CHAR_CLASS, isQueryStopWord, normalizeSearchText, segmentQuery } from "~/server/text/segment";
 import { crossLanguageTerms } from "./cross-language";
 import { ALL_RANKING_FEATURES, type RankingFeatures } from "./ranking-features";
 

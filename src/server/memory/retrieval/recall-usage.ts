@@ -3,7 +3,7 @@ import { memoryNodes, memoryNodeUsage } from "~/db/schema";
 import { queryRows } from "~/db/raw";
 import type { DbOrTx, Transaction } from "~/db/types";
 import { HOTNESS } from "./hotness";
-import { bufferedWriter } from "../../../db/buffered-writes";
+import { bufferedWriter } from "~/db/buffered-writes";
 
 /**
  * Recall counts: every card an agent is handed (search hits, a lookup, a context block) counts once

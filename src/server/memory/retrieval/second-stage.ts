@@ -1,4 +1,4 @@
-import { CJK_CHAR_CLASS, normalizeSearchText } from "../../text/segment";
+import { CJK_CHAR_CLASS, normalizeSearchText } from "~/server/text/segment";
 import type { QueryTerm } from "./query-terms";
 
 /**

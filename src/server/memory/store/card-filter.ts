@@ -2,7 +2,8 @@ import { arrayOverlaps, eq, inArray, like, sql, type SQL } from "drizzle-orm";
 import { memoryNodes, type NodeType } from "~/db/schema";
 import { canonicalKey, normalizeItemKey } from "../write/canonical-key";
 import type { KindRegistry } from "../kinds/custom";
-import { storedKindNames, storedSlotKeys, type KindDefinition } from "../kinds/registry";
+import type { KindDefinition } from "../kinds/definition";
+import { storedKindNames, storedSlotKeys } from "../kinds/registry";
 import { parseScope } from "../scope";
 
 /** Structured card filters shared by exact queries, forget selectors and the dashboard browser. */

@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
 import { queryRows } from "~/db/raw";
 import type { Database } from "~/db/types";
-import { toSimplifiedHan } from "../../text/han-variants";
+import { toSimplifiedHan } from "~/server/text/han-variants";
 import { buildNodeSearchFields } from "./search-fields";
-import { segmentForSearch } from "../../text/segment";
+import { segmentForSearch } from "~/server/text/segment";
 
 type Row = Record<string, unknown> & { id: string };
 

@@ -1,4 +1,4 @@
-import { segmentForSearch } from "../../text/segment";
+import { segmentForSearch } from "~/server/text/segment";
 
 function flattenValue(value: unknown, out: string[] = []): string[] {
   if (value === null || value === undefined) return out;

@@ -1,5 +1,5 @@
-import type { KindDefinition } from "../kinds/registry";
-import { CJK_CHAR_CLASS } from "../../text/segment";
+import type { KindDefinition } from "../kinds/definition";
+import { CJK_CHAR_CLASS } from "~/server/text/segment";
 
 /**
  * Server-made canonical keys (002): the model names a kind and, for itemized kinds, a short stable

@@ -1,7 +1,8 @@
 import type { Tenant } from "~/db/schema";
 import { canonicalKey, itemKeyFromTitle } from "./canonical-key";
 import { isAgent, type MemoryCallContext } from "../call-context";
-import { checkKindScope, validateKindValue, type KindDefinition } from "../kinds/registry";
+import type { KindDefinition } from "../kinds/definition";
+import { checkKindScope, validateKindValue } from "../kinds/registry";
 import { formatScope, scopeAllowed, type MemoryScope } from "../scope";
 import { carriesRedactionMark, findSensitiveInDraft, redactSensitive, redactSensitiveJson } from "./sensitive";
 import { EXPLICIT_INTENT_FLAG, type NodeFields } from "./schema";

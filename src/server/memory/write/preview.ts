@@ -4,7 +4,8 @@ import { loadTenantWithKinds } from "../kinds/custom";
 import { findActiveInSlot } from "../store/card-revisions";
 import { formatScope, scopeAllowed } from "../scope";
 import { parseInput } from "~/server/validation";
-import { draftCreate, sameContent } from "./write";
+import { sameContent } from "./compare";
+import { draftCreate } from "./write";
 import { OperationFailure } from "./draft";
 import { writeOperationSchema } from "./schema";
 

@@ -1,31 +1,33 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and,eq,inArray } from "drizzle-orm";
 import { startNow } from "~/db/start-now";
-import type { Database, Transaction } from "~/db/types";
-import { memoryMessages, type MemoryNodeRow } from "~/db/schema";
+import type { Database,Transaction } from "~/db/types";
+import { memoryMessages,type MemoryNodeRow } from "~/db/schema";
 import { newId } from "~/server/ids";
 import { recordAudit } from "../store/audit";
-import { commitWith, type PipelinedStatements } from "../../../db/pipelined";
+import { commitWith,type PipelinedStatements } from "~/db/pipelined";
 import type { MemoryCallContext } from "../call-context";
-import { loadTenantWithKinds, type KindRegistry } from "../kinds/custom";
+import { loadTenantWithKinds,type KindRegistry } from "../kinds/custom";
 import { enqueueEmbedJobs } from "../embeddings/vectors";
-import { claimIdempotencyKey, findIdempotentResponse, requestHash, storeIdempotentResponse } from "./idempotency";
+import { claimIdempotencyKey,findIdempotentResponse,requestHash,storeIdempotentResponse } from "./idempotency";
 import { auditSnapshot } from "../store/card-view";
-import { canonicalJson, endActiveRevision, findActiveInSlot, getNodeRow, insertNodeIfSlotFree, insertNodeRow, newRevisionStamp } from "../store/card-revisions";
-import { contentionBackoff, isRetryableWriteError, MAX_WRITE_ATTEMPTS } from "../../../db/pg-errors";
-import { formatScope, parseScope, scopeAllowed, type MemoryScope } from "../scope";
+import { canonicalJson,endActiveRevision,findActiveInSlot,getNodeRow,insertNodeIfSlotFree,insertNodeRow,newRevisionStamp } from "../store/card-revisions";
+import { contentionBackoff,isRetryableWriteError,MAX_WRITE_ATTEMPTS } from "~/db/pg-errors";
+import { formatScope,parseScope,scopeAllowed,type MemoryScope } from "../scope";
 import { buildNodeSearchFields } from "../store/search-fields";
-import { buildDraft, OperationFailure, type DraftEnvironment, type NodeDraft } from "./draft";
+import { buildDraft,OperationFailure,type DraftEnvironment,type NodeDraft } from "./draft";
 import {
-  memoryWriteInputSchema,
-  type MemoryWriteResult,
-  type NodeFields,
-  type WriteOperation,
-  type WriteOperationResult,
+memoryWriteInputSchema,
+type MemoryWriteResult,
+type NodeFields,
+type WriteOperation,
+type WriteOperationResult,
 } from "./schema";
 import { parseInput } from "~/server/validation";
-import { kindNames, unknownKindText } from "../kinds/unknown";
+import { kindNames,unknownKindText } from "../kinds/unknown";
 import { MIN_CONFIDENCE } from "../retrieval/conflicts";
-import { scopedSlotLock, shadowSlotLock, takeSlotLocks } from "./shadow-lock";
+import { scopedSlotLock,shadowSlotLock,takeSlotLocks } from "./shadow-lock";
+import { sameContent,updateChangesNothing,updatedFields } from "./compare";
+import { abortedResults,summarize } from "./outcome";
 
 
 export type WriteEnvironment = DraftEnvironment & { registry: KindRegistry };
@@ -45,18 +47,6 @@ class BatchFailed extends Error {
     super("batch failed");
   }
 }
-
-const failureResult = (index: number, op: WriteOperation, f: OperationFailure): WriteOperationResult => ({
-  index,
-  op: op.op,
-  status: f.status,
-  reason: f.reason,
-  message: f.message,
-  ...(f.extra.nodeId ? { nodeId: f.extra.nodeId } : {}),
-  ...(f.extra.scope ? { scope: f.extra.scope } : {}),
-  ...(f.extra.currentRevision !== undefined ? { currentRevision: f.extra.currentRevision } : {}),
-  ...(f.extra.currentStatus ? { currentStatus: f.extra.currentStatus } : {}),
-});
 
 function resolveKindOrFail(env: Env, kind: string) {
   const def = env.registry.resolve(kind);
@@ -148,57 +138,6 @@ async function loadTarget(tx: Transaction, ctx: MemoryCallContext, op: Extract<W
     });
   }
   return row;
-}
-
-const sameText = (a: string, b: string) => a.replace(/\s+/g, " ").trim() === b.replace(/\s+/g, " ").trim();
-
-export const sameContent = (row: MemoryNodeRow, draft: NodeDraft) =>
-  row.key === draft.key &&
-  canonicalJson(row.valueJson) === canonicalJson(draft.valueJson) &&
-  sameText(row.content, draft.content) &&
-  (row.expiresAt?.getTime() ?? null) === (draft.expiresAt?.getTime() ?? null);
-
-const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((item) => b.includes(item));
-
-/**
- * An update changes nothing when the card's content is the same (sameContent) and so is every other
- * field it sent: before, an update of the title, tags, confidence or importance alone answered "already
- * says this; nothing changed" and dropped the edit (a card raised above the recall threshold stayed
- * hidden). New evidence (sourceMessageIds) is a change too, and so is an inferred card made explicit.
- */
-const updateChangesNothing = (target: MemoryNodeRow, draft: NodeDraft, sent: Partial<NodeFields>) =>
-  sameContent(target, draft) &&
-  // A person confirming an inferred card (explicitUserIntent) makes it explicit: a change of its own.
-  !(draft.explicit && !target.explicitUserIntent) &&
-  sameText(target.title, draft.title) &&
-  sameSet(target.tags, draft.tags) &&
-  sameSet(target.entities, draft.entities) &&
-  (sent.confidence === undefined || sent.confidence === target.confidence) &&
-  (sent.importance === undefined || sent.importance === target.importance) &&
-  sameSet(target.sourceMessageIds, draft.sourceMessageIds);
-
-/**
- * An update's card: the fields it sent over the target's. Confidence and importance it did not send
- * are the target's while the card says the same thing (a new tag does not make a stated fact less
- * certain); when title, content or value change, they are those of a new statement (by intent), as
- * for a create.
- */
-function updatedFields(target: MemoryNodeRow, sent: Partial<NodeFields>): NodeFields {
-  const fields = {
-    title: sent.title ?? target.title,
-    content: sent.content ?? target.content,
-    valueJson: sent.valueJson ?? sent.value ?? target.valueJson ?? undefined,
-  };
-  const restated = !sameText(fields.title, target.title) || !sameText(fields.content, target.content) || canonicalJson(fields.valueJson ?? null) !== canonicalJson(target.valueJson ?? null);
-  return {
-    ...fields,
-    tags: sent.tags ?? target.tags,
-    entities: sent.entities ?? target.entities,
-    confidence: sent.confidence ?? (restated ? undefined : target.confidence),
-    importance: sent.importance ?? (restated ? undefined : target.importance),
-    expiresAt: sent.expiresAt === undefined ? target.expiresAt : sent.expiresAt,
-    sourceMessageIds: sent.sourceMessageIds,
-  };
 }
 
 /** A drafted card's row, all but its place in a revision chain (id, revision, lineage, predecessor). */
@@ -362,16 +301,6 @@ async function lockSlots(tx: Transaction, tenantId: string, prepared: Prepared[]
   if (statement) await startNow(tx.execute(statement));
 }
 
-function summarize(results: WriteOperationResult[], done: boolean): string {
-  if (done) {
-    const counts = results.reduce<Record<string, number>>((acc, r) => ({ ...acc, [r.status]: (acc[r.status] ?? 0) + 1 }), {});
-    return `All ${results.length} operation(s) applied (${Object.entries(counts).map(([k, n]) => `${n} ${k}`).join(", ")}).`;
-  }
-  const failed = results.filter((r) => r.status === "conflict" || (r.status === "rejected" && r.reason !== "batch_aborted"));
-  return `Nothing was written: ${failed.map((r) => `operation ${r.index} ${r.status} (${r.reason})`).join("; ")}. Fix ${failed.length > 1 ? "them" : "it"} and resend the whole batch. Do not tell the user it was saved.`;
-}
-
-/** Every operation not at fault is reported as not applied, so no caller mistakes it for a success. */
 const scopeNamedBy = (op: WriteOperation | undefined) => (op && "scope" in op && typeof op.scope === "string" ? op.scope : undefined);
 
 function scopeOrNull(text: string): MemoryScope | null {
@@ -380,14 +309,6 @@ function scopeOrNull(text: string): MemoryScope | null {
   } catch {
     return null;
   }
-}
-
-function abortedResults(ops: WriteOperation[], failures: Map<number, OperationFailure>): WriteOperationResult[] {
-  return ops.map((op, index) => {
-    const failure = failures.get(index);
-    if (failure) return failureResult(index, op, failure);
-    return { index, op: op.op, status: "rejected", reason: "batch_aborted", message: "Not applied: another operation of this batch failed, and batches are all or nothing." };
-  });
 }
 
 /**

@@ -1,0 +1,368 @@
+import { z } from "zod";
+import { SCOPE_TYPES,type ScopeType } from "~/db/schema";
+import { normalizeFlavorProfile } from "../write/value-normalize";
+import type { KindDefinition } from "./definition";
+import { itemFromFields,nonEmptyRecord,objectWithOneOf,SHAPE_SCHEMAS,text,textList,timezoneValue } from "./value-shapes";
+
+/**
+ * The built-in kinds as data (002's slots + 000's cooking schema), the names a model tends to invent
+ * for them, and the kinds merged into others. docs/memory-model.md lists them.
+ */
+
+const PERSONAL_SCOPES: readonly ScopeType[] = ["user", "session", "context"];
+const SHARED_SCOPES: readonly ScopeType[] = ["user", "workspace", "session", "context"];
+const COOKING_DOMAIN = "生活技能";
+const COOKING_PREFERENCES = [COOKING_DOMAIN, "做饭", "饮食偏好"];
+
+type KindSpec = Pick<KindDefinition, "kind" | "key" | "domain" | "categoryPath" | "type" | "valueShape" | "valueHint" | "valueSchema" | "description"> &
+  Partial<Omit<KindDefinition, "source">>;
+
+/** Defaults: a personal, single-slot, explicit-intent, user-scope kind with a required value. */
+const builtIn = (spec: KindSpec): KindDefinition => ({
+  itemized: false,
+  valueRequired: true,
+  defaultScope: "user",
+  allowedScopes: PERSONAL_SCOPES,
+  requiresExplicitIntent: true,
+  alwaysRecall: false,
+  temporary: false,
+  ...spec,
+  source: "builtin",
+});
+
+const ingredientKind = (kind: string, description: string) =>
+  builtIn({
+    kind,
+    key: `cooking.${kind}`,
+    domain: COOKING_DOMAIN,
+    categoryPath: COOKING_PREFERENCES,
+    type: "preference",
+    itemized: true,
+    valueShape: "string",
+    valueHint: 'the ingredient or food ("香菜", "peanuts"), or { ingredient (or food), note?, reason? }; itemKey defaults to it',
+    valueSchema: z.union([text, objectWithOneOf(["ingredient", "food", "name"])]),
+    itemKeyFromValue: itemFromFields(["ingredient", "food", "name"]),
+    description,
+  });
+
+export const BUILT_IN_KINDS: readonly KindDefinition[] = [
+  // 002's single slots.
+  builtIn({
+    kind: "interaction_contract",
+    key: "interaction.relationship",
+    domain: "interaction",
+    categoryPath: ["interaction", "relationship"],
+    type: "preference",
+    valueShape: "object",
+    valueHint: "{ userRole?, assistantRole?, addressUserAs?, tone? } with at least one of userRole/assistantRole/addressUserAs",
+    valueSchema: objectWithOneOf(["userRole", "assistantRole", "addressUserAs"]),
+    allowedScopes: SHARED_SCOPES,
+    alwaysRecall: true,
+    description: "How the user and the assistant relate: roles, how to address the user, tone.",
+  }),
+  builtIn({
+    kind: "profile_name",
+    key: "profile.identity.name",
+    domain: "profile",
+    categoryPath: ["profile", "identity"],
+    type: "fact",
+    valueShape: "string",
+    valueHint: 'the name ("Alice"), or { name, preferredName? }',
+    valueSchema: z.union([text, objectWithOneOf(["name"])]),
+    description: "The user's name or preferred name.",
+  }),
+  builtIn({
+    kind: "home_location",
+    key: "profile.location.home",
+    domain: "profile",
+    categoryPath: ["profile", "location"],
+    type: "fact",
+    valueShape: "object",
+    valueHint: "{ city?, location?, region?, country? } with city or location",
+    valueSchema: objectWithOneOf(["city", "location"]),
+    normalizeValue: (value) => (typeof value === "string" ? { location: value } : value),
+    description: "Where the user lives (city or location).",
+  }),
+  builtIn({
+    kind: "occupation",
+    key: "profile.occupation",
+    domain: "profile",
+    categoryPath: ["profile", "occupation"],
+    type: "fact",
+    valueShape: "string",
+    valueHint: 'the occupation ("backend engineer"), or { title?, employer? }',
+    valueSchema: z.union([text, objectWithOneOf(["title", "occupation", "employer"])]),
+    description: "The user's job or occupation.",
+  }),
+  builtIn({
+    kind: "timezone_preference",
+    key: "preference.timezone",
+    domain: "preference",
+    categoryPath: ["preference", "timezone"],
+    type: "preference",
+    valueShape: "string",
+    valueHint: 'an IANA time zone ("Asia/Shanghai") or UTC offset ("UTC+8")',
+    valueSchema: timezoneValue,
+    allowedScopes: SHARED_SCOPES,
+    description: "The time zone the user wants times shown in.",
+  }),
+  builtIn({
+    kind: "language_preference",
+    key: "preference.language",
+    domain: "preference",
+    categoryPath: ["preference", "language"],
+    type: "preference",
+    valueShape: "string",
+    valueHint: 'the language ("zh-CN", "English") or a list in order of preference',
+    valueSchema: z.union([text, textList]),
+    allowedScopes: SHARED_SCOPES,
+    alwaysRecall: true,
+    description: "The language(s) the user wants replies in.",
+  }),
+  builtIn({
+    kind: "hard_constraint",
+    key: "constraint.hard",
+    domain: "constraint",
+    categoryPath: ["constraint"],
+    type: "constraint",
+    valueShape: "string[]",
+    valueHint: "the rule as text, or the full list of rules (a new write replaces the list)",
+    valueSchema: z.union([text, textList, nonEmptyRecord]),
+    valueRequired: false,
+    allowedScopes: SCOPE_TYPES,
+    alwaysRecall: true,
+    description: "Rules the assistant must always follow for this user or project.",
+  }),
+  builtIn({
+    kind: "long_term_goal",
+    key: "goal.long_term",
+    domain: "goal",
+    categoryPath: ["goal", "long_term"],
+    type: "task",
+    valueShape: "any",
+    valueHint: "the goal as text, or { goal, deadline?, ... }",
+    valueSchema: z.union([text, nonEmptyRecord]),
+    valueRequired: false,
+    allowedScopes: SHARED_SCOPES,
+    description: "The user's long-term goal.",
+  }),
+  builtIn({
+    kind: "durable_decision",
+    key: "decision.durable",
+    domain: "decision",
+    categoryPath: ["decision"],
+    type: "decision",
+    itemized: true,
+    itemKeyFromTitle: true,
+    valueShape: "any",
+    valueHint: "the decision as text, or { decision, rationale?, ... }; itemKey names the decision (database, release_day), else the title does",
+    valueSchema: z.union([text, nonEmptyRecord]),
+    valueRequired: false,
+    defaultScope: "workspace",
+    allowedScopes: SCOPE_TYPES,
+    requiresExplicitIntent: false,
+    description: "A lasting decision (usually a project's) that later work must respect, one card per decision.",
+  }),
+  builtIn({
+    kind: "custom_fact",
+    key: "custom.fact",
+    domain: "custom",
+    categoryPath: ["custom"],
+    type: "fact",
+    itemized: true,
+    valueShape: "any",
+    valueHint: "any JSON value; itemKey names the fact (wifi_name, bike_model)",
+    valueSchema: SHAPE_SCHEMAS.any,
+    valueRequired: false,
+    allowedScopes: SCOPE_TYPES,
+    description: "Any other stable fact the user asked to remember, one card per itemKey.",
+  }),
+  // 002's itemized kinds.
+  builtIn({
+    kind: "accessibility_need",
+    key: "profile.accessibility",
+    domain: "profile",
+    categoryPath: ["profile", "accessibility"],
+    type: "constraint",
+    itemized: true,
+    valueShape: "any",
+    valueHint: "the need as text, or an object describing it; itemKey names it (screen_reader, large_text)",
+    valueSchema: z.union([text, nonEmptyRecord]),
+    valueRequired: false,
+    allowedScopes: SHARED_SCOPES,
+    alwaysRecall: true,
+    description: "An accessibility need the assistant must accommodate.",
+  }),
+  builtIn({
+    kind: "communication_preference",
+    key: "preference.communication",
+    domain: "preference",
+    categoryPath: ["preference", "communication"],
+    type: "preference",
+    itemized: true,
+    valueShape: "any",
+    valueHint: 'the preference ("concise", "no emoji"); itemKey names the aspect (length, tone, format)',
+    valueSchema: z.union([text, textList, nonEmptyRecord]),
+    allowedScopes: SHARED_SCOPES,
+    alwaysRecall: true,
+    description: "How the user wants answers written (length, tone, format), one card per aspect.",
+  }),
+  builtIn({
+    kind: "project_context",
+    key: "project.context",
+    domain: "project",
+    categoryPath: ["project"],
+    type: "fact",
+    itemized: true,
+    valueShape: "any",
+    valueHint: "any JSON value; itemKey names the project or topic (hermes_studio, deploy_target)",
+    valueSchema: SHAPE_SCHEMAS.any,
+    valueRequired: false,
+    defaultScope: "workspace",
+    allowedScopes: SCOPE_TYPES,
+    requiresExplicitIntent: false,
+    description: "A stable fact about a project: stack, repository, conventions, one card per topic.",
+  }),
+  builtIn({
+    kind: "personal_relationship",
+    key: "profile.relationship",
+    domain: "profile",
+    categoryPath: ["profile", "relationship"],
+    type: "fact",
+    itemized: true,
+    valueShape: "object",
+    valueHint: '{ name?, relation? } with at least one ("wife", "Bob"); itemKey names the person',
+    valueSchema: z.union([text, objectWithOneOf(["name", "relation"])]),
+    itemKeyFromValue: itemFromFields(["name", "relation"]),
+    description: "A person in the user's life and how they relate to the user.",
+  }),
+  // Work in progress and transient states.
+  builtIn({
+    kind: "active_task",
+    key: "task.active",
+    domain: "task",
+    categoryPath: ["task", "active"],
+    type: "task",
+    itemized: true,
+    valueShape: "any",
+    valueHint: "the task as text, or { task, status?, due?, next? }; itemKey names the task",
+    valueSchema: z.union([text, nonEmptyRecord]),
+    valueRequired: false,
+    defaultScope: "workspace",
+    allowedScopes: ["workspace", "session", "context"],
+    requiresExplicitIntent: false,
+    description: "A task in progress; expire it when done.",
+  }),
+  builtIn({
+    kind: "temporary_state",
+    key: "state.temporary",
+    domain: "state",
+    categoryPath: ["state"],
+    type: "constraint",
+    itemized: true,
+    valueShape: "any",
+    valueHint: 'the state as text ("stomach upset today"); itemKey names the aspect (health, travel); needs expiresAt outside session scope',
+    valueSchema: z.union([text, nonEmptyRecord]),
+    valueRequired: false,
+    defaultScope: "session",
+    allowedScopes: SHARED_SCOPES,
+    requiresExplicitIntent: false,
+    temporary: true,
+    description: "A temporary state of the user that matters for a while (health, travel, mood).",
+  }),
+  // 000's cooking schema (生活技能 / 做饭).
+  ingredientKind("avoid_ingredient", "An ingredient or food the user avoids (dislike, allergy, religion), one card per item."),
+  ingredientKind("preferred_ingredient", "An ingredient the user likes in recipes, one card per ingredient."),
+  builtIn({
+    kind: "flavor_profile",
+    key: "cooking.flavor_profile",
+    domain: COOKING_DOMAIN,
+    categoryPath: COOKING_PREFERENCES,
+    type: "preference",
+    valueShape: "object",
+    valueHint: '{ spicy?, oil?, salt?, sugar?, sour? } each "none" | "low" | "medium" | "high"; phrases like "少油少辣" are accepted',
+    valueSchema: z
+      .record(z.string(), z.string())
+      .refine((value) => Object.keys(value).length > 0, { error: "names no recognised flavor (spicy, oil, salt, sugar, sour)" }),
+    normalizeValue: (value) =>
+      typeof value === "string" || Array.isArray(value) || (value && typeof value === "object")
+        ? normalizeFlavorProfile(value as string | unknown[] | Record<string, unknown>)
+        : value,
+    description: "The user's taste for cooking: spiciness, oil, salt, sugar, sourness.",
+  }),
+  builtIn({
+    kind: "dietary_restriction",
+    key: "cooking.dietary_restriction",
+    domain: COOKING_DOMAIN,
+    categoryPath: COOKING_PREFERENCES,
+    type: "preference",
+    itemized: true,
+    valueShape: "string",
+    valueHint: 'the restriction ("vegetarian", "低糖", "halal"), or { restriction, note? }; itemKey defaults to it',
+    valueSchema: z.union([text, objectWithOneOf(["restriction", "name"])]),
+    itemKeyFromValue: itemFromFields(["restriction", "name"]),
+    description: "A diet the user follows (vegetarian, halal, low sugar), one card per restriction.",
+  }),
+  builtIn({
+    kind: "cooking_time_preference",
+    key: "cooking.cooking_time_preference",
+    domain: COOKING_DOMAIN,
+    categoryPath: COOKING_PREFERENCES,
+    type: "preference",
+    valueShape: "object",
+    valueHint: 'minutes as a number (30), text ("quick weekday meals"), or { maxMinutes?, note? }',
+    valueSchema: z.union([text, z.number().positive(), nonEmptyRecord]),
+    description: "How much time the user wants to spend cooking.",
+  }),
+  builtIn({
+    kind: "recipe",
+    key: "cooking.recipe",
+    domain: COOKING_DOMAIN,
+    categoryPath: [COOKING_DOMAIN, "做饭", "菜谱"],
+    type: "recipe",
+    itemized: true,
+    valueShape: "any",
+    valueHint: "{ ingredients?, steps?, notes? } or text; itemKey names the dish (番茄炒蛋)",
+    valueSchema: z.union([text, nonEmptyRecord]),
+    valueRequired: false,
+    description: "A recipe the user wants kept, one card per dish.",
+  }),
+];
+
+/** Names a model tends to invent → the controlled kind (000: the same meaning must get one key). */
+export const kindKeySynonyms: Readonly<Record<string, string>> = {
+  relationship_contract: "interaction_contract", interaction: "interaction_contract", address_user_as: "interaction_contract", persona: "interaction_contract",
+  name: "profile_name", user_name: "profile_name", username: "profile_name", display_name: "profile_name", preferred_name: "profile_name", nickname: "profile_name",
+  location: "home_location", home: "home_location", home_city: "home_location", city: "home_location", residence: "home_location", hometown: "home_location",
+  job: "occupation", profession: "occupation", job_title: "occupation", work: "occupation", role: "occupation",
+  timezone: "timezone_preference", time_zone: "timezone_preference", tz: "timezone_preference",
+  language: "language_preference", preferred_language: "language_preference", reply_language: "language_preference", locale: "language_preference",
+  constraint: "hard_constraint", rule: "hard_constraint", hard_rule: "hard_constraint", must_not: "hard_constraint",
+  goal: "long_term_goal", long_term_goals: "long_term_goal", objective: "long_term_goal",
+  decision: "durable_decision", project_decision: "durable_decision",
+  fact: "custom_fact", note: "custom_fact", custom: "custom_fact",
+  // food_avoidance was a kind of its own until the two meant the same thing (MERGED_KINDS).
+  food_avoidance: "avoid_ingredient", food_dislike: "avoid_ingredient", food_allergy: "avoid_ingredient", allergy: "avoid_ingredient", avoided_food: "avoid_ingredient", disliked_food: "avoid_ingredient",
+  accessibility: "accessibility_need", disability: "accessibility_need",
+  communication_style: "communication_preference", response_style: "communication_preference", tone: "communication_preference", reply_style: "communication_preference",
+  project: "project_context", project_fact: "project_context", project_info: "project_context",
+  relationship: "personal_relationship", family_member: "personal_relationship", contact: "personal_relationship", relative: "personal_relationship",
+  task: "active_task", current_task: "active_task", todo: "active_task",
+  temporary: "temporary_state", current_state: "temporary_state", temporary_condition: "temporary_state", mood: "temporary_state",
+  disliked_ingredient: "avoid_ingredient", avoid_food: "avoid_ingredient", excluded_ingredient: "avoid_ingredient", avoided_ingredient: "avoid_ingredient", no_ingredient: "avoid_ingredient",
+  liked_ingredient: "preferred_ingredient", favorite_ingredient: "preferred_ingredient", favourite_ingredient: "preferred_ingredient",
+  flavor: "flavor_profile", flavour: "flavor_profile", flavor_preference: "flavor_profile", taste: "flavor_profile", taste_preference: "flavor_profile", spice_level: "flavor_profile",
+  diet: "dietary_restriction", dietary_preference: "dietary_restriction", diet_restriction: "dietary_restriction",
+  cooking_time: "cooking_time_preference", cook_time: "cooking_time_preference", prep_time: "cooking_time_preference",
+  dish: "recipe", recipe_note: "recipe",
+};
+
+/**
+ * Kinds merged into another (docs/memory-model.md): a write naming the old kind lands in the kind it
+ * merged into, while cards stored before the merge keep their kind and slot key (no key rewrite, so no
+ * two cards of one item are ever folded together). Reads by either name, or by either slot key, find
+ * both; an update of an old card moves it into the new slot as its next revision.
+ */
+export const MERGED_KINDS: Readonly<Record<string, { into: string; key: string }>> = {
+  food_avoidance: { into: "avoid_ingredient", key: "preference.food.avoid" },
+};
