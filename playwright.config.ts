@@ -54,7 +54,13 @@ export default defineConfig({
     { name: "api", testMatch: /api\/.*\.spec\.ts/, use: { baseURL: servers.api.baseURL } },
     // sign-in.spec creates the install's first admin, so it runs before every other ui spec.
     { name: "ui-setup", testMatch: /ui\/sign-in\.spec\.ts/, use: uiUse },
-    { name: "ui", testMatch: /ui\/.*\.spec\.ts/, testIgnore: /ui\/sign-in\.spec\.ts/, dependencies: ["ui-setup"], use: uiUse },
+    {
+      name: "ui",
+      testMatch: /ui\/.*\.spec\.ts/,
+      testIgnore: /ui\/sign-in\.spec\.ts/,
+      dependencies: ["ui-setup"],
+      use: uiUse,
+    },
   ],
   webServer: Object.values(servers).map((server) => ({
     // The production server as `npm start` runs it (agent calls served in front of Next.js).

@@ -27,7 +27,12 @@ export default defineConfig({
     projects: [
       {
         resolve: { alias },
-        test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node", setupFiles: ["test/support/memory-subscribers.ts"] },
+        test: {
+          name: "unit",
+          include: ["test/unit/**/*.test.ts"],
+          environment: "node",
+          setupFiles: ["test/support/memory-subscribers.ts"],
+        },
       },
       {
         // Crash and fault injection (test/faults, docs/reliability.md): PGlite always, Postgres when

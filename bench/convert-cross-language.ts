@@ -18,7 +18,18 @@ function crossed(questions: EvalDataset, memories: EvalDataset, name: string): E
     const evidence = q.evidence.filter((id) => ids.has(id));
     return evidence.length ? [{ ...q, evidence }] : [];
   });
-  return { format: "memory-eval/v1", name, conversations: memories.conversations, queries, notes: { questionsFrom: questions.name, memoriesFrom: memories.name, queriesKept: queries.length, queriesAsked: questions.queries.length } };
+  return {
+    format: "memory-eval/v1",
+    name,
+    conversations: memories.conversations,
+    queries,
+    notes: {
+      questionsFrom: questions.name,
+      memoriesFrom: memories.name,
+      queriesKept: queries.length,
+      queriesAsked: questions.queries.length,
+    },
+  };
 }
 
 function main() {

@@ -15,8 +15,27 @@ type Qa = { question: string; evidence?: unknown[]; category: number };
 type Sample = { sample_id: string; conversation: Record<string, unknown>; qa: Qa[] };
 
 /** The dataset's own category numbering (its evaluation code). */
-const CATEGORIES: Record<number, string> = { 1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial" };
-const MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
+const CATEGORIES: Record<number, string> = {
+  1: "multi-hop",
+  2: "temporal",
+  3: "open-domain",
+  4: "single-hop",
+  5: "adversarial",
+};
+const MONTHS = [
+  "january",
+  "february",
+  "march",
+  "april",
+  "may",
+  "june",
+  "july",
+  "august",
+  "september",
+  "october",
+  "november",
+  "december",
+];
 
 /** "1:56 pm on 8 May, 2023" → Date (UTC). */
 export function parseSessionDate(text: string): Date | null {
@@ -43,7 +62,9 @@ export function normalizeEvidence(raw: unknown): string[] {
 
 function main() {
   const args = parseArgs(process.argv.slice(2));
-  const input = String(args.get("input") ?? path.resolve(import.meta.dirname, "../../shared/bench/locomo/locomo10.json"));
+  const input = String(
+    args.get("input") ?? path.resolve(import.meta.dirname, "../../shared/bench/locomo/locomo10.json"),
+  );
   const output = String(args.get("output") ?? path.resolve(import.meta.dirname, "data/locomo.json"));
   const samples = JSON.parse(fs.readFileSync(input, "utf8")) as Sample[];
   const conversations: EvalDataset["conversations"] = [];
@@ -84,12 +105,27 @@ function main() {
       const evidence = [...new Set(candidates.filter((id) => ids.has(id)))];
       dropped.push(...candidates.filter((id) => !ids.has(id)).map((id) => `${sample.sample_id}:${id}`));
       if (evidence.length === 0) noEvidence++;
-      queries.push({ id: `${sample.sample_id}/q${i}`, conversationId: sample.sample_id, question: qa.question, evidence, category: CATEGORIES[qa.category] ?? `category-${qa.category}` });
+      queries.push({
+        id: `${sample.sample_id}/q${i}`,
+        conversationId: sample.sample_id,
+        question: qa.question,
+        evidence,
+        category: CATEGORIES[qa.category] ?? `category-${qa.category}`,
+      });
     });
   }
-  const notes = { source: path.basename(input), malformedEvidenceEntries: malformedEntries, droppedEvidenceIds: dropped.length, dropped, queriesWithoutEvidence: noEvidence };
+  const notes = {
+    source: path.basename(input),
+    malformedEvidenceEntries: malformedEntries,
+    droppedEvidenceIds: dropped.length,
+    dropped,
+    queriesWithoutEvidence: noEvidence,
+  };
   writeDataset(output, { format: "memory-eval/v1", name: "locomo", conversations, queries, notes });
-  console.log(`wrote ${output}: ${conversations.length} conversations, ${conversations.reduce((n, c) => n + c.messages.length, 0)} turns, ${queries.length} queries`, notes);
+  console.log(
+    `wrote ${output}: ${conversations.length} conversations, ${conversations.reduce((n, c) => n + c.messages.length, 0)} turns, ${queries.length} queries`,
+    notes,
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) main();

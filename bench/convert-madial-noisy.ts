@@ -44,14 +44,25 @@ function main() {
     let k = 0;
     noise.forEach((m, i) => {
       messages.push(m);
-      if (i % step === step - 1 && k < c.messages.length) messages.push({ id: c.messages[k]!.id, role: "user", content: c.messages[k++]!.content });
+      if (i % step === step - 1 && k < c.messages.length)
+        messages.push({ id: c.messages[k]!.id, role: "user", content: c.messages[k++]!.content });
     });
-    while (k < c.messages.length) messages.push({ id: c.messages[k]!.id, role: "user", content: c.messages[k++]!.content });
+    while (k < c.messages.length)
+      messages.push({ id: c.messages[k]!.id, role: "user", content: c.messages[k++]!.content });
     return { id: c.id, messages };
   });
   const name = `madial-${lang}-noisy${copies > 1 ? `-x${copies}` : ""}`;
-  writeDataset(path.resolve(import.meta.dirname, `data/${name}.json`), { format: "memory-eval/v1", name, conversations, queries: last.queries.map((q) => ({ ...q, conversationId: "all" })), notes: { memoriesIn: "chit-chat of every dialogue", messages: conversations.map((c) => c.messages.length) } });
-  console.log(name, conversations.map((c) => c.messages.length));
+  writeDataset(path.resolve(import.meta.dirname, `data/${name}.json`), {
+    format: "memory-eval/v1",
+    name,
+    conversations,
+    queries: last.queries.map((q) => ({ ...q, conversationId: "all" })),
+    notes: { memoriesIn: "chit-chat of every dialogue", messages: conversations.map((c) => c.messages.length) },
+  });
+  console.log(
+    name,
+    conversations.map((c) => c.messages.length),
+  );
 }
 
 main();

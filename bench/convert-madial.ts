@@ -14,7 +14,13 @@ import path from "node:path";
 import { parseArgs, writeDataset, type EvalDataset, type EvalQuery } from "./lib/eval-format";
 
 type MemoryRecord = { time?: string; scene?: string; emotion?: string; event: string; "user-id"?: number; id?: string };
-type DialogueRecord = { dialogue: string[]; "test-turn": number[]; "relevant-id": number[]; "user-id": number; id?: number };
+type DialogueRecord = {
+  dialogue: string[];
+  "test-turn": number[];
+  "relevant-id": number[];
+  "user-id": number;
+  id?: number;
+};
 
 const MAX_QUERY_CHARS = 1000;
 
@@ -27,7 +33,8 @@ const readLines = <T>(file: string): T[] =>
 
 function readMemories(file: string): Map<string, MemoryRecord> {
   const out = new Map<string, MemoryRecord>();
-  for (const line of readLines<Record<string, MemoryRecord>>(file)) for (const [id, record] of Object.entries(line)) out.set(id, record);
+  for (const line of readLines<Record<string, MemoryRecord>>(file))
+    for (const [id, record] of Object.entries(line)) out.set(id, record);
   return out;
 }
 
@@ -53,7 +60,8 @@ function main() {
   const dialogues = readLines<DialogueRecord>(path.join(dir, lang, `MADial-Bench-${lang}-dialogue.json`));
   const userOf = new Map<string, number>();
   for (const [id, record] of zh) if (record["user-id"] !== undefined) userOf.set(id, record["user-id"]);
-  for (const d of dialogues) for (const id of d["relevant-id"]) if (!userOf.has(String(id))) userOf.set(String(id), d["user-id"]);
+  for (const d of dialogues)
+    for (const id of d["relevant-id"]) if (!userOf.has(String(id))) userOf.set(String(id), d["user-id"]);
 
   const byUser = new Map<number, EvalDataset["conversations"][number]["messages"]>();
   let unassigned = 0;
@@ -65,7 +73,13 @@ function main() {
     }
     const messages = byUser.get(user) ?? [];
     // Each memory is an episode of its own: it shares no conversational context with the next one.
-    messages.push({ id, role: "user", content: record.event, session: `memory-${id}`, ...(record.time ? { createdAt: new Date(`${record.time}T12:00:00Z`).toISOString() } : {}) });
+    messages.push({
+      id,
+      role: "user",
+      content: record.event,
+      session: `memory-${id}`,
+      ...(record.time ? { createdAt: new Date(`${record.time}T12:00:00Z`).toISOString() } : {}),
+    });
     byUser.set(user, messages);
   }
   const queries: EvalQuery[] = [];
@@ -87,10 +101,15 @@ function main() {
       queries.push({ id: `d${d.id ?? index}/t${turn}`, conversationId, question, evidence, category: scene });
     }
   });
-  const conversations = [...byUser.entries()].sort(([a], [b]) => a - b).map(([user, messages]) => ({ id: `user-${user}`, messages }));
+  const conversations = [...byUser.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([user, messages]) => ({ id: `user-${user}`, messages }));
   const notes = { lang, gold, memories: memories.size, unassignedMemories: unassigned, droppedGoldIds: droppedGold };
   writeDataset(output, { format: "memory-eval/v1", name: `madial-${lang}${suffix}`, conversations, queries, notes });
-  console.log(`wrote ${output}: ${conversations.length} users, ${memories.size} memories, ${queries.length} queries`, notes);
+  console.log(
+    `wrote ${output}: ${conversations.length} users, ${memories.size} memories, ${queries.length} queries`,
+    notes,
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) main();

@@ -13,7 +13,9 @@ import { registerTreeSubscribers } from "~/server/tree";
 // Messages stored here become memory-tree chunks, as in the server (src/server/tree/subscribers.ts).
 registerTreeSubscribers();
 
-const { values } = parseArgs({ options: { messages: { type: "string", default: "1000" }, "database-url": { type: "string" } } });
+const { values } = parseArgs({
+  options: { messages: { type: "string", default: "1000" }, "database-url": { type: "string" } },
+});
 const total = Number(values.messages);
 const url = values["database-url"];
 
@@ -38,7 +40,11 @@ const started = performance.now();
 for (let i = 0; i < total; i++) {
   const content = `${SAMPLES[i % SAMPLES.length]} (#${i})`;
   const t0 = performance.now();
-  await appendMessages(handle.db, { tenantId, actor: { type: "system", id: "bench" } }, { sessionId: `s${i % 20}`, messages: [{ role: i % 2 ? "assistant" : "user", content }] });
+  await appendMessages(
+    handle.db,
+    { tenantId, actor: { type: "system", id: "bench" } },
+    { sessionId: `s${i % 20}`, messages: [{ role: i % 2 ? "assistant" : "user", content }] },
+  );
   latencies.push(performance.now() - t0);
 }
 const seconds = (performance.now() - started) / 1000;
@@ -50,12 +56,20 @@ const report = {
   machine: `${os.cpus().length} cpu, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`,
   messages: total,
   messagesPerSecond: Math.round((total / seconds) * 10) / 10,
-  latencyMs: { p50: +pct(50).toFixed(2), p95: +pct(95).toFixed(2), p99: +pct(99).toFixed(2), max: +latencies.at(-1)!.toFixed(2) },
+  latencyMs: {
+    p50: +pct(50).toFixed(2),
+    p95: +pct(95).toFixed(2),
+    p99: +pct(99).toFixed(2),
+    max: +latencies.at(-1)!.toFixed(2),
+  },
   note: "per message: one transaction storing the message, its chunk(s) with fast-score reasons, and the cold-path job rows",
 };
 console.log(JSON.stringify(report, null, 2));
 fs.mkdirSync("bench/results", { recursive: true });
-fs.writeFileSync(`bench/results/hot-path-${handle.mode}-${new Date().toISOString().replace(/[:.]/g, "-")}.json`, `${JSON.stringify(report, null, 2)}\n`);
+fs.writeFileSync(
+  `bench/results/hot-path-${handle.mode}-${new Date().toISOString().replace(/[:.]/g, "-")}.json`,
+  `${JSON.stringify(report, null, 2)}\n`,
+);
 if (!url) await handle.db.delete(tenants);
 await handle.close();
 if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });

@@ -68,7 +68,10 @@ type Sample = {
 };
 
 const input = values.input ?? path.resolve(import.meta.dirname, "../../shared/bench/locomo/locomo10.json");
-const samples = (JSON.parse(fs.readFileSync(input, "utf8")) as Sample[]).slice(0, values.conversations ? Number(values.conversations) : undefined);
+const samples = (JSON.parse(fs.readFileSync(input, "utf8")) as Sample[]).slice(
+  0,
+  values.conversations ? Number(values.conversations) : undefined,
+);
 const url = values["database-url"];
 const dataDir = url ? null : fs.mkdtempSync(path.join(os.tmpdir(), "memory-formation-"));
 const handle = await openDatabase(url ? { url } : { dataDir: path.join(dataDir!, "pglite") });
@@ -99,7 +102,13 @@ async function drain(db: Database) {
   }
 }
 
-type Run = { tenantId: string; diaOf: Map<string, string>; sessions: { n: number; sessionId: string; turns: { role: "user" | "assistant"; content: string }[] }[]; turns: number; userTurns: number };
+type Run = {
+  tenantId: string;
+  diaOf: Map<string, string>;
+  sessions: { n: number; sessionId: string; turns: { role: "user" | "assistant"; content: string }[] }[];
+  turns: number;
+  userTurns: number;
+};
 
 /** One conversation captured with `user` as the user: its own organisation, one session per LoCoMo session. */
 async function capture(sample: Sample, user: string): Promise<Run> {
@@ -122,7 +131,11 @@ async function capture(sample: Sample, user: string): Promise<Run> {
     }));
     for (let i = 0; i < messages.length; i += MAX_MESSAGES_PER_APPEND) {
       const batch = messages.slice(i, i + MAX_MESSAGES_PER_APPEND);
-      const stored = await appendMessages(handle.db, by, { sessionId, userScopeId: user.toLowerCase(), messages: batch });
+      const stored = await appendMessages(handle.db, by, {
+        sessionId,
+        userScopeId: user.toLowerCase(),
+        messages: batch,
+      });
       stored.messages.forEach((m, j) => diaOf.set(m.id, batch[j]!.clientMessageId));
     }
     await drain(handle.db);
@@ -135,7 +148,10 @@ async function capture(sample: Sample, user: string): Promise<Run> {
 }
 
 async function cardsOf(run: Run): Promise<ExtractedCard[]> {
-  const rows = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, run.tenantId), eq(memoryNodes.status, "active")));
+  const rows = await handle.db
+    .select()
+    .from(memoryNodes)
+    .where(and(eq(memoryNodes.tenantId, run.tenantId), eq(memoryNodes.status, "active")));
   return rows.map((row) => ({
     id: row.id,
     kindCategory: row.categoryPath[0] ?? row.kind,
@@ -158,7 +174,11 @@ function observationsOf(sample: Sample, speaker: string): Observation[] {
 
 const started = performance.now();
 const extraction: { conversation: string; speaker: string; score: ExtractionScore; seconds: number }[] = [];
-const summaries: { service: SummaryScore[]; firstUserTurns: SummaryScore[]; topFastScore: SummaryScore[] } = { service: [], firstUserTurns: [], topFastScore: [] };
+const summaries: { service: SummaryScore[]; firstUserTurns: SummaryScore[]; topFastScore: SummaryScore[] } = {
+  service: [],
+  firstUserTurns: [],
+  topFastScore: [],
+};
 const examples: { session: string; reference: string; summary: string }[] = [];
 
 for (const sample of samples) {
@@ -167,16 +187,29 @@ for (const sample of samples) {
     const t0 = performance.now();
     const run = await capture(sample, speaker);
     const score = scoreExtraction(observationsOf(sample, speaker), await cardsOf(run), run.userTurns);
-    extraction.push({ conversation: sample.sample_id, speaker, score, seconds: Math.round((performance.now() - t0) / 100) / 10 });
-    console.error(`${sample.sample_id} as ${speaker}: ${run.turns} turns, recall ${score.recall}, precision ${score.precision}, ${score.cards} cards (${extraction.at(-1)!.seconds} s)`);
+    extraction.push({
+      conversation: sample.sample_id,
+      speaker,
+      score,
+      seconds: Math.round((performance.now() - t0) / 100) / 10,
+    });
+    console.error(
+      `${sample.sample_id} as ${speaker}: ${run.turns} turns, recall ${score.recall}, precision ${score.precision}, ${score.cards} cards (${extraction.at(-1)!.seconds} s)`,
+    );
     if (index !== 0) continue;
     for (const session of run.sessions) {
       const reference = sample.session_summary[`session_${session.n}_summary`];
       if (!reference) continue;
-      const summary = (await getLatestSummary(handle.db, { tenantId: run.tenantId, sessionId: session.sessionId }))?.summary ?? "";
+      const summary =
+        (await getLatestSummary(handle.db, { tenantId: run.tenantId, sessionId: session.sessionId }))?.summary ?? "";
       summaries.service.push(scoreSummary(summary, reference));
       summaries.firstUserTurns.push(scoreSummary(firstUserTurns(session.turns), reference));
-      summaries.topFastScore.push(scoreSummary(topScoredTurns(session.turns, (text) => fastScore(text).score), reference));
+      summaries.topFastScore.push(
+        scoreSummary(
+          topScoredTurns(session.turns, (text) => fastScore(text).score),
+          reference,
+        ),
+      );
       if (examples.length < 3) examples.push({ session: session.sessionId, reference, summary });
     }
   }
@@ -186,7 +219,10 @@ for (const sample of samples) {
 function pooled(scores: ExtractionScore[]) {
   const sum = (pick: (s: ExtractionScore) => number) => scores.reduce((n, s) => n + pick(s), 0);
   const ratio = (a: number, b: number) => (b === 0 ? 0 : Math.round((a / b) * 1000) / 1000);
-  const byKindCategory: Record<string, { cards: number; supported: number; precision: number; observationsStated: number }> = {};
+  const byKindCategory: Record<
+    string,
+    { cards: number; supported: number; precision: number; observationsStated: number }
+  > = {};
   for (const s of scores) {
     for (const [category, bucket] of Object.entries(s.byKindCategory)) {
       const into = (byKindCategory[category] ??= { cards: 0, supported: 0, precision: 0, observationsStated: 0 });
@@ -202,10 +238,16 @@ function pooled(scores: ExtractionScore[]) {
   return {
     observations,
     recalled: sum((s) => s.recalled),
-    recall: ratio(sum((s) => s.recalled), observations),
+    recall: ratio(
+      sum((s) => s.recalled),
+      observations,
+    ),
     cards,
     supported: sum((s) => s.supported),
-    precision: ratio(sum((s) => s.supported), cards),
+    precision: ratio(
+      sum((s) => s.supported),
+      cards,
+    ),
     userTurns: turns,
     cardsPer100Turns: turns === 0 ? 0 : Math.round((cards / turns) * 1000) / 10,
     byKindCategory,
@@ -213,7 +255,12 @@ function pooled(scores: ExtractionScore[]) {
 }
 
 const overall = pooled(extraction.map((e) => e.score));
-const summaryReport = { sessions: summaries.service.length, service: meanSummaryScore(summaries.service), firstUserTurns: meanSummaryScore(summaries.firstUserTurns), topFastScore: meanSummaryScore(summaries.topFastScore) };
+const summaryReport = {
+  sessions: summaries.service.length,
+  service: meanSummaryScore(summaries.service),
+  firstUserTurns: meanSummaryScore(summaries.firstUserTurns),
+  topFastScore: meanSummaryScore(summaries.topFastScore),
+};
 const report = {
   benchmark: "memory-formation",
   dataset: path.basename(input),
@@ -241,11 +288,17 @@ const markdown = [
   "",
   `| summaries (${summaryReport.sessions} sessions) | ROUGE-1 F1 | ROUGE-L F1 | key-term share |`,
   "|---|---|---|---|",
-  ...(["service", "firstUserTurns", "topFastScore"] as const).map((name) => `| ${name} | ${summaryReport[name].rouge1} | ${summaryReport[name].rougeL} | ${summaryReport[name].keyTerms ?? "-"} |`),
+  ...(["service", "firstUserTurns", "topFastScore"] as const).map(
+    (name) =>
+      `| ${name} | ${summaryReport[name].rouge1} | ${summaryReport[name].rougeL} | ${summaryReport[name].keyTerms ?? "-"} |`,
+  ),
 ].join("\n");
 console.log(JSON.stringify({ ...report, extraction: { overall }, examples: undefined }, null, 2));
 console.log(markdown);
 fs.mkdirSync(values.out!, { recursive: true });
-fs.writeFileSync(path.join(values.out!, `memory-formation-${handle.mode}-${new Date().toISOString().replace(/[:.]/g, "-")}.json`), `${JSON.stringify({ ...report, markdown }, null, 2)}\n`);
+fs.writeFileSync(
+  path.join(values.out!, `memory-formation-${handle.mode}-${new Date().toISOString().replace(/[:.]/g, "-")}.json`),
+  `${JSON.stringify({ ...report, markdown }, null, 2)}\n`,
+);
 await handle.close();
 if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });

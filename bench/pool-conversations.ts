@@ -23,8 +23,22 @@ function main() {
       return log ? { id, role: "user", content: m.content } : { ...m, id, session: `${c.id}/${m.session ?? "all"}` };
     }),
   );
-  const queries = source.queries.map((q) => ({ ...q, conversationId: "pooled", evidence: q.evidence.map((id) => `${q.conversationId}/${id}`) }));
-  writeDataset(output, { format: "memory-eval/v1", name, conversations: [{ id: "pooled", messages }], queries, notes: { pooledFrom: source.name, conversations: source.conversations.length, ...(log ? { log: "one speaker, no timestamps, one session" } : {}) } });
+  const queries = source.queries.map((q) => ({
+    ...q,
+    conversationId: "pooled",
+    evidence: q.evidence.map((id) => `${q.conversationId}/${id}`),
+  }));
+  writeDataset(output, {
+    format: "memory-eval/v1",
+    name,
+    conversations: [{ id: "pooled", messages }],
+    queries,
+    notes: {
+      pooledFrom: source.name,
+      conversations: source.conversations.length,
+      ...(log ? { log: "one speaker, no timestamps, one session" } : {}),
+    },
+  });
   console.log(`wrote ${output}: ${messages.length} messages, ${queries.length} queries`);
 }
 

@@ -27,7 +27,12 @@ import { memorySearch } from "~/server/memory/retrieval/search";
 import { SEARCH_LIMITS } from "~/server/memory/retrieval/search-schema";
 import { getEmbeddingProvider, type EmbeddingProvider } from "~/server/providers/embeddings";
 import { createLocalEmbeddingProvider } from "~/server/providers/embeddings/local";
-import { isRankingFeature, RANKING_FEATURES, rankingFeaturesWithout, type RankingFeature } from "~/server/memory/retrieval/ranking-features";
+import {
+  isRankingFeature,
+  RANKING_FEATURES,
+  rankingFeaturesWithout,
+  type RankingFeature,
+} from "~/server/memory/retrieval/ranking-features";
 import { buildBaseline } from "./lib/baseline";
 import { buildOkapiBaseline } from "./lib/okapi";
 import { bestOf, markdownTables } from "./lib/tables";
@@ -42,7 +47,18 @@ registerTreeSubscribers();
 const WARM_UP_QUERIES = 3;
 
 /** `--all`: the given datasets, as bench/prepare-data.sh names them. */
-const ALL_DATASETS = ["locomo", "locomo-pooled", "locomo-log", "madial-zh", "madial-en", "madial-zh-last", "madial-en-last", "madial-zh-noisy", "madial-zh2en", "madial-en2zh"] as const;
+const ALL_DATASETS = [
+  "locomo",
+  "locomo-pooled",
+  "locomo-log",
+  "madial-zh",
+  "madial-en",
+  "madial-zh-last",
+  "madial-en-last",
+  "madial-zh-noisy",
+  "madial-zh2en",
+  "madial-en2zh",
+] as const;
 
 type Options = {
   dataset?: string;
@@ -70,12 +86,19 @@ function options(): Options {
   const args = parseArgs(process.argv.slice(2));
   const dataset = args.get("dataset");
   const all = args.has("all");
-  if (typeof dataset !== "string" && !all) throw new Error("usage: npm run bench:recall -- --dataset FILE | --all [--limit-conversations N] (make the data first: bash bench/prepare-data.sh)");
-  const ablate = String(args.get("ablate") ?? "").split(",").filter(Boolean);
+  if (typeof dataset !== "string" && !all)
+    throw new Error(
+      "usage: npm run bench:recall -- --dataset FILE | --all [--limit-conversations N] (make the data first: bash bench/prepare-data.sh)",
+    );
+  const ablate = String(args.get("ablate") ?? "")
+    .split(",")
+    .filter(Boolean);
   const unknown = ablate.filter((f) => !isRankingFeature(f));
-  if (unknown.length) throw new Error(`--ablate: unknown feature ${unknown.join(", ")}; one of ${RANKING_FEATURES.join(", ")}`);
+  if (unknown.length)
+    throw new Error(`--ablate: unknown feature ${unknown.join(", ")}; one of ${RANKING_FEATURES.join(", ")}`);
   const embeddings = String(args.get("embeddings") ?? "local");
-  if (!["local", "none", "configured"].includes(embeddings)) throw new Error("--embeddings is local, none or configured");
+  if (!["local", "none", "configured"].includes(embeddings))
+    throw new Error("--embeddings is local, none or configured");
   const limit = args.get("limit-conversations");
   return {
     dataset: typeof dataset === "string" ? dataset : undefined,
@@ -91,14 +114,17 @@ function options(): Options {
     k: Math.min(Number(args.get("k") ?? 10), SEARCH_LIMITS.maxLimit),
     speakerPrefix: !args.has("no-speaker"),
     dbUrl: typeof args.get("db-url") === "string" ? String(args.get("db-url")) : undefined,
-    headlineExclude: String(args.get("headline-exclude") ?? "adversarial").split(",").filter(Boolean),
+    headlineExclude: String(args.get("headline-exclude") ?? "adversarial")
+      .split(",")
+      .filter(Boolean),
     out: String(args.get("out") ?? path.resolve(import.meta.dirname, "results")),
   };
 }
 
 function provider(opts: Options): EmbeddingProvider | null {
   if (opts.embeddings === "none") return null;
-  const chosen = opts.embeddings === "configured" ? getEmbeddingProvider() : createLocalEmbeddingProvider({ dimensions: opts.dims });
+  const chosen =
+    opts.embeddings === "configured" ? getEmbeddingProvider() : createLocalEmbeddingProvider({ dimensions: opts.dims });
   return opts.vectorWeight === undefined ? chosen : { ...chosen, signalWeight: opts.vectorWeight, embed: chosen.embed };
 }
 
@@ -121,8 +147,20 @@ function sittings(messages: EvalDataset["conversations"][number]["messages"]) {
 const questionText = (q: string) => (q.length > SEARCH_LIMITS.queryText ? q.slice(-SEARCH_LIMITS.queryText) : q);
 
 type Handle = Awaited<ReturnType<typeof openDatabase>>;
-type Candidates = { id: string; category: string; question: string; gold: string[]; top: { id: string; text: string; score: unknown }[] };
-type Miss = { id: string; category: string; question: string; gold: { id: string; rank: number | null }[]; top: { id: string; text: string; score: unknown }[] };
+type Candidates = {
+  id: string;
+  category: string;
+  question: string;
+  gold: string[];
+  top: { id: string; text: string; score: unknown }[];
+};
+type Miss = {
+  id: string;
+  category: string;
+  question: string;
+  gold: { id: string; rank: number | null }[];
+  top: { id: string; text: string; score: unknown }[];
+};
 
 /** One dataset through the service and both baselines: the report, and the queries whose gold missed the top k. */
 async function runDataset(handle: Handle, datasetFile: string, opts: Options) {
@@ -161,7 +199,12 @@ async function runDataset(handle: Handle, datasetFile: string, opts: Options) {
         const { messages } = await appendMessages(handle.db, ctx, {
           sessionId: sitting.session ? `${scopeId}/${sitting.session}` : scopeId,
           userScopeId: scopeId,
-          messages: batch.map((m) => ({ role: m.role, content: turnText(m, opts.speakerPrefix), clientMessageId: m.id, ...(m.createdAt ? { createdAt: new Date(m.createdAt) } : {}) })),
+          messages: batch.map((m) => ({
+            role: m.role,
+            content: turnText(m, opts.speakerPrefix),
+            clientMessageId: m.id,
+            ...(m.createdAt ? { createdAt: new Date(m.createdAt) } : {}),
+          })),
         });
         messages.forEach((stored, j) => datasetIdOf.set(stored.id, batch[j]!.id));
       }
@@ -171,7 +214,10 @@ async function runDataset(handle: Handle, datasetFile: string, opts: Options) {
     if (embedder) {
       const ids = [...datasetIdOf.keys()];
       for (let i = 0; i < ids.length; i += 500) {
-        await embedTargets(handle.db, embedder, { tenantId, targets: ids.slice(i, i + 500).map((id) => ({ kind: "message" as const, id })) });
+        await embedTargets(handle.db, embedder, {
+          tenantId,
+          targets: ids.slice(i, i + 500).map((id) => ({ kind: "message" as const, id })),
+        });
       }
     }
     ingestMs += t1 - t0;
@@ -180,7 +226,13 @@ async function runDataset(handle: Handle, datasetFile: string, opts: Options) {
 
     const searchOptions = { embeddings: embedder, ranking };
     // Warm-up, untimed: the first statements of a shape pay for planning and JIT compilation.
-    for (let i = 0; i < WARM_UP_QUERIES; i++) await memorySearch(handle.db, ctx, { queryText: "warm up the search path", includeEvidence: true, limit: opts.k }, { ...searchOptions, logQuery: false });
+    for (let i = 0; i < WARM_UP_QUERIES; i++)
+      await memorySearch(
+        handle.db,
+        ctx,
+        { queryText: "warm up the search path", includeEvidence: true, limit: opts.k },
+        { ...searchOptions, logQuery: false },
+      );
 
     const texts = conversation.messages.map((m) => ({ id: m.id, text: turnText(m, opts.speakerPrefix) }));
     const lexical = { "minisearch-bm25": buildBaseline(texts), "okapi-bm25-bigram": buildOkapiBaseline(texts) };
@@ -190,38 +242,85 @@ async function runDataset(handle: Handle, datasetFile: string, opts: Options) {
       const question = questionText(query.question);
       const c0 = process.cpuUsage();
       const s0 = performance.now();
-      const result = await memorySearch(handle.db, ctx, { queryText: question, includeEvidence: true, limit: opts.k }, searchOptions);
+      const result = await memorySearch(
+        handle.db,
+        ctx,
+        { queryText: question, includeEvidence: true, limit: opts.k },
+        searchOptions,
+      );
       const s1 = performance.now();
       const cpu = process.cpuUsage(c0);
       const ranked = (result.evidence ?? []).map((e) => datasetIdOf.get(e.id) ?? e.id);
-      service.push({ category, gold: query.evidence, ranked, latencyMs: s1 - s0, cpuMs: (cpu.user + cpu.system) / 1000 });
-      for (const [name, index] of Object.entries(lexical) as [keyof typeof lexical, (typeof lexical)[keyof typeof lexical]][]) {
+      service.push({
+        category,
+        gold: query.evidence,
+        ranked,
+        latencyMs: s1 - s0,
+        cpuMs: (cpu.user + cpu.system) / 1000,
+      });
+      for (const [name, index] of Object.entries(lexical) as [
+        keyof typeof lexical,
+        (typeof lexical)[keyof typeof lexical],
+      ][]) {
         const b0 = performance.now();
         const top = index.search(question, opts.k);
         baselines[name].push({ category, gold: query.evidence, ranked: top, latencyMs: performance.now() - b0 });
       }
       if (opts.candidates) {
-        const wide = await memorySearch(handle.db, ctx, { queryText: question, includeEvidence: true, limit: SEARCH_LIMITS.maxLimit }, { ...searchOptions, logQuery: false });
-        candidates.push({ id: query.id, category, question, gold: query.evidence, top: (wide.evidence ?? []).map((e) => ({ id: datasetIdOf.get(e.id) ?? e.id, text: e.content, score: e.components ?? e.score })) });
+        const wide = await memorySearch(
+          handle.db,
+          ctx,
+          { queryText: question, includeEvidence: true, limit: SEARCH_LIMITS.maxLimit },
+          { ...searchOptions, logQuery: false },
+        );
+        candidates.push({
+          id: query.id,
+          category,
+          question,
+          gold: query.evidence,
+          top: (wide.evidence ?? []).map((e) => ({
+            id: datasetIdOf.get(e.id) ?? e.id,
+            text: e.content,
+            score: e.components ?? e.score,
+          })),
+        });
       }
       if (opts.misses && !ranked.some((id) => query.evidence.includes(id))) {
         // Untimed: the gold's ranks further down, and what ranked above it with each signal's part.
-        const deeper = await memorySearch(handle.db, ctx, { queryText: question, includeEvidence: true, limit: SEARCH_LIMITS.maxLimit }, { ...searchOptions, logQuery: false });
+        const deeper = await memorySearch(
+          handle.db,
+          ctx,
+          { queryText: question, includeEvidence: true, limit: SEARCH_LIMITS.maxLimit },
+          { ...searchOptions, logQuery: false },
+        );
         const order = (deeper.evidence ?? []).map((e) => datasetIdOf.get(e.id) ?? e.id);
         misses.push({
           id: query.id,
           category,
           question,
-          gold: query.evidence.map((id) => ({ id, rank: order.includes(id) ? order.indexOf(id) + 1 : null, text: textOf.get(id) ?? "" })),
-          top: (result.evidence ?? []).map((e) => ({ id: datasetIdOf.get(e.id) ?? e.id, text: e.content.slice(0, 200), score: e.components ?? e.score })),
+          gold: query.evidence.map((id) => ({
+            id,
+            rank: order.includes(id) ? order.indexOf(id) + 1 : null,
+            text: textOf.get(id) ?? "",
+          })),
+          top: (result.evidence ?? []).map((e) => ({
+            id: datasetIdOf.get(e.id) ?? e.id,
+            text: e.content.slice(0, 200),
+            score: e.components ?? e.score,
+          })),
         });
       }
     }
     process.stderr.write(`  ${conversation.id}: ${conversation.messages.length} turns, ${queries.length} queries\n`);
   }
 
-  const skipped = dataset.queries.filter((q) => conversations.some((c) => c.id === q.conversationId) && q.evidence.length === 0).length;
-  const baselineReports = Object.entries(baselines).map(([name, outcomes]) => ({ name, ...report(outcomes, opts.headlineExclude) }));
+  const skipped = dataset.queries.filter(
+    (q) => conversations.some((c) => c.id === q.conversationId) && q.evidence.length === 0,
+  ).length;
+  const baselineReports = Object.entries(baselines).map(([name, outcomes]) => ({
+    name,
+    ...report(outcomes, opts.headlineExclude),
+  }));
   return {
     misses,
     candidates,
@@ -239,7 +338,9 @@ async function runDataset(handle: Handle, datasetFile: string, opts: Options) {
         queries: service.length,
         queriesWithoutEvidenceSkipped: skipped,
         k: opts.k,
-        embeddings: embedder ? { model: embedder.model, dimensions: embedder.dimensions, signalWeight: embedder.signalWeight } : null,
+        embeddings: embedder
+          ? { model: embedder.model, dimensions: embedder.dimensions, signalWeight: embedder.signalWeight }
+          : null,
         speakerPrefix: opts.speakerPrefix,
         ablated: opts.ablate,
         warmUpQueriesPerConversation: WARM_UP_QUERIES,
@@ -256,9 +357,14 @@ async function runDataset(handle: Handle, datasetFile: string, opts: Options) {
 
 async function main() {
   const opts = options();
-  const files = opts.all ? ALL_DATASETS.map((name) => path.resolve(import.meta.dirname, "data", `${name}.json`)) : [opts.dataset!];
+  const files = opts.all
+    ? ALL_DATASETS.map((name) => path.resolve(import.meta.dirname, "data", `${name}.json`))
+    : [opts.dataset!];
   const missing = files.filter((f) => !fs.existsSync(f));
-  if (missing.length) throw new Error(`missing ${missing.map((f) => path.relative(process.cwd(), f)).join(", ")}: run bash bench/prepare-data.sh first`);
+  if (missing.length)
+    throw new Error(
+      `missing ${missing.map((f) => path.relative(process.cwd(), f)).join(", ")}: run bash bench/prepare-data.sh first`,
+    );
   const handle = await openDatabase(opts.dbUrl ? { url: opts.dbUrl } : { dataDir: null });
   const mode = opts.dbUrl ? "postgres" : "pglite";
   const summaries: { name: string; out: Awaited<ReturnType<typeof runDataset>>["report"] }[] = [];
@@ -266,7 +372,10 @@ async function main() {
     for (const file of files) {
       const { report: out, misses, candidates } = await runDataset(handle, file, opts);
       fs.mkdirSync(opts.out, { recursive: true });
-      const reportFile = path.join(opts.out, `${[out.dataset.name, mode, ...variant(opts)].join("-")}-${out.ranAt.replace(/[:.]/g, "-")}.json`);
+      const reportFile = path.join(
+        opts.out,
+        `${[out.dataset.name, mode, ...variant(opts)].join("-")}-${out.ranAt.replace(/[:.]/g, "-")}.json`,
+      );
       fs.writeFileSync(reportFile, `${JSON.stringify(out, null, 2)}\n`);
       console.log(`\n## ${out.dataset.name}`);
       printTable(out.service, out.baselines);
@@ -277,8 +386,12 @@ async function main() {
         console.log(`misses: ${misses.length} queries → ${path.relative(process.cwd(), missFile)}`);
       }
       if (opts.candidates) {
-        const candidateFile = files.length > 1 ? opts.candidates.replace(/(\.jsonl?)?$/, `-${out.dataset.name}$1`) : opts.candidates;
-        fs.writeFileSync(candidateFile, candidates.map((c) => JSON.stringify(c)).join("\n") + (candidates.length ? "\n" : ""));
+        const candidateFile =
+          files.length > 1 ? opts.candidates.replace(/(\.jsonl?)?$/, `-${out.dataset.name}$1`) : opts.candidates;
+        fs.writeFileSync(
+          candidateFile,
+          candidates.map((c) => JSON.stringify(c)).join("\n") + (candidates.length ? "\n" : ""),
+        );
         console.log(`candidates: ${candidates.length} queries → ${path.relative(process.cwd(), candidateFile)}`);
       }
       summaries.push({ name: out.dataset.name, out });

@@ -20,7 +20,9 @@ type Row = { id: string; category: string; question: string; gold: string[]; top
 const args = parseArgs(process.argv.slice(2));
 const dir = String(args.get("dir") ?? "/tmp/cand");
 const prefix = String(args.get("prefix") ?? "c");
-const sets = String(args.get("sets") ?? "").split(",").filter(Boolean);
+const sets = String(args.get("sets") ?? "")
+  .split(",")
+  .filter(Boolean);
 const fitOn = String(args.get("fit") ?? sets[0]);
 const dataDir = path.resolve(import.meta.dirname, "data");
 
@@ -45,7 +47,11 @@ function corpusIndex(set: string) {
 
 function load(set: string) {
   const file = path.join(dir, `${prefix}-${set}.jsonl`);
-  const rows = fs.readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as Row);
+  const rows = fs
+    .readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Row);
   const index = corpusIndex(set);
   const prefixDf = new Map<string, number>();
   return rows.map((row) => {
@@ -54,7 +60,8 @@ function load(set: string) {
     const df = terms.map((t) => {
       if (!t.prefix) return scope.df.get(t.term) ?? 0;
       const key = `${index.conversationOf.get(row.id)}|${t.term}`;
-      if (!prefixDf.has(key)) prefixDf.set(key, scope.tokens.filter((s) => [...s].some((x) => x.startsWith(t.term))).length);
+      if (!prefixDf.has(key))
+        prefixDf.set(key, scope.tokens.filter((s) => [...s].some((x) => x.startsWith(t.term))).length);
       return prefixDf.get(key)!;
     });
     const lexical = row.top.map((c) => (c.score.fullText ?? 0) + (c.score.context ?? 0));
@@ -79,7 +86,11 @@ function evaluate(rows: Loaded, weights: SecondStageWeights | null, k = 10) {
   const byCategory = new Map<string, { n: number; hits: number; mrr: number }>();
   for (const row of rows) {
     const order = weights
-      ? [...row.candidates].sort((a, b) => secondStageScore(b.first, b.features, weights) - secondStageScore(a.first, a.features, weights) || a.rank - b.rank)
+      ? [...row.candidates].sort(
+          (a, b) =>
+            secondStageScore(b.first, b.features, weights) - secondStageScore(a.first, a.features, weights) ||
+            a.rank - b.rank,
+        )
       : row.candidates;
     const top = order.slice(0, k);
     const first = top.findIndex((c) => row.gold.has(c.id));
@@ -101,16 +112,27 @@ function evaluate(rows: Loaded, weights: SecondStageWeights | null, k = 10) {
 
 const loaded = new Map(sets.map((s) => [s, load(s)]));
 // --drop FEATURE,…: fit with those features' weights held at 0 (an ablation of the fitted stage).
-const dropped = new Set(String(args.get("drop") ?? "").split(",").filter(Boolean));
+const dropped = new Set(
+  String(args.get("drop") ?? "")
+    .split(",")
+    .filter(Boolean),
+);
 const steps = (feature: keyof SecondStageWeights) => (dropped.has(feature) ? [0] : [0, 0.25, 0.5, 1, 2, 4]);
 const grid: SecondStageWeights[] = [];
 for (const coverage of steps("coverage"))
   for (const proximity of steps("proximity"))
     for (const phrase of steps("phrase")) grid.push({ coverage, proximity, phrase });
 const fitRows = loaded.get(fitOn)!;
-const scored = grid.map((w) => ({ w, m: evaluate(fitRows, w) })).sort((a, b) => b.m.hit + b.m.mrr - (a.m.hit + a.m.mrr));
+const scored = grid
+  .map((w) => ({ w, m: evaluate(fitRows, w) }))
+  .sort((a, b) => b.m.hit + b.m.mrr - (a.m.hit + a.m.mrr));
 const best = scored[0]!.w;
-console.log(`fitted on ${fitOn}: ${JSON.stringify(best)}  (top 5: ${scored.slice(0, 5).map((s) => `${JSON.stringify(s.w)} ${s.m.hit.toFixed(3)}/${s.m.mrr.toFixed(3)}`).join("; ")})`);
+console.log(
+  `fitted on ${fitOn}: ${JSON.stringify(best)}  (top 5: ${scored
+    .slice(0, 5)
+    .map((s) => `${JSON.stringify(s.w)} ${s.m.hit.toFixed(3)}/${s.m.mrr.toFixed(3)}`)
+    .join("; ")})`,
+);
 const fixed = args.get("weights");
 const report = typeof fixed === "string" ? (JSON.parse(fixed) as SecondStageWeights) : best;
 console.log(`reporting with ${JSON.stringify(report)}`);
@@ -119,11 +141,15 @@ console.log("|---|---|---|---|---|");
 for (const [set, rows] of loaded) {
   const a = evaluate(rows, null);
   const b = evaluate(rows, report);
-  console.log(`| ${set} | ${a.hit.toFixed(3)} / ${a.recall.toFixed(3)} / ${a.mrr.toFixed(3)} | ${b.hit.toFixed(3)} / ${b.recall.toFixed(3)} / ${b.mrr.toFixed(3)} | ${(b.hit - a.hit).toFixed(3)} | ${(b.mrr - a.mrr).toFixed(3)} |`);
+  console.log(
+    `| ${set} | ${a.hit.toFixed(3)} / ${a.recall.toFixed(3)} / ${a.mrr.toFixed(3)} | ${b.hit.toFixed(3)} / ${b.recall.toFixed(3)} / ${b.mrr.toFixed(3)} | ${(b.hit - a.hit).toFixed(3)} | ${(b.mrr - a.mrr).toFixed(3)} |`,
+  );
   if (args.has("categories")) {
     for (const [cat, x] of a.byCategory) {
       const y = b.byCategory.get(cat)!;
-      console.log(`|   ${cat} (${x.n}) | ${(x.hits / x.n).toFixed(3)} / ${(x.mrr / x.n).toFixed(3)} | ${(y.hits / y.n).toFixed(3)} / ${(y.mrr / y.n).toFixed(3)} | ${((y.hits - x.hits) / x.n).toFixed(3)} | ${((y.mrr - x.mrr) / x.n).toFixed(3)} |`);
+      console.log(
+        `|   ${cat} (${x.n}) | ${(x.hits / x.n).toFixed(3)} / ${(x.mrr / x.n).toFixed(3)} | ${(y.hits / y.n).toFixed(3)} / ${(y.mrr / y.n).toFixed(3)} | ${((y.hits - x.hits) / x.n).toFixed(3)} | ${((y.mrr - x.mrr) / x.n).toFixed(3)} |`,
+      );
     }
   }
 }

@@ -8,7 +8,12 @@
 // started endpoint and a scripted chat server, so it keeps working.
 import { createMemoryClient, MemoryApiError, type MemoryClient } from "@agent-memory/client";
 
-type ChatMessage = { role: string; content: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[]; tool_call_id?: string };
+type ChatMessage = {
+  role: string;
+  content: string | null;
+  tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+  tool_call_id?: string;
+};
 export type Llm = { url: string; key?: string; model: string };
 
 /** Your program's judgement, not the model's: did the user ask to forget in this turn? (A stand-in: use your own check.) */
@@ -35,12 +40,18 @@ export async function runTurn(memory: MemoryClient, llm: Llm, userText: string):
     { role: "user", content: userText },
   ];
   for (let step = 0; step < 8; step++) {
-    const reply = await chat(llm, messages, tools.map((tool) => tool.openai));
+    const reply = await chat(
+      llm,
+      messages,
+      tools.map((tool) => tool.openai),
+    );
     messages.push(reply);
     if (!reply.tool_calls?.length) return reply.content ?? "";
     for (const call of reply.tool_calls) {
       const result = await memory
-        .call(call.function.name, JSON.parse(call.function.arguments) as Record<string, unknown>, { turn: { ...turn, toolCallId: call.id } })
+        .call(call.function.name, JSON.parse(call.function.arguments) as Record<string, unknown>, {
+          turn: { ...turn, toolCallId: call.id },
+        })
         .catch((error: unknown) => (error instanceof MemoryApiError ? error.toToolResult() : { error: String(error) }));
       messages.push({ role: "tool", tool_call_id: call.id, content: JSON.stringify(result) });
     }
@@ -50,8 +61,17 @@ export async function runTurn(memory: MemoryClient, llm: Llm, userText: string):
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const userText = process.argv.slice(2).join(" ");
-  if (!userText) throw new Error('Say something: npx tsx examples/agent-loop.ts "Remember that I am allergic to peanuts."');
-  const memory = createMemoryClient({ baseUrl: process.env.MEMORY_URL ?? "http://localhost:3000", apiKey: process.env.MEMORY_KEY ?? "", sessionId: process.env.MEMORY_SESSION ?? "example-chat" });
-  const llm = { url: process.env.LLM_URL ?? "https://api.openai.com/v1", key: process.env.LLM_KEY, model: process.env.LLM_MODEL ?? "gpt-4.1-mini" };
+  if (!userText)
+    throw new Error('Say something: npx tsx examples/agent-loop.ts "Remember that I am allergic to peanuts."');
+  const memory = createMemoryClient({
+    baseUrl: process.env.MEMORY_URL ?? "http://localhost:3000",
+    apiKey: process.env.MEMORY_KEY ?? "",
+    sessionId: process.env.MEMORY_SESSION ?? "example-chat",
+  });
+  const llm = {
+    url: process.env.LLM_URL ?? "https://api.openai.com/v1",
+    key: process.env.LLM_KEY,
+    model: process.env.LLM_MODEL ?? "gpt-4.1-mini",
+  };
   console.log(await runTurn(memory, llm, userText));
 }

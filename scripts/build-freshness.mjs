@@ -6,7 +6,15 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** What `next build` reads, relative to the repository root. */
-export const BUILD_INPUTS = ["src", "drizzle", "public", "package-lock.json", "next.config.ts", "postcss.config.mjs", "tsconfig.json"];
+export const BUILD_INPUTS = [
+  "src",
+  "drizzle",
+  "public",
+  "package-lock.json",
+  "next.config.ts",
+  "postcss.config.mjs",
+  "tsconfig.json",
+];
 
 /** Where a build records the fingerprint of the sources it was made from. */
 const FINGERPRINT_FILE = path.join(".next", "memory-sources.sha256");
@@ -50,7 +58,8 @@ export function sourcesFingerprint(root) {
 }
 
 /** Records that the build under `root` was made from its current sources (after a successful build). */
-export const recordBuildSources = (root) => fs.writeFileSync(path.join(root, FINGERPRINT_FILE), `${sourcesFingerprint(root)}\n`);
+export const recordBuildSources = (root) =>
+  fs.writeFileSync(path.join(root, FINGERPRINT_FILE), `${sourcesFingerprint(root)}\n`);
 
 /**
  * Whether the build under `root` must be made again: none yet, or made from other sources (by the
@@ -65,6 +74,10 @@ export function buildIsStale(root) {
 }
 
 // `node scripts/build-freshness.mjs --record`: run by `npm run build` after `next build`.
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url) && process.argv.includes("--record")) {
+if (
+  process.argv[1] &&
+  path.resolve(process.argv[1]) === fileURLToPath(import.meta.url) &&
+  process.argv.includes("--record")
+) {
   recordBuildSources(path.resolve(path.dirname(fileURLToPath(import.meta.url)), ".."));
 }

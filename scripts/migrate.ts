@@ -23,7 +23,9 @@ async function main(): Promise<number> {
   const { appliedMigrationTags, readMigrationFiles } = await import("~/db/migrate");
   const { ensureEmbeddingIndex } = await import("~/db/embedding-index");
 
-  const where = env.DATABASE_URL ? `server mode: Postgres ${describeUrl(env.DATABASE_URL)} (DATABASE_URL)` : `embedded mode: PGlite data directory ${embeddedDataDir()} (MEMORY_DATA_DIR)`;
+  const where = env.DATABASE_URL
+    ? `server mode: Postgres ${describeUrl(env.DATABASE_URL)} (DATABASE_URL)`
+    : `embedded mode: PGlite data directory ${embeddedDataDir()} (MEMORY_DATA_DIR)`;
   say(where);
   const shipped = readMigrationFiles().map((m) => m.tag);
   const handle = await openDatabase({ url: env.DATABASE_URL, poolMax: 2 });
@@ -38,10 +40,17 @@ async function main(): Promise<number> {
     }
     const inDatabase = await appliedMigrationTags(handle.db);
     const unknown = inDatabase.filter((tag) => !shipped.includes(tag));
-    say(`schema version ${inDatabase.at(-1) ?? "(none)"} (${inDatabase.length - unknown.length} of this release's ${shipped.length} migration(s) applied${unknown.length ? `, plus ${unknown.length} it does not ship` : ""})`);
-    if (unknown.length) say(`warning: the database has migration(s) this release does not know (${unknown.join(", ")}): a newer release migrated it; run that release against it`);
+    say(
+      `schema version ${inDatabase.at(-1) ?? "(none)"} (${inDatabase.length - unknown.length} of this release's ${shipped.length} migration(s) applied${unknown.length ? `, plus ${unknown.length} it does not ship` : ""})`,
+    );
+    if (unknown.length)
+      say(
+        `warning: the database has migration(s) this release does not know (${unknown.join(", ")}): a newer release migrated it; run that release against it`,
+      );
     const index = await ensureEmbeddingIndex(handle.db, env.EMBEDDING_MODEL, env.EMBEDDING_DIMENSIONS);
-    say(`embedding index ${index} present (EMBEDDING_MODEL ${env.EMBEDDING_MODEL}, ${env.EMBEDDING_DIMENSIONS} dimensions)`);
+    say(
+      `embedding index ${index} present (EMBEDDING_MODEL ${env.EMBEDDING_MODEL}, ${env.EMBEDDING_DIMENSIONS} dimensions)`,
+    );
   } finally {
     await handle.close();
   }

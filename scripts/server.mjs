@@ -31,7 +31,9 @@ const server = http.createServer((req, res) => {
 });
 // Longer than a load balancer's idle timeout (60 s is common), so it never reuses a socket this closed.
 server.keepAliveTimeout = 65_000;
-server.listen(port, hostname, () => console.log(`[memory] INFO listening on http://${hostname === "0.0.0.0" ? "localhost" : hostname}:${port}`));
+server.listen(port, hostname, () =>
+  console.log(`[memory] INFO listening on http://${hostname === "0.0.0.0" ? "localhost" : hostname}:${port}`),
+);
 
 let closing = false;
 for (const signal of ["SIGINT", "SIGTERM"]) {

@@ -15,7 +15,13 @@ const emptyToUndefined = (v: unknown) => (v === "" ? undefined : v);
 const schema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   /** Server mode when set (postgres://…); embedded PGlite otherwise. */
-  DATABASE_URL: z.preprocess(emptyToUndefined, z.string().regex(/^postgres(ql)?:\/\//, "must start with postgres://").optional()),
+  DATABASE_URL: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, "must start with postgres://")
+      .optional(),
+  ),
   /**
    * Hot standbys of DATABASE_URL (streaming replication), comma-separated: agents' and the dashboard's
    * read-only work goes there (docs/operations.md, Scaling). Server mode only; empty: everything on DATABASE_URL.
@@ -23,7 +29,12 @@ const schema = z.object({
   DATABASE_READ_URL: z
     .string()
     .default("")
-    .transform((v) => v.split(",").map((u) => u.trim()).filter(Boolean))
+    .transform((v) =>
+      v
+        .split(",")
+        .map((u) => u.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.string().regex(/^postgres(ql)?:\/\//, "each URL must start with postgres://"))),
   /** A replica whose replay is further behind the primary than this takes no reads until it catches up. */
   DATABASE_READ_MAX_LAG_MS: z.coerce.number().int().min(10).max(3_600_000).default(5000),
@@ -62,13 +73,23 @@ const schema = z.object({
   MCP_ALLOWED_ORIGINS: z
     .string()
     .default("")
-    .transform((v) => v.split(",").map((o) => o.trim().replace(/\/+$/, "")).filter(Boolean)),
+    .transform((v) =>
+      v
+        .split(",")
+        .map((o) => o.trim().replace(/\/+$/, ""))
+        .filter(Boolean),
+    ),
   PORT: z.coerce.number().int().default(3000),
   /**
    * Hours a dashboard session lasts without use; each use moves the end forward (sliding). Sign-out, a
    * password reset, removal from an organisation and "sign out everywhere" end sessions at once.
    */
-  SESSION_MAX_AGE_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(24),
+  SESSION_MAX_AGE_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 90)
+    .default(24),
   /**
    * Behind a reverse proxy that sets X-Forwarded-For: take the client's address from its last entry (what
    * the proxy saw) for sign-in throttling. Off: the address the server's socket saw (npm start).
@@ -90,7 +111,10 @@ const schema = z.object({
   /** At most this many cards the background extractor writes from one session's messages of any hour (0: none). */
   EXTRACT_MAX_CARDS_PER_SESSION_HOUR: z.coerce.number().int().min(0).max(100_000).default(60),
   /** Run the job worker inside the web server process (default on); `npm run worker` runs more. */
-  MEMORY_INLINE_WORKER: z.enum(["true", "false", "1", "0"]).default("true").transform((v) => v === "true" || v === "1"),
+  MEMORY_INLINE_WORKER: z
+    .enum(["true", "false", "1", "0"])
+    .default("true")
+    .transform((v) => v === "true" || v === "1"),
   /** Embedding model name recorded per row; one HNSW index per model is ensured at start-up. */
   EMBEDDING_MODEL: z.string().min(1).default("local-hash-v1"),
   EMBEDDING_DIMENSIONS: z.coerce.number().int().min(1).max(2000).default(256),
@@ -124,7 +148,13 @@ const schema = z.object({
   RERANK_TOP_N: z.coerce.number().int().min(2).max(200).default(50),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   /** Shared rate-limit counters in Redis (redis:// or rediss://); without it they live in Postgres. */
-  REDIS_URL: z.preprocess(emptyToUndefined, z.string().regex(/^rediss?:\/\//, "must start with redis:// or rediss://").optional()),
+  REDIS_URL: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^rediss?:\/\//, "must start with redis:// or rediss://")
+      .optional(),
+  ),
   /** Agent calls per API key per minute (a key's own rate_limit_per_minute wins); 0 turns the limit off. */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(300),
   /** Dashboard calls per signed-in person per minute (a batch counts one per call); 0 turns the limit off. */

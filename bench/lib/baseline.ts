@@ -11,7 +11,11 @@ export const baselineTokenize = (text: string): string[] =>
   [...segmenter.segment(text.normalize("NFKC").toLowerCase())].filter((s) => s.isWordLike).map((s) => s.segment);
 
 export function buildBaseline(docs: readonly { id: string; text: string }[]) {
-  const index = new MiniSearch<{ id: string; text: string }>({ fields: ["text"], idField: "id", tokenize: baselineTokenize });
+  const index = new MiniSearch<{ id: string; text: string }>({
+    fields: ["text"],
+    idField: "id",
+    tokenize: baselineTokenize,
+  });
   index.addAll(docs);
   return {
     search(query: string, k: number): string[] {

@@ -37,13 +37,20 @@ export type EvalQuery = z.infer<typeof evalQuerySchema>;
 export function readDataset(file: string): EvalDataset {
   const parsed = evalDatasetSchema.safeParse(JSON.parse(fs.readFileSync(file, "utf8")));
   if (!parsed.success) {
-    throw new Error(`${file} is not memory-eval/v1: ${parsed.error.issues.slice(0, 5).map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+    throw new Error(
+      `${file} is not memory-eval/v1: ${parsed.error.issues
+        .slice(0, 5)
+        .map((i) => `${i.path.join(".")}: ${i.message}`)
+        .join("; ")}`,
+    );
   }
   return parsed.data;
 }
 
 export function writeDataset(file: string, dataset: EvalDataset) {
-  fs.mkdirSync(new URL(".", `file://${file.startsWith("/") ? file : `${process.cwd()}/${file}`}`).pathname, { recursive: true });
+  fs.mkdirSync(new URL(".", `file://${file.startsWith("/") ? file : `${process.cwd()}/${file}`}`).pathname, {
+    recursive: true,
+  });
   fs.writeFileSync(file, JSON.stringify(dataset));
 }
 

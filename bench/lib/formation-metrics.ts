@@ -10,7 +10,11 @@
  */
 export function tokens(text: string): string[] {
   const out: string[] = [];
-  for (const match of text.toLowerCase().matchAll(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|(?:(?![\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}])[\p{L}\p{N}])+(?:'\p{L}+)?/gu)) {
+  for (const match of text
+    .toLowerCase()
+    .matchAll(
+      /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|(?:(?![\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}])[\p{L}\p{N}])+(?:'\p{L}+)?/gu,
+    )) {
     const token = match[0].replace(/'s$/, "");
     if (token === "a" || token === "an" || token === "the" || token === "") continue;
     out.push(token);
@@ -24,7 +28,8 @@ function counts(items: readonly string[]): Map<string, number> {
   return map;
 }
 
-const f1 = (overlap: number, candidate: number, reference: number) => (overlap === 0 || candidate === 0 || reference === 0 ? 0 : (2 * overlap) / (candidate + reference));
+const f1 = (overlap: number, candidate: number, reference: number) =>
+  overlap === 0 || candidate === 0 || reference === 0 ? 0 : (2 * overlap) / (candidate + reference);
 
 /** Clipped unigram overlap of two token lists. */
 function overlapOf(a: readonly string[], b: readonly string[]): number {
@@ -52,7 +57,8 @@ export function lcsLength(a: readonly string[], b: readonly string[]): number {
   let previous = new Array<number>(b.length + 1).fill(0);
   for (const token of a) {
     const row = new Array<number>(b.length + 1).fill(0);
-    for (let j = 1; j <= b.length; j++) row[j] = token === b[j - 1] ? previous[j - 1]! + 1 : Math.max(previous[j]!, row[j - 1]!);
+    for (let j = 1; j <= b.length; j++)
+      row[j] = token === b[j - 1] ? previous[j - 1]! + 1 : Math.max(previous[j]!, row[j - 1]!);
     previous = row;
   }
   return previous[b.length]!;
@@ -73,7 +79,39 @@ export const sentencesOf = (text: string) =>
     .filter((s) => s.length > 0);
 
 const MONTHS = /^(?:january|february|march|april|may|june|july|august|september|october|november|december)$/i;
-const SENTENCE_WORDS = new Set(["The", "They", "She", "He", "It", "Her", "His", "Their", "This", "That", "These", "Those", "When", "While", "After", "Before", "Both", "In", "On", "At", "As", "Also", "And", "But", "So", "Then", "I", "We", "You", "A", "An"]);
+const SENTENCE_WORDS = new Set([
+  "The",
+  "They",
+  "She",
+  "He",
+  "It",
+  "Her",
+  "His",
+  "Their",
+  "This",
+  "That",
+  "These",
+  "Those",
+  "When",
+  "While",
+  "After",
+  "Before",
+  "Both",
+  "In",
+  "On",
+  "At",
+  "As",
+  "Also",
+  "And",
+  "But",
+  "So",
+  "Then",
+  "I",
+  "We",
+  "You",
+  "A",
+  "An",
+]);
 
 /**
  * A sentence's key terms: names and places (capitalised words that are no sentence word), numbers
@@ -113,7 +151,8 @@ export type ExtractedCard = { id: string; kindCategory: string; text: string; tu
 export const STATES_THRESHOLD = 0.3;
 
 /** Whether a card cites the observation's turn and states it (token F1 ≥ 0.3). */
-export const cardStates = (card: ExtractedCard, observation: Observation) => card.turnIds.includes(observation.turnId) && tokenF1(card.text, observation.text) >= STATES_THRESHOLD;
+export const cardStates = (card: ExtractedCard, observation: Observation) =>
+  card.turnIds.includes(observation.turnId) && tokenF1(card.text, observation.text) >= STATES_THRESHOLD;
 
 export type ExtractionScore = {
   observations: number;
@@ -134,10 +173,15 @@ const ratio = (a: number, b: number) => (b === 0 ? 0 : Math.round((a / b) * 1000
  * Observation recall: share of observations whose supporting turn a card cites and whose content
  * the card states. Card precision: share of cards citing a turn that supports some observation.
  */
-export function scoreExtraction(observations: readonly Observation[], cards: readonly ExtractedCard[], turns: number): ExtractionScore {
+export function scoreExtraction(
+  observations: readonly Observation[],
+  cards: readonly ExtractedCard[],
+  turns: number,
+): ExtractionScore {
   const supportingTurns = new Set(observations.map((o) => o.turnId));
   const byKindCategory: ExtractionScore["byKindCategory"] = {};
-  const entry = (category: string) => (byKindCategory[category] ??= { cards: 0, supported: 0, precision: 0, observationsStated: 0 });
+  const entry = (category: string) =>
+    (byKindCategory[category] ??= { cards: 0, supported: 0, precision: 0, observationsStated: 0 });
   let supported = 0;
   for (const card of cards) {
     const bucket = entry(card.kindCategory);
@@ -171,14 +215,23 @@ export function scoreExtraction(observations: readonly Observation[], cards: rea
 export type SummaryScore = { rouge1: number; rougeL: number; keyTerms: number | null };
 
 export function scoreSummary(summary: string, reference: string): SummaryScore {
-  return { rouge1: rouge1(summary, reference), rougeL: rougeL(summary, reference), keyTerms: keyTermShare(summary, reference) };
+  return {
+    rouge1: rouge1(summary, reference),
+    rougeL: rougeL(summary, reference),
+    keyTerms: keyTermShare(summary, reference),
+  };
 }
 
 /** Mean of each score over sessions (key-term share over the sessions that have key terms). */
 export function meanSummaryScore(scores: readonly SummaryScore[]): SummaryScore {
-  const mean = (values: number[]) => (values.length === 0 ? 0 : Math.round((values.reduce((s, v) => s + v, 0) / values.length) * 1000) / 1000);
+  const mean = (values: number[]) =>
+    values.length === 0 ? 0 : Math.round((values.reduce((s, v) => s + v, 0) / values.length) * 1000) / 1000;
   const terms = scores.map((s) => s.keyTerms).filter((v): v is number => v !== null);
-  return { rouge1: mean(scores.map((s) => s.rouge1)), rougeL: mean(scores.map((s) => s.rougeL)), keyTerms: terms.length ? mean(terms) : null };
+  return {
+    rouge1: mean(scores.map((s) => s.rouge1)),
+    rougeL: mean(scores.map((s) => s.rougeL)),
+    keyTerms: terms.length ? mean(terms) : null,
+  };
 }
 
 /** Baseline 1: the session's first three user turns. */

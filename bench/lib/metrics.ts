@@ -58,7 +58,20 @@ export function summarize(outcomes: readonly QueryOutcome[]): Metrics {
     latencyP50Ms: r4(percentile(latencies, 50)),
     latencyP95Ms: r4(percentile(latencies, 95)),
     ...(outcomes.every((o) => o.cpuMs !== undefined) && outcomes.length > 0
-      ? { cpuP50Ms: r4(percentile(outcomes.map((o) => o.cpuMs!), 50)), cpuP95Ms: r4(percentile(outcomes.map((o) => o.cpuMs!), 95)) }
+      ? {
+          cpuP50Ms: r4(
+            percentile(
+              outcomes.map((o) => o.cpuMs!),
+              50,
+            ),
+          ),
+          cpuP95Ms: r4(
+            percentile(
+              outcomes.map((o) => o.cpuMs!),
+              95,
+            ),
+          ),
+        }
       : {}),
   };
 }
@@ -68,7 +81,10 @@ export function report(outcomes: readonly QueryOutcome[], headlineExclude: reado
   const categories = [...new Set(outcomes.map((o) => o.category))].sort();
   return {
     overall: summarize(outcomes),
-    headline: { excludes: headlineExclude, ...summarize(outcomes.filter((o) => !headlineExclude.includes(o.category))) },
+    headline: {
+      excludes: headlineExclude,
+      ...summarize(outcomes.filter((o) => !headlineExclude.includes(o.category))),
+    },
     byCategory: Object.fromEntries(categories.map((c) => [c, summarize(outcomes.filter((o) => o.category === c))])),
   };
 }

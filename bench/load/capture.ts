@@ -26,7 +26,8 @@ export function labelOf(text: string): string {
   if (t.includes('"tenant_members"')) return "auth.member";
   if (t.includes('"scope_grants"')) return "auth.grants";
   if (t.includes('"rate_limit_buckets"')) return "auth.rate_limit";
-  if (t.startsWith('insert into "memory_query_log"') || t.startsWith("set local synchronous_commit")) return "search.query_log";
+  if (t.startsWith('insert into "memory_query_log"') || t.startsWith("set local synchronous_commit"))
+    return "search.query_log";
   if (t.includes("memory_embeddings")) return "search.vector";
   if (t.includes("%>") || t.includes("word_similarity") || t.includes("enable_seqscan")) return "search.trigram";
   if (/count\(\*\) as n, avg\(/.test(t)) return "search.corpus_stats";
@@ -47,13 +48,20 @@ class Recorder implements Logger {
 }
 
 /** A recording Drizzle handle over its own connection(s): postgres.js for a URL, PGlite for a data directory. */
-export async function openCapture(target: { url: string } | { dataDir: string }): Promise<CaptureHandle & { recorder: Recorder }> {
+export async function openCapture(
+  target: { url: string } | { dataDir: string },
+): Promise<CaptureHandle & { recorder: Recorder }> {
   const recorder = new Recorder();
   if ("url" in target) {
     const { drizzle } = await import("drizzle-orm/postgres-js");
     const client = benchClient(target.url, { max: 2, onnotice: () => {} });
     const db = drizzle(client, { schema, logger: recorder }) as unknown as Database;
-    return { db, recorder, raw: async (text, params) => [...(await client.unsafe(text, params as never[]))], close: async () => (await flushBufferedWrites(db), await client.end({ timeout: 5 })) };
+    return {
+      db,
+      recorder,
+      raw: async (text, params) => [...(await client.unsafe(text, params as never[]))],
+      close: async () => (await flushBufferedWrites(db), await client.end({ timeout: 5 })),
+    };
   }
   const { PGlite } = await import("@electric-sql/pglite");
   const { vector } = await import("@electric-sql/pglite-pgvector");
@@ -61,7 +69,12 @@ export async function openCapture(target: { url: string } | { dataDir: string })
   const { drizzle } = await import("drizzle-orm/pglite");
   const client = await PGlite.create(target.dataDir, { extensions: { vector, pg_trgm } });
   const db = drizzle(client, { schema, logger: recorder }) as unknown as Database;
-  return { db, recorder, raw: async (text, params) => (await client.query(text, params)).rows, close: async () => (await flushBufferedWrites(db), await client.close()) };
+  return {
+    db,
+    recorder,
+    raw: async (text, params) => (await client.query(text, params)).rows,
+    close: async () => (await flushBufferedWrites(db), await client.close()),
+  };
 }
 
 /**
@@ -76,8 +89,15 @@ export async function captureSearch(
 ): Promise<{ statements: Stmt[]; coldMs: number; warmMs: number }> {
   const run = async () => {
     const t0 = performance.now();
-    const { apiKey, limits } = await admitMeteredAgentCall(handle.db, request.secret, { defaultLimit: request.rateLimit });
-    await callTool(handle.db, apiKey, { name: "memory_search", arguments: { queryText: request.queryText }, turn: { sessionId: request.sessionId } }, limits);
+    const { apiKey, limits } = await admitMeteredAgentCall(handle.db, request.secret, {
+      defaultLimit: request.rateLimit,
+    });
+    await callTool(
+      handle.db,
+      apiKey,
+      { name: "memory_search", arguments: { queryText: request.queryText }, turn: { sessionId: request.sessionId } },
+      limits,
+    );
     return performance.now() - t0;
   };
   const coldMs = await run();
@@ -103,7 +123,12 @@ export async function explainPlan(handle: CaptureHandle, statements: Stmt[]) {
       const line = lines.find((l) => l.startsWith(name));
       return line ? Number(line.replace(/[^0-9.]/g, "")) : null;
     };
-    out.push({ label: stmt.label, executionMs: ms("Execution Time"), planningMs: ms("Planning Time"), plan: lines.join("\n") });
+    out.push({
+      label: stmt.label,
+      executionMs: ms("Execution Time"),
+      planningMs: ms("Planning Time"),
+      plan: lines.join("\n"),
+    });
   }
   return out;
 }

@@ -64,15 +64,50 @@ export const CITIES: readonly Pair[] = [
   pair("nairobi", "Nairobi", "内罗毕"),
 ];
 const PROJECT_NAMES: readonly [string, string][] = [
-  ["Hermes", "赫尔墨斯"], ["Atlas", "阿特拉斯"], ["Polaris", "北极星"], ["Bluebird", "青鸟"], ["Orion", "猎户座"], ["Nightjar", "夜鹰"],
-  ["Great Wall", "长城"], ["Lotus", "莲花"], ["Kestrel", "红隼"], ["Magpie", "喜鹊"], ["Comet", "彗星"], ["Aurora", "极光"],
-  ["Bamboo", "竹林"], ["Cedar", "雪松"], ["Dolphin", "海豚"], ["Ember", "余烬"], ["Falcon", "猎鹰"], ["Glacier", "冰川"],
-  ["Harbor", "港湾"], ["Iris", "鸢尾"], ["Jade", "翡翠"], ["Koi", "锦鲤"], ["Lantern", "灯笼"], ["Maple", "枫叶"],
-  ["Nebula", "星云"], ["Osprey", "鱼鹰"], ["Panda", "熊猫"], ["Quartz", "石英"], ["Raven", "渡鸦"], ["Sequoia", "红杉"],
-  ["Tundra", "苔原"], ["Umbra", "暗影"], ["Vega", "织女星"], ["Willow", "柳树"], ["Yangtze", "长江"], ["Zephyr", "西风"],
-  ["Crane", "仙鹤"], ["Phoenix", "凤凰"], ["Summit", "峰顶"], ["Tidal", "潮汐"],
+  ["Hermes", "赫尔墨斯"],
+  ["Atlas", "阿特拉斯"],
+  ["Polaris", "北极星"],
+  ["Bluebird", "青鸟"],
+  ["Orion", "猎户座"],
+  ["Nightjar", "夜鹰"],
+  ["Great Wall", "长城"],
+  ["Lotus", "莲花"],
+  ["Kestrel", "红隼"],
+  ["Magpie", "喜鹊"],
+  ["Comet", "彗星"],
+  ["Aurora", "极光"],
+  ["Bamboo", "竹林"],
+  ["Cedar", "雪松"],
+  ["Dolphin", "海豚"],
+  ["Ember", "余烬"],
+  ["Falcon", "猎鹰"],
+  ["Glacier", "冰川"],
+  ["Harbor", "港湾"],
+  ["Iris", "鸢尾"],
+  ["Jade", "翡翠"],
+  ["Koi", "锦鲤"],
+  ["Lantern", "灯笼"],
+  ["Maple", "枫叶"],
+  ["Nebula", "星云"],
+  ["Osprey", "鱼鹰"],
+  ["Panda", "熊猫"],
+  ["Quartz", "石英"],
+  ["Raven", "渡鸦"],
+  ["Sequoia", "红杉"],
+  ["Tundra", "苔原"],
+  ["Umbra", "暗影"],
+  ["Vega", "织女星"],
+  ["Willow", "柳树"],
+  ["Yangtze", "长江"],
+  ["Zephyr", "西风"],
+  ["Crane", "仙鹤"],
+  ["Phoenix", "凤凰"],
+  ["Summit", "峰顶"],
+  ["Tidal", "潮汐"],
 ];
-export const PROJECTS: readonly Pair[] = PROJECT_NAMES.map(([en, zh]) => pair(en.toLowerCase().replace(/ /g, ""), en, zh));
+export const PROJECTS: readonly Pair[] = PROJECT_NAMES.map(([en, zh]) =>
+  pair(en.toLowerCase().replace(/ /g, ""), en, zh),
+);
 export const TOPICS: readonly Pair[] = [
   pair("deploy", "deploy target", "部署环境"),
   pair("budget", "budget", "预算"),
@@ -96,12 +131,42 @@ export const TOPICS: readonly Pair[] = [
   pair("audit", "compliance audit", "合规审计"),
 ];
 const PEOPLE_NAMES: readonly [string, string][] = [
-  ["Zhang Wei", "张伟"], ["Li Na", "李娜"], ["Wang Fang", "王芳"], ["Chen Jie", "陈杰"], ["Liu Yang", "刘洋"], ["Zhao Lei", "赵磊"],
-  ["Huang Min", "黄敏"], ["Zhou Tao", "周涛"], ["Wu Xia", "吴霞"], ["Xu Bin", "徐斌"], ["Sun Li", "孙丽"], ["Ma Jun", "马军"],
-  ["Alice", "爱丽丝"], ["Bob", "鲍勃"], ["Carlos", "卡洛斯"], ["Priya", "普丽娅"], ["Yuki", "由纪"], ["Omar", "奥马尔"],
-  ["Greta", "格蕾塔"], ["Tomás", "托马斯"], ["Amara", "阿玛拉"], ["Lukas", "卢卡斯"], ["Mei", "小美"], ["Ivan", "伊万"],
+  ["Zhang Wei", "张伟"],
+  ["Li Na", "李娜"],
+  ["Wang Fang", "王芳"],
+  ["Chen Jie", "陈杰"],
+  ["Liu Yang", "刘洋"],
+  ["Zhao Lei", "赵磊"],
+  ["Huang Min", "黄敏"],
+  ["Zhou Tao", "周涛"],
+  ["Wu Xia", "吴霞"],
+  ["Xu Bin", "徐斌"],
+  ["Sun Li", "孙丽"],
+  ["Ma Jun", "马军"],
+  ["Alice", "爱丽丝"],
+  ["Bob", "鲍勃"],
+  ["Carlos", "卡洛斯"],
+  ["Priya", "普丽娅"],
+  ["Yuki", "由纪"],
+  ["Omar", "奥马尔"],
+  ["Greta", "格蕾塔"],
+  ["Tomás", "托马斯"],
+  ["Amara", "阿玛拉"],
+  ["Lukas", "卢卡斯"],
+  ["Mei", "小美"],
+  ["Ivan", "伊万"],
 ];
-export const PEOPLE: readonly Pair[] = PEOPLE_NAMES.map(([en, zh]) => pair(en.toLowerCase().normalize("NFD").replace(/[^a-z ]/g, "").replace(/ /g, "_"), en, zh));
+export const PEOPLE: readonly Pair[] = PEOPLE_NAMES.map(([en, zh]) =>
+  pair(
+    en
+      .toLowerCase()
+      .normalize("NFD")
+      .replace(/[^a-z ]/g, "")
+      .replace(/ /g, "_"),
+    en,
+    zh,
+  ),
+);
 const RELATIONS: readonly Pair[] = [
   pair("colleague", "colleague", "同事"),
   pair("manager", "manager", "经理"),
@@ -173,9 +238,30 @@ export function profileCards(r: Rng, userName: string): CardSpec[] {
   const job = r.pick(OCCUPATIONS);
   const project = r.pick(PROJECTS);
   return [
-    { kind: "profile_name", title: say(lang, "Name", "名字"), content: say(lang, `The user's name is ${userName}.`, `用户叫${userName}。`), valueJson: { name: userName }, tags: ["profile"], entities: [userName] },
-    { kind: "home_location", title: say(lang, `Lives in ${city.en}`, `住在${city.zh}`), content: say(lang, `The user lives in ${city.en}.`, `用户住在${city.zh}。`), valueJson: { city: city.en }, tags: ["location"], entities: [city.en] },
-    { kind: "occupation", title: say(lang, job.en, job.zh), content: say(lang, `Works as a ${job.en}.`, `职业是${job.zh}。`), valueJson: job.en, tags: ["work"], entities: [] },
+    {
+      kind: "profile_name",
+      title: say(lang, "Name", "名字"),
+      content: say(lang, `The user's name is ${userName}.`, `用户叫${userName}。`),
+      valueJson: { name: userName },
+      tags: ["profile"],
+      entities: [userName],
+    },
+    {
+      kind: "home_location",
+      title: say(lang, `Lives in ${city.en}`, `住在${city.zh}`),
+      content: say(lang, `The user lives in ${city.en}.`, `用户住在${city.zh}。`),
+      valueJson: { city: city.en },
+      tags: ["location"],
+      entities: [city.en],
+    },
+    {
+      kind: "occupation",
+      title: say(lang, job.en, job.zh),
+      content: say(lang, `Works as a ${job.en}.`, `职业是${job.zh}。`),
+      valueJson: job.en,
+      tags: ["work"],
+      entities: [],
+    },
     {
       kind: "timezone_preference",
       title: say(lang, "Time zone", "时区"),
@@ -184,8 +270,22 @@ export function profileCards(r: Rng, userName: string): CardSpec[] {
       tags: ["time"],
       entities: [],
     },
-    { kind: "language_preference", title: say(lang, "Language", "语言"), content: say(lang, "Reply in English.", "请用中文回复。"), valueJson: lang === "en" ? "English" : "zh-CN", tags: ["language"], entities: [] },
-    { kind: "flavor_profile", title: say(lang, "Flavour", "口味"), content: say(lang, "Likes little oil and mild spice.", "喜欢少油少辣。"), valueJson: { spicy: "low", oil: "low" }, tags: ["cooking"], entities: [] },
+    {
+      kind: "language_preference",
+      title: say(lang, "Language", "语言"),
+      content: say(lang, "Reply in English.", "请用中文回复。"),
+      valueJson: lang === "en" ? "English" : "zh-CN",
+      tags: ["language"],
+      entities: [],
+    },
+    {
+      kind: "flavor_profile",
+      title: say(lang, "Flavour", "口味"),
+      content: say(lang, "Likes little oil and mild spice.", "喜欢少油少辣。"),
+      valueJson: { spicy: "low", oil: "low" },
+      tags: ["cooking"],
+      entities: [],
+    },
     {
       kind: "long_term_goal",
       title: say(lang, `Ship ${project.en}`, `完成${project.zh}项目`),
@@ -228,7 +328,9 @@ export function itemCard(r: Rng, scopeType: "user" | "session" | "workspace" | "
         title: say(lang, allergy ? `${f.en} allergy` : `Avoids ${f.en}`, allergy ? `${f.zh}过敏` : `不吃${f.zh}`),
         content: say(
           lang,
-          allergy ? `The user is allergic to ${f.en}; never suggest dishes with it.` : `The user dislikes ${f.en} and avoids it when cooking.`,
+          allergy
+            ? `The user is allergic to ${f.en}; never suggest dishes with it.`
+            : `The user dislikes ${f.en} and avoids it when cooking.`,
           allergy ? `用户对${f.zh}过敏，推荐菜谱时不要包含${f.zh}。` : `用户不喜欢${f.zh}，做饭时别放${f.zh}。`,
         ),
         valueJson: { food: f.en, reason: allergy ? "allergy" : "dislike" },
@@ -244,7 +346,11 @@ export function itemCard(r: Rng, scopeType: "user" | "session" | "workspace" | "
         kind: "personal_relationship",
         itemKey: `${p.key}${suffix}`,
         title: say(lang, `${p.en}, ${rel.en}`, `${p.zh}（${rel.zh}）`),
-        content: say(lang, `${p.en} is the user's ${rel.en} and handles the ${topic.en}.`, `${p.zh}是用户的${rel.zh}，负责${topic.zh}。`),
+        content: say(
+          lang,
+          `${p.en} is the user's ${rel.en} and handles the ${topic.en}.`,
+          `${p.zh}是用户的${rel.zh}，负责${topic.zh}。`,
+        ),
         valueJson: { name: p.en, relation: rel.en },
         tags: ["people"],
         entities: [p.en],
@@ -265,7 +371,15 @@ export function itemCard(r: Rng, scopeType: "user" | "session" | "workspace" | "
     }
     case "comm": {
       const c = r.pick(COMM);
-      return { kind: "communication_preference", itemKey: `${c.key}${suffix}`, title: say(lang, c.en, c.zh), content: say(lang, `The user ${c.en}.`, `用户${c.zh}。`), valueJson: c.en, tags: ["style"], entities: [] };
+      return {
+        kind: "communication_preference",
+        itemKey: `${c.key}${suffix}`,
+        title: say(lang, c.en, c.zh),
+        content: say(lang, `The user ${c.en}.`, `用户${c.zh}。`),
+        valueJson: c.en,
+        tags: ["style"],
+        entities: [],
+      };
     }
     case "project": {
       const p = r.pick(PROJECTS);
@@ -288,7 +402,15 @@ export function itemCard(r: Rng, scopeType: "user" | "session" | "workspace" | "
     }
     case "diet": {
       const d = r.pick(DIETS);
-      return { kind: "dietary_restriction", itemKey: `${d.key}${suffix}`, title: say(lang, d.en, d.zh), content: say(lang, `The user eats ${d.en}.`, `用户饮食要求：${d.zh}。`), valueJson: d.en, tags: ["food"], entities: [] };
+      return {
+        kind: "dietary_restriction",
+        itemKey: `${d.key}${suffix}`,
+        title: say(lang, d.en, d.zh),
+        content: say(lang, `The user eats ${d.en}.`, `用户饮食要求：${d.zh}。`),
+        valueJson: d.en,
+        tags: ["food"],
+        entities: [],
+      };
     }
     case "recipe": {
       const d = r.pick(DISHES);
@@ -297,7 +419,11 @@ export function itemCard(r: Rng, scopeType: "user" | "session" | "workspace" | "
         kind: "recipe",
         itemKey: `${d.key}${suffix}`,
         title: say(lang, d.en, d.zh),
-        content: say(lang, `The user's ${d.en}: no ${f.en}, fifteen minutes, serve hot.`, `用户的${d.zh}做法：不放${f.zh}，十五分钟出锅。`),
+        content: say(
+          lang,
+          `The user's ${d.en}: no ${f.en}, fifteen minutes, serve hot.`,
+          `用户的${d.zh}做法：不放${f.zh}，十五分钟出锅。`,
+        ),
         valueJson: { notes: `no ${f.en}` },
         tags: ["cooking", "recipe"],
         entities: [],
@@ -310,7 +436,11 @@ export function itemCard(r: Rng, scopeType: "user" | "session" | "workspace" | "
         kind: "active_task",
         itemKey: `${p.key}_${t.key}${suffix}`,
         title: say(lang, `Prepare the ${p.en} ${t.en}`, `准备${p.zh}的${t.zh}`),
-        content: say(lang, `Next step: prepare the ${p.en} ${t.en} and send it to the team by Friday.`, `下一步：准备${p.zh}的${t.zh}，周五前发给团队。`),
+        content: say(
+          lang,
+          `Next step: prepare the ${p.en} ${t.en} and send it to the team by Friday.`,
+          `下一步：准备${p.zh}的${t.zh}，周五前发给团队。`,
+        ),
         valueJson: { task: `${p.en} ${t.en}`, status: "open" },
         tags: ["task"],
         entities: [p.en],
@@ -318,7 +448,15 @@ export function itemCard(r: Rng, scopeType: "user" | "session" | "workspace" | "
     }
     default: {
       const s = r.pick(STATES);
-      return { kind: "temporary_state", itemKey: `${s.key}${suffix}`, title: say(lang, s.en, s.zh), content: say(lang, `The user ${s.en}.`, `用户${s.zh}。`), valueJson: s.en, tags: ["state"], entities: [] };
+      return {
+        kind: "temporary_state",
+        itemKey: `${s.key}${suffix}`,
+        title: say(lang, s.en, s.zh),
+        content: say(lang, `The user ${s.en}.`, `用户${s.zh}。`),
+        valueJson: s.en,
+        tags: ["state"],
+        entities: [],
+      };
     }
   }
 }
@@ -329,7 +467,11 @@ export function queryBank(): string[] {
   for (const f of FOODS) q.push(`is the user allergic to ${f.en}?`, `我对${f.zh}过敏吗`, `dishes without ${f.en}`);
   PROJECTS.forEach((p, i) => {
     const t = TOPICS[i % TOPICS.length]!;
-    q.push(`${p.en} ${t.en}`, `${p.zh}项目的${t.zh}是什么`, i % 2 ? `who owns the ${p.en} project?` : `${p.zh}项目谁负责`);
+    q.push(
+      `${p.en} ${t.en}`,
+      `${p.zh}项目的${t.zh}是什么`,
+      i % 2 ? `who owns the ${p.en} project?` : `${p.zh}项目谁负责`,
+    );
   });
   for (const t of TOPICS) q.push(`${t.zh}`, `what is the ${t.en}?`);
   for (const p of PEOPLE) q.push(`who is ${p.en}`, `${p.zh}是谁`);

@@ -48,10 +48,28 @@ export type SqlJob = {
   plans: Stmt[][];
 };
 export type OpStats = { latencies: number[]; ok: number; failed: number; statuses: Record<string, number> };
-export type HttpResult = { mode: "http"; elapsedS: number; ops: Record<Op, OpStats>; forgetPool: ForgetTarget[]; errors: string[] };
+export type HttpResult = {
+  mode: "http";
+  elapsedS: number;
+  ops: Record<Op, OpStats>;
+  forgetPool: ForgetTarget[];
+  errors: string[];
+};
 /** Requests that completed within one interval of the measured time; `seconds` is the interval's length. */
-export type IntervalReport = { index: number; endS: number; seconds: number; ops: Record<Op, { latencies: number[]; failed: number }> };
-export type SqlResult = { mode: "sql"; elapsedS: number; latencies: number[]; perLabel: Record<string, number[]>; failed: number; errors: string[] };
+export type IntervalReport = {
+  index: number;
+  endS: number;
+  seconds: number;
+  ops: Record<Op, { latencies: number[]; failed: number }>;
+};
+export type SqlResult = {
+  mode: "sql";
+  elapsedS: number;
+  latencies: number[];
+  perLabel: Record<string, number[]>;
+  failed: number;
+  errors: string[];
+};
 
 function lcg(seed: number) {
   let s = seed >>> 0 || 1;
@@ -66,18 +84,16 @@ const round = (ms: number) => Math.round(ms * 1000) / 1000;
 /** POST with a JSON body, or GET when `body` is undefined (a tRPC query). */
 function send(agent: http.Agent, url: URL, secret: string, body: unknown): Promise<{ status: number; text: string }> {
   const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-  const headers = payload ? { "content-type": "application/json", "content-length": payload.length, authorization: `Bearer ${secret}` } : { authorization: `Bearer ${secret}` };
+  const headers = payload
+    ? { "content-type": "application/json", "content-length": payload.length, authorization: `Bearer ${secret}` }
+    : { authorization: `Bearer ${secret}` };
   return new Promise((resolve, reject) => {
-    const req = http.request(
-      url,
-      { method: payload ? "POST" : "GET", agent, headers },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
-        res.on("error", reject);
-      },
-    );
+    const req = http.request(url, { method: payload ? "POST" : "GET", agent, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+      res.on("error", reject);
+    });
     req.on("error", reject);
     req.end(payload);
   });
@@ -86,7 +102,9 @@ function send(agent: http.Agent, url: URL, secret: string, body: unknown): Promi
 async function runHttp(job: HttpJob): Promise<HttpResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: job.concurrency * 2 });
   const random = lcg(job.seed);
-  const ops = Object.fromEntries(OPS.map((op) => [op, { latencies: [], ok: 0, failed: 0, statuses: {} }])) as unknown as Record<Op, OpStats>;
+  const ops = Object.fromEntries(
+    OPS.map((op) => [op, { latencies: [], ok: 0, failed: 0, statuses: {} }]),
+  ) as unknown as Record<Op, OpStats>;
   const pool = [...job.forgetPool];
   const errors: string[] = [];
   const total = OPS.reduce((sum, op) => sum + job.mix[op], 0);
@@ -97,14 +115,23 @@ async function runHttp(job: HttpJob): Promise<HttpResult> {
   const measureFrom = started + job.warmupS * 1000;
   const stopAt = measureFrom + job.durationS * 1000;
 
-  const emptyInterval = () => Object.fromEntries(OPS.map((op) => [op, { latencies: [], failed: 0 }])) as unknown as IntervalReport["ops"];
+  const emptyInterval = () =>
+    Object.fromEntries(OPS.map((op) => [op, { latencies: [], failed: 0 }])) as unknown as IntervalReport["ops"];
   let interval = emptyInterval();
   let intervalIndex = 0;
   let intervalStart = measureFrom;
   let intervalTimer: NodeJS.Timeout | undefined;
   const flushInterval = () => {
     const now = performance.now();
-    process.send!({ type: "interval", interval: { index: intervalIndex++, endS: round((now - measureFrom) / 1000), seconds: round((now - intervalStart) / 1000), ops: interval } satisfies IntervalReport });
+    process.send!({
+      type: "interval",
+      interval: {
+        index: intervalIndex++,
+        endS: round((now - measureFrom) / 1000),
+        seconds: round((now - intervalStart) / 1000),
+        ops: interval,
+      } satisfies IntervalReport,
+    });
     interval = emptyInterval();
     intervalStart = now;
   };
@@ -125,7 +152,9 @@ async function runHttp(job: HttpJob): Promise<HttpResult> {
     return "search";
   };
 
-  const request = (op: Op): { path: string; user: number; body?: Record<string, unknown>; target?: ForgetTarget } | null => {
+  const request = (
+    op: Op,
+  ): { path: string; user: number; body?: Record<string, unknown>; target?: ForgetTarget } | null => {
     if (op === "ping") return { path: "me.agent", user: Math.floor(random() * job.users.length) };
     if (op === "search") {
       const s = job.searches[searchCursor++ % job.searches.length]!;
@@ -135,7 +164,11 @@ async function runHttp(job: HttpJob): Promise<HttpResult> {
     const user = Math.floor(random() * job.users.length);
     const session = job.users[user]!.session;
     if (op === "context") {
-      return { path: "tools.memory_context", user, body: { queryText: job.queries[Math.floor(random() * job.queries.length)]!, turn: { sessionId: session } } };
+      return {
+        path: "tools.memory_context",
+        user,
+        body: { queryText: job.queries[Math.floor(random() * job.queries.length)]!, turn: { sessionId: session } },
+      };
     }
     if (op === "write") {
       const n = writes++;
@@ -151,8 +184,16 @@ async function runHttp(job: HttpJob): Promise<HttpResult> {
               itemKey: `load_${job.tag}_${n}`,
               explicitUserIntent: true,
               node: zh
-                ? { title: `负载测试记忆 ${n}`, content: `用户在负载测试中保存的第 ${n} 条记忆：周四下午评审北极星项目预算。`, tags: ["load"] }
-                : { title: `Load test memory ${n}`, content: `Memory ${n} saved during the load test: the Hermes budget review is on Thursday.`, tags: ["load"] },
+                ? {
+                    title: `负载测试记忆 ${n}`,
+                    content: `用户在负载测试中保存的第 ${n} 条记忆：周四下午评审北极星项目预算。`,
+                    tags: ["load"],
+                  }
+                : {
+                    title: `Load test memory ${n}`,
+                    content: `Memory ${n} saved during the load test: the Hermes budget review is on Thursday.`,
+                    tags: ["load"],
+                  },
             },
           ],
           turn: { sessionId: session },
@@ -165,7 +206,12 @@ async function runHttp(job: HttpJob): Promise<HttpResult> {
       path: "tools.memory_forget",
       user: target.user,
       target,
-      body: { id: target.id, expectedRevision: target.revision, reason: "the user asked to forget it (load test)", turn: { sessionId: job.users[target.user]!.session, forgetIntent: true } },
+      body: {
+        id: target.id,
+        expectedRevision: target.revision,
+        reason: "the user asked to forget it (load test)",
+        turn: { sessionId: job.users[target.user]!.session, forgetIntent: true },
+      },
     };
   };
 
@@ -193,7 +239,8 @@ async function runHttp(job: HttpJob): Promise<HttpResult> {
       let data: Record<string, unknown> | undefined;
       // Reads are checked by their envelope only: parsing every answer (~85 KB for a context) is work
       // for the driver, which shares the cores with what it measures. Writes and forgets are parsed.
-      if (ok && (op === "search" || op === "context" || op === "ping")) ok = text.startsWith('{"result":{"data":{') && text.endsWith("}}}");
+      if (ok && (op === "search" || op === "context" || op === "ping"))
+        ok = text.startsWith('{"result":{"data":{') && text.endsWith("}}}");
       else if (ok) {
         try {
           data = (JSON.parse(text) as { result?: { data?: Record<string, unknown> } }).result?.data;
@@ -289,6 +336,10 @@ process.on("message", (message: { type: "run"; job: HttpJob | SqlJob }) => {
   const run = message.job.mode === "http" ? runHttp(message.job) : runSql(message.job);
   run.then(
     (result) => process.send!({ type: "result", result }, () => process.exit(0)),
-    (error: unknown) => process.send!({ type: "error", error: error instanceof Error ? (error.stack ?? error.message) : String(error) }, () => process.exit(1)),
+    (error: unknown) =>
+      process.send!(
+        { type: "error", error: error instanceof Error ? (error.stack ?? error.message) : String(error) },
+        () => process.exit(1),
+      ),
   );
 });

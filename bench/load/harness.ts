@@ -15,29 +15,31 @@ import { benchClient } from "./pg-client";
 
 /** Command-line options both benchmarks take (node:util parseArgs). */
 export const BENCH_OPTIONS = {
-    users: { type: "string", default: "200" },
-    "database-url": { type: "string", default: "postgres://postgres@127.0.0.1:5432/postgres" },
-    embedded: { type: "boolean", default: false },
-    keep: { type: "boolean", default: false },
-    build: { type: "boolean", default: false },
-    "pool-max": { type: "string" },
-    /** Calls per minute per key on the server (RATE_LIMIT_PER_MINUTE); 0 (default) turns the limiter off. */
-    "rate-limit": { type: "string", default: "0" },
-    searches: { type: "string", default: "300" },
-    "memory-writes": { type: "string", default: "300" },
-    seed: { type: "string", default: "42" },
-    /** yes / no / auto (yes from 500,000 cards): build the card indexes after the bulk insert, as a restore does. */
-    "index-after-load": { type: "string", default: "auto" },
+  users: { type: "string", default: "200" },
+  "database-url": { type: "string", default: "postgres://postgres@127.0.0.1:5432/postgres" },
+  embedded: { type: "boolean", default: false },
+  keep: { type: "boolean", default: false },
+  build: { type: "boolean", default: false },
+  "pool-max": { type: "string" },
+  /** Calls per minute per key on the server (RATE_LIMIT_PER_MINUTE); 0 (default) turns the limiter off. */
+  "rate-limit": { type: "string", default: "0" },
+  searches: { type: "string", default: "300" },
+  "memory-writes": { type: "string", default: "300" },
+  seed: { type: "string", default: "42" },
+  /** yes / no / auto (yes from 500,000 cards): build the card indexes after the bulk insert, as a restore does. */
+  "index-after-load": { type: "string", default: "auto" },
 } as const;
 
 /** Whether seeding builds the card indexes after its bulk insert (see bench/load/index-after-load.ts). */
 export function indexAfterLoad(option: string, cards: number): boolean {
-  if (option !== "auto" && option !== "yes" && option !== "no") throw new Error(`--index-after-load must be yes, no or auto, not ${option}`);
+  if (option !== "auto" && option !== "yes" && option !== "no")
+    throw new Error(`--index-after-load must be yes, no or auto, not ${option}`);
   return option === "yes" || (option === "auto" && cards >= 500_000);
 }
 
 /** The server's pool size for the report: `--pool-max`, else the server's own default; embedded has none. */
-export const reportedPoolMax = (option: string | undefined, embedded: boolean): number | null => (embedded ? null : Number(option ?? defaultDbPoolMax()));
+export const reportedPoolMax = (option: string | undefined, embedded: boolean): number | null =>
+  embedded ? null : Number(option ?? defaultDbPoolMax());
 
 /** The mixed workload of both benchmarks (percent of requests). */
 export const MIX: Mix = { search: 70, context: 10, write: 15, forget: 5, ping: 0 };
@@ -48,11 +50,20 @@ export const timeStamp = () => new Date().toISOString().replace(/[:.]/g, "-");
 
 export function machineInfo(postgresVersion: string | null) {
   const cpus = os.cpus();
-  return { cpus: cpus.length, cpuModel: cpus[0]?.model ?? "?", memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, postgres: postgresVersion };
+  return {
+    cpus: cpus.length,
+    cpuModel: cpus[0]?.model ?? "?",
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    postgres: postgresVersion,
+  };
 }
 
 /** The first fields of every report: what ran, when, where, and how busy the machine was. */
-export function reportHeader(benchmark: string, params: { label?: string; startedAt: string; embedded: boolean; postgresVersion: string | null; loadStart: number[] }) {
+export function reportHeader(
+  benchmark: string,
+  params: { label?: string; startedAt: string; embedded: boolean; postgresVersion: string | null; loadStart: number[] },
+) {
   return {
     benchmark,
     label: params.label ?? null,
@@ -80,10 +91,26 @@ export type BenchTarget = {
 };
 
 /** Server mode: creates `memory_bench_<time>` next to `databaseUrl`'s database; embedded: a PGlite directory in `runDir`. */
-export async function createTarget(params: { embedded: boolean; databaseUrl: string; runDir: string; stamp: string; keep: boolean; log: (line: string) => void }): Promise<BenchTarget> {
+export async function createTarget(params: {
+  embedded: boolean;
+  databaseUrl: string;
+  runDir: string;
+  stamp: string;
+  keep: boolean;
+  log: (line: string) => void;
+}): Promise<BenchTarget> {
   const name = `memory_bench_${params.stamp.toLowerCase().replace(/[^a-z0-9]/g, "_")}`.slice(0, 60);
   const dataDir = path.join(params.runDir, "pglite");
-  if (params.embedded) return { embedded: true, url: null, dataDir, name, adminUrl: params.databaseUrl, postgresVersion: null, drop: async () => {} };
+  if (params.embedded)
+    return {
+      embedded: true,
+      url: null,
+      dataDir,
+      name,
+      adminUrl: params.databaseUrl,
+      postgresVersion: null,
+      drop: async () => {},
+    };
   const dbUrl = new URL(params.databaseUrl);
   dbUrl.pathname = `/${name}`;
   const admin = benchClient(params.databaseUrl, { max: 1, onnotice: () => {} });
@@ -105,7 +132,11 @@ export async function createTarget(params: { embedded: boolean; databaseUrl: str
 }
 
 /** Migrates and seeds the target in this process (the server is not running yet). */
-export async function seedTarget(target: BenchTarget, params: Omit<Parameters<typeof seed>[1], "log">, log: (line: string) => void): Promise<SeedResult> {
+export async function seedTarget(
+  target: BenchTarget,
+  params: Omit<Parameters<typeof seed>[1], "log">,
+  log: (line: string) => void,
+): Promise<SeedResult> {
   log(`seeding ${target.url ?? target.dataDir}`);
   const handle = await openDatabase(target.url ? { url: target.url, poolMax: 8 } : { dataDir: target.dataDir });
   try {
@@ -121,13 +152,19 @@ export type Workload = Pick<HttpJob, "users" | "searches" | "queries">;
 export function workload(seeded: SeedResult, params: { seed: number; searches: number }): Workload {
   const r = rng(params.seed + 1);
   const queries = queryBank();
-  const searches = Array.from({ length: params.searches }, () => ({ user: r.int(seeded.users.length), queryText: r.pick(queries) }));
+  const searches = Array.from({ length: params.searches }, () => ({
+    user: r.int(seeded.users.length),
+    queryText: r.pick(queries),
+  }));
   const users = seeded.users.map((u) => ({ secret: u.secret, session: u.sessions[0]! }));
   return { users, searches, queries };
 }
 
 /** The production server's environment for a benchmark: no rate limit, no inline worker, quiet logs. */
-export function serverEnv(target: BenchTarget, params: { runDir: string; stamp: string; poolMax?: string; rateLimit: string }): Record<string, string> {
+export function serverEnv(
+  target: BenchTarget,
+  params: { runDir: string; stamp: string; poolMax?: string; rateLimit: string },
+): Record<string, string> {
   return {
     RATE_LIMIT_PER_MINUTE: params.rateLimit,
     MEMORY_INLINE_WORKER: "false",
@@ -140,9 +177,16 @@ export function serverEnv(target: BenchTarget, params: { runDir: string; stamp: 
 }
 
 /** Runs one job in a separate driver process; `onInterval` hears each interval report of an http job with `intervalS`. */
-export function runDriver<T extends HttpResult | SqlResult>(job: HttpJob | SqlJob, onInterval?: (interval: IntervalReport) => void): Promise<T> {
+export function runDriver<T extends HttpResult | SqlResult>(
+  job: HttpJob | SqlJob,
+  onInterval?: (interval: IntervalReport) => void,
+): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = fork(path.join(ROOT, "bench", "load", "driver.ts"), [], { cwd: ROOT, execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    const child = fork(path.join(ROOT, "bench", "load", "driver.ts"), [], {
+      cwd: ROOT,
+      execArgv: ["--import", "tsx"],
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
     let settled = false;
     child.on("message", (message: { type: string; result?: T; interval?: IntervalReport; error?: string }) => {
       if (message.type === "interval") return onInterval?.(message.interval!);
@@ -157,7 +201,13 @@ export function runDriver<T extends HttpResult | SqlResult>(job: HttpJob | SqlJo
   });
 }
 
-export type Run = { runDir: string; stamp: string; target?: BenchTarget; servers?: Servers; cleanup: () => Promise<void> };
+export type Run = {
+  runDir: string;
+  stamp: string;
+  target?: BenchTarget;
+  servers?: Servers;
+  cleanup: () => Promise<void>;
+};
 
 /** A run's temporary folder and clean-up (stop the servers, drop the database, remove the folder), also on Ctrl+C. */
 export function startRun(params: { name: string; keep: boolean }): Run {
@@ -176,7 +226,14 @@ export function startRun(params: { name: string; keep: boolean }): Run {
 
 /** Error lines the servers logged (at most 50). */
 export function serverErrorLines(servers: Servers): string[] {
-  return servers.logs.flatMap((file) => fs.readFileSync(file, "utf8").split("\n").filter((line) => / ERROR |Error:/.test(line))).slice(0, 50);
+  return servers.logs
+    .flatMap((file) =>
+      fs
+        .readFileSync(file, "utf8")
+        .split("\n")
+        .filter((line) => / ERROR |Error:/.test(line)),
+    )
+    .slice(0, 50);
 }
 
 /** Writes `bench/results/<name>.json` and returns its path. */

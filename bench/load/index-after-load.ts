@@ -19,7 +19,11 @@ async function secondaryIndexes(tx: DbOrTx): Promise<IndexDefinition[]> {
   );
 }
 
-export async function withCardIndexesBuiltAfterLoad(db: Database, load: (tx: DbOrTx) => Promise<void>, log: (line: string) => void): Promise<void> {
+export async function withCardIndexesBuiltAfterLoad(
+  db: Database,
+  load: (tx: DbOrTx) => Promise<void>,
+  log: (line: string) => void,
+): Promise<void> {
   await db.transaction(async (tx) => {
     // Index builds sort in memory when they can; the bench machine has room for it.
     await tx.execute(sql`set local maintenance_work_mem = '1GB'`);
@@ -40,7 +44,11 @@ export async function withCardIndexesBuiltAfterLoad(db: Database, load: (tx: DbO
  * as the migration marks the cards stored before it, in the same transaction: the trigger takes an
  * advisory lock per card, and a transaction of thousands of cards would run out of lock slots.
  */
-export async function withShadowMarksAfterLoad(db: DbOrTx, load: (tx: DbOrTx) => Promise<void>, log: (line: string) => void): Promise<void> {
+export async function withShadowMarksAfterLoad(
+  db: DbOrTx,
+  load: (tx: DbOrTx) => Promise<void>,
+  log: (line: string) => void,
+): Promise<void> {
   await db.transaction(async (tx) => {
     await tx.execute(sql`alter table memory_nodes disable trigger memory_nodes_mark_shadowed`);
     await load(tx);

@@ -18,10 +18,15 @@ export async function waitForReplay(primaryUrl: string, replicaUrl: string, time
   try {
     const [{ lsn }] = (await primary`select pg_current_wal_lsn()::text as lsn`) as unknown as [{ lsn: string }];
     for (;;) {
-      const [row] = await standby`select pg_is_in_recovery() as recovery, pg_last_wal_replay_lsn() >= ${lsn}::pg_lsn as replayed, exists (select 1 from pg_database where datname = ${database}) as present`;
-      if (!row?.recovery) throw new Error(`${admin.host} is not a hot standby (pg_is_in_recovery() is false); make one with scripts/setup-postgres.sh --standby`);
+      const [row] =
+        await standby`select pg_is_in_recovery() as recovery, pg_last_wal_replay_lsn() >= ${lsn}::pg_lsn as replayed, exists (select 1 from pg_database where datname = ${database}) as present`;
+      if (!row?.recovery)
+        throw new Error(
+          `${admin.host} is not a hot standby (pg_is_in_recovery() is false); make one with scripts/setup-postgres.sh --standby`,
+        );
       if (row.replayed && row.present) return Date.now() - started;
-      if (Date.now() - started > timeoutMs) throw new Error(`the standby at ${admin.host} did not replay the seed within ${timeoutMs / 1000} s`);
+      if (Date.now() - started > timeoutMs)
+        throw new Error(`the standby at ${admin.host} did not replay the seed within ${timeoutMs / 1000} s`);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   } finally {
@@ -35,7 +40,8 @@ export async function readsByTarget(urls: readonly string[]): Promise<Record<str
   const totals: Record<string, number> = {};
   for (const url of urls) {
     const text = await (await fetch(`${url}/api/metrics`)).text();
-    for (const match of text.matchAll(/^memory_db_reads_total\{target="([^"]+)"\} (\S+)$/gm)) totals[match[1]!] = (totals[match[1]!] ?? 0) + Number(match[2]);
+    for (const match of text.matchAll(/^memory_db_reads_total\{target="([^"]+)"\} (\S+)$/gm))
+      totals[match[1]!] = (totals[match[1]!] ?? 0) + Number(match[2]);
   }
   return totals;
 }

@@ -32,7 +32,8 @@ function processTree(pid: number): number[] {
     }
     for (const tid of tasks) {
       try {
-        for (const child of fs.readFileSync(`${taskDir}/${tid}/children`, "utf8").trim().split(/\s+/)) if (child) out.push(Number(child));
+        for (const child of fs.readFileSync(`${taskDir}/${tid}/children`, "utf8").trim().split(/\s+/))
+          if (child) out.push(Number(child));
       } catch {
         // thread gone, or a kernel without the children file
       }
@@ -91,7 +92,9 @@ export async function pgBackends(sql: postgres.Sql, database: string): Promise<B
 }
 
 /** Least-squares slope of y over x, and the fitted value at `at`; null with fewer than two distinct x. */
-export function linearFit(points: readonly { x: number; y: number }[]): { slope: number; at: (x: number) => number } | null {
+export function linearFit(
+  points: readonly { x: number; y: number }[],
+): { slope: number; at: (x: number) => number } | null {
   const n = points.length;
   if (n < 2) return null;
   const mx = points.reduce((s, p) => s + p.x, 0) / n;

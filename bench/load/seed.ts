@@ -21,7 +21,14 @@ import { registerTreeSubscribers } from "~/server/tree";
 // Messages stored here become memory-tree chunks, as in the server (src/server/tree/subscribers.ts).
 registerTreeSubscribers();
 
-export type BenchUser = { index: number; id: string; secret: string; key: ApiKey; sessions: string[]; workspace: string };
+export type BenchUser = {
+  index: number;
+  id: string;
+  secret: string;
+  key: ApiKey;
+  sessions: string[];
+  workspace: string;
+};
 export type ForgetTarget = { id: string; user: number; revision: number };
 export type SeedResult = {
   tenantId: string;
@@ -85,14 +92,30 @@ function cardRow(r: Rng, tenantId: string, scope: Scope, spec: CardSpec, actorId
     updatedById: actorId,
     createdAt: at,
     updatedAt: at,
-    ...buildNodeSearchFields({ title: spec.title, content: spec.content, key: key.key, itemKey: key.itemKey, entities: spec.entities, tags: spec.tags, valueJson: spec.valueJson, categoryPath: def.categoryPath }),
+    ...buildNodeSearchFields({
+      title: spec.title,
+      content: spec.content,
+      key: key.key,
+      itemKey: key.itemKey,
+      entities: spec.entities,
+      tags: spec.tags,
+      valueJson: spec.valueJson,
+      categoryPath: def.categoryPath,
+    }),
   };
 }
 
 /** The active card plus, sometimes, the revision it superseded (same lineage), as a history would hold. */
 function withHistory(r: Rng, row: NodeInsert, share: number): NodeInsert[] {
   if (!r.chance(share)) return [row];
-  const old: NodeInsert = { ...row, id: newId("mem"), status: "superseded", revision: 1, createdAt: new Date(row.createdAt!.getTime() - 30 * DAY), content: `${row.content} (earlier version)` };
+  const old: NodeInsert = {
+    ...row,
+    id: newId("mem"),
+    status: "superseded",
+    revision: 1,
+    createdAt: new Date(row.createdAt!.getTime() - 30 * DAY),
+    content: `${row.content} (earlier version)`,
+  };
   old.lineageId = old.id;
   old.supersededById = row.id;
   old.endedAt = row.createdAt;
@@ -117,12 +140,19 @@ async function bulkInsert(db: DbOrTx, rows: NodeInsert[], onProgress?: (done: nu
 }
 
 /** Generates `total` card rows over the given scopes: every user's profile slots first, then itemized cards. */
-function generateCards(r: Rng, tenantId: string, total: number, users: { id: string; keyId: string; sessions: string[] }[], options: { withWorkspaces: boolean }): NodeInsert[] {
+function generateCards(
+  r: Rng,
+  tenantId: string,
+  total: number,
+  users: { id: string; keyId: string; sessions: string[] }[],
+  options: { withWorkspaces: boolean },
+): NodeInsert[] {
   const now = Date.now();
   const rows: NodeInsert[] = [];
   for (const user of users) {
     if (rows.length >= total) break;
-    for (const spec of profileCards(r, `user-${user.id.slice(-4)}`)) rows.push(cardRow(r, tenantId, { type: "user", id: user.id }, spec, user.keyId, now));
+    for (const spec of profileCards(r, `user-${user.id.slice(-4)}`))
+      rows.push(cardRow(r, tenantId, { type: "user", id: user.id }, spec, user.keyId, now));
   }
   let n = 0;
   while (rows.length < total) {
@@ -137,7 +167,8 @@ function generateCards(r: Rng, tenantId: string, total: number, users: { id: str
             ? { type: "workspace", id: `w-${r.int(WORKSPACES)}` }
             : { type: "global", id: "" };
     const spec = itemCard(r, scope.type, n++);
-    for (const row of withHistory(r, cardRow(r, tenantId, scope, spec, user.keyId, now), 0.1)) if (rows.length < total) rows.push(row);
+    for (const row of withHistory(r, cardRow(r, tenantId, scope, spec, user.keyId, now), 0.1))
+      if (rows.length < total) rows.push(row);
   }
   return rows.slice(0, total);
 }
@@ -166,12 +197,31 @@ export async function seed(db: Database, params: SeedParams): Promise<SeedResult
 
   // People: an admin (first account or open sign-up), then members, each with a workspace grant and a key.
   const { tenantId, users } = await timed("users and keys", async () => {
-    const admin = await registerAccount(db, { email: `bench-admin-${tag}@example.com`, password: "bench admin password", name: "Bench admin", openSignup: true });
+    const admin = await registerAccount(db, {
+      email: `bench-admin-${tag}@example.com`,
+      password: "bench admin password",
+      name: "Bench admin",
+      openSignup: true,
+    });
     const users: BenchUser[] = [];
     for (let i = 0; i < params.users; i++) {
-      const member = await addUserToTenant(db, { email: `bench-${i}-${tag}@example.com`, role: "member", tenantId: admin.tenantId, actorUserId: admin.user.id });
+      const member = await addUserToTenant(db, {
+        email: `bench-${i}-${tag}@example.com`,
+        role: "member",
+        tenantId: admin.tenantId,
+        actorUserId: admin.user.id,
+      });
       const workspace = `w-${i % WORKSPACES}`;
-      await db.insert(scopeGrants).values({ tenantId: admin.tenantId, id: newId("grt"), principalType: "user", principalId: member.user.id, scope: `workspace:${workspace}`, canRead: true, canWrite: true, grantedByUserId: admin.user.id });
+      await db.insert(scopeGrants).values({
+        tenantId: admin.tenantId,
+        id: newId("grt"),
+        principalType: "user",
+        principalId: member.user.id,
+        scope: `workspace:${workspace}`,
+        canRead: true,
+        canWrite: true,
+        grantedByUserId: admin.user.id,
+      });
       const { apiKey, secret } = await createApiKey(db, {
         tenantId: admin.tenantId,
         ownerUserId: member.user.id,
@@ -187,11 +237,22 @@ export async function seed(db: Database, params: SeedParams): Promise<SeedResult
   });
 
   // The neighbour: another organisation with a tenth as many cards, which no benchmark key may ever see.
-  const neighbour = await registerAccount(db, { email: `bench-neighbour-${tag}@example.com`, password: "bench neighbour password", name: "Neighbour", openSignup: true });
-  const neighbourTenantId = neighbour.tenantId;
-  const neighbourRows = generateCards(r, neighbourTenantId, Math.max(1, Math.floor(params.cards / 10)), [{ id: neighbour.user.id, keyId: "key_neighbour", sessions: [`s-neighbour-${tag}`] }], {
-    withWorkspaces: false,
+  const neighbour = await registerAccount(db, {
+    email: `bench-neighbour-${tag}@example.com`,
+    password: "bench neighbour password",
+    name: "Neighbour",
+    openSignup: true,
   });
+  const neighbourTenantId = neighbour.tenantId;
+  const neighbourRows = generateCards(
+    r,
+    neighbourTenantId,
+    Math.max(1, Math.floor(params.cards / 10)),
+    [{ id: neighbour.user.id, keyId: "key_neighbour", sessions: [`s-neighbour-${tag}`] }],
+    {
+      withWorkspaces: false,
+    },
+  );
   const rows = generateCards(
     r,
     tenantId,
@@ -205,10 +266,12 @@ export async function seed(db: Database, params: SeedParams): Promise<SeedResult
       if (done % 20_000 < 4000 || done === rows.length) params.log(`    ${done}/${rows.length}`);
     });
   };
-  await timed(`bulk insert of ${rows.length} cards (+${neighbourRows.length} of the neighbour)${params.indexAfterLoad ? ", indexes built after" : ""}`, () =>
-    params.indexAfterLoad
-      ? withCardIndexesBuiltAfterLoad(db, (tx) => withShadowMarksAfterLoad(tx, load, params.log), params.log)
-      : withShadowMarksAfterLoad(db, load, params.log),
+  await timed(
+    `bulk insert of ${rows.length} cards (+${neighbourRows.length} of the neighbour)${params.indexAfterLoad ? ", indexes built after" : ""}`,
+    () =>
+      params.indexAfterLoad
+        ? withCardIndexesBuiltAfterLoad(db, (tx) => withShadowMarksAfterLoad(tx, load, params.log), params.log)
+        : withShadowMarksAfterLoad(db, load, params.log),
   );
 
   // Through the product's write path: proves it on this data and gives memory_forget its targets.
@@ -221,11 +284,20 @@ export async function seed(db: Database, params: SeedParams): Promise<SeedResult
       const spec = itemCard(r, "user", 1_000_000 + i);
       const t0 = performance.now();
       const result = await memoryWrite(db, ctx, {
-        operations: [{ op: "create", kind: "custom_fact", itemKey: `bench_seed_${i}`, explicitUserIntent: true, node: { title: spec.title, content: spec.content, tags: spec.tags } }],
+        operations: [
+          {
+            op: "create",
+            kind: "custom_fact",
+            itemKey: `bench_seed_${i}`,
+            explicitUserIntent: true,
+            node: { title: spec.title, content: spec.content, tags: spec.tags },
+          },
+        ],
       });
       writePathMs.push(performance.now() - t0);
       const first = result.results[0];
-      if (!result.done || !first?.nodeId) throw new Error(`memoryWrite failed while seeding: ${JSON.stringify(result)}`);
+      if (!result.done || !first?.nodeId)
+        throw new Error(`memoryWrite failed while seeding: ${JSON.stringify(result)}`);
       forgetPool.push({ id: first.nodeId, user: user.index, revision: first.revision ?? 1 });
     }
   });
@@ -237,7 +309,11 @@ export async function seed(db: Database, params: SeedParams): Promise<SeedResult
     const worker = async () => {
       for (let job = jobs.shift(); job; job = jobs.shift()) {
         const batch = sessionMessages(r);
-        await appendMessages(db, { tenantId, actor: { type: "api_key", id: job.user.key.id } }, { sessionId: job.sessionId, userScopeId: job.user.id, messages: batch });
+        await appendMessages(
+          db,
+          { tenantId, actor: { type: "api_key", id: job.user.key.id } },
+          { sessionId: job.sessionId, userScopeId: job.user.id, messages: batch },
+        );
         messages += batch.length;
       }
     };
@@ -250,9 +326,15 @@ export async function seed(db: Database, params: SeedParams): Promise<SeedResult
     await db.execute(sql`vacuum analyze`);
   });
 
-  const statuses = await db.execute(sql`select status, count(*)::int as n from memory_nodes where tenant_id = ${tenantId} group by status`);
+  const statuses = await db.execute(
+    sql`select status, count(*)::int as n from memory_nodes where tenant_id = ${tenantId} group by status`,
+  );
   const counts: Record<string, number> = { users: users.length, messages };
-  for (const row of (Array.isArray(statuses) ? statuses : (statuses as unknown as { rows: unknown[] }).rows) as { status: string; n: number }[]) counts[`cards_${row.status}`] = Number(row.n);
+  for (const row of (Array.isArray(statuses) ? statuses : (statuses as unknown as { rows: unknown[] }).rows) as {
+    status: string;
+    n: number;
+  }[])
+    counts[`cards_${row.status}`] = Number(row.n);
   counts.neighbour_cards = Math.max(1, Math.floor(params.cards / 10));
   return { tenantId, neighbourTenantId, users, forgetPool, counts, seconds, writePathMs };
 }

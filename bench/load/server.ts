@@ -5,13 +5,24 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { builtAt as buildTime, buildIsStale, recordBuildSources, sourcesChangedAt } from "../../scripts/build-freshness.mjs";
+import {
+  builtAt as buildTime,
+  buildIsStale,
+  recordBuildSources,
+  sourcesChangedAt,
+} from "../../scripts/build-freshness.mjs";
 import { serverArgs } from "../../scripts/server-command.mjs";
 
 export const ROOT = path.resolve(import.meta.dirname, "..", "..");
 const NEXT_BIN = path.join(ROOT, "node_modules", "next", "dist", "bin", "next");
 
-export type BuildInfo = { buildId: string; builtAt: string; sourcesChangedAt: string; sourcesNewerThanBuild: boolean; rebuilt: boolean };
+export type BuildInfo = {
+  buildId: string;
+  builtAt: string;
+  sourcesChangedAt: string;
+  sourcesNewerThanBuild: boolean;
+  rebuilt: boolean;
+};
 
 /** Uses the existing production build (.next/BUILD_ID); builds when there is none or when asked to. */
 export function ensureBuild(options: { force: boolean; log: (line: string) => void }): BuildInfo {
@@ -19,7 +30,11 @@ export function ensureBuild(options: { force: boolean; log: (line: string) => vo
   let rebuilt = false;
   if (options.force || !fs.existsSync(buildIdFile)) {
     options.log(options.force ? "building (--build)…" : "no production build (.next/BUILD_ID): running next build…");
-    const result = spawnSync(process.execPath, [NEXT_BIN, "build"], { cwd: ROOT, stdio: "inherit", env: { ...process.env, NODE_ENV: "production" } });
+    const result = spawnSync(process.execPath, [NEXT_BIN, "build"], {
+      cwd: ROOT,
+      stdio: "inherit",
+      env: { ...process.env, NODE_ENV: "production" },
+    });
     if (result.status !== 0) throw new Error("next build failed");
     recordBuildSources(ROOT);
     rebuilt = true;
@@ -66,7 +81,12 @@ async function waitReady(url: string, child: ChildProcess, timeoutMs: number) {
 }
 
 /** `nodeFlags`: extra Node options for the servers (e.g. `--cpu-prof`, which NODE_OPTIONS does not accept). */
-export async function startServers(params: { count: number; env: Record<string, string>; logDir: string; nodeFlags?: string[] }): Promise<Servers> {
+export async function startServers(params: {
+  count: number;
+  env: Record<string, string>;
+  logDir: string;
+  nodeFlags?: string[];
+}): Promise<Servers> {
   fs.mkdirSync(params.logDir, { recursive: true });
   const children: ChildProcess[] = [];
   const urls: string[] = [];
@@ -92,7 +112,14 @@ export async function startServers(params: { count: number; env: Record<string, 
       const url = `http://127.0.0.1:${port}`;
       const child = spawn(process.execPath, [...(params.nodeFlags ?? []), ...serverArgs(ROOT)], {
         cwd: ROOT,
-        env: { ...process.env, ...params.env, NODE_ENV: "production", PORT: String(port), HOST: "127.0.0.1", NEXTAUTH_URL: url },
+        env: {
+          ...process.env,
+          ...params.env,
+          NODE_ENV: "production",
+          PORT: String(port),
+          HOST: "127.0.0.1",
+          NEXTAUTH_URL: url,
+        },
         stdio: ["ignore", fd, fd],
       });
       fs.closeSync(fd);

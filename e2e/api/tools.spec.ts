@@ -7,7 +7,10 @@ import { expect, test, type APIRequestContext } from "@playwright/test";
 
 const admin = { name: "Api Admin", email: "api-admin@example.com", password: "a long enough password" };
 
-type TrpcBody<T> = { result?: { data: T }; error?: { message: string; data: { code: string; reason?: string; httpStatus: number } } };
+type TrpcBody<T> = {
+  result?: { data: T };
+  error?: { message: string; data: { code: string; reason?: string; httpStatus: number } };
+};
 type Node = { id: string; revision: number; key: string; title: string };
 type WriteResult = { done: boolean; results: { status: string; nodeId?: string; revision?: number }[] };
 
@@ -25,8 +28,13 @@ test.afterAll(async () => {
   await agent?.dispose();
 });
 
-async function trpc<T>(ctx: APIRequestContext, path: string, body?: unknown): Promise<{ status: number; body: TrpcBody<T> }> {
-  const response = body === undefined ? await ctx.get(`/api/trpc/${path}`) : await ctx.post(`/api/trpc/${path}`, { data: body });
+async function trpc<T>(
+  ctx: APIRequestContext,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: TrpcBody<T> }> {
+  const response =
+    body === undefined ? await ctx.get(`/api/trpc/${path}`) : await ctx.post(`/api/trpc/${path}`, { data: body });
   return { status: response.status(), body: (await response.json()) as TrpcBody<T> };
 }
 async function ok<T>(ctx: APIRequestContext, path: string, body?: unknown): Promise<T> {
@@ -35,7 +43,10 @@ async function ok<T>(ctx: APIRequestContext, path: string, body?: unknown): Prom
   return json.result!.data;
 }
 
-test("an admin signs up, signs in with next-auth credentials and creates an agent key", async ({ playwright, baseURL }) => {
+test("an admin signs up, signs in with next-auth credentials and creates an agent key", async ({
+  playwright,
+  baseURL,
+}) => {
   const signUp = await ok<{ firstAdmin: boolean; role: string }>(dashboard, "account.signUp", admin);
   expect(signUp).toMatchObject({ firstAdmin: true, role: "admin" });
 
@@ -62,12 +73,27 @@ test("an admin signs up, signs in with next-auth credentials and creates an agen
 });
 
 test("an agent runs a turn over plain JSON: append, write with evidence, search, context, forget", async () => {
-  const listed = await ok<{ tools: { name: string; openai: { type: string }; anthropic: { input_schema: { type: string } } }[] }>(agent, "tools.list");
-  expect(listed.tools.map((t) => t.name)).toEqual(["memory_search", "memory_get", "memory_write", "memory_forget", "memory_context", "message_append"]);
-  expect(listed.tools[0]).toMatchObject({ openai: { type: "function" }, anthropic: { input_schema: { type: "object" } } });
+  const listed = await ok<{
+    tools: { name: string; openai: { type: string }; anthropic: { input_schema: { type: string } } }[];
+  }>(agent, "tools.list");
+  expect(listed.tools.map((t) => t.name)).toEqual([
+    "memory_search",
+    "memory_get",
+    "memory_write",
+    "memory_forget",
+    "memory_context",
+    "message_append",
+  ]);
+  expect(listed.tools[0]).toMatchObject({
+    openai: { type: "function" },
+    anthropic: { input_schema: { type: "object" } },
+  });
 
   const turn = { sessionId: "e2e-chat", toolCallId: "call-e2e-1" };
-  const appended = await ok<{ messageIds: string[] }>(agent, "tools.message_append", { messages: [{ role: "user", content: "Remember that I'm allergic to peanuts." }], turn });
+  const appended = await ok<{ messageIds: string[] }>(agent, "tools.message_append", {
+    messages: [{ role: "user", content: "Remember that I'm allergic to peanuts." }],
+    turn,
+  });
   expect(appended.messageIds).toHaveLength(1);
 
   const written = await ok<WriteResult>(agent, "tools.memory_write", {
@@ -77,7 +103,12 @@ test("an agent runs a turn over plain JSON: append, write with evidence, search,
         kind: "food_avoidance",
         itemKey: "peanuts",
         explicitUserIntent: true,
-        node: { title: "Peanut allergy", content: "The user is allergic to peanuts.", valueJson: { food: "peanuts", reason: "allergy" }, sourceMessageIds: appended.messageIds },
+        node: {
+          title: "Peanut allergy",
+          content: "The user is allergic to peanuts.",
+          valueJson: { food: "peanuts", reason: "allergy" },
+          sourceMessageIds: appended.messageIds,
+        },
       },
     ],
     turn,
@@ -85,12 +116,20 @@ test("an agent runs a turn over plain JSON: append, write with evidence, search,
   expect(written).toMatchObject({ done: true, results: [{ status: "created" }] });
   const nodeId = written.results[0]!.nodeId!;
 
-  const found = await ok<{ exact: Node[]; relevant: Node[] }>(agent, "tools.memory_search", { kinds: ["food_avoidance"] });
+  const found = await ok<{ exact: Node[]; relevant: Node[] }>(agent, "tools.memory_search", {
+    kinds: ["food_avoidance"],
+  });
   expect(found.exact.map((n) => n.id)).toContain(nodeId);
-  const viaCall = await ok<{ exact: Node[] }>(agent, "tools.call", { name: "memory_search", arguments: { kinds: ["food_avoidance"] } });
+  const viaCall = await ok<{ exact: Node[] }>(agent, "tools.call", {
+    name: "memory_search",
+    arguments: { kinds: ["food_avoidance"] },
+  });
   expect(viaCall.exact.map((n) => n.id)).toContain(nodeId);
 
-  const context = await ok<{ prompt: string; usedMemoryIds: string[] }>(agent, "tools.memory_context", { queryText: "Can I eat a sauce made with peanuts?", turn });
+  const context = await ok<{ prompt: string; usedMemoryIds: string[] }>(agent, "tools.memory_context", {
+    queryText: "Can I eat a sauce made with peanuts?",
+    turn,
+  });
   expect(context.usedMemoryIds).toContain(nodeId);
   expect(context.prompt).toContain("Peanut allergy");
 
@@ -98,10 +137,15 @@ test("an agent runs a turn over plain JSON: append, write with evidence, search,
   const forget = { id: nodeId, expectedRevision: got.node.revision, reason: "the user asked to forget the allergy" };
   const refused = await ok<{ done: boolean; reason: string }>(agent, "tools.memory_forget", { ...forget, turn });
   expect(refused).toMatchObject({ done: false, reason: "forget_intent_required" });
-  const forgotten = await ok<{ done: boolean; deletedIds: string[] }>(agent, "tools.memory_forget", { ...forget, turn: { ...turn, forgetIntent: true } });
+  const forgotten = await ok<{ done: boolean; deletedIds: string[] }>(agent, "tools.memory_forget", {
+    ...forget,
+    turn: { ...turn, forgetIntent: true },
+  });
   expect(forgotten).toMatchObject({ done: true, deletedIds: [nodeId] });
 
-  const after = await ok<{ exact: Node[]; relevant: Node[] }>(agent, "tools.memory_search", { kinds: ["food_avoidance"] });
+  const after = await ok<{ exact: Node[]; relevant: Node[] }>(agent, "tools.memory_search", {
+    kinds: ["food_avoidance"],
+  });
   expect([...after.exact, ...after.relevant].map((n) => n.id)).not.toContain(nodeId);
 });
 
@@ -110,7 +154,10 @@ test("bad calls get clean, actionable errors", async () => {
   expect(unknown.status).toBe(400);
   expect(unknown.body.error?.data).toMatchObject({ code: "BAD_REQUEST", reason: "unknown_tool" });
 
-  const malformed = await agent.post("/api/trpc/tools.call", { data: '{"name": "memory_search", ', headers: { "content-type": "application/json" } });
+  const malformed = await agent.post("/api/trpc/tools.call", {
+    data: '{"name": "memory_search", ',
+    headers: { "content-type": "application/json" },
+  });
   expect(malformed.status()).toBe(400);
   expect(await malformed.text()).not.toMatch(/at .*\.(ts|js):\d+/);
 
@@ -123,9 +170,17 @@ test("bad calls get clean, actionable errors", async () => {
 });
 
 test("a key over its per-minute limit gets 429 with Retry-After", async ({ playwright, baseURL }) => {
-  const limited = await ok<{ secret: string }>(dashboard, "keys.create", { name: "tight", permissions: ["memory:read"], rateLimitPerMinute: 2 });
-  const ctx = await playwright.request.newContext({ baseURL, extraHTTPHeaders: { authorization: `Bearer ${limited.secret}` } });
-  for (let i = 0; i < 2; i++) expect((await ctx.post("/api/trpc/tools.memory_search", { data: { all: true } })).status()).toBe(200);
+  const limited = await ok<{ secret: string }>(dashboard, "keys.create", {
+    name: "tight",
+    permissions: ["memory:read"],
+    rateLimitPerMinute: 2,
+  });
+  const ctx = await playwright.request.newContext({
+    baseURL,
+    extraHTTPHeaders: { authorization: `Bearer ${limited.secret}` },
+  });
+  for (let i = 0; i < 2; i++)
+    expect((await ctx.post("/api/trpc/tools.memory_search", { data: { all: true } })).status()).toBe(200);
   const refused = await ctx.post("/api/trpc/tools.memory_search", { data: { all: true } });
   expect(refused.status()).toBe(429);
   expect(Number(refused.headers()["retry-after"])).toBeGreaterThan(0);
@@ -141,7 +196,11 @@ test("a key over its per-minute limit gets 429 with Retry-After", async ({ playw
 test("an MCP client gets the same tools over Streamable HTTP", async ({ playwright, baseURL }) => {
   const mcp = await playwright.request.newContext({
     baseURL,
-    extraHTTPHeaders: { authorization: `Bearer ${secret}`, accept: "application/json, text/event-stream", "content-type": "application/json" },
+    extraHTTPHeaders: {
+      authorization: `Bearer ${secret}`,
+      accept: "application/json, text/event-stream",
+      "content-type": "application/json",
+    },
   });
   let id = 0;
   const rpc = async <T>(method: string, params: Record<string, unknown> = {}) => {
@@ -165,15 +224,36 @@ test("an MCP client gets the same tools over Streamable HTTP", async ({ playwrig
   expect(initialized.status()).toBe(202);
 
   const { tools } = await rpc<{ tools: { name: string }[] }>("tools/list");
-  expect(tools.map((t) => t.name)).toEqual(["memory_search", "memory_get", "memory_write", "memory_forget", "memory_context", "message_append"]);
+  expect(tools.map((t) => t.name)).toEqual([
+    "memory_search",
+    "memory_get",
+    "memory_write",
+    "memory_forget",
+    "memory_context",
+    "message_append",
+  ]);
 
   const turn = { sessionId: "e2e-mcp" };
-  const appended = await call<{ messageIds: string[] }>("message_append", { messages: [{ role: "user", content: "I live in Lisbon, remember that." }] }, turn);
+  const appended = await call<{ messageIds: string[] }>(
+    "message_append",
+    { messages: [{ role: "user", content: "I live in Lisbon, remember that." }] },
+    turn,
+  );
   const written = await call<WriteResult>(
     "memory_write",
     {
       operations: [
-        { op: "create", kind: "home_location", explicitUserIntent: true, node: { title: "Home", content: "The user lives in Lisbon.", valueJson: { city: "Lisbon" }, sourceMessageIds: appended.structuredContent.messageIds } },
+        {
+          op: "create",
+          kind: "home_location",
+          explicitUserIntent: true,
+          node: {
+            title: "Home",
+            content: "The user lives in Lisbon.",
+            valueJson: { city: "Lisbon" },
+            sourceMessageIds: appended.structuredContent.messageIds,
+          },
+        },
       ],
     },
     turn,
@@ -185,13 +265,20 @@ test("an MCP client gets the same tools over Streamable HTTP", async ({ playwrig
   expect(found.structuredContent.exact.map((n) => n.id)).toContain(nodeId);
   expect(JSON.parse(found.content[0]!.text)).toEqual(found.structuredContent);
 
-  const forgotten = await call<{ done: boolean }>("memory_forget", { id: nodeId, expectedRevision: 1, reason: "user asked" }, { forgetIntent: true });
+  const forgotten = await call<{ done: boolean }>(
+    "memory_forget",
+    { id: nodeId, expectedRevision: 1, reason: "user asked" },
+    { forgetIntent: true },
+  );
   expect(forgotten).toMatchObject({ isError: false, structuredContent: { done: true } });
   const after = await call<{ exact: Node[] }>("memory_search", { kinds: ["home_location"] });
   expect(after.structuredContent.exact.map((n) => n.id)).not.toContain(nodeId);
 
   const anonymous = await playwright.request.newContext({ baseURL });
-  const denied = await anonymous.post("/api/mcp", { data: { jsonrpc: "2.0", id: 1, method: "tools/list" }, headers: { accept: "application/json, text/event-stream" } });
+  const denied = await anonymous.post("/api/mcp", {
+    data: { jsonrpc: "2.0", id: 1, method: "tools/list" },
+    headers: { accept: "application/json, text/event-stream" },
+  });
   expect(denied.status()).toBe(401);
   await anonymous.dispose();
   await mcp.dispose();

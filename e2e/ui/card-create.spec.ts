@@ -27,33 +27,54 @@ async function storedCard(page: Page, url: string) {
   const id = new URL(url).pathname.split("/").pop()!;
   const response = await page.request.get(`/api/trpc/memory.card?input=${encodeURIComponent(JSON.stringify({ id }))}`);
   expect(response.ok(), await response.text()).toBe(true);
-  return ((await response.json()) as { result: { data: { node: { key: string; valueJson: unknown; revision: number } } } }).result.data.node;
+  return (
+    (await response.json()) as { result: { data: { node: { key: string; valueJson: unknown; revision: number } } } }
+  ).result.data.node;
 }
 
 const warning = (page: Page) => page.getByRole("alertdialog", { name: "Saving would replace a card" });
 
-test("item 1: a second decision is a card of its own; a create that would replace a card asks first", async ({ page }) => {
+test("item 1: a second decision is a card of its own; a create that would replace a card asks first", async ({
+  page,
+}) => {
   test.setTimeout(240_000);
   await signIn(page);
   const stamp = Date.now();
   const workspace = await createWorkspace(page, { name: `Apollo ${stamp}`, id: `apollo-${stamp}` });
 
   // The issue's two decisions: both saved, both active, the first still found by "database".
-  await fillAndCreate(page, { kind: "durable_decision", scope: workspace, title: "Apollo uses Postgres", content: "The Apollo database is Postgres." });
+  await fillAndCreate(page, {
+    kind: "durable_decision",
+    scope: workspace,
+    title: "Apollo uses Postgres",
+    content: "The Apollo database is Postgres.",
+  });
   await page.waitForURL(/\/memories\/mem_/);
   const postgres = page.url();
-  await fillAndCreate(page, { kind: "durable_decision", scope: workspace, title: "No Friday deploys", content: "Apollo is never deployed on a Friday." });
+  await fillAndCreate(page, {
+    kind: "durable_decision",
+    scope: workspace,
+    title: "No Friday deploys",
+    content: "Apollo is never deployed on a Friday.",
+  });
   await page.waitForURL(/\/memories\/mem_/);
   await expect(page.getByText("Revision 1", { exact: true }).first()).toBeVisible();
   expect((await storedCard(page, postgres)).key).toBe("decision.durable:apollo_uses_postgres");
   await page.goto("/memories");
   await page.getByLabel("Search memories").fill("database");
   await page.getByRole("button", { name: "Search", exact: true }).click();
-  await expect(page.getByRole("table", { name: "Memory cards" }).getByRole("link", { name: "Apollo uses Postgres" })).toBeVisible();
+  await expect(
+    page.getByRole("table", { name: "Memory cards" }).getByRole("link", { name: "Apollo uses Postgres" }),
+  ).toBeVisible();
   await shot(page, "card-create-two-decisions");
 
   // The same decision again: the form shows the card it would replace before saving anything.
-  await fillAndCreate(page, { kind: "durable_decision", scope: workspace, title: "No Friday deploys", content: "No deploys on Fridays or before holidays." });
+  await fillAndCreate(page, {
+    kind: "durable_decision",
+    scope: workspace,
+    title: "No Friday deploys",
+    content: "No deploys on Fridays or before holidays.",
+  });
   await expect(warning(page)).toBeVisible();
   await expect(warning(page)).toContainText("Apollo is never deployed on a Friday.");
   await expect(warning(page)).toContainText("no_friday_deploys");
@@ -69,10 +90,20 @@ test("item 1: a second decision is a card of its own; a create that would replac
   expect(await storedCard(page, page.url())).toMatchObject({ revision: 2, key: "decision.durable:no_friday_deploys" });
 
   // A single-slot kind says it holds one card per scope, at phone width too.
-  await fillAndCreate(page, { kind: "occupation", title: "Backend engineer", content: "Works as a backend engineer.", value: "backend engineer" });
+  await fillAndCreate(page, {
+    kind: "occupation",
+    title: "Backend engineer",
+    content: "Works as a backend engineer.",
+    value: "backend engineer",
+  });
   await page.waitForURL(/\/memories\/mem_/);
   await page.setViewportSize({ width: 390, height: 844 });
-  await fillAndCreate(page, { kind: "occupation", title: "Designer", content: "Works as a designer.", value: "designer" });
+  await fillAndCreate(page, {
+    kind: "occupation",
+    title: "Designer",
+    content: "Works as a designer.",
+    value: "designer",
+  });
   await expect(warning(page)).toContainText("occupation holds one card per scope");
   await expect(warning(page)).toContainText("Backend engineer");
   await shot(page, "card-create-replace-warning-390");
@@ -94,7 +125,9 @@ test("item 1: a second decision is a card of its own; a create that would replac
   await page.context().addCookies([{ name: "memory-locale", value: "en", domain: host, path: "/" }]);
 });
 
-test("item 3: Value is parsed as JSON for every kind, checked against the kind, and refused in words", async ({ page }) => {
+test("item 3: Value is parsed as JSON for every kind, checked against the kind, and refused in words", async ({
+  page,
+}) => {
   test.setTimeout(240_000);
   await signIn(page);
   const value = page.getByLabel(/^Value/);
@@ -112,7 +145,10 @@ test("item 3: Value is parsed as JSON for every kind, checked against the kind, 
   await shot(page, "card-create-value-json");
   await page.getByRole("button", { name: "Create memory" }).click();
   await page.waitForURL(/\/memories\/mem_/);
-  expect(await storedCard(page, page.url())).toMatchObject({ key: `cooking.avoid_ingredient:${item}`, valueJson: { food: "香菜", reason: "dislike" } });
+  expect(await storedCard(page, page.url())).toMatchObject({
+    key: `cooking.avoid_ingredient:${item}`,
+    valueJson: { food: "香菜", reason: "dislike" },
+  });
   await shot(page, "card-create-value-stored");
   // The edit dialog reads it back the same way.
   await page.getByRole("button", { name: "Edit", exact: true }).click();
@@ -137,9 +173,20 @@ test("item 3: Value is parsed as JSON for every kind, checked against the kind, 
   await expect(page.getByRole("alert").filter({ hasText: "This is not valid JSON" })).toHaveCount(0);
 
   // A value of the wrong shape, and an item that is a date, are refused in the form's words.
-  await fillAndCreate(page, { kind: "home_location", title: "Home", content: "Lives in China.", value: '{"country":"China"}' });
+  await fillAndCreate(page, {
+    kind: "home_location",
+    title: "Home",
+    content: "Lives in China.",
+    value: '{"country":"China"}',
+  });
   await expect(page.getByText(/The Value does not fit home_location: it should be \{ city\?/)).toBeVisible();
   await shot(page, "card-create-value-refused");
-  await fillAndCreate(page, { kind: "custom_fact", item: "2024-05-01", title: "Launch", content: "Launch day.", value: "launch" });
+  await fillAndCreate(page, {
+    kind: "custom_fact",
+    item: "2024-05-01",
+    title: "Launch",
+    content: "Launch day.",
+    value: "launch",
+  });
   await expect(page.getByText("The Item must not contain a date or time: name the thing itself.")).toBeVisible();
 });

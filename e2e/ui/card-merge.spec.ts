@@ -22,13 +22,21 @@ async function saveRevision(page: Page, field: Parameters<typeof editField>[1], 
   const before = page.url();
   await editField(page, field, value);
   await page.waitForURL((url) => url.toString() !== before);
-  await expect(page.getByRole("list", { name: "Revision chain" }).getByText(`Revision ${revision}`, { exact: true })).toBeVisible();
+  await expect(
+    page.getByRole("list", { name: "Revision chain" }).getByText(`Revision ${revision}`, { exact: true }),
+  ).toBeVisible();
 }
 
 test("apply mine keeps the other tab's tag and adds this tab's title", async ({ page }) => {
   test.setTimeout(120_000);
   await signIn(page);
-  await createCard(page, { kind: "custom_fact", item: "merge tea", title: "Tea in the morning", content: "The user drinks tea every morning.", value: "tea" });
+  await createCard(page, {
+    kind: "custom_fact",
+    item: "merge tea",
+    title: "Tea in the morning",
+    content: "The user drinks tea every morning.",
+    value: "tea",
+  });
   const tabB = await secondTab(page);
 
   // Tab A adds a tag: revision 2.
@@ -51,7 +59,9 @@ test("apply mine keeps the other tab's tag and adds this tab's title", async ({ 
   const stale = tabB.url();
   await dialog.getByRole("button", { name: "Apply mine on top of revision 2" }).click();
   await tabB.waitForURL((url) => url.toString() !== stale);
-  await expect(tabB.getByRole("list", { name: "Revision chain" }).getByText("Revision 3", { exact: true })).toBeVisible();
+  await expect(
+    tabB.getByRole("list", { name: "Revision chain" }).getByText("Revision 3", { exact: true }),
+  ).toBeVisible();
   // Revision 3 has both: the title from this tab, the tag from the other.
   await expect(tabB.getByRole("heading", { level: 1, name: "Green tea in the morning" })).toBeVisible();
   await expect(tabB.getByText("#drinks")).toBeVisible();
@@ -62,7 +72,13 @@ test("apply mine keeps the other tab's tag and adds this tab's title", async ({ 
 test("when both tabs change the same field, the dialog asks and loses nothing", async ({ page }) => {
   test.setTimeout(120_000);
   await signIn(page);
-  await createCard(page, { kind: "custom_fact", item: "merge coffee", title: "Coffee after lunch", content: "The user has coffee after lunch.", value: "coffee" });
+  await createCard(page, {
+    kind: "custom_fact",
+    item: "merge coffee",
+    title: "Coffee after lunch",
+    content: "The user has coffee after lunch.",
+    value: "coffee",
+  });
   const tabB = await secondTab(page);
 
   // Tab A changes the title: revision 2.
@@ -89,12 +105,17 @@ test("when both tabs change the same field, the dialog asks and loses nothing", 
   await shot(tabB, "merge-both-changed");
 
   // Keeping the other tab's title still applies this tab's confidence.
-  await title.getByRole("group", { name: "Which Title should revision 3 have?" }).getByLabel("Keep revision 2's").check();
+  await title
+    .getByRole("group", { name: "Which Title should revision 3 have?" })
+    .getByLabel("Keep revision 2's")
+    .check();
   await expect(apply).toBeEnabled();
   const stale = tabB.url();
   await apply.click();
   await tabB.waitForURL((url) => url.toString() !== stale);
-  await expect(tabB.getByRole("list", { name: "Revision chain" }).getByText("Revision 3", { exact: true })).toBeVisible();
+  await expect(
+    tabB.getByRole("list", { name: "Revision chain" }).getByText("Revision 3", { exact: true }),
+  ).toBeVisible();
   await expect(tabB.getByRole("heading", { level: 1, name: "Espresso after lunch" })).toBeVisible();
   await expect(tabB.getByText("0.42").first()).toBeVisible();
   await shot(tabB, "merge-both-resolved");

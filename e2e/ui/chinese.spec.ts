@@ -31,8 +31,12 @@ test("switched to Chinese, every part of the dashboard speaks Chinese", async ({
   // The category tree: one language, whichever language a kind's path was written in.
   for (const path of ["/topics", "/memories"]) {
     await page.goto(path);
-    const tree = path === "/topics" ? page.getByRole("list", { name: "领域与分类" }) : page.getByRole("navigation", { name: "分类树" });
-    for (const name of ["生活技能", "做饭", "饮食偏好", "偏好", "沟通"]) await expect(tree.getByText(name, { exact: true }).first()).toBeVisible();
+    const tree =
+      path === "/topics"
+        ? page.getByRole("list", { name: "领域与分类" })
+        : page.getByRole("navigation", { name: "分类树" });
+    for (const name of ["生活技能", "做饭", "饮食偏好", "偏好", "沟通"])
+      await expect(tree.getByText(name, { exact: true }).first()).toBeVisible();
     await expect(tree).not.toContainText("preference");
     await expect(tree).not.toContainText("communication");
   }
@@ -42,8 +46,12 @@ test("switched to Chinese, every part of the dashboard speaks Chinese", async ({
   await page.goto("/memories/new");
   await expect(page).toHaveTitle("新建记忆 · 记忆库");
   await page.getByLabel("类型", { exact: true }).selectOption("avoid_ingredient");
-  await expect(page.getByText("用户不吃的食材或食物（不喜欢、过敏、宗教原因），每项一张卡片。", { exact: false })).toBeVisible();
-  await expect(page.getByText(/食材或食物（"香菜"、"花生"），或 \{ ingredient（或 food）, note\?, reason\? \}/)).toBeVisible();
+  await expect(
+    page.getByText("用户不吃的食材或食物（不喜欢、过敏、宗教原因），每项一张卡片。", { exact: false }),
+  ).toBeVisible();
+  await expect(
+    page.getByText(/食材或食物（"香菜"、"花生"），或 \{ ingredient（或 food）, note\?, reason\? \}/),
+  ).toBeVisible();
   await shot(page, "zh-new");
 
   // Event badges and actor types, on the card's timeline and in the audit log; score names in "why recalled".
@@ -69,7 +77,8 @@ test("switched to Chinese, every part of the dashboard speaks Chinese", async ({
   await switchLanguage(page, "语言", "en");
   await page.goto("/topics");
   const tree = page.getByRole("list", { name: "Domains and categories" });
-  for (const name of ["life skills", "cooking", "dietary preferences", "preference", "communication"]) await expect(tree.getByText(name, { exact: true }).first()).toBeVisible();
+  for (const name of ["life skills", "cooking", "dietary preferences", "preference", "communication"])
+    await expect(tree.getByText(name, { exact: true }).first()).toBeVisible();
   await expect(tree).not.toContainText("生活技能");
   await expect(page).toHaveTitle("Topics · Memory");
   await expect(page.locator("html")).toHaveAttribute("lang", "en");
@@ -92,7 +101,9 @@ test("the sign-in page has a language switch and signs in in Chinese", async ({ 
   await expect(visitor.getByRole("alert").filter({ hasText: "邮箱或密码错误。" })).toBeVisible();
   await visitor.getByLabel("密码").fill(account.password);
   await visitor.getByRole("button", { name: "登录" }).click();
-  await expect(visitor.getByRole("navigation", { name: "主导航" }).getByRole("link", { name: "审计日志" })).toBeVisible();
+  await expect(
+    visitor.getByRole("navigation", { name: "主导航" }).getByRole("link", { name: "审计日志" }),
+  ).toBeVisible();
   await expect(visitor.locator("html")).toHaveAttribute("lang", "zh-CN");
   await context.close();
 });

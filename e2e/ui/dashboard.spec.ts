@@ -1,5 +1,15 @@
 import { expect, test } from "@playwright/test";
-import { addMember, createCard, createKey, editContent, editField, forgetCard, shot, signIn, signInAs } from "./helpers";
+import {
+  addMember,
+  createCard,
+  createKey,
+  editContent,
+  editField,
+  forgetCard,
+  shot,
+  signIn,
+  signInAs,
+} from "./helpers";
 
 /**
  * The dashboard end to end, in Debian's chromium against the production build: create a card through
@@ -16,7 +26,13 @@ test("create, search in Chinese, edit, resolve a conflict, forget and erase a me
   await page.goto("/memories");
   await expect(page.getByRole("heading", { name: "Memories", exact: true })).toBeVisible();
 
-  await createCard(page, { kind: "avoid_ingredient", item: "香菜", title: "不吃香菜", content: "用户做饭时不要放香菜", value: "香菜" });
+  await createCard(page, {
+    kind: "avoid_ingredient",
+    item: "香菜",
+    title: "不吃香菜",
+    content: "用户做饭时不要放香菜",
+    value: "香菜",
+  });
   await expect(page.getByText("Revision 1", { exact: true }).first()).toBeVisible();
 
   // Found by a Chinese search (the agents' hybrid search).
@@ -46,7 +62,9 @@ test("create, search in Chinese, edit, resolve a conflict, forget and erase a me
   const revision2 = other.url();
   await editContent(other, "另一个标签页的修改：不要香菜");
   await other.waitForURL((url) => url.toString() !== revision2);
-  await expect(other.getByRole("list", { name: "Revision chain" }).getByText("Revision 3", { exact: true })).toBeVisible();
+  await expect(
+    other.getByRole("list", { name: "Revision chain" }).getByText("Revision 3", { exact: true }),
+  ).toBeVisible();
   await other.close();
 
   await editContent(page, "我的修改：香菜一点都不要");
@@ -63,7 +81,9 @@ test("create, search in Chinese, edit, resolve a conflict, forget and erase a me
   const stale = page.url();
   await apply.click();
   await page.waitForURL((url) => url.toString() !== stale);
-  await expect(page.getByRole("list", { name: "Revision chain" }).getByText("Revision 4", { exact: true })).toBeVisible();
+  await expect(
+    page.getByRole("list", { name: "Revision chain" }).getByText("Revision 4", { exact: true }),
+  ).toBeVisible();
   await expect(page.getByText("我的修改：香菜一点都不要").first()).toBeVisible();
 
   // Audit timeline names the person for every change.
@@ -74,7 +94,13 @@ test("create, search in Chinese, edit, resolve a conflict, forget and erase a me
   await expect(page.getByRole("button", { name: "Edit", exact: true })).toHaveCount(0);
 
   // Hard erase with typed confirmation and an erasure receipt.
-  await createCard(page, { kind: "custom_fact", item: "e2e erase", title: "Erase me", content: "A temporary fact for the erase test.", value: "temporary" });
+  await createCard(page, {
+    kind: "custom_fact",
+    item: "e2e erase",
+    title: "Erase me",
+    content: "A temporary fact for the erase test.",
+    value: "temporary",
+  });
   await page.getByRole("button", { name: "Erase permanently" }).click();
   const erase = page.getByRole("dialog", { name: "Erase memory permanently" });
   const prompt = (await erase.getByText(/^Type .+ to confirm$/).textContent()) ?? "";
@@ -96,9 +122,17 @@ test("create, search in Chinese, edit, resolve a conflict, forget and erase a me
   await shot(page, "memories-deleted");
 });
 
-test("an edit of the title, tags or confidence alone saves a new revision; a card under the recall threshold says agents skip it", async ({ page }) => {
+test("an edit of the title, tags or confidence alone saves a new revision; a card under the recall threshold says agents skip it", async ({
+  page,
+}) => {
   await signIn(page);
-  await createCard(page, { kind: "avoid_ingredient", item: "大蒜", title: "不吃大蒜", content: "用户不吃大蒜", value: "大蒜" });
+  await createCard(page, {
+    kind: "avoid_ingredient",
+    item: "大蒜",
+    title: "不吃大蒜",
+    content: "用户不吃大蒜",
+    value: "大蒜",
+  });
   const edit = async (field: "Title" | "Tags" | "Confidence", value: string, revision: string) => {
     const before = page.url();
     await editField(page, field, value);
@@ -112,36 +146,70 @@ test("an edit of the title, tags or confidence alone saves a new revision; a car
   // Under the recall threshold the page says agents will not recall it.
   await expect(page.getByText(/Agents do not recall this card/)).toHaveCount(0);
   await edit("Confidence", "0.2", "Revision 4");
-  await expect(page.getByRole("note").filter({ hasText: "Agents do not recall this card: its confidence 0.2 is under 0.35." })).toBeVisible();
+  await expect(
+    page.getByRole("note").filter({ hasText: "Agents do not recall this card: its confidence 0.2 is under 0.35." }),
+  ).toBeVisible();
 });
 
-test("a key made with the form's defaults runs the agent loop, and the session shows what was saved from each message", async ({ page }) => {
+test("a key made with the form's defaults runs the agent loop, and the session shows what was saved from each message", async ({
+  page,
+}) => {
   await signIn(page);
   const secret = await createKey(page, "loop agent");
   const agent = async (tool: string, body: unknown) => {
-    const response = await page.request.post(`/api/trpc/tools.${tool}`, { headers: { authorization: `Bearer ${secret}` }, data: body });
+    const response = await page.request.post(`/api/trpc/tools.${tool}`, {
+      headers: { authorization: `Bearer ${secret}` },
+      data: body,
+    });
     expect(response.ok(), await response.text()).toBe(true);
     return ((await response.json()) as { result: { data: Record<string, unknown> } }).result.data;
   };
   const turn = { sessionId: `loop-${Date.now()}` };
-  const appended = await agent("message_append", { turn, messages: [{ role: "user", content: "记住：我女儿小米七岁，喜欢恐龙。" }] });
+  const appended = await agent("message_append", {
+    turn,
+    messages: [{ role: "user", content: "记住：我女儿小米七岁，喜欢恐龙。" }],
+  });
   const [said] = appended.messageIds as string[];
   const written = await agent("memory_write", {
     turn,
-    operations: [{ op: "create", kind: "personal_relationship", itemKey: "小米", explicitUserIntent: true, node: { title: "女儿小米", content: "女儿小米七岁，喜欢恐龙。", valueJson: { name: "小米", relation: "女儿" }, sourceMessageIds: [said] } }],
+    operations: [
+      {
+        op: "create",
+        kind: "personal_relationship",
+        itemKey: "小米",
+        explicitUserIntent: true,
+        node: {
+          title: "女儿小米",
+          content: "女儿小米七岁，喜欢恐龙。",
+          valueJson: { name: "小米", relation: "女儿" },
+          sourceMessageIds: [said],
+        },
+      },
+    ],
   });
   expect(written).toMatchObject({ done: true });
 
   await page.goto(`/sessions/${encodeURIComponent(turn.sessionId)}`);
-  const message = page.getByRole("list", { name: "Messages" }).getByRole("listitem").filter({ hasText: "记住：我女儿小米七岁" });
+  const message = page
+    .getByRole("list", { name: "Messages" })
+    .getByRole("listitem")
+    .filter({ hasText: "记住：我女儿小米七岁" });
   await expect(message.getByText("Saved as")).toBeVisible();
   await message.getByRole("link", { name: "女儿小米" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "女儿小米" })).toBeVisible();
 });
 
-test("a forgotten card is restored from its page, and a conversation is erased from its session page", async ({ page }) => {
+test("a forgotten card is restored from its page, and a conversation is erased from its session page", async ({
+  page,
+}) => {
   await signIn(page);
-  await createCard(page, { kind: "custom_fact", item: "e2e restore", title: "Restore me", content: "Forgotten by mistake.", value: "restore" });
+  await createCard(page, {
+    kind: "custom_fact",
+    item: "e2e restore",
+    title: "Restore me",
+    content: "Forgotten by mistake.",
+    value: "restore",
+  });
   const forgotten = page.url();
   await forgetCard(page, "forgot it by mistake");
   await page.getByRole("button", { name: "Restore", exact: true }).click();
@@ -149,7 +217,9 @@ test("a forgotten card is restored from its page, and a conversation is erased f
   await restore.getByLabel("Reason").fill("it was right after all");
   await restore.getByRole("button", { name: "Restore", exact: true }).click();
   await page.waitForURL((url) => url.toString() !== forgotten);
-  await expect(page.getByRole("list", { name: "Revision chain" }).getByText("Revision 2", { exact: true })).toBeVisible();
+  await expect(
+    page.getByRole("list", { name: "Revision chain" }).getByText("Revision 2", { exact: true }),
+  ).toBeVisible();
   await expect(page.getByRole("button", { name: "Edit", exact: true })).toBeVisible();
   await expect(page.getByRole("list", { name: "Audit timeline" }).getByText("restore", { exact: true })).toBeVisible();
   await shot(page, "restored");
@@ -159,7 +229,13 @@ test("a forgotten card is restored from its page, and a conversation is erased f
   const sessionId = `erase-${Date.now()}`;
   const response = await page.request.post("/api/trpc/tools.message_append", {
     headers: { authorization: `Bearer ${secret}` },
-    data: { turn: { sessionId }, messages: [{ role: "user", content: "My locker code is 4711." }, { role: "assistant", content: "Noted." }] },
+    data: {
+      turn: { sessionId },
+      messages: [
+        { role: "user", content: "My locker code is 4711." },
+        { role: "assistant", content: "Noted." },
+      ],
+    },
   });
   expect(response.ok(), await response.text()).toBe(true);
   await page.goto(`/sessions/${sessionId}`);
@@ -220,7 +296,9 @@ test("every main page renders, with exports and the language switch", async ({ p
   const memberContext = await page.context().browser()!.newContext();
   const memberPage = await memberContext.newPage();
   await signInAs(memberPage, member, "member");
-  await expect(memberPage.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Scope grants" })).toHaveCount(0);
+  await expect(
+    memberPage.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Scope grants" }),
+  ).toHaveCount(0);
   await memberPage.goto("/admin/members");
   await expect(memberPage.getByRole("alert").filter({ hasText: "Only admins can open this page." })).toBeVisible();
   await memberPage.goto("/memories?status=active&status=deleted");

@@ -1,6 +1,16 @@
 import { readFile } from "node:fs/promises";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import { addMember, createCard, createKey, createWorkspace, editContent, forgetCard, shot, signIn, signInAs } from "./helpers";
+import {
+  addMember,
+  createCard,
+  createKey,
+  createWorkspace,
+  editContent,
+  forgetCard,
+  shot,
+  signIn,
+  signInAs,
+} from "./helpers";
 
 /**
  * Admin grants and JSONL transfer, in Debian's chromium against the production build:
@@ -13,21 +23,36 @@ import { addMember, createCard, createKey, createWorkspace, editContent, forgetC
  */
 
 type WriteResult = { done: boolean; results: { status: string; reason?: string; nodeId?: string; scope?: string }[] };
-type TrpcBody<T> = { result?: { data: T }; error?: { data: { code: string; reason?: string; httpStatus: number; details?: Record<string, unknown> } } };
+type TrpcBody<T> = {
+  result?: { data: T };
+  error?: { data: { code: string; reason?: string; httpStatus: number; details?: Record<string, unknown> } };
+};
 
 /** One memory_write create over HTTP, as an agent sends it (plain JSON, bearer key). */
 async function agentWrite(agent: APIRequestContext, scope: string, itemKey: string) {
   const response = await agent.post("/api/trpc/tools.memory_write", {
     data: {
       operations: [
-        { op: "create", kind: "custom_fact", itemKey, scope, explicitUserIntent: true, node: { title: `Fact ${itemKey}`, content: `The user told the agent about ${itemKey}.`, valueJson: itemKey } },
+        {
+          op: "create",
+          kind: "custom_fact",
+          itemKey,
+          scope,
+          explicitUserIntent: true,
+          node: { title: `Fact ${itemKey}`, content: `The user told the agent about ${itemKey}.`, valueJson: itemKey },
+        },
       ],
     },
   });
   return { status: response.status(), body: (await response.json()) as TrpcBody<WriteResult> };
 }
 
-test("removing a member's write grant in the matrix refuses the member's own key on its next write", async ({ page, browser, playwright, baseURL }) => {
+test("removing a member's write grant in the matrix refuses the member's own key on its next write", async ({
+  page,
+  browser,
+  playwright,
+  baseURL,
+}) => {
   test.setTimeout(180_000);
   await signIn(page);
 
@@ -45,14 +70,19 @@ test("removing a member's write grant in the matrix refuses the member's own key
   // The grants matrix: the member's own profile, read and write ticked (the defaults).
   await page.goto("/admin/grants");
   const matrix = page.getByRole("table", { name: "Grant matrix" });
-  const writeBox = matrix.getByRole("checkbox", { name: new RegExp(`^write user:\\S+ for ${member.email.replace(/[.+]/g, "\\$&")}$`) });
+  const writeBox = matrix.getByRole("checkbox", {
+    name: new RegExp(`^write user:\\S+ for ${member.email.replace(/[.+]/g, "\\$&")}$`),
+  });
   await expect(writeBox).toBeChecked();
   const ownScope = /^write (user:\S+) for /.exec((await writeBox.getAttribute("aria-label")) ?? "")![1]!;
   const readBox = matrix.getByRole("checkbox", { name: `read ${ownScope} for ${member.email}`, exact: true });
   await expect(readBox).toBeChecked();
 
   // Before: the member's key writes that scope.
-  const agent = await playwright.request.newContext({ baseURL, extraHTTPHeaders: { authorization: `Bearer ${secret}` } });
+  const agent = await playwright.request.newContext({
+    baseURL,
+    extraHTTPHeaders: { authorization: `Bearer ${secret}` },
+  });
   const before = await agentWrite(agent, ownScope, "before_grant_change");
   expect(before.status, JSON.stringify(before.body)).toBe(200);
   expect(before.body.result?.data).toMatchObject({ done: true, results: [{ status: "created", scope: ownScope }] });
@@ -60,7 +90,9 @@ test("removing a member's write grant in the matrix refuses the member's own key
 
   // The admin unticks W (the box follows the server: it clears once the grant is saved): read-only now.
   await writeBox.click();
-  await expect(page.getByRole("status").filter({ hasText: `Saved: ${member.email} on ${ownScope}: read only.` })).toBeVisible({ timeout: 15_000 });
+  await expect(
+    page.getByRole("status").filter({ hasText: `Saved: ${member.email} on ${ownScope}: read only.` }),
+  ).toBeVisible({ timeout: 15_000 });
   await expect(writeBox).not.toBeChecked();
   await expect(writeBox).toBeEnabled();
   await expect(readBox).toBeChecked();
@@ -69,8 +101,14 @@ test("removing a member's write grant in the matrix refuses the member's own key
   // After: the same key, the same scope, the next request is refused and nothing is written.
   const after = await agentWrite(agent, ownScope, "after_grant_change");
   expect(after.status, JSON.stringify(after.body)).toBe(403);
-  expect(after.body.error?.data).toMatchObject({ code: "FORBIDDEN", reason: "scope_not_writable", details: { scopes: [ownScope] } });
-  const lookup = await agent.post("/api/trpc/tools.memory_get", { data: { kind: "custom_fact", itemKey: "after_grant_change" } });
+  expect(after.body.error?.data).toMatchObject({
+    code: "FORBIDDEN",
+    reason: "scope_not_writable",
+    details: { scopes: [ownScope] },
+  });
+  const lookup = await agent.post("/api/trpc/tools.memory_get", {
+    data: { kind: "custom_fact", itemKey: "after_grant_change" },
+  });
   expect(((await lookup.json()) as TrpcBody<{ found: boolean }>).result?.data.found).toBe(false);
   // Reading is untouched: the card written before is still there for the key.
   const reread = await agent.post("/api/trpc/tools.memory_get", { data: { id: writtenId } });
@@ -78,7 +116,10 @@ test("removing a member's write grant in the matrix refuses the member's own key
 
   // The refusal is in the audit log, attributed to the key.
   await page.goto("/audit?event=rejected");
-  const refusal = page.getByRole("table", { name: "Audit log" }).getByRole("row").filter({ hasText: "scope_not_writable" });
+  const refusal = page
+    .getByRole("table", { name: "Audit log" })
+    .getByRole("row")
+    .filter({ hasText: "scope_not_writable" });
   await expect(refusal.filter({ hasText: "wanda agent" }).first()).toBeVisible();
   await shot(page, "audit-write-refused");
   await agent.dispose();
@@ -117,7 +158,16 @@ test("export a scope as JSONL, dry-run its re-import, then import for real", asy
   const titles = ["Team wifi", "Office plant", "Standup time"];
   const urls: string[] = [];
   for (const [i, title] of titles.entries()) {
-    urls.push(await createCard(page, { kind: "custom_fact", scope, item: `fact_${i}`, title, content: `${title}: an exported fact.`, value: `value ${i}` }));
+    urls.push(
+      await createCard(page, {
+        kind: "custom_fact",
+        scope,
+        item: `fact_${i}`,
+        title,
+        content: `${title}: an exported fact.`,
+        value: `value ${i}`,
+      }),
+    );
   }
   expect(await cardsIn(page, scope)).toEqual([...titles].sort());
 
@@ -131,7 +181,10 @@ test("export a scope as JSONL, dry-run its re-import, then import for real", asy
   expect(download.suggestedFilename()).toMatch(/^memories-\d{4}-\d{2}-\d{2}\.jsonl$/);
   const file = testInfo.outputPath("export.jsonl");
   await download.saveAs(file);
-  const lines = (await readFile(file, "utf8")).trim().split("\n").map((line) => JSON.parse(line) as { format: string; scope: string; title: string });
+  const lines = (await readFile(file, "utf8"))
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as { format: string; scope: string; title: string });
   expect(lines).toHaveLength(3);
   expect(lines.every((card) => card.format === "memory-card/v1" && card.scope === scope)).toBe(true);
   expect(lines.map((card) => card.title).sort()).toEqual([...titles].sort());
@@ -150,13 +203,18 @@ test("export a scope as JSONL, dry-run its re-import, then import for real", asy
   await forgetCard(page, "to see the import bring it back");
   await page.goto(urls[1]!);
   await editContent(page, "Office plant: watered on Mondays now.");
-  await expect(page.getByRole("list", { name: "Revision chain" }).getByText("Revision 2", { exact: true })).toBeVisible();
+  await expect(
+    page.getByRole("list", { name: "Revision chain" }).getByText("Revision 2", { exact: true }),
+  ).toBeVisible();
   expect(await cardsIn(page, scope)).toEqual(["Office plant", "Standup time"]);
 
   // Dry run: the forgotten card would be created, the edited one is a conflict, the third a noop...
   report = await runImport(page, file, true);
-  for (const count of ["created: 1", "noop: 1", "conflict: 1"]) await expect(report.getByText(count, { exact: true })).toBeVisible();
-  await expect(page.getByRole("table", { name: "Lines that need attention" }).getByText(/already holds a different card/)).toBeVisible();
+  for (const count of ["created: 1", "noop: 1", "conflict: 1"])
+    await expect(report.getByText(count, { exact: true })).toBeVisible();
+  await expect(
+    page.getByRole("table", { name: "Lines that need attention" }).getByText(/already holds a different card/),
+  ).toBeVisible();
   await shot(page, "transfer-dry-run-report");
   // ...and nothing was written: still two active cards, the forgotten one still deleted, the edit kept.
   expect(await cardsIn(page, scope)).toEqual(["Office plant", "Standup time"]);
@@ -164,15 +222,20 @@ test("export a scope as JSONL, dry-run its re-import, then import for real", asy
 
   // The real import does what the dry run said.
   report = await runImport(page, file, false);
-  for (const count of ["created: 1", "noop: 1", "conflict: 1"]) await expect(report.getByText(count, { exact: true })).toBeVisible();
+  for (const count of ["created: 1", "noop: 1", "conflict: 1"])
+    await expect(report.getByText(count, { exact: true })).toBeVisible();
   await expect(page.getByText("dry run: nothing was written")).toHaveCount(0);
   await shot(page, "transfer-imported");
   expect(await cardsIn(page, scope)).toEqual([...titles].sort());
-  await expect(page.getByRole("table", { name: "Memory cards" }).getByText("Office plant: watered on Mondays now.")).toBeVisible();
+  await expect(
+    page.getByRole("table", { name: "Memory cards" }).getByText("Office plant: watered on Mondays now."),
+  ).toBeVisible();
   await shot(page, "transfer-after-import");
 });
 
-test("an admin creates a workspace, finds it in the grants matrix, and erases a person's memory from the members page", async ({ page }) => {
+test("an admin creates a workspace, finds it in the grants matrix, and erases a person's memory from the members page", async ({
+  page,
+}) => {
   const account = await signIn(page);
   const stamp = Date.now().toString(36);
   await page.goto("/admin/workspaces");
@@ -180,14 +243,25 @@ test("an admin creates a workspace, finds it in the grants matrix, and erases a 
   await page.getByLabel("Id", { exact: true }).fill(`e2e-${stamp}`);
   await page.getByRole("button", { name: "Create workspace" }).click();
   await expect(page.getByRole("status").filter({ hasText: `workspace:e2e-${stamp} was created` })).toBeVisible();
-  const row = page.getByRole("table", { name: "Workspaces" }).getByRole("row").filter({ hasText: `workspace:e2e-${stamp}` });
+  const row = page
+    .getByRole("table", { name: "Workspaces" })
+    .getByRole("row")
+    .filter({ hasText: `workspace:e2e-${stamp}` });
   await row.getByRole("link", { name: "Manage access" }).click();
   await page.waitForURL(/\/admin\/grants\?scope=workspace/);
-  await expect(page.getByRole("table", { name: "Grant matrix" }).getByRole("columnheader", { name: `workspace:e2e-${stamp}` })).toBeVisible();
+  await expect(
+    page.getByRole("table", { name: "Grant matrix" }).getByRole("columnheader", { name: `workspace:e2e-${stamp}` }),
+  ).toBeVisible();
 
   // The admin's own profile: one card, then erased from the members page (typed confirmation, receipt).
   const title = `Erase with the person ${stamp}`;
-  await createCard(page, { kind: "custom_fact", item: `e2e-person-${stamp}`, title, content: "A fact to erase with the person.", value: stamp });
+  await createCard(page, {
+    kind: "custom_fact",
+    item: `e2e-person-${stamp}`,
+    title,
+    content: "A fact to erase with the person.",
+    value: stamp,
+  });
   await page.goto("/admin/members");
   const me = page.getByRole("table", { name: "Members" }).getByRole("row").filter({ hasText: account.email });
   await me.getByRole("button", { name: "Erase memory" }).click();

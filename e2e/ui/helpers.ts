@@ -8,7 +8,8 @@ import { expect, type Page } from "@playwright/test";
 /** The install's first admin (sign-in.spec creates it through the sign-up page). */
 export const admin = { name: "Ada Admin", email: "ada@example.com", password: "a long enough password" };
 
-export const shot = (page: Page, name: string) => page.screenshot({ path: `e2e/artifacts/dashboard-${name}.png`, fullPage: true });
+export const shot = (page: Page, name: string) =>
+  page.screenshot({ path: `e2e/artifacts/dashboard-${name}.png`, fullPage: true });
 
 type Account = { email: string; password: string; name: string };
 type SignUpStatus = { emptyInstall: boolean; signUpOpen: boolean };
@@ -24,7 +25,9 @@ export async function signInAs(page: Page, account: { email: string; password: s
   await page.getByLabel("Email").fill(account.email);
   await page.getByLabel("Password").fill(account.password);
   await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.getByText(role ? `Signed in as ${account.email} (${role})` : `Signed in as ${account.email}`)).toBeVisible();
+  await expect(
+    page.getByText(role ? `Signed in as ${account.email} (${role})` : `Signed in as ${account.email}`),
+  ).toBeVisible();
 }
 
 /**
@@ -32,7 +35,9 @@ export async function signInAs(page: Page, account: { email: string; password: s
  * admin sign-in.spec would have created; with open sign-up it uses an account (and organisation) of its own.
  */
 export async function signIn(page: Page): Promise<Account> {
-  const status = ((await (await page.request.get("/api/trpc/account.signUpStatus")).json()) as { result: { data: SignUpStatus } }).result.data;
+  const status = (
+    (await (await page.request.get("/api/trpc/account.signUpStatus")).json()) as { result: { data: SignUpStatus } }
+  ).result.data;
   let account = admin;
   if (status.emptyInstall) {
     await signUp(page, admin);
@@ -49,7 +54,10 @@ export async function signIn(page: Page): Promise<Account> {
  * picked from the form's list (people, workspaces, sessions): `scope` is the option's value, the
  * scope id (`user:<id>`, `workspace:<id>`…), which must be one the form offers.
  */
-export async function createCard(page: Page, card: { kind: string; item: string; title: string; content: string; value: string; scope?: string }) {
+export async function createCard(
+  page: Page,
+  card: { kind: string; item: string; title: string; content: string; value: string; scope?: string },
+) {
   await page.goto("/memories/new");
   await page.getByLabel("Kind", { exact: true }).selectOption(card.kind);
   if (card.scope) await page.getByLabel("Scope", { exact: true }).selectOption(card.scope);

@@ -38,30 +38,62 @@ export type Seeded = { cardUrl: string; cardTitle: string; sessionUrl: string };
 export async function seedCardsAndSession(page: Page, tag: string): Promise<Seeded> {
   const secret = await createKey(page, `${tag} agent`);
   const agent = async (tool: string, body: unknown) => {
-    const response = await page.request.post(`/api/trpc/tools.${tool}`, { headers: { authorization: `Bearer ${secret}` }, data: body });
+    const response = await page.request.post(`/api/trpc/tools.${tool}`, {
+      headers: { authorization: `Bearer ${secret}` },
+      data: body,
+    });
     expect(response.ok(), await response.text()).toBe(true);
     return ((await response.json()) as { result: { data: Record<string, unknown> } }).result.data;
   };
   const turn = { sessionId: `${tag}-${Date.now()}` };
-  const appended = await agent("message_append", { turn, messages: [{ role: "user", content: "记住：我做菜不放葱，回答要简短。" }] });
+  const appended = await agent("message_append", {
+    turn,
+    messages: [{ role: "user", content: "记住：我做菜不放葱，回答要简短。" }],
+  });
   const [said] = appended.messageIds as string[];
   const cardTitle = `${tag}: 做菜不放葱`;
   const written = await agent("memory_write", {
     turn,
     operations: [
-      { op: "create", kind: "avoid_ingredient", explicitUserIntent: true, node: { title: cardTitle, content: "做菜时不要放葱。", valueJson: `葱-${tag}`, sourceMessageIds: [said] } },
-      { op: "create", kind: "communication_preference", itemKey: `length-${tag}`, explicitUserIntent: true, node: { title: `${tag}: short answers`, content: "Keep answers short.", valueJson: "concise", sourceMessageIds: [said] } },
+      {
+        op: "create",
+        kind: "avoid_ingredient",
+        explicitUserIntent: true,
+        node: { title: cardTitle, content: "做菜时不要放葱。", valueJson: `葱-${tag}`, sourceMessageIds: [said] },
+      },
+      {
+        op: "create",
+        kind: "communication_preference",
+        itemKey: `length-${tag}`,
+        explicitUserIntent: true,
+        node: {
+          title: `${tag}: short answers`,
+          content: "Keep answers short.",
+          valueJson: "concise",
+          sourceMessageIds: [said],
+        },
+      },
     ],
   });
   expect(written).toMatchObject({ done: true });
   const [first] = written.results as { nodeId: string }[];
-  return { cardUrl: `/memories/${first!.nodeId}`, cardTitle, sessionUrl: `/sessions/${encodeURIComponent(turn.sessionId)}` };
+  return {
+    cardUrl: `/memories/${first!.nodeId}`,
+    cardTitle,
+    sessionUrl: `/sessions/${encodeURIComponent(turn.sessionId)}`,
+  };
 }
 
 /** The page is no wider than the viewport: nothing makes the whole page scroll sideways. */
 export async function expectNoSidewaysScroll(page: Page, where: string) {
-  const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, viewport: window.innerWidth }));
-  expect(widths.scroll, `${where}: page is ${widths.scroll}px wide in a ${widths.viewport}px viewport`).toBeLessThanOrEqual(widths.viewport);
+  const widths = await page.evaluate(() => ({
+    scroll: document.documentElement.scrollWidth,
+    viewport: window.innerWidth,
+  }));
+  expect(
+    widths.scroll,
+    `${where}: page is ${widths.scroll}px wide in a ${widths.viewport}px viewport`,
+  ).toBeLessThanOrEqual(widths.viewport);
 }
 
 /** Picks a language in the visible language switch and waits for the reloaded page to speak it. */

@@ -1,6 +1,14 @@
 import { test } from "@playwright/test";
 import { shot, signIn } from "./helpers";
-import { DESKTOP, expect, expectNoSidewaysScroll, NAV_PAGES, PHONE, seedCardsAndSession, switchLanguage } from "./layout-helpers";
+import {
+  DESKTOP,
+  expect,
+  expectNoSidewaysScroll,
+  NAV_PAGES,
+  PHONE,
+  seedCardsAndSession,
+  switchLanguage,
+} from "./layout-helpers";
 
 /**
  * The dashboard on a phone (390 × 844): a menu with every page, the language switch and sign-out;
@@ -74,7 +82,9 @@ test("on a phone the filters start collapsed and memories are a list of cards", 
   expect(cardBox.x).toBeGreaterThanOrEqual(0);
   expect(cardBox.x + cardBox.width).toBeLessThanOrEqual(PHONE.width);
   const list = page.locator("main table").first();
-  expect(await list.evaluate((table) => table.parentElement!.scrollWidth <= table.parentElement!.clientWidth)).toBe(true);
+  expect(await list.evaluate((table) => table.parentElement!.scrollWidth <= table.parentElement!.clientWidth)).toBe(
+    true,
+  );
   await expectNoSidewaysScroll(page, "/memories");
   await shot(page, "phone-memories");
 
@@ -100,7 +110,13 @@ test("no dashboard page scrolls sideways on a phone", async ({ page, browser }) 
   const seeded = await seedCardsAndSession(page, "phone-pages");
   await page.setViewportSize(PHONE);
 
-  const paths = [...NAV_PAGES.map((p) => p.path), "/memories/new", "/memories/transfer", seeded.cardUrl, seeded.sessionUrl];
+  const paths = [
+    ...NAV_PAGES.map((p) => p.path),
+    "/memories/new",
+    "/memories/transfer",
+    seeded.cardUrl,
+    seeded.sessionUrl,
+  ];
   for (const path of paths) {
     await page.goto(path);
     await expect(page.getByRole("heading", { level: 1 })).toBeVisible();

@@ -16,7 +16,10 @@ test("a person accepts and rejects extracted cards on the session page of a phon
   const sessionId = `review-${Date.now()}`;
   const response = await page.request.post("/api/trpc/tools.message_append", {
     headers: { authorization: `Bearer ${secret}` },
-    data: { turn: { sessionId }, messages: [{ role: "user", content: "My brother Tom lives nearby. I really love jazz concerts." }] },
+    data: {
+      turn: { sessionId },
+      messages: [{ role: "user", content: "My brother Tom lives nearby. I really love jazz concerts." }],
+    },
   });
   expect(response.ok(), await response.text()).toBe(true);
 
@@ -26,7 +29,10 @@ test("a person accepts and rejects extracted cards on the session page of a phon
     await expect(page.getByRole("button", { name: /^Accept: / })).toHaveCount(2, { timeout: 1000 });
   }).toPass({ timeout: 120_000, intervals: [3000] });
   await expectNoSidewaysScroll(page, url);
-  const message = page.getByRole("list", { name: "Messages" }).getByRole("listitem").filter({ hasText: "My brother Tom" });
+  const message = page
+    .getByRole("list", { name: "Messages" })
+    .getByRole("listitem")
+    .filter({ hasText: "My brother Tom" });
   await expect(message.getByText("extracted")).toHaveCount(2);
 
   await page.getByRole("button", { name: "Accept: Brother: Tom" }).click();

@@ -1,6 +1,14 @@
 import { test, type Page } from "@playwright/test";
 import { shot, signIn } from "./helpers";
-import { DESKTOP, expect, expectNoSidewaysScroll, NAV_PAGES, PHONE, seedCardsAndSession, setLanguageCookie } from "./layout-helpers";
+import {
+  DESKTOP,
+  expect,
+  expectNoSidewaysScroll,
+  NAV_PAGES,
+  PHONE,
+  seedCardsAndSession,
+  setLanguageCookie,
+} from "./layout-helpers";
 
 /**
  * A screenshot of every dashboard page (the navigation's, a card, a session, the create and import
@@ -38,14 +46,20 @@ test("every page in both languages at both sizes", async ({ page, browser }) => 
     await setLanguageCookie(page, language);
     for (const size of SIZES) {
       await page.setViewportSize(size.viewport);
-      for (const target of pages) await visit(page, target.path, `shots-${size.name}-${language}-${target.name}`, size.name === "phone");
+      for (const target of pages)
+        await visit(page, target.path, `shots-${size.name}-${language}-${target.name}`, size.name === "phone");
     }
     // Signed out, in a browser of its own.
     for (const size of SIZES) {
       const context = await browser.newContext({ viewport: size.viewport });
       await context.addCookies([{ name: "memory-locale", value: language, url: new URL("/", page.url()).toString() }]);
       const visitor = await context.newPage();
-      await visit(visitor, new URL("/sign-in", page.url()).toString(), `shots-${size.name}-${language}-sign-in`, size.name === "phone");
+      await visit(
+        visitor,
+        new URL("/sign-in", page.url()).toString(),
+        `shots-${size.name}-${language}-sign-in`,
+        size.name === "phone",
+      );
       await expect(visitor.locator("html")).toHaveAttribute("lang", language === "zh" ? "zh-CN" : "en");
       await context.close();
     }

@@ -16,7 +16,9 @@ test("first visitor creates the admin account, signs out, and signs in through t
 
   await expect(page.getByRole("heading", { name: "Default organisation" })).toBeVisible();
   await expect(page.getByText(`Signed in as ${admin.email} (admin)`)).toBeVisible();
-  await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Scope grants" })).toBeVisible();
+  await expect(
+    page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Scope grants" }),
+  ).toBeVisible();
 
   await page.getByRole("button", { name: "Sign out" }).click();
   await expect(page).toHaveURL(/\/sign-in/);

@@ -12,7 +12,13 @@ const afterContent = (label: Locator) => label.evaluate((el) => getComputedStyle
 
 test("a forgotten card is erased directly, with the receipt", async ({ page }) => {
   await signIn(page);
-  await createCard(page, { kind: "custom_fact", item: "forget then erase", title: "Forget then erase", content: "A fact that is forgotten, then erased.", value: "gone" });
+  await createCard(page, {
+    kind: "custom_fact",
+    item: "forget then erase",
+    title: "Forget then erase",
+    content: "A fact that is forgotten, then erased.",
+    value: "gone",
+  });
   await forgetCard(page, "the user asked to forget it");
   await expect(page.getByRole("button", { name: "Restore" })).toBeVisible();
   await page.getByRole("button", { name: "Erase permanently" }).click();
@@ -42,7 +48,13 @@ test("required fields are marked, visibly and for screen readers", async ({ page
   await shot(page, "required-create");
 
   // The erase dialog's reason and typed confirmation.
-  await createCard(page, { kind: "custom_fact", item: "required marks", title: "Required marks", content: "A card to open the erase dialog on.", value: "x" });
+  await createCard(page, {
+    kind: "custom_fact",
+    item: "required marks",
+    title: "Required marks",
+    content: "A card to open the erase dialog on.",
+    value: "x",
+  });
   await page.getByRole("button", { name: "Erase permanently" }).click();
   const erase = page.getByRole("dialog", { name: "Erase memory permanently" });
   await expect(erase.getByLabel("Reason", { exact: true })).toHaveJSProperty("required", true);
@@ -98,7 +110,12 @@ test("the import page's file input looks like a control", async ({ page }) => {
   const look = await file.evaluate((el) => {
     const box = getComputedStyle(el);
     const button = getComputedStyle(el, "::file-selector-button");
-    return { border: box.borderTopWidth, buttonBackground: button.backgroundColor, buttonBorder: button.borderTopWidth, buttonPadding: button.paddingLeft };
+    return {
+      border: box.borderTopWidth,
+      buttonBackground: button.backgroundColor,
+      buttonBorder: button.borderTopWidth,
+      buttonPadding: button.paddingLeft,
+    };
   });
   expect(look.border).toBe("1px");
   expect(look.buttonBackground).not.toBe("rgba(0, 0, 0, 0)");

@@ -29,8 +29,20 @@ test("stats, names and ids read as people expect", async ({ page, browser }) => 
 
   // Two cards that match a search: ranked, with no score column.
   const title = `咖啡 ${stamp}`;
-  await createCard(page, { kind: "custom_fact", item: `coffee-${stamp}`, title, content: `每天早上一杯咖啡 ${stamp}`, value: "咖啡" });
-  await createCard(page, { kind: "custom_fact", item: `tea-${stamp}`, title: `茶 ${stamp}`, content: `下午喝茶，不喝咖啡 ${stamp}`, value: "茶" });
+  await createCard(page, {
+    kind: "custom_fact",
+    item: `coffee-${stamp}`,
+    title,
+    content: `每天早上一杯咖啡 ${stamp}`,
+    value: "咖啡",
+  });
+  await createCard(page, {
+    kind: "custom_fact",
+    item: `tea-${stamp}`,
+    title: `茶 ${stamp}`,
+    content: `下午喝茶，不喝咖啡 ${stamp}`,
+    value: "茶",
+  });
   await page.goto(`/memories?q=${encodeURIComponent(`咖啡 ${stamp}`)}`);
   const results = page.getByRole("table", { name: "Memory cards" });
   await expect(results.getByRole("link", { name: title })).toBeVisible();
@@ -55,7 +67,9 @@ test("stats, names and ids read as people expect", async ({ page, browser }) => 
   // A member: named in the members list, own searches only in stats, no Admin heading.
   const mia = { email: `mia-${stamp}@example.com`, name: "Mia Member", password: "mia's long password" };
   await addMember(page, mia);
-  await expect(page.getByRole("table", { name: "Members" }).getByRole("row").filter({ hasText: mia.email })).toContainText(mia.name);
+  await expect(
+    page.getByRole("table", { name: "Members" }).getByRole("row").filter({ hasText: mia.email }),
+  ).toContainText(mia.name);
   await shot(page, "members-with-names");
   const miaContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const miaPage = await miaContext.newPage();
@@ -66,7 +80,13 @@ test("stats, names and ids read as people expect", async ({ page, browser }) => 
   await expect(sidebar.getByText("Admin", { exact: true })).toHaveCount(0);
   await miaPage.goto("/stats?days=7");
   const totals = miaPage.getByRole("region", { name: "Totals" });
-  await expect(totals.locator("div").filter({ hasText: /^Searches/ }).locator("p").nth(1)).toHaveText("0");
+  await expect(
+    totals
+      .locator("div")
+      .filter({ hasText: /^Searches/ })
+      .locator("p")
+      .nth(1),
+  ).toHaveText("0");
   await expect(miaPage.getByRole("table", { name: "Latency by operation" })).toHaveCount(0);
   await shot(miaPage, "member-stats-own-searches");
   await miaContext.close();

@@ -7,7 +7,12 @@ type ContextResult = { prompt: string; usedMemoryIds: string[] };
  * Issue #31 item 5: an admin's "Try recall" on Bob's session shows what Bob's agent gets — Bob's
  * profile only, each card labelled with its owner — not the admin's own profile beside Bob's.
  */
-test("try recall on a member's session shows that member's agent's recall, each card with its owner", async ({ page, browser, playwright, baseURL }) => {
+test("try recall on a member's session shows that member's agent's recall, each card with its owner", async ({
+  page,
+  browser,
+  playwright,
+  baseURL,
+}) => {
   test.setTimeout(180_000);
   const stamp = Date.now().toString(36);
   const adminAccount = await signIn(page);
@@ -15,21 +20,38 @@ test("try recall on a member's session shows that member's agent's recall, each 
   const bobTitle = `Bob 不吃香菜 ${stamp}`;
   // The same slot (avoid_ingredient, item 芫荽: not the 香菜 another spec puts in the admin's profile) in each
   // person's own profile, with different titles.
-  await createCard(page, { kind: "avoid_ingredient", item: "芫荽", title: adminTitle, content: "管理员做饭不要放香菜", value: "香菜" });
+  await createCard(page, {
+    kind: "avoid_ingredient",
+    item: "芫荽",
+    title: adminTitle,
+    content: "管理员做饭不要放香菜",
+    value: "香菜",
+  });
 
   const bob = { email: `bob-${stamp}@example.com`, name: "Bob Builder", password: "bob's long password" };
   await addMember(page, bob);
   const bobContext = await browser.newContext();
   const bobPage = await bobContext.newPage();
   await signInAs(bobPage, bob, "member");
-  await createCard(bobPage, { kind: "avoid_ingredient", item: "芫荽", title: bobTitle, content: "Bob 做饭不要放香菜", value: "香菜" });
+  await createCard(bobPage, {
+    kind: "avoid_ingredient",
+    item: "芫荽",
+    title: bobTitle,
+    content: "Bob 做饭不要放香菜",
+    value: "香菜",
+  });
   const secret = await createKey(bobPage, `bob agent ${stamp}`);
   await bobContext.close();
 
   // Bob's agent captures a conversation of Bob's.
   const sessionId = `bob-dinner-${stamp}`;
-  const agent = await playwright.request.newContext({ baseURL, extraHTTPHeaders: { authorization: `Bearer ${secret}` } });
-  const appended = await agent.post("/api/trpc/tools.message_append", { data: { messages: [{ role: "user", content: "今晚做什么菜？" }], turn: { sessionId } } });
+  const agent = await playwright.request.newContext({
+    baseURL,
+    extraHTTPHeaders: { authorization: `Bearer ${secret}` },
+  });
+  const appended = await agent.post("/api/trpc/tools.message_append", {
+    data: { messages: [{ role: "user", content: "今晚做什么菜？" }], turn: { sessionId } },
+  });
   expect(appended.status(), await appended.text()).toBe(200);
 
   // The admin opens Bob's session and tries recall.
@@ -40,7 +62,11 @@ test("try recall on a member's session shows that member's agent's recall, each 
   const prompt = page.getByRole("region", { name: "Prompt block" });
   await expect(prompt).toContainText(bobTitle);
   await expect(prompt).not.toContainText(adminTitle);
-  await expect(page.getByText(`Recalled as the agent of Bob Builder <${bob.email}>, with the key that captured this session: bob agent ${stamp}`)).toBeVisible();
+  await expect(
+    page.getByText(
+      `Recalled as the agent of Bob Builder <${bob.email}>, with the key that captured this session: bob agent ${stamp}`,
+    ),
+  ).toBeVisible();
   // Bob's profile line carries Bob's name; no line carries the admin's.
   const bobLine = prompt.locator("p").filter({ hasText: bobTitle });
   await expect(bobLine).toHaveCount(1);
@@ -51,13 +77,17 @@ test("try recall on a member's session shows that member's agent's recall, each 
   await shot(page, "try-recall-admin-on-bob");
 
   // Bob's own key, same session and question: the same prompt, line for line, and the same cards.
-  const context = await agent.post("/api/trpc/tools.memory_context", { data: { queryText: question, turn: { sessionId } } });
+  const context = await agent.post("/api/trpc/tools.memory_context", {
+    data: { queryText: question, turn: { sessionId } },
+  });
   expect(context.status(), await context.text()).toBe(200);
   const handed = ((await context.json()) as { result: { data: ContextResult } }).result.data;
   expect(handed.prompt).toContain(bobTitle);
   expect(handed.prompt).not.toContain(adminTitle);
   for (const line of handed.prompt.split("\n")) await expect(prompt).toContainText(line);
-  const shownIds = (await cards.getByRole("link").evaluateAll((links) => links.map((a) => a.getAttribute("href") ?? ""))).map((href) => href.replace("/memories/", ""));
+  const shownIds = (
+    await cards.getByRole("link").evaluateAll((links) => links.map((a) => a.getAttribute("href") ?? ""))
+  ).map((href) => href.replace("/memories/", ""));
   expect(new Set(shownIds)).toEqual(new Set(handed.usedMemoryIds));
   await agent.dispose();
 

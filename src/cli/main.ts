@@ -2,10 +2,24 @@ import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { asc, eq } from "drizzle-orm";
 import { getDatabase, type DatabaseHandle } from "~/db/client";
-import { API_KEY_PERMISSIONS, DEFAULT_API_KEY_PERMISSIONS, tenantMembers, tenants, users, type ApiKeyPermission } from "~/db/schema";
+import {
+  API_KEY_PERMISSIONS,
+  DEFAULT_API_KEY_PERMISSIONS,
+  tenantMembers,
+  tenants,
+  users,
+  type ApiKeyPermission,
+} from "~/db/schema";
 import type { Database } from "~/db/types";
 import { addUserToTenant, findUserByEmail } from "~/server/auth/accounts";
-import { createApiKey, keyScopesFrom, listApiKeys, memberRole, revokeApiKey, type ApiKeyView } from "~/server/auth/api-keys";
+import {
+  createApiKey,
+  keyScopesFrom,
+  listApiKeys,
+  memberRole,
+  revokeApiKey,
+  type ApiKeyView,
+} from "~/server/auth/api-keys";
 import { keyScopesWithoutReach } from "~/server/auth/permissions";
 import { ServiceError } from "~/server/errors";
 import { exportJsonl, importJsonl } from "./transfer-commands";
@@ -114,7 +128,11 @@ async function revokeKeyAsOperator(db: Database, keyId: string, tenant?: string)
 }
 
 /** `open` is the database to run against; the default is the one the environment selects (tests pass their own). */
-export async function runCli(args: string[], options: CliOptions, open: () => Promise<DatabaseHandle> = getDatabase): Promise<number> {
+export async function runCli(
+  args: string[],
+  options: CliOptions,
+  open: () => Promise<DatabaseHandle> = getDatabase,
+): Promise<number> {
   registerTreeSubscribers();
   const [area, action, target] = args;
   if (!area || options.help) {
@@ -133,7 +151,19 @@ export async function runCli(args: string[], options: CliOptions, open: () => Pr
   }
   const { db } = handle;
   try {
-    const command = ["search", "topics", "clear", "worker", "stats", "reembed", "reindex-text", "export", "import"].includes(area) ? area : `${area} ${action ?? ""}`.trim();
+    const command = [
+      "search",
+      "topics",
+      "clear",
+      "worker",
+      "stats",
+      "reembed",
+      "reindex-text",
+      "export",
+      "import",
+    ].includes(area)
+      ? area
+      : `${area} ${action ?? ""}`.trim();
     switch (command) {
       case "users add": {
         // The email may come positionally (`users add a@b.c --admin`) or as --admin's neighbour.
@@ -144,10 +174,23 @@ export async function runCli(args: string[], options: CliOptions, open: () => Pr
         // README's command again must not demote the only admin or lock them out.
         const generated = options.password ? undefined : randomBytes(12).toString("base64url");
         const role = options.admin ? "admin" : options.member ? "member" : undefined;
-        const account = await addUserToTenant(db, { email, password: options.password ?? generated, name: options.name, role, tenantId: options.tenant, actorUserId: null, resetExistingPassword: options.password !== undefined });
+        const account = await addUserToTenant(db, {
+          email,
+          password: options.password ?? generated,
+          name: options.name,
+          role,
+          tenantId: options.tenant,
+          actorUserId: null,
+          resetExistingPassword: options.password !== undefined,
+        });
         out(`${account.user.email} is ${account.role} of organisation ${account.tenantId}.`);
         if (generated && account.newUser) out(`Password (shown once): ${generated}`);
-        else if (!account.newUser) out(options.password ? "Their password was changed." : "Their password is unchanged (give --password to set a new one).");
+        else if (!account.newUser)
+          out(
+            options.password
+              ? "Their password was changed."
+              : "Their password is unchanged (give --password to set a new one).",
+          );
         return 0;
       }
       case "users list": {
@@ -166,27 +209,43 @@ export async function runCli(args: string[], options: CliOptions, open: () => Pr
         const owner = await findUserByEmail(db, options.user);
         if (!owner) throw new Error(`No user ${options.user}.`);
         const tenantId = await firstTenantId(db, options.tenant);
-        if (!(await memberRole(db, tenantId, owner.id))) throw new Error(`${owner.email} is not a member of organisation ${tenantId}; add them first: users add ${owner.email} --tenant ${tenantId}`);
-        const permissions = (options.permissions ?? DEFAULT_API_KEY_PERMISSIONS.join(",")).split(",").map((p) => p.trim());
+        if (!(await memberRole(db, tenantId, owner.id)))
+          throw new Error(
+            `${owner.email} is not a member of organisation ${tenantId}; add them first: users add ${owner.email} --tenant ${tenantId}`,
+          );
+        const permissions = (options.permissions ?? DEFAULT_API_KEY_PERMISSIONS.join(","))
+          .split(",")
+          .map((p) => p.trim());
         const unknown = permissions.filter((p) => !(API_KEY_PERMISSIONS as readonly string[]).includes(p));
-        if (unknown.length) throw new Error(`Unknown permission(s) ${unknown.join(", ")}; use ${API_KEY_PERMISSIONS.join(", ")}.`);
+        if (unknown.length)
+          throw new Error(`Unknown permission(s) ${unknown.join(", ")}; use ${API_KEY_PERMISSIONS.join(", ")}.`);
         // "30d" or 0 made a key that never expires, reported as created.
         const daysText = options["expires-days"];
         const days = daysText === undefined ? null : Number(daysText);
-        if (days !== null && !(Number.isFinite(days) && days > 0)) throw new Error(`--expires-days takes a positive number of days (e.g. 30), not "${daysText}"; leave it out for a key that does not expire.`);
+        if (days !== null && !(Number.isFinite(days) && days > 0))
+          throw new Error(
+            `--expires-days takes a positive number of days (e.g. 30), not "${daysText}"; leave it out for a key that does not expire.`,
+          );
         const { apiKey, secret } = await createApiKey(db, {
           tenantId,
           ownerUserId: owner.id,
           createdByUserId: null,
           name: options.name ?? "cli key",
-          scopes: keyScopesFrom(options.scopes?.split(",").map((s) => s.trim()).filter(Boolean), owner.id),
+          scopes: keyScopesFrom(
+            options.scopes
+              ?.split(",")
+              .map((s) => s.trim())
+              .filter(Boolean),
+            owner.id,
+          ),
           permissions: permissions as ApiKeyPermission[],
           expiresAt: days ? new Date(Date.now() + days * 86_400_000) : null,
         });
         out(`Key ${apiKey.id} (${apiKey.prefix}…) created for ${owner.email}.`);
         out(`Secret (shown once, store it now): ${secret}`);
         const idle = await keyScopesWithoutReach(db, apiKey);
-        if (idle.length) out(`Note: ${owner.email} has no grant for ${idle.join(", ")}; the key reaches nothing there until they do.`);
+        if (idle.length)
+          out(`Note: ${owner.email} has no grant for ${idle.join(", ")}; the key reaches nothing there until they do.`);
         return 0;
       }
       case "keys list": {
@@ -209,10 +268,14 @@ export async function runCli(args: string[], options: CliOptions, open: () => Pr
       }
       case "stats": {
         const health = await getHealth(handle);
-        out(`database: ${health.database.mode}, schema ${health.database.schemaVersion}, postgres ${health.database.postgres}, vector ${health.database.extensions.vector ?? "missing"}, pg_trgm ${health.database.extensions.pg_trgm ?? "missing"}`);
+        out(
+          `database: ${health.database.mode}, schema ${health.database.schemaVersion}, postgres ${health.database.postgres}, vector ${health.database.extensions.vector ?? "missing"}, pg_trgm ${health.database.extensions.pg_trgm ?? "missing"}`,
+        );
         for (const t of await db.select().from(tenants).orderBy(asc(tenants.createdAt))) {
           const o = await getTenantOverview(db, { tenantId: t.id, readScopes: EVERYTHING });
-          out(`${t.name} (${t.id}): ${o.activeMemories} active memories, ${o.messages} messages in ${o.sessions} sessions, ${o.activeKeys} keys, ${o.members} members`);
+          out(
+            `${t.name} (${t.id}): ${o.activeMemories} active memories, ${o.messages} messages in ${o.sessions} sessions, ${o.activeKeys} keys, ${o.members} members`,
+          );
           await treeStats(db, t.id);
         }
         return 0;
@@ -227,16 +290,28 @@ export async function runCli(args: string[], options: CliOptions, open: () => Pr
         await treeTopics(db, await firstTenantId(db, options.tenant));
         return 0;
       case "export":
-        await exportJsonl(db, await firstTenantId(db, options.tenant), { scopes: options.scopes, statuses: options.statuses, evidence: options.evidence, outFile: options.out });
+        await exportJsonl(db, await firstTenantId(db, options.tenant), {
+          scopes: options.scopes,
+          statuses: options.statuses,
+          evidence: options.evidence,
+          outFile: options.out,
+        });
         return 0;
       case "import": {
         const file = args[1];
         if (!file) throw new Error("Give the file: import memories.jsonl [--dry-run]");
-        const clean = await importJsonl(db, await firstTenantId(db, options.tenant), { file, as: options.as, dryRun: options["dry-run"], onConflict: options["on-conflict"] });
+        const clean = await importJsonl(db, await firstTenantId(db, options.tenant), {
+          file,
+          as: options.as,
+          dryRun: options["dry-run"],
+          onConflict: options["on-conflict"],
+        });
         return clean ? 0 : 1;
       }
       case "clear":
-        return (await clearTenantMemory(db, await firstTenantId(db, options.tenant), { yes: options.yes === true })) ? 0 : 1;
+        return (await clearTenantMemory(db, await firstTenantId(db, options.tenant), { yes: options.yes === true }))
+          ? 0
+          : 1;
       case "worker":
         await runWorkerFromCli(db);
         return 0;
@@ -245,17 +320,25 @@ export async function runCli(args: string[], options: CliOptions, open: () => Pr
         return 0;
       case "reindex-text": {
         // Every organisation unless --tenant names one: the upgrade concerns them all.
-        const ids = options.tenant ? [await firstTenantId(db, options.tenant)] : (await db.select({ id: tenants.id }).from(tenants)).map((t) => t.id);
+        const ids = options.tenant
+          ? [await firstTenantId(db, options.tenant)]
+          : (await db.select({ id: tenants.id }).from(tenants)).map((t) => t.id);
         for (const tenantId of ids) {
           const changed = await reindexSearchText(db, { tenantId });
-          out(`${tenantId}: search text rebuilt in ${Object.entries(changed).map(([table, n]) => `${table} ${n}`).join(", ")} row(s).`);
+          out(
+            `${tenantId}: search text rebuilt in ${Object.entries(changed)
+              .map(([table, n]) => `${table} ${n}`)
+              .join(", ")} row(s).`,
+          );
         }
         return 0;
       }
       case "prune": {
         const policy = retentionPolicyFromEnv();
         const pruned = await pruneExpiredRecords(db, policy);
-        out(`Pruned ${pruned.queryLog} query log rows (kept ${policy.queryLogDays || "all"} days), ${pruned.idempotencyKeys} idempotency replies (${policy.idempotencyDays || "all"} days), ${pruned.jobs} finished jobs (${policy.finishedJobDays || "all"} days).`);
+        out(
+          `Pruned ${pruned.queryLog} query log rows (kept ${policy.queryLogDays || "all"} days), ${pruned.idempotencyKeys} idempotency replies (${policy.idempotencyDays || "all"} days), ${pruned.jobs} finished jobs (${policy.finishedJobDays || "all"} days).`,
+        );
         return 0;
       }
       default:

@@ -5,7 +5,15 @@ import { useI18n } from "~/i18n/client";
 import { LanguageSwitch } from "./language-switch";
 
 /** The centred card the sign-in and sign-up pages share, with the language switch under it. */
-export function AuthCard({ title, subtitle, children }: { title: string; subtitle?: React.ReactNode; children: React.ReactNode }) {
+export function AuthCard({
+  title,
+  subtitle,
+  children,
+}: {
+  title: string;
+  subtitle?: React.ReactNode;
+  children: React.ReactNode;
+}) {
   const { t } = useI18n();
   return (
     <main className="flex min-h-screen items-center justify-center px-4 py-12">

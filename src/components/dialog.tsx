@@ -8,7 +8,19 @@ import { buttonClass } from "./ui";
  * (the owner closes it, or asks first). Rendered only while `open`, so its form state starts fresh
  * each time.
  */
-export function Dialog({ open, onClose, title, children, wide = false }: { open: boolean; onClose: () => void; title: string; children: React.ReactNode; wide?: boolean }) {
+export function Dialog({
+  open,
+  onClose,
+  title,
+  children,
+  wide = false,
+}: {
+  open: boolean;
+  onClose: () => void;
+  title: string;
+  children: React.ReactNode;
+  wide?: boolean;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const dialog = ref.current;
@@ -35,7 +47,12 @@ export function Dialog({ open, onClose, title, children, wide = false }: { open:
     >
       <div className="flex items-center justify-between border-b border-zinc-200 px-5 py-3 dark:border-zinc-800">
         <h2 className="font-semibold">{title}</h2>
-        <button type="button" onClick={onClose} aria-label="Close" className="rounded-lg px-2 py-1 text-zinc-500 hover:bg-zinc-100 dark:hover:bg-zinc-800">
+        <button
+          type="button"
+          onClick={onClose}
+          aria-label="Close"
+          className="rounded-lg px-2 py-1 text-zinc-500 hover:bg-zinc-100 dark:hover:bg-zinc-800"
+        >
           ×
         </button>
       </div>
@@ -48,7 +65,16 @@ export function Dialog({ open, onClose, title, children, wide = false }: { open:
  * Asks before a destructive action on `target` (closed while it is null). Confirming closes the
  * dialog, then runs `onConfirm` with the target.
  */
-export function ConfirmDialog<T>({ target, onClose, title, message, confirmLabel, cancelLabel, pending, onConfirm }: {
+export function ConfirmDialog<T>({
+  target,
+  onClose,
+  title,
+  message,
+  confirmLabel,
+  cancelLabel,
+  pending,
+  onConfirm,
+}: {
   target: T | null;
   onClose: () => void;
   title: string;

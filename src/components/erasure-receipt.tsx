@@ -18,7 +18,15 @@ const COUNTS = [
 ] as const satisfies readonly (keyof ErasureReceipt)[];
 
 /** What a hard delete removed, as counts (never content), and when. */
-export function ErasureReceiptView({ receipt, label, detail }: { receipt: ErasureReceipt; label: string; detail?: string }) {
+export function ErasureReceiptView({
+  receipt,
+  label,
+  detail,
+}: {
+  receipt: ErasureReceipt;
+  label: string;
+  detail?: string;
+}) {
   const { t } = useI18n();
   return (
     <>

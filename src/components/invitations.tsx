@@ -23,11 +23,26 @@ export function InvitationsPanel({ invitations }: { invitations: PendingInvitati
       <ul className="space-y-2 text-sm">
         {invitations.map((invitation) => (
           <li key={invitation.tenantId} className="flex flex-wrap items-center gap-3">
-            <span className="font-medium">{t("invitations.to", { organisation: organisationLabel(t, invitation.tenantName), role: t(invitation.role === "admin" ? "members.roleAdmin" : "members.roleMember") })}</span>
-            <button type="button" disabled={pending} onClick={() => void run(() => accept.mutateAsync({ tenantId: invitation.tenantId }))} className={buttonClass("primary", "sm")}>
+            <span className="font-medium">
+              {t("invitations.to", {
+                organisation: organisationLabel(t, invitation.tenantName),
+                role: t(invitation.role === "admin" ? "members.roleAdmin" : "members.roleMember"),
+              })}
+            </span>
+            <button
+              type="button"
+              disabled={pending}
+              onClick={() => void run(() => accept.mutateAsync({ tenantId: invitation.tenantId }))}
+              className={buttonClass("primary", "sm")}
+            >
               {t("invitations.accept")}
             </button>
-            <button type="button" disabled={pending} onClick={() => void run(() => decline.mutateAsync({ tenantId: invitation.tenantId }))} className={buttonClass("ghost", "sm")}>
+            <button
+              type="button"
+              disabled={pending}
+              onClick={() => void run(() => decline.mutateAsync({ tenantId: invitation.tenantId }))}
+              className={buttonClass("ghost", "sm")}
+            >
               {t("invitations.decline")}
             </button>
           </li>

@@ -9,7 +9,9 @@ export function JsonValue({ value, rawLabel = "JSON" }: { value: unknown; rawLab
       {value !== null && typeof value === "object" ? (
         <details className="text-xs text-zinc-500">
           <summary className="cursor-pointer select-none">{rawLabel}</summary>
-          <pre className="mt-2 overflow-x-auto rounded-lg bg-zinc-50 p-3 text-zinc-800 dark:bg-zinc-950 dark:text-zinc-200">{JSON.stringify(value, null, 2)}</pre>
+          <pre className="mt-2 overflow-x-auto rounded-lg bg-zinc-50 p-3 text-zinc-800 dark:bg-zinc-950 dark:text-zinc-200">
+            {JSON.stringify(value, null, 2)}
+          </pre>
         </details>
       ) : null}
     </div>
@@ -45,7 +47,9 @@ function Readable({ value, depth }: { value: unknown; depth: number }): React.Re
   }
   const entries = Object.entries(value as Record<string, unknown>);
   return (
-    <dl className={`grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 text-sm ${depth ? "border-l border-zinc-200 pl-3 dark:border-zinc-800" : ""}`}>
+    <dl
+      className={`grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 text-sm ${depth ? "border-l border-zinc-200 pl-3 dark:border-zinc-800" : ""}`}
+    >
       {entries.map(([k, v]) => (
         <div key={k} className="contents">
           <dt className="font-medium text-zinc-500 dark:text-zinc-400">{k}</dt>

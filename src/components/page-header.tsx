@@ -1,4 +1,12 @@
-export function PageHeader({ title, description, actions }: { title: string; description?: string; actions?: React.ReactNode }) {
+export function PageHeader({
+  title,
+  description,
+  actions,
+}: {
+  title: string;
+  description?: string;
+  actions?: React.ReactNode;
+}) {
   return (
     <header className="mb-8 flex flex-wrap items-end justify-between gap-4">
       <div>
@@ -11,7 +19,15 @@ export function PageHeader({ title, description, actions }: { title: string; des
 }
 
 /** A section that exists in the navigation but whose tools arrive in a later release. */
-export function PlannedSection({ title, description, bullets }: { title: string; description: string; bullets: string[] }) {
+export function PlannedSection({
+  title,
+  description,
+  bullets,
+}: {
+  title: string;
+  description: string;
+  bullets: string[];
+}) {
   return (
     <>
       <PageHeader title={title} description={description} />

@@ -25,7 +25,12 @@ type ActionProps = {
  * runs `act`. The dialog closes when it succeeds and shows why when it did not. Its fields start empty
  * on every opening (the form is only mounted while the dialog is open).
  */
-export function ReasonedAction({ label, buttonClassName, onOpen, ...props }: ActionProps & { label: string; buttonClassName: string; onOpen?: () => void }) {
+export function ReasonedAction({
+  label,
+  buttonClassName,
+  onOpen,
+  ...props
+}: ActionProps & { label: string; buttonClassName: string; onOpen?: () => void }) {
   const [open, setOpen] = useState(false);
   return (
     <>
@@ -39,7 +44,16 @@ export function ReasonedAction({ label, buttonClassName, onOpen, ...props }: Act
   );
 }
 
-function ReasonForm({ hint, submitLabel, variant, confirm, extra, act, onDone, onCancel }: ActionProps & { onDone: () => void; onCancel: () => void }) {
+function ReasonForm({
+  hint,
+  submitLabel,
+  variant,
+  confirm,
+  extra,
+  act,
+  onDone,
+  onCancel,
+}: ActionProps & { onDone: () => void; onCancel: () => void }) {
   const { t } = useI18n();
   const [reason, setReason] = useState("");
   const [typed, setTyped] = useState("");
@@ -72,12 +86,26 @@ function ReasonForm({ hint, submitLabel, variant, confirm, extra, act, onDone, o
       {extra}
       <label className="block text-sm">
         <span className={`font-medium ${requiredLabelClass}`}>{t("field.reason")}</span>
-        <input required maxLength={500} value={reason} onChange={(e) => setReason(e.target.value)} placeholder={t("card.reasonHint")} className={`mt-1 ${inputClass}`} />
+        <input
+          required
+          maxLength={500}
+          value={reason}
+          onChange={(e) => setReason(e.target.value)}
+          placeholder={t("card.reasonHint")}
+          className={`mt-1 ${inputClass}`}
+        />
       </label>
       {confirm !== undefined ? (
         <label className="block text-sm">
           <span className={`font-medium ${requiredLabelClass}`}>{t("card.typeToConfirm", { key: confirm })}</span>
-          <input required value={typed} onChange={(e) => setTyped(e.target.value)} autoComplete="off" spellCheck={false} className={`mt-1 font-mono ${inputClass}`} />
+          <input
+            required
+            value={typed}
+            onChange={(e) => setTyped(e.target.value)}
+            autoComplete="off"
+            spellCheck={false}
+            className={`mt-1 font-mono ${inputClass}`}
+          />
         </label>
       ) : null}
       <FormError message={error} />
@@ -85,7 +113,11 @@ function ReasonForm({ hint, submitLabel, variant, confirm, extra, act, onDone, o
         <button type="button" onClick={onCancel} className={buttonClass("ghost")}>
           {t("common.cancel")}
         </button>
-        <button type="submit" disabled={pending || (confirm !== undefined && typed !== confirm)} className={buttonClass(variant)}>
+        <button
+          type="submit"
+          disabled={pending || (confirm !== undefined && typed !== confirm)}
+          className={buttonClass(variant)}
+        >
           {pending ? t("common.working") : submitLabel}
         </button>
       </div>

@@ -25,7 +25,15 @@ export function CopyId({ value }: { value: string }) {
         t("scope.copied")
       ) : (
         // An icon drawn here: a copy glyph from a font was missing on some systems (a box instead).
-        <svg aria-hidden="true" viewBox="0 0 16 16" width="12" height="12" fill="none" stroke="currentColor" strokeWidth="1.5">
+        <svg
+          aria-hidden="true"
+          viewBox="0 0 16 16"
+          width="12"
+          height="12"
+          fill="none"
+          stroke="currentColor"
+          strokeWidth="1.5"
+        >
           <rect x="5.5" y="5.5" width="8" height="8" rx="1.5" />
           <path d="M10.5 3.5v-0.5a1.5 1.5 0 0 0-1.5-1.5h-5a1.5 1.5 0 0 0-1.5 1.5v5a1.5 1.5 0 0 0 1.5 1.5h0.5" />
         </svg>
@@ -38,7 +46,17 @@ export function CopyId({ value }: { value: string }) {
  * A person, key or other named thing: its name first, a second line (an email) when there is one,
  * and the id it stands for on hover and behind a copy button.
  */
-export function NameWithId({ name, detail, id, mono = false }: { name: string; detail?: string | null; id: string | null; mono?: boolean }) {
+export function NameWithId({
+  name,
+  detail,
+  id,
+  mono = false,
+}: {
+  name: string;
+  detail?: string | null;
+  id: string | null;
+  mono?: boolean;
+}) {
   return (
     <span className="inline-flex min-w-0 max-w-full items-start" data-id={id ?? undefined}>
       <span title={id ?? undefined} className="min-w-0">
@@ -60,8 +78,10 @@ export function ScopeName({ scope, label }: { scope: string; label?: ScopeLabel 
   const type = label?.type ?? (scope === "global" ? "global" : (scope.split(":")[0] ?? ""));
   const id = label?.id ?? scope.slice(scope.indexOf(":") + 1);
   if (type === "global") return <NameWithId name={t("scope.global")} id={scope} />;
-  if (type === "user" && label?.known && label.name) return <NameWithId name={label.name} detail={label.detail} id={scope} />;
-  if (type === "workspace" && label?.known && label.name) return <NameWithId name={label.name} detail={t("scope.workspace")} id={scope} />;
+  if (type === "user" && label?.known && label.name)
+    return <NameWithId name={label.name} detail={label.detail} id={scope} />;
+  if (type === "workspace" && label?.known && label.name)
+    return <NameWithId name={label.name} detail={t("scope.workspace")} id={scope} />;
   if (type === "session") {
     const owner = label?.name ? t("scope.sessionOf", { who: label.name }) : t("scope.session");
     return <NameWithId name={id} detail={owner} id={scope} mono />;

@@ -24,11 +24,35 @@ export function scopeOptionText(s: ScopeLabel, t: ReturnType<typeof useI18n>["t"
  * Scopes are chosen, not typed: people, workspaces and conversations from lists the server made
  * (so a made-up id cannot be picked). Option values are the scope ids agents use.
  */
-export function ScopePicker({ id, value, onChange, choices, emptyLabel, required = false }: { id: string; value: string; onChange: (scope: string) => void; choices: ScopeLabel[]; emptyLabel?: string; required?: boolean }) {
+export function ScopePicker({
+  id,
+  value,
+  onChange,
+  choices,
+  emptyLabel,
+  required = false,
+}: {
+  id: string;
+  value: string;
+  onChange: (scope: string) => void;
+  choices: ScopeLabel[];
+  emptyLabel?: string;
+  required?: boolean;
+}) {
   const { t } = useI18n();
   return (
-    <select id={id} aria-describedby={hintId(id)} value={value} onChange={(e) => onChange(e.target.value)} disabled={!choices.length} required={required} className={inputClass}>
-      {emptyLabel !== undefined || !choices.length ? <option value="">{emptyLabel ?? t("scope.noneForKind")}</option> : null}
+    <select
+      id={id}
+      aria-describedby={hintId(id)}
+      value={value}
+      onChange={(e) => onChange(e.target.value)}
+      disabled={!choices.length}
+      required={required}
+      className={inputClass}
+    >
+      {emptyLabel !== undefined || !choices.length ? (
+        <option value="">{emptyLabel ?? t("scope.noneForKind")}</option>
+      ) : null}
       {GROUPS.map(([type, label]) => {
         const group = choices.filter((c) => c.type === type);
         return group.length ? (

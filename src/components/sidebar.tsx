@@ -18,7 +18,15 @@ function isActive(pathname: string, href: string) {
 type Membership = { tenantId: string; tenantName: string };
 
 /** Picks the organisation the dashboard shows (a person may belong to several); the server checks membership. */
-function OrganisationSwitcher({ memberships, tenantId, label }: { memberships: (Membership & { tenantLabel: string })[]; tenantId: string; label: string }) {
+function OrganisationSwitcher({
+  memberships,
+  tenantId,
+  label,
+}: {
+  memberships: (Membership & { tenantLabel: string })[];
+  tenantId: string;
+  label: string;
+}) {
   return (
     <label className="flex flex-col gap-1 text-xs text-zinc-500">
       {label}
@@ -46,11 +54,27 @@ function OrganisationSwitcher({ memberships, tenantId, label }: { memberships: (
  * The dashboard's navigation and account controls. From md up a sidebar; on phones a top bar whose
  * menu button opens all of it (every page, the organisation, sign-out and the language switch).
  */
-export function Sidebar({ isAdmin, email, name, tenantId, memberships }: { isAdmin: boolean; email: string; name: string | null; tenantId: string; memberships: Membership[] }) {
+export function Sidebar({
+  isAdmin,
+  email,
+  name,
+  tenantId,
+  memberships,
+}: {
+  isAdmin: boolean;
+  email: string;
+  name: string | null;
+  tenantId: string;
+  memberships: Membership[];
+}) {
   const pathname = usePathname();
   const i18n = useOptionalI18n();
-  const t = (key: Parameters<NonNullable<typeof i18n>["t"]>[0] | undefined, fallback: string) => (i18n && key ? i18n.t(key) : fallback);
-  const labelled = memberships.map((m) => ({ ...m, tenantLabel: i18n ? organisationLabel(i18n.t, m.tenantName) : m.tenantName }));
+  const t = (key: Parameters<NonNullable<typeof i18n>["t"]>[0] | undefined, fallback: string) =>
+    i18n && key ? i18n.t(key) : fallback;
+  const labelled = memberships.map((m) => ({
+    ...m,
+    tenantLabel: i18n ? organisationLabel(i18n.t, m.tenantName) : m.tenantName,
+  }));
   const tenantName = labelled.find((m) => m.tenantId === tenantId)?.tenantLabel ?? "";
   // The phone menu closes on navigation: it remembers the page it was opened on.
   const [openOn, setOpenOn] = useState<string | null>(null);
@@ -73,13 +97,20 @@ export function Sidebar({ isAdmin, email, name, tenantId, memberships }: { isAdm
           {menuOpen ? t("nav.closeMenu", "Close menu") : t("nav.menu", "Menu")}
         </button>
       </div>
-      <div id="dashboard-menu" className={`${menuOpen ? "flex" : "hidden"} max-h-[calc(100dvh-3.5rem)] flex-col overflow-y-auto md:flex md:max-h-none md:flex-1 md:overflow-visible`}>
+      <div
+        id="dashboard-menu"
+        className={`${menuOpen ? "flex" : "hidden"} max-h-[calc(100dvh-3.5rem)] flex-col overflow-y-auto md:flex md:max-h-none md:flex-1 md:overflow-visible`}
+      >
         <nav aria-label={t("nav.main", "Main")} className="flex flex-col gap-1 px-2 pb-2 md:flex-1">
           {navFor(isAdmin).map((section, i) => {
             const { items } = section;
             return (
               <div key={section.title ?? i} className="mb-2 flex flex-col gap-1 md:mb-4">
-                {section.title ? <p className="px-3 pt-2 pb-1 text-xs font-semibold tracking-wide text-zinc-400 uppercase">{t(section.titleKey, section.title)}</p> : null}
+                {section.title ? (
+                  <p className="px-3 pt-2 pb-1 text-xs font-semibold tracking-wide text-zinc-400 uppercase">
+                    {t(section.titleKey, section.title)}
+                  </p>
+                ) : null}
                 {items.map((item) => (
                   <Link
                     key={item.href}
@@ -96,7 +127,11 @@ export function Sidebar({ isAdmin, email, name, tenantId, memberships }: { isAdm
         </nav>
         <div className="border-t border-zinc-200 p-4 dark:border-zinc-800">
           {memberships.length > 1 ? (
-            <OrganisationSwitcher memberships={labelled} tenantId={tenantId} label={t("nav.organisation", "Organisation")} />
+            <OrganisationSwitcher
+              memberships={labelled}
+              tenantId={tenantId}
+              label={t("nav.organisation", "Organisation")}
+            />
           ) : (
             <p className="truncate text-xs font-medium text-zinc-500">{tenantName}</p>
           )}
@@ -104,7 +139,11 @@ export function Sidebar({ isAdmin, email, name, tenantId, memberships }: { isAdm
           <p className={name ? "truncate text-xs text-zinc-500" : "mt-1 truncate text-sm"} title={email}>
             {email}
           </p>
-          <button type="button" onClick={() => void signOut({ callbackUrl: "/sign-in" })} className="mt-2 text-sm text-zinc-500 hover:text-zinc-900 dark:hover:text-zinc-100">
+          <button
+            type="button"
+            onClick={() => void signOut({ callbackUrl: "/sign-in" })}
+            className="mt-2 text-sm text-zinc-500 hover:text-zinc-900 dark:hover:text-zinc-100"
+          >
             {t("nav.signOut", "Sign out")}
           </button>
           {i18n ? <LanguageSwitch className="mt-3" /> : null}

@@ -2,9 +2,27 @@ import Link from "next/link";
 
 /** Shared dashboard building blocks: cards, badges, empty / error / loading states, pagers. */
 
-export function Panel({ title, description, actions, children, className = "", id }: { title?: React.ReactNode; description?: React.ReactNode; actions?: React.ReactNode; children: React.ReactNode; className?: string; id?: string }) {
+export function Panel({
+  title,
+  description,
+  actions,
+  children,
+  className = "",
+  id,
+}: {
+  title?: React.ReactNode;
+  description?: React.ReactNode;
+  actions?: React.ReactNode;
+  children: React.ReactNode;
+  className?: string;
+  id?: string;
+}) {
   return (
-    <section id={id} aria-label={typeof title === "string" ? title : undefined} className={`rounded-2xl border border-zinc-200 bg-white p-5 shadow-sm dark:border-zinc-800 dark:bg-zinc-900 ${className}`}>
+    <section
+      id={id}
+      aria-label={typeof title === "string" ? title : undefined}
+      className={`rounded-2xl border border-zinc-200 bg-white p-5 shadow-sm dark:border-zinc-800 dark:bg-zinc-900 ${className}`}
+    >
       {title || actions ? (
         <div className="mb-4 flex flex-wrap items-start justify-between gap-3">
           <div>
@@ -31,20 +49,41 @@ const TONES: Record<Tone, string> = {
 
 export function Badge({ tone = "zinc", children, title }: { tone?: Tone; children: React.ReactNode; title?: string }) {
   return (
-    <span title={title} className={`inline-flex items-center rounded-full px-2 py-0.5 text-xs font-medium whitespace-nowrap ${TONES[tone]}`}>
+    <span
+      title={title}
+      className={`inline-flex items-center rounded-full px-2 py-0.5 text-xs font-medium whitespace-nowrap ${TONES[tone]}`}
+    >
       {children}
     </span>
   );
 }
 
 /** Card status → colour: active green, superseded grey, expired amber, deleted red. */
-export const STATUS_TONE: Record<string, Tone> = { active: "green", superseded: "zinc", expired: "amber", deleted: "red" };
+export const STATUS_TONE: Record<string, Tone> = {
+  active: "green",
+  superseded: "zinc",
+  expired: "amber",
+  deleted: "red",
+};
 
-export function EmptyState({ title, description, action }: { title: string; description?: React.ReactNode; action?: React.ReactNode }) {
+export function EmptyState({
+  title,
+  description,
+  action,
+}: {
+  title: string;
+  description?: React.ReactNode;
+  action?: React.ReactNode;
+}) {
   return (
-    <div role="status" className="rounded-2xl border border-dashed border-zinc-300 bg-white px-6 py-10 text-center dark:border-zinc-700 dark:bg-zinc-900">
+    <div
+      role="status"
+      className="rounded-2xl border border-dashed border-zinc-300 bg-white px-6 py-10 text-center dark:border-zinc-700 dark:bg-zinc-900"
+    >
       <p className="font-medium">{title}</p>
-      {description ? <p className="mx-auto mt-1 max-w-md text-sm text-zinc-500 dark:text-zinc-400">{description}</p> : null}
+      {description ? (
+        <p className="mx-auto mt-1 max-w-md text-sm text-zinc-500 dark:text-zinc-400">{description}</p>
+      ) : null}
       {action ? <div className="mt-4">{action}</div> : null}
     </div>
   );
@@ -52,7 +91,10 @@ export function EmptyState({ title, description, action }: { title: string; desc
 
 export function ErrorState({ title, message, action }: { title: string; message: string; action?: React.ReactNode }) {
   return (
-    <div role="alert" className="rounded-2xl border border-red-200 bg-red-50 px-6 py-6 text-sm text-red-800 dark:border-red-900 dark:bg-red-950/50 dark:text-red-200">
+    <div
+      role="alert"
+      className="rounded-2xl border border-red-200 bg-red-50 px-6 py-6 text-sm text-red-800 dark:border-red-900 dark:bg-red-950/50 dark:text-red-200"
+    >
       <p className="font-semibold">{title}</p>
       <p className="mt-1">{message}</p>
       {action ? <div className="mt-3">{action}</div> : null}
@@ -74,7 +116,8 @@ export function Skeleton({ rows = 6, label }: { rows?: number; label: string }) 
 
 const BUTTONS = {
   primary: "bg-indigo-600 text-white shadow-sm hover:bg-indigo-500",
-  secondary: "border border-zinc-300 bg-white text-zinc-800 hover:bg-zinc-50 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100 dark:hover:bg-zinc-800",
+  secondary:
+    "border border-zinc-300 bg-white text-zinc-800 hover:bg-zinc-50 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100 dark:hover:bg-zinc-800",
   danger: "bg-red-600 text-white shadow-sm hover:bg-red-500",
   ghost: "text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800",
 } as const;
@@ -90,7 +133,16 @@ export const inputClass =
 export const fileInputClass =
   "block w-full cursor-pointer rounded-lg border border-zinc-300 bg-white text-sm text-zinc-700 shadow-sm focus:border-indigo-500 focus:ring-2 focus:ring-indigo-500/30 focus:outline-none dark:border-zinc-700 dark:bg-zinc-950 dark:text-zinc-300 file:mr-3 file:cursor-pointer file:border-0 file:border-r file:border-zinc-300 file:bg-zinc-100 file:px-3.5 file:py-2 file:text-sm file:font-medium file:text-zinc-800 hover:file:bg-zinc-200 dark:file:border-zinc-700 dark:file:bg-zinc-800 dark:file:text-zinc-100 dark:hover:file:bg-zinc-700";
 
-export function LinkButton({ href, variant = "secondary", size = "md", children, ...rest }: { href: string; variant?: ButtonVariant; size?: "sm" | "md"; children: React.ReactNode } & Omit<React.AnchorHTMLAttributes<HTMLAnchorElement>, "href" | "className">) {
+export function LinkButton({
+  href,
+  variant = "secondary",
+  size = "md",
+  children,
+  ...rest
+}: { href: string; variant?: ButtonVariant; size?: "sm" | "md"; children: React.ReactNode } & Omit<
+  React.AnchorHTMLAttributes<HTMLAnchorElement>,
+  "href" | "className"
+>) {
   return (
     <Link href={href} className={buttonClass(variant, size)} {...rest}>
       {children}
@@ -99,14 +151,34 @@ export function LinkButton({ href, variant = "secondary", size = "md", children,
 }
 
 /** Keyset pager: "first page" and "next page" links (the browser's back button goes to the previous page). */
-export function Pager({ firstHref, nextHref, firstLabel, nextLabel, summary }: { firstHref?: string | null; nextHref?: string | null; firstLabel: string; nextLabel: string; summary?: React.ReactNode }) {
+export function Pager({
+  firstHref,
+  nextHref,
+  firstLabel,
+  nextLabel,
+  summary,
+}: {
+  firstHref?: string | null;
+  nextHref?: string | null;
+  firstLabel: string;
+  nextLabel: string;
+  summary?: React.ReactNode;
+}) {
   if (!firstHref && !nextHref && !summary) return null;
   return (
     <nav aria-label="Pagination" className="mt-4 flex items-center justify-between gap-3 text-sm">
       <span className="text-zinc-500 dark:text-zinc-400">{summary}</span>
       <span className="flex gap-2">
-        {firstHref ? <LinkButton href={firstHref} size="sm">{firstLabel}</LinkButton> : null}
-        {nextHref ? <LinkButton href={nextHref} size="sm" variant="primary">{nextLabel}</LinkButton> : null}
+        {firstHref ? (
+          <LinkButton href={firstHref} size="sm">
+            {firstLabel}
+          </LinkButton>
+        ) : null}
+        {nextHref ? (
+          <LinkButton href={nextHref} size="sm" variant="primary">
+            {nextLabel}
+          </LinkButton>
+        ) : null}
       </span>
     </nav>
   );
@@ -131,11 +203,23 @@ export function Fields({ items }: { items: { label: string; value: React.ReactNo
  * `cardsOnPhone`, below the md breakpoint every row is a card of stacked cells (rows use
  * `stackedRowClass`, cells `stackedCellClass`) and nothing scrolls sideways.
  */
-export function DataTable({ label, head, children, cardsOnPhone = false }: { label: string; head: React.ReactNode[]; children: React.ReactNode; cardsOnPhone?: boolean }) {
+export function DataTable({
+  label,
+  head,
+  children,
+  cardsOnPhone = false,
+}: {
+  label: string;
+  head: React.ReactNode[];
+  children: React.ReactNode;
+  cardsOnPhone?: boolean;
+}) {
   return (
     <div className="overflow-x-auto rounded-2xl border border-zinc-200 bg-white shadow-sm dark:border-zinc-800 dark:bg-zinc-900">
       <table aria-label={label} className={`w-full text-left text-sm ${cardsOnPhone ? "block md:table" : ""}`}>
-        <thead className={`border-b border-zinc-200 text-xs tracking-wide text-zinc-500 uppercase dark:border-zinc-800 dark:text-zinc-400 ${cardsOnPhone ? "hidden md:table-header-group" : ""}`}>
+        <thead
+          className={`border-b border-zinc-200 text-xs tracking-wide text-zinc-500 uppercase dark:border-zinc-800 dark:text-zinc-400 ${cardsOnPhone ? "hidden md:table-header-group" : ""}`}
+        >
           <tr>
             {head.map((h, i) => (
               <th key={i} scope="col" className="px-4 py-3 font-medium whitespace-nowrap">
@@ -144,7 +228,11 @@ export function DataTable({ label, head, children, cardsOnPhone = false }: { lab
             ))}
           </tr>
         </thead>
-        <tbody className={`divide-y divide-zinc-100 dark:divide-zinc-800 ${cardsOnPhone ? "block md:table-row-group" : ""}`}>{children}</tbody>
+        <tbody
+          className={`divide-y divide-zinc-100 dark:divide-zinc-800 ${cardsOnPhone ? "block md:table-row-group" : ""}`}
+        >
+          {children}
+        </tbody>
       </table>
     </div>
   );
@@ -179,7 +267,21 @@ export const hintId = (id: string) => `${id}-hint`;
  * A label, its control and an optional hint, tied together by id (`htmlFor`, `aria-describedby` on
  * the control via hintId(id)), so the control's accessible name is exactly the label.
  */
-export function Labeled({ id, label, hint, required = false, children, className = "" }: { id: string; label: React.ReactNode; hint?: React.ReactNode; required?: boolean; children: React.ReactNode; className?: string }) {
+export function Labeled({
+  id,
+  label,
+  hint,
+  required = false,
+  children,
+  className = "",
+}: {
+  id: string;
+  label: React.ReactNode;
+  hint?: React.ReactNode;
+  required?: boolean;
+  children: React.ReactNode;
+  className?: string;
+}) {
   return (
     <div className={className}>
       <label htmlFor={id} className={required ? `${labelClass} ${requiredLabelClass}` : labelClass}>
@@ -202,7 +304,21 @@ export function Labeled({ id, label, hint, required = false, children, className
  * greys the label text (filter panels); `className` goes on the row (text size, grid span);
  * `required` shows the required mark (the control itself carries `required`).
  */
-export function FieldRow({ label, group = false, muted = false, required = false, className = "", children }: { label: React.ReactNode; group?: boolean; muted?: boolean; required?: boolean; className?: string; children: React.ReactNode }) {
+export function FieldRow({
+  label,
+  group = false,
+  muted = false,
+  required = false,
+  className = "",
+  children,
+}: {
+  label: React.ReactNode;
+  group?: boolean;
+  muted?: boolean;
+  required?: boolean;
+  className?: string;
+  children: React.ReactNode;
+}) {
   const text = `${muted ? "font-medium text-zinc-700 dark:text-zinc-300" : "font-medium"}${required ? ` ${requiredLabelClass}` : ""}`;
   if (group) {
     return (

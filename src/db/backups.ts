@@ -47,7 +47,11 @@ export function missingDatabaseWithCopies(dataDir: string): string | null {
   if (fs.existsSync(path.join(target, "PG_VERSION"))) return null;
   const base = path.basename(target);
   const parent = path.dirname(target);
-  const leftovers = fs.existsSync(parent) ? fs.readdirSync(parent).filter((name) => name.startsWith(`${base}.failed-`) || name.startsWith(`${base}.restoring-`)) : [];
+  const leftovers = fs.existsSync(parent)
+    ? fs
+        .readdirSync(parent)
+        .filter((name) => name.startsWith(`${base}.failed-`) || name.startsWith(`${base}.restoring-`))
+    : [];
   const root = backupsRoot(dataDir);
   const copies = fs.existsSync(root) ? fs.readdirSync(root).filter((name) => name.startsWith(`${base}-`)) : [];
   if (!leftovers.length && !copies.length) return null;
@@ -66,7 +70,12 @@ export function pruneBackups(dataDir: string, keep: number): string[] {
   const prefix = `${path.basename(dataDir)}-`;
   const copies = fs
     .readdirSync(root, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && entry.name.startsWith(prefix) && /^\d{4}-\d{2}-\d{2}T/.test(entry.name.slice(prefix.length)))
+    .filter(
+      (entry) =>
+        entry.isDirectory() &&
+        entry.name.startsWith(prefix) &&
+        /^\d{4}-\d{2}-\d{2}T/.test(entry.name.slice(prefix.length)),
+    )
     .map((entry) => entry.name)
     .sort();
   const removed = copies.slice(0, Math.max(0, copies.length - keep)).map((name) => path.join(root, name));

@@ -5,12 +5,25 @@ import { env } from "~/env";
 import { backupDataDir, missingDatabaseWithCopies, pruneBackups, restoreDataDir } from "./backups";
 import { acquireDataDirLock } from "./embedded-lock";
 import { serverConnection } from "./server-url";
-import { appliedMigrationTags, DEFAULT_MIGRATIONS_FOLDER, MigrationError, pendingMigrations, readMigrationFiles, runMigrations } from "./migrate";
+import {
+  appliedMigrationTags,
+  DEFAULT_MIGRATIONS_FOLDER,
+  MigrationError,
+  pendingMigrations,
+  readMigrationFiles,
+  runMigrations,
+} from "./migrate";
 import * as schema from "./schema";
 import type { Database, DatabaseMode } from "./types";
 import { isConnectionLost } from "./connection-errors";
 import { registerPoolStats, type PoolStats } from "./pool-stats";
-import { ReadReplicas, registerReadReplicas, replicaName, unregisterReadReplicas, type ReplicaOptions } from "./replicas";
+import {
+  ReadReplicas,
+  registerReadReplicas,
+  replicaName,
+  unregisterReadReplicas,
+  type ReplicaOptions,
+} from "./replicas";
 
 export type DatabaseHandle = {
   db: Database;
@@ -122,7 +135,8 @@ function withDropSafeTransactions(client: Sql, stats: PoolStats): Sql {
         // A dead backend's stale FATAL, or a connection that closed while starting: nothing ran, try another.
         // Timeouts and refusals are not retried (the server is away; the caller should hear so promptly).
         const code = (error as { code?: unknown }).code;
-        if (attempt >= 3 || !["57P01", "57P02", "57P03", "CONNECTION_CLOSED", "ECONNRESET"].includes(String(code))) throw error;
+        if (attempt >= 3 || !["57P01", "57P02", "57P03", "CONNECTION_CLOSED", "ECONNRESET"].includes(String(code)))
+          throw error;
       }
     }
     const reserved = trackStatements(conn);
@@ -154,7 +168,10 @@ function withDropSafeTransactions(client: Sql, stats: PoolStats): Sql {
       await began;
       const committed = await reserved.unsafe("commit");
       // A statement the callback did not await failed: Postgres answered COMMIT with ROLLBACK.
-      if (committed.command === "ROLLBACK") throw reserved.firstFailure() ?? new Error("The transaction was rolled back by the database; nothing was written.");
+      if (committed.command === "ROLLBACK")
+        throw (
+          reserved.firstFailure() ?? new Error("The transaction was rolled back by the database; nothing was written.")
+        );
       return result;
     } catch (error) {
       lost = isConnectionLost(error);
@@ -180,26 +197,34 @@ function withDropSafeTransactions(client: Sql, stats: PoolStats): Sql {
  */
 const JSON_AS_TEXT: Record<number, (value: string) => string> = { 114: (value) => value, 3802: (value) => value };
 
-async function openServer(url: string, poolMax: number, preparedStatements: boolean, statementTimeoutMs?: number): Promise<DatabaseHandle> {
+async function openServer(
+  url: string,
+  poolMax: number,
+  preparedStatements: boolean,
+  statementTimeoutMs?: number,
+): Promise<DatabaseHandle> {
   const { default: postgres } = await import("postgres");
   const { drizzle } = await import("drizzle-orm/postgres-js");
   const target = serverConnection(url);
   const stats: PoolStats = { max: poolMax, reserved: 0, waiting: 0 };
   const client = withDropSafeTransactions(
-    withPreparedStatements(postgres(target.url, {
-      ...(target.path ? { path: target.path } : {}),
-      max: poolMax,
-      onnotice: () => {},
-      // Drop idle connections so a restarted Postgres is reconnected to instead of failing on a dead socket.
-      idle_timeout: 30,
-      connect_timeout: 10,
-      // Replicas: the server ends a read that runs too long (it then runs again on the primary).
-      ...(statementTimeoutMs ? { connection: { statement_timeout: statementTimeoutMs } } : {}),
-      // postgres.js's default reconnect backoff grows to 20 s, and the attempts counter is shared by the
-      // whole pool: after a Postgres restart a request could sit ~20 s behind a slot that is waiting to
-      // reconnect while the server was long back. Capped at 2 s (jittered, as the default).
-      backoff: (retries: number) => (0.5 + Math.random() / 2) * Math.min(3 ** retries / 100, 2),
-    }), preparedStatements),
+    withPreparedStatements(
+      postgres(target.url, {
+        ...(target.path ? { path: target.path } : {}),
+        max: poolMax,
+        onnotice: () => {},
+        // Drop idle connections so a restarted Postgres is reconnected to instead of failing on a dead socket.
+        idle_timeout: 30,
+        connect_timeout: 10,
+        // Replicas: the server ends a read that runs too long (it then runs again on the primary).
+        ...(statementTimeoutMs ? { connection: { statement_timeout: statementTimeoutMs } } : {}),
+        // postgres.js's default reconnect backoff grows to 20 s, and the attempts counter is shared by the
+        // whole pool: after a Postgres restart a request could sit ~20 s behind a slot that is waiting to
+        // reconnect while the server was long back. Capped at 2 s (jittered, as the default).
+        backoff: (retries: number) => (0.5 + Math.random() / 2) * Math.min(3 ** retries / 100, 2),
+      }),
+      preparedStatements,
+    ),
     stats,
   );
   Object.assign((client as unknown as { options: { parsers: Record<number, unknown> } }).options.parsers, JSON_AS_TEXT);
@@ -216,7 +241,11 @@ async function openPglite(dataDir: string | null) {
   return PGlite.create(dataDir ?? undefined, { extensions: { vector, pg_trgm }, parsers: JSON_AS_TEXT });
 }
 
-async function openEmbedded(dataDir: string | null, migrationsFolder: string, migrate: boolean): Promise<DatabaseHandle> {
+async function openEmbedded(
+  dataDir: string | null,
+  migrationsFolder: string,
+  migrate: boolean,
+): Promise<DatabaseHandle> {
   const { drizzle } = await import("drizzle-orm/pglite");
   const release = dataDir ? acquireDataDirLock(dataDir) : () => {};
   try {
@@ -244,9 +273,17 @@ async function openEmbedded(dataDir: string | null, migrationsFolder: string, mi
             restoreDataDir(dataDir, backupDir);
           } catch (restoreError) {
             const why = restoreError instanceof Error ? restoreError.message : String(restoreError);
-            throw new MigrationError(`${message} Putting back the copy taken first failed (${why}); it is kept at ${backupDir}, and the data directory holds what the rolled-back migration left. Free space, then restore the copy by hand (docs/operations.md, Restore).`, tag, error);
+            throw new MigrationError(
+              `${message} Putting back the copy taken first failed (${why}); it is kept at ${backupDir}, and the data directory holds what the rolled-back migration left. Free space, then restore the copy by hand (docs/operations.md, Restore).`,
+              tag,
+              error,
+            );
           }
-          throw new MigrationError(`${message} The data directory was restored as it was before (from the copy taken first, ${backupDir}, removed since).`, tag, error);
+          throw new MigrationError(
+            `${message} The data directory was restored as it was before (from the copy taken first, ${backupDir}, removed since).`,
+            tag,
+            error,
+          );
         }
         pruneBackups(dataDir, env.MEMORY_BACKUPS_KEEP);
       } else if (pending.length > 0) {
@@ -278,7 +315,11 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
   const migrationsFolder = options.migrationsFolder ?? DEFAULT_MIGRATIONS_FOLDER;
   const migrate = options.migrate ?? true;
   if (options.url) {
-    const handle = await openServer(options.url, options.poolMax ?? env.DB_POOL_MAX, options.preparedStatements ?? env.DB_PREPARED_STATEMENTS);
+    const handle = await openServer(
+      options.url,
+      options.poolMax ?? env.DB_POOL_MAX,
+      options.preparedStatements ?? env.DB_PREPARED_STATEMENTS,
+    );
     if (migrate) {
       try {
         handle.migration = { ...(await runMigrations(handle.db, migrationsFolder)), backupDir: null };
@@ -297,15 +338,28 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
  * Opens a pool per replica URL (no migrations: a standby replays the primary's), probes them once,
  * and makes them the read replicas of `handle`, closed with it. Server mode only.
  */
-export async function attachReadReplicas(handle: DatabaseHandle, urls: readonly string[], options: ReplicaOptions & { poolMax?: number }): Promise<ReadReplicas> {
-  if (handle.mode !== "server") throw new Error("Read replicas need server mode (DATABASE_URL); embedded mode has one process and no replicas.");
+export async function attachReadReplicas(
+  handle: DatabaseHandle,
+  urls: readonly string[],
+  options: ReplicaOptions & { poolMax?: number },
+): Promise<ReadReplicas> {
+  if (handle.mode !== "server")
+    throw new Error("Read replicas need server mode (DATABASE_URL); embedded mode has one process and no replicas.");
   const handles = await Promise.all(
     urls.map(async (url) => {
-      const opened = await openServer(url, options.poolMax ?? env.DB_POOL_MAX, env.DB_PREPARED_STATEMENTS, options.readTimeoutMs ?? env.DATABASE_READ_TIMEOUT_MS);
+      const opened = await openServer(
+        url,
+        options.poolMax ?? env.DB_POOL_MAX,
+        env.DB_PREPARED_STATEMENTS,
+        options.readTimeoutMs ?? env.DATABASE_READ_TIMEOUT_MS,
+      );
       return { name: replicaName(url), db: opened.db, close: opened.close };
     }),
   );
-  const replicas = new ReadReplicas(handle.db, handles, { ...options, readTimeoutMs: options.readTimeoutMs ?? env.DATABASE_READ_TIMEOUT_MS });
+  const replicas = new ReadReplicas(handle.db, handles, {
+    ...options,
+    readTimeoutMs: options.readTimeoutMs ?? env.DATABASE_READ_TIMEOUT_MS,
+  });
   registerReadReplicas(replicas);
   await replicas.start();
   const close = handle.close;

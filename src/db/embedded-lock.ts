@@ -45,7 +45,12 @@ function processStart(pid: number): string | undefined {
 }
 
 function thisProcess(): LockOwner {
-  return { pid: process.pid, host: os.hostname(), boot: readText("/proc/sys/kernel/random/boot_id"), started: processStart(process.pid) };
+  return {
+    pid: process.pid,
+    host: os.hostname(),
+    boot: readText("/proc/sys/kernel/random/boot_id"),
+    started: processStart(process.pid),
+  };
 }
 
 /** The lock file's owner: JSON, or a bare pid as written before. */
@@ -122,7 +127,8 @@ export function acquireDataDirLock(dataDir: string): () => void {
       const owner = parseOwner(readText(lockPath) ?? "");
       const state = owner ? ownerState(owner, me) : "stale";
       if (owner && state === "live") throw new DataDirectoryLockedError(path.resolve(dataDir), owner.pid);
-      if (owner && state === "elsewhere") throw new DataDirectoryLockedError(path.resolve(dataDir), owner.pid, lockPath, owner.host);
+      if (owner && state === "elsewhere")
+        throw new DataDirectoryLockedError(path.resolve(dataDir), owner.pid, lockPath, owner.host);
       // Stale: a crashed process (or our own from an earlier open that was not released).
       fs.rmSync(lockPath, { force: true });
     }

@@ -6,7 +6,11 @@ import type { Database, Transaction } from "./types";
 
 /** Index name for a model: readable slug + short hash, within Postgres' 63-character limit. */
 export function embeddingIndexName(model: string, dimensions: number): string {
-  const slug = model.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_|_$/g, "").slice(0, 24);
+  const slug = model
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "_")
+    .replace(/^_|_$/g, "")
+    .slice(0, 24);
   const hash = createHash("sha256").update(`${model}/${dimensions}`).digest("hex").slice(0, 8);
   return `memory_embeddings_hnsw_${slug}_${dimensions}_${hash}`;
 }

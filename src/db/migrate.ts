@@ -10,7 +10,8 @@ export const DEFAULT_MIGRATIONS_FOLDER = path.join(process.cwd(), "drizzle");
 const MIGRATION_LOCK_KEY = 727_011_001;
 
 /** Holds the migrations' lock for the rest of `tx`: other instances' migrations (and schema work like the embedding index) wait. */
-export const takeMigrationLock = (tx: Transaction) => tx.execute(sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`);
+export const takeMigrationLock = (tx: Transaction) =>
+  tx.execute(sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`);
 
 export type MigrationFile = { index: number; tag: string; hash: string; statements: string[] };
 
@@ -52,7 +53,10 @@ const ensureTableSql = sql`create table if not exists schema_migrations (
 )`;
 
 export async function appliedMigrationTags(db: Database): Promise<string[]> {
-  const exists = await queryRows<{ present: boolean }>(db, sql`select to_regclass('public.schema_migrations') is not null as present`);
+  const exists = await queryRows<{ present: boolean }>(
+    db,
+    sql`select to_regclass('public.schema_migrations') is not null as present`,
+  );
   if (!exists[0]?.present) return [];
   const rows = await queryRows<{ tag: string }>(db, sql`select tag from schema_migrations order by id`);
   return rows.map((r) => r.tag);
@@ -68,14 +72,19 @@ export async function pendingMigrations(db: Database, folder = DEFAULT_MIGRATION
  * instances starting together queue on the lock and the later ones find nothing left to do;
  * a failing statement rolls back everything this run did, so the database stays as it was.
  */
-export async function runMigrations(db: Database, folder = DEFAULT_MIGRATIONS_FOLDER): Promise<{ applied: string[]; version: string | null }> {
+export async function runMigrations(
+  db: Database,
+  folder = DEFAULT_MIGRATIONS_FOLDER,
+): Promise<{ applied: string[]; version: string | null }> {
   const files = readMigrationFiles(folder);
   let current = "";
   try {
     const applied = await db.transaction(async (tx) => {
       await takeMigrationLock(tx);
       await tx.execute(ensureTableSql);
-      const done = new Set((await queryRows<{ tag: string }>(tx, sql`select tag from schema_migrations`)).map((r) => r.tag));
+      const done = new Set(
+        (await queryRows<{ tag: string }>(tx, sql`select tag from schema_migrations`)).map((r) => r.tag),
+      );
       const ran: string[] = [];
       for (const migration of files) {
         if (done.has(migration.tag)) continue;

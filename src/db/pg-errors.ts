@@ -15,7 +15,8 @@ export const isRetryableWriteError = (error: unknown) => ["23505", "40001", "40P
 export const MAX_WRITE_ATTEMPTS = 8;
 
 /** Randomized, growing pause between retries so racing writers don't collide again in lockstep. */
-export const contentionBackoff = (attempt: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.random() * 10 * 2 ** Math.min(attempt, 6)));
+export const contentionBackoff = (attempt: number) =>
+  new Promise<void>((resolve) => setTimeout(resolve, Math.random() * 10 * 2 ** Math.min(attempt, 6)));
 
 /** Runs `work` (one whole transaction), retrying deadlocks, serialization failures and lost slot races. */
 export async function retryOnContention<T>(work: (attempt: number) => Promise<T>): Promise<T> {
@@ -38,11 +39,17 @@ export async function retryOnContention<T>(work: (attempt: number) => Promise<T>
 export function databaseRefusal(error: unknown): { reason: string; message: string } | null {
   const code = pgErrorCode(error);
   if (!code) return null;
-  const refused = (reason: string, what: string) => ({ reason, message: `${what} Nothing was saved; change the value and send it again.` });
+  const refused = (reason: string, what: string) => ({
+    reason,
+    message: `${what} Nothing was saved; change the value and send it again.`,
+  });
   switch (code) {
     case "22021": // character_not_in_repertoire: NUL, or bytes that are not UTF-8
     case "22P05": // untranslatable_character: \u0000 inside JSON
-      return refused("invalid_text", "A text field contains a NUL character (\\u0000) or text that is not valid UTF-8, which cannot be stored.");
+      return refused(
+        "invalid_text",
+        "A text field contains a NUL character (\\u0000) or text that is not valid UTF-8, which cannot be stored.",
+      );
     case "22001":
       return refused("value_too_long", "A value is longer than the field can hold.");
     case "22003":
@@ -55,6 +62,8 @@ export function databaseRefusal(error: unknown): { reason: string; message: stri
     case "54001": // statement_too_complex (stack depth)
       return refused("too_deeply_nested", "A value is nested too deeply.");
     default:
-      return code.startsWith("22") ? refused("invalid_value", "A value was refused by the database as malformed or out of range.") : null;
+      return code.startsWith("22")
+        ? refused("invalid_value", "A value was refused by the database as malformed or out of range.")
+        : null;
   }
 }

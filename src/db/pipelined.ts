@@ -25,7 +25,10 @@ export type PipelinedStatements = ReturnType<typeof pipelinedStatements>;
  * failure is thrown here (server mode: by the transaction itself, see src/db/client.ts), so nothing
  * is reported done that was not written.
  */
-export async function commitWith<T>(db: Database, work: (tx: Transaction, trailing: PipelinedStatements) => Promise<T>): Promise<T> {
+export async function commitWith<T>(
+  db: Database,
+  work: (tx: Transaction, trailing: PipelinedStatements) => Promise<T>,
+): Promise<T> {
   let settled: Promise<unknown> | undefined;
   try {
     const answer = await db.transaction(async (tx) => {

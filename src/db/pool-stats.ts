@@ -8,7 +8,10 @@ import type { DbOrTx } from "./types";
 export type PoolStats = { max: number; reserved: number; waiting: number };
 
 // Shared on globalThis with the database handle (Next.js bundles route handlers separately).
-const statsOf = ((globalThis as Record<symbol, unknown>)[Symbol.for("agent-memory.poolStats")] ??= new WeakMap<object, PoolStats>()) as WeakMap<object, PoolStats>;
+const statsOf = ((globalThis as Record<symbol, unknown>)[Symbol.for("agent-memory.poolStats")] ??= new WeakMap<
+  object,
+  PoolStats
+>()) as WeakMap<object, PoolStats>;
 
 export const registerPoolStats = (db: DbOrTx, stats: PoolStats) => void statsOf.set(db, stats);
 

@@ -105,7 +105,8 @@ function describe(error: unknown): string {
 
 export class ReadReplicas {
   readonly replicas: Replica[];
-  private readonly options: Required<Omit<ReplicaOptions, "onStateChange" | "timeoutMs" | "readTimeoutMs">> & Pick<ReplicaOptions, "onStateChange">;
+  private readonly options: Required<Omit<ReplicaOptions, "onStateChange" | "timeoutMs" | "readTimeoutMs">> &
+    Pick<ReplicaOptions, "onStateChange">;
   /** How long routing waits for one read on a replica before running it on the primary (ReplicaOptions.readTimeoutMs). */
   readonly readTimeoutMs: number | undefined;
   /** How long one probe or replay check may take (ReplicaOptions.timeoutMs). */
@@ -125,7 +126,12 @@ export class ReadReplicas {
     this.options = { checkMs: 1000, ...options };
     this.timeoutMs = options.timeoutMs ?? Math.max(this.options.checkMs, 2000);
     this.readTimeoutMs = options.readTimeoutMs;
-    this.replicas = handles.map((h) => ({ name: h.name, db: h.db, replay: null, status: { name: h.name, state: "down", reachable: false, lagMs: null, replayLsn: null, error: "not probed yet" } }));
+    this.replicas = handles.map((h) => ({
+      name: h.name,
+      db: h.db,
+      replay: null,
+      status: { name: h.name, state: "down", reachable: false, lagMs: null, replayLsn: null, error: "not probed yet" },
+    }));
   }
 
   /** Probes once now, then every checkMs in the background (the timer does not keep a process alive). */
@@ -153,7 +159,11 @@ export class ReadReplicas {
   private async probeAll() {
     const now = Date.now();
     try {
-      const [row] = await withTimeout(queryRows<{ lsn: string }>(this.primary, sql`select pg_current_wal_lsn()::text as lsn`), this.timeoutMs, "the primary's WAL position");
+      const [row] = await withTimeout(
+        queryRows<{ lsn: string }>(this.primary, sql`select pg_current_wal_lsn()::text as lsn`),
+        this.timeoutMs,
+        "the primary's WAL position",
+      );
       const lsn = parseLsn(row?.lsn);
       if (lsn !== null && (this.samples.at(-1)?.lsn ?? -1n) < lsn) this.samples.push({ lsn, at: now });
     } catch {
@@ -169,7 +179,9 @@ export class ReadReplicas {
   /** A statement on a replica, bounded by timeoutMs; while one is unanswered, the next fails at once instead of queueing. */
   private ask<T>(replica: Replica, what: string, query: () => Promise<T>): Promise<T> {
     if (replica.pending && Date.now() - replica.pending.since > this.timeoutMs) {
-      return Promise.reject(new ReplicaTimeoutError(`${what} (an earlier statement is still unanswered)`, this.timeoutMs));
+      return Promise.reject(
+        new ReplicaTimeoutError(`${what} (an earlier statement is still unanswered)`, this.timeoutMs),
+      );
     }
     const running = query();
     replica.pending ??= { since: Date.now() };
@@ -184,15 +196,33 @@ export class ReadReplicas {
   private async probeReplica(replica: Replica) {
     try {
       const [row] = await this.ask(replica, `probe of replica ${replica.name}`, () =>
-        queryRows<{ recovery: boolean; lsn: string | null }>(replica.db, sql`select pg_is_in_recovery() as recovery, pg_last_wal_replay_lsn()::text as lsn`),
+        queryRows<{ recovery: boolean; lsn: string | null }>(
+          replica.db,
+          sql`select pg_is_in_recovery() as recovery, pg_last_wal_replay_lsn()::text as lsn`,
+        ),
       );
-      if (!row?.recovery) throw new Error("not a standby (pg_is_in_recovery() is false): reads there would miss nothing, but writes could go to it by mistake; point DATABASE_READ_URL at a hot standby");
+      if (!row?.recovery)
+        throw new Error(
+          "not a standby (pg_is_in_recovery() is false): reads there would miss nothing, but writes could go to it by mistake; point DATABASE_READ_URL at a hot standby",
+        );
       const replay = parseLsn(row.lsn);
       replica.replay = replay;
       const lagMs = this.lagOf(replay, Date.now());
-      this.setStatus(replica, { state: lagMs !== null && lagMs > this.options.maxLagMs ? "lagging" : "up", reachable: true, lagMs, replayLsn: row.lsn, error: null });
+      this.setStatus(replica, {
+        state: lagMs !== null && lagMs > this.options.maxLagMs ? "lagging" : "up",
+        reachable: true,
+        lagMs,
+        replayLsn: row.lsn,
+        error: null,
+      });
     } catch (error) {
-      this.setStatus(replica, { state: "down", reachable: false, lagMs: null, replayLsn: replica.status.replayLsn, error: describe(error) });
+      this.setStatus(replica, {
+        state: "down",
+        reachable: false,
+        lagMs: null,
+        replayLsn: replica.status.replayLsn,
+        error: describe(error),
+      });
     }
   }
 
@@ -215,7 +245,13 @@ export class ReadReplicas {
   /** A read on this replica failed with a database or connection error: no reads there until a probe says it is back. */
   markDown(replica: Replica, error: unknown) {
     if (replica.status.state === "down") return;
-    this.setStatus(replica, { state: "down", reachable: false, lagMs: null, replayLsn: replica.status.replayLsn, error: describe(error) });
+    this.setStatus(replica, {
+      state: "down",
+      reachable: false,
+      lagMs: null,
+      replayLsn: replica.status.replayLsn,
+      error: describe(error),
+    });
   }
 
   /**
@@ -230,7 +266,9 @@ export class ReadReplicas {
       if (replica.status.state !== "up") continue;
       if (atLeast !== null && (replica.replay === null || replica.replay < atLeast)) {
         try {
-          const [row] = await this.ask(replica, `replay check of replica ${replica.name}`, () => queryRows<{ lsn: string | null }>(replica.db, sql`select pg_last_wal_replay_lsn()::text as lsn`));
+          const [row] = await this.ask(replica, `replay check of replica ${replica.name}`, () =>
+            queryRows<{ lsn: string | null }>(replica.db, sql`select pg_last_wal_replay_lsn()::text as lsn`),
+          );
           const replay = parseLsn(row?.lsn);
           if (replay !== null && (replica.replay === null || replay > replica.replay)) replica.replay = replay;
         } catch (error) {
@@ -267,7 +305,11 @@ export class ReadReplicas {
 type StateListener = (status: ReplicaStatus, previous: ReplicaState) => void;
 // Next.js bundles route handlers apart from start-up code; the database handle is shared on globalThis,
 // so what belongs to it is too.
-type Shared = { listeners: Set<StateListener>; replicasOfPrimary: WeakMap<object, ReadReplicas>; primaryOfReplica: WeakMap<object, Database> };
+type Shared = {
+  listeners: Set<StateListener>;
+  replicasOfPrimary: WeakMap<object, ReadReplicas>;
+  primaryOfReplica: WeakMap<object, Database>;
+};
 const shared = ((globalThis as Record<symbol, unknown>)[Symbol.for("agent-memory.readReplicas")] ??= {
   listeners: new Set(),
   replicasOfPrimary: new WeakMap(),

@@ -26,7 +26,15 @@ export const setPreferenceCookie = (name: string, value: string) => {
  * UTC), so hydration matches; then the browser's own zone takes over and is stored in a cookie, so
  * server-rendered dates follow the viewer's clock from the next page on.
  */
-export function I18nProvider({ locale, timeZone: serverTimeZone, children }: { locale: Locale; timeZone: string; children: React.ReactNode }) {
+export function I18nProvider({
+  locale,
+  timeZone: serverTimeZone,
+  children,
+}: {
+  locale: Locale;
+  timeZone: string;
+  children: React.ReactNode;
+}) {
   // Hydrates with the server's zone, then switches to the browser's.
   const timeZone = useSyncExternalStore(noSubscription, browserTimeZone, () => serverTimeZone) || serverTimeZone;
   useEffect(() => {

@@ -9,7 +9,8 @@ export const LOCALE_COOKIE = "memory-locale";
 export const TIME_ZONE_COOKIE = "memory-tz";
 export const DEFAULT_TIME_ZONE = "UTC";
 
-export const isLocale = (value: unknown): value is Locale => typeof value === "string" && (LOCALES as readonly string[]).includes(value);
+export const isLocale = (value: unknown): value is Locale =>
+  typeof value === "string" && (LOCALES as readonly string[]).includes(value);
 
 /** `zh-CN,zh;q=0.9,en;q=0.8` → the supported locale with the highest weight. */
 export function localeFromAcceptLanguage(header: string | null | undefined): Locale | undefined {

@@ -50,4 +50,5 @@ export function kindValueHint(t: Translate, kind: KindTexts): string {
 }
 
 /** The organisation's name; the one the install made for itself is named in the viewer's language. */
-export const organisationLabel = (t: Translate, name: string) => (name === DEFAULT_ORGANISATION_NAME ? t("org.default") : name);
+export const organisationLabel = (t: Translate, name: string) =>
+  name === DEFAULT_ORGANISATION_NAME ? t("org.default") : name;

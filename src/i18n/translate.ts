@@ -19,11 +19,17 @@ export function createTranslator(locale: Locale): Translate {
 }
 
 /** Dates as the viewer reads them: their language, their time zone. */
-export function formatDateTime(value: string | Date | null | undefined, locale: Locale, timeZone: string, style: "datetime" | "date" = "datetime"): string {
+export function formatDateTime(
+  value: string | Date | null | undefined,
+  locale: Locale,
+  timeZone: string,
+  style: "datetime" | "date" = "datetime",
+): string {
   if (!value) return "—";
   const date = typeof value === "string" ? new Date(value) : value;
   if (Number.isNaN(date.getTime())) return "—";
-  const options: Intl.DateTimeFormatOptions = style === "date" ? { dateStyle: "medium", timeZone } : { dateStyle: "medium", timeStyle: "short", timeZone };
+  const options: Intl.DateTimeFormatOptions =
+    style === "date" ? { dateStyle: "medium", timeZone } : { dateStyle: "medium", timeStyle: "short", timeZone };
   return new Intl.DateTimeFormat(intlLocale(locale), options).format(date);
 }
 

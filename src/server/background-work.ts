@@ -15,8 +15,17 @@ export async function scheduleDailyJobs(db: Database, now = new Date()) {
   const yesterday = new Date(now.getTime() - 86_400_000).toISOString().slice(0, 10);
   let scheduled = 0;
   for (const { id } of await db.select({ id: tenants.id }).from(tenants)) {
-    if (await enqueueOnce(db, { tenantId: id, type: "digest", dedupeKey: `digest:${yesterday}`, payload: { day: yesterday } })) scheduled++;
-    if (await enqueueOnce(db, { tenantId: id, type: "hotness_decay", dedupeKey: `hotness_decay:${today}` })) scheduled++;
+    if (
+      await enqueueOnce(db, {
+        tenantId: id,
+        type: "digest",
+        dedupeKey: `digest:${yesterday}`,
+        payload: { day: yesterday },
+      })
+    )
+      scheduled++;
+    if (await enqueueOnce(db, { tenantId: id, type: "hotness_decay", dedupeKey: `hotness_decay:${today}` }))
+      scheduled++;
   }
   return scheduled;
 }
@@ -32,7 +41,10 @@ export async function runJobsOnce(db: Database, workerId: string, handlers = tre
  * The worker loop used inside the web server and by `npm run worker`: drains while there is work,
  * sleeps when idle, schedules the daily jobs, survives database hiccups.
  */
-export async function runWorkerLoop(db: Database, options: { signal?: AbortSignal; idleMs?: number; workerId?: string; onProgress?: (handled: number) => void } = {}) {
+export async function runWorkerLoop(
+  db: Database,
+  options: { signal?: AbortSignal; idleMs?: number; workerId?: string; onProgress?: (handled: number) => void } = {},
+) {
   registerTreeSubscribers();
   const workerId = options.workerId ?? newWorkerId();
   const handlers = treeJobHandlers(createLlmClient());
@@ -58,7 +70,8 @@ export async function runWorkerLoop(db: Database, options: { signal?: AbortSigna
   }
 }
 
-const warn = (workerId: string, what: string, error: unknown) => log("warn", `worker ${workerId}: ${what}: ${describeError(error)}`);
+const warn = (workerId: string, what: string, error: unknown) =>
+  log("warn", `worker ${workerId}: ${what}: ${describeError(error)}`);
 
 /** Waits `ms`, or less when `signal` aborts; leaves no listener behind on the long-lived signal. */
 function idle(ms: number, signal?: AbortSignal): Promise<void> {

@@ -32,7 +32,10 @@ export const CONSISTENCY_HEADER = "x-memory-consistency";
 export type RoutedWork = { kind: WorkKind; principal: Principal | null; consistency?: string | null };
 
 // One map per process: Next.js bundles route handlers apart from the agent listener (globalThis, as the database handle).
-const shared = ((globalThis as Record<symbol, unknown>)[Symbol.for("agent-memory.dbRouting")] ??= { recentWrites: new Map(), logging: false }) as {
+const shared = ((globalThis as Record<symbol, unknown>)[Symbol.for("agent-memory.dbRouting")] ??= {
+  recentWrites: new Map(),
+  logging: false,
+}) as {
   recentWrites: Map<string, { lsn: bigint; until: number }>;
   logging: boolean;
 };
@@ -41,10 +44,14 @@ const principalKey = (p: Principal) => `${p.type}:${p.id}`;
 
 function rememberWrite(principal: Principal, lsn: bigint) {
   const now = Date.now();
-  if (recentWrites.size > 50_000) for (const [key, entry] of recentWrites) if (entry.until <= now) recentWrites.delete(key);
+  if (recentWrites.size > 50_000)
+    for (const [key, entry] of recentWrites) if (entry.until <= now) recentWrites.delete(key);
   const key = principalKey(principal);
   const previous = recentWrites.get(key);
-  recentWrites.set(key, { lsn: previous && previous.lsn > lsn ? previous.lsn : lsn, until: now + env.DATABASE_READ_YOUR_WRITES_MS });
+  recentWrites.set(key, {
+    lsn: previous && previous.lsn > lsn ? previous.lsn : lsn,
+    until: now + env.DATABASE_READ_YOUR_WRITES_MS,
+  });
 }
 
 /** The WAL position a read of `principal` must see: its recent write's, or the token's, whichever is later. */
@@ -84,7 +91,11 @@ export type Routed<T> = { value: T; db: Database; consistency?: string };
  * replica out of rotation until the monitor finds it back. Service errors (bad input, no access)
  * are the answer and pass through.
  */
-export async function routeWork<T>(primary: Database, work: RoutedWork, run: (db: Database) => Promise<T>): Promise<Routed<T>> {
+export async function routeWork<T>(
+  primary: Database,
+  work: RoutedWork,
+  run: (db: Database) => Promise<T>,
+): Promise<Routed<T>> {
   const replicas = readReplicasOf(primary);
   if (!replicas) return { value: await run(primary), db: primary };
   if (work.kind === "write") {
@@ -107,13 +118,19 @@ export async function routeWork<T>(primary: Database, work: RoutedWork, run: (db
   }
   try {
     // Bounded: the replica's statement_timeout ends a slow read, this a standby that stopped answering.
-    const value = await (replicas.readTimeoutMs ? withTimeout(run(replica.db), replicas.readTimeoutMs + 2000, `read on replica ${replica.name}`) : run(replica.db));
+    const value = await (replicas.readTimeoutMs
+      ? withTimeout(run(replica.db), replicas.readTimeoutMs + 2000, `read on replica ${replica.name}`)
+      : run(replica.db));
     recordRead(replica.name);
     return { value, db: replica.db };
   } catch (error) {
     if (!isDatabaseFailure(error)) throw error;
     if (isConnectionLost(error)) replicas.markDown(replica, error);
-    else warnOnce(`${replica.name}:${(error as { code?: unknown }).code ?? describeError(error)}`, `read on replica ${replica.name} failed (${describeError(error)}); it ran again on the primary. Repeats of this reason are not logged.`);
+    else
+      warnOnce(
+        `${replica.name}:${(error as { code?: unknown }).code ?? describeError(error)}`,
+        `read on replica ${replica.name} failed (${describeError(error)}); it ran again on the primary. Repeats of this reason are not logged.`,
+      );
     recordReadFallback("replica_failed");
     recordRead("primary");
     return { value: await run(primary), db: primary };
@@ -127,8 +144,17 @@ export const forgetRecentWrites = () => recentWrites.clear();
 if (!shared.logging) {
   shared.logging = true;
   onReplicaStateChange((status, previous) => {
-    if (status.state === "up") log("info", `read replica ${status.name} takes reads (was ${previous}; lag ${status.lagMs ?? "?"} ms)`);
-    else if (status.state === "lagging") log("warn", `read replica ${status.name} is ${status.lagMs} ms behind the primary (over its lag limit, DATABASE_READ_MAX_LAG_MS): its reads go to the primary until it catches up`);
-    else log("warn", `read replica ${status.name} is down (${status.error ?? "unreachable"}): its reads go to the primary; retrying in the background`);
+    if (status.state === "up")
+      log("info", `read replica ${status.name} takes reads (was ${previous}; lag ${status.lagMs ?? "?"} ms)`);
+    else if (status.state === "lagging")
+      log(
+        "warn",
+        `read replica ${status.name} is ${status.lagMs} ms behind the primary (over its lag limit, DATABASE_READ_MAX_LAG_MS): its reads go to the primary until it catches up`,
+      );
+    else
+      log(
+        "warn",
+        `read replica ${status.name} is down (${status.error ?? "unreachable"}): its reads go to the primary; retrying in the background`,
+      );
   });
 }

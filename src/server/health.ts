@@ -7,7 +7,12 @@ import { agentFrontDoor } from "~/server/http/front-door";
 
 export type Health = {
   status: "ok";
-  database: { mode: "embedded" | "server"; schemaVersion: string | null; extensions: Record<string, string>; postgres: string };
+  database: {
+    mode: "embedded" | "server";
+    schemaVersion: string | null;
+    extensions: Record<string, string>;
+    postgres: string;
+  };
   /** `listener`: agent calls are answered in front of Next.js (scripts/server.mjs); `next-routes`: by its routes. */
   agentEndpoint: "listener" | "next-routes";
   /**
@@ -22,7 +27,10 @@ export type PublicReplicaStatus = { replica: number; state: ReplicaState; reacha
 
 export async function getHealth(handle: DatabaseHandle): Promise<Health> {
   const [extensions, version, [pg]] = await Promise.all([
-    queryRows<{ extname: string; extversion: string }>(handle.db, sql`select extname, extversion from pg_extension order by extname`),
+    queryRows<{ extname: string; extversion: string }>(
+      handle.db,
+      sql`select extname, extversion from pg_extension order by extname`,
+    ),
     schemaVersion(handle.db),
     queryRows<{ v: string }>(handle.db, sql`select current_setting('server_version') as v`),
   ]);
@@ -35,6 +43,12 @@ export async function getHealth(handle: DatabaseHandle): Promise<Health> {
       postgres: pg?.v ?? "unknown",
     },
     agentEndpoint: agentFrontDoor(),
-    ...(handle.readReplicas ? { replicas: handle.readReplicas.statuses().map((s, i) => ({ replica: i + 1, state: s.state, reachable: s.reachable, lagMs: s.lagMs })) } : {}),
+    ...(handle.readReplicas
+      ? {
+          replicas: handle.readReplicas
+            .statuses()
+            .map((s, i) => ({ replica: i + 1, state: s.state, reachable: s.reachable, lagMs: s.lagMs })),
+        }
+      : {}),
   };
 }

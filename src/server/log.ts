@@ -11,15 +11,21 @@ const QUERY_PARAMS = /(\nparams: )[\s\S]*?(?= — caused by: |$)|(\\nparams: )(?
 /** What `log` writes for `text`: secrets masked, query parameters left out. */
 export const maskLogText = (text: string) =>
   text
-    .replace(QUERY_PARAMS, (_m, raw: string | undefined, escaped: string | undefined) => `${raw ?? escaped}(not logged)`)
-    .replace(SECRET_PATTERN, (_m, key: string | undefined, bearer: string | undefined) => (key ? `${key}…` : `${bearer}…`));
+    .replace(
+      QUERY_PARAMS,
+      (_m, raw: string | undefined, escaped: string | undefined) => `${raw ?? escaped}(not logged)`,
+    )
+    .replace(SECRET_PATTERN, (_m, key: string | undefined, bearer: string | undefined) =>
+      key ? `${key}…` : `${bearer}…`,
+    );
 
 // Line breaks and other control characters, wherever they come from (a database error echoing a
 // forged cursor, a card's text), would let a caller start a log line of their own.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
 const ESCAPES: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
 /** `text` on one line: control characters written as escapes (\n, \u0000), so one call is one line. */
-export const oneLine = (text: string) => text.replace(CONTROL, (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+export const oneLine = (text: string) =>
+  text.replace(CONTROL, (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 
 export function log(level: Level, message: string, fields?: Record<string, unknown>) {
   if (LEVELS[level] < LEVELS[env.LOG_LEVEL]) return;

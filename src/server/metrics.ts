@@ -27,7 +27,6 @@ export function setMetricsDatabase(get: () => Promise<DatabaseHandle>) {
 function createMetrics() {
   const metricsRegistry = new Registry();
 
-
   const requests = new Counter({
     name: "memory_requests_total",
     help: "Calls answered, by surface (tool: agent tools over any transport; dashboard: tRPC procedures; agent: other agent procedures), name and outcome.",
@@ -68,7 +67,11 @@ function createMetrics() {
 
   const handleOf = async () => shared.database?.();
 
-  const poolGauge = (name: string, help: string, read: (stats: NonNullable<ReturnType<typeof poolStatsOf>>) => number) =>
+  const poolGauge = (
+    name: string,
+    help: string,
+    read: (stats: NonNullable<ReturnType<typeof poolStatsOf>>) => number,
+  ) =>
     new Gauge({
       name,
       help,
@@ -78,7 +81,10 @@ function createMetrics() {
         this.reset();
         const handle = await handleOf().catch(() => undefined);
         if (!handle) return;
-        const pools: [string, Database][] = [["primary", handle.db], ...(handle.readReplicas?.replicas.map((r) => [r.name, r.db] as [string, Database]) ?? [])];
+        const pools: [string, Database][] = [
+          ["primary", handle.db],
+          ...(handle.readReplicas?.replicas.map((r) => [r.name, r.db] as [string, Database]) ?? []),
+        ];
         for (const [pool, db] of pools) {
           const stats = poolStatsOf(db);
           if (stats) this.set({ pool }, read(stats));
@@ -87,7 +93,11 @@ function createMetrics() {
     });
 
   poolGauge("memory_db_pool_max_connections", "Connections a pool may open (DB_POOL_MAX).", (s) => s.max);
-  poolGauge("memory_db_pool_in_use", "Connections held by a transaction now (statements outside transactions share the pool's connections).", (s) => s.reserved);
+  poolGauge(
+    "memory_db_pool_in_use",
+    "Connections held by a transaction now (statements outside transactions share the pool's connections).",
+    (s) => s.reserved,
+  );
   poolGauge("memory_db_pool_waiting", "Transactions waiting for a free connection.", (s) => s.waiting);
 
   new Gauge({
@@ -110,7 +120,8 @@ function createMetrics() {
     async collect() {
       this.reset();
       const handle = await handleOf().catch(() => undefined);
-      for (const s of handle?.readReplicas?.statuses() ?? []) this.set({ replica: s.name, state: s.state }, s.state === "up" ? 1 : 0);
+      for (const s of handle?.readReplicas?.statuses() ?? [])
+        this.set({ replica: s.name, state: s.state }, s.state === "up" ? 1 : 0);
     },
   });
 
@@ -122,14 +133,15 @@ function createMetrics() {
     async collect() {
       this.reset();
       const handle = await handleOf().catch(() => undefined);
-      for (const s of handle?.readReplicas?.statuses() ?? []) if (s.lagMs !== null) this.set({ replica: s.name }, s.lagMs / 1000);
+      for (const s of handle?.readReplicas?.statuses() ?? [])
+        if (s.lagMs !== null) this.set({ replica: s.name }, s.lagMs / 1000);
     },
   });
 
   type JobRow = { type: string; status: string; count: number; oldest: number | null };
 
   /** One statement per scrape, shared by the queue gauges (each gauge's collect awaits the same promise). */
-    let jobScrape: { at: number; rows: Promise<JobRow[]> } | undefined;
+  let jobScrape: { at: number; rows: Promise<JobRow[]> } | undefined;
   function jobRows(): Promise<JobRow[]> {
     const now = Date.now();
     if (jobScrape && now - jobScrape.at < 1000) return jobScrape.rows;
@@ -137,16 +149,26 @@ function createMetrics() {
       const handle = await handleOf().catch(() => undefined);
       if (!handle) return [];
       // Operator-wide on purpose: the queue is one table for every organisation.
-      const found = await queryRows<{ type: string; status: string; count: string | number; oldest: string | number | null }>(
+      const found = await queryRows<{
+        type: string;
+        status: string;
+        count: string | number;
+        oldest: string | number | null;
+      }>(
         handle.db,
         sql`select type, status, count(*) as count,
                    extract(epoch from now() - min(run_at) filter (where status = 'queued' and run_at <= now())) as oldest
               from memory_jobs where status in ('queued', 'running', 'dead') group by type, status`,
       ).catch((error: unknown) => {
-      log("warn", `metrics: the job queue could not be read: ${describeError(error)}`);
-      return [];
-    });
-      return found.map((r) => ({ type: r.type, status: r.status, count: Number(r.count), oldest: r.oldest === null ? null : Number(r.oldest) }));
+        log("warn", `metrics: the job queue could not be read: ${describeError(error)}`);
+        return [];
+      });
+      return found.map((r) => ({
+        type: r.type,
+        status: r.status,
+        count: Number(r.count),
+        oldest: r.oldest === null ? null : Number(r.oldest),
+      }));
     })();
     jobScrape = { at: now, rows };
     return rows;
@@ -164,12 +186,23 @@ function createMetrics() {
       },
     });
 
-  jobGauge("memory_jobs_queued", "Background jobs waiting (due or scheduled), by type.", (rows) => rows.filter((r) => r.status === "queued").map((r) => [r.type, r.count]));
-  jobGauge("memory_jobs_running", "Background jobs leased by a worker now, by type.", (rows) => rows.filter((r) => r.status === "running").map((r) => [r.type, r.count]));
-  jobGauge("memory_jobs_oldest_due_seconds", "Age of the oldest job that is due and not yet leased, by type (0 absent: none due).", (rows) =>
-    rows.filter((r) => r.status === "queued" && r.oldest !== null).map((r) => [r.type, Math.max(0, r.oldest!)]),
+  jobGauge("memory_jobs_queued", "Background jobs waiting (due or scheduled), by type.", (rows) =>
+    rows.filter((r) => r.status === "queued").map((r) => [r.type, r.count]),
   );
-  jobGauge("memory_jobs_dead_letters", "Jobs that failed every attempt and wait for an operator (npm run memory -- jobs), by type.", (rows) => rows.filter((r) => r.status === "dead").map((r) => [r.type, r.count]));
+  jobGauge("memory_jobs_running", "Background jobs leased by a worker now, by type.", (rows) =>
+    rows.filter((r) => r.status === "running").map((r) => [r.type, r.count]),
+  );
+  jobGauge(
+    "memory_jobs_oldest_due_seconds",
+    "Age of the oldest job that is due and not yet leased, by type (0 absent: none due).",
+    (rows) =>
+      rows.filter((r) => r.status === "queued" && r.oldest !== null).map((r) => [r.type, Math.max(0, r.oldest!)]),
+  );
+  jobGauge(
+    "memory_jobs_dead_letters",
+    "Jobs that failed every attempt and wait for an operator (npm run memory -- jobs), by type.",
+    (rows) => rows.filter((r) => r.status === "dead").map((r) => [r.type, r.count]),
+  );
 
   return { metricsRegistry, requests, duration, errors, rateLimited, reads, readFallbacks };
 }
@@ -209,7 +242,8 @@ export function recordRequest(surface: Surface, name: string, seconds: number, f
 export const recordDashboardRateLimited = () => metrics.rateLimited.inc({ surface: "dashboard" });
 
 export const recordRead = (target: string) => metrics.reads.inc({ target });
-export const recordReadFallback = (reason: "no_replica_ready" | "replica_failed") => metrics.readFallbacks.inc({ reason });
+export const recordReadFallback = (reason: "no_replica_ready" | "replica_failed") =>
+  metrics.readFallbacks.inc({ reason });
 
 /** The metrics in Prometheus' text format, and its content type. */
 export async function metricsText(): Promise<{ body: string; contentType: string }> {

@@ -18,14 +18,22 @@ export async function startServer() {
     setMetricsDatabase(getDatabase);
     if (handle.readReplicas) {
       const states = handle.readReplicas.statuses().map((r) => `${r.name} ${r.state}`);
-      log("info", `read replicas (DATABASE_READ_URL): ${states.join(", ")}; lag limit ${env.DATABASE_READ_MAX_LAG_MS} ms`);
+      log(
+        "info",
+        `read replicas (DATABASE_READ_URL): ${states.join(", ")}; lag limit ${env.DATABASE_READ_MAX_LAG_MS} ms`,
+      );
     }
     await ensureEmbeddingIndex(handle.db, env.EMBEDDING_MODEL, env.EMBEDDING_DIMENSIONS);
     const users = await countUsers(handle.db);
     const base = env.NEXTAUTH_URL ?? `http://localhost:${env.PORT}`;
-    const where = handle.mode === "embedded" ? `embedded database in ${handle.dataDir}` : "Postgres server (DATABASE_URL)";
+    const where =
+      handle.mode === "embedded" ? `embedded database in ${handle.dataDir}` : "Postgres server (DATABASE_URL)";
     log("info", `memory service ready on ${where}`);
-    if (users === 0) log("info", `No accounts yet. Create the first admin at ${base}/sign-up (or: npm run memory -- users add --admin you@example.com)`);
+    if (users === 0)
+      log(
+        "info",
+        `No accounts yet. Create the first admin at ${base}/sign-up (or: npm run memory -- users add --admin you@example.com)`,
+      );
     log("info", `Sign in at ${base}/sign-in`);
     // Retention pruning in both modes; PGlite has no autovacuum, so there the server also vacuums and analyzes.
     scheduleMaintenance(handle.db, { vacuum: handle.mode === "embedded" });

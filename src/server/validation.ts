@@ -18,13 +18,17 @@ const quoted = (keys: readonly string[]) => keys.map((key) => `"${key}"`).join("
 export function strictInput<S extends z.ZodRawShape>(shape: S, refusal: (unknown: string, takes: string) => string) {
   const takes = Object.keys(shape).join(", ");
   return z.strictObject(shape, {
-    error: (issue: { code?: string; keys?: string[] }) => (issue.code === "unrecognized_keys" ? refusal(quoted(issue.keys ?? []), takes) : undefined),
+    error: (issue: { code?: string; keys?: string[] }) =>
+      issue.code === "unrecognized_keys" ? refusal(quoted(issue.keys ?? []), takes) : undefined,
   });
 }
 
 /** strictInput with the usual refusal: `<what> does not take "x". It takes a, b, c`. */
 export const strictShape = <S extends z.ZodRawShape>(what: string, shape: S, hint = "") =>
-  strictInput(shape, (unknown, takes) => `${what} does not take ${unknown}. It takes ${takes}${hint ? `; ${hint}` : ""}`);
+  strictInput(
+    shape,
+    (unknown, takes) => `${what} does not take ${unknown}. It takes ${takes}${hint ? `; ${hint}` : ""}`,
+  );
 
 /**
  * Every problem of a failed parse, each with where it is (`input` for the object itself). Unknown keys
@@ -36,7 +40,9 @@ export function inputProblems(error: z.ZodError): string {
   const strayAt = new Set(strays.map(where));
   // An object's own check ("a selector needs at least one field") fails because the field went under a
   // wrong name: the unknown key already says what to send.
-  const rest = error.issues.filter((issue) => issue.code !== "unrecognized_keys" && !(issue.code === "custom" && strayAt.has(where(issue))));
+  const rest = error.issues.filter(
+    (issue) => issue.code !== "unrecognized_keys" && !(issue.code === "custom" && strayAt.has(where(issue))),
+  );
   return [...strays, ...rest].map((issue) => `${where(issue)}: ${issue.message}`).join("; ");
 }
 

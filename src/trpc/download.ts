@@ -18,7 +18,11 @@ export async function streamPages<P>(params: {
   try {
     first = await params.firstPage();
   } catch (error) {
-    if (error instanceof TRPCError) return new Response(`${error.message}\n`, { status: getHTTPStatusCodeFromError(error), headers: { "content-type": "text/plain; charset=utf-8" } });
+    if (error instanceof TRPCError)
+      return new Response(`${error.message}\n`, {
+        status: getHTTPStatusCodeFromError(error),
+        headers: { "content-type": "text/plain; charset=utf-8" },
+      });
     throw error;
   }
   const encoder = new TextEncoder();

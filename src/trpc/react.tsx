@@ -27,7 +27,11 @@ function getQueryClient() {
  */
 export function TRPCReactProvider({ tenantId, children }: { tenantId: string; children: React.ReactNode }) {
   const queryClient = getQueryClient();
-  const [trpcClient] = useState(() => createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: "/api/trpc", maxItems: 10, headers: { [TENANT_HEADER]: tenantId } })] }));
+  const [trpcClient] = useState(() =>
+    createTRPCClient<AppRouter>({
+      links: [httpBatchLink({ url: "/api/trpc", maxItems: 10, headers: { [TENANT_HEADER]: tenantId } })],
+    }),
+  );
   return (
     <QueryClientProvider client={queryClient}>
       <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>

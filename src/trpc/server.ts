@@ -25,7 +25,8 @@ export async function attempt<T>(call: () => Promise<T>): Promise<CallOutcome<T>
   try {
     return { ok: true, data: await call() };
   } catch (error) {
-    if (error instanceof TRPCError && error.code !== "INTERNAL_SERVER_ERROR") return { ok: false, code: error.code, message: error.message };
+    if (error instanceof TRPCError && error.code !== "INTERNAL_SERVER_ERROR")
+      return { ok: false, code: error.code, message: error.message };
     throw error;
   }
 }

@@ -23,7 +23,10 @@ describe(`@agent-memory/client/ai with generateText (${TEST_BACKEND})`, () => {
     await server?.close();
   });
 
-  const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 1, text: 1, reasoning: undefined } };
+  const usage = {
+    inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+    outputTokens: { total: 1, text: 1, reasoning: undefined },
+  };
   /** The scripted model: reads the prompt the SDK built (system, user, tool results) and answers as the script says. */
   const model = () =>
     new MockLanguageModelV3({
@@ -31,32 +34,65 @@ describe(`@agent-memory/client/ai with generateText (${TEST_BACKEND})`, () => {
         const view: ScriptedView = { system: "", user: "", toolResults: [] };
         for (const message of options.prompt) {
           if (message.role === "system") view.system += message.content;
-          if (message.role === "user") view.user = message.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+          if (message.role === "user")
+            view.user = message.content.map((part) => (part.type === "text" ? part.text : "")).join("");
           if (message.role === "tool") {
             for (const part of message.content) {
-              if (part.type === "tool-result") view.toolResults.push({ name: part.toolName, result: part.output.type === "json" || part.output.type === "text" ? part.output.value : part.output });
+              if (part.type === "tool-result")
+                view.toolResults.push({
+                  name: part.toolName,
+                  result: part.output.type === "json" || part.output.type === "text" ? part.output.value : part.output,
+                });
             }
           }
         }
         const step = scriptedStep(view);
         if ("toolCall" in step) {
           const offered = (options.tools ?? []).map((t) => t.name);
-          if (!offered.includes(step.toolCall.name)) throw new Error(`the SDK did not offer ${step.toolCall.name} (offered: ${offered.join(", ")})`);
-          return { content: [{ type: "tool-call", toolCallId: `call-${view.toolResults.length}`, toolName: step.toolCall.name, input: JSON.stringify(step.toolCall.args) }], finishReason: { unified: "tool-calls", raw: "tool_calls" }, usage, warnings: [] };
+          if (!offered.includes(step.toolCall.name))
+            throw new Error(`the SDK did not offer ${step.toolCall.name} (offered: ${offered.join(", ")})`);
+          return {
+            content: [
+              {
+                type: "tool-call",
+                toolCallId: `call-${view.toolResults.length}`,
+                toolName: step.toolCall.name,
+                input: JSON.stringify(step.toolCall.args),
+              },
+            ],
+            finishReason: { unified: "tool-calls", raw: "tool_calls" },
+            usage,
+            warnings: [],
+          };
         }
-        return { content: [{ type: "text", text: step.text }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] };
+        return {
+          content: [{ type: "text", text: step.text }],
+          finishReason: { unified: "stop", raw: "stop" },
+          usage,
+          warnings: [],
+        };
       },
     });
 
   const turn = async (user: string, forgetIntent = false) => {
     const tools = await memoryTools(memory, { turn: () => ({ forgetIntent }) });
-    const system = await memorySystemPrompt(memory, { system: "You are a helpful assistant with long-term memory.", queryText: user });
+    const system = await memorySystemPrompt(memory, {
+      system: "You are a helpful assistant with long-term memory.",
+      queryText: user,
+    });
     return generateText({ model: model(), tools, system, prompt: user, stopWhen: stepCountIs(5) });
   };
 
   it("writes a card from a tool call, recalls it in a later turn, and shows a forget without intent as a tool result", async () => {
     const tools = await memoryTools(memory);
-    expect(Object.keys(tools)).toEqual(["memory_search", "memory_get", "memory_write", "memory_forget", "memory_context", "message_append"]);
+    expect(Object.keys(tools)).toEqual([
+      "memory_search",
+      "memory_get",
+      "memory_write",
+      "memory_forget",
+      "memory_context",
+      "message_append",
+    ]);
 
     const remembered = await turn(TURNS.remember);
     expect(remembered.text).toBe("Saved: I will remember your peanut allergy.");
@@ -81,7 +117,10 @@ describe(`@agent-memory/client/ai with generateText (${TEST_BACKEND})`, () => {
   });
 
   it("hands the service's refusal of bad arguments to the model as a tool result, and offers a read-only key no write", async () => {
-    const readOnly = createMemoryClient({ baseUrl: server.baseUrl, apiKey: await server.newKey({ permissions: ["memory:read", "messages:write"] }) });
+    const readOnly = createMemoryClient({
+      baseUrl: server.baseUrl,
+      apiKey: await server.newKey({ permissions: ["memory:read", "messages:write"] }),
+    });
     const tools = await memoryTools(readOnly);
     expect(Object.keys(tools)).not.toContain("memory_write");
     // A model that calls a tool the key may not use (it was offered by another key's list).
@@ -89,8 +128,25 @@ describe(`@agent-memory/client/ai with generateText (${TEST_BACKEND})`, () => {
     const result = await generateText({
       model: new MockLanguageModelV3({
         doGenerate: [
-          { content: [{ type: "tool-call", toolCallId: "c1", toolName: "memory_write", input: JSON.stringify({ operations: [] }) }], finishReason: { unified: "tool-calls", raw: "tool_calls" }, usage, warnings: [] },
-          { content: [{ type: "text", text: "done" }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] },
+          {
+            content: [
+              {
+                type: "tool-call",
+                toolCallId: "c1",
+                toolName: "memory_write",
+                input: JSON.stringify({ operations: [] }),
+              },
+            ],
+            finishReason: { unified: "tool-calls", raw: "tool_calls" },
+            usage,
+            warnings: [],
+          },
+          {
+            content: [{ type: "text", text: "done" }],
+            finishReason: { unified: "stop", raw: "stop" },
+            usage,
+            warnings: [],
+          },
         ],
       }),
       tools: { memory_write: writeTool },

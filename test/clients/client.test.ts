@@ -25,13 +25,20 @@ describe(`@agent-memory/client against the agent endpoint (${TEST_BACKEND})`, ()
         kind: "food_avoidance",
         itemKey: "peanuts",
         explicitUserIntent: true,
-        node: { title: "Peanut allergy", content: "The user is allergic to peanuts.", valueJson: { food: "peanuts", reason: "allergy" }, sourceMessageIds: messageIds },
+        node: {
+          title: "Peanut allergy",
+          content: "The user is allergic to peanuts.",
+          valueJson: { food: "peanuts", reason: "allergy" },
+          sourceMessageIds: messageIds,
+        },
       },
     ],
   });
 
   it("round-trips a card: append, write with evidence, search, get, context, and a forget that needs intent", async () => {
-    const appended = await memory.appendMessages([{ role: "user", content: "Remember that I am allergic to peanuts." }]);
+    const appended = await memory.appendMessages([
+      { role: "user", content: "Remember that I am allergic to peanuts." },
+    ]);
     expect(appended.sessionId).toBe("client-chat");
     expect(appended.messageIds).toHaveLength(1);
 
@@ -46,7 +53,10 @@ describe(`@agent-memory/client against the agent endpoint (${TEST_BACKEND})`, ()
     expect(byKind.exact.map((hit) => hit.title)).toEqual(["Peanut allergy"]);
 
     const got = await memory.get(created.nodeId!);
-    expect(got).toMatchObject({ found: true, node: { id: created.nodeId, revision: 1, status: "active", sourceMessageIds: appended.messageIds } });
+    expect(got).toMatchObject({
+      found: true,
+      node: { id: created.nodeId, revision: 1, status: "active", sourceMessageIds: appended.messageIds },
+    });
 
     const context = await memory.context({ queryText: "Can I eat satay?" });
     expect(context.prompt).toContain("allergic to peanuts");
@@ -56,23 +66,37 @@ describe(`@agent-memory/client against the agent endpoint (${TEST_BACKEND})`, ()
     expect(refused).toMatchObject({ done: false, reason: "forget_intent_required", deletedIds: [] });
     expect((await memory.get(created.nodeId!)).node?.status).toBe("active");
 
-    const forgotten = await memory.forget({ id: created.nodeId!, expectedRevision: 1, reason: "the user asked" }, { turn: { forgetIntent: true } });
+    const forgotten = await memory.forget(
+      { id: created.nodeId!, expectedRevision: 1, reason: "the user asked" },
+      { turn: { forgetIntent: true } },
+    );
     expect(forgotten).toMatchObject({ done: true, deletedIds: [created.nodeId] });
     expect((await memory.search({ kinds: ["food_avoidance"] })).exact).toEqual([]);
   });
 
   it("offers the same tools through listTools and call, and a session per withSession", async () => {
     const listed = await memory.listTools();
-    expect(listed.tools.map((t) => t.name)).toEqual(["memory_search", "memory_get", "memory_write", "memory_forget", "memory_context", "message_append"]);
+    expect(listed.tools.map((t) => t.name)).toEqual([
+      "memory_search",
+      "memory_get",
+      "memory_write",
+      "memory_forget",
+      "memory_context",
+      "message_append",
+    ]);
     expect(listed.tools[0]?.openai.type).toBe("function");
 
     const other = memory.withSession("client-other");
     expect(other.sessionId).toBe("client-other");
-    const appended = await other.call("message_append", { messages: [{ role: "user", content: "I prefer tea over coffee." }] });
+    const appended = await other.call("message_append", {
+      messages: [{ role: "user", content: "I prefer tea over coffee." }],
+    });
     expect(appended.sessionId).toBe("client-other");
     const viaCall = await memory.call("memory_search", { all: true });
     expect(viaCall.enumerated).toBe(true);
-    const untyped = (await memory.call("memory_get" as string, { id: "mem_nope" }).catch((error: unknown) => error)) as MemoryApiError;
+    const untyped = (await memory
+      .call("memory_get" as string, { id: "mem_nope" })
+      .catch((error: unknown) => error)) as MemoryApiError;
     expect(untyped).toBeInstanceOf(MemoryApiError);
     expect(untyped).toMatchObject({ status: 404, code: "NOT_FOUND" });
   });
@@ -83,7 +107,12 @@ describe(`@agent-memory/client against the agent endpoint (${TEST_BACKEND})`, ()
       sent.push({ ...(init?.headers as Record<string, string>) });
       return fetch(url, init);
     };
-    const client = createMemoryClient({ baseUrl: server.baseUrl, apiKey: server.secret, sessionId: "client-consistency", fetch: recording });
+    const client = createMemoryClient({
+      baseUrl: server.baseUrl,
+      apiKey: server.secret,
+      sessionId: "client-consistency",
+      fetch: recording,
+    });
     // Without read replicas the server ignores the token; the answer is the same.
     const plain = await client.search({ kinds: ["timezone_preference"] });
     const withToken = await client.search({ kinds: ["timezone_preference"] }, { consistency: "0/3A2B4C8" });
@@ -95,12 +124,24 @@ describe(`@agent-memory/client against the agent endpoint (${TEST_BACKEND})`, ()
   });
 
   it("throws typed errors with the service's code, reason, details and status", async () => {
-    const readOnly = createMemoryClient({ baseUrl: server.baseUrl, apiKey: await server.newKey({ permissions: ["memory:read"] }) });
+    const readOnly = createMemoryClient({
+      baseUrl: server.baseUrl,
+      apiKey: await server.newKey({ permissions: ["memory:read"] }),
+    });
     const denied = await readOnly.write(peanutCard()).catch((error: unknown) => error);
     expect(denied).toBeInstanceOf(MemoryApiError);
-    expect(denied).toMatchObject({ status: 403, code: "FORBIDDEN", reason: "missing_permission", details: { permission: "memory:write", tool: "memory_write" }, procedure: "tools.memory_write", attempts: 1 });
+    expect(denied).toMatchObject({
+      status: 403,
+      code: "FORBIDDEN",
+      reason: "missing_permission",
+      details: { permission: "memory:write", tool: "memory_write" },
+      procedure: "tools.memory_write",
+      attempts: 1,
+    });
 
-    const invalid = await memory.forget({ id: "mem_x", expectedRevision: 1, reason: "" }, { turn: { forgetIntent: true } }).catch((error: unknown) => error);
+    const invalid = await memory
+      .forget({ id: "mem_x", expectedRevision: 1, reason: "" }, { turn: { forgetIntent: true } })
+      .catch((error: unknown) => error);
     expect(invalid).toMatchObject({ status: 400, code: "BAD_REQUEST", reason: "invalid_input" });
     expect((invalid as MemoryApiError).message).toMatch(/reason/);
 
@@ -108,7 +149,11 @@ describe(`@agent-memory/client against the agent endpoint (${TEST_BACKEND})`, ()
     await expect(unknownKey.search({ all: true })).rejects.toMatchObject({ status: 401, reason: "unknown_api_key" });
 
     // A real 429 from the key's limit: its Retry-After (up to a minute) is longer than this client waits.
-    const limited = createMemoryClient({ baseUrl: server.baseUrl, apiKey: await server.newKey({ rateLimitPerMinute: 1 }), maxRetryDelayMs: 100 });
+    const limited = createMemoryClient({
+      baseUrl: server.baseUrl,
+      apiKey: await server.newKey({ rateLimitPerMinute: 1 }),
+      maxRetryDelayMs: 100,
+    });
     await limited.search({ all: true });
     const tooMany = (await limited.search({ all: true }).catch((error: unknown) => error)) as MemoryApiError;
     expect(tooMany).toMatchObject({ status: 429, code: "TOO_MANY_REQUESTS", reason: "rate_limited", attempts: 1 });
@@ -117,16 +162,34 @@ describe(`@agent-memory/client against the agent endpoint (${TEST_BACKEND})`, ()
 
   it("retries 429 after Retry-After and 503, with the same idempotencyKey, and a lost answer is replayed", async () => {
     const proxy = await startFaultProxy(server.baseUrl, (n) => {
-      if (n === 1) return { kind: "answer", status: 429, headers: { "retry-after": "1" }, body: trpcError(429, "TOO_MANY_REQUESTS", "rate_limited", "slow down", { retryAfterSeconds: 1 }) };
+      if (n === 1)
+        return {
+          kind: "answer",
+          status: 429,
+          headers: { "retry-after": "1" },
+          body: trpcError(429, "TOO_MANY_REQUESTS", "rate_limited", "slow down", { retryAfterSeconds: 1 }),
+        };
       // The write reaches the database, then its answer is lost: the retry must not write twice.
-      if (n === 2) return { kind: "forward-then-answer", status: 503, body: trpcError(503, "SERVICE_UNAVAILABLE", "database_unavailable", "connection lost") };
+      if (n === 2)
+        return {
+          kind: "forward-then-answer",
+          status: 503,
+          body: trpcError(503, "SERVICE_UNAVAILABLE", "database_unavailable", "connection lost"),
+        };
       return { kind: "forward" };
     });
     try {
       const client = createMemoryClient({ baseUrl: proxy.url, apiKey: server.secret, sessionId: "client-retry" });
       const started = Date.now();
       const written = await client.write({
-        operations: [{ op: "create", kind: "timezone_preference", explicitUserIntent: true, node: { title: "Time zone", content: "Lives in Berlin time.", valueJson: "Europe/Berlin" } }],
+        operations: [
+          {
+            op: "create",
+            kind: "timezone_preference",
+            explicitUserIntent: true,
+            node: { title: "Time zone", content: "Lives in Berlin time.", valueJson: "Europe/Berlin" },
+          },
+        ],
       });
       const waited = Date.now() - started;
       expect(proxy.requests).toHaveLength(3);
@@ -169,12 +232,23 @@ describe(`@agent-memory/client against the agent endpoint (${TEST_BACKEND})`, ()
   const startFakeProxyWithTokens = (tokens: string[]) =>
     startFaultProxy(server.baseUrl, (_n, request) =>
       /tools\.(memory_write|message_append|memory_forget)/.test(request.url)
-        ? { kind: "forward-edit", edit: (answer) => ({ result: { data: { ...(answer as { result: { data: object } }).result.data, consistency: tokens.shift() } } }) }
+        ? {
+            kind: "forward-edit",
+            edit: (answer) => ({
+              result: {
+                data: { ...(answer as { result: { data: object } }).result.data, consistency: tokens.shift() },
+              },
+            }),
+          }
         : { kind: "forward" },
     );
 
   it("gives up after `retries` and reports how many attempts it made", async () => {
-    const proxy = await startFaultProxy(server.baseUrl, () => ({ kind: "answer", status: 503, body: trpcError(503, "SERVICE_UNAVAILABLE", "database_unavailable", "connection lost") }));
+    const proxy = await startFaultProxy(server.baseUrl, () => ({
+      kind: "answer",
+      status: 503,
+      body: trpcError(503, "SERVICE_UNAVAILABLE", "database_unavailable", "connection lost"),
+    }));
     try {
       const client = createMemoryClient({ baseUrl: proxy.url, apiKey: server.secret, retries: 2 });
       const error = await client.search({ all: true }).catch((e: unknown) => e);
@@ -207,14 +281,21 @@ describe(`@agent-memory/client against the agent endpoint (${TEST_BACKEND})`, ()
       expect(aborted).toBeInstanceOf(Error);
       expect((aborted as Error).name).toBe("AbortError");
       expect(aborted).not.toBeInstanceOf(MemoryApiError);
-      await expect(patient.search({ all: true }, { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: "AbortError" });
+      await expect(patient.search({ all: true }, { signal: AbortSignal.abort() })).rejects.toMatchObject({
+        name: "AbortError",
+      });
     } finally {
       await proxy.close();
     }
   });
 
   it("stops waiting for a retry when aborted during the back-off", async () => {
-    const proxy = await startFaultProxy(server.baseUrl, () => ({ kind: "answer", status: 429, headers: { "retry-after": "20" }, body: trpcError(429, "TOO_MANY_REQUESTS", "rate_limited", "slow down") }));
+    const proxy = await startFaultProxy(server.baseUrl, () => ({
+      kind: "answer",
+      status: 429,
+      headers: { "retry-after": "20" },
+      body: trpcError(429, "TOO_MANY_REQUESTS", "rate_limited", "slow down"),
+    }));
     try {
       const client = createMemoryClient({ baseUrl: proxy.url, apiKey: server.secret, maxRetryDelayMs: 60_000 });
       const controller = new AbortController();

@@ -26,13 +26,25 @@ class ScriptedChatModel extends BaseChatModel {
     for (const message of messages) {
       if (SystemMessage.isInstance(message)) view.system += message.text;
       if (HumanMessage.isInstance(message)) view.user = message.text;
-      if (AIMessage.isInstance(message)) for (const call of message.tool_calls ?? []) names.set(call.id ?? "", call.name);
-      if (ToolMessage.isInstance(message)) view.toolResults.push({ name: names.get(message.tool_call_id) ?? "?", result: message.text });
+      if (AIMessage.isInstance(message))
+        for (const call of message.tool_calls ?? []) names.set(call.id ?? "", call.name);
+      if (ToolMessage.isInstance(message))
+        view.toolResults.push({ name: names.get(message.tool_call_id) ?? "?", result: message.text });
     }
     const step = scriptedStep(view);
     const message =
       "toolCall" in step && this.bound.includes(step.toolCall.name)
-        ? new AIMessage({ content: "", tool_calls: [{ id: `call_${view.toolResults.length}`, name: step.toolCall.name, args: step.toolCall.args, type: "tool_call" }] })
+        ? new AIMessage({
+            content: "",
+            tool_calls: [
+              {
+                id: `call_${view.toolResults.length}`,
+                name: step.toolCall.name,
+                args: step.toolCall.args,
+                type: "tool_call",
+              },
+            ],
+          })
         : new AIMessage("text" in step ? step.text : `${step.toolCall.name} is not bound`);
     return { generations: [{ text: message.text, message }] };
   }
@@ -55,7 +67,15 @@ describe(`@agent-memory/client/langchain with structured tools (${TEST_BACKEND})
     const tools = await memoryTools(memory, { turn: { forgetIntent } });
     const byName = new Map(tools.map((t) => [t.name, t]));
     const model = new ScriptedChatModel({}).bindTools(tools);
-    const messages: BaseMessage[] = [new SystemMessage(await memorySystemPrompt(memory, { system: "You are a helpful assistant with long-term memory.", queryText: user })), new HumanMessage(user)];
+    const messages: BaseMessage[] = [
+      new SystemMessage(
+        await memorySystemPrompt(memory, {
+          system: "You are a helpful assistant with long-term memory.",
+          queryText: user,
+        }),
+      ),
+      new HumanMessage(user),
+    ];
     for (let step = 0; step < 5; step++) {
       const reply = await model.invoke(messages);
       messages.push(reply);
@@ -78,7 +98,9 @@ describe(`@agent-memory/client/langchain with structured tools (${TEST_BACKEND})
 
     const refused = await turn(TURNS.forget);
     expect(refused.text).toBe("Forget answered done=false reason=forget_intent_required");
-    const forgetMessage = refused.messages.find((m): m is ToolMessage => ToolMessage.isInstance(m) && m.name === "memory_forget");
+    const forgetMessage = refused.messages.find(
+      (m): m is ToolMessage => ToolMessage.isInstance(m) && m.name === "memory_forget",
+    );
     expect(JSON.parse(forgetMessage!.text)).toMatchObject({ done: false, reason: "forget_intent_required" });
     expect(forgetMessage!.status).not.toBe("error");
     expect((await memory.search({ kinds: ["food_avoidance"] })).exact).toHaveLength(1);
@@ -91,11 +113,17 @@ describe(`@agent-memory/client/langchain with structured tools (${TEST_BACKEND})
   it("leaves arguments that break the JSON Schema to LangChain's own check, and hands the service's refusals back as tool results", async () => {
     const [search, get] = await memoryTools(memory, { include: ["memory_search", "memory_get"] });
     // LangChain checks the schema before the tool runs (LangGraph's ToolNode turns this into an error ToolMessage).
-    await expect(search!.invoke({ id: "c1", name: "memory_search", args: { limit: 0 }, type: "tool_call" })).rejects.toBeInstanceOf(ToolInputParsingException);
+    await expect(
+      search!.invoke({ id: "c1", name: "memory_search", args: { limit: 0 }, type: "tool_call" }),
+    ).rejects.toBeInstanceOf(ToolInputParsingException);
     // Within the schema but refused by the service: memory_get needs an id or a lookup.
     const refused = (await get!.invoke({ id: "c2", name: "memory_get", args: {}, type: "tool_call" })) as ToolMessage;
     expect(refused).toBeInstanceOf(ToolMessage);
     expect(refused.tool_call_id).toBe("c2");
-    expect(JSON.parse(refused.text)).toMatchObject({ code: "BAD_REQUEST", reason: "invalid_input", error: expect.stringMatching(/send id/) });
+    expect(JSON.parse(refused.text)).toMatchObject({
+      code: "BAD_REQUEST",
+      reason: "invalid_input",
+      error: expect.stringMatching(/send id/),
+    });
   });
 });

@@ -13,7 +13,11 @@ type Operation = {
   requestBody?: { content: { "application/json": { examples?: Record<string, { value: unknown }> } } };
   responses: Record<string, { content?: { "application/json": { schema: object } } }>;
 };
-type Document = { openapi: string; paths: Record<string, Partial<Record<"get" | "post", Operation>>>; components: { schemas: Record<string, object> } };
+type Document = {
+  openapi: string;
+  paths: Record<string, Partial<Record<"get" | "post", Operation>>>;
+  components: { schemas: Record<string, object> };
+};
 
 /** The document's schemas with unknown fields refused wherever an object lists its fields: an answer's new field must be documented. */
 function strict(schema: unknown): unknown {
@@ -58,7 +62,11 @@ describe(`OpenAPI document of the agent endpoint (${TEST_BACKEND})`, () => {
     expect(result.specification).toBe("OpenAPI");
     // The validator catches a broken document (a test that cannot fail proves nothing).
     const broken = structuredClone(served) as unknown as { paths: Record<string, unknown> };
-    broken.paths["/api/trpc/tools.list"] = { get: { responses: { "200": { content: { "application/json": { schema: { $ref: "#/components/schemas/Nope" } } } } } } };
+    broken.paths["/api/trpc/tools.list"] = {
+      get: {
+        responses: { "200": { content: { "application/json": { schema: { $ref: "#/components/schemas/Nope" } } } } },
+      },
+    };
     expect((await validate(broken as never)).valid).toBe(false);
   });
 
@@ -67,7 +75,9 @@ describe(`OpenAPI document of the agent endpoint (${TEST_BACKEND})`, () => {
     const agentProcedures = Object.entries(procedures)
       .filter(([name]) => /^tools\.[A-Za-z_]+$/.test(name) || name === "me.agent")
       .map(([name, procedure]) => `${procedure._def.type === "query" ? "get" : "post"} /api/trpc/${name}`);
-    const documented = Object.entries(served.paths).flatMap(([route, methods]) => Object.keys(methods).map((method) => `${method} ${route}`));
+    const documented = Object.entries(served.paths).flatMap(([route, methods]) =>
+      Object.keys(methods).map((method) => `${method} ${route}`),
+    );
     expect(documented.sort()).toEqual([...agentProcedures, "post /api/mcp"].sort());
   });
 
@@ -79,10 +89,20 @@ describe(`OpenAPI document of the agent endpoint (${TEST_BACKEND})`, () => {
     for (const pass of [1, 2]) {
       for (const [route, methods] of Object.entries(served.paths)) {
         for (const [method, operation] of Object.entries(methods) as ["get" | "post", Operation][]) {
-          const examples = Object.values(operation.requestBody?.content["application/json"].examples ?? {}).map((example) => example.value);
+          const examples = Object.values(operation.requestBody?.content["application/json"].examples ?? {}).map(
+            (example) => example.value,
+          );
           for (const body of method === "get" ? [undefined] : examples) {
-            const headers: Record<string, string> = { authorization: `Bearer ${server.secret}`, "content-type": "application/json", accept: "application/json, text/event-stream" };
-            const response = await fetch(`${server.baseUrl}${route}`, { method: method.toUpperCase(), headers, body: body === undefined ? undefined : JSON.stringify(body) });
+            const headers: Record<string, string> = {
+              authorization: `Bearer ${server.secret}`,
+              "content-type": "application/json",
+              accept: "application/json, text/event-stream",
+            };
+            const response = await fetch(`${server.baseUrl}${route}`, {
+              method: method.toUpperCase(),
+              headers,
+              body: body === undefined ? undefined : JSON.stringify(body),
+            });
             const text = await response.text();
             const where = `pass ${pass}: ${method} ${route} ${JSON.stringify(body)}: ${text.slice(0, 300)}`;
             calls += 1;
@@ -90,11 +110,19 @@ describe(`OpenAPI document of the agent endpoint (${TEST_BACKEND})`, () => {
             expect(response.status, where).toBeLessThan(500);
             expect(text, where).not.toMatch(/"reason":"(unknown_tool|wrong_method|invalid_input)"/);
             // Examples with placeholder ids (mem_A…) name no card: a 404 with its reason, not a missing route.
-            if (response.status === 404) expect(JSON.parse(text), where).toMatchObject({ error: { data: { code: "NOT_FOUND" } } });
+            if (response.status === 404)
+              expect(JSON.parse(text), where).toMatchObject({ error: { data: { code: "NOT_FOUND" } } });
             const documented = operation.responses[String(response.status)]?.content?.["application/json"].schema;
             expect(documented, `${where}: status not documented`).toBeDefined();
-            const result = new Validator({ ...(strict(documented) as object), components } as never, "2020-12", false).validate(JSON.parse(text));
-            expect(result.errors.map((e) => `${e.instanceLocation}: ${e.error}`), where).toEqual([]);
+            const result = new Validator(
+              { ...(strict(documented) as object), components } as never,
+              "2020-12",
+              false,
+            ).validate(JSON.parse(text));
+            expect(
+              result.errors.map((e) => `${e.instanceLocation}: ${e.error}`),
+              where,
+            ).toEqual([]);
             validated += 1;
           }
         }
@@ -103,8 +131,14 @@ describe(`OpenAPI document of the agent endpoint (${TEST_BACKEND})`, () => {
     expect(calls).toBeGreaterThanOrEqual(24);
     expect(validated).toBe(calls);
     // The examples really wrote (so the second pass validated search and context answers holding cards).
-    const search = await fetch(`${server.baseUrl}/api/trpc/tools.memory_search`, { method: "POST", headers: { authorization: `Bearer ${server.secret}`, "content-type": "application/json" }, body: JSON.stringify({ all: true }) });
-    const titles = ((await search.json()) as { result: { data: { exact: { title: string }[] } } }).result.data.exact.map((hit) => hit.title).sort();
+    const search = await fetch(`${server.baseUrl}/api/trpc/tools.memory_search`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${server.secret}`, "content-type": "application/json" },
+      body: JSON.stringify({ all: true }),
+    });
+    const titles = ((await search.json()) as { result: { data: { exact: { title: string }[] } } }).result.data.exact
+      .map((hit) => hit.title)
+      .sort();
     expect(titles).toEqual(["Peanut allergy", "Time zone"]);
   });
 

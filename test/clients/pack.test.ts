@@ -30,7 +30,10 @@ describe("@agent-memory/client from its npm tarball", () => {
     server = await startAgentServer();
     work = await mkdtemp(path.join(os.tmpdir(), "memory-client-pack-"));
     // prepack builds dist/ with tsc.
-    const { stdout } = await run("npm", ["pack", "--json", "--pack-destination", work], { cwd: packageDir, maxBuffer: 16 * 1024 * 1024 });
+    const { stdout } = await run("npm", ["pack", "--json", "--pack-destination", work], {
+      cwd: packageDir,
+      maxBuffer: 16 * 1024 * 1024,
+    });
     const [packed] = JSON.parse(stdout.slice(stdout.indexOf("["))) as { filename: string; files: { path: string }[] }[];
     tarball = path.join(work, packed!.filename);
   });
@@ -41,10 +44,15 @@ describe("@agent-memory/client from its npm tarball", () => {
 
   it("packs the built ESM, its type definitions and the README, nothing else", async () => {
     const { stdout } = await run("tar", ["-tzf", tarball]);
-    const files = stdout.trim().split("\n").map((f) => f.replace(/^package\//, "")).sort();
+    const files = stdout
+      .trim()
+      .split("\n")
+      .map((f) => f.replace(/^package\//, ""))
+      .sort();
     expect(files).toContain("dist/index.js");
     expect(files).toContain("dist/index.d.ts");
-    for (const adapter of ["ai", "openai-agents", "langchain"]) expect(files).toEqual(expect.arrayContaining([`dist/${adapter}.js`, `dist/${adapter}.d.ts`]));
+    for (const adapter of ["ai", "openai-agents", "langchain"])
+      expect(files).toEqual(expect.arrayContaining([`dist/${adapter}.js`, `dist/${adapter}.d.ts`]));
     expect(files).toContain("README.md");
     expect(files).toContain("package.json");
     expect(files.filter((f) => !f.startsWith("dist/") && !["README.md", "package.json"].includes(f))).toEqual([]);
@@ -62,13 +70,21 @@ describe("@agent-memory/client from its npm tarball", () => {
   it("installs into an empty folder and runs the README's example against a started server", async () => {
     const app = path.join(work, "app");
     await run("mkdir", ["-p", app]);
-    await writeFile(path.join(app, "package.json"), JSON.stringify({ name: "client-pack-check", private: true, type: "module" }));
+    await writeFile(
+      path.join(app, "package.json"),
+      JSON.stringify({ name: "client-pack-check", private: true, type: "module" }),
+    );
     await run("npm", ["install", "--offline", "--no-audit", "--no-fund", "--ignore-scripts", tarball], { cwd: app });
     // Nothing but the package itself: it has no dependencies.
-    expect((await readdir(path.join(app, "node_modules"))).filter((name) => !name.startsWith("."))).toEqual(["@agent-memory"]);
+    expect((await readdir(path.join(app, "node_modules"))).filter((name) => !name.startsWith("."))).toEqual([
+      "@agent-memory",
+    ]);
 
     await writeFile(path.join(app, "example.mjs"), await readmeExample("quick-start"));
-    const { stdout } = await run(process.execPath, ["example.mjs"], { cwd: app, env: { ...process.env, MEMORY_URL: server.baseUrl, MEMORY_KEY: server.secret } });
+    const { stdout } = await run(process.execPath, ["example.mjs"], {
+      cwd: app,
+      env: { ...process.env, MEMORY_URL: server.baseUrl, MEMORY_KEY: server.secret },
+    });
     expect(stdout).toMatch(/^saved mem_/);
     expect(stdout).toContain("allergic to peanuts");
 
@@ -80,14 +96,24 @@ describe("@agent-memory/client from its npm tarball", () => {
         'const memory = createMemoryClient({ baseUrl: "http://localhost:3000", apiKey: "mem_live_x", sessionId: "s" });',
         'export const found: Promise<MemorySearchResult> = memory.search({ kinds: ["food_avoidance"] });',
         "export const reason = (e: unknown) => (e instanceof MemoryApiError ? e.reason : undefined);",
-        '// @ts-expect-error queryText is a string',
+        "// @ts-expect-error queryText is a string",
         "memory.search({ queryText: 42 });",
       ].join("\n"),
     );
     const tsc = path.join(root, "node_modules/typescript/bin/tsc");
-    const compilerOptions = { noEmit: true, strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", lib: ["es2022", "dom"], types: [] };
+    const compilerOptions = {
+      noEmit: true,
+      strict: true,
+      module: "nodenext",
+      moduleResolution: "nodenext",
+      target: "es2022",
+      lib: ["es2022", "dom"],
+      types: [],
+    };
     await writeFile(path.join(app, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["check.ts"] }));
-    const checked = await run(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: app }).catch((error: { stdout?: string }) => ({ stdout: `tsc failed: ${error.stdout}` }));
+    const checked = await run(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: app }).catch(
+      (error: { stdout?: string }) => ({ stdout: `tsc failed: ${error.stdout}` }),
+    );
     expect(checked.stdout).toBe("");
   });
 });

@@ -22,7 +22,13 @@ const cilantro = {
   kind: "avoid_ingredient",
   itemKey: "香菜",
   explicitUserIntent: true,
-  node: { title: "用户不吃香菜", content: "用户明确要求以后做饭推荐不要香菜。", valueJson: "香菜", tags: ["忌口", "菜谱推荐"], entities: ["香菜"] },
+  node: {
+    title: "用户不吃香菜",
+    content: "用户明确要求以后做饭推荐不要香菜。",
+    valueJson: "香菜",
+    tags: ["忌口", "菜谱推荐"],
+    entities: ["香菜"],
+  },
 };
 
 describe(`seed 000 acceptance (${TEST_BACKEND})`, () => {
@@ -34,15 +40,49 @@ describe(`seed 000 acceptance (${TEST_BACKEND})`, () => {
 
   it("1. append message, then read the session's recent messages", async () => {
     const t = await createTenant(handle.db);
-    await appendMessages(handle.db, { tenantId: t, actor: { type: "api_key", id: "k" } }, { sessionId: "s1", messages: [{ role: "user", content: "今晚吃什么？" }, { role: "assistant", content: "番茄炒蛋如何？" }] });
+    await appendMessages(
+      handle.db,
+      { tenantId: t, actor: { type: "api_key", id: "k" } },
+      {
+        sessionId: "s1",
+        messages: [
+          { role: "user", content: "今晚吃什么？" },
+          { role: "assistant", content: "番茄炒蛋如何？" },
+        ],
+      },
+    );
     const recent = await listRecentMessages(handle.db, { tenantId: t, sessionId: "s1", limit: 8 });
-    expect(recent.map((m) => [m.role, m.content])).toEqual([["user", "今晚吃什么？"], ["assistant", "番茄炒蛋如何？"]]);
+    expect(recent.map((m) => [m.role, m.content])).toEqual([
+      ["user", "今晚吃什么？"],
+      ["assistant", "番茄炒蛋如何？"],
+    ]);
   });
 
   it("2. append summary, then read the latest summary", async () => {
     const t = await createTenant(handle.db);
-    const { messages } = await appendMessages(handle.db, { tenantId: t, actor: { type: "api_key", id: "k" } }, { sessionId: "s1", messages: [{ role: "user", content: "帮我规划菜谱" }, { role: "assistant", content: "好的" }] });
-    const summary = await appendSummary(handle.db, { tenantId: t, actor: { type: "system", id: null } }, { sessionId: "s1", parentSummaryId: null, fromMessageId: messages[0]!.id, toMessageId: messages[1]!.id, summary: "用户在规划一周菜谱。", currentGoal: "规划菜谱" });
+    const { messages } = await appendMessages(
+      handle.db,
+      { tenantId: t, actor: { type: "api_key", id: "k" } },
+      {
+        sessionId: "s1",
+        messages: [
+          { role: "user", content: "帮我规划菜谱" },
+          { role: "assistant", content: "好的" },
+        ],
+      },
+    );
+    const summary = await appendSummary(
+      handle.db,
+      { tenantId: t, actor: { type: "system", id: null } },
+      {
+        sessionId: "s1",
+        parentSummaryId: null,
+        fromMessageId: messages[0]!.id,
+        toMessageId: messages[1]!.id,
+        summary: "用户在规划一周菜谱。",
+        currentGoal: "规划菜谱",
+      },
+    );
     expect((await getLatestSummary(handle.db, { tenantId: t, sessionId: "s1" }))?.id).toBe(summary.id);
   });
 
@@ -56,19 +96,56 @@ describe(`seed 000 acceptance (${TEST_BACKEND})`, () => {
   it("4. key/valueJson exact queries hit the cooking preference", async () => {
     const t = await createTenant(handle.db);
     await memoryWrite(handle.db, agentContext(t), {
-      operations: [cilantro, { op: "create", kind: "flavor_profile", explicitUserIntent: true, node: { title: "用户偏好少油少辣", content: "推荐菜谱时优先少油少辣。", valueJson: { oil: "low", spicy: "low" } } }],
+      operations: [
+        cilantro,
+        {
+          op: "create",
+          kind: "flavor_profile",
+          explicitUserIntent: true,
+          node: {
+            title: "用户偏好少油少辣",
+            content: "推荐菜谱时优先少油少辣。",
+            valueJson: { oil: "low", spicy: "low" },
+          },
+        },
+      ],
     });
     const byValue = await memorySearch(handle.db, agentContext(t), { kinds: ["avoid_ingredient"], valueJson: "香菜" });
     expect(byValue.exact.map((n) => n.title)).toEqual(["用户不吃香菜"]);
-    const byCategory = await memorySearch(handle.db, agentContext(t), { domain: "生活技能", categoryPathPrefix: ["生活技能", "做饭"], types: ["preference"], key: "cooking.flavor_profile", valueJson: { spicy: "low" } });
+    const byCategory = await memorySearch(handle.db, agentContext(t), {
+      domain: "生活技能",
+      categoryPathPrefix: ["生活技能", "做饭"],
+      types: ["preference"],
+      key: "cooking.flavor_profile",
+      valueJson: { spicy: "low" },
+    });
     expect(byCategory.exact.map((n) => n.title)).toEqual(["用户偏好少油少辣"]);
   });
 
   it("5. after supersede, the old node no longer enters the default context", async () => {
     const t = await createTenant(handle.db);
     const ctx = agentContext(t);
-    const first = await memoryWrite(handle.db, ctx, { operations: [{ op: "create", kind: "language_preference", explicitUserIntent: true, node: { title: "Language", content: "Answer in English.", valueJson: "en" } }] });
-    const second = await memoryWrite(handle.db, ctx, { operations: [{ op: "supersede", targetId: first.results[0]!.nodeId!, expectedRevision: 1, explicitUserIntent: true, node: { title: "Language", content: "以后用中文回答。", valueJson: "zh-CN" } }] });
+    const first = await memoryWrite(handle.db, ctx, {
+      operations: [
+        {
+          op: "create",
+          kind: "language_preference",
+          explicitUserIntent: true,
+          node: { title: "Language", content: "Answer in English.", valueJson: "en" },
+        },
+      ],
+    });
+    const second = await memoryWrite(handle.db, ctx, {
+      operations: [
+        {
+          op: "supersede",
+          targetId: first.results[0]!.nodeId!,
+          expectedRevision: 1,
+          explicitUserIntent: true,
+          node: { title: "Language", content: "以后用中文回答。", valueJson: "zh-CN" },
+        },
+      ],
+    });
     const context = await buildMemoryContext(handle.db, ctx, { queryText: "今晚吃什么", sessionId: "s1" });
     expect(context.usedMemoryIds).toContain(second.results[0]!.nodeId);
     expect(context.usedMemoryIds).not.toContain(first.results[0]!.nodeId);
@@ -80,10 +157,24 @@ describe(`seed 000 acceptance (${TEST_BACKEND})`, () => {
     const t = await createTenant(handle.db);
     const ctx = agentContext(t);
     const created = await memoryWrite(handle.db, ctx, {
-      operations: [{ op: "create", kind: "hard_constraint", explicitUserIntent: true, node: { title: "今天少辣", content: "今天胃不舒服，推荐少辣。", valueJson: ["今天少辣"], expiresAt: new Date(Date.now() + 1500).toISOString() } }],
+      operations: [
+        {
+          op: "create",
+          kind: "hard_constraint",
+          explicitUserIntent: true,
+          node: {
+            title: "今天少辣",
+            content: "今天胃不舒服，推荐少辣。",
+            valueJson: ["今天少辣"],
+            expiresAt: new Date(Date.now() + 1500).toISOString(),
+          },
+        },
+      ],
     });
     expect(created.done).toBe(true);
-    expect((await buildMemoryContext(handle.db, ctx, { queryText: "今晚吃什么" })).usedMemoryIds).toContain(created.results[0]!.nodeId);
+    expect((await buildMemoryContext(handle.db, ctx, { queryText: "今晚吃什么" })).usedMemoryIds).toContain(
+      created.results[0]!.nodeId,
+    );
     await new Promise((r) => setTimeout(r, 1700));
     const later = await buildMemoryContext(handle.db, ctx, { queryText: "今晚吃什么" });
     expect(later.usedMemoryIds).not.toContain(created.results[0]!.nodeId);
@@ -94,7 +185,11 @@ describe(`seed 000 acceptance (${TEST_BACKEND})`, () => {
     const t = await createTenant(handle.db);
     const ctx = agentContext(t, { forgetIntent: true });
     const created = await memoryWrite(handle.db, ctx, { operations: [cilantro] });
-    await memoryForget(handle.db, ctx, { id: created.results[0]!.nodeId, expectedRevision: 1, reason: "忘掉我不吃香菜这件事" });
+    await memoryForget(handle.db, ctx, {
+      id: created.results[0]!.nodeId,
+      expectedRevision: 1,
+      reason: "忘掉我不吃香菜这件事",
+    });
     const exact = await memorySearch(handle.db, ctx, { kinds: ["avoid_ingredient"] });
     const text = await memorySearch(handle.db, ctx, { queryText: "香菜" });
     expect([...exact.exact, ...text.exact, ...text.relevant]).toEqual([]);
@@ -105,28 +200,62 @@ describe(`seed 000 acceptance (${TEST_BACKEND})`, () => {
     const ctx = agentContext(t, { forgetIntent: true });
     const created = await memoryWrite(handle.db, ctx, { operations: [cilantro] });
     const id = created.results[0]!.nodeId!;
-    await handle.db.insert(memoryEmbeddings).values({ tenantId: t, id: newId("emb"), nodeId: id, model: "test", dimensions: 2, embedding: [1, 0], contentHash: "h" });
+    await handle.db.insert(memoryEmbeddings).values({
+      tenantId: t,
+      id: newId("emb"),
+      nodeId: id,
+      model: "test",
+      dimensions: 2,
+      embedding: [1, 0],
+      contentHash: "h",
+    });
     await memoryForget(handle.db, ctx, { id, expectedRevision: 1, mode: "hard", reason: "彻底删除" });
     expect(await handle.db.select().from(memoryNodes).where(eq(memoryNodes.tenantId, t))).toEqual([]);
     expect(await handle.db.select().from(memoryEmbeddings).where(eq(memoryEmbeddings.tenantId, t))).toEqual([]);
-    const fts = await queryRows(handle.db, sql`select id from memory_nodes where tenant_id = ${t} and search_vector @@ to_tsquery('simple', '香菜')`);
+    const fts = await queryRows(
+      handle.db,
+      sql`select id from memory_nodes where tenant_id = ${t} and search_vector @@ to_tsquery('simple', '香菜')`,
+    );
     expect(fts).toEqual([]);
   });
 
   it("9. a forget that matches several candidates returns requiresConfirmation", async () => {
     const t = await createTenant(handle.db);
     const ctx = agentContext(t, { forgetIntent: true });
-    await memoryWrite(handle.db, ctx, { operations: [cilantro, { ...cilantro, itemKey: "葱", node: { ...cilantro.node, title: "用户不吃葱", content: "不要放葱。", valueJson: "葱", entities: ["葱"] } }] });
-    const result = await memoryForget(handle.db, ctx, { selector: { kind: "avoid_ingredient" }, reason: "删除我的忌口" });
+    await memoryWrite(handle.db, ctx, {
+      operations: [
+        cilantro,
+        {
+          ...cilantro,
+          itemKey: "葱",
+          node: { ...cilantro.node, title: "用户不吃葱", content: "不要放葱。", valueJson: "葱", entities: ["葱"] },
+        },
+      ],
+    });
+    const result = await memoryForget(handle.db, ctx, {
+      selector: { kind: "avoid_ingredient" },
+      reason: "删除我的忌口",
+    });
     expect(result).toMatchObject({ requiresConfirmation: true, done: false, deletedIds: [] });
   });
 
   it("10. a failed transaction leaves no half-written state", async () => {
     const t = await createTenant(handle.db);
-    await handle.db.execute(sql.raw(`create or replace function fail_on_boom() returns trigger language plpgsql as $$ begin if new.title = 'boom' then raise exception 'injected'; end if; return new; end $$`));
-    await handle.db.execute(sql.raw(`create trigger boom_${t} before insert on memory_nodes for each row execute function fail_on_boom()`));
+    await handle.db.execute(
+      sql.raw(
+        `create or replace function fail_on_boom() returns trigger language plpgsql as $$ begin if new.title = 'boom' then raise exception 'injected'; end if; return new; end $$`,
+      ),
+    );
+    await handle.db.execute(
+      sql.raw(`create trigger boom_${t} before insert on memory_nodes for each row execute function fail_on_boom()`),
+    );
     try {
-      await memoryWrite(handle.db, agentContext(t), { operations: [cilantro, { ...cilantro, itemKey: "葱", node: { ...cilantro.node, title: "boom", valueJson: "葱" } }] }).catch(() => undefined);
+      await memoryWrite(handle.db, agentContext(t), {
+        operations: [
+          cilantro,
+          { ...cilantro, itemKey: "葱", node: { ...cilantro.node, title: "boom", valueJson: "葱" } },
+        ],
+      }).catch(() => undefined);
       expect(await handle.db.select().from(memoryNodes).where(eq(memoryNodes.tenantId, t))).toEqual([]);
       expect(await handle.db.select().from(memoryAuditEvents).where(eq(memoryAuditEvents.tenantId, t))).toEqual([]);
     } finally {
@@ -137,7 +266,10 @@ describe(`seed 000 acceptance (${TEST_BACKEND})`, () => {
   it("11. when the memory store fails, the agent's context degrades instead of throwing", async () => {
     const broken = await openDatabase({ dataDir: null });
     await broken.close();
-    const context = await buildMemoryContext(broken.db, agentContext("ten_missing"), { queryText: "今晚吃什么", sessionId: "s1" });
+    const context = await buildMemoryContext(broken.db, agentContext("ten_missing"), {
+      queryText: "今晚吃什么",
+      sessionId: "s1",
+    });
     expect(context.diagnostics).toMatchObject({ enabled: false, storeStatus: "disabled" });
     expect(context.diagnostics.warnings[0]).toMatch(/unavailable/);
     expect(context.prompt).toBe("");
@@ -145,9 +277,20 @@ describe(`seed 000 acceptance (${TEST_BACKEND})`, () => {
 
   it("12. schema normalization maps synonym keys and values to the controlled key", async () => {
     const t = await createTenant(handle.db);
-    const result = await memoryWrite(handle.db, agentContext(t), { operations: [{ ...cilantro, kind: "disliked_ingredient" }] });
+    const result = await memoryWrite(handle.db, agentContext(t), {
+      operations: [{ ...cilantro, kind: "disliked_ingredient" }],
+    });
     expect(result.results[0]!.key).toBe("cooking.avoid_ingredient:香菜");
-    const flavor = await memoryWrite(handle.db, agentContext(t), { operations: [{ op: "create", kind: "flavor_profile", explicitUserIntent: true, node: { title: "口味", content: "少辣", valueJson: "少辣" } }] });
+    const flavor = await memoryWrite(handle.db, agentContext(t), {
+      operations: [
+        {
+          op: "create",
+          kind: "flavor_profile",
+          explicitUserIntent: true,
+          node: { title: "口味", content: "少辣", valueJson: "少辣" },
+        },
+      ],
+    });
     const [row] = await handle.db.select().from(memoryNodes).where(eq(memoryNodes.id, flavor.results[0]!.nodeId!));
     expect(row?.valueJson).toEqual({ spicy: "low" });
   });

@@ -29,7 +29,17 @@ describe(`concurrency (${TEST_BACKEND})`, () => {
   it("50 writers racing on one slot with expectedRevision: one winner per revision, gapless, no lost update", async () => {
     const t = await createTenant(handle.db);
     const ctx = agentContext(t);
-    const created = await memoryWrite(handle.db, ctx, { operations: [{ op: "create", kind: "custom_fact", itemKey: "counter", explicitUserIntent: true, node: { title: "Counter", content: "value 0", valueJson: 0 } }] });
+    const created = await memoryWrite(handle.db, ctx, {
+      operations: [
+        {
+          op: "create",
+          kind: "custom_fact",
+          itemKey: "counter",
+          explicitUserIntent: true,
+          node: { title: "Counter", content: "value 0", valueJson: 0 },
+        },
+      ],
+    });
     let current = { id: created.results[0]!.nodeId!, revision: 1 };
     const winners: number[] = [];
     let conflicts = 0;
@@ -38,7 +48,15 @@ describe(`concurrency (${TEST_BACKEND})`, () => {
       const results = await Promise.all(
         Array.from({ length: 50 }, (_, i) =>
           memoryWrite(writers.db, ctx, {
-            operations: [{ op: "update", targetId: current.id, expectedRevision: current.revision, explicitUserIntent: true, node: { content: `value ${round}-${i}`, valueJson: round * 100 + i } }],
+            operations: [
+              {
+                op: "update",
+                targetId: current.id,
+                expectedRevision: current.revision,
+                explicitUserIntent: true,
+                node: { content: `value ${round}-${i}`, valueJson: round * 100 + i },
+              },
+            ],
           }),
         ),
       );
@@ -63,7 +81,17 @@ describe(`concurrency (${TEST_BACKEND})`, () => {
     const ctx = agentContext(t);
     const results = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
-        memoryWrite(writers.db, ctx, { operations: [{ op: "create", kind: "custom_fact", itemKey: "race", explicitUserIntent: true, node: { title: "Race", content: `writer ${i % 2}`, valueJson: i % 2 } }] }),
+        memoryWrite(writers.db, ctx, {
+          operations: [
+            {
+              op: "create",
+              kind: "custom_fact",
+              itemKey: "race",
+              explicitUserIntent: true,
+              node: { title: "Race", content: `writer ${i % 2}`, valueJson: i % 2 },
+            },
+          ],
+        }),
       ),
     );
     expect(results.every((r) => r.done || r.results[0]!.status === "conflict")).toBe(true);
@@ -77,13 +105,29 @@ describe(`concurrency (${TEST_BACKEND})`, () => {
     const t = await createTenant(handle.db);
     const ctx = agentContext(t, { forgetIntent: true });
     const keys = ["a", "b", "c", "d"];
-    const created = await memoryWrite(handle.db, ctx, { operations: keys.map((k) => ({ op: "create" as const, kind: "custom_fact", itemKey: k, explicitUserIntent: true, node: { title: k, content: `fact ${k}`, valueJson: k } })) });
+    const created = await memoryWrite(handle.db, ctx, {
+      operations: keys.map((k) => ({
+        op: "create" as const,
+        kind: "custom_fact",
+        itemKey: k,
+        explicitUserIntent: true,
+        node: { title: k, content: `fact ${k}`, valueJson: k },
+      })),
+    });
     const ids = created.results.map((r) => r.nodeId!);
     const started = Date.now();
     await Promise.all([
       // Opposite lock orders on purpose.
       ...Array.from({ length: 10 }, (_, i) =>
-        memoryWrite(writers.db, ctx, { operations: (i % 2 ? [...keys].reverse() : keys).map((k) => ({ op: "create" as const, kind: "custom_fact", itemKey: k, explicitUserIntent: true, node: { title: k, content: `fact ${k} v${i}`, valueJson: `${k}${i}` } })) }),
+        memoryWrite(writers.db, ctx, {
+          operations: (i % 2 ? [...keys].reverse() : keys).map((k) => ({
+            op: "create" as const,
+            kind: "custom_fact",
+            itemKey: k,
+            explicitUserIntent: true,
+            node: { title: k, content: `fact ${k} v${i}`, valueJson: `${k}${i}` },
+          })),
+        }),
       ),
       ...ids.map((id) => memoryForget(writers.db, ctx, { id, expectedRevision: 1, reason: "race" })),
     ]);
@@ -94,68 +138,97 @@ describe(`concurrency (${TEST_BACKEND})`, () => {
       expect(slot.filter((r) => r.status === "active").length).toBeLessThanOrEqual(1);
       // A forgotten card ends its chain; a later create starts a new one. Each chain is gapless.
       for (const lineage of new Set(slot.map((r) => r.lineageId))) {
-        const revisions = slot.filter((r) => r.lineageId === lineage).map((r) => r.revision).sort((a, b) => a - b);
+        const revisions = slot
+          .filter((r) => r.lineageId === lineage)
+          .map((r) => r.revision)
+          .sort((a, b) => a - b);
         expect(revisions).toEqual(Array.from({ length: revisions.length }, (_, i) => i + 1));
       }
     }
   });
 
-  it.runIf(TEST_BACKEND === "postgres")("batches writing the same slots in opposite orders from different scopes: every call ends clean, none waits on a deadlock", async () => {
-    const t = await createTenant(handle.db);
-    const ctx = agentContext(t, { forgetIntent: true });
-    const keys = ["k1", "k2", "k3"];
-    const create = (scope: string, key: string, version: number) => ({ op: "create" as const, kind: "custom_fact", itemKey: key, scope, explicitUserIntent: true, node: { title: key, content: `fact ${key} v${version}`, valueJson: `${key}${version}` } });
-    // Slot locks are per scope, but a card's shadow mark (0013) is held per slot across scopes: taken
-    // in each batch's own order, a user-scope batch and a session-scope batch in opposite orders waited
-    // for each other (a second per deadlock; 24 such batches took 38 s and 3 failed after 8 retries).
-    const deadlocks = async () => {
-      const [row] = await queryRows<{ n: string }>(writers.db, sql`select deadlocks::text as n from pg_stat_database where datname = current_database()`);
-      return Number(row?.n ?? 0);
-    };
-    const before = await deadlocks();
-    const started = Date.now();
-    const settled = await Promise.allSettled(
-      Array.from({ length: 24 }, (_, i) => {
-        const scope = i % 2 ? "user:u1" : `session:race${i}`;
-        return memoryWrite(writers.db, ctx, { operations: (i % 2 ? keys : [...keys].reverse()).map((k) => create(scope, k, i)) });
-      }),
-    );
-    expect(settled.filter((r) => r.status === "rejected").map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
-    expect(Date.now() - started).toBeLessThan(15_000);
-    const results = settled.map((r) => (r as PromiseFulfilledResult<Awaited<ReturnType<typeof memoryWrite>>>).value);
-    expect(results.filter((r) => !r.done).map((r) => r.message)).toEqual([]);
-    // Every slot of every scope holds one current card, and the user's cards carry the sessions' marks.
-    const rows = await handle.db.select().from(memoryNodes).where(eq(memoryNodes.tenantId, t));
-    const active = rows.filter((r) => r.status === "active");
-    for (const key of keys) {
-      expect(active.filter((r) => r.itemKey === key && r.scopeType === "user")).toHaveLength(1);
-      expect(active.filter((r) => r.itemKey === key && r.scopeType === "session")).toHaveLength(12);
-      expect(active.find((r) => r.itemKey === key && r.scopeType === "user")!.shadowed).toBe(true);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 1100)); // statistics reach pg_stat_database within a second
-    console.info(`deadlocks broken by Postgres (and retried) meanwhile: ${(await deadlocks()) - before}`);
-  });
-
-  it.runIf(TEST_BACKEND === "postgres")("reports a slot lock that failed, not the aborted read sent with it, and writes nothing", async () => {
-    const t = await createTenant(handle.db);
-    const ctx = agentContext(t);
-    const op = (content: string) => ({ op: "create" as const, kind: "custom_fact", itemKey: "held", explicitUserIntent: true, node: { title: "Held", content } });
-    const first = (await memoryWrite(handle.db, ctx, { operations: [op("first")] })).results[0]!;
-    const [card] = await handle.db.select().from(memoryNodes).where(eq(memoryNodes.id, first.nodeId!));
-    const slot = `${t}|${card!.scopeType}:${card!.scopeId}|${card!.key}`;
-    // Another session holds the slot's lock; this writer gives up after 200 ms (lock_timeout).
-    const holder = postgres(handle.url!, { max: 1, onnotice: () => {} });
-    const impatient = postgres(handle.url!, { max: 1, onnotice: () => {}, connection: { lock_timeout: 200 } });
-    try {
-      await holder`select pg_advisory_lock(hashtextextended(${slot}, 0))`;
-      const db = drizzle(impatient, { schema }) as unknown as Database;
-      const error = await memoryWrite(db, ctx, { operations: [op("second")] }).catch((e: unknown) => e);
-      expect(pgErrorCode(error)).toBe("55P03"); // lock_not_available, not 25P02 (in failed transaction)
+  it.runIf(TEST_BACKEND === "postgres")(
+    "batches writing the same slots in opposite orders from different scopes: every call ends clean, none waits on a deadlock",
+    async () => {
+      const t = await createTenant(handle.db);
+      const ctx = agentContext(t, { forgetIntent: true });
+      const keys = ["k1", "k2", "k3"];
+      const create = (scope: string, key: string, version: number) => ({
+        op: "create" as const,
+        kind: "custom_fact",
+        itemKey: key,
+        scope,
+        explicitUserIntent: true,
+        node: { title: key, content: `fact ${key} v${version}`, valueJson: `${key}${version}` },
+      });
+      // Slot locks are per scope, but a card's shadow mark (0013) is held per slot across scopes: taken
+      // in each batch's own order, a user-scope batch and a session-scope batch in opposite orders waited
+      // for each other (a second per deadlock; 24 such batches took 38 s and 3 failed after 8 retries).
+      const deadlocks = async () => {
+        const [row] = await queryRows<{ n: string }>(
+          writers.db,
+          sql`select deadlocks::text as n from pg_stat_database where datname = current_database()`,
+        );
+        return Number(row?.n ?? 0);
+      };
+      const before = await deadlocks();
+      const started = Date.now();
+      const settled = await Promise.allSettled(
+        Array.from({ length: 24 }, (_, i) => {
+          const scope = i % 2 ? "user:u1" : `session:race${i}`;
+          return memoryWrite(writers.db, ctx, {
+            operations: (i % 2 ? keys : [...keys].reverse()).map((k) => create(scope, k, i)),
+          });
+        }),
+      );
+      expect(
+        settled.filter((r) => r.status === "rejected").map((r) => String((r as PromiseRejectedResult).reason)),
+      ).toEqual([]);
+      expect(Date.now() - started).toBeLessThan(15_000);
+      const results = settled.map((r) => (r as PromiseFulfilledResult<Awaited<ReturnType<typeof memoryWrite>>>).value);
+      expect(results.filter((r) => !r.done).map((r) => r.message)).toEqual([]);
+      // Every slot of every scope holds one current card, and the user's cards carry the sessions' marks.
       const rows = await handle.db.select().from(memoryNodes).where(eq(memoryNodes.tenantId, t));
-      expect(rows.map((r) => [r.content, r.status])).toEqual([["first", "active"]]);
-    } finally {
-      await holder.end();
-      await impatient.end();
-    }
-  });
+      const active = rows.filter((r) => r.status === "active");
+      for (const key of keys) {
+        expect(active.filter((r) => r.itemKey === key && r.scopeType === "user")).toHaveLength(1);
+        expect(active.filter((r) => r.itemKey === key && r.scopeType === "session")).toHaveLength(12);
+        expect(active.find((r) => r.itemKey === key && r.scopeType === "user")!.shadowed).toBe(true);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1100)); // statistics reach pg_stat_database within a second
+      console.info(`deadlocks broken by Postgres (and retried) meanwhile: ${(await deadlocks()) - before}`);
+    },
+  );
+
+  it.runIf(TEST_BACKEND === "postgres")(
+    "reports a slot lock that failed, not the aborted read sent with it, and writes nothing",
+    async () => {
+      const t = await createTenant(handle.db);
+      const ctx = agentContext(t);
+      const op = (content: string) => ({
+        op: "create" as const,
+        kind: "custom_fact",
+        itemKey: "held",
+        explicitUserIntent: true,
+        node: { title: "Held", content },
+      });
+      const first = (await memoryWrite(handle.db, ctx, { operations: [op("first")] })).results[0]!;
+      const [card] = await handle.db.select().from(memoryNodes).where(eq(memoryNodes.id, first.nodeId!));
+      const slot = `${t}|${card!.scopeType}:${card!.scopeId}|${card!.key}`;
+      // Another session holds the slot's lock; this writer gives up after 200 ms (lock_timeout).
+      const holder = postgres(handle.url!, { max: 1, onnotice: () => {} });
+      const impatient = postgres(handle.url!, { max: 1, onnotice: () => {}, connection: { lock_timeout: 200 } });
+      try {
+        await holder`select pg_advisory_lock(hashtextextended(${slot}, 0))`;
+        const db = drizzle(impatient, { schema }) as unknown as Database;
+        const error = await memoryWrite(db, ctx, { operations: [op("second")] }).catch((e: unknown) => e);
+        expect(pgErrorCode(error)).toBe("55P03"); // lock_not_available, not 25P02 (in failed transaction)
+        const rows = await handle.db.select().from(memoryNodes).where(eq(memoryNodes.tenantId, t));
+        expect(rows.map((r) => [r.content, r.status])).toEqual([["first", "active"]]);
+      } finally {
+        await holder.end();
+        await impatient.end();
+      }
+    },
+  );
 });

@@ -45,7 +45,13 @@ describe(`custom kinds (${TEST_BACKEND})`, () => {
 
   it("saves a kind, lists it, resolves it through the registry and audits the change", async () => {
     const saved = await saveCustomKind(handle.db, ctxA, instrument);
-    expect(saved).toMatchObject({ kind: "instrument", key: "hobby.instrument", source: "custom", itemized: true, defaultScope: "user" });
+    expect(saved).toMatchObject({
+      kind: "instrument",
+      key: "hobby.instrument",
+      source: "custom",
+      itemized: true,
+      defaultScope: "user",
+    });
 
     const listed = await listCustomKinds(handle.db, tenantA);
     expect(listed.map((k) => k.kind)).toEqual(["instrument"]);
@@ -59,12 +65,20 @@ describe(`custom kinds (${TEST_BACKEND})`, () => {
 
     const events = await kindEvents(tenantA);
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ actorType: "user", actorId: "usr_admin", before: null, metadata: { kind: "instrument" } });
+    expect(events[0]).toMatchObject({
+      actorType: "user",
+      actorId: "usr_admin",
+      before: null,
+      metadata: { kind: "instrument" },
+    });
     expect(events[0]!.after).toMatchObject({ kind: "instrument", requiresExplicitIntent: true });
   });
 
   it("updates in place with before/after in the audit row", async () => {
-    await saveCustomKind(handle.db, ctxA, { ...instrument, description: "Instruments the user plays or wants to learn." });
+    await saveCustomKind(handle.db, ctxA, {
+      ...instrument,
+      description: "Instruments the user plays or wants to learn.",
+    });
     expect(await handle.db.select().from(memoryKinds).where(eq(memoryKinds.tenantId, tenantA))).toHaveLength(1);
     const events = await kindEvents(tenantA);
     expect(events).toHaveLength(2);
@@ -73,15 +87,23 @@ describe(`custom kinds (${TEST_BACKEND})`, () => {
   });
 
   it("rejects shadowing a built-in, a duplicate key and an invalid definition, writing nothing", async () => {
-    await expect(saveCustomKind(handle.db, ctxA, { ...instrument, kind: "profile_name", key: "profile.other" })).rejects.toMatchObject({
+    await expect(
+      saveCustomKind(handle.db, ctxA, { ...instrument, kind: "profile_name", key: "profile.other" }),
+    ).rejects.toMatchObject({
       code: "BAD_REQUEST",
       reason: "shadows_builtin",
     });
-    await expect(saveCustomKind(handle.db, ctxA, { ...instrument, kind: "my_name", key: "profile.identity.name" })).rejects.toMatchObject({
+    await expect(
+      saveCustomKind(handle.db, ctxA, { ...instrument, kind: "my_name", key: "profile.identity.name" }),
+    ).rejects.toMatchObject({
       reason: "shadows_builtin",
     });
-    await expect(saveCustomKind(handle.db, ctxA, { ...instrument, kind: "instrument_two" })).rejects.toMatchObject({ reason: "duplicate" });
-    await expect(saveCustomKind(handle.db, ctxA, { ...instrument, kind: "Bad Name" })).rejects.toMatchObject({ reason: "invalid_definition" });
+    await expect(saveCustomKind(handle.db, ctxA, { ...instrument, kind: "instrument_two" })).rejects.toMatchObject({
+      reason: "duplicate",
+    });
+    await expect(saveCustomKind(handle.db, ctxA, { ...instrument, kind: "Bad Name" })).rejects.toMatchObject({
+      reason: "invalid_definition",
+    });
     expect((await listCustomKinds(handle.db, tenantA)).map((k) => k.kind)).toEqual(["instrument"]);
     expect(await kindEvents(tenantA)).toHaveLength(2);
   });
@@ -99,12 +121,26 @@ describe(`custom kinds (${TEST_BACKEND})`, () => {
     await saveCustomKind(handle.db, ctxB, { ...instrument, kind: "instrument_b" });
     expect((await listCustomKinds(handle.db, tenantB)).map((k) => k.kind)).toEqual(["instrument_b"]);
     expect((await listCustomKinds(handle.db, tenantA)).map((k) => k.kind)).toEqual(["instrument"]);
-    await expect(deleteCustomKind(handle.db, ctxB, "instrument")).rejects.toMatchObject({ code: "NOT_FOUND", reason: "unknown_kind" });
+    await expect(deleteCustomKind(handle.db, ctxB, "instrument")).rejects.toMatchObject({
+      code: "NOT_FOUND",
+      reason: "unknown_kind",
+    });
   });
 
   it("writes and forgets cards of a custom kind (read with the tenant's policy for a write, and for a selector naming it)", async () => {
-    const [id] = await writeCards(handle.db, agentContext(tenantA), createOp("instrument", { title: "Plays cello", content: "The user plays the cello.", valueJson: "cello" }, { itemKey: "cello" }));
-    const forgot = await memoryForget(handle.db, personContext(tenantA), { selector: { kind: "hobby.instrument", valueJson: "cello" }, reason: "the user asked" });
+    const [id] = await writeCards(
+      handle.db,
+      agentContext(tenantA),
+      createOp(
+        "instrument",
+        { title: "Plays cello", content: "The user plays the cello.", valueJson: "cello" },
+        { itemKey: "cello" },
+      ),
+    );
+    const forgot = await memoryForget(handle.db, personContext(tenantA), {
+      selector: { kind: "hobby.instrument", valueJson: "cello" },
+      reason: "the user asked",
+    });
     expect(forgot).toMatchObject({ done: true, deletedIds: [id] });
   });
 
@@ -127,14 +163,24 @@ describe(`custom kinds (${TEST_BACKEND})`, () => {
       updatedByType: "user" as const,
     };
     await handle.db.insert(memoryNodes).values(card);
-    await expect(deleteCustomKind(handle.db, ctxA, "instrument")).rejects.toMatchObject({ code: "CONFLICT", reason: "kind_in_use" });
-    await handle.db.update(memoryNodes).set({ status: "expired" }).where(and(eq(memoryNodes.tenantId, tenantA), eq(memoryNodes.id, card.id)));
+    await expect(deleteCustomKind(handle.db, ctxA, "instrument")).rejects.toMatchObject({
+      code: "CONFLICT",
+      reason: "kind_in_use",
+    });
+    await handle.db
+      .update(memoryNodes)
+      .set({ status: "expired" })
+      .where(and(eq(memoryNodes.tenantId, tenantA), eq(memoryNodes.id, card.id)));
 
     const removed = await deleteCustomKind(handle.db, ctxA, "instrument");
     expect(removed.kind).toBe("instrument");
     expect(await listCustomKinds(handle.db, tenantA)).toEqual([]);
     const events = await kindEvents(tenantA);
-    expect(events.at(-1)).toMatchObject({ reason: "custom kind deleted", after: null, metadata: { kind: "instrument" } });
+    expect(events.at(-1)).toMatchObject({
+      reason: "custom kind deleted",
+      after: null,
+      metadata: { kind: "instrument" },
+    });
     expect(events.at(-1)!.before).toMatchObject({ kind: "instrument" });
     expect(await kindEvents(tenantB)).toHaveLength(1);
   });

@@ -13,7 +13,10 @@ import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db
 import { agentContext, createTenant } from "../support/memory";
 
 /** The local provider with its vectors counting fully, so a test can see the vector signal. */
-const local: EmbeddingProvider = { ...createLocalEmbeddingProvider({ model: "test-hash", dimensions: 64 }), signalWeight: 1 };
+const local: EmbeddingProvider = {
+  ...createLocalEmbeddingProvider({ model: "test-hash", dimensions: 64 }),
+  signalWeight: 1,
+};
 const failing: EmbeddingProvider = {
   ...local,
   embed: async () => {
@@ -21,7 +24,13 @@ const failing: EmbeddingProvider = {
   },
 };
 
-const card = (itemKey: string, content: string) => ({ op: "create", kind: "custom_fact", itemKey, explicitUserIntent: true, node: { title: itemKey, content, valueJson: itemKey } });
+const card = (itemKey: string, content: string) => ({
+  op: "create",
+  kind: "custom_fact",
+  itemKey,
+  explicitUserIntent: true,
+  node: { title: itemKey, content, valueJson: itemKey },
+});
 
 describe(`embeddings through the job queue (${TEST_BACKEND})`, () => {
   let handle: TestDatabase;
@@ -30,20 +39,38 @@ describe(`embeddings through the job queue (${TEST_BACKEND})`, () => {
   });
   afterAll(async () => handle?.destroy());
 
-  const jobsOf = (tenantId: string) => handle.db.select().from(memoryJobs).where(and(eq(memoryJobs.tenantId, tenantId), eq(memoryJobs.type, "embed")));
-  const vectorsOf = (tenantId: string) => handle.db.select().from(memoryEmbeddings).where(eq(memoryEmbeddings.tenantId, tenantId));
+  const jobsOf = (tenantId: string) =>
+    handle.db
+      .select()
+      .from(memoryJobs)
+      .where(and(eq(memoryJobs.tenantId, tenantId), eq(memoryJobs.type, "embed")));
+  const vectorsOf = (tenantId: string) =>
+    handle.db.select().from(memoryEmbeddings).where(eq(memoryEmbeddings.tenantId, tenantId));
   /** Other tenants' jobs stay out of these tests: only this tenant's become due. */
-  const isolate = (tenantId: string) => handle.db.update(memoryJobs).set({ runAt: sql`now() + interval '1 day'` }).where(sql`${memoryJobs.tenantId} <> ${tenantId} and ${memoryJobs.status} = 'queued'`);
+  const isolate = (tenantId: string) =>
+    handle.db
+      .update(memoryJobs)
+      .set({ runAt: sql`now() + interval '1 day'` })
+      .where(sql`${memoryJobs.tenantId} <> ${tenantId} and ${memoryJobs.status} = 'queued'`);
 
   it("queues one embed job per new revision in the write's transaction, none for a noop or a failed batch", async () => {
     const tenantId = await createTenant(handle.db);
     const ctx = agentContext(tenantId);
-    const first = await memoryWrite(handle.db, ctx, { operations: [card("garden", "Grows tomatoes."), card("bike", "Rides a red bike.")] });
+    const first = await memoryWrite(handle.db, ctx, {
+      operations: [card("garden", "Grows tomatoes."), card("bike", "Rides a red bike.")],
+    });
     const jobs = await jobsOf(tenantId);
-    expect(jobs.map((j) => j.dedupeKey).sort()).toEqual(first.results.map((r) => embedJobKey({ kind: "node", id: r.nodeId! })).sort());
+    expect(jobs.map((j) => j.dedupeKey).sort()).toEqual(
+      first.results.map((r) => embedJobKey({ kind: "node", id: r.nodeId! })).sort(),
+    );
     expect(jobs.every((j) => j.status === "queued" && (j.payload as { kind: string }).kind === "node")).toBe(true);
     await memoryWrite(handle.db, ctx, { operations: [card("garden", "Grows tomatoes.")] });
-    const failed = await memoryWrite(handle.db, ctx, { operations: [card("car", "Drives a car."), { op: "create", kind: "no_such_kind", node: { title: "x", content: "y" } }] });
+    const failed = await memoryWrite(handle.db, ctx, {
+      operations: [
+        card("car", "Drives a car."),
+        { op: "create", kind: "no_such_kind", node: { title: "x", content: "y" } },
+      ],
+    });
     expect(failed.done).toBe(false);
     expect(await jobsOf(tenantId)).toHaveLength(2);
   });
@@ -51,7 +78,9 @@ describe(`embeddings through the job queue (${TEST_BACKEND})`, () => {
   it("processes due jobs: embeds, stores model/dimensions/content hash, marks them done; search then uses vectors", async () => {
     const tenantId = await createTenant(handle.db);
     const ctx = agentContext(tenantId);
-    const written = await memoryWrite(handle.db, ctx, { operations: [card("herbs", "Avoids cilantro and parsley in every dish."), card("rust", "Writes Rust at work.")] });
+    const written = await memoryWrite(handle.db, ctx, {
+      operations: [card("herbs", "Avoids cilantro and parsley in every dish."), card("rust", "Writes Rust at work.")],
+    });
     await isolate(tenantId);
     const run = await processEmbedJobs(handle.db, { provider: local, limit: 50 });
     expect(run).toMatchObject({ leased: 2, succeeded: 2, retried: 0, dead: 0, embedded: 2 });
@@ -71,11 +100,19 @@ describe(`embeddings through the job queue (${TEST_BACKEND})`, () => {
     // Switching models or sizes: cards without a vector for the new one are queued again.
     expect(await enqueueMissingEmbeddings(handle.db, { tenantId, model: "test-hash", dimensions: 64 })).toBe(0);
     expect(await enqueueMissingEmbeddings(handle.db, { tenantId, model: "test-hash", dimensions: 128 })).toBe(2);
-    await handle.db.update(memoryJobs).set({ status: "succeeded" }).where(and(eq(memoryJobs.tenantId, tenantId), eq(memoryJobs.status, "queued")));
+    await handle.db
+      .update(memoryJobs)
+      .set({ status: "succeeded" })
+      .where(and(eq(memoryJobs.tenantId, tenantId), eq(memoryJobs.status, "queued")));
     expect(await enqueueMissingEmbeddings(handle.db, { tenantId, model: "another-model", dimensions: 64 })).toBe(2);
     expect((await jobsOf(tenantId)).filter((j) => j.status === "queued")).toHaveLength(2);
     // Re-embedding unchanged text is skipped by its content hash.
-    expect(await embedTargets(handle.db, local, { tenantId, targets: written.results.map((r) => ({ kind: "node" as const, id: r.nodeId! })) })).toMatchObject({ embedded: 0, unchanged: 2 });
+    expect(
+      await embedTargets(handle.db, local, {
+        tenantId,
+        targets: written.results.map((r) => ({ kind: "node" as const, id: r.nodeId! })),
+      }),
+    ).toMatchObject({ embedded: 0, unchanged: 2 });
   });
 
   it("searches without any vector stored, and without a provider", async () => {
@@ -91,9 +128,14 @@ describe(`embeddings through the job queue (${TEST_BACKEND})`, () => {
 
   it("keeps a batch's leases while a slow provider embeds it: no second worker embeds the same cards", async () => {
     const tenantId = await createTenant(handle.db);
-    await memoryWrite(handle.db, agentContext(tenantId), { operations: [card("kiln", "Fires pottery in a kiln."), card("loom", "Weaves on a loom.")] });
+    await memoryWrite(handle.db, agentContext(tenantId), {
+      operations: [card("kiln", "Fires pottery in a kiln."), card("loom", "Weaves on a loom.")],
+    });
     await isolate(tenantId);
-    const slow: EmbeddingProvider = { ...local, embed: async (texts) => new Promise((resolve) => setTimeout(() => resolve(local.embed(texts)), 3500)) };
+    const slow: EmbeddingProvider = {
+      ...local,
+      embed: async (texts) => new Promise((resolve) => setTimeout(() => resolve(local.embed(texts)), 3500)),
+    };
     // Lease 1.5 s, renewed every 0.5 s (a loaded CI machine may stall a renewal for a while).
     const first = processEmbedJobs(handle.db, { provider: slow, leaseMs: 1500, workerId: "slow-embedder" });
     await new Promise((r) => setTimeout(r, 2500)); // past the first lease
@@ -114,11 +156,19 @@ describe(`embeddings through the job queue (${TEST_BACKEND})`, () => {
     const first = await processEmbedJobs(handle.db, { provider: failing });
     expect(first).toMatchObject({ leased: 1, succeeded: 0, retried: 1, dead: 0 });
     const [queued] = await jobsOf(tenantId);
-    expect(queued).toMatchObject({ status: "queued", attempts: 1, leasedBy: null, lastError: expect.stringContaining("503") });
+    expect(queued).toMatchObject({
+      status: "queued",
+      attempts: 1,
+      leasedBy: null,
+      lastError: expect.stringContaining("503"),
+    });
     expect(queued!.runAt.getTime()).toBeGreaterThan(Date.now() + 2000);
     expect(await processEmbedJobs(handle.db, { provider: failing })).toMatchObject({ leased: 0 });
 
-    await handle.db.update(memoryJobs).set({ runAt: sql`now()` }).where(eq(memoryJobs.tenantId, tenantId));
+    await handle.db
+      .update(memoryJobs)
+      .set({ runAt: sql`now()` })
+      .where(eq(memoryJobs.tenantId, tenantId));
     expect(await processEmbedJobs(handle.db, { provider: failing })).toMatchObject({ leased: 1, dead: 1 });
     const [dead] = await jobsOf(tenantId);
     expect(dead).toMatchObject({ status: "dead", attempts: 2 });
@@ -127,30 +177,57 @@ describe(`embeddings through the job queue (${TEST_BACKEND})`, () => {
 
   it("embeds the rest of a batch when the provider refuses one input for good, and dead-letters only that one", async () => {
     const tenantId = await createTenant(handle.db);
-    await memoryWrite(handle.db, agentContext(tenantId), { operations: [card("violin", "Plays the violin."), card("novel", `Writing a novel: ${"长文".repeat(50)}`), card("chess", "Plays chess.")] });
+    await memoryWrite(handle.db, agentContext(tenantId), {
+      operations: [
+        card("violin", "Plays the violin."),
+        card("novel", `Writing a novel: ${"长文".repeat(50)}`),
+        card("chess", "Plays chess."),
+      ],
+    });
     await isolate(tenantId);
     // An endpoint that refuses one input as too long (HTTP 400: not retryable), and so every batch holding it.
     const picky: EmbeddingProvider = {
       ...local,
       embed: async (texts) => {
-        if (texts.some((t) => t.includes("长文"))) throw new EmbeddingProviderError("embedding_http_error", "The embedding endpoint answered HTTP 400: input too long.", false);
+        if (texts.some((t) => t.includes("长文")))
+          throw new EmbeddingProviderError(
+            "embedding_http_error",
+            "The embedding endpoint answered HTTP 400: input too long.",
+            false,
+          );
         return local.embed(texts);
       },
     };
-    expect(await processEmbedJobs(handle.db, { provider: picky })).toMatchObject({ leased: 3, succeeded: 2, dead: 1, retried: 0 });
+    expect(await processEmbedJobs(handle.db, { provider: picky })).toMatchObject({
+      leased: 3,
+      succeeded: 2,
+      dead: 1,
+      retried: 0,
+    });
     const jobs = await jobsOf(tenantId);
     expect(jobs.map((j) => j.status).sort()).toEqual(["dead", "succeeded", "succeeded"]);
-    expect(jobs.find((j) => j.status === "dead")).toMatchObject({ attempts: 1, lastError: expect.stringContaining("HTTP 400") });
+    expect(jobs.find((j) => j.status === "dead")).toMatchObject({
+      attempts: 1,
+      lastError: expect.stringContaining("HTTP 400"),
+    });
     expect(await vectorsOf(tenantId)).toHaveLength(2);
   });
 
   it("takes over a job whose lease ran out, and never gives one job to two workers", async () => {
     const tenantId = await createTenant(handle.db);
-    const written = await memoryWrite(handle.db, agentContext(tenantId), { operations: ["a", "b", "c", "d", "e", "f"].map((k) => card(`item_${k}`, `Item ${k}.`)) });
+    const written = await memoryWrite(handle.db, agentContext(tenantId), {
+      operations: ["a", "b", "c", "d", "e", "f"].map((k) => card(`item_${k}`, `Item ${k}.`)),
+    });
     await isolate(tenantId);
     const [stale] = await jobsOf(tenantId);
-    await handle.db.update(memoryJobs).set({ status: "running", leasedBy: "dead-worker", leasedUntil: sql`now() - interval '1 minute'`, attempts: 1 }).where(eq(memoryJobs.id, stale!.id));
-    const [one, two] = await Promise.all([processEmbedJobs(handle.db, { provider: local, limit: 4, workerId: "w1" }), processEmbedJobs(handle.db, { provider: local, limit: 4, workerId: "w2" })]);
+    await handle.db
+      .update(memoryJobs)
+      .set({ status: "running", leasedBy: "dead-worker", leasedUntil: sql`now() - interval '1 minute'`, attempts: 1 })
+      .where(eq(memoryJobs.id, stale!.id));
+    const [one, two] = await Promise.all([
+      processEmbedJobs(handle.db, { provider: local, limit: 4, workerId: "w1" }),
+      processEmbedJobs(handle.db, { provider: local, limit: 4, workerId: "w2" }),
+    ]);
     expect(one.leased + two.leased).toBe(6);
     expect(one.succeeded + two.succeeded).toBe(6);
     expect(await vectorsOf(tenantId)).toHaveLength(written.results.length);
@@ -160,11 +237,30 @@ describe(`embeddings through the job queue (${TEST_BACKEND})`, () => {
   it("embeds one job for a general worker, and evidence messages too", async () => {
     const tenantId = await createTenant(handle.db);
     const ctx = agentContext(tenantId);
-    const { messages } = await appendMessages(handle.db, ctx, { sessionId: "s1", userScopeId: "u1", messages: [{ role: "user", content: "My cat Miso loves sardines." }, { role: "user", content: "The weather is grey." }] });
-    const outcome = await handleEmbedJob(handle.db, { tenantId, payload: { kind: "message", id: messages[0]!.id } }, local);
+    const { messages } = await appendMessages(handle.db, ctx, {
+      sessionId: "s1",
+      userScopeId: "u1",
+      messages: [
+        { role: "user", content: "My cat Miso loves sardines." },
+        { role: "user", content: "The weather is grey." },
+      ],
+    });
+    const outcome = await handleEmbedJob(
+      handle.db,
+      { tenantId, payload: { kind: "message", id: messages[0]!.id } },
+      local,
+    );
     expect(outcome).toMatchObject({ model: "test-hash", embedded: 1 });
-    await embedTargets(handle.db, local, { tenantId, targets: messages.map((m) => ({ kind: "message" as const, id: m.id })) });
-    const result = await memorySearch(handle.db, ctx, { queryText: "sardines cat", includeEvidence: true }, { embeddings: local });
+    await embedTargets(handle.db, local, {
+      tenantId,
+      targets: messages.map((m) => ({ kind: "message" as const, id: m.id })),
+    });
+    const result = await memorySearch(
+      handle.db,
+      ctx,
+      { queryText: "sardines cat", includeEvidence: true },
+      { embeddings: local },
+    );
     expect(result.evidence?.[0]?.id).toBe(messages[0]!.id);
     expect(result.evidence?.[0]?.components?.vector).toBeGreaterThan(0);
     await expect(handleEmbedJob(handle.db, { tenantId, payload: {} }, local)).rejects.toThrow(/names no node/);

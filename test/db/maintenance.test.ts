@@ -15,8 +15,22 @@ describe(`embedded database maintenance (${TEST_BACKEND})`, () => {
 
   it("gives the planner and search their statistics (PGlite has no autovacuum to do it)", async () => {
     const ctx = agentContext(await createTenant(handle.db));
-    await writeCards(handle.db, ctx, ...Array.from({ length: 30 }, (_, i) => create("custom_fact", { title: `Note ${i}`, content: `The walrus report, part ${i}.` }, { itemKey: `walrus_${i}` })));
-    const stats = () => queryRows<{ n: number | string }>(handle.db, sql`select count(*) as n from pg_stats where tablename = 'memory_nodes' and attname = 'search_vector'`);
+    await writeCards(
+      handle.db,
+      ctx,
+      ...Array.from({ length: 30 }, (_, i) =>
+        create(
+          "custom_fact",
+          { title: `Note ${i}`, content: `The walrus report, part ${i}.` },
+          { itemKey: `walrus_${i}` },
+        ),
+      ),
+    );
+    const stats = () =>
+      queryRows<{ n: number | string }>(
+        handle.db,
+        sql`select count(*) as n from pg_stats where tablename = 'memory_nodes' and attname = 'search_vector'`,
+      );
     const ms = await maintainEmbeddedDatabase(handle.db);
     expect(ms).toBeGreaterThan(0);
     expect(Number((await stats())[0]!.n)).toBe(1);
@@ -26,11 +40,17 @@ describe(`embedded database maintenance (${TEST_BACKEND})`, () => {
 
   it("runs on its timer and stops when aborted", async () => {
     const stop = new AbortController();
-    const before = await queryRows<{ n: number | string }>(handle.db, sql`select coalesce(sum(vacuum_count + autovacuum_count), 0) as n from pg_stat_user_tables where relname = 'memory_nodes'`);
+    const before = await queryRows<{ n: number | string }>(
+      handle.db,
+      sql`select coalesce(sum(vacuum_count + autovacuum_count), 0) as n from pg_stat_user_tables where relname = 'memory_nodes'`,
+    );
     scheduleMaintenance(handle.db, { vacuum: true, signal: stop.signal, firstAfterMs: 10, everyMs: 60_000 });
     await new Promise((r) => setTimeout(r, 1500));
     stop.abort();
-    const after = await queryRows<{ n: number | string }>(handle.db, sql`select coalesce(sum(vacuum_count + autovacuum_count), 0) as n from pg_stat_user_tables where relname = 'memory_nodes'`);
+    const after = await queryRows<{ n: number | string }>(
+      handle.db,
+      sql`select coalesce(sum(vacuum_count + autovacuum_count), 0) as n from pg_stat_user_tables where relname = 'memory_nodes'`,
+    );
     expect(Number(after[0]!.n)).toBeGreaterThan(Number(before[0]!.n));
   });
 });

@@ -41,22 +41,68 @@ describe(`memory that forms by itself (${TEST_BACKEND})`, () => {
     const { t, u, ctx } = await capturingAgent(handle.db);
     // Half the turns are extracted one by one (a job per turn), the rest in one run.
     for (let n = 1; n <= 7; n++) {
-      await appendMessages(handle.db, ctx, { sessionId: "trip", userScopeId: u, messages: [{ role: "user", content: trip(n) }] });
+      await appendMessages(handle.db, ctx, {
+        sessionId: "trip",
+        userScopeId: u,
+        messages: [{ role: "user", content: trip(n) }],
+      });
       await drainJobs(handle.db);
     }
-    await appendMessages(handle.db, ctx, { sessionId: "trip", userScopeId: u, messages: Array.from({ length: 7 }, (_, i) => ({ role: "user" as const, content: trip(i + 8) })) });
+    await appendMessages(handle.db, ctx, {
+      sessionId: "trip",
+      userScopeId: u,
+      messages: Array.from({ length: 7 }, (_, i) => ({ role: "user" as const, content: trip(i + 8) })),
+    });
     await drainJobs(handle.db);
-    const budget = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.itemKey, "budget")));
+    const budget = await handle.db
+      .select()
+      .from(memoryNodes)
+      .where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.itemKey, "budget")));
     expect(budget.map((card) => [card.revision, card.status, card.valueJson])).toEqual([[1, "active", "5万"]]);
-    const noops = await handle.db.select().from(memoryAuditEvents).where(and(eq(memoryAuditEvents.tenantId, t), eq(memoryAuditEvents.nodeId, budget[0]!.id), eq(memoryAuditEvents.eventType, "noop")));
+    const noops = await handle.db
+      .select()
+      .from(memoryAuditEvents)
+      .where(
+        and(
+          eq(memoryAuditEvents.tenantId, t),
+          eq(memoryAuditEvents.nodeId, budget[0]!.id),
+          eq(memoryAuditEvents.eventType, "noop"),
+        ),
+      );
     expect(noops).toHaveLength(13);
     // The goal and the destination became cards too, inferred (session scope), each at revision 1.
-    const cards = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.status, "active")));
+    const cards = await handle.db
+      .select()
+      .from(memoryNodes)
+      .where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.status, "active")));
     const goal = cards.find((card) => card.kind === "long_term_goal");
-    expect(goal).toMatchObject({ valueJson: "北京的旅行计划", revision: 1, scopeType: "session", explicitUserIntent: false });
+    expect(goal).toMatchObject({
+      valueJson: "北京的旅行计划",
+      revision: 1,
+      scopeType: "session",
+      explicitUserIntent: false,
+    });
     expect(cards.find((card) => card.itemKey === "trip_北京")).toMatchObject({ valueJson: "北京", revision: 1 });
     // Each card cites the turn it came from: the first one that said it.
-    const [firstTurn] = await handle.db.select().from(memoryMessages).where(and(eq(memoryMessages.tenantId, t), eq(memoryMessages.seq, Math.min(...(await handle.db.select({ seq: memoryMessages.seq }).from(memoryMessages).where(eq(memoryMessages.tenantId, t))).map((m) => m.seq)))));
+    const [firstTurn] = await handle.db
+      .select()
+      .from(memoryMessages)
+      .where(
+        and(
+          eq(memoryMessages.tenantId, t),
+          eq(
+            memoryMessages.seq,
+            Math.min(
+              ...(
+                await handle.db
+                  .select({ seq: memoryMessages.seq })
+                  .from(memoryMessages)
+                  .where(eq(memoryMessages.tenantId, t))
+              ).map((m) => m.seq),
+            ),
+          ),
+        ),
+      );
     expect(goal!.sourceMessageIds).toEqual([firstTurn!.id]);
     // The summary states the goal and the budget, in its fields and in its text, once each.
     const summary = await getLatestSummary(handle.db, { tenantId: t, sessionId: "trip" });
@@ -69,30 +115,55 @@ describe(`memory that forms by itself (${TEST_BACKEND})`, () => {
   it("supersedes a card when the user corrects it, in Chinese and English, and says so in the audit", async () => {
     const { t, u, ctx } = await capturingAgent(handle.db);
     const say = async (content: string) => {
-      await appendMessages(handle.db, ctx, { sessionId: "trip", userScopeId: u, messages: [{ role: "user", content }] });
+      await appendMessages(handle.db, ctx, {
+        sessionId: "trip",
+        userScopeId: u,
+        messages: [{ role: "user", content }],
+      });
       await drainJobs(handle.db);
     };
     await say("我住在北京，平时上班很忙。");
     await say("其实我住的不是北京，而是深圳。");
-    const homes = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.kind, "home_location")));
+    const homes = await handle.db
+      .select()
+      .from(memoryNodes)
+      .where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.kind, "home_location")));
     expect(homes.map((card) => [card.revision, card.status, card.valueJson]).sort()).toEqual([
       [1, "superseded", { city: "北京" }],
       [2, "active", { city: "深圳" }],
     ]);
-    const [audit] = await handle.db.select().from(memoryAuditEvents).where(and(eq(memoryAuditEvents.tenantId, t), eq(memoryAuditEvents.eventType, "supersede")));
+    const [audit] = await handle.db
+      .select()
+      .from(memoryAuditEvents)
+      .where(and(eq(memoryAuditEvents.tenantId, t), eq(memoryAuditEvents.eventType, "supersede")));
     expect(audit?.reason).toBe("user corrected an earlier statement");
     await say("I really love jazz concerts.");
     await say("I don't like jazz concerts anymore.");
-    const tastes = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.kind, "custom_fact")));
-    expect(tastes.filter((card) => card.status === "active").map((card) => card.itemKey)).toEqual(["dislikes_jazz_concerts"]);
+    const tastes = await handle.db
+      .select()
+      .from(memoryNodes)
+      .where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.kind, "custom_fact")));
+    expect(tastes.filter((card) => card.status === "active").map((card) => card.itemKey)).toEqual([
+      "dislikes_jazz_concerts",
+    ]);
     expect(tastes.find((card) => card.itemKey === "likes_jazz_concerts")?.status).toBe("superseded");
   });
 
   it("marks an extracted card explicit only when the user asked to remember it", async () => {
     const { t, u, ctx } = await capturingAgent(handle.db);
-    await appendMessages(handle.db, ctx, { sessionId: "trip", userScopeId: u, messages: [{ role: "user", content: "Remember: my wife Anna is allergic to cats." }, { role: "user", content: "My brother Tom lives nearby." }] });
+    await appendMessages(handle.db, ctx, {
+      sessionId: "trip",
+      userScopeId: u,
+      messages: [
+        { role: "user", content: "Remember: my wife Anna is allergic to cats." },
+        { role: "user", content: "My brother Tom lives nearby." },
+      ],
+    });
     await drainJobs(handle.db);
-    const people = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.kind, "personal_relationship")));
+    const people = await handle.db
+      .select()
+      .from(memoryNodes)
+      .where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.kind, "personal_relationship")));
     expect(people.map((card) => [card.itemKey, card.explicitUserIntent, card.scopeType]).sort()).toEqual([
       ["anna", true, "user"],
       ["tom", false, "session"],
@@ -105,15 +176,27 @@ describe(`memory that forms by itself (${TEST_BACKEND})`, () => {
     const server = http.createServer((_req, res) => void hanging.push(res));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     try {
-      const llm = createLlmClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, model: "stand-in", apiKey: "test", timeoutMs: 150 });
+      const llm = createLlmClient({
+        baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+        model: "stand-in",
+        apiKey: "test",
+        timeoutMs: 150,
+      });
       const { t, u, ctx } = await capturingAgent(handle.db);
-      await appendMessages(handle.db, ctx, { sessionId: "trip", userScopeId: u, messages: Array.from({ length: 10 }, (_, i) => ({ role: "user" as const, content: trip(i + 1) })) });
+      await appendMessages(handle.db, ctx, {
+        sessionId: "trip",
+        userScopeId: u,
+        messages: Array.from({ length: 10 }, (_, i) => ({ role: "user" as const, content: trip(i + 1) })),
+      });
       await drainJobs(handle.db, treeJobHandlers(llm));
       expect(hanging.length).toBeGreaterThan(0);
       const summary = await getLatestSummary(handle.db, { tenantId: t, sessionId: "trip" });
       expect(summary).toMatchObject({ generator: "rules", currentGoal: "北京的旅行计划" });
       expect(summary!.constraints).toContain("预算 5万");
-      const budget = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.itemKey, "budget")));
+      const budget = await handle.db
+        .select()
+        .from(memoryNodes)
+        .where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.itemKey, "budget")));
       expect(budget.map((card) => [card.revision, card.status])).toEqual([[1, "active"]]);
     } finally {
       for (const res of hanging) res.destroy();
@@ -122,10 +205,19 @@ describe(`memory that forms by itself (${TEST_BACKEND})`, () => {
   });
 
   it("lets a person review extracted cards: accept makes one explicit, reject forgets it with the reason, both audited", async () => {
-    const account = await registerAccount(handle.db, { email: `reviewer-${Date.now()}@example.com`, password: "correct horse battery", name: "Rae", openSignup: true });
+    const account = await registerAccount(handle.db, {
+      email: `reviewer-${Date.now()}@example.com`,
+      password: "correct horse battery",
+      name: "Rae",
+      openSignup: true,
+    });
     const t = account.tenantId;
     const by = { tenantId: t, actor: { type: "user" as const, id: account.user.id } };
-    const turn = await appendMessages(handle.db, by, { sessionId: "review", userScopeId: account.user.id, messages: [{ role: "user", content: "My brother Tom lives nearby. I really love jazz concerts." }] });
+    const turn = await appendMessages(handle.db, by, {
+      sessionId: "review",
+      userScopeId: account.user.id,
+      messages: [{ role: "user", content: "My brother Tom lives nearby. I really love jazz concerts." }],
+    });
     await drainJobs(handle.db);
     const api = callerAs(handle.db, { userId: account.user.id });
     const before = await api.memory.session({ sessionId: "review" });
@@ -136,9 +228,24 @@ describe(`memory that forms by itself (${TEST_BACKEND})`, () => {
     const brother = pending.find((c) => c.kind === "personal_relationship")!;
     const jazz = pending.find((c) => c.kind === "custom_fact")!;
 
-    const accepted = await api.memory.write({ operations: [{ op: "update", targetId: brother.id, expectedRevision: brother.revision, node: {}, reason: "accepted in review" }] });
+    const accepted = await api.memory.write({
+      operations: [
+        {
+          op: "update",
+          targetId: brother.id,
+          expectedRevision: brother.revision,
+          node: {},
+          reason: "accepted in review",
+        },
+      ],
+    });
     expect(accepted.results[0]).toMatchObject({ status: "updated", revision: 2 });
-    const rejected = await api.memory.forget({ id: jazz.id, expectedRevision: jazz.revision, mode: "soft", reason: "not true any more" });
+    const rejected = await api.memory.forget({
+      id: jazz.id,
+      expectedRevision: jazz.revision,
+      mode: "soft",
+      reason: "not true any more",
+    });
     expect(rejected.done).toBe(true);
 
     const after = await api.memory.session({ sessionId: "review" });
@@ -146,30 +253,71 @@ describe(`memory that forms by itself (${TEST_BACKEND})`, () => {
     expect(brotherNow).toMatchObject({ explicit: true, extracted: false, status: "active", revision: 2 });
     expect(after.cards.find((c) => c.id === jazz.id)?.status).toBe("deleted");
     const audits = await handle.db.select().from(memoryAuditEvents).where(eq(memoryAuditEvents.tenantId, t));
-    expect(audits.find((a) => a.nodeId === brotherNow.id)).toMatchObject({ eventType: "update", reason: "accepted in review" });
+    expect(audits.find((a) => a.nodeId === brotherNow.id)).toMatchObject({
+      eventType: "update",
+      reason: "accepted in review",
+    });
     expect(audits.find((a) => a.nodeId === jazz.id && a.reason === "not true any more")).toBeDefined();
   });
 
   it("caps what one session's chit-chat turns into cards per hour", async () => {
     const { t, u, ctx } = await capturingAgent(handle.db);
     const start = Date.parse("2026-05-01T10:00:00Z");
-    const say = (minutes: number, content: string) => ({ role: "user" as const, content, createdAt: new Date(start + minutes * 60_000) });
+    const say = (minutes: number, content: string) => ({
+      role: "user" as const,
+      content,
+      createdAt: new Date(start + minutes * 60_000),
+    });
     const hobbies = ["hiking", "chess", "pottery", "jazz", "surfing", "baking"];
     // Six new likes within the first hour, then two more an hour and a half later.
-    await appendMessages(handle.db, ctx, { sessionId: "chatty", userScopeId: u, messages: [...hobbies.map((h, i) => say(i * 5, `I really love ${h}.`)), say(95, "I really love painting."), say(100, "I really love cycling.")] });
-    const run = await extractFromSession(handle.db, { tenantId: t, sessionId: "chatty", llm: null, maxCardsPerHour: 4 });
+    await appendMessages(handle.db, ctx, {
+      sessionId: "chatty",
+      userScopeId: u,
+      messages: [
+        ...hobbies.map((h, i) => say(i * 5, `I really love ${h}.`)),
+        say(95, "I really love painting."),
+        say(100, "I really love cycling."),
+      ],
+    });
+    const run = await extractFromSession(handle.db, {
+      tenantId: t,
+      sessionId: "chatty",
+      llm: null,
+      maxCardsPerHour: 4,
+    });
     expect(run).toMatchObject({ written: 6, capped: 2 });
-    const cards = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.status, "active")));
-    expect(cards.map((c) => c.itemKey).sort()).toEqual(["likes_chess", "likes_cycling", "likes_hiking", "likes_jazz", "likes_painting", "likes_pottery"]);
+    const cards = await handle.db
+      .select()
+      .from(memoryNodes)
+      .where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.status, "active")));
+    expect(cards.map((c) => c.itemKey).sort()).toEqual([
+      "likes_chess",
+      "likes_cycling",
+      "likes_hiking",
+      "likes_jazz",
+      "likes_painting",
+      "likes_pottery",
+    ]);
   });
 
   it("still supersedes the budget when a later turn changes its value", async () => {
     const { t, u, ctx } = await capturingAgent(handle.db);
-    await appendMessages(handle.db, ctx, { sessionId: "trip", userScopeId: u, messages: [{ role: "user", content: trip(1) }] });
+    await appendMessages(handle.db, ctx, {
+      sessionId: "trip",
+      userScopeId: u,
+      messages: [{ role: "user", content: trip(1) }],
+    });
     await drainJobs(handle.db);
-    await appendMessages(handle.db, ctx, { sessionId: "trip", userScopeId: u, messages: [{ role: "user", content: "预算改成8万吧。" }] });
+    await appendMessages(handle.db, ctx, {
+      sessionId: "trip",
+      userScopeId: u,
+      messages: [{ role: "user", content: "预算改成8万吧。" }],
+    });
     await drainJobs(handle.db);
-    const budget = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.itemKey, "budget")));
+    const budget = await handle.db
+      .select()
+      .from(memoryNodes)
+      .where(and(eq(memoryNodes.tenantId, t), eq(memoryNodes.itemKey, "budget")));
     expect(budget.map((card) => [card.revision, card.status, card.valueJson]).sort()).toEqual([
       [1, "superseded", "5万"],
       [2, "active", "8万"],

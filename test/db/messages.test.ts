@@ -3,7 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryMessages, tenants } from "~/db/schema";
 import type { Actor } from "~/server/memory/call-context";
 import { appendMessages, deterministicMessageId } from "~/server/memory/evidence/messages";
-import { getMessagesByIds, listRecentMessages, listSessions, resolveTrustedMessageIds } from "~/server/memory/store/messages";
+import {
+  getMessagesByIds,
+  listRecentMessages,
+  listSessions,
+  resolveTrustedMessageIds,
+} from "~/server/memory/store/messages";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 
 const agent: Actor = { type: "api_key", id: "key_test" };
@@ -25,7 +30,10 @@ describe(`message log (${TEST_BACKEND})`, () => {
   afterAll(async () => handle?.destroy());
 
   const rowsOf = (tenantId: string, sessionId: string) =>
-    handle.db.select().from(memoryMessages).where(and(eq(memoryMessages.tenantId, tenantId), eq(memoryMessages.sessionId, sessionId)));
+    handle.db
+      .select()
+      .from(memoryMessages)
+      .where(and(eq(memoryMessages.tenantId, tenantId), eq(memoryMessages.sessionId, sessionId)));
 
   it("stores a batch chained by parent, with hash, search text and who captured it", async () => {
     const { messages } = await appendMessages(handle.db, ctxA, {
@@ -48,7 +56,10 @@ describe(`message log (${TEST_BACKEND})`, () => {
     expect(raw!.searchText.split(" ")).toEqual(expect.arrayContaining(["香菜", "做饭"]));
 
     // The next call chains onto the latest stored message.
-    const next = await appendMessages(handle.db, ctxA, { sessionId: "s-chain", messages: [{ role: "user", content: "再来一道菜" }] });
+    const next = await appendMessages(handle.db, ctxA, {
+      sessionId: "s-chain",
+      messages: [{ role: "user", content: "再来一道菜" }],
+    });
     const [third] = await getMessagesByIds(handle.db, { tenantId: tenantA, ids: [next.messages[0]!.id] });
     expect(third!.parentId).toBe(messages[1]!.id);
   });
@@ -68,14 +79,20 @@ describe(`message log (${TEST_BACKEND})`, () => {
     // Re-sending the last message plus a new one stores only the new one.
     const overlap = await appendMessages(handle.db, ctxA, {
       sessionId: "s-retry",
-      messages: [{ role: "assistant", content: "hi there" }, { role: "user", content: "how are you?" }],
+      messages: [
+        { role: "assistant", content: "hi there" },
+        { role: "user", content: "how are you?" },
+      ],
     });
     expect(overlap.messages.map((m) => m.duplicate)).toEqual([true, false]);
     expect(await rowsOf(tenantA, "s-retry")).toHaveLength(3);
   });
 
   it("stores a batch sent twice at once only once", async () => {
-    const batch = [{ role: "user" as const, content: "parallel" }, { role: "assistant" as const, content: "reply" }];
+    const batch = [
+      { role: "user" as const, content: "parallel" },
+      { role: "assistant" as const, content: "reply" },
+    ];
     const [a, b] = await Promise.all([
       appendMessages(handle.db, ctxA, { sessionId: "s-race", messages: batch }),
       appendMessages(handle.db, ctxA, { sessionId: "s-race", messages: batch }),
@@ -95,7 +112,9 @@ describe(`message log (${TEST_BACKEND})`, () => {
     const again = await appendMessages(handle.db, ctxA, { sessionId: "s-secret", messages: [said] });
     expect(again.messages[0]).toMatchObject({ id: first.messages[0]!.id, duplicate: true });
     const [row] = await rowsOf(tenantA, "s-secret");
-    expect(row!.content).toBe("Deploy with key [REDACTED:api_key] and password: [REDACTED:password], then email ops@example.com");
+    expect(row!.content).toBe(
+      "Deploy with key [REDACTED:api_key] and password: [REDACTED:password], then email ops@example.com",
+    );
     expect(row!.searchText).not.toContain("hunter2");
     // The host's metadata too: it was stored as sent.
     expect(row!.metadata).toMatchObject({ client: "cli", raw: { text: "password: [REDACTED:password]" } });
@@ -114,7 +133,10 @@ describe(`message log (${TEST_BACKEND})`, () => {
     expect(new Set(messages.map((m) => m.id)).size).toBe(3);
     const later = await appendMessages(handle.db, ctxA, {
       sessionId: "s-repeat",
-      messages: [{ role: "assistant", content: "done" }, { role: "user", content: "ok" }],
+      messages: [
+        { role: "assistant", content: "done" },
+        { role: "user", content: "ok" },
+      ],
     });
     expect(later.messages.map((m) => m.duplicate)).toEqual([false, false]);
     expect(await rowsOf(tenantA, "s-repeat")).toHaveLength(5);
@@ -123,9 +145,19 @@ describe(`message log (${TEST_BACKEND})`, () => {
   it("derives the id from clientMessageId when given, whatever the position", async () => {
     const first = await appendMessages(handle.db, ctxA, {
       sessionId: "s-client",
-      messages: [{ role: "user", content: "same" }, { role: "user", content: "same", clientMessageId: "c-2" }],
+      messages: [
+        { role: "user", content: "same" },
+        { role: "user", content: "same", clientMessageId: "c-2" },
+      ],
     });
-    expect(first.messages[1]!.id).toBe(deterministicMessageId(tenantA, "s-client", { clientMessageId: "c-2", parentId: null, role: "user", content: "x" }));
+    expect(first.messages[1]!.id).toBe(
+      deterministicMessageId(tenantA, "s-client", {
+        clientMessageId: "c-2",
+        parentId: null,
+        role: "user",
+        content: "x",
+      }),
+    );
     // A deliberate repeat with a new client id is kept; the old client id is a duplicate even when sent alone later.
     const second = await appendMessages(handle.db, ctxA, {
       sessionId: "s-client",
@@ -144,40 +176,69 @@ describe(`message log (${TEST_BACKEND})`, () => {
   });
 
   it("accepts an explicit parentId only from the same session", async () => {
-    const base = await appendMessages(handle.db, ctxA, { sessionId: "s-parent", messages: [{ role: "user", content: "root" }] });
-    const other = await appendMessages(handle.db, ctxA, { sessionId: "s-other", messages: [{ role: "user", content: "elsewhere" }] });
+    const base = await appendMessages(handle.db, ctxA, {
+      sessionId: "s-parent",
+      messages: [{ role: "user", content: "root" }],
+    });
+    const other = await appendMessages(handle.db, ctxA, {
+      sessionId: "s-other",
+      messages: [{ role: "user", content: "elsewhere" }],
+    });
     const branch = await appendMessages(handle.db, ctxA, {
       sessionId: "s-parent",
       messages: [{ role: "assistant", content: "branch", parentId: base.messages[0]!.id }],
     });
     expect(branch.messages[0]!.duplicate).toBe(false);
     await expect(
-      appendMessages(handle.db, ctxA, { sessionId: "s-parent", messages: [{ role: "user", content: "x", parentId: other.messages[0]!.id }] }),
+      appendMessages(handle.db, ctxA, {
+        sessionId: "s-parent",
+        messages: [{ role: "user", content: "x", parentId: other.messages[0]!.id }],
+      }),
     ).rejects.toMatchObject({ code: "BAD_REQUEST", reason: "unknown_parent" });
   });
 
   it("rejects empty content, oversized content and oversized batches, writing nothing", async () => {
-    await expect(appendMessages(handle.db, ctxA, { sessionId: "s-bad", messages: [{ role: "user", content: "   " }] })).rejects.toMatchObject({
+    await expect(
+      appendMessages(handle.db, ctxA, { sessionId: "s-bad", messages: [{ role: "user", content: "   " }] }),
+    ).rejects.toMatchObject({
       code: "BAD_REQUEST",
       reason: "empty_content",
     });
     await expect(
-      appendMessages(handle.db, ctxA, { sessionId: "s-bad", messages: [{ role: "user", content: "ok" }, { role: "user", content: "x".repeat(100_001) }] }),
+      appendMessages(handle.db, ctxA, {
+        sessionId: "s-bad",
+        messages: [
+          { role: "user", content: "ok" },
+          { role: "user", content: "x".repeat(100_001) },
+        ],
+      }),
     ).rejects.toMatchObject({ reason: "content_too_long" });
     const tooMany = Array.from({ length: 101 }, (_, i) => ({ role: "user" as const, content: `m${i}` }));
-    await expect(appendMessages(handle.db, ctxA, { sessionId: "s-bad", messages: tooMany })).rejects.toMatchObject({ reason: "too_many_messages" });
-    await expect(appendMessages(handle.db, ctxA, { sessionId: "s-bad", messages: [] })).rejects.toMatchObject({ reason: "no_messages" });
+    await expect(appendMessages(handle.db, ctxA, { sessionId: "s-bad", messages: tooMany })).rejects.toMatchObject({
+      reason: "too_many_messages",
+    });
+    await expect(appendMessages(handle.db, ctxA, { sessionId: "s-bad", messages: [] })).rejects.toMatchObject({
+      reason: "no_messages",
+    });
     expect(await rowsOf(tenantA, "s-bad")).toHaveLength(0);
   });
 
   it("lists the latest messages oldest-first, honouring limit and before", async () => {
     const contents = Array.from({ length: 30 }, (_, i) => `turn ${i}`);
-    await appendMessages(handle.db, ctxA, { sessionId: "s-long", messages: contents.map((content, i) => ({ role: i % 2 ? "assistant" : "user", content })) });
+    await appendMessages(handle.db, ctxA, {
+      sessionId: "s-long",
+      messages: contents.map((content, i) => ({ role: i % 2 ? "assistant" : "user", content })),
+    });
     const recent = await listRecentMessages(handle.db, { tenantId: tenantA, sessionId: "s-long" });
     expect(recent.map((m) => m.content)).toEqual(contents.slice(10));
     const five = await listRecentMessages(handle.db, { tenantId: tenantA, sessionId: "s-long", limit: 5 });
     expect(five.map((m) => m.content)).toEqual(contents.slice(25));
-    const earlier = await listRecentMessages(handle.db, { tenantId: tenantA, sessionId: "s-long", limit: 5, before: five[0]!.seq });
+    const earlier = await listRecentMessages(handle.db, {
+      tenantId: tenantA,
+      sessionId: "s-long",
+      limit: 5,
+      before: five[0]!.seq,
+    });
     expect(earlier.map((m) => m.content)).toEqual(contents.slice(20, 25));
     const capped = await listRecentMessages(handle.db, { tenantId: tenantA, sessionId: "s-long", limit: 10_000 });
     expect(capped).toHaveLength(30);
@@ -185,9 +246,18 @@ describe(`message log (${TEST_BACKEND})`, () => {
   });
 
   it("resolves trusted ids only within the tenant and session", async () => {
-    const mine = await appendMessages(handle.db, ctxA, { sessionId: "s-trust", messages: [{ role: "user", content: "evidence" }] });
-    const otherSession = await appendMessages(handle.db, ctxA, { sessionId: "s-trust-2", messages: [{ role: "user", content: "evidence" }] });
-    const otherTenant = await appendMessages(handle.db, ctxB, { sessionId: "s-trust", messages: [{ role: "user", content: "evidence" }] });
+    const mine = await appendMessages(handle.db, ctxA, {
+      sessionId: "s-trust",
+      messages: [{ role: "user", content: "evidence" }],
+    });
+    const otherSession = await appendMessages(handle.db, ctxA, {
+      sessionId: "s-trust-2",
+      messages: [{ role: "user", content: "evidence" }],
+    });
+    const otherTenant = await appendMessages(handle.db, ctxB, {
+      sessionId: "s-trust",
+      messages: [{ role: "user", content: "evidence" }],
+    });
     const id = mine.messages[0]!.id;
     expect(otherTenant.messages[0]!.id).not.toBe(id);
     const trusted = await resolveTrustedMessageIds(handle.db, {
@@ -199,22 +269,49 @@ describe(`message log (${TEST_BACKEND})`, () => {
   });
 
   it("lists sessions with counts and timestamps, newest activity first, paged", async () => {
-    await appendMessages(handle.db, ctxB, { sessionId: "b-1", userScopeId: "ub", messages: [{ role: "user", content: "one" }, { role: "assistant", content: "two" }] });
-    await appendMessages(handle.db, ctxB, { sessionId: "b-2", userScopeId: "ub", messages: [{ role: "user", content: "three" }] });
-    await appendMessages(handle.db, ctxB, { sessionId: "b-3", userScopeId: "other", messages: [{ role: "user", content: "four" }] });
+    await appendMessages(handle.db, ctxB, {
+      sessionId: "b-1",
+      userScopeId: "ub",
+      messages: [
+        { role: "user", content: "one" },
+        { role: "assistant", content: "two" },
+      ],
+    });
+    await appendMessages(handle.db, ctxB, {
+      sessionId: "b-2",
+      userScopeId: "ub",
+      messages: [{ role: "user", content: "three" }],
+    });
+    await appendMessages(handle.db, ctxB, {
+      sessionId: "b-3",
+      userScopeId: "other",
+      messages: [{ role: "user", content: "four" }],
+    });
     const page = await listSessions(handle.db, { tenantId: tenantB, userScopeId: "ub", limit: 1 });
     expect(page.sessions.map((s) => s.sessionId)).toEqual(["b-2"]);
     expect(page.nextCursor).not.toBeNull();
-    const next = await listSessions(handle.db, { tenantId: tenantB, userScopeId: "ub", limit: 1, cursor: page.nextCursor });
+    const next = await listSessions(handle.db, {
+      tenantId: tenantB,
+      userScopeId: "ub",
+      limit: 1,
+      cursor: page.nextCursor,
+    });
     expect(next.sessions[0]).toMatchObject({ sessionId: "b-1", messageCount: 2, userScopeId: "ub" });
     expect(next.sessions[0]!.firstMessageAt).toBeInstanceOf(Date);
-    expect(next.sessions[0]!.lastMessageAt.getTime()).toBeGreaterThanOrEqual(next.sessions[0]!.firstMessageAt.getTime());
+    expect(next.sessions[0]!.lastMessageAt.getTime()).toBeGreaterThanOrEqual(
+      next.sessions[0]!.firstMessageAt.getTime(),
+    );
     expect(next.nextCursor).toBeNull();
-    await expect(listSessions(handle.db, { tenantId: tenantB, cursor: "nope" })).rejects.toMatchObject({ reason: "invalid_cursor" });
+    await expect(listSessions(handle.db, { tenantId: tenantB, cursor: "nope" })).rejects.toMatchObject({
+      reason: "invalid_cursor",
+    });
   });
 
   it("never shows one tenant's messages to another", async () => {
-    const secret = await appendMessages(handle.db, ctxA, { sessionId: "shared-name", messages: [{ role: "user", content: "A's secret" }] });
+    const secret = await appendMessages(handle.db, ctxA, {
+      sessionId: "shared-name",
+      messages: [{ role: "user", content: "A's secret" }],
+    });
     expect(await listRecentMessages(handle.db, { tenantId: tenantB, sessionId: "shared-name" })).toEqual([]);
     expect(await getMessagesByIds(handle.db, { tenantId: tenantB, ids: [secret.messages[0]!.id] })).toEqual([]);
     const sessionsB = await listSessions(handle.db, { tenantId: tenantB, limit: 200 });

@@ -42,7 +42,11 @@ describe(`metrics (${TEST_BACKEND})`, () => {
   const value = (text: string, name: string, labels: Record<string, string> = {}) =>
     text
       .split("\n")
-      .filter((line) => (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) && Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`)))
+      .filter(
+        (line) =>
+          (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) &&
+          Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`)),
+      )
       .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(" ") + 1)), 0);
 
   it("counts tool calls, their latency and errors by reason, and rate-limit refusals", async () => {
@@ -52,19 +56,34 @@ describe(`metrics (${TEST_BACKEND})`, () => {
     // Clear of a minute's end, so the three allowed calls and the refused one share a window.
     const intoMinute = Date.now() % 60_000;
     if (intoMinute > 55_000) await new Promise((resolve) => setTimeout(resolve, 60_500 - intoMinute));
-    expect((await trpcHttp(handle.db, "tools.memory_search", { bearer: key.secret, body: { queryText: "anything" } })).status).toBe(200);
-    expect((await trpcHttp(handle.db, "tools.memory_search", { bearer: key.secret, body: { queryText: "again" } })).status).toBe(200);
-    const invalid = await trpcHttp(handle.db, "tools.memory_write", { bearer: key.secret, body: { operations: "not a list" } });
+    expect(
+      (await trpcHttp(handle.db, "tools.memory_search", { bearer: key.secret, body: { queryText: "anything" } }))
+        .status,
+    ).toBe(200);
+    expect(
+      (await trpcHttp(handle.db, "tools.memory_search", { bearer: key.secret, body: { queryText: "again" } })).status,
+    ).toBe(200);
+    const invalid = await trpcHttp(handle.db, "tools.memory_write", {
+      bearer: key.secret,
+      body: { operations: "not a list" },
+    });
     expect(invalid.status).toBe(400);
-    expect((await trpcHttp(handle.db, "tools.memory_search", { bearer: key.secret, body: { queryText: "over" } })).status).toBe(429);
+    expect(
+      (await trpcHttp(handle.db, "tools.memory_search", { bearer: key.secret, body: { queryText: "over" } })).status,
+    ).toBe(429);
     const after = await scrape();
 
-    const delta = (name: string, labels: Record<string, string>) => value(after, name, labels) - value(before, name, labels);
+    const delta = (name: string, labels: Record<string, string>) =>
+      value(after, name, labels) - value(before, name, labels);
     expect(delta("memory_requests_total", { surface: "tool", name: "memory_search", outcome: "ok" })).toBe(2);
     expect(delta("memory_request_duration_seconds_count", { surface: "tool", name: "memory_search" })).toBe(2);
-    expect(delta("memory_request_errors_total", { surface: "tool", name: "memory_write", reason: "invalid_input" })).toBe(1);
+    expect(
+      delta("memory_request_errors_total", { surface: "tool", name: "memory_write", reason: "invalid_input" }),
+    ).toBe(1);
     expect(delta("memory_requests_total", { surface: "agent", name: "tools.memory_search", outcome: "error" })).toBe(1);
-    expect(delta("memory_request_errors_total", { surface: "agent", name: "tools.memory_search", reason: "rate_limited" })).toBe(1);
+    expect(
+      delta("memory_request_errors_total", { surface: "agent", name: "tools.memory_search", reason: "rate_limited" }),
+    ).toBe(1);
     expect(delta("memory_rate_limit_refusals_total", { surface: "agent" })).toBe(1);
     // Each call once: a tool that ran is counted by the registry (surface "tool"), not again as the
     // tRPC procedure; the refusal before the tool ran is counted by the procedure (surface "agent").
@@ -76,9 +95,17 @@ describe(`metrics (${TEST_BACKEND})`, () => {
 
   it("reports the job queue by type, dead letters, the pool and the mode", async () => {
     const org = await createOrg(handle.db);
-    await enqueueJob(handle.db, { tenantId: org.tenantId, type: "digest", payload: { n: 1 }, runAt: new Date(Date.now() - 5000) });
+    await enqueueJob(handle.db, {
+      tenantId: org.tenantId,
+      type: "digest",
+      payload: { n: 1 },
+      runAt: new Date(Date.now() - 5000),
+    });
     const dead = await enqueueJob(handle.db, { tenantId: org.tenantId, type: "summarize", payload: { n: 2 } });
-    await handle.db.update(memoryJobs).set({ status: "dead" }).where(and(eq(memoryJobs.tenantId, org.tenantId), eq(memoryJobs.id, dead!)));
+    await handle.db
+      .update(memoryJobs)
+      .set({ status: "dead" })
+      .where(and(eq(memoryJobs.tenantId, org.tenantId), eq(memoryJobs.id, dead!)));
     await new Promise((resolve) => setTimeout(resolve, 1100)); // the queue is read at most once a second
     const text = await scrape();
     expect(value(text, "memory_jobs_queued", { type: "digest" })).toBeGreaterThanOrEqual(1);
@@ -90,19 +117,55 @@ describe(`metrics (${TEST_BACKEND})`, () => {
   });
 
   it("answers this machine only without a token, and only the token with one", async () => {
-    const elsewhere = await answerMetrics({ method: "GET", remoteAddress: "10.1.2.3", authorization: null, forwardedFor: null });
+    const elsewhere = await answerMetrics({
+      method: "GET",
+      remoteAddress: "10.1.2.3",
+      authorization: null,
+      forwardedFor: null,
+    });
     expect(elsewhere.status).toBe(403);
     expect(elsewhere.body).toContain("METRICS_TOKEN");
-    expect((await answerMetrics({ method: "GET", remoteAddress: "127.0.0.1", authorization: null, forwardedFor: "203.0.113.9" })).status).toBe(403);
-    expect((await answerMetrics({ method: "GET", remoteAddress: null, authorization: null, forwardedFor: null })).status).toBe(403);
-    expect((await answerMetrics({ method: "POST", remoteAddress: "127.0.0.1", authorization: null, forwardedFor: null })).status).toBe(405);
+    expect(
+      (
+        await answerMetrics({
+          method: "GET",
+          remoteAddress: "127.0.0.1",
+          authorization: null,
+          forwardedFor: "203.0.113.9",
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (await answerMetrics({ method: "GET", remoteAddress: null, authorization: null, forwardedFor: null })).status,
+    ).toBe(403);
+    expect(
+      (await answerMetrics({ method: "POST", remoteAddress: "127.0.0.1", authorization: null, forwardedFor: null }))
+        .status,
+    ).toBe(405);
     const token = "metrics-token-for-tests-0123";
     const saved = env.METRICS_TOKEN;
     env.METRICS_TOKEN = token;
     try {
-      expect((await answerMetrics({ method: "GET", remoteAddress: "127.0.0.1", authorization: null, forwardedFor: null })).status).toBe(401);
-      expect((await answerMetrics({ method: "GET", remoteAddress: "10.1.2.3", authorization: "Bearer wrong-token-of-same-len", forwardedFor: null })).status).toBe(401);
-      const ok = await answerMetrics({ method: "GET", remoteAddress: "10.1.2.3", authorization: `Bearer ${token}`, forwardedFor: null });
+      expect(
+        (await answerMetrics({ method: "GET", remoteAddress: "127.0.0.1", authorization: null, forwardedFor: null }))
+          .status,
+      ).toBe(401);
+      expect(
+        (
+          await answerMetrics({
+            method: "GET",
+            remoteAddress: "10.1.2.3",
+            authorization: "Bearer wrong-token-of-same-len",
+            forwardedFor: null,
+          })
+        ).status,
+      ).toBe(401);
+      const ok = await answerMetrics({
+        method: "GET",
+        remoteAddress: "10.1.2.3",
+        authorization: `Bearer ${token}`,
+        forwardedFor: null,
+      });
       expect(ok.status).toBe(200);
       expect(ok.body).toContain("memory_requests_total");
     } finally {
@@ -113,16 +176,36 @@ describe(`metrics (${TEST_BACKEND})`, () => {
   it("does not count a request through a proxy as local: any proxy header, or TRUST_PROXY set", async () => {
     // Over the listener, from loopback: a same-machine proxy adds one of these headers.
     for (const header of ["forwarded", "x-real-ip", "via"]) {
-      const res = await fetch(`${base}/api/metrics`, { headers: { [header]: header === "forwarded" ? "for=203.0.113.9" : header === "via" ? "1.1 proxy" : "203.0.113.9" } });
+      const res = await fetch(`${base}/api/metrics`, {
+        headers: {
+          [header]: header === "forwarded" ? "for=203.0.113.9" : header === "via" ? "1.1 proxy" : "203.0.113.9",
+        },
+      });
       expect(res.status, header).toBe(403);
       await res.text();
     }
-    expect((await answerMetrics({ method: "GET", remoteAddress: "127.0.0.1", authorization: null, forwardedFor: null, proxyHeaders: ["via"] })).status).toBe(403);
+    expect(
+      (
+        await answerMetrics({
+          method: "GET",
+          remoteAddress: "127.0.0.1",
+          authorization: null,
+          forwardedFor: null,
+          proxyHeaders: ["via"],
+        })
+      ).status,
+    ).toBe(403);
     const saved = env.TRUST_PROXY;
     env.TRUST_PROXY = true;
     try {
       // Behind a proxy that sets no header at all, every visitor arrives from loopback: only a token opens it.
-      const refused = await answerMetrics({ method: "GET", remoteAddress: "127.0.0.1", authorization: null, forwardedFor: null, proxyHeaders: [] });
+      const refused = await answerMetrics({
+        method: "GET",
+        remoteAddress: "127.0.0.1",
+        authorization: null,
+        forwardedFor: null,
+        proxyHeaders: [],
+      });
       expect(refused.status).toBe(403);
       expect(refused.body).toContain("TRUST_PROXY");
     } finally {
@@ -138,7 +221,17 @@ describe(`metrics (${TEST_BACKEND})`, () => {
     const key = await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.adminId });
     const written = await trpcHttp(handle.db, "tools.memory_write", {
       bearer: key.secret,
-      body: { operations: [{ op: "create", kind: "occupation", explicitUserIntent: true, scope: `user:${org.adminId}`, node: { title: "Job", content: "Bakes bread.", valueJson: "baker" } }] },
+      body: {
+        operations: [
+          {
+            op: "create",
+            kind: "occupation",
+            explicitUserIntent: true,
+            scope: `user:${org.adminId}`,
+            node: { title: "Job", content: "Bakes bread.", valueJson: "baker" },
+          },
+        ],
+      },
     });
     expect(written.status).toBe(200);
     expect(written.json.result?.data).toMatchObject({ done: true });

@@ -16,10 +16,29 @@ import type { Database } from "~/db/types";
 import { createEmptyServerDatabase, openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 
 const EXPECTED_TABLES = [
-  "users", "accounts", "sessions", "verification_tokens", "tenants", "tenant_members", "workspaces", "api_keys",
-  "scope_grants", "idempotency_keys", "rate_limit_buckets", "memory_messages", "memory_summaries", "memory_nodes",
-  "memory_embeddings", "memory_audit_events", "memory_kinds", "memory_query_log", "memory_chunks", "memory_topics",
-  "memory_chunk_topics", "memory_tree_summaries", "memory_jobs",
+  "users",
+  "accounts",
+  "sessions",
+  "verification_tokens",
+  "tenants",
+  "tenant_members",
+  "workspaces",
+  "api_keys",
+  "scope_grants",
+  "idempotency_keys",
+  "rate_limit_buckets",
+  "memory_messages",
+  "memory_summaries",
+  "memory_nodes",
+  "memory_embeddings",
+  "memory_audit_events",
+  "memory_kinds",
+  "memory_query_log",
+  "memory_chunks",
+  "memory_topics",
+  "memory_chunk_topics",
+  "memory_tree_summaries",
+  "memory_jobs",
 ];
 
 /** A copy of the real migrations plus one more, named `<next index>_<name>`, with the given SQL. */
@@ -27,7 +46,9 @@ function migrationsWithExtra(name: string, statements: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "memory-migrations-"));
   fs.cpSync(DEFAULT_MIGRATIONS_FOLDER, dir, { recursive: true });
   const journalPath = path.join(dir, "meta", "_journal.json");
-  const journal = JSON.parse(fs.readFileSync(journalPath, "utf8")) as { entries: { idx: number; tag: string; when: number; version: string; breakpoints: boolean }[] };
+  const journal = JSON.parse(fs.readFileSync(journalPath, "utf8")) as {
+    entries: { idx: number; tag: string; when: number; version: string; breakpoints: boolean }[];
+  };
   const idx = journal.entries.length;
   const tag = `${String(idx).padStart(4, "0")}_${name}`;
   journal.entries.push({ idx, tag, when: Date.now(), version: "7", breakpoints: true });
@@ -45,12 +66,18 @@ function migrationsWithBrokenTail(): string {
 }
 
 async function tableNames(db: Database): Promise<string[]> {
-  const rows = await queryRows<{ name: string }>(db, sql`select table_name as name from information_schema.tables where table_schema = 'public'`);
+  const rows = await queryRows<{ name: string }>(
+    db,
+    sql`select table_name as name from information_schema.tables where table_schema = 'public'`,
+  );
   return rows.map((r) => r.name);
 }
 
 async function columnNames(db: Database, table: string): Promise<string[]> {
-  const rows = await queryRows<{ name: string }>(db, sql`select column_name as name from information_schema.columns where table_schema = 'public' and table_name = ${table}`);
+  const rows = await queryRows<{ name: string }>(
+    db,
+    sql`select column_name as name from information_schema.columns where table_schema = 'public' and table_name = ${table}`,
+  );
   return rows.map((r) => r.name);
 }
 
@@ -71,10 +98,15 @@ describe(`migrations (${TEST_BACKEND})`, () => {
   });
 
   it("declares the search indexes the seeds need (GIN tsvector, GIN trigram, tenant-leading keys)", async () => {
-    const indexes = await queryRows<{ indexname: string; indexdef: string }>(handle.db, sql`select indexname, indexdef from pg_indexes where schemaname = 'public'`);
+    const indexes = await queryRows<{ indexname: string; indexdef: string }>(
+      handle.db,
+      sql`select indexname, indexdef from pg_indexes where schemaname = 'public'`,
+    );
     const byName = new Map(indexes.map((i) => [i.indexname, i.indexdef]));
     // The cards' vector with a tenant-and-scope lexeme (see SCOPED_SEARCH_VECTOR).
-    expect(byName.get("memory_nodes_scoped_search_idx")).toMatch(/USING gin \(+search_vector \|\| array_to_tsvector\(ARRAY\[\('#'::text \|\| md5\(/);
+    expect(byName.get("memory_nodes_scoped_search_idx")).toMatch(
+      /USING gin \(+search_vector \|\| array_to_tsvector\(ARRAY\[\('#'::text \|\| md5\(/,
+    );
     expect(byName.get("memory_nodes_trgm_idx")).toMatch(/gin_trgm_ops/);
     expect(byName.get("memory_messages_session_idx")).toMatch(/\(tenant_id, session_id, seq\)/);
     expect(byName.get("memory_nodes_tenant_id_id_pk")).toMatch(/\(tenant_id, id\)/);
@@ -89,32 +121,71 @@ describe(`migrations (${TEST_BACKEND})`, () => {
           where a.amname = 'gin' and n.nspname = 'public'`,
     );
     expect(gin.length).toBeGreaterThanOrEqual(12);
-    for (const index of gin) expect({ index: index.name, options: index.options }).toEqual({ index: index.name, options: ["fastupdate=false"] });
+    for (const index of gin)
+      expect({ index: index.name, options: index.options }).toEqual({
+        index: index.name,
+        options: ["fastupdate=false"],
+      });
   });
 
   it("creates one HNSW expression index per embedding model, idempotently, and uses it for that model", async () => {
     const name = await ensureEmbeddingIndex(handle.db, "test-model", 3);
     expect(await ensureEmbeddingIndex(handle.db, "test-model", 3)).toBe(name);
-    const [index] = await queryRows<{ indexdef: string }>(handle.db, sql`select indexdef from pg_indexes where indexname = ${name}`);
-    expect(index?.indexdef).toMatch(/USING hnsw \(\(\(embedding\)::vector\(3\)\) vector_cosine_ops\) WHERE \(\(model = 'test-model'::text\) AND \(dimensions = 3\)\)/);
+    const [index] = await queryRows<{ indexdef: string }>(
+      handle.db,
+      sql`select indexdef from pg_indexes where indexname = ${name}`,
+    );
+    expect(index?.indexdef).toMatch(
+      /USING hnsw \(\(\(embedding\)::vector\(3\)\) vector_cosine_ops\) WHERE \(\(model = 'test-model'::text\) AND \(dimensions = 3\)\)/,
+    );
   });
 
   it("moves a model to a new dimension: the old size's index goes, rows of both sizes coexist, inserts of the new size work", async () => {
     const tenantId = newId("ten");
     await handle.db.insert(tenants).values({ id: tenantId, name: "dims", slug: tenantId });
-    const { messages } = await appendMessages(handle.db, { tenantId, actor: { type: "system", id: null } }, { sessionId: "dims", messages: [{ role: "user", content: "one" }, { role: "user", content: "two" }] });
+    const { messages } = await appendMessages(
+      handle.db,
+      { tenantId, actor: { type: "system", id: null } },
+      {
+        sessionId: "dims",
+        messages: [
+          { role: "user", content: "one" },
+          { role: "user", content: "two" },
+        ],
+      },
+    );
     const vector = (n: number) => Array.from({ length: n }, (_, i) => (i + 1) / n);
     const insert = (messageId: string, dimensions: number) =>
-      handle.db.insert(memoryEmbeddings).values({ tenantId, id: newId("emb"), messageId, model: "resized-model", dimensions, embedding: vector(dimensions), contentHash: "h" });
+      handle.db.insert(memoryEmbeddings).values({
+        tenantId,
+        id: newId("emb"),
+        messageId,
+        model: "resized-model",
+        dimensions,
+        embedding: vector(dimensions),
+        contentHash: "h",
+      });
     const small = await ensureEmbeddingIndex(handle.db, "resized-model", 3);
     await insert(messages[0]!.id, 3);
     const large = await ensureEmbeddingIndex(handle.db, "resized-model", 4);
     await insert(messages[1]!.id, 4);
-    const names = (await queryRows<{ name: string }>(handle.db, sql`select indexname as name from pg_indexes where indexname like 'memory_embeddings_hnsw_resized%'`)).map((r) => r.name);
+    const names = (
+      await queryRows<{ name: string }>(
+        handle.db,
+        sql`select indexname as name from pg_indexes where indexname like 'memory_embeddings_hnsw_resized%'`,
+      )
+    ).map((r) => r.name);
     expect(names).toEqual([large]);
     expect(names).not.toContain(small);
     // Another model's index is left alone.
-    expect((await queryRows(handle.db, sql`select 1 from pg_indexes where indexname = ${embeddingIndexName("test-model", 3)}`)).length).toBe(1);
+    expect(
+      (
+        await queryRows(
+          handle.db,
+          sql`select 1 from pg_indexes where indexname = ${embeddingIndexName("test-model", 3)}`,
+        )
+      ).length,
+    ).toBe(1);
   });
 
   it("is a no-op when run again", async () => {
@@ -139,13 +210,23 @@ describe.runIf(TEST_BACKEND === "postgres")("server mode start-up", () => {
   it("lets two instances start together: one migrates, the other waits and finds nothing to do; one builds a new model's index", async () => {
     const { url, drop } = await createEmptyServerDatabase();
     try {
-      const [a, b] = await Promise.all([openDatabase({ url, migrate: false, poolMax: 2 }), openDatabase({ url, migrate: false, poolMax: 2 })]);
+      const [a, b] = await Promise.all([
+        openDatabase({ url, migrate: false, poolMax: 2 }),
+        openDatabase({ url, migrate: false, poolMax: 2 }),
+      ]);
       const [ra, rb] = await Promise.all([runMigrations(a.db), runMigrations(b.db)]);
-      expect([...ra.applied, ...rb.applied].sort()).toEqual(readMigrationFiles().map((m) => m.tag).sort());
+      expect([...ra.applied, ...rb.applied].sort()).toEqual(
+        readMigrationFiles()
+          .map((m) => m.tag)
+          .sort(),
+      );
       expect(Math.min(ra.applied.length, rb.applied.length)).toBe(0);
       // Both then ensure the index of a model new to the database, at once: one builds it, the other finds it.
       for (let round = 0; round < 3; round++) {
-        const names = await Promise.all([ensureEmbeddingIndex(a.db, `fresh-model-${round}`, 8), ensureEmbeddingIndex(b.db, `fresh-model-${round}`, 8)]);
+        const names = await Promise.all([
+          ensureEmbeddingIndex(a.db, `fresh-model-${round}`, 8),
+          ensureEmbeddingIndex(b.db, `fresh-model-${round}`, 8),
+        ]);
         expect(names[0]).toBe(names[1]);
       }
       await Promise.all([a.close(), b.close()]);
@@ -160,7 +241,9 @@ describe.runIf(TEST_BACKEND === "postgres")("server mode start-up", () => {
       const first = await openDatabase({ url, poolMax: 2 });
       await first.db.insert(users).values({ id: "usr_keep", email: "keep@example.com" });
       await first.close();
-      await expect(openDatabase({ url, poolMax: 2, migrationsFolder: migrationsWithBrokenTail() })).rejects.toThrow(MigrationError);
+      await expect(openDatabase({ url, poolMax: 2, migrationsFolder: migrationsWithBrokenTail() })).rejects.toThrow(
+        MigrationError,
+      );
       const again = await openDatabase({ url, poolMax: 2 });
       expect(await again.db.select().from(users)).toHaveLength(1);
       expect(await columnNames(again.db, "users")).not.toContain("nickname");
@@ -202,7 +285,11 @@ describe.runIf(TEST_BACKEND === "pglite")("embedded data directory", () => {
   it("says on the handle what opening applied: everything when new, nothing when current, the copy taken before migrating data", async () => {
     const dataDir = dir();
     const first = await openDatabase({ dataDir });
-    expect(first.migration).toEqual({ applied: readMigrationFiles().map((m) => m.tag), version: readMigrationFiles().at(-1)!.tag, backupDir: null });
+    expect(first.migration).toEqual({
+      applied: readMigrationFiles().map((m) => m.tag),
+      version: readMigrationFiles().at(-1)!.tag,
+      backupDir: null,
+    });
     await first.db.insert(users).values({ id: "usr_outcome", email: "outcome@example.com" });
     await first.close();
     const current = await openDatabase({ dataDir });
@@ -252,13 +339,21 @@ describe.runIf(TEST_BACKEND === "pglite")("embedded data directory", () => {
     await first.close();
     // A copy taken before some migration, then the database itself gone (a restore that died halfway, a mistake).
     fs.mkdirSync(path.join(path.dirname(dataDir), "backups"), { recursive: true });
-    fs.cpSync(dataDir, path.join(path.dirname(dataDir), "backups", `${path.basename(dataDir)}-2026-01-01T00-00-00-000Z`), { recursive: true });
+    fs.cpSync(
+      dataDir,
+      path.join(path.dirname(dataDir), "backups", `${path.basename(dataDir)}-2026-01-01T00-00-00-000Z`),
+      { recursive: true },
+    );
     fs.rmSync(dataDir, { recursive: true, force: true });
     const error = await openDatabase({ dataDir }).catch((e: unknown) => e);
     expect((error as Error).message).toMatch(/missing or empty, but copies of it exist .*backups.*2026-01-01/);
     expect(fs.existsSync(path.join(dataDir, "PG_VERSION"))).toBe(false);
     // Restored as the docs say, it opens with its data.
-    fs.cpSync(path.join(path.dirname(dataDir), "backups", `${path.basename(dataDir)}-2026-01-01T00-00-00-000Z`), dataDir, { recursive: true });
+    fs.cpSync(
+      path.join(path.dirname(dataDir), "backups", `${path.basename(dataDir)}-2026-01-01T00-00-00-000Z`),
+      dataDir,
+      { recursive: true },
+    );
     const restored = await openDatabase({ dataDir });
     expect((await restored.db.select().from(users)).map((u) => u.email)).toContain("kept@example.com");
     await restored.close();
@@ -269,12 +364,18 @@ describe.runIf(TEST_BACKEND === "pglite")("embedded data directory", () => {
     const first = await openDatabase({ dataDir });
     await first.db.insert(users).values({ id: "usr_safe", email: "safe@example.com" });
     await first.close();
-    const error = await openDatabase({ dataDir, migrationsFolder: migrationsWithBrokenTail() }).catch((e: unknown) => e);
+    const error = await openDatabase({ dataDir, migrationsFolder: migrationsWithBrokenTail() }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(MigrationError);
-    expect((error as Error).message).toMatch(/restored as it was before \(from the copy taken first, .*backups.*, removed since\)/);
+    expect((error as Error).message).toMatch(
+      /restored as it was before \(from the copy taken first, .*backups.*, removed since\)/,
+    );
     // The copy is the directory again: a service restarted in a loop on the failing migration must not
     // add a full copy per attempt.
-    const again0 = await openDatabase({ dataDir, migrationsFolder: migrationsWithBrokenTail() }).catch((e: unknown) => e);
+    const again0 = await openDatabase({ dataDir, migrationsFolder: migrationsWithBrokenTail() }).catch(
+      (e: unknown) => e,
+    );
     expect(again0).toBeInstanceOf(MigrationError);
     expect(fs.readdirSync(path.join(path.dirname(dataDir), "backups"))).toEqual([]);
     expect(fs.readdirSync(path.dirname(dataDir)).filter((name) => /\.(failed|restoring)-/.test(name))).toEqual([]);

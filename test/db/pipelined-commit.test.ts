@@ -19,9 +19,13 @@ describe(`statements sent with the COMMIT (${TEST_BACKEND})`, () => {
   });
   afterAll(async () => handle?.destroy());
 
-  const insert = (db: Parameters<Parameters<typeof commitWith>[1]>[0], id: string, note = "x") => startNow(db.execute(sql`insert into pipelined_probe (id, note) values (${id}, ${note})`));
+  const insert = (db: Parameters<Parameters<typeof commitWith>[1]>[0], id: string, note = "x") =>
+    startNow(db.execute(sql`insert into pipelined_probe (id, note) values (${id}, ${note})`));
   const rows = async (prefix: string) =>
-    queryRows<{ id: string; xmin: string }>(handle.db, sql`select id, xmin::text as xmin from pipelined_probe where id like ${`${prefix}%`} order by id`);
+    queryRows<{ id: string; xmin: string }>(
+      handle.db,
+      sql`select id, xmin::text as xmin from pipelined_probe where id like ${`${prefix}%`} order by id`,
+    );
 
   it("commits the trailing statements in the same transaction as the work", async () => {
     const answer = await commitWith(handle.db, async (tx, trailing) => {
@@ -50,12 +54,15 @@ describe(`statements sent with the COMMIT (${TEST_BACKEND})`, () => {
   });
 
   // PGlite answers such a COMMIT with a rollback too, silently; only trailing statements are tracked there.
-  it.runIf(TEST_BACKEND === "postgres")("a transaction whose COMMIT the server answered with ROLLBACK reports the failure", async () => {
-    const attempt = handle.db.transaction(async (tx) => {
-      await insert(tx, "d-main");
-      insert(tx, "d-main").catch(() => {}); // duplicate key, never awaited
-    });
-    expect(pgErrorCode(await attempt.catch((error: unknown) => error))).toBe("23505");
-    expect(await rows("d-")).toEqual([]);
-  });
+  it.runIf(TEST_BACKEND === "postgres")(
+    "a transaction whose COMMIT the server answered with ROLLBACK reports the failure",
+    async () => {
+      const attempt = handle.db.transaction(async (tx) => {
+        await insert(tx, "d-main");
+        insert(tx, "d-main").catch(() => {}); // duplicate key, never awaited
+      });
+      expect(pgErrorCode(await attempt.catch((error: unknown) => error))).toBe("23505");
+      expect(await rows("d-")).toEqual([]);
+    },
+  );
 });

@@ -19,12 +19,16 @@ describe.runIf(TEST_BACKEND === "postgres")(`prepared statements (${TEST_BACKEND
   const preparedCount = async (preparedStatements: boolean) => {
     const one = await openDatabase({ url: handle.url!, migrate: false, poolMax: 1, preparedStatements });
     try {
-      for (const tenant of ["ten_a", "ten_b", "ten_c"]) await one.db.select({ id: memoryNodes.id }).from(memoryNodes).where(eq(memoryNodes.tenantId, tenant));
+      for (const tenant of ["ten_a", "ten_b", "ten_c"])
+        await one.db.select({ id: memoryNodes.id }).from(memoryNodes).where(eq(memoryNodes.tenantId, tenant));
       // In a transaction (a reserved connection) as well.
       await one.db.transaction(async (tx) => {
         await tx.select({ id: memoryNodes.id }).from(memoryNodes).where(eq(memoryNodes.id, "mem_x"));
       });
-      const [row] = await queryRows<{ n: number | string }>(one.db, sql`select count(*) as n from pg_prepared_statements where statement like '%from "memory_nodes" where%'`);
+      const [row] = await queryRows<{ n: number | string }>(
+        one.db,
+        sql`select count(*) as n from pg_prepared_statements where statement like '%from "memory_nodes" where%'`,
+      );
       return Number(row?.n ?? 0);
     } finally {
       await one.close();
@@ -40,7 +44,10 @@ describe.runIf(TEST_BACKEND === "postgres")(`prepared statements (${TEST_BACKEND
     try {
       const ids = Array.from({ length: 201 }, (_, i) => `mem_${i}`);
       await one.db.select({ id: memoryNodes.id }).from(memoryNodes).where(inArray(memoryNodes.id, ids));
-      const [row] = await queryRows<{ n: number | string }>(one.db, sql`select count(*) as n from pg_prepared_statements where statement like '%from "memory_nodes" where%'`);
+      const [row] = await queryRows<{ n: number | string }>(
+        one.db,
+        sql`select count(*) as n from pg_prepared_statements where statement like '%from "memory_nodes" where%'`,
+      );
       expect(Number(row?.n ?? 0)).toBe(0);
     } finally {
       await one.close();

@@ -8,7 +8,14 @@ import { rateLimitBuckets } from "~/db/schema";
 import { env } from "~/env";
 import { admitMeteredAgentCall } from "~/server/auth/agent-call";
 import { revokeApiKey } from "~/server/auth/api-keys";
-import { consumeRateLimit, enforceKeyRateLimit, fallbackCounter, postgresCounter, redisCounter, RATE_LIMIT_WINDOW_MS } from "~/server/rate-limit/limiter";
+import {
+  consumeRateLimit,
+  enforceKeyRateLimit,
+  fallbackCounter,
+  postgresCounter,
+  redisCounter,
+  RATE_LIMIT_WINDOW_MS,
+} from "~/server/rate-limit/limiter";
 import { RedisClient } from "~/server/rate-limit/redis";
 import { openTestDatabase, recordingDb, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { createKey, createOrg, trpcHttp } from "../support/agents";
@@ -37,7 +44,9 @@ describe(`per-key rate limits (${TEST_BACKEND})`, () => {
   it("counts a fixed window atomically, refuses past the limit and recovers in the next window", async () => {
     const store = postgresCounter(handle.db);
     const now = Date.UTC(2030, 0, 1, 12, 0, 10);
-    const hits = await Promise.all(Array.from({ length: 12 }, () => consumeRateLimit(store, { bucket: "t:atomic", limit: 10, now })));
+    const hits = await Promise.all(
+      Array.from({ length: 12 }, () => consumeRateLimit(store, { bucket: "t:atomic", limit: 10, now })),
+    );
     expect(hits.map((h) => h.count).sort((x, y) => x - y)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
     const refused = hits.filter((h) => !h.allowed);
     expect(refused).toHaveLength(2);
@@ -72,29 +81,56 @@ describe(`per-key rate limits (${TEST_BACKEND})`, () => {
   });
 
   it("trips an agent key with TOO_MANY_REQUESTS and a retry hint, then lets it through again", async () => {
-    const { apiKey, secret } = await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.adminId, rateLimitPerMinute: 3 });
+    const { apiKey, secret } = await createKey(handle.db, {
+      tenantId: org.tenantId,
+      ownerUserId: org.adminId,
+      rateLimitPerMinute: 3,
+    });
     const tools = callerAs(handle.db, { bearer: secret }).tools;
     for (let i = 0; i < 3; i++) await tools.memory_search({ all: true });
     const error = await tools.memory_search({ all: true }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: "TOO_MANY_REQUESTS", cause: { reason: "rate_limited", details: { limit: 3, retryAfterSeconds: expect.any(Number) } } });
+    expect(error).toMatchObject({
+      code: "TOO_MANY_REQUESTS",
+      cause: { reason: "rate_limited", details: { limit: 3, retryAfterSeconds: expect.any(Number) } },
+    });
 
     const http = await trpcHttp(handle.db, "tools.list", { bearer: secret });
     expect(http.status).toBe(429);
-    expect(http.json.error?.data).toMatchObject({ code: "TOO_MANY_REQUESTS", reason: "rate_limited", details: { retryAfterSeconds: expect.any(Number) } });
+    expect(http.json.error?.data).toMatchObject({
+      code: "TOO_MANY_REQUESTS",
+      reason: "rate_limited",
+      details: { retryAfterSeconds: expect.any(Number) },
+    });
 
     // Another key of the same owner has its own budget.
-    const sibling = await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.adminId, rateLimitPerMinute: 3 });
+    const sibling = await createKey(handle.db, {
+      tenantId: org.tenantId,
+      ownerUserId: org.adminId,
+      rateLimitPerMinute: 3,
+    });
     expect((await callerAs(handle.db, { bearer: sibling.secret }).tools.list()).tools.length).toBeGreaterThan(0);
 
     // The window passes (moved back instead of waiting a minute): calls are accepted again.
-    await handle.db.update(rateLimitBuckets).set({ windowStart: 0 }).where(eq(rateLimitBuckets.bucket, `key:${org.tenantId}:${apiKey.id}`));
+    await handle.db
+      .update(rateLimitBuckets)
+      .set({ windowStart: 0 })
+      .where(eq(rateLimitBuckets.bucket, `key:${org.tenantId}:${apiKey.id}`));
     expect((await tools.memory_search({ all: true })).enumerated).toBe(true);
   });
 
   it("counts a tool call in its key lookup (one statement) and nothing for me.agent, refused or unlimited keys", async () => {
     const bucketCount = async (keyId: string) =>
-      (await handle.db.select({ count: rateLimitBuckets.count }).from(rateLimitBuckets).where(eq(rateLimitBuckets.bucket, `key:${org.tenantId}:${keyId}`)))[0]?.count ?? null;
-    const { apiKey, secret } = await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.adminId, rateLimitPerMinute: 5 });
+      (
+        await handle.db
+          .select({ count: rateLimitBuckets.count })
+          .from(rateLimitBuckets)
+          .where(eq(rateLimitBuckets.bucket, `key:${org.tenantId}:${keyId}`))
+      )[0]?.count ?? null;
+    const { apiKey, secret } = await createKey(handle.db, {
+      tenantId: org.tenantId,
+      ownerUserId: org.adminId,
+      rateLimitPerMinute: 5,
+    });
     const { db: logged, statements } = await recordingDb(handle);
     const admitted = await admitMeteredAgentCall(logged, secret);
     expect(admitted.apiKey.id).toBe(apiKey.id);
@@ -102,7 +138,11 @@ describe(`per-key rate limits (${TEST_BACKEND})`, () => {
     const counting = statements.filter((s) => s.includes("rate_limit_buckets"));
     expect(counting).toHaveLength(1);
     expect(counting[0]).toMatch(/from "api_keys"/);
-    expect(statements.filter((s) => !s.includes("rate_limit_buckets")).every((s) => s.startsWith('update "api_keys" set "last_used_at"'))).toBe(true);
+    expect(
+      statements
+        .filter((s) => !s.includes("rate_limit_buckets"))
+        .every((s) => s.startsWith('update "api_keys" set "last_used_at"')),
+    ).toBe(true);
     expect(await bucketCount(apiKey.id)).toBe(1);
 
     await callerAs(handle.db, { bearer: secret }).tools.memory_search({ all: true });
@@ -111,27 +151,44 @@ describe(`per-key rate limits (${TEST_BACKEND})`, () => {
     expect(await bucketCount(apiKey.id)).toBe(2);
 
     await revokeApiKey(handle.db, { tenantId: org.tenantId, keyId: apiKey.id, actorUserId: org.adminId });
-    await expect(callerAs(handle.db, { bearer: secret }).tools.memory_search({ all: true })).rejects.toMatchObject({ cause: { reason: "revoked_api_key" } });
+    await expect(callerAs(handle.db, { bearer: secret }).tools.memory_search({ all: true })).rejects.toMatchObject({
+      cause: { reason: "revoked_api_key" },
+    });
     expect(await bucketCount(apiKey.id)).toBe(2);
 
-    const unlimited = await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.adminId, rateLimitPerMinute: 0 });
+    const unlimited = await createKey(handle.db, {
+      tenantId: org.tenantId,
+      ownerUserId: org.adminId,
+      rateLimitPerMinute: 0,
+    });
     await callerAs(handle.db, { bearer: unlimited.secret }).tools.memory_search({ all: true });
     expect(await bucketCount(unlimited.apiKey.id)).toBeNull();
   });
 
   it("counts the same in one statement as in two (Postgres counter), refusing the call past the limit", async () => {
-    const { apiKey, secret } = await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.adminId, rateLimitPerMinute: 2 });
+    const { apiKey, secret } = await createKey(handle.db, {
+      tenantId: org.tenantId,
+      ownerUserId: org.adminId,
+      rateLimitPerMinute: 2,
+    });
     const now = Date.UTC(2031, 0, 1, 9, 0, 30);
     await admitMeteredAgentCall(handle.db, secret, { now });
     await admitMeteredAgentCall(handle.db, secret, { now, store: postgresCounter(handle.db) });
     const refused = await admitMeteredAgentCall(handle.db, secret, { now }).catch((e: unknown) => e);
     expect(refused).toMatchObject({ reason: "rate_limited", details: { limit: 2, retryAfterSeconds: 30 } });
-    const [row] = await handle.db.select().from(rateLimitBuckets).where(eq(rateLimitBuckets.bucket, `key:${org.tenantId}:${apiKey.id}`));
+    const [row] = await handle.db
+      .select()
+      .from(rateLimitBuckets)
+      .where(eq(rateLimitBuckets.bucket, `key:${org.tenantId}:${apiKey.id}`));
     expect(row).toMatchObject({ count: 3, windowStart: Date.UTC(2031, 0, 1, 9, 0, 0) });
   });
 
   it("does not leave synchronous_commit off after a counted call", async () => {
-    const { secret } = await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.adminId, rateLimitPerMinute: 100 });
+    const { secret } = await createKey(handle.db, {
+      tenantId: org.tenantId,
+      ownerUserId: org.adminId,
+      rateLimitPerMinute: 100,
+    });
     const single = handle.url ? await openDatabase({ url: handle.url, migrate: false, poolMax: 1 }) : null;
     const db = single?.db ?? handle.db;
     try {
@@ -160,7 +217,9 @@ describe(`per-key rate limits (${TEST_BACKEND})`, () => {
       const now = Date.UTC(2030, 0, 1, 13, 0, 0);
       const a = postgresCounter(handle.db);
       const b = postgresCounter(second.db);
-      const counts = await Promise.all([a, b, a, b, a, b].map((store) => consumeRateLimit(store, { bucket: "t:shared", limit: 4, now })));
+      const counts = await Promise.all(
+        [a, b, a, b, a, b].map((store) => consumeRateLimit(store, { bucket: "t:shared", limit: 4, now })),
+      );
       expect(counts.map((c) => c.count).sort()).toEqual([1, 2, 3, 4, 5, 6]);
       expect(counts.filter((c) => !c.allowed)).toHaveLength(2);
     } finally {
@@ -186,7 +245,11 @@ describe(`per-key rate limits (${TEST_BACKEND})`, () => {
     let url: string;
     beforeAll(async () => {
       const port = await freePort();
-      redis = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
+      redis = spawn(
+        "redis-server",
+        ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        { stdio: "ignore" },
+      );
       url = `redis://127.0.0.1:${port}`;
       for (let i = 0; i < 50; i++) {
         const probe = new RedisClient(url, 200);
@@ -221,10 +284,15 @@ describe(`per-key rate limits (${TEST_BACKEND})`, () => {
       const one = new RedisClient(url);
       const two = new RedisClient(url);
       const now = Date.UTC(2030, 0, 1, 15, 0, 0);
-      const counts = await Promise.all([one, two, one, two, one].map((c) => consumeRateLimit(redisCounter(c), { bucket: "t:redis", limit: 4, now })));
+      const counts = await Promise.all(
+        [one, two, one, two, one].map((c) => consumeRateLimit(redisCounter(c), { bucket: "t:redis", limit: 4, now })),
+      );
       expect(counts.map((c) => c.count).sort()).toEqual([1, 2, 3, 4, 5]);
       expect(counts.filter((c) => !c.allowed)).toHaveLength(1);
-      expect((await consumeRateLimit(redisCounter(one), { bucket: "t:redis", limit: 4, now: now + RATE_LIMIT_WINDOW_MS })).count).toBe(1);
+      expect(
+        (await consumeRateLimit(redisCounter(one), { bucket: "t:redis", limit: 4, now: now + RATE_LIMIT_WINDOW_MS }))
+          .count,
+      ).toBe(1);
       const ttl = await one.command(["PTTL", `memory:rl:t:redis:${now}`]);
       expect(typeof ttl === "number" && ttl > 0 && ttl <= 2 * RATE_LIMIT_WINDOW_MS).toBe(true);
       one.close();

@@ -28,7 +28,10 @@ import { callerAs } from "../support/trpc";
  */
 const READ_URL = process.env.TEST_DATABASE_READ_URL;
 const run = promisify(execFile);
-const standbyCtl = (action: "start" | "stop") => run("bash", [path.resolve(import.meta.dirname, "../../scripts/setup-postgres.sh"), "--standby-ctl", action], { timeout: 90_000 });
+const standbyCtl = (action: "start" | "stop") =>
+  run("bash", [path.resolve(import.meta.dirname, "../../scripts/setup-postgres.sh"), "--standby-ctl", action], {
+    timeout: 90_000,
+  });
 
 async function waitFor(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 30_000) {
   const until = Date.now() + timeoutMs;
@@ -40,11 +43,17 @@ async function waitFor(what: string, check: () => Promise<boolean> | boolean, ti
 
 /** Metric values from the Prometheus text: the sum over series whose labels include `labels`. */
 async function metric(name: string, labels: Record<string, string> = {}): Promise<number> {
-  const answer = await answerMetrics({ method: "GET", remoteAddress: "127.0.0.1", authorization: null, forwardedFor: null });
+  const answer = await answerMetrics({
+    method: "GET",
+    remoteAddress: "127.0.0.1",
+    authorization: null,
+    forwardedFor: null,
+  });
   let sum = 0;
   for (const line of answer.body.split("\n")) {
     if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    if (Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`))) sum += Number(line.slice(line.lastIndexOf(" ") + 1));
+    if (Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`)))
+      sum += Number(line.slice(line.lastIndexOf(" ") + 1));
   }
   return sum;
 }
@@ -55,7 +64,8 @@ describe.runIf(TEST_BACKEND === "postgres" && READ_URL)("read replicas on a hot 
   let standby: Sql;
   let replicaDb: Database;
 
-  const primaryLsn = async () => parseLsn((await queryRows<{ lsn: string }>(handle.db, sql`select pg_current_wal_lsn()::text as lsn`))[0]?.lsn)!;
+  const primaryLsn = async () =>
+    parseLsn((await queryRows<{ lsn: string }>(handle.db, sql`select pg_current_wal_lsn()::text as lsn`))[0]?.lsn)!;
   const replayLsn = async () => parseLsn((await standby`select pg_last_wal_replay_lsn()::text as lsn`)[0]?.lsn)!;
   const caughtUp = async () => {
     const target = await primaryLsn();
@@ -71,7 +81,10 @@ describe.runIf(TEST_BACKEND === "postgres" && READ_URL)("read replicas on a hot 
     url.pathname = new URL(handle.url!).pathname;
     standby = postgres(READ_URL!, { max: 1, onnotice: () => {} });
     // The test database was created on the primary a moment ago: wait until the standby has it.
-    await waitFor("the test database on the standby", async () => (await standby`select 1 from pg_database where datname = ${url.pathname.slice(1)}`).length === 1);
+    await waitFor(
+      "the test database on the standby",
+      async () => (await standby`select 1 from pg_database where datname = ${url.pathname.slice(1)}`).length === 1,
+    );
     replicas = await attachReadReplicas(handle, [url.toString()], { maxLagMs: 60_000, checkMs: 200, poolMax: 3 });
     replicaDb = replicas.replicas[0]!.db;
     setMetricsDatabase(async () => handle);
@@ -90,7 +103,11 @@ describe.runIf(TEST_BACKEND === "postgres" && READ_URL)("read replicas on a hot 
     const reader = await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.adminId });
     await caughtUp();
     expect(replicas.statuses()[0]).toMatchObject({ state: "up", reachable: true });
-    const searches = (secret: string, queryText: string) => trpcHttp(handle.db, "tools.memory_search", { bearer: secret, body: { queryText, turn: { sessionId: "replica" } } });
+    const searches = (secret: string, queryText: string) =>
+      trpcHttp(handle.db, "tools.memory_search", {
+        bearer: secret,
+        body: { queryText, turn: { sessionId: "replica" } },
+      });
     const found = (res: Awaited<ReturnType<typeof searches>>) => JSON.stringify(res.json.result?.data ?? null);
 
     const before = await metric("memory_db_reads_total", { target: replicas.replicas[0]!.name });
@@ -99,7 +116,21 @@ describe.runIf(TEST_BACKEND === "postgres" && READ_URL)("read replicas on a hot 
       // A write while the standby replays nothing: it can only have gone to the primary.
       const written = await trpcHttp(handle.db, "tools.memory_write", {
         bearer: writer.secret,
-        body: { operations: [{ op: "create", kind: "occupation", explicitUserIntent: true, scope: `user:${org.adminId}`, node: { title: "Lighthouse keeper", content: "Works as a lighthouse keeper on Skerryvore.", valueJson: "lighthouse keeper" } }] },
+        body: {
+          operations: [
+            {
+              op: "create",
+              kind: "occupation",
+              explicitUserIntent: true,
+              scope: `user:${org.adminId}`,
+              node: {
+                title: "Lighthouse keeper",
+                content: "Works as a lighthouse keeper on Skerryvore.",
+                valueJson: "lighthouse keeper",
+              },
+            },
+          ],
+        },
       });
       expect(written.status).toBe(200);
       const answer = written.json.result?.data as { done: boolean; consistency?: string };
@@ -118,16 +149,35 @@ describe.runIf(TEST_BACKEND === "postgres" && READ_URL)("read replicas on a hot 
       expect(await metric("memory_db_reads_total", { target: replicas.replicas[0]!.name })).toBeGreaterThan(before);
 
       // The token sent back makes any caller wait for a replica past it: here, the primary answers.
-      const headers = new Headers({ authorization: `Bearer ${reader.secret}`, [CONSISTENCY_HEADER]: answer.consistency! });
-      const withToken = await createCaller({ db: handle.db, headers, getSession: async () => null }).tools.memory_search({ queryText: "lighthouse keeper" } as never);
+      const headers = new Headers({
+        authorization: `Bearer ${reader.secret}`,
+        [CONSISTENCY_HEADER]: answer.consistency!,
+      });
+      const withToken = await createCaller({
+        db: handle.db,
+        headers,
+        getSession: async () => null,
+      }).tools.memory_search({ queryText: "lighthouse keeper" } as never);
       expect(JSON.stringify(withToken)).toContain("Skerryvore");
 
       // The dashboard routes the same way: a person's query reads the standby, their own write is read back.
       const person = callerAs(handle.db, { userId: org.adminId });
       expect(JSON.stringify(await person.memory.browse({}))).not.toContain("Skerryvore");
       // tryRecall is a mutation declared read-only (meta kind "read"): it reads the standby too.
-      expect(JSON.stringify(await person.memory.tryRecall({ question: "What is my job?" }))).not.toContain("Skerryvore");
-      const mine = await person.memory.write({ operations: [{ op: "create", kind: "custom_fact", itemKey: "boat", scope: `user:${org.adminId}`, node: { title: "Boat", content: "Keeps a rowing boat called Petrel." } }] });
+      expect(JSON.stringify(await person.memory.tryRecall({ question: "What is my job?" }))).not.toContain(
+        "Skerryvore",
+      );
+      const mine = await person.memory.write({
+        operations: [
+          {
+            op: "create",
+            kind: "custom_fact",
+            itemKey: "boat",
+            scope: `user:${org.adminId}`,
+            node: { title: "Boat", content: "Keeps a rowing boat called Petrel." },
+          },
+        ],
+      });
       expect(mine.done).toBe(true);
       expect(JSON.stringify(await person.memory.browse({}))).toContain("Petrel");
     } finally {
@@ -136,7 +186,11 @@ describe.runIf(TEST_BACKEND === "postgres" && READ_URL)("read replicas on a hot 
     await caughtUp();
     // Replayed: the other key now finds the card, on the standby; so does the person's recall preview.
     expect(found(await searches(reader.secret, "lighthouse keeper"))).toContain("Skerryvore");
-    expect(JSON.stringify(await callerAs(handle.db, { userId: org.adminId }).memory.tryRecall({ question: "What is my job?" }))).toContain("Skerryvore");
+    expect(
+      JSON.stringify(
+        await callerAs(handle.db, { userId: org.adminId }).memory.tryRecall({ question: "What is my job?" }),
+      ),
+    ).toContain("Skerryvore");
   });
 
   it("answers the same from the standby as from the primary", async () => {
@@ -145,14 +199,30 @@ describe.runIf(TEST_BACKEND === "postgres" && READ_URL)("read replicas on a hot 
     await writeCards(
       handle.db,
       ctx,
-      createOp("avoid_ingredient", { title: "用户不吃香菜 (cilantro)", content: "推荐菜谱时避免香菜。", valueJson: "香菜" }),
+      createOp("avoid_ingredient", {
+        title: "用户不吃香菜 (cilantro)",
+        content: "推荐菜谱时避免香菜。",
+        valueJson: "香菜",
+      }),
       createOp("occupation", { title: "Job", content: "Works night shifts as a nurse.", valueJson: "nurse" }),
-      createOp("active_task", { title: "Plan Kyoto trip", content: "Planning a trip to Kyoto in April.", valueJson: "kyoto" }, { itemKey: "kyoto" }),
+      createOp(
+        "active_task",
+        { title: "Plan Kyoto trip", content: "Planning a trip to Kyoto in April.", valueJson: "kyoto" },
+        { itemKey: "kyoto" },
+      ),
     );
     await caughtUp();
     const now = new Date();
-    for (const input of [{ queryText: "香菜" }, { queryText: "what is my job" }, { all: true }, { kinds: ["occupation"] }]) {
-      const [a, b] = await Promise.all([memorySearch(handle.db, ctx, input, { ...noVectors, now }), memorySearch(replicaDb, ctx, input, { ...noVectors, now })]);
+    for (const input of [
+      { queryText: "香菜" },
+      { queryText: "what is my job" },
+      { all: true },
+      { kinds: ["occupation"] },
+    ]) {
+      const [a, b] = await Promise.all([
+        memorySearch(handle.db, ctx, input, { ...noVectors, now }),
+        memorySearch(replicaDb, ctx, input, { ...noVectors, now }),
+      ]);
       expect(b, JSON.stringify(input)).toEqual(a);
       expect(a.exact.length + a.relevant.length).toBeGreaterThan(0);
     }
@@ -163,7 +233,15 @@ describe.runIf(TEST_BACKEND === "postgres" && READ_URL)("read replicas on a hot 
     // No per-minute limit: six searchers make more than the default 300 calls a minute on a fast machine.
     const key = await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.adminId, rateLimitPerMinute: 0 });
     const own = [parseScopePattern(`user:${org.adminId}`)];
-    await writeCards(handle.db, agentContext(org.tenantId, { writeScopes: own, readScopes: own }), createOp("occupation", { title: "Job", content: "Repairs clocks in Bern.", valueJson: "clockmaker" }, { scope: `user:${org.adminId}` }));
+    await writeCards(
+      handle.db,
+      agentContext(org.tenantId, { writeScopes: own, readScopes: own }),
+      createOp(
+        "occupation",
+        { title: "Job", content: "Repairs clocks in Bern.", valueJson: "clockmaker" },
+        { scope: `user:${org.adminId}` },
+      ),
+    );
     await caughtUp();
     forgetRecentWrites();
     const warnings = vi.spyOn(console, "error");
@@ -171,7 +249,10 @@ describe.runIf(TEST_BACKEND === "postgres" && READ_URL)("read replicas on a hot 
     let stopping = true;
     const load = async () => {
       while (stopping) {
-        const res = await trpcHttp(handle.db, "tools.memory_search", { bearer: key.secret, body: { queryText: "clocks", turn: { sessionId: "load" } } });
+        const res = await trpcHttp(handle.db, "tools.memory_search", {
+          bearer: key.secret,
+          body: { queryText: "clocks", turn: { sessionId: "load" } },
+        });
         statuses.push(res.status);
         if (res.status !== 200) throw new Error(`a search failed with ${res.status}: ${res.text}`);
       }
@@ -200,7 +281,15 @@ describe.runIf(TEST_BACKEND === "postgres" && READ_URL)("read replicas on a hot 
     const org = await createOrg(handle.db);
     const key = await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.adminId });
     const own = [parseScopePattern(`user:${org.adminId}`)];
-    await writeCards(handle.db, agentContext(org.tenantId, { writeScopes: own, readScopes: own }), createOp("occupation", { title: "Job", content: "Repairs clocks in Bern.", valueJson: "clockmaker" }, { scope: `user:${org.adminId}` }));
+    await writeCards(
+      handle.db,
+      agentContext(org.tenantId, { writeScopes: own, readScopes: own }),
+      createOp(
+        "occupation",
+        { title: "Job", content: "Repairs clocks in Bern.", valueJson: "clockmaker" },
+        { scope: `user:${org.adminId}` },
+      ),
+    );
     await standbyCtl("start");
     await waitFor("the standby back in rotation", () => replicas.statuses()[0]!.state === "up");
     await caughtUp();
@@ -209,9 +298,13 @@ describe.runIf(TEST_BACKEND === "postgres" && READ_URL)("read replicas on a hot 
     const onReplica = () => metric("memory_db_reads_total", { target: replicas.replicas[0]!.name });
     const backOn = await onReplica();
     for (let i = 0; i < 20 && (await onReplica()) === backOn; i++) {
-      const res = await trpcHttp(handle.db, "tools.memory_search", { bearer: key.secret, body: { queryText: "clocks" } });
+      const res = await trpcHttp(handle.db, "tools.memory_search", {
+        bearer: key.secret,
+        body: { queryText: "clocks" },
+      });
       expect(JSON.stringify(res.json.result?.data)).toContain("Bern");
-      if ((await onReplica()) === backOn) await waitFor("the standby up again", () => replicas.statuses()[0]!.state === "up");
+      if ((await onReplica()) === backOn)
+        await waitFor("the standby up again", () => replicas.statuses()[0]!.state === "up");
     }
     expect(await onReplica()).toBeGreaterThan(backOn);
     // Other test files write to the primary meanwhile, so replay can trail by a few milliseconds:
@@ -223,7 +316,10 @@ describe.runIf(TEST_BACKEND === "postgres" && READ_URL)("read replicas on a hot 
   });
 
   it("takes a replica that lags beyond the limit out of rotation until it catches up", async () => {
-    const strict = new ReadReplicas(handle.db, [{ name: "strict", db: replicaDb, close: async () => {} }], { maxLagMs: 300, checkMs: 100 });
+    const strict = new ReadReplicas(handle.db, [{ name: "strict", db: replicaDb, close: async () => {} }], {
+      maxLagMs: 300,
+      checkMs: 100,
+    });
     await strict.probe();
     expect(strict.statuses()[0]!.state).toBe("up");
     await pause();
@@ -240,7 +336,10 @@ describe.runIf(TEST_BACKEND === "postgres" && READ_URL)("read replicas on a hot 
     } finally {
       await resume();
     }
-    await waitFor("the strict replica to catch up", async () => (await strict.probe(), strict.statuses()[0]!.state === "up"));
+    await waitFor(
+      "the strict replica to catch up",
+      async () => (await strict.probe(), strict.statuses()[0]!.state === "up"),
+    );
     expect(await strict.pick(null)).not.toBeNull();
     await strict.close();
   });
@@ -249,7 +348,9 @@ describe.runIf(TEST_BACKEND === "postgres" && READ_URL)("read replicas on a hot 
     await replicas.probe();
     expect(await metric("memory_info", { mode: "server", replicas: "1" })).toBe(1);
     expect(await metric("memory_db_replica_up", { state: "up" })).toBe(1);
-    const text = (await answerMetrics({ method: "GET", remoteAddress: "127.0.0.1", authorization: null, forwardedFor: null })).body;
+    const text = (
+      await answerMetrics({ method: "GET", remoteAddress: "127.0.0.1", authorization: null, forwardedFor: null })
+    ).body;
     expect(text).toMatch(/memory_db_replica_lag_seconds\{replica="[^"]+"\} \d/);
     expect(text).toMatch(/memory_db_pool_max_connections\{pool="primary"\} 5/);
   });

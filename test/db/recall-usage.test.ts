@@ -26,7 +26,10 @@ describe(`recall counts and hotness (${TEST_BACKEND})`, () => {
   const tools = () => callerAs(handle.db, { bearer: secret }).tools;
   const usageOf = async (nodeId: string) => {
     await flushRecalls(handle.db);
-    const [row] = await handle.db.select().from(memoryNodeUsage).where(and(eq(memoryNodeUsage.tenantId, org.tenantId), eq(memoryNodeUsage.nodeId, nodeId)));
+    const [row] = await handle.db
+      .select()
+      .from(memoryNodeUsage)
+      .where(and(eq(memoryNodeUsage.tenantId, org.tenantId), eq(memoryNodeUsage.nodeId, nodeId)));
     return row;
   };
   const write = async (...ops: ReturnType<typeof card>[]) => {
@@ -43,8 +46,12 @@ describe(`recall counts and hotness (${TEST_BACKEND})`, () => {
   afterAll(async () => handle?.destroy());
 
   it("counts each card an agent's search, lookup or context hands over, once per call", async () => {
-    const [sushi, ramen] = await write(card("sushi", "Loves sushi", "The user loves salmon sushi."), card("ramen", "Likes ramen", "The user likes miso ramen."));
-    for (let i = 0; i < 3; i++) expect((await tools().memory_search({ queryText: "salmon sushi" })).relevant.map((h) => h.id)).toContain(sushi);
+    const [sushi, ramen] = await write(
+      card("sushi", "Loves sushi", "The user loves salmon sushi."),
+      card("ramen", "Likes ramen", "The user likes miso ramen."),
+    );
+    for (let i = 0; i < 3; i++)
+      expect((await tools().memory_search({ queryText: "salmon sushi" })).relevant.map((h) => h.id)).toContain(sushi);
     expect(await usageOf(sushi!)).toMatchObject({ recallCount: 3 });
     expect((await usageOf(sushi!))!.hotness).toBeCloseTo(0.15, 5);
     expect(await usageOf(ramen!)).toBeUndefined();
@@ -53,7 +60,10 @@ describe(`recall counts and hotness (${TEST_BACKEND})`, () => {
     await tools().memory_get({ kind: "custom_fact", itemKey: "ramen" });
     expect(await usageOf(ramen!)).toMatchObject({ recallCount: 2 });
 
-    const context = await tools().memory_context({ queryText: "what sushi do I like?", turn: { sessionId: "chat-usage" } });
+    const context = await tools().memory_context({
+      queryText: "what sushi do I like?",
+      turn: { sessionId: "chat-usage" },
+    });
     expect(context.usedMemoryIds).toContain(sushi);
     expect(await usageOf(sushi!)).toMatchObject({ recallCount: 4 });
   });
@@ -63,16 +73,35 @@ describe(`recall counts and hotness (${TEST_BACKEND})`, () => {
     const listed = await tools().memory_search({ all: true });
     expect(listed.enumerated).toBe(true);
     expect(listed.exact.map((h) => h.id)).toContain(tea);
-    const person = await buildUserCallContext(handle.db, { tenantId: org.tenantId, userId: org.memberId, role: "member" });
-    expect((await memorySearch(handle.db, person, { queryText: "oolong tea" })).relevant.map((h) => h.id)).toContain(tea);
-    expect((await callerAs(handle.db, { userId: org.memberId }).memory.search({ queryText: "oolong tea" })).hits.map((h) => h.id)).toContain(tea);
+    const person = await buildUserCallContext(handle.db, {
+      tenantId: org.tenantId,
+      userId: org.memberId,
+      role: "member",
+    });
+    expect((await memorySearch(handle.db, person, { queryText: "oolong tea" })).relevant.map((h) => h.id)).toContain(
+      tea,
+    );
+    expect(
+      (await callerAs(handle.db, { userId: org.memberId }).memory.search({ queryText: "oolong tea" })).hits.map(
+        (h) => h.id,
+      ),
+    ).toContain(tea);
     expect(await usageOf(tea!)).toBeUndefined();
   });
 
   it("ranks a hotter card above an equally matching cold one, and shows the counts on the card page", async () => {
-    const [cold, hot] = await write(card("mango", "Mango smoothie", "The user orders a mango smoothie."), card("mango-lassi", "Mango smoothie", "The user orders a mango smoothie."));
-    await handle.db.insert(memoryNodeUsage).values({ tenantId: org.tenantId, nodeId: hot!, recallCount: 20, lastRecalledAt: new Date(), hotness: 1 });
-    const person = await buildUserCallContext(handle.db, { tenantId: org.tenantId, userId: org.memberId, role: "member" });
+    const [cold, hot] = await write(
+      card("mango", "Mango smoothie", "The user orders a mango smoothie."),
+      card("mango-lassi", "Mango smoothie", "The user orders a mango smoothie."),
+    );
+    await handle.db
+      .insert(memoryNodeUsage)
+      .values({ tenantId: org.tenantId, nodeId: hot!, recallCount: 20, lastRecalledAt: new Date(), hotness: 1 });
+    const person = await buildUserCallContext(handle.db, {
+      tenantId: org.tenantId,
+      userId: org.memberId,
+      role: "member",
+    });
     const hits = (await memorySearch(handle.db, person, { queryText: "mango smoothie" })).relevant;
     const order = hits.map((h) => h.id).filter((id) => id === hot || id === cold);
     expect(order).toEqual([hot, cold]);
@@ -80,7 +109,17 @@ describe(`recall counts and hotness (${TEST_BACKEND})`, () => {
     expect(hits.find((h) => h.id === cold)!.score!.hotness ?? 0).toBe(0);
 
     // An update starts a new revision at zero; the page still shows the chain's total.
-    const updated = await tools().memory_write({ operations: [{ op: "update", targetId: hot!, expectedRevision: 1, explicitUserIntent: true, node: { content: "The user orders a mango lassi." } }] });
+    const updated = await tools().memory_write({
+      operations: [
+        {
+          op: "update",
+          targetId: hot!,
+          expectedRevision: 1,
+          explicitUserIntent: true,
+          node: { content: "The user orders a mango lassi." },
+        },
+      ],
+    });
     expect(updated, JSON.stringify(updated)).toMatchObject({ done: true });
     const next = updated.results[0]!.nodeId!;
     await tools().memory_get({ id: next });
@@ -91,7 +130,10 @@ describe(`recall counts and hotness (${TEST_BACKEND})`, () => {
   });
 
   it("cools every recalled card by 0.95 a day and drops the faint ones to zero", async () => {
-    const [warm, faint] = await write(card("pho", "Likes pho", "The user likes pho."), card("bun", "Likes bun cha", "The user likes bun cha."));
+    const [warm, faint] = await write(
+      card("pho", "Likes pho", "The user likes pho."),
+      card("bun", "Likes bun cha", "The user likes bun cha."),
+    );
     await handle.db.insert(memoryNodeUsage).values([
       { tenantId: org.tenantId, nodeId: warm!, recallCount: 10, lastRecalledAt: new Date(), hotness: 0.5 },
       { tenantId: org.tenantId, nodeId: faint!, recallCount: 1, lastRecalledAt: new Date(), hotness: 0.01 },
@@ -104,11 +146,23 @@ describe(`recall counts and hotness (${TEST_BACKEND})`, () => {
   });
 
   it("goes with a hard-deleted card, and a recall of a card deleted meanwhile is skipped, not an error", async () => {
-    const [gone, kept] = await write(card("durian", "Eats durian", "The user eats durian."), card("lychee", "Eats lychee", "The user eats lychee."));
+    const [gone, kept] = await write(
+      card("durian", "Eats durian", "The user eats durian."),
+      card("lychee", "Eats lychee", "The user eats lychee."),
+    );
     await tools().memory_get({ id: gone! });
     expect(await usageOf(gone!)).toMatchObject({ recallCount: 1 });
-    const person = await buildUserCallContext(handle.db, { tenantId: org.tenantId, userId: org.memberId, role: "member" });
-    const forgotten = await callerAs(handle.db, { userId: org.memberId }).memory.forget({ id: gone!, expectedRevision: 1, mode: "hard", reason: "erase it" });
+    const person = await buildUserCallContext(handle.db, {
+      tenantId: org.tenantId,
+      userId: org.memberId,
+      role: "member",
+    });
+    const forgotten = await callerAs(handle.db, { userId: org.memberId }).memory.forget({
+      id: gone!,
+      expectedRevision: 1,
+      mode: "hard",
+      reason: "erase it",
+    });
     expect(forgotten.done).toBe(true);
     expect(await usageOf(gone!)).toBeUndefined();
 
@@ -124,8 +178,15 @@ describe(`recall counts and hotness (${TEST_BACKEND})`, () => {
     const [inTx] = await write(card("kimchi", "Eats kimchi", "The user eats kimchi."));
     const setting = await handle.db.transaction(async (tx) => {
       await recordRecalls(tx, org.tenantId, [inTx!]);
-      await recordQuery(tx, { tenantId: org.tenantId, actor: { type: "system", id: "test" } }, { operation: "memory_search", latencyMs: 1, resultCount: 1 });
-      const [row] = await queryRows<{ value: string; lock: string }>(tx, sql`select current_setting('synchronous_commit') as value, current_setting('lock_timeout') as lock`);
+      await recordQuery(
+        tx,
+        { tenantId: org.tenantId, actor: { type: "system", id: "test" } },
+        { operation: "memory_search", latencyMs: 1, resultCount: 1 },
+      );
+      const [row] = await queryRows<{ value: string; lock: string }>(
+        tx,
+        sql`select current_setting('synchronous_commit') as value, current_setting('lock_timeout') as lock`,
+      );
       return row;
     });
     expect(setting).toMatchObject({ value: "on", lock: "0" });

@@ -24,7 +24,11 @@ describe.runIf(TEST_BACKEND === "postgres")("reads on a replica that fails fast"
     handle = await openTestDatabase();
     // A pool to the dead port (attachReadReplicas opens it; its own monitor is not used).
     stopped = await openTestDatabase();
-    pool = await attachReadReplicas(stopped, [`postgres://postgres@127.0.0.1:${port.port}/gone`], { maxLagMs: 5000, checkMs: 60_000, poolMax: 1 });
+    pool = await attachReadReplicas(stopped, [`postgres://postgres@127.0.0.1:${port.port}/gone`], {
+      maxLagMs: 5000,
+      checkMs: 60_000,
+      poolMax: 1,
+    });
     unregisterReadReplicas(pool);
   });
   afterAll(async () => {
@@ -36,8 +40,18 @@ describe.runIf(TEST_BACKEND === "postgres")("reads on a replica that fails fast"
 
   const asUp = () => {
     if (replicas) unregisterReadReplicas(replicas);
-    replicas = new ReadReplicas(handle.db, [{ name: "stopped", db: pool.replicas[0]!.db, close: async () => {} }], { maxLagMs: 5000, checkMs: 60_000 });
-    replicas.replicas[0]!.status = { name: "stopped", state: "up", reachable: true, lagMs: 0, replayLsn: null, error: null };
+    replicas = new ReadReplicas(handle.db, [{ name: "stopped", db: pool.replicas[0]!.db, close: async () => {} }], {
+      maxLagMs: 5000,
+      checkMs: 60_000,
+    });
+    replicas.replicas[0]!.status = {
+      name: "stopped",
+      state: "up",
+      reachable: true,
+      lagMs: 0,
+      replayLsn: null,
+      error: null,
+    };
     registerReadReplicas(replicas);
   };
 
@@ -47,13 +61,33 @@ describe.runIf(TEST_BACKEND === "postgres")("reads on a replica that fails fast"
     // Written before the replica is attached: on the primary, and no read-your-writes position to wait for.
     const written = await trpcHttp(handle.db, "tools.memory_write", {
       bearer: key.secret,
-      body: { operations: [{ op: "create", kind: "occupation", explicitUserIntent: true, scope: `user:${org.adminId}`, node: { title: "Lighthouse keeper", content: "Works as a lighthouse keeper on Skerryvore.", valueJson: "lighthouse keeper" } }] },
+      body: {
+        operations: [
+          {
+            op: "create",
+            kind: "occupation",
+            explicitUserIntent: true,
+            scope: `user:${org.adminId}`,
+            node: {
+              title: "Lighthouse keeper",
+              content: "Works as a lighthouse keeper on Skerryvore.",
+              valueJson: "lighthouse keeper",
+            },
+          },
+        ],
+      },
     });
     expect(written.status).toBe(200);
     asUp();
-    const res = await trpcHttp(handle.db, "tools.memory_context", { bearer: key.secret, body: { queryText: "what is my job", turn: { sessionId: "fallback" } } });
+    const res = await trpcHttp(handle.db, "tools.memory_context", {
+      bearer: key.secret,
+      body: { queryText: "what is my job", turn: { sessionId: "fallback" } },
+    });
     expect(res.status).toBe(200);
-    const context = res.json.result?.data as { prompt: string; diagnostics: { enabled: boolean; storeStatus: string; warnings: string[] } };
+    const context = res.json.result?.data as {
+      prompt: string;
+      diagnostics: { enabled: boolean; storeStatus: string; warnings: string[] };
+    };
     expect(context.diagnostics).toMatchObject({ enabled: true, storeStatus: "ok" });
     expect(context.diagnostics.warnings.join(" ")).not.toMatch(/unavailable/);
     expect(context.prompt).toContain("Skerryvore");

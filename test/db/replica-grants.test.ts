@@ -24,16 +24,54 @@ describe(`dashboard grants are read on the primary (${TEST_BACKEND})`, () => {
   });
 
   it("builds the member's scopes from the primary while the listing itself runs on the replica", async () => {
-    const first = await registerAccount(handle.db, { email: "ada@example.com", password: "correct horse battery", name: "Ada Admin", openSignup: false });
+    const first = await registerAccount(handle.db, {
+      email: "ada@example.com",
+      password: "correct horse battery",
+      name: "Ada Admin",
+      openSignup: false,
+    });
     const admin = callerAs(handle.db, { userId: first.user.id });
-    const bob = await addUserToTenant(handle.db, { email: "bob@example.com", password: "member password", name: "Bob Builder", role: "member", tenantId: first.tenantId, actorUserId: first.user.id });
+    const bob = await addUserToTenant(handle.db, {
+      email: "bob@example.com",
+      password: "member password",
+      name: "Bob Builder",
+      role: "member",
+      tenantId: first.tenantId,
+      actorUserId: first.user.id,
+    });
     await admin.admin.workspaces.create({ name: "Mobile App", id: "mobile-app" });
-    const grant = await admin.grants.set({ principalType: "user", principalId: bob.user.id, scope: "workspace:mobile-app", canRead: true, canWrite: false });
-    await admin.memory.write({ operations: [{ op: "create", kind: "custom_fact", itemKey: "release", scope: "workspace:mobile-app", node: { title: "Release", content: "The mobile app ships on Fridays." } }] });
+    const grant = await admin.grants.set({
+      principalType: "user",
+      principalId: bob.user.id,
+      scope: "workspace:mobile-app",
+      canRead: true,
+      canWrite: false,
+    });
+    await admin.memory.write({
+      operations: [
+        {
+          op: "create",
+          kind: "custom_fact",
+          itemKey: "release",
+          scope: "workspace:mobile-app",
+          node: { title: "Release", content: "The mobile app ships on Fridays." },
+        },
+      ],
+    });
 
     const recorded = await recordingDb(handle);
-    replicas = new ReadReplicas(handle.db, [{ name: "recorded", db: recorded.db, close: async () => {} }], { maxLagMs: 5000, checkMs: 60_000 });
-    replicas.replicas[0]!.status = { name: "recorded", state: "up", reachable: true, lagMs: 0, replayLsn: null, error: null };
+    replicas = new ReadReplicas(handle.db, [{ name: "recorded", db: recorded.db, close: async () => {} }], {
+      maxLagMs: 5000,
+      checkMs: 60_000,
+    });
+    replicas.replicas[0]!.status = {
+      name: "recorded",
+      state: "up",
+      reachable: true,
+      lagMs: 0,
+      replayLsn: null,
+      error: null,
+    };
     registerReadReplicas(replicas);
 
     const member = callerAs(handle.db, { userId: bob.user.id });

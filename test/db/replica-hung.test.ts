@@ -41,7 +41,12 @@ describe.runIf(TEST_BACKEND === "postgres")("a replica that stops answering", ()
   it("is marked down within the probe timeout, shows down in health, and reads go to the primary", async () => {
     const opened = await openTestDatabase();
     const started = Date.now();
-    const replicas = await attachReadReplicas(opened, [hungUrl], { maxLagMs: 5000, checkMs: 200, timeoutMs: 500, poolMax: 2 });
+    const replicas = await attachReadReplicas(opened, [hungUrl], {
+      maxLagMs: 5000,
+      checkMs: 200,
+      timeoutMs: 500,
+      poolMax: 2,
+    });
     try {
       // attach probes once and waits for it: bounded by the timeout, not by the standby.
       expect(Date.now() - started).toBeLessThan(3000);
@@ -55,7 +60,10 @@ describe.runIf(TEST_BACKEND === "postgres")("a replica that stops answering", ()
       const org = await createOrg(opened.db);
       const key = await createKey(opened.db, { tenantId: org.tenantId, ownerUserId: org.adminId });
       const readStarted = Date.now();
-      const res = await trpcHttp(opened.db, "tools.memory_search", { bearer: key.secret, body: { queryText: "anything", turn: { sessionId: "hung" } } });
+      const res = await trpcHttp(opened.db, "tools.memory_search", {
+        bearer: key.secret,
+        body: { queryText: "anything", turn: { sessionId: "hung" } },
+      });
       expect(res.status).toBe(200);
       expect(Date.now() - readStarted).toBeLessThan(3000);
 
@@ -76,15 +84,34 @@ describe.runIf(TEST_BACKEND === "postgres")("a replica that stops answering", ()
 
   it("runs a read on the primary when a replica taken as up stops answering mid-read, and takes it out of rotation", async () => {
     const opened = await openTestDatabase();
-    const hung = await attachReadReplicas(opened, [hungUrl], { maxLagMs: 5000, checkMs: 60_000, timeoutMs: 500, poolMax: 1 });
+    const hung = await attachReadReplicas(opened, [hungUrl], {
+      maxLagMs: 5000,
+      checkMs: 60_000,
+      timeoutMs: 500,
+      poolMax: 1,
+    });
     unregisterReadReplicas(hung);
     // The same hung pool, seen as up (as it was before the standby stopped answering), taking reads for handle's primary.
-    const replicas = new ReadReplicas(handle.db, [{ name: "hung", db: hung.replicas[0]!.db, close: async () => {} }], { maxLagMs: 5000, checkMs: 60_000, timeoutMs: 500, readTimeoutMs: 300 });
-    replicas.replicas[0]!.status = { name: "hung", state: "up", reachable: true, lagMs: 0, replayLsn: null, error: null };
+    const replicas = new ReadReplicas(handle.db, [{ name: "hung", db: hung.replicas[0]!.db, close: async () => {} }], {
+      maxLagMs: 5000,
+      checkMs: 60_000,
+      timeoutMs: 500,
+      readTimeoutMs: 300,
+    });
+    replicas.replicas[0]!.status = {
+      name: "hung",
+      state: "up",
+      reachable: true,
+      lagMs: 0,
+      replayLsn: null,
+      error: null,
+    };
     registerReadReplicas(replicas);
     try {
       const started = Date.now();
-      const routed = await routeWork(handle.db, { kind: "read", principal: null }, async (db) => queryRows<{ one: number }>(db, sql`select 1 as one`));
+      const routed = await routeWork(handle.db, { kind: "read", principal: null }, async (db) =>
+        queryRows<{ one: number }>(db, sql`select 1 as one`),
+      );
       expect(routed.value[0]?.one).toBe(1);
       expect(routed.db).toBe(handle.db);
       // The read timeout (300 ms) plus routing's 2 s grace, not postgres.js's 10 s connect timeout or forever.

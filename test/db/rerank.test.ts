@@ -35,14 +35,21 @@ function fakeRerankServer() {
       if (mode === "http-error") return reply(500, { error: "model not loaded" });
       if (mode === "not-json") return reply(200, "<html>gateway</html>");
       if (mode === "bad-index") return reply(200, { results: [{ index: 99, relevance_score: 1 }] });
-      if (parsed.texts) return reply(200, docs.map((d, index) => ({ index, score: score(d) })));
+      if (parsed.texts)
+        return reply(
+          200,
+          docs.map((d, index) => ({ index, score: score(d) })),
+        );
       return reply(200, { results: docs.map((d, index) => ({ index, relevance_score: score(d) })).reverse() });
     });
   });
   return {
     requests,
     setMode: (m: Mode) => (mode = m),
-    start: () => new Promise<string>((resolve) => server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`))),
+    start: () =>
+      new Promise<string>((resolve) =>
+        server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`)),
+      ),
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -60,7 +67,8 @@ describe(`re-ranking endpoint (${TEST_BACKEND})`, () => {
     await handle?.destroy();
   });
 
-  const reranker = (overrides: Partial<RerankConfig> = {}) => createReranker({ baseUrl, model: "bge-reranker-v2-m3", timeoutMs: 300, topN: 20, format: "cohere", ...overrides });
+  const reranker = (overrides: Partial<RerankConfig> = {}) =>
+    createReranker({ baseUrl, model: "bge-reranker-v2-m3", timeoutMs: 300, topN: 20, format: "cohere", ...overrides });
 
   async function diary() {
     const tenantId = await createTenant(handle.db);
@@ -77,7 +85,12 @@ describe(`re-ranking endpoint (${TEST_BACKEND})`, () => {
     return ctx;
   }
   const search = (ctx: Parameters<typeof memorySearch>[1], options: Parameters<typeof memorySearch>[3]) =>
-    memorySearch(handle.db, ctx, { queryText: "我姐姐的丈夫做什么工作", includeEvidence: true, limit: 5 }, { embeddings: null, logQuery: false, ...options });
+    memorySearch(
+      handle.db,
+      ctx,
+      { queryText: "我姐姐的丈夫做什么工作", includeEvidence: true, limit: 5 },
+      { embeddings: null, logQuery: false, ...options },
+    );
 
   it("re-orders the first stage's best candidates by the endpoint's scores (Cohere/Jina/vLLM shape)", async () => {
     const ctx = await diary();
@@ -106,11 +119,19 @@ describe(`re-ranking endpoint (${TEST_BACKEND})`, () => {
     await appendMessages(handle.db, ctx, {
       sessionId: "diary",
       userScopeId: "u1",
-      messages: Array.from({ length: 45 }, (_, i) => ({ role: "user" as const, content: `第${i}天：我姐姐的丈夫又来了。` })),
+      messages: Array.from({ length: 45 }, (_, i) => ({
+        role: "user" as const,
+        content: `第${i}天：我姐姐的丈夫又来了。`,
+      })),
     });
     fake.setMode("ok");
     const before = fake.requests.length;
-    const all = await memorySearch(handle.db, ctx, { queryText: "我姐姐的丈夫做什么工作", includeEvidence: true, limit: 50 }, { embeddings: null, logQuery: false, reranker: reranker({ topN: 48, format: "tei" }) });
+    const all = await memorySearch(
+      handle.db,
+      ctx,
+      { queryText: "我姐姐的丈夫做什么工作", includeEvidence: true, limit: 50 },
+      { embeddings: null, logQuery: false, reranker: reranker({ topN: 48, format: "tei" }) },
+    );
     const sent = fake.requests.slice(before).map((r) => (r.texts as string[]).length);
     expect(sent).toEqual([32, 15]); // 47 messages match (the weather line does not)
     expect(all.warnings).toBeUndefined();
@@ -145,8 +166,26 @@ describe(`re-ranking endpoint (${TEST_BACKEND})`, () => {
 
 describe("re-ranking answers", () => {
   it("reads both shapes and refuses partial or malformed ones", () => {
-    expect(scoresFromAnswer({ results: [{ index: 1, relevance_score: 0.2 }, { index: 0, relevance_score: 0.7 }] }, 2)).toEqual([0.7, 0.2]);
-    expect(scoresFromAnswer([{ index: 0, score: 1 }, { index: 1, score: -3 }], 2)).toEqual([1, -3]);
+    expect(
+      scoresFromAnswer(
+        {
+          results: [
+            { index: 1, relevance_score: 0.2 },
+            { index: 0, relevance_score: 0.7 },
+          ],
+        },
+        2,
+      ),
+    ).toEqual([0.7, 0.2]);
+    expect(
+      scoresFromAnswer(
+        [
+          { index: 0, score: 1 },
+          { index: 1, score: -3 },
+        ],
+        2,
+      ),
+    ).toEqual([1, -3]);
     expect(scoresFromAnswer({ results: [{ index: 0, relevance_score: 0.7 }] }, 2)).toMatch(/no score for document 1/);
     expect(scoresFromAnswer({ results: [{ index: 0, relevance_score: "high" }] }, 1)).toMatch(/not a number/);
     expect(scoresFromAnswer({ data: [] }, 1)).toMatch(/neither/);

@@ -31,13 +31,18 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
   afterAll(async () => handle?.destroy());
 
   const write = (ctx: MemoryCallContext, ...operations: Op[]) => writeCards(handle.db, ctx, ...operations);
-  const search = (ctx: MemoryCallContext, input: Record<string, unknown>) => memorySearch(handle.db, ctx, input, noVectors);
+  const search = (ctx: MemoryCallContext, input: Record<string, unknown>) =>
+    memorySearch(handle.db, ctx, input, noVectors);
 
   it("finds a card exactly by kind + valueJson and by canonical key", async () => {
     const ctx = agentContext(await createTenant(handle.db));
     const [cilantro] = await write(
       ctx,
-      create("avoid_ingredient", { title: "用户不吃香菜 (cilantro)", content: "推荐菜谱时避免香菜。", valueJson: "香菜" }),
+      create("avoid_ingredient", {
+        title: "用户不吃香菜 (cilantro)",
+        content: "推荐菜谱时避免香菜。",
+        valueJson: "香菜",
+      }),
       create("avoid_ingredient", { title: "No peanuts", content: "Avoid peanuts.", valueJson: "peanut" }),
     );
     const byValue = await search(ctx, { kinds: ["avoid_ingredient"], valueJson: "香菜" });
@@ -54,8 +59,16 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     const ctx = agentContext(t, { forgetIntent: true });
     const [cilantro, peanuts, flavor] = await write(
       ctx,
-      create("avoid_ingredient", { title: "用户不吃香菜", content: "推荐菜谱时避免香菜，讨厌它的味道。", valueJson: { ingredient: "香菜", note: "讨厌味道" } }),
-      create("food_avoidance", { title: "Peanut allergy", content: "The user is allergic to peanuts.", valueJson: { food: "peanuts", reason: "allergy" } }),
+      create("avoid_ingredient", {
+        title: "用户不吃香菜",
+        content: "推荐菜谱时避免香菜，讨厌它的味道。",
+        valueJson: { ingredient: "香菜", note: "讨厌味道" },
+      }),
+      create("food_avoidance", {
+        title: "Peanut allergy",
+        content: "The user is allergic to peanuts.",
+        valueJson: { food: "peanuts", reason: "allergy" },
+      }),
       create("flavor_profile", { title: "口味", content: "推荐菜谱时少油少辣。", valueJson: "少油少辣" }),
     );
     const exactIds = async (input: Record<string, unknown>) => (await search(ctx, input)).exact.map((n) => n.id);
@@ -68,7 +81,13 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect(await exactIds({ kinds: ["avoid_ingredient"], valueJson: "香" })).toEqual([]);
     // 000's own forget example, word for word.
     const forgot = await memoryForget(handle.db, ctx, {
-      selector: { domain: "生活技能", categoryPathPrefix: ["生活技能", "做饭", "饮食偏好"], type: "preference", key: "avoid_ingredient", valueJson: "香菜" },
+      selector: {
+        domain: "生活技能",
+        categoryPathPrefix: ["生活技能", "做饭", "饮食偏好"],
+        type: "preference",
+        key: "avoid_ingredient",
+        valueJson: "香菜",
+      },
       mode: "soft",
       reason: "用户明确要求忘记该饮食偏好",
     });
@@ -80,7 +99,14 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
 
   it("says when queryText holds no word to search for", async () => {
     const ctx = agentContext(await createTenant(handle.db));
-    await write(ctx, create("custom_fact", { title: "Coffee", content: "Drinks coffee at 9.", valueJson: "coffee" }, { itemKey: "coffee" }));
+    await write(
+      ctx,
+      create(
+        "custom_fact",
+        { title: "Coffee", content: "Drinks coffee at 9.", valueJson: "coffee" },
+        { itemKey: "coffee" },
+      ),
+    );
     const result = await search(ctx, { queryText: "☕" });
     expect(result.relevant).toEqual([]);
     expect(result.warnings?.join(" ")).toMatch(/holds no word to search for/);
@@ -88,8 +114,32 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
 
   it("searches within kinds when queryText comes with them, instead of listing the kinds' most important cards", async () => {
     const ctx = agentContext(await createTenant(handle.db));
-    const facts = Array.from({ length: 15 }, (_, i) => create("custom_fact", { title: `Fact ${i}`, content: `Household fact number ${i} about the garden.`, valueJson: `f${i}`, importance: 0.9 }, { itemKey: `fact_${i}` }));
-    const written = await write(ctx, ...facts, create("custom_fact", { title: "家里的WiFi名称", content: "家里的 WiFi 叫 Orchard-5G。", valueJson: "Orchard-5G", importance: 0.5 }, { itemKey: "wifi" }), create("occupation", { title: "Job", content: "Configures wifi routers at work.", valueJson: "network engineer" }));
+    const facts = Array.from({ length: 15 }, (_, i) =>
+      create(
+        "custom_fact",
+        {
+          title: `Fact ${i}`,
+          content: `Household fact number ${i} about the garden.`,
+          valueJson: `f${i}`,
+          importance: 0.9,
+        },
+        { itemKey: `fact_${i}` },
+      ),
+    );
+    const written = await write(
+      ctx,
+      ...facts,
+      create(
+        "custom_fact",
+        { title: "家里的WiFi名称", content: "家里的 WiFi 叫 Orchard-5G。", valueJson: "Orchard-5G", importance: 0.5 },
+        { itemKey: "wifi" },
+      ),
+      create("occupation", {
+        title: "Job",
+        content: "Configures wifi routers at work.",
+        valueJson: "network engineer",
+      }),
+    );
     const result = await search(ctx, { kinds: ["custom_fact"], queryText: "wifi" });
     expect([...result.exact, ...result.relevant].map((n) => n.id)).toEqual([written[15]]);
     expect(result.omitted.filter((o) => o.reason === "over_limit")).toEqual([]);
@@ -101,14 +151,23 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     const [allergy, tea] = await write(
       ctx,
       create("food_avoidance", { title: "花生过敏", content: "用户对花生过敏。", valueJson: "花生" }),
-      create("custom_fact", { title: "喜歡烏龍茶", content: "用戶每天早上喝烏龍茶。", valueJson: "烏龍茶" }, { itemKey: "tea" }),
+      create(
+        "custom_fact",
+        { title: "喜歡烏龍茶", content: "用戶每天早上喝烏龍茶。", valueJson: "烏龍茶" },
+        { itemKey: "tea" },
+      ),
     );
     const relevantIds = async (queryText: string) => (await search(ctx, { queryText })).relevant.map((n) => n.id);
     expect(await relevantIds("我對什麼過敏")).toContain(allergy);
     expect(await relevantIds("乌龙茶")).toEqual([tea]);
     // A row indexed before the fold holds the traditional tokens; the command rewrites them.
-    const traditional = (column: string) => sql.raw(`${column} = replace(replace(replace(replace(${column}, '乌', '烏'), '龙', '龍'), '欢', '歡'), '户', '戶')`);
-    await handle.db.execute(sql`update memory_nodes set ${traditional("search_title")}, ${traditional("search_values")}, ${traditional("search_body")} where tenant_id = ${t} and id = ${tea}`);
+    const traditional = (column: string) =>
+      sql.raw(
+        `${column} = replace(replace(replace(replace(${column}, '乌', '烏'), '龙', '龍'), '欢', '歡'), '户', '戶')`,
+      );
+    await handle.db.execute(
+      sql`update memory_nodes set ${traditional("search_title")}, ${traditional("search_values")}, ${traditional("search_body")} where tenant_id = ${t} and id = ${tea}`,
+    );
     expect(await relevantIds("乌龙")).toEqual([]);
     const changed = await reindexSearchText(handle.db, { tenantId: t });
     expect(changed.memory_nodes).toBe(1);
@@ -120,8 +179,16 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     const ctx = agentContext(await createTenant(handle.db));
     const [cilantro, spicy, other] = await write(
       ctx,
-      create("avoid_ingredient", { title: "用户不吃香菜 (cilantro)", content: "推荐菜谱时避免香菜。", valueJson: "香菜" }),
-      create("flavor_profile", { title: "用户偏好少油少辣", content: "推荐菜谱时优先少油少辣。", valueJson: { oil: "low", spicy: "low" } }),
+      create("avoid_ingredient", {
+        title: "用户不吃香菜 (cilantro)",
+        content: "推荐菜谱时避免香菜。",
+        valueJson: "香菜",
+      }),
+      create("flavor_profile", {
+        title: "用户偏好少油少辣",
+        content: "推荐菜谱时优先少油少辣。",
+        valueJson: { oil: "low", spicy: "low" },
+      }),
       create("occupation", { title: "Job", content: "The user works as a nurse.", valueJson: "nurse" }),
     );
     const zh = await search(ctx, { queryText: "香菜" });
@@ -142,8 +209,16 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     const ctx = agentContext(await createTenant(handle.db));
     const [person, other] = await write(
       ctx,
-      create("personal_relationship", { title: "Priyanka Sharma", content: "Priyanka Sharma leads the Cedar project.", valueJson: "Priyanka Sharma" }, { itemKey: "priyanka" }),
-      create("personal_relationship", { title: "Li Na", content: "Li Na runs the design review.", valueJson: "Li Na" }, { itemKey: "li-na" }),
+      create(
+        "personal_relationship",
+        { title: "Priyanka Sharma", content: "Priyanka Sharma leads the Cedar project.", valueJson: "Priyanka Sharma" },
+        { itemKey: "priyanka" },
+      ),
+      create(
+        "personal_relationship",
+        { title: "Li Na", content: "Li Na runs the design review.", valueJson: "Li Na" },
+        { itemKey: "li-na" },
+      ),
     );
     // Both words are on the card: full text found them, so nothing is left for trigrams to rescue.
     const known = await search(ctx, { queryText: "who is Priyanka Sharma" });
@@ -151,7 +226,9 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect(known.relevant.flatMap((n) => n.matchedBy)).not.toContain("trigram");
     // One word is found nowhere (a typo): the rescue runs, and the card comes back through it.
     const typo = await search(ctx, { queryText: "who is Priyanka Shamra" });
-    expect(typo.relevant.find((n) => n.id === person)?.matchedBy).toEqual(expect.arrayContaining(["full_text", "trigram"]));
+    expect(typo.relevant.find((n) => n.id === person)?.matchedBy).toEqual(
+      expect.arrayContaining(["full_text", "trigram"]),
+    );
     expect(typo.relevant.map((n) => n.id)).not.toContain(other);
   });
 
@@ -159,8 +236,16 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     const ctx = agentContext(await createTenant(handle.db));
     const [herbs, rust] = await write(
       ctx,
-      create("custom_fact", { title: "Herbs", content: "The user avoids eating cilantro and dislikes parsley." }, { itemKey: "herbs" }),
-      create("custom_fact", { title: "Favourite language", content: "The user's favourite programming language is Rust." }, { itemKey: "rust" }),
+      create(
+        "custom_fact",
+        { title: "Herbs", content: "The user avoids eating cilantro and dislikes parsley." },
+        { itemKey: "herbs" },
+      ),
+      create(
+        "custom_fact",
+        { title: "Favourite language", content: "The user's favourite programming language is Rust." },
+        { itemKey: "rust" },
+      ),
     );
     const result = await search(ctx, { queryText: "Which herbs does the user avoid when she eats?" });
     const ids = result.relevant.map((n) => n.id);
@@ -177,16 +262,49 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
   it("never returns superseded, expired or deleted cards by default, and says why they were left out", async () => {
     const tenantId = await createTenant(handle.db);
     const ctx = agentContext(tenantId);
-    const [nurse] = await write(ctx, create("occupation", { title: "Job", content: "Works as a nurse in Boston.", valueJson: "nurse" }));
-    const [doctor] = await write(ctx, create("occupation", { title: "Job", content: "Works as a doctor in Boston.", valueJson: "doctor" }));
+    const [nurse] = await write(
+      ctx,
+      create("occupation", { title: "Job", content: "Works as a nurse in Boston.", valueJson: "nurse" }),
+    );
+    const [doctor] = await write(
+      ctx,
+      create("occupation", { title: "Job", content: "Works as a doctor in Boston.", valueJson: "doctor" }),
+    );
     const [expiring] = await write(
       ctx,
-      create("temporary_state", { title: "Upset stomach", content: "Stomach upset today in Boston: nothing spicy.", valueJson: "upset stomach", expiresAt: new Date(Date.now() + 1500).toISOString() }, { scope: "user:u1", itemKey: "stomach" }),
+      create(
+        "temporary_state",
+        {
+          title: "Upset stomach",
+          content: "Stomach upset today in Boston: nothing spicy.",
+          valueJson: "upset stomach",
+          expiresAt: new Date(Date.now() + 1500).toISOString(),
+        },
+        { scope: "user:u1", itemKey: "stomach" },
+      ),
     );
-    const [expired] = await write(ctx, create("custom_fact", { title: "Boston visit", content: "Visiting Boston this week.", valueJson: "boston" }, { itemKey: "boston_visit" }));
+    const [expired] = await write(
+      ctx,
+      create(
+        "custom_fact",
+        { title: "Boston visit", content: "Visiting Boston this week.", valueJson: "boston" },
+        { itemKey: "boston_visit" },
+      ),
+    );
     await memoryWrite(handle.db, ctx, { operations: [{ op: "expire", targetId: expired!, expectedRevision: 1 }] });
-    const [deleted] = await write(ctx, create("custom_fact", { title: "Boston flat", content: "Rents a flat in Boston.", valueJson: "flat" }, { itemKey: "boston_flat" }));
-    const forgot = await memoryForget(handle.db, { ...ctx, forgetIntent: true }, { id: deleted!, expectedRevision: 1, reason: "user asked" });
+    const [deleted] = await write(
+      ctx,
+      create(
+        "custom_fact",
+        { title: "Boston flat", content: "Rents a flat in Boston.", valueJson: "flat" },
+        { itemKey: "boston_flat" },
+      ),
+    );
+    const forgot = await memoryForget(
+      handle.db,
+      { ...ctx, forgetIntent: true },
+      { id: deleted!, expectedRevision: 1, reason: "user asked" },
+    );
     expect(forgot.deletedIds).toEqual([deleted]);
     await sleep(1700);
 
@@ -194,7 +312,13 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     const returned = [...result.exact, ...result.relevant].map((n) => n.id);
     expect(returned).toContain(doctor);
     for (const gone of [nurse, expiring, expired, deleted]) expect(returned).not.toContain(gone);
-    expect(result.omitted).toEqual(expect.arrayContaining([{ nodeId: nurse, reason: "superseded" }, { nodeId: expiring, reason: "expired" }, { nodeId: expired, reason: "expired" }]));
+    expect(result.omitted).toEqual(
+      expect.arrayContaining([
+        { nodeId: nurse, reason: "superseded" },
+        { nodeId: expiring, reason: "expired" },
+        { nodeId: expired, reason: "expired" },
+      ]),
+    );
     expect(result.omitted.map((o) => o.nodeId)).not.toContain(deleted);
 
     const exact = await search(ctx, { kinds: ["occupation"] });
@@ -211,7 +335,8 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
   it("answers a text search that found only an overridden card with the card overriding it in this turn", async () => {
     const tenantId = await createTenant(handle.db);
     const ctx = agentContext(tenantId);
-    const lang = (scope: string, title: string, content: string, value: string) => create("language_preference", { title, content, valueJson: value }, { scope });
+    const lang = (scope: string, title: string, content: string, value: string) =>
+      create("language_preference", { title, content, valueJson: value }, { scope });
     const [userEn] = await write(ctx, lang("user:u1", "Language", "Answer in English.", "en"));
     const [sessionZh] = await write(ctx, lang("session:s1", "语言", "这次对话用中文回答", "zh"));
     const found = await search(ctx, { queryText: "English" });
@@ -220,13 +345,18 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect(found.omitted).toContainEqual({ nodeId: userEn, reason: "conflict_lost" });
 
     // Another conversation has no override: the user's card is the answer there.
-    const otherTurn = agentContext(tenantId, { defaults: { user: { type: "user", id: "u1" }, session: { type: "session", id: "s2" } } });
+    const otherTurn = agentContext(tenantId, {
+      defaults: { user: { type: "user", id: "u1" }, session: { type: "session", id: "s2" } },
+    });
     expect((await search(otherTurn, { queryText: "English" })).relevant.map((n) => n.id)).toEqual([userEn]);
     // Asked for the user scope alone, the session's card is not read.
-    expect((await search(ctx, { queryText: "English", scopes: ["user:u1"] })).relevant.map((n) => n.id)).toEqual([userEn]);
+    expect((await search(ctx, { queryText: "English", scopes: ["user:u1"] })).relevant.map((n) => n.id)).toEqual([
+      userEn,
+    ]);
 
     // A workspace overrides the user, and a session the workspace; a forgotten override shadows nothing.
-    const tone = (scope: string, content: string) => create("communication_preference", { title: "Tone", content, valueJson: content }, { scope, itemKey: "tone" });
+    const tone = (scope: string, content: string) =>
+      create("communication_preference", { title: "Tone", content, valueJson: content }, { scope, itemKey: "tone" });
     const [userTone] = await write(ctx, tone("user:u1", "Use a playful tone."));
     const [workspaceTone] = await write(ctx, tone("workspace:w1", "Formal, please."));
     const playful = await search(ctx, { queryText: "playful" });
@@ -234,18 +364,48 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect(playful.omitted).toContainEqual({ nodeId: userTone, reason: "conflict_lost" });
     const [sessionTone] = await write(ctx, tone("session:s1", "Terse answers today."));
     expect((await search(ctx, { queryText: "playful" })).relevant.map((n) => n.id)).toEqual([sessionTone]);
-    await memoryForget(handle.db, { ...ctx, forgetIntent: true }, { targets: [{ id: sessionTone, expectedRevision: 1 }, { id: workspaceTone, expectedRevision: 1 }], reason: "the user dropped both" });
+    await memoryForget(
+      handle.db,
+      { ...ctx, forgetIntent: true },
+      {
+        targets: [
+          { id: sessionTone, expectedRevision: 1 },
+          { id: workspaceTone, expectedRevision: 1 },
+        ],
+        reason: "the user dropped both",
+      },
+    );
     expect((await search(ctx, { queryText: "playful" })).relevant.map((n) => n.id)).toEqual([userTone]);
 
     // Found by a filter the override does not match (a tag): the override answers there too.
-    const [taggedUser] = await write(ctx, create("custom_fact", { title: "Gym day", content: "Mondays.", valueJson: "monday", tags: ["sport"] }, { scope: "user:u1", itemKey: "gym" }));
-    const [sessionGym] = await write(ctx, create("custom_fact", { title: "Gym day", content: "Thursday this week.", valueJson: "thursday" }, { scope: "session:s1", itemKey: "gym" }));
+    const [taggedUser] = await write(
+      ctx,
+      create(
+        "custom_fact",
+        { title: "Gym day", content: "Mondays.", valueJson: "monday", tags: ["sport"] },
+        { scope: "user:u1", itemKey: "gym" },
+      ),
+    );
+    const [sessionGym] = await write(
+      ctx,
+      create(
+        "custom_fact",
+        { title: "Gym day", content: "Thursday this week.", valueJson: "thursday" },
+        { scope: "session:s1", itemKey: "gym" },
+      ),
+    );
     const byTag = await search(ctx, { tags: ["sport"] });
     expect(byTag.exact.map((n) => [n.id, n.matchedBy])).toEqual([[sessionGym, ["slot"]]]);
     expect(byTag.omitted).toContainEqual({ nodeId: taggedUser, reason: "conflict_lost" });
 
     // Found among more matches than come back with their records (read by id afterwards): the same.
-    const many = Array.from({ length: 120 }, (_, i) => create("custom_fact", { title: `English note ${i}`, content: `An English note, number ${i}.` }, { itemKey: `english_${i}` }));
+    const many = Array.from({ length: 120 }, (_, i) =>
+      create(
+        "custom_fact",
+        { title: `English note ${i}`, content: `An English note, number ${i}.` },
+        { itemKey: `english_${i}` },
+      ),
+    );
     for (let i = 0; i < many.length; i += 40) await write(ctx, ...many.slice(i, i + 40));
     const crowded = await search(ctx, { queryText: "answer English", limit: 5 });
     expect(crowded.relevant.map((n) => n.id)).toContain(sessionZh);
@@ -255,10 +415,20 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
   it("lets terms common in the table score but not select rows, unless the rare terms find too few", async () => {
     const tenantId = await createTenant(handle.db);
     const ctx = agentContext(tenantId);
-    const note = (i: number, text: string): Op => create("custom_fact", { title: `Note ${i}`, content: text }, { itemKey: `share_${i}` });
+    const note = (i: number, text: string): Op =>
+      create("custom_fact", { title: `Note ${i}`, content: text }, { itemKey: `share_${i}` });
     const common: string[] = [];
-    for (let batch = 0; batch < 7; batch++) common.push(...(await write(ctx, ...Array.from({ length: 50 }, (_, i) => note(batch * 50 + i, `The quokka report, part ${batch * 50 + i}.`)))));
-    const rare = await write(ctx, ...Array.from({ length: 12 }, (_, i) => note(1000 + i, `A narwhal sighting, number ${i}.`)));
+    for (let batch = 0; batch < 7; batch++)
+      common.push(
+        ...(await write(
+          ctx,
+          ...Array.from({ length: 50 }, (_, i) => note(batch * 50 + i, `The quokka report, part ${batch * 50 + i}.`)),
+        )),
+      );
+    const rare = await write(
+      ctx,
+      ...Array.from({ length: 12 }, (_, i) => note(1000 + i, `A narwhal sighting, number ${i}.`)),
+    );
     const [both] = await write(ctx, note(2000, "The quokka report mentions a narwhal."));
     await handle.db.execute(sql`analyze memory_nodes`);
     const shares = await termShares(handle.db, "memory_nodes", { maxAgeMs: 0 });
@@ -267,21 +437,40 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect(termShare(shares, terms[0]!)).toBeGreaterThan(COMMON_TERM_SHARE);
     expect(termShare(shares, terms[1]!)).toBeLessThanOrEqual(COMMON_TERM_SHARE);
 
-    const where = nodeWhere({ tenantId, scopes: ctx.readScopes, filter: {}, registry: await loadKindRegistry(handle.db, tenantId), statuses: ["active"] });
+    const where = nodeWhere({
+      tenantId,
+      scopes: ctx.readScopes,
+      filter: {},
+      registry: await loadKindRegistry(handle.db, tenantId),
+      statuses: ["active"],
+    });
     const selective = await fullTextHits(handle.db, { source: NODE_SOURCE, where, terms, limit: 100, minimum: 10 });
     // Only rows with the rare term were read (the common one still scores them).
     expect(selective.map((h) => h.id).sort()).toEqual([both, ...rare].sort());
     // Too few rare matches for the caller: the common term selects too, ranked below them.
     const fallback = await fullTextHits(handle.db, { source: NODE_SOURCE, where, terms, limit: 500, minimum: 20 });
     expect(fallback).toHaveLength(1 + rare.length + common.length);
-    expect(fallback.slice(0, 13).map((h) => h.id).sort()).toEqual([both, ...rare].sort());
+    expect(
+      fallback
+        .slice(0, 13)
+        .map((h) => h.id)
+        .sort(),
+    ).toEqual([both, ...rare].sort());
   });
 
   it("resolves conflicts per slot: session over user, unexpired first, then explicit, temporary, newer", async () => {
     const tenantId = await createTenant(handle.db);
     const scopes = ["user:u1", "session:*", "context:app/a", "context:app/b"];
-    const ctx = agentContext(tenantId, { readScopes: scopes.map(parseScopePattern), writeScopes: scopes.map(parseScopePattern) });
-    const lang = (scope: string, value: string, extra: Op = {}) => create("language_preference", { title: "Language", content: `Answer in ${value}.`, valueJson: value }, { scope, ...extra });
+    const ctx = agentContext(tenantId, {
+      readScopes: scopes.map(parseScopePattern),
+      writeScopes: scopes.map(parseScopePattern),
+    });
+    const lang = (scope: string, value: string, extra: Op = {}) =>
+      create(
+        "language_preference",
+        { title: "Language", content: `Answer in ${value}.`, valueJson: value },
+        { scope, ...extra },
+      );
     const [userZh] = await write(ctx, lang("user:u1", "Chinese"));
     const [sessionEn] = await write(ctx, lang("session:s1", "English"));
     const first = await search(ctx, { kinds: ["language_preference"] });
@@ -292,14 +481,26 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     const [otherSession] = await write(ctx, lang("session:s2", "French"));
     const second = await search(ctx, { kinds: ["language_preference"] });
     expect(second.exact.map((n) => n.id)).toEqual([sessionEn]);
-    expect([...second.relevant, ...second.omitted.map((o) => ({ id: o.nodeId }))].map((n) => n.id)).not.toContain(otherSession);
+    expect([...second.relevant, ...second.omitted.map((o) => ({ id: o.nodeId }))].map((n) => n.id)).not.toContain(
+      otherSession,
+    );
     // Asked for by scope, it is searched — and is still no override for this session's card.
     const asked = await search(ctx, { kinds: ["language_preference"], scopes: ["session:*", "user:u1"] });
     expect(asked.exact.map((n) => n.id).sort()).toEqual([sessionEn, otherSession].sort());
 
     // Same priority (two context scopes): explicit beats inferred even when older; then newer wins.
-    const contexts = agentContext(tenantId, { readScopes: ["context:app/a", "context:app/b"].map(parseScopePattern), writeScopes: scopes.map(parseScopePattern), defaults: {} });
-    const decision = (scope: string, text: string, explicit: boolean): Op => ({ op: "create", kind: "durable_decision", scope, explicitUserIntent: explicit, node: { title: "Database", content: text, valueJson: text } });
+    const contexts = agentContext(tenantId, {
+      readScopes: ["context:app/a", "context:app/b"].map(parseScopePattern),
+      writeScopes: scopes.map(parseScopePattern),
+      defaults: {},
+    });
+    const decision = (scope: string, text: string, explicit: boolean): Op => ({
+      op: "create",
+      kind: "durable_decision",
+      scope,
+      explicitUserIntent: explicit,
+      node: { title: "Database", content: text, valueJson: text },
+    });
     const [explicitA] = await write(contexts, decision("context:app/a", "Use Postgres.", true));
     await sleep(20);
     const [inferredB] = await write(contexts, decision("context:app/b", "Use SQLite.", false));
@@ -307,9 +508,23 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect(decided.exact.map((n) => n.id)).toEqual([explicitA]);
     expect(decided.omitted).toContainEqual({ nodeId: inferredB, reason: "conflict_lost" });
     await sleep(20);
-    const [newerB] = await write(contexts, create("communication_preference", { title: "Tone", content: "Be brief.", valueJson: "brief" }, { scope: "context:app/b", itemKey: "tone" }));
+    const [newerB] = await write(
+      contexts,
+      create(
+        "communication_preference",
+        { title: "Tone", content: "Be brief.", valueJson: "brief" },
+        { scope: "context:app/b", itemKey: "tone" },
+      ),
+    );
     await sleep(20);
-    const [newestA] = await write(contexts, create("communication_preference", { title: "Tone", content: "Be detailed.", valueJson: "detailed" }, { scope: "context:app/a", itemKey: "tone" }));
+    const [newestA] = await write(
+      contexts,
+      create(
+        "communication_preference",
+        { title: "Tone", content: "Be detailed.", valueJson: "detailed" },
+        { scope: "context:app/a", itemKey: "tone" },
+      ),
+    );
     const tone = await search(contexts, { kinds: ["communication_preference"] });
     expect(tone.exact.map((n) => n.id)).toEqual([newestA]);
     expect(tone.omitted).toContainEqual({ nodeId: newerB, reason: "conflict_lost" });
@@ -317,8 +532,24 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
 
   it("omits low-confidence cards and reports cards beyond the limit as over_limit", async () => {
     const ctx = agentContext(await createTenant(handle.db));
-    const [shaky] = await write(ctx, create("custom_fact", { title: "Maybe likes jazz", content: "Might like jazz music.", valueJson: "jazz", confidence: 0.2 }, { itemKey: "jazz" }));
-    const ids = await write(ctx, ...["blues", "rock", "soul"].map((g) => create("custom_fact", { title: `Likes ${g} music`, content: `Listens to ${g} music.`, valueJson: g }, { itemKey: g })));
+    const [shaky] = await write(
+      ctx,
+      create(
+        "custom_fact",
+        { title: "Maybe likes jazz", content: "Might like jazz music.", valueJson: "jazz", confidence: 0.2 },
+        { itemKey: "jazz" },
+      ),
+    );
+    const ids = await write(
+      ctx,
+      ...["blues", "rock", "soul"].map((g) =>
+        create(
+          "custom_fact",
+          { title: `Likes ${g} music`, content: `Listens to ${g} music.`, valueJson: g },
+          { itemKey: g },
+        ),
+      ),
+    );
     const result = await search(ctx, { queryText: "music", limit: 2 });
     expect(result.relevant).toHaveLength(2);
     expect(result.omitted).toContainEqual({ nodeId: shaky, reason: "low_confidence" });
@@ -359,8 +590,26 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
 
   it("finds what the user said in one language when asked in the other, for the words people use about themselves", async () => {
     const ctx = agentContext(await createTenant(handle.db));
-    const [mia] = await write(ctx, create("personal_relationship", { title: "Daughter Mia", content: "Daughter Mia, 7, loves dinosaurs.", valueJson: { name: "Mia", relation: "daughter" } }, { itemKey: "mia" }));
-    const [xiaomi] = await write(ctx, create("personal_relationship", { title: "儿子小米", content: "儿子小米九岁，喜欢踢足球。", valueJson: { name: "小米", relation: "儿子" } }, { itemKey: "xiaomi" }));
+    const [mia] = await write(
+      ctx,
+      create(
+        "personal_relationship",
+        {
+          title: "Daughter Mia",
+          content: "Daughter Mia, 7, loves dinosaurs.",
+          valueJson: { name: "Mia", relation: "daughter" },
+        },
+        { itemKey: "mia" },
+      ),
+    );
+    const [xiaomi] = await write(
+      ctx,
+      create(
+        "personal_relationship",
+        { title: "儿子小米", content: "儿子小米九岁，喜欢踢足球。", valueJson: { name: "小米", relation: "儿子" } },
+        { itemKey: "xiaomi" },
+      ),
+    );
     await write(ctx, create("occupation", { title: "Job", content: "Works as a nurse.", valueJson: "nurse" }));
     const zh = await search(ctx, { queryText: "我女儿喜欢什么" });
     expect(zh.relevant[0]?.id).toBe(mia);
@@ -370,12 +619,32 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
 
   it("pages an enumeration of any size with a cursor, resolving each page's conflicts against every page", async () => {
     const ctx = agentContext(await createTenant(handle.db));
-    const facts = Array.from({ length: 120 }, (_, i) => create("custom_fact", { title: `Fact ${i}`, content: `Fact number ${i}.`, valueJson: i, importance: (i % 7) / 10 }, { itemKey: `fact_${i}` }));
+    const facts = Array.from({ length: 120 }, (_, i) =>
+      create(
+        "custom_fact",
+        { title: `Fact ${i}`, content: `Fact number ${i}.`, valueJson: i, importance: (i % 7) / 10 },
+        { itemKey: `fact_${i}` },
+      ),
+    );
     const ids: string[] = [];
     for (let i = 0; i < facts.length; i += 40) ids.push(...(await write(ctx, ...facts.slice(i, i + 40))));
     // The same slot in the session (wins in this turn) and in the user's profile (shadowed), far apart in the order.
-    const [shadowed] = await write(ctx, create("custom_fact", { title: "Commute (profile)", content: "Drives.", valueJson: "car", importance: 1 }, { itemKey: "commute", scope: "user:u1" }));
-    const [winner] = await write(ctx, create("custom_fact", { title: "Commute (today)", content: "Walks today.", valueJson: "walk", importance: 0 }, { itemKey: "commute", scope: "session:s1" }));
+    const [shadowed] = await write(
+      ctx,
+      create(
+        "custom_fact",
+        { title: "Commute (profile)", content: "Drives.", valueJson: "car", importance: 1 },
+        { itemKey: "commute", scope: "user:u1" },
+      ),
+    );
+    const [winner] = await write(
+      ctx,
+      create(
+        "custom_fact",
+        { title: "Commute (today)", content: "Walks today.", valueJson: "walk", importance: 0 },
+        { itemKey: "commute", scope: "session:s1" },
+      ),
+    );
 
     const listed: string[] = [];
     const omitted: { nodeId: string; reason: string }[] = [];
@@ -393,17 +662,27 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect(listed.sort()).toEqual([...ids, winner].sort());
     expect(omitted).toEqual([{ nodeId: shadowed, reason: "conflict_lost" }]);
 
-    await expect(search(ctx, { all: true, cursor: "not-a-cursor" })).rejects.toMatchObject({ reason: "invalid_cursor" });
-    await expect(search(ctx, { queryText: "fact", cursor: "x" })).rejects.toMatchObject({ reason: "cursor_without_enumeration" });
+    await expect(search(ctx, { all: true, cursor: "not-a-cursor" })).rejects.toMatchObject({
+      reason: "invalid_cursor",
+    });
+    await expect(search(ctx, { queryText: "fact", cursor: "x" })).rejects.toMatchObject({
+      reason: "cursor_without_enumeration",
+    });
   });
 
   it("answers as of an earlier moment", async () => {
     const ctx = agentContext(await createTenant(handle.db));
-    const [nurse] = await write(ctx, create("occupation", { title: "Job", content: "Works as a nurse.", valueJson: "nurse" }));
+    const [nurse] = await write(
+      ctx,
+      create("occupation", { title: "Job", content: "Works as a nurse.", valueJson: "nurse" }),
+    );
     await sleep(30);
     const between = new Date().toISOString();
     await sleep(30);
-    const [doctor] = await write(ctx, create("occupation", { title: "Job", content: "Works as a doctor.", valueJson: "doctor" }));
+    const [doctor] = await write(
+      ctx,
+      create("occupation", { title: "Job", content: "Works as a doctor.", valueJson: "doctor" }),
+    );
     const then = await search(ctx, { kinds: ["occupation"], asOf: between });
     expect(then.exact.map((n) => n.id)).toEqual([nurse]);
     const thenText = await search(ctx, { queryText: "nurse", asOf: between });
@@ -425,7 +704,11 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
         { role: "user", content: "We also tried a new ramen place in the evening." },
       ],
     });
-    await appendMessages(handle.db, writer, { sessionId: "s-other", userScopeId: "u2", messages: [{ role: "user", content: "Secret: I went hiking at Mount Tamalpais alone." }] });
+    await appendMessages(handle.db, writer, {
+      sessionId: "s-other",
+      userScopeId: "u2",
+      messages: [{ role: "user", content: "Secret: I went hiking at Mount Tamalpais alone." }],
+    });
     const reader = agentContext(tenantId, { readScopes: ["user:u1", "session:s1"].map(parseScopePattern) });
     const result = await search(reader, { queryText: "hiking Tamalpais", includeEvidence: true });
     expect(result.evidence?.[0]?.content).toMatch(/Mount Tamalpais with my sister/);
@@ -478,10 +761,15 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     await appendMessages(handle.db, ctx, {
       sessionId: "log",
       userScopeId: "u1",
-      messages: [apart, "We watched a film.", together, "Lunch was soup.", "Garage doors painted red."].map((content) => ({ role: "user", content })),
+      messages: [apart, "We watched a film.", together, "Lunch was soup.", "Garage doors painted red."].map(
+        (content) => ({ role: "user", content }),
+      ),
     });
     const question = { queryText: "the old red bicycle", includeEvidence: true };
-    const firstStageOnly = await memorySearch(handle.db, ctx, question, { ...noVectors, ranking: rankingFeaturesWithout(["secondStage"]) });
+    const firstStageOnly = await memorySearch(handle.db, ctx, question, {
+      ...noVectors,
+      ranking: rankingFeaturesWithout(["secondStage"]),
+    });
     expect(firstStageOnly.evidence?.[0]?.content).toBe(apart); // shorter, so BM25 ranks it first
     const staged = await search(ctx, question);
     expect(staged.evidence?.[0]?.content).toBe(together);
@@ -505,8 +793,15 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
       ["talk-b", "assistant", "Hang in there."],
     ] as const;
     for (const [sessionId, role, content] of turns) {
-      const filler = sessionId === "talk-b" ? Array.from({ length: 5 }, (_, i) => ({ role: "user" as const, content: `${content} (${i})` })) : [];
-      await appendMessages(handle.db, ctx, { sessionId, userScopeId: sessionId === "talk-a" ? "u1" : "u2", messages: [{ role, content }, ...filler] });
+      const filler =
+        sessionId === "talk-b"
+          ? Array.from({ length: 5 }, (_, i) => ({ role: "user" as const, content: `${content} (${i})` }))
+          : [];
+      await appendMessages(handle.db, ctx, {
+        sessionId,
+        userScopeId: sessionId === "talk-a" ? "u1" : "u2",
+        messages: [{ role, content }, ...filler],
+      });
     }
     const result = await search(ctx, { queryText: "greenhouse roof uncle", includeEvidence: true });
     expect(result.evidence?.[0]?.content).toMatch(/greenhouse/);
@@ -528,7 +823,8 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
       [b, "user", "Organisation B's private answer."],
       [a, "assistant", "Nice."],
     ] as const;
-    for (const [ctx, role, content] of turns) await appendMessages(handle.db, ctx, { sessionId: "talk", userScopeId: "u1", messages: [{ role, content }] });
+    for (const [ctx, role, content] of turns)
+      await appendMessages(handle.db, ctx, { sessionId: "talk", userScopeId: "u1", messages: [{ role, content }] });
     const result = await search(a, { queryText: "greenhouse roof", includeEvidence: true });
     expect(result.evidence?.[0]?.content).toBe("I rebuilt the greenhouse roof.");
     expect(result.evidence?.some((e) => e.content.startsWith("Organisation B"))).toBe(false);
@@ -538,10 +834,18 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
   it("keeps tenants and unreadable scopes apart, also through scopes narrowing", async () => {
     const tenantA = await createTenant(handle.db);
     const tenantB = await createTenant(handle.db);
-    const card = create("custom_fact", { title: "Garden", content: "Grows tomatoes in the garden.", valueJson: "tomatoes" }, { itemKey: "garden" });
+    const card = create(
+      "custom_fact",
+      { title: "Garden", content: "Grows tomatoes in the garden.", valueJson: "tomatoes" },
+      { itemKey: "garden" },
+    );
     const [inA] = await write(agentContext(tenantA), card);
     const [inB] = await write(agentContext(tenantB), card);
-    const u2 = agentContext(tenantA, { readScopes: ["user:u2"].map(parseScopePattern), writeScopes: ["user:u2"].map(parseScopePattern), defaults: { user: { type: "user", id: "u2" } } });
+    const u2 = agentContext(tenantA, {
+      readScopes: ["user:u2"].map(parseScopePattern),
+      writeScopes: ["user:u2"].map(parseScopePattern),
+      defaults: { user: { type: "user", id: "u2" } },
+    });
     const [ofU2] = await write(u2, card);
 
     const fromB = await search(agentContext(tenantB), { queryText: "tomatoes garden" });
@@ -564,7 +868,11 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
 
   it("rejects invalid input with a ServiceError naming the field", async () => {
     const ctx = agentContext(await createTenant(handle.db));
-    await expect(search(ctx, { limit: 500 })).rejects.toMatchObject({ code: "BAD_REQUEST", reason: "invalid_input", message: expect.stringContaining("limit") });
+    await expect(search(ctx, { limit: 500 })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      reason: "invalid_input",
+      message: expect.stringContaining("limit"),
+    });
   });
 
   it("records one query-log row per search", async () => {
@@ -573,7 +881,10 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     await search(ctx, { queryText: "anything" });
     await search(ctx, { all: true });
     await flushQueryLog(handle.db);
-    const rows = await handle.db.select().from(memoryQueryLog).where(and(eq(memoryQueryLog.tenantId, tenantId), eq(memoryQueryLog.operation, "memory_search")));
+    const rows = await handle.db
+      .select()
+      .from(memoryQueryLog)
+      .where(and(eq(memoryQueryLog.tenantId, tenantId), eq(memoryQueryLog.operation, "memory_search")));
     expect(rows).toHaveLength(2);
     expect(rows[0]!.latencyMs).toBeGreaterThan(0);
     expect(rows[0]).toMatchObject({ actorType: "api_key", actorId: "key_test" });
@@ -581,17 +892,25 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
 
   it("writes a batch of query-log rows in one insert, null actors and counts included", async () => {
     const tenantId = await createTenant(handle.db);
-    for (let i = 0; i < 7; i++) await recordQuery(handle.db, { tenantId, actor: { type: "system", id: i % 2 ? null : `k${i}` } }, { operation: "memory_context", latencyMs: i + 0.5, resultCount: i });
+    for (let i = 0; i < 7; i++)
+      await recordQuery(
+        handle.db,
+        { tenantId, actor: { type: "system", id: i % 2 ? null : `k${i}` } },
+        { operation: "memory_context", latencyMs: i + 0.5, resultCount: i },
+      );
     await flushQueryLog(handle.db);
     const rows = await handle.db.select().from(memoryQueryLog).where(eq(memoryQueryLog.tenantId, tenantId));
-    expect(rows.map((r) => [r.actorId, r.latencyMs, r.resultCount, r.operation]).sort((a, b) => Number(a[2]) - Number(b[2]))).toEqual(
-      Array.from({ length: 7 }, (_, i) => [i % 2 ? null : `k${i}`, i + 0.5, i, "memory_context"]),
-    );
+    expect(
+      rows.map((r) => [r.actorId, r.latencyMs, r.resultCount, r.operation]).sort((a, b) => Number(a[2]) - Number(b[2])),
+    ).toEqual(Array.from({ length: 7 }, (_, i) => [i % 2 ? null : `k${i}`, i + 0.5, i, "memory_context"]));
     expect(rows.every((r) => r.createdAt instanceof Date)).toBe(true);
   });
 
   it("has working pg_trgm on segmented CJK text in this backend (CJK is also covered by n-gram full text)", async () => {
-    const [row] = await queryRows<{ n: number; ws: number }>(handle.db, sql`select array_length(show_trgm('香菜'), 1) as n, word_similarity('香菜', '用户 不吃 香菜 cilantro') as ws`);
+    const [row] = await queryRows<{ n: number; ws: number }>(
+      handle.db,
+      sql`select array_length(show_trgm('香菜'), 1) as n, word_similarity('香菜', '用户 不吃 香菜 cilantro') as ws`,
+    );
     expect(Number(row!.n)).toBeGreaterThan(0);
     expect(Number(row!.ws)).toBe(1);
   });
@@ -599,7 +918,8 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
   it("counts BM25 statistics per scope and sums them to exactly the whole scope's", async () => {
     const tenantId = await createTenant(handle.db);
     const ctx = agentContext(tenantId);
-    const card = (scope: string, n: number, words: string) => create("custom_fact", { title: `Fact ${n}`, content: words, valueJson: words }, { scope, itemKey: `fact_${n}` });
+    const card = (scope: string, n: number, words: string) =>
+      create("custom_fact", { title: `Fact ${n}`, content: words, valueJson: words }, { scope, itemKey: `fact_${n}` });
     await writeCards(
       handle.db,
       ctx,
@@ -623,7 +943,10 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     await writeCards(handle.db, ctx, card("session:s2", 5, "another session's words"));
     const granted = ["user:u1", "session:*", "session:s1", "global"].map(parseScopePattern);
     expect(disjointScopes(granted).map((s) => `${s.type}:${s.id}`)).toEqual(["user:u1", "session:*", "global:"]);
-    const wildcardParts = disjointScopes(granted).map((scope, i) => ({ key: `stats-test-${tenantId}-wild-${i}`, where: where([scope]) }));
+    const wildcardParts = disjointScopes(granted).map((scope, i) => ({
+      key: `stats-test-${tenantId}-wild-${i}`,
+      where: where([scope]),
+    }));
     const wholeGranted = await scopeStats(handle.db, NODE_SOURCE, where(granted));
     const summedGranted = await scopeStats(handle.db, NODE_SOURCE, where(granted), undefined, wildcardParts);
     expect([wholeGranted.n, summedGranted.n]).toEqual([4, 4]);

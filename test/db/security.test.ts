@@ -7,7 +7,15 @@ import { createKey, createOrg, trpcHttp } from "../support/agents";
 import { callerAs } from "../support/trpc";
 
 const create = (itemKey: string, extra: Record<string, unknown> = {}) => ({
-  operations: [{ op: "create" as const, kind: "custom_fact", itemKey, explicitUserIntent: true, node: { title: `Fact ${itemKey}`, content: `Something about ${itemKey}.`, ...extra } }],
+  operations: [
+    {
+      op: "create" as const,
+      kind: "custom_fact",
+      itemKey,
+      explicitUserIntent: true,
+      node: { title: `Fact ${itemKey}`, content: `Something about ${itemKey}.`, ...extra },
+    },
+  ],
 });
 
 /** Error messages with the id replaced, so a guessed id and a real foreign id can be compared. */
@@ -39,19 +47,34 @@ describe(`agent endpoint security (${TEST_BACKEND})`, () => {
 
   it("refuses a missing, garbage, revoked or expired key with UNAUTHORIZED", async () => {
     await expect(callerAs(handle.db).tools.list()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
-    await expect(tools("garbage").list()).rejects.toMatchObject({ code: "UNAUTHORIZED", cause: { reason: "malformed_api_key" } });
-    await expect(tools("mem_live_0000000000000000000000000000000000000000").memory_search({ all: true })).rejects.toMatchObject({
+    await expect(tools("garbage").list()).rejects.toMatchObject({
+      code: "UNAUTHORIZED",
+      cause: { reason: "malformed_api_key" },
+    });
+    await expect(
+      tools("mem_live_0000000000000000000000000000000000000000").memory_search({ all: true }),
+    ).rejects.toMatchObject({
       code: "UNAUTHORIZED",
       cause: { reason: "unknown_api_key" },
     });
 
-    const expired = await createKey(handle.db, { tenantId: a.tenantId, ownerUserId: a.adminId, expiresAt: new Date(Date.now() - 1000) });
-    await expect(tools(expired.secret).memory_search({ all: true })).rejects.toMatchObject({ code: "UNAUTHORIZED", cause: { reason: "expired_api_key" } });
+    const expired = await createKey(handle.db, {
+      tenantId: a.tenantId,
+      ownerUserId: a.adminId,
+      expiresAt: new Date(Date.now() - 1000),
+    });
+    await expect(tools(expired.secret).memory_search({ all: true })).rejects.toMatchObject({
+      code: "UNAUTHORIZED",
+      cause: { reason: "expired_api_key" },
+    });
 
     const revocable = await createKey(handle.db, { tenantId: a.tenantId, ownerUserId: a.memberId });
     expect((await tools(revocable.secret).memory_search({ all: true })).enumerated).toBe(true);
     await callerAs(handle.db, { userId: a.memberId }).keys.revoke({ keyId: revocable.apiKey.id });
-    await expect(tools(revocable.secret).memory_search({ all: true })).rejects.toMatchObject({ code: "UNAUTHORIZED", cause: { reason: "revoked_api_key" } });
+    await expect(tools(revocable.secret).memory_search({ all: true })).rejects.toMatchObject({
+      code: "UNAUTHORIZED",
+      cause: { reason: "revoked_api_key" },
+    });
 
     const http = await trpcHttp(handle.db, "tools.memory_search", { bearer: revocable.secret, body: { all: true } });
     expect(http.status).toBe(401);
@@ -67,13 +90,18 @@ describe(`agent endpoint security (${TEST_BACKEND})`, () => {
     expect(shape(foreignGet, nodeB)).toEqual(shape(guessedGet, guessed));
     expect(shape(foreignGet, nodeB)).toMatchObject({ code: "NOT_FOUND", reason: "not_found" });
 
-    const update = (targetId: string) => ({ operations: [{ op: "update" as const, targetId, expectedRevision: 1, node: { content: "hijacked" } }] });
+    const update = (targetId: string) => ({
+      operations: [{ op: "update" as const, targetId, expectedRevision: 1, node: { content: "hijacked" } }],
+    });
     const foreignWrite = await agent.memory_write(update(nodeB));
     const guessedWrite = await agent.memory_write(update(guessed));
     expect(foreignWrite).toMatchObject({ done: false, results: [{ status: "rejected", reason: "not_found" }] });
-    expect(foreignWrite.results[0]!.message.replaceAll(nodeB, "<id>")).toBe(guessedWrite.results[0]!.message.replaceAll(guessed, "<id>"));
+    expect(foreignWrite.results[0]!.message.replaceAll(nodeB, "<id>")).toBe(
+      guessedWrite.results[0]!.message.replaceAll(guessed, "<id>"),
+    );
 
-    const forget = (id: string) => agent.memory_forget({ id, expectedRevision: 1, reason: "test", turn: { forgetIntent: true } });
+    const forget = (id: string) =>
+      agent.memory_forget({ id, expectedRevision: 1, reason: "test", turn: { forgetIntent: true } });
     const foreignForget = await forget(nodeB);
     const guessedForget = await forget(guessed);
     expect(foreignForget).toMatchObject({ done: false, reason: "not_found", deletedIds: [] });
@@ -81,24 +109,48 @@ describe(`agent endpoint security (${TEST_BACKEND})`, () => {
 
     const all = await agent.memory_search({ all: true });
     expect(JSON.stringify(all)).not.toContain(nodeB);
-    const everything = await agent.memory_forget({ all: true, reason: "clear", turn: { forgetIntent: true, forgetAllIntent: true } });
+    const everything = await agent.memory_forget({
+      all: true,
+      reason: "clear",
+      turn: { forgetIntent: true, forgetAllIntent: true },
+    });
     expect(everything.deletedIds).not.toContain(nodeB);
 
     // Evidence and message threading stay inside the tenant too, even with the same session id.
-    const theirs = await tools(keyB).message_append({ sessionId: "shared-name", messages: [{ role: "user", content: "B's words" }] });
-    const cited = await agent.memory_write({ ...create("stolen_evidence", { sourceMessageIds: theirs.messageIds }), turn: { sessionId: "shared-name" } });
+    const theirs = await tools(keyB).message_append({
+      sessionId: "shared-name",
+      messages: [{ role: "user", content: "B's words" }],
+    });
+    const cited = await agent.memory_write({
+      ...create("stolen_evidence", { sourceMessageIds: theirs.messageIds }),
+      turn: { sessionId: "shared-name" },
+    });
     expect(cited).toMatchObject({ done: false, results: [{ reason: "untrusted_source" }] });
-    await expect(agent.message_append({ sessionId: "shared-name", messages: [{ role: "user", content: "reply", parentId: theirs.messageIds[0] }] })).rejects.toMatchObject({
+    await expect(
+      agent.message_append({
+        sessionId: "shared-name",
+        messages: [{ role: "user", content: "reply", parentId: theirs.messageIds[0] }],
+      }),
+    ).rejects.toMatchObject({
       code: "BAD_REQUEST",
       cause: { reason: "unknown_parent" },
     });
 
-    const [still] = await handle.db.select().from(memoryNodes).where(and(eq(memoryNodes.tenantId, b.tenantId), eq(memoryNodes.id, nodeB)));
+    const [still] = await handle.db
+      .select()
+      .from(memoryNodes)
+      .where(and(eq(memoryNodes.tenantId, b.tenantId), eq(memoryNodes.id, nodeB)));
     expect(still).toMatchObject({ status: "active", revision: 1, content: "Something about secret_plan." });
   });
 
   it("hides and refuses tools the key has no permission for, naming the permission", async () => {
-    const noForget = (await createKey(handle.db, { tenantId: a.tenantId, ownerUserId: a.adminId, permissions: ["memory:read", "memory:write"] })).secret;
+    const noForget = (
+      await createKey(handle.db, {
+        tenantId: a.tenantId,
+        ownerUserId: a.adminId,
+        permissions: ["memory:read", "memory:write"],
+      })
+    ).secret;
     const written = await tools(noForget).memory_write(create("keep_me"));
     const nodeId = written.results[0]!.nodeId!;
     expect((await tools(noForget).list()).tools.map((t) => t.name)).not.toContain("memory_forget");
@@ -107,11 +159,21 @@ describe(`agent endpoint security (${TEST_BACKEND})`, () => {
       code: "FORBIDDEN",
       cause: { reason: "missing_permission", details: { permission: "memory:forget", tool: "memory_forget" } },
     });
-    await expect(tools(noForget).call.call(null, { name: "memory_forget", arguments: attempt })).rejects.toMatchObject({ code: "FORBIDDEN", message: expect.stringContaining("memory:forget") });
+    await expect(tools(noForget).call.call(null, { name: "memory_forget", arguments: attempt })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+      message: expect.stringContaining("memory:forget"),
+    });
 
-    const readOnly = (await createKey(handle.db, { tenantId: a.tenantId, ownerUserId: a.adminId, permissions: ["memory:read"] })).secret;
-    await expect(tools(readOnly).memory_write(create("nope"))).rejects.toMatchObject({ code: "FORBIDDEN", cause: { details: { permission: "memory:write" } } });
-    await expect(tools(readOnly).message_append({ sessionId: "s", messages: [{ role: "user", content: "x" }] })).rejects.toMatchObject({
+    const readOnly = (
+      await createKey(handle.db, { tenantId: a.tenantId, ownerUserId: a.adminId, permissions: ["memory:read"] })
+    ).secret;
+    await expect(tools(readOnly).memory_write(create("nope"))).rejects.toMatchObject({
+      code: "FORBIDDEN",
+      cause: { details: { permission: "memory:write" } },
+    });
+    await expect(
+      tools(readOnly).message_append({ sessionId: "s", messages: [{ role: "user", content: "x" }] }),
+    ).rejects.toMatchObject({
       code: "FORBIDDEN",
       cause: { details: { permission: "messages:write" } },
     });
@@ -134,18 +196,41 @@ describe(`agent endpoint security (${TEST_BACKEND})`, () => {
     await expect(tools(memberKey).memory_get({ id: nodeId })).rejects.toMatchObject({ code: "NOT_FOUND" });
     expect((await tools(memberKey).memory_search({ all: true })).exact.map((n) => n.id)).not.toContain(nodeId);
     // No grant at all: the key has no default user scope left to write to.
-    expect(await tools(memberKey).memory_write(create("member_fact_2"))).toMatchObject({ done: false, results: [{ reason: "scope_required" }] });
-    const forget = await tools(memberKey).memory_forget({ id: nodeId, expectedRevision: 1, reason: "x", turn: { forgetIntent: true } });
+    expect(await tools(memberKey).memory_write(create("member_fact_2"))).toMatchObject({
+      done: false,
+      results: [{ reason: "scope_required" }],
+    });
+    const forget = await tools(memberKey).memory_forget({
+      id: nodeId,
+      expectedRevision: 1,
+      reason: "x",
+      turn: { forgetIntent: true },
+    });
     expect(forget).toMatchObject({ done: false, reason: "not_found" });
 
     // Read-only grant back: reads work again, writes still do not.
-    await admin.grants.set({ principalType: "user", principalId: a.memberId, scope: `user:${a.memberId}`, canRead: true, canWrite: false });
+    await admin.grants.set({
+      principalType: "user",
+      principalId: a.memberId,
+      scope: `user:${a.memberId}`,
+      canRead: true,
+      canWrite: false,
+    });
     expect((await tools(memberKey).memory_get({ id: nodeId })).found).toBe(true);
     await expect(tools(memberKey).memory_write(create("member_fact_3"))).rejects.toMatchObject({
       code: "FORBIDDEN",
-      cause: { reason: "scope_not_writable", details: { scopes: [`user:${a.memberId}`], results: [{ status: "rejected", reason: "scope_not_writable", scope: `user:${a.memberId}` }] } },
+      cause: {
+        reason: "scope_not_writable",
+        details: {
+          scopes: [`user:${a.memberId}`],
+          results: [{ status: "rejected", reason: "scope_not_writable", scope: `user:${a.memberId}` }],
+        },
+      },
     });
-    const rows = await handle.db.select().from(scopeGrants).where(and(eq(scopeGrants.tenantId, a.tenantId), eq(scopeGrants.principalId, a.memberId)));
+    const rows = await handle.db
+      .select()
+      .from(scopeGrants)
+      .where(and(eq(scopeGrants.tenantId, a.tenantId), eq(scopeGrants.principalId, a.memberId)));
     expect(rows.find((g) => g.scope === `user:${a.memberId}`)).toMatchObject({ canRead: true, canWrite: false });
   });
 
@@ -153,7 +238,13 @@ describe(`agent endpoint security (${TEST_BACKEND})`, () => {
     const agent = tools(keyA);
     const before = await handle.db.select().from(memoryNodes).where(eq(memoryNodes.tenantId, a.tenantId));
 
-    await expect(agent.memory_write({ operations: [{ op: "create", kind: "custom_fact", itemKey: "big", node: { title: "t", content: "x".repeat(4001) } }] })).rejects.toMatchObject({
+    await expect(
+      agent.memory_write({
+        operations: [
+          { op: "create", kind: "custom_fact", itemKey: "big", node: { title: "t", content: "x".repeat(4001) } },
+        ],
+      }),
+    ).rejects.toMatchObject({
       code: "BAD_REQUEST",
       cause: { reason: "invalid_input" },
     });
@@ -161,14 +252,32 @@ describe(`agent endpoint security (${TEST_BACKEND})`, () => {
     await expect(agent.memory_write(many)).rejects.toMatchObject({ code: "BAD_REQUEST" });
     let deepValue: unknown = "leaf";
     for (let i = 0; i < 9; i++) deepValue = { next: deepValue };
-    await expect(agent.memory_write(create("deep", { valueJson: deepValue }))).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringMatching(/nests deeper/) });
+    await expect(agent.memory_write(create("deep", { valueJson: deepValue }))).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringMatching(/nests deeper/),
+    });
     let hostile: unknown = 1;
     for (let i = 0; i < 3000; i++) hostile = [hostile];
-    await expect(agent.memory_write({ ...create("hostile"), extra: hostile } as never)).rejects.toMatchObject({ code: "BAD_REQUEST", cause: { reason: "too_deep" } });
-    await expect(agent.memory_search({ queryText: "a", tags: ["x".repeat(AGENT_MAX_BODY_BYTES)] })).rejects.toMatchObject({ code: "PAYLOAD_TOO_LARGE" });
-    await expect(agent.memory_write(create("nul", { content: "bad\u0000text" }))).rejects.toMatchObject({ code: "BAD_REQUEST", cause: { reason: "invalid_text" } });
-    await expect(agent.message_append({ sessionId: "s", messages: [{ role: "user", content: "y".repeat(100_001) }] })).rejects.toMatchObject({ code: "BAD_REQUEST" });
-    await expect(agent.message_append({ sessionId: "s", messages: Array.from({ length: 101 }, () => ({ role: "user" as const, content: "hi" })) })).rejects.toMatchObject({
+    await expect(agent.memory_write({ ...create("hostile"), extra: hostile } as never)).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      cause: { reason: "too_deep" },
+    });
+    await expect(
+      agent.memory_search({ queryText: "a", tags: ["x".repeat(AGENT_MAX_BODY_BYTES)] }),
+    ).rejects.toMatchObject({ code: "PAYLOAD_TOO_LARGE" });
+    await expect(agent.memory_write(create("nul", { content: "bad\u0000text" }))).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      cause: { reason: "invalid_text" },
+    });
+    await expect(
+      agent.message_append({ sessionId: "s", messages: [{ role: "user", content: "y".repeat(100_001) }] }),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(
+      agent.message_append({
+        sessionId: "s",
+        messages: Array.from({ length: 101 }, () => ({ role: "user" as const, content: "hi" })),
+      }),
+    ).rejects.toMatchObject({
       code: "BAD_REQUEST",
     });
 
@@ -183,9 +292,17 @@ describe(`agent endpoint security (${TEST_BACKEND})`, () => {
         controller.close();
       },
     });
-    const chunked = new Request("http://localhost/api/mcp", { method: "POST", body: stream, duplex: "half" } as RequestInit);
+    const chunked = new Request("http://localhost/api/mcp", {
+      method: "POST",
+      body: stream,
+      duplex: "half",
+    } as RequestInit);
     expect(await readBodyWithin(chunked, AGENT_MAX_BODY_BYTES)).toEqual({ ok: false, maxBytes: AGENT_MAX_BODY_BYTES });
-    const declared = new Request("http://localhost/api/mcp", { method: "POST", body: "{}", headers: { "content-length": String(AGENT_MAX_BODY_BYTES + 1) } });
+    const declared = new Request("http://localhost/api/mcp", {
+      method: "POST",
+      body: "{}",
+      headers: { "content-length": String(AGENT_MAX_BODY_BYTES + 1) },
+    });
     expect((await readBodyWithin(declared, AGENT_MAX_BODY_BYTES)).ok).toBe(false);
     const small = new Request("http://localhost/api/mcp", { method: "POST", body: '{"a":1}' });
     const read = await readBodyWithin(small, AGENT_MAX_BODY_BYTES);

@@ -26,11 +26,15 @@ describe(`shadowed cards (${TEST_BACKEND})`, () => {
 
   const write = (ctx: MemoryCallContext, ...operations: Op[]) => writeCards(handle.db, ctx, ...operations);
   const shadowedOf = async (tenantId: string) => {
-    const rows = await queryRows<{ id: string; shadowed: boolean }>(handle.db, sql`select id, shadowed from memory_nodes where tenant_id = ${tenantId} and status = 'active'`);
+    const rows = await queryRows<{ id: string; shadowed: boolean }>(
+      handle.db,
+      sql`select id, shadowed from memory_nodes where tenant_id = ${tenantId} and status = 'active'`,
+    );
     return new Map(rows.map((r) => [r.id, r.shadowed]));
   };
   // custom_fact: a kind every scope may hold.
-  const tone = (scope: string, content: string, itemKey = "tone"): Op => create("custom_fact", { title: "Tone", content, valueJson: content }, { scope, itemKey });
+  const tone = (scope: string, content: string, itemKey = "tone"): Op =>
+    create("custom_fact", { title: "Tone", content, valueJson: content }, { scope, itemKey });
 
   it("has memory_scope_priority() order the scopes as SCOPE_PRIORITY does", async () => {
     for (const type of SCOPE_TYPES) {
@@ -41,7 +45,9 @@ describe(`shadowed cards (${TEST_BACKEND})`, () => {
 
   it("marks the broader card whichever of the two is written first, a new revision and a restored card too", async () => {
     const tenantId = await createTenant(handle.db);
-    const ctx = personContext(tenantId, { writeScopes: ["user:u1", "session:*", "workspace:w1", "global"].map(parseScopePattern) });
+    const ctx = personContext(tenantId, {
+      writeScopes: ["user:u1", "session:*", "workspace:w1", "global"].map(parseScopePattern),
+    });
     // Broader first: the session's card marks the user's.
     const [user] = await write(ctx, tone("user:u1", "Playful."));
     expect((await shadowedOf(tenantId)).get(user!)).toBe(false);
@@ -59,12 +65,25 @@ describe(`shadowed cards (${TEST_BACKEND})`, () => {
     const [between] = await write(ctx, tone("workspace:w1", "Formal."));
     expect((await shadowedOf(tenantId)).get(between!)).toBe(true);
     // A new revision of the user's card is marked again (the session's card still holds the slot).
-    const updated = await write(ctx, { op: "update", targetId: user, expectedRevision: 1, explicitUserIntent: true, node: { content: "Very playful.", valueJson: "Very playful." } });
+    const updated = await write(ctx, {
+      op: "update",
+      targetId: user,
+      expectedRevision: 1,
+      explicitUserIntent: true,
+      node: { content: "Very playful.", valueJson: "Very playful." },
+    });
     flags = await shadowedOf(tenantId);
     expect(flags.get(updated[0]!)).toBe(true);
 
     // Only a more specific scope shadows: another kind's slot, or a card of the same scope type, does not.
-    const [other] = await write(ctx, create("custom_fact", { title: "Tone of the docs", content: "Playful." }, { scope: "user:u1", itemKey: "docs_tone" }));
+    const [other] = await write(
+      ctx,
+      create(
+        "custom_fact",
+        { title: "Tone of the docs", content: "Playful." },
+        { scope: "user:u1", itemKey: "docs_tone" },
+      ),
+    );
     expect((await shadowedOf(tenantId)).get(other!)).toBe(false);
 
     // Restored: a forgotten narrower card that comes back marks the broader one again.
@@ -74,7 +93,11 @@ describe(`shadowed cards (${TEST_BACKEND})`, () => {
     await memoryForget(handle.db, ctx2, { id: sessionCard!, expectedRevision: 1, reason: "the user asked" });
     const [userCard] = await write(ctx2, tone("user:u1", "Playful."));
     expect((await shadowedOf(t2)).get(userCard!)).toBe(false);
-    const restored = await restoreNode(handle.db, ctx2, { id: sessionCard!, expectedRevision: 1, reason: "the user changed their mind" });
+    const restored = await restoreNode(handle.db, ctx2, {
+      id: sessionCard!,
+      expectedRevision: 1,
+      reason: "the user changed their mind",
+    });
     expect(restored.done).toBe(true);
     expect((await shadowedOf(t2)).get(userCard!)).toBe(true);
   });
@@ -87,7 +110,12 @@ describe(`shadowed cards (${TEST_BACKEND})`, () => {
     const [session] = await write(ctx, tone("session:s1", "Terse."));
     expect((await shadowedOf(tenantId)).get(user!)).toBe(true);
     // The session's card erased: the workspace's still overrides the user's, and is no longer overridden.
-    const erased = await memoryForget(handle.db, ctx, { id: session!, expectedRevision: 1, mode: "hard", reason: "erase it" });
+    const erased = await memoryForget(handle.db, ctx, {
+      id: session!,
+      expectedRevision: 1,
+      mode: "hard",
+      reason: "erase it",
+    });
     expect(erased.done).toBe(true);
     let flags = await shadowedOf(tenantId);
     expect(flags.get(user!)).toBe(true);
@@ -102,33 +130,45 @@ describe(`shadowed cards (${TEST_BACKEND})`, () => {
     expect((await shadowedOf(tenantId)).get(user!)).toBe(true);
     // (a conversation with no captured messages has no known owner: an admin's, who may write every profile)
     const admin = { ...ctx, readScopes: [...EVERYTHING], writeScopes: [...EVERYTHING] };
-    expect(await eraseSession(handle.db, admin, { sessionId: "s2", reason: "erase the chat" })).toMatchObject({ done: true });
+    expect(await eraseSession(handle.db, admin, { sessionId: "s2", reason: "erase the chat" })).toMatchObject({
+      done: true,
+    });
     expect((await shadowedOf(tenantId)).get(user!)).toBe(false);
   });
 
-  it.runIf(TEST_BACKEND === "postgres")("marks the broader card when the two are written at the same time in different scopes", async () => {
-    const tenantId = await createTenant(handle.db);
-    const ctx = agentContext(tenantId);
-    for (let round = 0; round < 5; round++) {
-      let release!: () => void;
-      const held = new Promise<void>((resolve) => (release = resolve));
-      let second: Promise<string[]> | undefined;
-      // The session's card is written in an open transaction; the user's card is written meanwhile,
-      // outside it, and commits after it. Neither could see the other's uncommitted card.
-      const first = handle.db.transaction(async (tx) => {
-        const ids = await writeCards(tx as never, ctx, tone(`session:race${round}`, "Terse."));
-        second = write(ctx, tone("user:u1", `Playful ${round}.`));
-        await Promise.race([held, new Promise((r) => setTimeout(r, 300))]);
-        return ids;
-      });
-      await first;
-      release();
-      const [user] = await second!;
-      expect((await shadowedOf(tenantId)).get(user!), `round ${round}`).toBe(true);
-      const [row] = await queryRows<{ revision: number }>(handle.db, sql`select revision from memory_nodes where tenant_id = ${tenantId} and id = ${user!}`);
-      await memoryForget(handle.db, { ...ctx, forgetIntent: true }, { id: user!, expectedRevision: Number(row!.revision), reason: "next round" });
-    }
-  });
+  it.runIf(TEST_BACKEND === "postgres")(
+    "marks the broader card when the two are written at the same time in different scopes",
+    async () => {
+      const tenantId = await createTenant(handle.db);
+      const ctx = agentContext(tenantId);
+      for (let round = 0; round < 5; round++) {
+        let release!: () => void;
+        const held = new Promise<void>((resolve) => (release = resolve));
+        let second: Promise<string[]> | undefined;
+        // The session's card is written in an open transaction; the user's card is written meanwhile,
+        // outside it, and commits after it. Neither could see the other's uncommitted card.
+        const first = handle.db.transaction(async (tx) => {
+          const ids = await writeCards(tx as never, ctx, tone(`session:race${round}`, "Terse."));
+          second = write(ctx, tone("user:u1", `Playful ${round}.`));
+          await Promise.race([held, new Promise((r) => setTimeout(r, 300))]);
+          return ids;
+        });
+        await first;
+        release();
+        const [user] = await second!;
+        expect((await shadowedOf(tenantId)).get(user!), `round ${round}`).toBe(true);
+        const [row] = await queryRows<{ revision: number }>(
+          handle.db,
+          sql`select revision from memory_nodes where tenant_id = ${tenantId} and id = ${user!}`,
+        );
+        await memoryForget(
+          handle.db,
+          { ...ctx, forgetIntent: true },
+          { id: user!, expectedRevision: Number(row!.revision), reason: "next round" },
+        );
+      }
+    },
+  );
 
   it("marks the cards stored before the migration", async () => {
     // The migrations up to 0012, cards written with raw SQL (the code of this release reads columns 0012 lacks), then 0013.
@@ -140,7 +180,9 @@ describe(`shadowed cards (${TEST_BACKEND})`, () => {
     expect(at).toBeGreaterThan(0);
     fs.writeFileSync(journalPath, JSON.stringify({ ...journal, entries: journal.entries.slice(0, at) }));
     const server = TEST_BACKEND === "postgres" ? await createEmptyServerDatabase() : undefined;
-    const old = await openDatabase(server ? { url: server.url, migrate: false, poolMax: 2 } : { dataDir: null, migrate: false });
+    const old = await openDatabase(
+      server ? { url: server.url, migrate: false, poolMax: 2 } : { dataDir: null, migrate: false },
+    );
     const db = old.db;
     try {
       await runMigrations(db, dir);
@@ -154,8 +196,17 @@ describe(`shadowed cards (${TEST_BACKEND})`, () => {
       await card("n_global", "global", "", "communication_preference:other2");
       await card("n_gone", "session", "s1", "communication_preference:other2", "deleted");
       await runMigrations(db);
-      const rows = await queryRows<{ id: string; shadowed: boolean }>(db, sql`select id, shadowed from memory_nodes where tenant_id = 't_old' order by id`);
-      expect(Object.fromEntries(rows.map((r) => [r.id, r.shadowed]))).toEqual({ n_alone: false, n_global: false, n_gone: false, n_session: false, n_user: true });
+      const rows = await queryRows<{ id: string; shadowed: boolean }>(
+        db,
+        sql`select id, shadowed from memory_nodes where tenant_id = 't_old' order by id`,
+      );
+      expect(Object.fromEntries(rows.map((r) => [r.id, r.shadowed]))).toEqual({
+        n_alone: false,
+        n_global: false,
+        n_gone: false,
+        n_session: false,
+        n_user: true,
+      });
     } finally {
       await old.close();
       await server?.drop();

@@ -7,7 +7,8 @@ import { standingNodesStatement } from "~/server/memory/retrieval/context-parts"
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { createTenant } from "../support/memory";
 
-const literal = (value: unknown) => (value === null ? "null" : `'${(value instanceof Date ? value.toISOString() : String(value)).replace(/'/g, "''")}'`);
+const literal = (value: unknown) =>
+  value === null ? "null" : `'${(value instanceof Date ? value.toISOString() : String(value)).replace(/'/g, "''")}'`;
 
 /**
  * memory_context reads a turn's standing cards on every call. Its statement must be able to use
@@ -29,9 +30,14 @@ describe(`standing cards statement (${TEST_BACKEND})`, () => {
     const query = new PgDialect().sqlToQuery(standingNodesStatement({ tenantId, scopes, now: new Date() }));
     const plan = await handle.db.transaction(async (tx) => {
       // Tiny tables are scanned whatever the indexes; this asks which index a cached plan *can* use.
-      await tx.execute(sql`select set_config('plan_cache_mode', 'force_generic_plan', true), set_config('enable_seqscan', 'off', true)`);
+      await tx.execute(
+        sql`select set_config('plan_cache_mode', 'force_generic_plan', true), set_config('enable_seqscan', 'off', true)`,
+      );
       await tx.execute(sql.raw(`prepare standing_plan_check as ${query.sql}`));
-      const rows = await queryRows<Record<string, string>>(tx, sql.raw(`explain execute standing_plan_check(${query.params.map(literal).join(", ")})`));
+      const rows = await queryRows<Record<string, string>>(
+        tx,
+        sql.raw(`explain execute standing_plan_check(${query.params.map(literal).join(", ")})`),
+      );
       await tx.execute(sql.raw("deallocate standing_plan_check"));
       return rows.map((row) => Object.values(row)[0]).join("\n");
     });

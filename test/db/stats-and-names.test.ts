@@ -16,11 +16,22 @@ describe(`stats and workspace names as people see them (${TEST_BACKEND})`, () =>
 
   beforeAll(async () => {
     handle = await openTestDatabase();
-    const first = await registerAccount(handle.db, { email: "ada@example.com", password: "correct horse battery", name: "Ada", openSignup: false });
+    const first = await registerAccount(handle.db, {
+      email: "ada@example.com",
+      password: "correct horse battery",
+      name: "Ada",
+      openSignup: false,
+    });
     tenantId = first.tenantId;
     admin = { userId: first.user.id, api: callerAs(handle.db, { userId: first.user.id }) };
     const add = async (email: string) => {
-      const { user } = await addUserToTenant(handle.db, { email, password: "member password", role: "member", tenantId, actorUserId: first.user.id });
+      const { user } = await addUserToTenant(handle.db, {
+        email,
+        password: "member password",
+        role: "member",
+        tenantId,
+        actorUserId: first.user.id,
+      });
       return { userId: user.id, api: callerAs(handle.db, { userId: user.id }) };
     };
     max = await add("max@example.com");
@@ -30,12 +41,35 @@ describe(`stats and workspace names as people see them (${TEST_BACKEND})`, () =>
 
   it("members count their own searches and their keys'; admins the organisation's", async () => {
     const keyOf = async (userId: string) =>
-      (await createApiKey(handle.db, { tenantId, ownerUserId: userId, createdByUserId: userId, name: "agent", scopes: defaultApiKeyScopes(userId), permissions: [...DEFAULT_API_KEY_PERMISSIONS] })).apiKey.id;
+      (
+        await createApiKey(handle.db, {
+          tenantId,
+          ownerUserId: userId,
+          createdByUserId: userId,
+          name: "agent",
+          scopes: defaultApiKeyScopes(userId),
+          permissions: [...DEFAULT_API_KEY_PERMISSIONS],
+        })
+      ).apiKey.id;
     const [maxKey, ninaKey] = [await keyOf(max.userId), await keyOf(nina.userId)];
-    const row = (actorType: "user" | "api_key", actorId: string, latencyMs: number) => ({ tenantId, operation: "memory_search", actorType, actorId, latencyMs, resultCount: 1 });
+    const row = (actorType: "user" | "api_key", actorId: string, latencyMs: number) => ({
+      tenantId,
+      operation: "memory_search",
+      actorType,
+      actorId,
+      latencyMs,
+      resultCount: 1,
+    });
     await handle.db
       .insert(memoryQueryLog)
-      .values([row("user", max.userId, 10), row("api_key", maxKey, 20), row("api_key", maxKey, 30), row("user", admin.userId, 500), row("api_key", ninaKey, 900), row("user", nina.userId, 800)]);
+      .values([
+        row("user", max.userId, 10),
+        row("api_key", maxKey, 20),
+        row("api_key", maxKey, 30),
+        row("user", admin.userId, 500),
+        row("api_key", ninaKey, 900),
+        row("user", nina.userId, 800),
+      ]);
 
     const everyone = await admin.api.memory.stats({ days: 7 });
     expect(everyone.latency.count).toBe(6);
@@ -55,10 +89,30 @@ describe(`stats and workspace names as people see them (${TEST_BACKEND})`, () =>
     expect(again.id).toBe("测试项目-2");
     // A typed id may be Chinese too; one that would break a scope string is a 400 with the rule.
     expect((await admin.api.admin.workspaces.create({ name: "Data", id: "数据" })).scope).toBe("workspace:数据");
-    await expect(admin.api.admin.workspaces.create({ name: "Bad", id: "a:b" })).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringMatching(/lower-case letters/) });
-    await expect(admin.api.admin.workspaces.create({ name: "Taken", id: "测试项目" })).rejects.toMatchObject({ code: "BAD_REQUEST", cause: { reason: "workspace_exists" } });
+    await expect(admin.api.admin.workspaces.create({ name: "Bad", id: "a:b" })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringMatching(/lower-case letters/),
+    });
+    await expect(admin.api.admin.workspaces.create({ name: "Taken", id: "测试项目" })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      cause: { reason: "workspace_exists" },
+    });
     // The workspace works as a scope: a card in it is listed under it.
-    expect((await admin.api.memory.write({ operations: [{ op: "create", kind: "custom_fact", itemKey: "goal", scope: "workspace:测试项目", node: { title: "目标", content: "测试项目的目标", valueJson: "x" } }] })).done).toBe(true);
+    expect(
+      (
+        await admin.api.memory.write({
+          operations: [
+            {
+              op: "create",
+              kind: "custom_fact",
+              itemKey: "goal",
+              scope: "workspace:测试项目",
+              node: { title: "目标", content: "测试项目的目标", valueJson: "x" },
+            },
+          ],
+        })
+      ).done,
+    ).toBe(true);
     expect((await admin.api.admin.workspaces.list()).find((w) => w.id === "测试项目")?.activeCards).toBe(1);
   });
 });

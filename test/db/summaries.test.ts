@@ -24,7 +24,10 @@ describe(`chained summaries (${TEST_BACKEND})`, () => {
     ]);
     const appended = await appendMessages(handle.db, ctxA, {
       sessionId: "s1",
-      messages: Array.from({ length: 9 }, (_, i) => ({ role: i % 2 ? ("assistant" as const) : ("user" as const), content: `turn ${i}` })),
+      messages: Array.from({ length: 9 }, (_, i) => ({
+        role: i % 2 ? ("assistant" as const) : ("user" as const),
+        content: `turn ${i}`,
+      })),
     });
     ids = appended.messages.map((m) => m.id);
   });
@@ -45,8 +48,19 @@ describe(`chained summaries (${TEST_BACKEND})`, () => {
       preferences: ["no coriander", "  "],
       pendingWork: ["pick a dish"],
     });
-    expect(first).toMatchObject({ parentSummaryId: null, messageCount: 4, generator: "rules", preferences: ["no coriander"], constraints: [] });
-    const second = await appendSummary(handle.db, ctxA, { sessionId: "s1", parentSummaryId: first.id, ...range(4, 6), summary: "Picked tomato eggs." });
+    expect(first).toMatchObject({
+      parentSummaryId: null,
+      messageCount: 4,
+      generator: "rules",
+      preferences: ["no coriander"],
+      constraints: [],
+    });
+    const second = await appendSummary(handle.db, ctxA, {
+      sessionId: "s1",
+      parentSummaryId: first.id,
+      ...range(4, 6),
+      summary: "Picked tomato eggs.",
+    });
     const third = await appendSummary(handle.db, ctxA, {
       sessionId: "s1",
       parentSummaryId: second.id,
@@ -70,12 +84,21 @@ describe(`chained summaries (${TEST_BACKEND})`, () => {
     const latest = await getLatestSummary(handle.db, { tenantId: tenantA, sessionId: "s1" });
     const chain = await getSummaryChain(handle.db, { tenantId: tenantA, sessionId: "s1" });
     const stale = chain.at(-1)!.id;
-    await expect(appendSummary(handle.db, ctxA, { sessionId: "s1", parentSummaryId: stale, ...range(7, 8), summary: "late" })).rejects.toMatchObject({
+    await expect(
+      appendSummary(handle.db, ctxA, { sessionId: "s1", parentSummaryId: stale, ...range(7, 8), summary: "late" }),
+    ).rejects.toMatchObject({
       code: "CONFLICT",
       reason: "summary_chain_moved",
       details: { latestSummaryId: latest!.id },
     });
-    await expect(appendSummary(handle.db, ctxA, { sessionId: "s1", parentSummaryId: null, ...range(0, 1), summary: "second root" })).rejects.toMatchObject({
+    await expect(
+      appendSummary(handle.db, ctxA, {
+        sessionId: "s1",
+        parentSummaryId: null,
+        ...range(0, 1),
+        summary: "second root",
+      }),
+    ).rejects.toMatchObject({
       reason: "summary_chain_moved",
     });
     expect(await getSummaryChain(handle.db, { tenantId: tenantA, sessionId: "s1" })).toHaveLength(3);
@@ -86,7 +109,15 @@ describe(`chained summaries (${TEST_BACKEND})`, () => {
     const parent = chain.at(-1)!; // already has a child
     const error = await handle.db
       .insert(memorySummaries)
-      .values({ tenantId: tenantA, id: "sum_fork", sessionId: "s1", parentSummaryId: parent.id, fromMessageId: ids[0]!, toMessageId: ids[1]!, summary: "fork" })
+      .values({
+        tenantId: tenantA,
+        id: "sum_fork",
+        sessionId: "s1",
+        parentSummaryId: parent.id,
+        fromMessageId: ids[0]!,
+        toMessageId: ids[1]!,
+        summary: "fork",
+      })
       .then(() => null)
       .catch((e: unknown) => e);
     expect(pgErrorCode(error)).toBe("23505");
@@ -94,7 +125,8 @@ describe(`chained summaries (${TEST_BACKEND})`, () => {
 
   it("lets only one of two racing writers extend the chain", async () => {
     const latest = await getLatestSummary(handle.db, { tenantId: tenantA, sessionId: "s1" });
-    const attempt = (summary: string) => appendSummary(handle.db, ctxA, { sessionId: "s1", parentSummaryId: latest!.id, ...range(8, 8), summary });
+    const attempt = (summary: string) =>
+      appendSummary(handle.db, ctxA, { sessionId: "s1", parentSummaryId: latest!.id, ...range(8, 8), summary });
     const results = await Promise.allSettled([attempt("racer one"), attempt("racer two")]);
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     const failed = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
@@ -103,15 +135,28 @@ describe(`chained summaries (${TEST_BACKEND})`, () => {
   });
 
   it("requires from/to messages of the same session, in order", async () => {
-    const other = await appendMessages(handle.db, ctxA, { sessionId: "s2", messages: [{ role: "user", content: "other session" }] });
+    const other = await appendMessages(handle.db, ctxA, {
+      sessionId: "s2",
+      messages: [{ role: "user", content: "other session" }],
+    });
     const latest = await getLatestSummary(handle.db, { tenantId: tenantA, sessionId: "s1" });
     await expect(
-      appendSummary(handle.db, ctxA, { sessionId: "s1", parentSummaryId: latest!.id, fromMessageId: other.messages[0]!.id, toMessageId: ids[8]!, summary: "x" }),
+      appendSummary(handle.db, ctxA, {
+        sessionId: "s1",
+        parentSummaryId: latest!.id,
+        fromMessageId: other.messages[0]!.id,
+        toMessageId: ids[8]!,
+        summary: "x",
+      }),
     ).rejects.toMatchObject({ code: "BAD_REQUEST", reason: "message_not_in_session" });
-    await expect(appendSummary(handle.db, ctxA, { sessionId: "s1", parentSummaryId: latest!.id, ...range(5, 2), summary: "x" })).rejects.toMatchObject({
+    await expect(
+      appendSummary(handle.db, ctxA, { sessionId: "s1", parentSummaryId: latest!.id, ...range(5, 2), summary: "x" }),
+    ).rejects.toMatchObject({
       reason: "invalid_message_range",
     });
-    await expect(appendSummary(handle.db, ctxA, { sessionId: "s1", parentSummaryId: latest!.id, ...range(0, 1), summary: " " })).rejects.toMatchObject({
+    await expect(
+      appendSummary(handle.db, ctxA, { sessionId: "s1", parentSummaryId: latest!.id, ...range(0, 1), summary: " " }),
+    ).rejects.toMatchObject({
       reason: "invalid_summary",
     });
   });
@@ -120,10 +165,15 @@ describe(`chained summaries (${TEST_BACKEND})`, () => {
     expect(await getLatestSummary(handle.db, { tenantId: tenantB, sessionId: "s1" })).toBeUndefined();
     expect(await getSummaryChain(handle.db, { tenantId: tenantB, sessionId: "s1" })).toEqual([]);
     // Tenant B cannot summarise A's messages, and its own chain of a same-named session is independent.
-    await expect(appendSummary(handle.db, ctxB, { sessionId: "s1", parentSummaryId: null, ...range(0, 1), summary: "peek" })).rejects.toMatchObject({
+    await expect(
+      appendSummary(handle.db, ctxB, { sessionId: "s1", parentSummaryId: null, ...range(0, 1), summary: "peek" }),
+    ).rejects.toMatchObject({
       reason: "message_not_in_session",
     });
-    const own = await appendMessages(handle.db, ctxB, { sessionId: "s1", messages: [{ role: "user", content: "B's turn" }] });
+    const own = await appendMessages(handle.db, ctxB, {
+      sessionId: "s1",
+      messages: [{ role: "user", content: "B's turn" }],
+    });
     const rootB = await appendSummary(handle.db, ctxB, {
       sessionId: "s1",
       parentSummaryId: null,
@@ -132,7 +182,9 @@ describe(`chained summaries (${TEST_BACKEND})`, () => {
       summary: "B's summary",
     });
     expect(rootB.messageCount).toBe(1);
-    expect((await getSummaryChain(handle.db, { tenantId: tenantB, sessionId: "s1" })).map((s) => s.id)).toEqual([rootB.id]);
+    expect((await getSummaryChain(handle.db, { tenantId: tenantB, sessionId: "s1" })).map((s) => s.id)).toEqual([
+      rootB.id,
+    ]);
     expect(await getSummaryChain(handle.db, { tenantId: tenantA, sessionId: "s1" })).toHaveLength(4);
   });
 });

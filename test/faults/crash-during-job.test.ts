@@ -28,7 +28,10 @@ async function survivorTakesOver(db: Database, runs: Run[], timeoutMs = 20_000) 
   while (Date.now() < deadline) {
     const { handled, succeeded } = await processJobsOnce(
       db,
-      { digest: async (_db, job) => void runs.push({ worker: "survivor", jobId: job.id, attempts: job.attempts, startedAt: Date.now() }) },
+      {
+        digest: async (_db, job) =>
+          void runs.push({ worker: "survivor", jobId: job.id, attempts: job.attempts, startedAt: Date.now() }),
+      },
       { workerId: "survivor", limit: 1, leaseMs: 60_000 },
     );
     if (handled > 0) return { handled, succeeded };
@@ -37,7 +40,12 @@ async function survivorTakesOver(db: Database, runs: Run[], timeoutMs = 20_000) 
   throw new Error("the survivor never got the job");
 }
 
-async function assertTakenOverOnce(db: Database, jobId: number, first: { workerId: string; leasedUntil: number; killedAt: number }, runs: Run[]) {
+async function assertTakenOverOnce(
+  db: Database,
+  jobId: number,
+  first: { workerId: string; leasedUntil: number; killedAt: number },
+  runs: Run[],
+) {
   // Exactly one run in the survivor, as the second attempt, begun only after the dead worker's lease ran out.
   expect(runs).toHaveLength(1);
   expect(runs[0]).toMatchObject({ jobId, attempts: 2 });
@@ -66,7 +74,12 @@ describe("SIGKILL during a job: embedded (PGlite data dir)", () => {
     const handle = await openDatabase({ dataDir });
     const runs: Run[] = [];
     await survivorTakesOver(handle.db, runs);
-    await assertTakenOverOnce(handle.db, jobId, { workerId: String(started.workerId), leasedUntil: Number(started.leasedUntil), killedAt }, runs);
+    await assertTakenOverOnce(
+      handle.db,
+      jobId,
+      { workerId: String(started.workerId), leasedUntil: Number(started.leasedUntil), killedAt },
+      runs,
+    );
     await handle.close();
     fs.rmSync(path.dirname(dataDir), { recursive: true, force: true });
   });
@@ -94,7 +107,14 @@ describeServer("SIGKILL during a job: server (Postgres)", () => {
     let polls = 0;
     const killAt = Date.now() + 1000;
     while (Date.now() < killAt) {
-      const early = await processJobsOnce(handle.db, { digest: async (_db, job) => void runs.push({ worker: "survivor", jobId: job.id, attempts: job.attempts, startedAt: Date.now() }) }, { workerId: "survivor", leaseMs: 60_000 });
+      const early = await processJobsOnce(
+        handle.db,
+        {
+          digest: async (_db, job) =>
+            void runs.push({ worker: "survivor", jobId: job.id, attempts: job.attempts, startedAt: Date.now() }),
+        },
+        { workerId: "survivor", leaseMs: 60_000 },
+      );
       expect(early.handled).toBe(0);
       polls++;
       await sleep(50);
@@ -104,6 +124,11 @@ describeServer("SIGKILL during a job: server (Postgres)", () => {
     await child.kill();
     const killedAt = Date.now();
     await survivorTakesOver(handle.db, runs);
-    await assertTakenOverOnce(handle.db, jobId, { workerId: String(started.workerId), leasedUntil: Number(started.leasedUntil), killedAt }, runs);
+    await assertTakenOverOnce(
+      handle.db,
+      jobId,
+      { workerId: String(started.workerId), leasedUntil: Number(started.leasedUntil), killedAt },
+      runs,
+    );
   });
 });

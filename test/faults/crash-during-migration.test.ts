@@ -16,7 +16,16 @@ import type { Database } from "~/db/types";
 import { memoryWrite } from "~/server/memory/write/write";
 import { createEmptyServerDatabase } from "../support/db";
 import { agentContext, createTenant } from "../support/memory";
-import { copyPgliteTemplate, describeServer, FaultChild, KEEPER_CONTENT, migrationsWithExtra, processIsAlive, sleep, withApplicationName } from "./support";
+import {
+  copyPgliteTemplate,
+  describeServer,
+  FaultChild,
+  KEEPER_CONTENT,
+  migrationsWithExtra,
+  processIsAlive,
+  sleep,
+  withApplicationName,
+} from "./support";
 
 const SLEEP_S = 2;
 /** Creates a table, sleeps (the kill lands here), then alters the new table and an existing one. */
@@ -39,7 +48,9 @@ async function schemaState(db: Database, tag: string): Promise<SchemaState> {
           exists (select 1 from information_schema.columns where table_schema = 'public' and table_name = 'fault_slow' and column_name = 'note') as note,
           exists (select 1 from information_schema.columns where table_schema = 'public' and table_name = 'memory_nodes' and column_name = 'fault_flag') as flag`,
   );
-  const rows = row!.tbl ? Number((await queryRows<{ n: number }>(db, sql`select count(*)::int as n from fault_slow`))[0]!.n) : 0;
+  const rows = row!.tbl
+    ? Number((await queryRows<{ n: number }>(db, sql`select count(*)::int as n from fault_slow`))[0]!.n)
+    : 0;
   return { tagApplied: row!.tag_applied, table: row!.tbl, noteColumn: row!.note, flagColumn: row!.flag, rows };
 }
 
@@ -48,7 +59,17 @@ const NEW: SchemaState = { tagApplied: true, table: true, noteColumn: true, flag
 
 /** Writes one card before the upgrade; it must be there, unchanged, in the old and in the new schema. */
 async function writeKeeper(db: Database, tenantId: string) {
-  const result = await memoryWrite(db, agentContext(tenantId), { operations: [{ op: "create", kind: "custom_fact", itemKey: "keeper", explicitUserIntent: true, node: { title: "Keeper", content: KEEPER_CONTENT } }] });
+  const result = await memoryWrite(db, agentContext(tenantId), {
+    operations: [
+      {
+        op: "create",
+        kind: "custom_fact",
+        itemKey: "keeper",
+        explicitUserIntent: true,
+        node: { title: "Keeper", content: KEEPER_CONTENT },
+      },
+    ],
+  });
   expect(result.done).toBe(true);
 }
 
@@ -60,7 +81,8 @@ async function keeperContents(db: Database) {
 function relationFiles(dataDir: string): Set<string> {
   const files = new Set<string>();
   const base = path.join(dataDir, "base");
-  for (const db of fs.readdirSync(base)) for (const f of fs.readdirSync(path.join(base, db))) if (/^\d+$/.test(f)) files.add(`${db}/${f}`);
+  for (const db of fs.readdirSync(base))
+    for (const f of fs.readdirSync(path.join(base, db))) if (/^\d+$/.test(f)) files.add(`${db}/${f}`);
   return files;
 }
 
@@ -93,7 +115,10 @@ describe("SIGKILL during a migration: embedded (PGlite data dir)", () => {
     await old.close();
 
     // The copy taken just before the killed migration is a consistent old-schema database too.
-    const backup = await openDatabase({ dataDir: path.join(path.dirname(dataDir), "backups", backups[0]!), migrate: false });
+    const backup = await openDatabase({
+      dataDir: path.join(path.dirname(dataDir), "backups", backups[0]!),
+      migrate: false,
+    });
     expect(await schemaState(backup.db, tag)).toEqual(OLD);
     expect(await keeperContents(backup.db)).toEqual([KEEPER_CONTENT]);
     await backup.close();
@@ -126,12 +151,17 @@ describeServer("SIGKILL during a migration: server (Postgres)", () => {
     const admin = postgres(url, { max: 1, onnotice: () => {} });
     cleanup.push(() => admin.end());
 
-    const child = new FaultChild("migrate.ts", { url: withApplicationName(url, "fault-migrator"), migrationsFolder: folder });
+    const child = new FaultChild("migrate.ts", {
+      url: withApplicationName(url, "fault-migrator"),
+      migrationsFolder: folder,
+    });
     const deadline = Date.now() + 60_000;
-    const sleeping = () => admin`select pid from pg_stat_activity where datname = current_database() and application_name = 'fault-migrator' and state = 'active' and query ilike '%pg_sleep%'`;
+    const sleeping = () =>
+      admin`select pid from pg_stat_activity where datname = current_database() and application_name = 'fault-migrator' and state = 'active' and query ilike '%pg_sleep%'`;
     let orphan: number | undefined;
     while (orphan === undefined) {
-      if (Date.now() > deadline || child.proc.exitCode !== null) throw new Error("the migration never reached pg_sleep");
+      if (Date.now() > deadline || child.proc.exitCode !== null)
+        throw new Error("the migration never reached pg_sleep");
       orphan = (await sleeping())[0]?.pid as number | undefined;
       if (orphan === undefined) await sleep(20);
     }
@@ -147,7 +177,8 @@ describeServer("SIGKILL during a migration: server (Postgres)", () => {
     const upgraded = await openDatabase({ url, poolMax: 2, migrationsFolder: folder });
     expect(await schemaState(upgraded.db, tag)).toEqual(NEW);
     expect(await keeperContents(upgraded.db)).toEqual([KEEPER_CONTENT]);
-    const left = await admin`select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = 'fault-migrator'`;
+    const left =
+      await admin`select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = 'fault-migrator'`;
     expect(left[0]!.n).toBe(0);
     await upgraded.close();
     fs.rmSync(folder, { recursive: true, force: true });

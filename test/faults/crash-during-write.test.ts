@@ -15,14 +15,31 @@ import { memorySearch } from "~/server/memory/retrieval/search";
 import { memoryWrite } from "~/server/memory/write/write";
 import { createEmptyServerDatabase } from "../support/db";
 import { agentContext, createTenant } from "../support/memory";
-import { copyPgliteTemplate, count, KEEPER_CONTENT, describeServer, FaultChild, processIsAlive, randomBetween, sleep, TEMPLATE_TENANT, withApplicationName, type ChildEvent } from "./support";
+import {
+  copyPgliteTemplate,
+  count,
+  KEEPER_CONTENT,
+  describeServer,
+  FaultChild,
+  processIsAlive,
+  randomBetween,
+  sleep,
+  TEMPLATE_TENANT,
+  withApplicationName,
+  type ChildEvent,
+} from "./support";
 
 const BATCH = 8;
 
 type Round = { committed: Set<number>; begun: Set<number> };
 
 /** Starts the writer child, lets it commit for a random 0.5–2 s after its first commit, then SIGKILLs it. */
-async function killWriterMidStream(target: { url?: string; dataDir?: string }, tenantId: string, firstBatch: number, concurrency: number): Promise<Round> {
+async function killWriterMidStream(
+  target: { url?: string; dataDir?: string },
+  tenantId: string,
+  firstBatch: number,
+  concurrency: number,
+): Promise<Round> {
   const child = new FaultChild("write-loop.ts", { ...target, tenantId, batchSize: BATCH, firstBatch, concurrency });
   await child.waitFor((e) => e.event === "committed", 60_000);
   await sleep(randomBetween(500, 2000));
@@ -32,7 +49,11 @@ async function killWriterMidStream(target: { url?: string; dataDir?: string }, t
 }
 
 /** The all-or-nothing invariant, checked per batch and in total; returns the batches present. */
-async function assertNoPartialBatch(db: Database, tenantId: string, round: { committed: Set<number>; begun: Set<number> }) {
+async function assertNoPartialBatch(
+  db: Database,
+  tenantId: string,
+  round: { committed: Set<number>; begun: Set<number> },
+) {
   const perBatch = await queryRows<{ tag: string; cards: number; audits: number; jobs: number }>(
     db,
     sql`select n.tags[1] as tag, count(*)::int as cards,
@@ -42,14 +63,23 @@ async function assertNoPartialBatch(db: Database, tenantId: string, round: { com
   );
   const present = new Set<number>();
   for (const row of perBatch) {
-    expect({ tag: row.tag, cards: row.cards, audits: row.audits, jobs: row.jobs }).toEqual({ tag: row.tag, cards: BATCH, audits: BATCH, jobs: BATCH });
+    expect({ tag: row.tag, cards: row.cards, audits: row.audits, jobs: row.jobs }).toEqual({
+      tag: row.tag,
+      cards: BATCH,
+      audits: BATCH,
+      jobs: BATCH,
+    });
     present.add(Number(row.tag.slice("batch-".length)));
   }
   // Acknowledged commits survived the crash; nothing appeared that was never begun.
   for (const batch of round.committed) expect(present.has(batch), `committed batch ${batch} is missing`).toBe(true);
   for (const batch of present) expect(round.begun.has(batch), `batch ${batch} was never begun`).toBe(true);
   // No orphans on either side: every card has its create audit row and embed job, and every one of those has its card.
-  const orphans = await queryRows<{ cards_without_audit: number; audits_without_card: number; jobs_without_card: number }>(
+  const orphans = await queryRows<{
+    cards_without_audit: number;
+    audits_without_card: number;
+    jobs_without_card: number;
+  }>(
     db,
     sql`select
           (select count(*)::int from memory_nodes n where n.tenant_id = ${tenantId} and not exists (select 1 from memory_audit_events a where a.tenant_id = n.tenant_id and a.node_id = n.id and a.event_type = 'create')) as cards_without_audit,
@@ -64,7 +94,15 @@ async function assertNoPartialBatch(db: Database, tenantId: string, round: { com
 async function assertStillWorks(db: Database, tenantId: string) {
   const ctx = agentContext(tenantId);
   const written = await memoryWrite(db, ctx, {
-    operations: [{ op: "create", kind: "custom_fact", itemKey: "after-crash", explicitUserIntent: true, node: { title: "After the crash", content: "Written after the crash.", tags: ["after-crash"] } }],
+    operations: [
+      {
+        op: "create",
+        kind: "custom_fact",
+        itemKey: "after-crash",
+        explicitUserIntent: true,
+        node: { title: "After the crash", content: "Written after the crash.", tags: ["after-crash"] },
+      },
+    ],
   });
   expect(written.done).toBe(true);
   const found = await memorySearch(db, ctx, { tags: ["after-crash"] }, { embeddings: null, logQuery: false });
@@ -85,7 +123,12 @@ describe("SIGKILL during batch writes: embedded (PGlite data dir)", () => {
     const present = await assertNoPartialBatch(handle.db, tenantId, round);
     expect(present.size).toBeGreaterThan(0);
     // Data from before the crash is untouched.
-    expect(await count(handle.db, sql`select count(*)::int as n from memory_nodes where tenant_id = ${tenantId} and content = ${KEEPER_CONTENT} and status = 'active'`)).toBe(1);
+    expect(
+      await count(
+        handle.db,
+        sql`select count(*)::int as n from memory_nodes where tenant_id = ${tenantId} and content = ${KEEPER_CONTENT} and status = 'active'`,
+      ),
+    ).toBe(1);
     // It died with batches in flight (begun, never acknowledged).
     expect([...round.begun].some((b) => !round.committed.has(b))).toBe(true);
     await assertStillWorks(handle.db, tenantId);
@@ -110,7 +153,12 @@ describeServer("SIGKILL during batch writes: server (Postgres)", () => {
     const committed = new Set<number>();
     const begun = new Set<number>();
     for (let round = 0; round < 2; round++) {
-      const result = await killWriterMidStream({ url: withApplicationName(url, "fault-writer") }, tenantId, round * 10_000, 4);
+      const result = await killWriterMidStream(
+        { url: withApplicationName(url, "fault-writer") },
+        tenantId,
+        round * 10_000,
+        4,
+      );
       result.committed.forEach((b) => committed.add(b));
       result.begun.forEach((b) => begun.add(b));
       // The killed client's backends notice the closed sockets, roll back and exit.

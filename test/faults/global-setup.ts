@@ -25,7 +25,9 @@ declare module "vitest" {
 function templateKey(): string {
   const hash = createHash("sha256");
   for (const m of readMigrationFiles(DEFAULT_MIGRATIONS_FOLDER)) hash.update(`${m.tag}:${m.hash}\n`);
-  const pglite = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, "../../node_modules/@electric-sql/pglite/package.json"), "utf8")) as { version: string };
+  const pglite = JSON.parse(
+    fs.readFileSync(path.resolve(import.meta.dirname, "../../node_modules/@electric-sql/pglite/package.json"), "utf8"),
+  ) as { version: string };
   hash.update(`${pglite.version}\nseed:${TEMPLATE_TENANT}:${KEEPER_CONTENT}`);
   return hash.digest("hex").slice(0, 16);
 }
@@ -37,7 +39,17 @@ export default async function setup(project: TestProject) {
     const building = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "memory-faults-build-")), "pglite");
     const handle = await openDatabase({ dataDir: building });
     await handle.db.insert(tenants).values({ id: TEMPLATE_TENANT, name: "Fault tests", slug: TEMPLATE_TENANT });
-    const keeper = await memoryWrite(handle.db, agentContext(TEMPLATE_TENANT), { operations: [{ op: "create", kind: "custom_fact", itemKey: "keeper", explicitUserIntent: true, node: { title: "Keeper", content: KEEPER_CONTENT } }] });
+    const keeper = await memoryWrite(handle.db, agentContext(TEMPLATE_TENANT), {
+      operations: [
+        {
+          op: "create",
+          kind: "custom_fact",
+          itemKey: "keeper",
+          explicitUserIntent: true,
+          node: { title: "Keeper", content: KEEPER_CONTENT },
+        },
+      ],
+    });
     if (!keeper.done) throw new Error(`template seed failed: ${keeper.message}`);
     await handle.close();
     try {

@@ -36,7 +36,10 @@ type Op = { kind: "write" | "search"; start: number; end: number; ok: boolean; c
 
 const uncaught: string[] = [];
 process.on("uncaughtException", (error) => void uncaught.push(`${error.name}: ${error.message}`));
-process.on("unhandledRejection", (error) => void uncaught.push(`unhandledRejection: ${error instanceof Error ? error.message : String(error)}`));
+process.on(
+  "unhandledRejection",
+  (error) => void uncaught.push(`unhandledRejection: ${error instanceof Error ? error.message : String(error)}`),
+);
 
 function errorCode(error: unknown): string {
   for (let e: unknown = error, depth = 0; e && typeof e === "object" && depth < 5; depth++) {
@@ -45,14 +48,23 @@ function errorCode(error: unknown): string {
     e = (e as { cause?: unknown }).cause;
   }
   // postgres.js 3.4.9 keeps a killed query's row counter: the next result on that slot starts with holes.
-  if (error instanceof TypeError && /not an entry object/.test(error.message)) return `SPARSE_RESULT (${error.message.slice(0, 50)})`;
+  if (error instanceof TypeError && /not an entry object/.test(error.message))
+    return `SPARSE_RESULT (${error.message.slice(0, 50)})`;
   return error instanceof Error ? `${error.name}: ${error.message.slice(0, 60)}` : String(error);
 }
 
 async function main() {
   const { url, drop } = await createEmptyServerDatabase();
   const handle = await openDatabase({ url, poolMax: 10 });
-  const major = process.env.RESTART_MAJOR ?? String(Math.floor(Number((await queryRows<{ v: string }>(handle.db, sql`select current_setting('server_version_num') as v`))[0]!.v) / 10000));
+  const major =
+    process.env.RESTART_MAJOR ??
+    String(
+      Math.floor(
+        Number(
+          (await queryRows<{ v: string }>(handle.db, sql`select current_setting('server_version_num') as v`))[0]!.v,
+        ) / 10000,
+      ),
+    );
   const tenantId = await createTenant(handle.db);
   const ctx = {
     tenantId,
@@ -76,7 +88,17 @@ async function main() {
       try {
         if (kind === "write") {
           const result = await memoryWrite(handle.db, ctx, {
-            operations: Array.from({ length: BATCH }, (_, i) => ({ op: "create" as const, kind: "custom_fact", itemKey: `r${batch}-${i}`, explicitUserIntent: true, node: { title: `Restart ${batch} ${i}`, content: `Written during the restart run, batch ${batch}.`, tags: [`batch-${batch}`] } })),
+            operations: Array.from({ length: BATCH }, (_, i) => ({
+              op: "create" as const,
+              kind: "custom_fact",
+              itemKey: `r${batch}-${i}`,
+              explicitUserIntent: true,
+              node: {
+                title: `Restart ${batch} ${i}`,
+                content: `Written during the restart run, batch ${batch}.`,
+                tags: [`batch-${batch}`],
+              },
+            })),
           });
           if (!result.done) throw new Error(result.message);
           acknowledged.add(batch);
@@ -97,7 +119,9 @@ async function main() {
   const restartStart = Date.now() - t0;
   // Asynchronously: the request loops must keep running (and failing) while the cluster restarts.
   const restart = await new Promise<{ status: number | null; stderr: string }>((resolve) => {
-    const child = spawn("pg_ctlcluster", ["--skip-systemctl-redirect", major, CLUSTER, "restart"], { stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn("pg_ctlcluster", ["--skip-systemctl-redirect", major, CLUSTER, "restart"], {
+      stdio: ["ignore", "ignore", "pipe"],
+    });
     let stderr = "";
     child.stderr.on("data", (chunk) => (stderr += String(chunk)));
     child.on("exit", (status) => resolve({ status, stderr }));
@@ -111,12 +135,20 @@ async function main() {
   const failures = ops.filter((o) => !o.ok);
   const firstFailure = failures.length ? Math.min(...failures.map((o) => o.end)) : null;
   const lastFailure = failures.length ? Math.max(...failures.map((o) => o.end)) : null;
-  const firstSuccessAfter = ops.filter((o) => o.ok && o.start >= restartEnd).reduce<number | null>((m, o) => (m === null ? o.end : Math.min(m, o.end)), null);
+  const firstSuccessAfter = ops
+    .filter((o) => o.ok && o.start >= restartEnd)
+    .reduce<number | null>((m, o) => (m === null ? o.end : Math.min(m, o.end)), null);
   const afterLastFailure = ops.filter((o) => o.start > (lastFailure ?? restartEnd));
-  const codes = failures.reduce<Record<string, number>>((acc, o) => ({ ...acc, [o.code!]: (acc[o.code!] ?? 0) + 1 }), {});
+  const codes = failures.reduce<Record<string, number>>(
+    (acc, o) => ({ ...acc, [o.code!]: (acc[o.code!] ?? 0) + 1 }),
+    {},
+  );
 
   // All-or-nothing after the outage, and every acknowledged batch is there.
-  const perBatch = await queryRows<{ tag: string; n: number }>(handle.db, sql`select tags[1] as tag, count(*)::int as n from memory_nodes where tenant_id = ${tenantId} group by 1`);
+  const perBatch = await queryRows<{ tag: string; n: number }>(
+    handle.db,
+    sql`select tags[1] as tag, count(*)::int as n from memory_nodes where tenant_id = ${tenantId} group by 1`,
+  );
   const partial = perBatch.filter((r) => r.n !== BATCH).map((r) => r.tag);
   const present = new Set(perBatch.map((r) => Number(r.tag.slice("batch-".length))));
   const lostAcknowledged = [...acknowledged].filter((b) => !present.has(b));
@@ -129,25 +161,35 @@ async function main() {
     succeeded: ops.length - failures.length,
     failed: failures.length,
     failedByCode: codes,
-    failedByKind: { write: failures.filter((o) => o.kind === "write").length, search: failures.filter((o) => o.kind === "search").length },
+    failedByKind: {
+      write: failures.filter((o) => o.kind === "write").length,
+      search: failures.filter((o) => o.kind === "search").length,
+    },
     connectionLossErrors: failures.filter((o) => isConnectionLost({ code: o.code })).length,
     restartCommandSeconds: (restartEnd - restartStart) / 1000,
     requestsDuringRestart: ops.filter((o) => o.start < restartEnd && o.end > restartStart).length,
     slowestRequestSeconds: Math.max(...ops.map((o) => o.end - o.start)) / 1000,
     firstFailureAfterRestartStartSeconds: firstFailure !== null ? (firstFailure - restartStart) / 1000 : null,
     errorWindowSeconds: firstFailure !== null && lastFailure !== null ? (lastFailure - firstFailure) / 1000 : 0,
-    firstSuccessAfterRestartReturnedSeconds: firstSuccessAfter !== null ? (firstSuccessAfter - restartEnd) / 1000 : null,
+    firstSuccessAfterRestartReturnedSeconds:
+      firstSuccessAfter !== null ? (firstSuccessAfter - restartEnd) / 1000 : null,
     requestsStartedAfterLastFailure: afterLastFailure.length,
-    secondsFromLastFailureToEnd: ((Date.now() - t0) - (lastFailure ?? restartEnd)) / 1000,
+    secondsFromLastFailureToEnd: (Date.now() - t0 - (lastFailure ?? restartEnd)) / 1000,
     uncaughtExceptions: uncaught,
     // Every failure: [kind, seconds from restart start to the request's start and end, code].
-    failures: failures.map((o) => [o.kind, +((o.start - restartStart) / 1000).toFixed(3), +((o.end - restartStart) / 1000).toFixed(3), o.code]),
+    failures: failures.map((o) => [
+      o.kind,
+      +((o.start - restartStart) / 1000).toFixed(3),
+      +((o.end - restartStart) / 1000).toFixed(3),
+      o.code,
+    ]),
     batchesPresent: present.size,
     partialBatches: partial,
     acknowledgedButLost: lostAcknowledged,
     failedWritesThatCommittedAnyway: failedButPresent,
     // Recovered: the same pool served a steady stream again and nothing failed for the rest of the run.
-    recovered: firstSuccessAfter !== null && afterLastFailure.length > CONCURRENCY && afterLastFailure.every((o) => o.ok),
+    recovered:
+      firstSuccessAfter !== null && afterLastFailure.length > CONCURRENCY && afterLastFailure.every((o) => o.ok),
   };
   console.log(JSON.stringify(report, null, 2));
   await handle.close();

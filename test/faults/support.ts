@@ -44,11 +44,15 @@ export class FaultChild {
   private listeners = new Set<() => void>();
 
   constructor(script: string, args: ChildTarget & Record<string, unknown>) {
-    this.proc = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "test/faults/children", script), JSON.stringify(args)], {
-      cwd: ROOT,
-      env: { ...process.env, NODE_ENV: "test", LOG_LEVEL: "error", DATABASE_URL: "" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    this.proc = spawn(
+      process.execPath,
+      ["--import", "tsx", path.join(ROOT, "test/faults/children", script), JSON.stringify(args)],
+      {
+        cwd: ROOT,
+        env: { ...process.env, NODE_ENV: "test", LOG_LEVEL: "error", DATABASE_URL: "" },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     readline.createInterface({ input: this.proc.stdout! }).on("line", (line) => {
       try {
         this.events.push(JSON.parse(line) as ChildEvent);
@@ -59,7 +63,9 @@ export class FaultChild {
     });
     this.proc.stderr!.on("data", (chunk) => (this.stderr += String(chunk)));
     liveChildren.add(this.proc);
-    this.exited = new Promise((resolve) => this.proc.on("exit", (code, signal) => (liveChildren.delete(this.proc), resolve({ code, signal }))));
+    this.exited = new Promise((resolve) =>
+      this.proc.on("exit", (code, signal) => (liveChildren.delete(this.proc), resolve({ code, signal }))),
+    );
     void this.exited.then(() => this.listeners.forEach((l) => l()));
   }
 
@@ -79,7 +85,10 @@ export class FaultChild {
   /** Resolves with the first event matching `predicate`; rejects if the child fails, exits or takes too long. */
   waitFor(predicate: (e: ChildEvent) => boolean, timeoutMs = 30_000): Promise<ChildEvent> {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => finish(new Error(`child ${this.pid} timed out after ${timeoutMs} ms.${this.describeFailure()}`)), timeoutMs);
+      const timer = setTimeout(
+        () => finish(new Error(`child ${this.pid} timed out after ${timeoutMs} ms.${this.describeFailure()}`)),
+        timeoutMs,
+      );
       const finish = (error: Error | null, event?: ChildEvent) => {
         clearTimeout(timer);
         this.listeners.delete(check);
@@ -90,7 +99,11 @@ export class FaultChild {
         const found = this.events.find(predicate);
         if (found) return finish(null, found);
         if (this.named("error").length > 0 || this.proc.exitCode !== null || this.proc.signalCode !== null) {
-          finish(new Error(`child ${this.pid} ended (${this.proc.exitCode ?? this.proc.signalCode}) before the awaited event.${this.describeFailure()}`));
+          finish(
+            new Error(
+              `child ${this.pid} ended (${this.proc.exitCode ?? this.proc.signalCode}) before the awaited event.${this.describeFailure()}`,
+            ),
+          );
         }
       };
       this.listeners.add(check);
@@ -102,7 +115,10 @@ export class FaultChild {
   async kill(): Promise<void> {
     this.proc.kill("SIGKILL");
     const { signal } = await this.exited;
-    if (signal !== "SIGKILL") throw new Error(`child ${this.pid} exited with ${signal ?? "a code"} before it could be killed.${this.describeFailure()}`);
+    if (signal !== "SIGKILL")
+      throw new Error(
+        `child ${this.pid} exited with ${signal ?? "a code"} before it could be killed.${this.describeFailure()}`,
+      );
   }
 }
 
@@ -128,7 +144,9 @@ export function migrationsWithExtra(name: string, statements: string[]): { folde
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), "memory-fault-migrations-"));
   fs.cpSync(path.join(ROOT, "drizzle"), folder, { recursive: true });
   const journalPath = path.join(folder, "meta", "_journal.json");
-  const journal = JSON.parse(fs.readFileSync(journalPath, "utf8")) as { entries: { idx: number; tag: string; when: number; version: string; breakpoints: boolean }[] };
+  const journal = JSON.parse(fs.readFileSync(journalPath, "utf8")) as {
+    entries: { idx: number; tag: string; when: number; version: string; breakpoints: boolean }[];
+  };
   const idx = journal.entries.length;
   const tag = `${String(idx).padStart(4, "0")}_${name}`;
   journal.entries.push({ idx, tag, when: Date.now(), version: "7", breakpoints: true });

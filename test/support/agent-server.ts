@@ -29,7 +29,8 @@ export async function startAgentServer(): Promise<AgentServer> {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const org = await createOrg(handle.db);
-  const newKey: AgentServer["newKey"] = async (options = {}) => (await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.memberId, ...options })).secret;
+  const newKey: AgentServer["newKey"] = async (options = {}) =>
+    (await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.memberId, ...options })).secret;
   const secret = await newKey();
   return {
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
@@ -64,14 +65,24 @@ export async function startFaultProxy(target: string, plan: (n: number, request:
   const requests: ProxiedRequest[] = [];
   const forward = async (req: http.IncomingMessage, body: string) => {
     const headers = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string" && name !== "host" && name !== "content-length") headers.set(name, value);
-    const response = await fetch(`${target}${req.url}`, { method: req.method, headers, body: req.method === "GET" ? undefined : body });
+    for (const [name, value] of Object.entries(req.headers))
+      if (typeof value === "string" && name !== "host" && name !== "content-length") headers.set(name, value);
+    const response = await fetch(`${target}${req.url}`, {
+      method: req.method,
+      headers,
+      body: req.method === "GET" ? undefined : body,
+    });
     return { status: response.status, headers: response.headers, text: await response.text() };
   };
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const request = { method: req.method ?? "GET", url: req.url ?? "/", body: Buffer.concat(chunks).toString("utf8"), headers: req.headers };
+    const request = {
+      method: req.method ?? "GET",
+      url: req.url ?? "/",
+      body: Buffer.concat(chunks).toString("utf8"),
+      headers: req.headers,
+    };
     requests.push(request);
     const action = plan(requests.length, request);
     if (action.kind === "hold") return; // never answers; the client's timeout or abort ends it
@@ -82,7 +93,10 @@ export async function startFaultProxy(target: string, plan: (n: number, request:
     }
     const answer = await forward(req, request.body);
     if (action.kind === "forward-edit") answer.text = JSON.stringify(action.edit(JSON.parse(answer.text)));
-    res.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "application/json", ...(answer.headers.get("retry-after") ? { "retry-after": answer.headers.get("retry-after")! } : {}) });
+    res.writeHead(answer.status, {
+      "content-type": answer.headers.get("content-type") ?? "application/json",
+      ...(answer.headers.get("retry-after") ? { "retry-after": answer.headers.get("retry-after")! } : {}),
+    });
     res.end(answer.text);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -97,5 +111,13 @@ export async function startFaultProxy(target: string, plan: (n: number, request:
 }
 
 /** tRPC's error body for a status, as the service shapes it. */
-export const trpcError = (httpStatus: number, code: string, reason: string, message: string, details?: Record<string, unknown>) =>
-  JSON.stringify({ error: { message, code: -32000, data: { code, httpStatus, reason, ...(details ? { details } : {}) } } });
+export const trpcError = (
+  httpStatus: number,
+  code: string,
+  reason: string,
+  message: string,
+  details?: Record<string, unknown>,
+) =>
+  JSON.stringify({
+    error: { message, code: -32000, data: { code, httpStatus, reason, ...(details ? { details } : {}) } },
+  });

@@ -50,7 +50,9 @@ async function closeAfterBufferedWrites(handle: DatabaseHandle) {
  * A migrated database of the current backend, private to the calling test file:
  * in-memory PGlite, or a new database on the test Postgres server.
  */
-export async function openTestDatabase(options: Omit<OpenDatabaseOptions, "url" | "dataDir"> = {}): Promise<TestDatabase> {
+export async function openTestDatabase(
+  options: Omit<OpenDatabaseOptions, "url" | "dataDir"> = {},
+): Promise<TestDatabase> {
   if (TEST_BACKEND === "postgres") {
     const { url, drop } = await createEmptyServerDatabase();
     const handle = await openDatabase({ ...options, url, poolMax: 5 });

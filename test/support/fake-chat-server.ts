@@ -8,9 +8,15 @@ type ChatMessage = {
   tool_calls?: { id: string; type: "function"; function: { name: string; arguments: string } }[];
   tool_call_id?: string;
 };
-type ChatRequest = { model: string; messages: ChatMessage[]; tools?: { type: "function"; function: { name: string } }[]; stream?: boolean };
+type ChatRequest = {
+  model: string;
+  messages: ChatMessage[];
+  tools?: { type: "function"; function: { name: string } }[];
+  stream?: boolean;
+};
 
-const textOf = (content: ChatMessage["content"]) => (typeof content === "string" ? content : (content ?? []).map((part) => part.text ?? "").join(""));
+const textOf = (content: ChatMessage["content"]) =>
+  typeof content === "string" ? content : (content ?? []).map((part) => part.text ?? "").join("");
 
 /** The scripted model's view of an OpenAI chat request: system, the last user message, the tool results after it. */
 export function viewOfChat(messages: ChatMessage[]): ScriptedView {
@@ -23,7 +29,8 @@ export function viewOfChat(messages: ChatMessage[]): ScriptedView {
       view.toolResults = [];
     }
     for (const call of message.tool_calls ?? []) names.set(call.id, call.function.name);
-    if (message.role === "tool") view.toolResults.push({ name: names.get(message.tool_call_id ?? "") ?? "?", result: textOf(message.content) });
+    if (message.role === "tool")
+      view.toolResults.push({ name: names.get(message.tool_call_id ?? "") ?? "?", result: textOf(message.content) });
   }
   return view;
 }
@@ -39,7 +46,9 @@ export async function startFakeChatServer() {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) {
-      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `no ${req.method} ${req.url} here` } }));
+      res
+        .writeHead(404, { "content-type": "application/json" })
+        .end(JSON.stringify({ error: { message: `no ${req.method} ${req.url} here` } }));
       return;
     }
     const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as ChatRequest;
@@ -50,7 +59,17 @@ export async function startFakeChatServer() {
     const message =
       "toolCall" in step
         ? offered.includes(step.toolCall.name)
-          ? { role: "assistant", content: null, tool_calls: [{ id: `call_${calls}`, type: "function", function: { name: step.toolCall.name, arguments: JSON.stringify(step.toolCall.args) } }] }
+          ? {
+              role: "assistant",
+              content: null,
+              tool_calls: [
+                {
+                  id: `call_${calls}`,
+                  type: "function",
+                  function: { name: step.toolCall.name, arguments: JSON.stringify(step.toolCall.args) },
+                },
+              ],
+            }
           : { role: "assistant", content: `${step.toolCall.name} was not offered (offered: ${offered.join(", ")})` }
         : { role: "assistant", content: step.text };
     const answer = {

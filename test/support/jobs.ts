@@ -10,7 +10,11 @@ export async function drainJobs(db: Database, handlers: JobHandlers = treeJobHan
     const { handled } = await processJobsOnce(db, handlers, { workerId: "test-worker" });
     if (handled === 0) {
       // Sealing re-queues itself a second ahead; run it now instead of waiting.
-      const [later] = await db.update(memoryJobs).set({ runAt: new Date(0) }).where(eq(memoryJobs.status, "queued")).returning({ id: memoryJobs.id });
+      const [later] = await db
+        .update(memoryJobs)
+        .set({ runAt: new Date(0) })
+        .where(eq(memoryJobs.status, "queued"))
+        .returning({ id: memoryJobs.id });
       if (!later) return;
     }
   }

@@ -21,7 +21,11 @@ export function agentContext(tenantId: string, overrides: Partial<MemoryCallCont
     actor: { type: "api_key", id: "key_test" },
     readScopes: ["user:u1", "session:*", "workspace:w1", "global"].map(parseScopePattern),
     writeScopes: ["user:u1", "session:*", "workspace:w1"].map(parseScopePattern),
-    defaults: { user: { type: "user", id: "u1" }, session: { type: "session", id: "s1" }, workspace: { type: "workspace", id: "w1" } },
+    defaults: {
+      user: { type: "user", id: "u1" },
+      session: { type: "session", id: "s1" },
+      workspace: { type: "workspace", id: "w1" },
+    },
     trustedMessageIds: [],
     ...overrides,
   };
@@ -36,7 +40,13 @@ export function personContext(tenantId: string, overrides: Partial<MemoryCallCon
 export type Op = Record<string, unknown>;
 
 /** A `create` operation with explicit user intent (`extra`: itemKey, scope, …). */
-export const createOp = (kind: string, node: Record<string, unknown>, extra: Op = {}): Op => ({ op: "create", kind, explicitUserIntent: true, node, ...extra });
+export const createOp = (kind: string, node: Record<string, unknown>, extra: Op = {}): Op => ({
+  op: "create",
+  kind,
+  explicitUserIntent: true,
+  node,
+  ...extra,
+});
 
 /** Search / context options that never touch an embedding provider. */
 export const noVectors = { embeddings: null } as const;

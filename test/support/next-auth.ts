@@ -7,17 +7,37 @@ import type { NextAuthOptions, Session } from "next-auth";
  * loaded by path) with a cookie jar: a browser signing in, reading its session and signing out, with
  * the real JWT cookie, CSRF token and callbacks.
  */
-type InternalResponse = { status?: number; body?: unknown; redirect?: string; cookies?: { name: string; value: string }[] };
+type InternalResponse = {
+  status?: number;
+  body?: unknown;
+  redirect?: string;
+  cookies?: { name: string; value: string }[];
+};
 const { AuthHandler } = createRequire(import.meta.url)(path.resolve("node_modules/next-auth/core/index.js")) as {
   AuthHandler: (params: { req: Request; options: NextAuthOptions }) => Promise<InternalResponse>;
 };
 
-export function nextAuthBrowser(options: NextAuthOptions, origin = "http://localhost:3000", extraHeaders: Record<string, string> = {}) {
+export function nextAuthBrowser(
+  options: NextAuthOptions,
+  origin = "http://localhost:3000",
+  extraHeaders: Record<string, string> = {},
+) {
   const jar = new Map<string, string>();
   const send = async (action: string, body?: Record<string, string>) => {
-    const headers: Record<string, string> = { ...extraHeaders, host: new URL(origin).host, cookie: [...jar].map(([k, v]) => `${k}=${v}`).join("; ") };
+    const headers: Record<string, string> = {
+      ...extraHeaders,
+      host: new URL(origin).host,
+      cookie: [...jar].map(([k, v]) => `${k}=${v}`).join("; "),
+    };
     if (body) headers["content-type"] = "application/json";
-    const res = await AuthHandler({ req: new Request(`${origin}/api/auth/${action}`, { method: body ? "POST" : "GET", headers, body: body ? JSON.stringify(body) : undefined }), options });
+    const res = await AuthHandler({
+      req: new Request(`${origin}/api/auth/${action}`, {
+        method: body ? "POST" : "GET",
+        headers,
+        body: body ? JSON.stringify(body) : undefined,
+      }),
+      options,
+    });
     for (const cookie of res.cookies ?? []) jar.set(cookie.name, cookie.value);
     return res;
   };

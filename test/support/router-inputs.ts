@@ -6,14 +6,29 @@ import { appRouter } from "~/server/api/root";
  * machinery of the suites that call every procedure with hostile input.
  */
 
-export type JsonSchema = { type?: string | string[]; properties?: Record<string, JsonSchema>; items?: JsonSchema; anyOf?: JsonSchema[]; oneOf?: JsonSchema[]; enum?: unknown[] };
-export type InputSchema = JsonSchema & { required?: string[]; const?: unknown; minItems?: number; minimum?: number; minLength?: number };
+export type JsonSchema = {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  enum?: unknown[];
+};
+export type InputSchema = JsonSchema & {
+  required?: string[];
+  const?: unknown;
+  minItems?: number;
+  minimum?: number;
+  minLength?: number;
+};
 
 /** Every procedure of the router by its dotted path, sorted. */
-export const routerProcedures = () => Object.keys((appRouter._def as unknown as { procedures: Record<string, unknown> }).procedures).sort();
+export const routerProcedures = () =>
+  Object.keys((appRouter._def as unknown as { procedures: Record<string, unknown> }).procedures).sort();
 
 /** Procedures an agent calls with a bearer key (tools.*, me.agent) or nobody's (health.*): the rest is the dashboard's. */
-export const isDashboardProcedure = (procedure: string) => !procedure.startsWith("tools.") && procedure !== "me.agent" && !procedure.startsWith("health.");
+export const isDashboardProcedure = (procedure: string) =>
+  !procedure.startsWith("tools.") && procedure !== "me.agent" && !procedure.startsWith("health.");
 
 /** Calls a procedure by its dotted path on a server-side caller (`.call(null, input)` also reaches `tools.call`). */
 export function invokePath(caller: unknown, procedure: string, input?: unknown): Promise<unknown> {
@@ -29,7 +44,10 @@ export function textFields(schema: JsonSchema, prefix = ""): { path: string; jso
   const types = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
   if (types.includes("string")) return [{ path: prefix, json: false }];
   if (types.includes("array") && schema.items) return textFields(schema.items, `${prefix}[]`);
-  if (schema.properties) return Object.entries(schema.properties).flatMap(([key, sub]) => textFields(sub, prefix ? `${prefix}.${key}` : key));
+  if (schema.properties)
+    return Object.entries(schema.properties).flatMap(([key, sub]) =>
+      textFields(sub, prefix ? `${prefix}.${key}` : key),
+    );
   if (types.length === 0 && prefix) return [{ path: prefix, json: true }];
   return [];
 }
@@ -59,9 +77,12 @@ export function minimalInput(schema: InputSchema): unknown {
   if (branches.length) return minimalInput(branches.find((b) => b.type !== "null") ?? branches[0]!);
   const types = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
   if (schema.properties || types.includes("object")) {
-    return Object.fromEntries((schema.required ?? []).map((key) => [key, minimalInput((schema.properties?.[key] ?? {}) as InputSchema)]));
+    return Object.fromEntries(
+      (schema.required ?? []).map((key) => [key, minimalInput((schema.properties?.[key] ?? {}) as InputSchema)]),
+    );
   }
-  if (types.includes("array")) return (schema.minItems ?? 0) > 0 && schema.items ? [minimalInput(schema.items as InputSchema)] : [];
+  if (types.includes("array"))
+    return (schema.minItems ?? 0) > 0 && schema.items ? [minimalInput(schema.items as InputSchema)] : [];
   if (types.includes("string")) return "x".repeat(Math.max(1, schema.minLength ?? 1));
   if (types.includes("integer") || types.includes("number")) return Math.max(1, schema.minimum ?? 1);
   if (types.includes("boolean")) return false;
@@ -70,11 +91,16 @@ export function minimalInput(schema: InputSchema): unknown {
 
 /** A procedure's input as JSON Schema (what a caller sends), from the router itself. */
 export function procedureInputSchema(procedure: string): InputSchema | null {
-  const inputs = ((appRouter._def as unknown as { procedures: Record<string, { _def: { inputs: unknown[] } }> }).procedures[procedure]?._def.inputs ?? []) as z.ZodType[];
+  const inputs = ((appRouter._def as unknown as { procedures: Record<string, { _def: { inputs: unknown[] } }> })
+    .procedures[procedure]?._def.inputs ?? []) as z.ZodType[];
   if (inputs.length === 0) return null;
-  return z.toJSONSchema(inputs.length === 1 ? inputs[0]! : z.intersection(inputs[0]!, inputs[1]!), { io: "input", unrepresentable: "any" }) as InputSchema;
+  return z.toJSONSchema(inputs.length === 1 ? inputs[0]! : z.intersection(inputs[0]!, inputs[1]!), {
+    io: "input",
+    unrepresentable: "any",
+  }) as InputSchema;
 }
 
 /** A procedure's type: "query" (GET over HTTP) or "mutation" (POST). */
 export const procedureType = (procedure: string) =>
-  (appRouter._def as unknown as { procedures: Record<string, { _def: { type: string } }> }).procedures[procedure]!._def.type as "query" | "mutation";
+  (appRouter._def as unknown as { procedures: Record<string, { _def: { type: string } }> }).procedures[procedure]!._def
+    .type as "query" | "mutation";

@@ -37,23 +37,45 @@ export function scriptedStep(view: ScriptedView): ScriptedStep {
       return {
         toolCall: {
           name: "memory_write",
-          args: { operations: [{ op: "create", kind: "food_avoidance", itemKey: "peanuts", explicitUserIntent: true, node: { title: "Peanut allergy", content: "The user is allergic to peanuts.", valueJson: "peanuts" } }] },
+          args: {
+            operations: [
+              {
+                op: "create",
+                kind: "food_avoidance",
+                itemKey: "peanuts",
+                explicitUserIntent: true,
+                node: { title: "Peanut allergy", content: "The user is allergic to peanuts.", valueJson: "peanuts" },
+              },
+            ],
+          },
         },
       };
     }
-    return { text: lastResult?.done === true ? "Saved: I will remember your peanut allergy." : `Not saved: ${JSON.stringify(lastResult)}` };
+    return {
+      text:
+        lastResult?.done === true
+          ? "Saved: I will remember your peanut allergy."
+          : `Not saved: ${JSON.stringify(lastResult)}`,
+    };
   }
   if (view.user === TURNS.recall) {
     if (!last) return { toolCall: { name: "memory_search", args: { queryText: "peanut allergy" } } };
     const titles = hitsOf(last.result).map((hit) => hit.title);
-    return { text: `Recalled: ${titles.join(", ") || "nothing"}. Memory block in my instructions: ${view.system.includes("allergic to peanuts") ? "yes" : "no"}.` };
+    return {
+      text: `Recalled: ${titles.join(", ") || "nothing"}. Memory block in my instructions: ${view.system.includes("allergic to peanuts") ? "yes" : "no"}.`,
+    };
   }
   if (view.user === TURNS.forget) {
     if (!last) return { toolCall: { name: "memory_search", args: { kinds: ["food_avoidance"] } } };
     if (last.name === "memory_search") {
       const hit = hitsOf(last.result)[0];
       if (!hit) return { text: "There is nothing to forget." };
-      return { toolCall: { name: "memory_forget", args: { id: hit.id, expectedRevision: hit.revision, reason: "the user asked to forget it" } } };
+      return {
+        toolCall: {
+          name: "memory_forget",
+          args: { id: hit.id, expectedRevision: hit.revision, reason: "the user asked to forget it" },
+        },
+      };
     }
     return { text: `Forget answered done=${String(lastResult?.done)} reason=${String(lastResult?.reason)}` };
   }

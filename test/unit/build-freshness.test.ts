@@ -47,7 +47,8 @@ describe("whether npm start must build", () => {
     const root = checkout();
     fs.mkdirSync(path.join(root, ".next"));
     fs.writeFileSync(path.join(root, ".next", "BUILD_ID"), "build-1");
-    for (const file of ["src/env.ts", "drizzle/0000_init.sql", "src", "drizzle"]) fs.utimesSync(path.join(root, file), old, old);
+    for (const file of ["src/env.ts", "drizzle/0000_init.sql", "src", "drizzle"])
+      fs.utimesSync(path.join(root, file), old, old);
     expect(buildIsStale(root)).toBe(false);
     fs.writeFileSync(path.join(root, "src", "env.ts"), "export const a = 3;\n");
     expect(buildIsStale(root)).toBe(true);

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { canonicalKey, itemKeyFromTitle, normalizeItemKey, parseCanonicalKey } from "~/server/memory/write/canonical-key";
+import {
+  canonicalKey,
+  itemKeyFromTitle,
+  normalizeItemKey,
+  parseCanonicalKey,
+} from "~/server/memory/write/canonical-key";
 import { resolveKind } from "~/server/memory/kinds/registry";
 
 const itemKeyOf = (raw: string) => {
@@ -14,7 +19,16 @@ const reasonOf = (raw: string) => {
 
 describe("normalizeItemKey", () => {
   it("gives the same key for spellings of one concept", () => {
-    for (const raw of ["Hermes Studio", "hermes-studio", "HERMES_STUDIO", "Ｈｅｒｍｅｓ　Ｓｔｕｄｉｏ", " hermes.studio ", "hermes / studio", "hermes:studio", "hermes—studio"]) {
+    for (const raw of [
+      "Hermes Studio",
+      "hermes-studio",
+      "HERMES_STUDIO",
+      "Ｈｅｒｍｅｓ　Ｓｔｕｄｉｏ",
+      " hermes.studio ",
+      "hermes / studio",
+      "hermes:studio",
+      "hermes—studio",
+    ]) {
       expect(itemKeyOf(raw)).toBe("hermes_studio");
     }
   });
@@ -50,14 +64,30 @@ describe("normalizeItemKey", () => {
   });
 
   it("rejects dates, times and epoch timestamps", () => {
-    for (const raw of ["2024-05-01", "note 2024/5/1", "2024年5月1日", "20240501", "1714567890", "1714567890123", "10:30 meeting", "05/01/2024", "meeting_2024_05_01"]) {
+    for (const raw of [
+      "2024-05-01",
+      "note 2024/5/1",
+      "2024年5月1日",
+      "20240501",
+      "1714567890",
+      "1714567890123",
+      "10:30 meeting",
+      "05/01/2024",
+      "meeting_2024_05_01",
+    ]) {
       expect(reasonOf(raw), raw).toBe("timestamp");
     }
     expect(itemKeyOf("2024 goals")).toBe("2024_goals");
   });
 
   it("rejects random ids", () => {
-    for (const raw of ["550e8400-e29b-41d4-a716-446655440000", "deadbeef1234abcd", "aZ3kQ9xLm2PqR7tY", "order 123456789012", "k3j9x0q7w1e5r8t2"]) {
+    for (const raw of [
+      "550e8400-e29b-41d4-a716-446655440000",
+      "deadbeef1234abcd",
+      "aZ3kQ9xLm2PqR7tY",
+      "order 123456789012",
+      "k3j9x0q7w1e5r8t2",
+    ]) {
       expect(reasonOf(raw), raw).toBe("random_id");
     }
     expect(itemKeyOf("HermesStudio2024Project")).toBe("hermesstudio2024project");
@@ -101,9 +131,16 @@ describe("itemKeyFromTitle", () => {
   };
 
   it("makes a decision's item from its title's first words", () => {
-    expect(keyOf("Apollo uses Postgres")).toEqual({ ok: true, key: "decision.durable:apollo_uses_postgres", itemKey: "apollo_uses_postgres" });
+    expect(keyOf("Apollo uses Postgres")).toEqual({
+      ok: true,
+      key: "decision.durable:apollo_uses_postgres",
+      itemKey: "apollo_uses_postgres",
+    });
     expect(keyOf("No Friday deploys.")).toMatchObject({ ok: true, key: "decision.durable:no_friday_deploys" });
-    expect(keyOf("We decided, after the outage, that nobody deploys on a Friday")).toMatchObject({ ok: true, key: "decision.durable:we_decided_after_the_outage_that" });
+    expect(keyOf("We decided, after the outage, that nobody deploys on a Friday")).toMatchObject({
+      ok: true,
+      key: "decision.durable:we_decided_after_the_outage_that",
+    });
     expect(keyOf("数据库统一用 Postgres。")).toMatchObject({ ok: true, key: "decision.durable:数据库统一用postgres" });
   });
 

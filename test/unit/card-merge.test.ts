@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { draftFromCard } from "~/components/memories/card-draft";
-import { conflictingFields, mergeCard, nodeFromValues, resolveMerge, type CardValues } from "~/components/memories/card-merge";
+import {
+  conflictingFields,
+  mergeCard,
+  nodeFromValues,
+  resolveMerge,
+  type CardValues,
+} from "~/components/memories/card-merge";
 import { valuesFromDraft } from "~/components/memories/card-values";
 
 const base: CardValues = {
@@ -13,7 +19,8 @@ const base: CardValues = {
   importance: 0.5,
   expiresAt: "2030-01-01T10:00:30.000Z",
 };
-const outcomes = (merges: ReturnType<typeof mergeCard>) => Object.fromEntries(merges.filter((m) => m.outcome !== "unchanged").map((m) => [m.field, m.outcome]));
+const outcomes = (merges: ReturnType<typeof mergeCard>) =>
+  Object.fromEntries(merges.filter((m) => m.outcome !== "unchanged").map((m) => [m.field, m.outcome]));
 
 describe("three-way card merge", () => {
   it("keeps the other tab's tag and applies this tab's title (the issue's case)", () => {
@@ -22,15 +29,31 @@ describe("three-way card merge", () => {
     const merges = mergeCard(base, theirs, mine);
     expect(outcomes(merges)).toEqual({ tags: "theirs", title: "mine" });
     expect(conflictingFields(merges)).toEqual([]);
-    expect(resolveMerge(theirs, merges, {})).toEqual({ ...base, title: "Prefers green tea", tags: ["drinks", "morning"] });
+    expect(resolveMerge(theirs, merges, {})).toEqual({
+      ...base,
+      title: "Prefers green tea",
+      tags: ["drinks", "morning"],
+    });
   });
 
   it("shows scores and expiry changed on the other side, and keeps them", () => {
     const theirs = { ...base, confidence: 0.3, importance: 0.9, expiresAt: null, entities: ["tea", "morning"] };
     const mine = { ...base, content: "The user drinks green tea every morning." };
     const merges = mergeCard(base, theirs, mine);
-    expect(outcomes(merges)).toEqual({ content: "mine", confidence: "theirs", importance: "theirs", expiresAt: "theirs", entities: "theirs" });
-    expect(resolveMerge(theirs, merges, {})).toMatchObject({ confidence: 0.3, importance: 0.9, expiresAt: null, entities: ["tea", "morning"], content: mine.content });
+    expect(outcomes(merges)).toEqual({
+      content: "mine",
+      confidence: "theirs",
+      importance: "theirs",
+      expiresAt: "theirs",
+      entities: "theirs",
+    });
+    expect(resolveMerge(theirs, merges, {})).toMatchObject({
+      confidence: 0.3,
+      importance: 0.9,
+      expiresAt: null,
+      entities: ["tea", "morning"],
+      content: mine.content,
+    });
   });
 
   it("refuses to guess when both sides changed the same field differently", () => {
@@ -45,7 +68,9 @@ describe("three-way card merge", () => {
 
   it("resolves every field from a list of the differences only (as the dialog shows them)", () => {
     const theirs = { ...base, tags: ["drinks", "morning"] };
-    const differences = mergeCard(base, theirs, { ...base, title: "Prefers green tea" }).filter((m) => m.outcome !== "unchanged");
+    const differences = mergeCard(base, theirs, { ...base, title: "Prefers green tea" }).filter(
+      (m) => m.outcome !== "unchanged",
+    );
     expect(differences.map((m) => m.field)).toEqual(["title", "tags"]);
     expect(resolveMerge(theirs, differences, {})).toEqual({ ...theirs, title: "Prefers green tea" });
   });

@@ -8,7 +8,16 @@ const errno = (code: string) => Object.assign(new Error(`connect ${code} replica
 const wrapped = (cause: unknown) => new Error("Failed query: select 1", { cause });
 
 describe("which errors are the database's", () => {
-  it.each(["ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "ECONNABORTED", "ECONNREFUSED", "ETIMEDOUT", "CONNECT_TIMEOUT"])(
+  it.each([
+    "ENOTFOUND",
+    "EAI_AGAIN",
+    "EHOSTUNREACH",
+    "ENETUNREACH",
+    "ECONNABORTED",
+    "ECONNREFUSED",
+    "ETIMEDOUT",
+    "CONNECT_TIMEOUT",
+  ])(
     "%s (a replica host that does not resolve or cannot be reached) is a lost connection and a database failure, wrapped or not",
     (code) => {
       expect(isConnectionLost(errno(code))).toBe(true);
@@ -20,7 +29,11 @@ describe("which errors are the database's", () => {
   );
 
   it("counts a server error (SQLSTATE) as the database's, and neither the call's own errors nor plain bugs", () => {
-    expect(isDatabaseFailure(wrapped(Object.assign(new Error("canceling statement due to conflict with recovery"), { code: "40001" })))).toBe(true);
+    expect(
+      isDatabaseFailure(
+        wrapped(Object.assign(new Error("canceling statement due to conflict with recovery"), { code: "40001" })),
+      ),
+    ).toBe(true);
     expect(isDatabaseError(Object.assign(new Error("x"), { code: "57014" }))).toBe(true);
     expect(isDatabaseFailure(badRequest("bad_input", "no"))).toBe(false);
     expect(isDatabaseFailure(new TypeError("undefined is not a function"))).toBe(false);

@@ -21,7 +21,8 @@ describe("workspace ids from names", () => {
       expect(WORKSPACE_ID.test(id), id).toBe(true);
       expect(parseScope(`workspace:${id}`)).toEqual({ type: "workspace", id });
     }
-    for (const bad of ["Has Spaces", "a:b", "a/b", "-lead", "UPPER", "*"]) expect(WORKSPACE_ID.test(bad), bad).toBe(false);
+    for (const bad of ["Has Spaces", "a:b", "a/b", "-lead", "UPPER", "*"])
+      expect(WORKSPACE_ID.test(bad), bad).toBe(false);
   });
 
   it("numbers an id that is taken", () => {
@@ -35,6 +36,14 @@ describe("sidebar sections", () => {
     expect(navFor(true)).toBe(NAV);
     const member = navFor(false);
     expect(member.map((s) => s.title)).toEqual([undefined]);
-    expect(member[0]!.items.map((i) => i.href)).toEqual(["/", "/memories", "/sessions", "/topics", "/audit", "/stats", "/admin/keys"]);
+    expect(member[0]!.items.map((i) => i.href)).toEqual([
+      "/",
+      "/memories",
+      "/sessions",
+      "/topics",
+      "/audit",
+      "/stats",
+      "/admin/keys",
+    ]);
   });
 });

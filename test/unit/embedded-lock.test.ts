@@ -21,7 +21,12 @@ const startOf = (pid: number) => {
   const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
   return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
 };
-const here = { host: os.hostname(), boot: fs.existsSync("/proc/sys/kernel/random/boot_id") ? fs.readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim() : undefined };
+const here = {
+  host: os.hostname(),
+  boot: fs.existsSync("/proc/sys/kernel/random/boot_id")
+    ? fs.readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim()
+    : undefined,
+};
 
 describe("the embedded database's lock", () => {
   it("refuses while its owner runs, and names it", () => {
@@ -30,13 +35,16 @@ describe("the embedded database's lock", () => {
     expect(() => acquireDataDirLock(dataDir)).toThrow(`in use by process ${process.ppid}`);
   });
 
-  it.runIf(fs.existsSync("/proc/self/stat"))("takes over a lock whose process id now belongs to another process (a crash, then the id reused)", () => {
-    const { dataDir, lockPath } = lockedBy({ pid: process.ppid, ...here, started: "1" });
-    const release = acquireDataDirLock(dataDir);
-    expect(JSON.parse(fs.readFileSync(lockPath, "utf8"))).toMatchObject({ pid: process.pid, host: os.hostname() });
-    release();
-    expect(fs.existsSync(lockPath)).toBe(false);
-  });
+  it.runIf(fs.existsSync("/proc/self/stat"))(
+    "takes over a lock whose process id now belongs to another process (a crash, then the id reused)",
+    () => {
+      const { dataDir, lockPath } = lockedBy({ pid: process.ppid, ...here, started: "1" });
+      const release = acquireDataDirLock(dataDir);
+      expect(JSON.parse(fs.readFileSync(lockPath, "utf8"))).toMatchObject({ pid: process.pid, host: os.hostname() });
+      release();
+      expect(fs.existsSync(lockPath)).toBe(false);
+    },
+  );
 
   it("refuses a lock held on another host (a container sharing the folder), saying how to clear it", () => {
     const { dataDir, lockPath } = lockedBy({ pid: 1, host: "other-container", boot: "x", started: "5" });

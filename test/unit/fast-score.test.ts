@@ -10,7 +10,9 @@ const rules = (text: string) => fastScore(text).reasons.map((r) => r.rule);
 describe("003 fast score", () => {
   it("scores the seed's example with explicit-remember, money and time (and project, success)", () => {
     const { score, reasons } = fastScore("记住：项目预算 5 万，9 月 15 日前完成。");
-    expect(reasons.map((r) => r.rule)).toEqual(expect.arrayContaining(["explicit_remember", "money", "time", "project", "success"]));
+    expect(reasons.map((r) => r.rule)).toEqual(
+      expect.arrayContaining(["explicit_remember", "money", "time", "project", "success"]),
+    );
     // 0.25 + 0.2 + 0.05 + 0.1 + 0.1 = 0.7, halved: the sentence has fewer than 20 characters.
     expect(reasons.map((r) => r.rule)).toContain("short_text");
     expect(score).toBeCloseTo(0.35, 5);
@@ -38,7 +40,9 @@ describe("003 fast score", () => {
 
   it("halves short texts and caps at 1", () => {
     expect(fastScore("记住我喜欢蓝色").score).toBeCloseTo(0.25, 5);
-    const everything = fastScore("记住！非常重要：我喜欢这个项目，预算 5 万元，需要在 2026-05-19 完成 v1.2.3 的配置，第一次报错后成功修复，API key 已更新");
+    const everything = fastScore(
+      "记住！非常重要：我喜欢这个项目，预算 5 万元，需要在 2026-05-19 完成 v1.2.3 的配置，第一次报错后成功修复，API key 已更新",
+    );
     expect(everything.score).toBe(1);
   });
 });
@@ -46,7 +50,9 @@ describe("003 fast score", () => {
 describe("chunks, entities, hotness, extraction rules", () => {
   it("makes deterministic chunk ids and splits long text under the token limit", () => {
     const a = chunkId({ sessionId: "session-abcdefghijk", role: "user", index: 0, messageId: "msg_1", content: "hi" });
-    expect(a).toBe(chunkId({ sessionId: "session-abcdefghijk", role: "user", index: 0, messageId: "msg_1", content: "hi" }));
+    expect(a).toBe(
+      chunkId({ sessionId: "session-abcdefghijk", role: "user", index: 0, messageId: "msg_1", content: "hi" }),
+    );
     expect(a).toMatch(/^session-abcd-use-000-[0-9a-f]{16}$/);
     const long = "This sentence is about memory. ".repeat(2000);
     const chunks = splitIntoChunks(long, 500);
@@ -55,19 +61,37 @@ describe("chunks, entities, hotness, extraction rules", () => {
   });
 
   it("extracts 003's entity types and routes them to topics", () => {
-    const entities = extractEntities("看看 github.com/acme/widgets 的 v1.2.3，预算 5 万，2026-05-19 和同事张伟开会，我住在杭州");
+    const entities = extractEntities(
+      "看看 github.com/acme/widgets 的 v1.2.3，预算 5 万，2026-05-19 和同事张伟开会，我住在杭州",
+    );
     const types = entities.map((e) => `${e.type}:${e.value}`);
-    expect(types).toEqual(expect.arrayContaining(["repo:acme/widgets", "version:1.2.3", "money:5万", "date:2026-05-19", "person:张伟", "place:杭州"]));
-    expect(topicForEntity({ type: "repo", value: "acme/widgets" })).toEqual({ name: "repo:acme/widgets", type: "project" });
+    expect(types).toEqual(
+      expect.arrayContaining([
+        "repo:acme/widgets",
+        "version:1.2.3",
+        "money:5万",
+        "date:2026-05-19",
+        "person:张伟",
+        "place:杭州",
+      ]),
+    );
+    expect(topicForEntity({ type: "repo", value: "acme/widgets" })).toEqual({
+      name: "repo:acme/widgets",
+      type: "project",
+    });
     expect(topicForEntity({ type: "money", value: "5万" })).toBeNull();
   });
 
   it("takes a person or a place only where a name stands, not whatever follows a cue word", () => {
-    const of = (text: string, type: "person" | "place") => extractEntities(text).filter((e) => e.type === type).map((e) => e.value);
+    const of = (text: string, type: "person" | "place") =>
+      extractEntities(text)
+        .filter((e) => e.type === type)
+        .map((e) => e.value);
     expect(of("我的经理是张三", "person")).toEqual(["张三"]);
     expect(of("我和李雷一起开会", "person")).toEqual(["李雷"]);
     expect(of("明天跟欧阳修商量", "person")).toEqual(["欧阳修"]);
-    for (const text of ["我和你说过。", "这个问题和数据库的关系", "请给我的朋友发消息"]) expect(of(text, "person"), text).toEqual([]);
+    for (const text of ["我和你说过。", "这个问题和数据库的关系", "请给我的朋友发消息"])
+      expect(of(text, "person"), text).toEqual([]);
     expect(of("我下个月去上海出差", "place")).toEqual(["上海"]);
     expect(of("我住在杭州", "place")).toEqual(["杭州"]);
     for (const text of ["我在家工作", "我现在在公司，", "周末在家里，"]) expect(of(text, "place"), text).toEqual([]);
@@ -88,7 +112,9 @@ describe("chunks, entities, hotness, extraction rules", () => {
       ["create", "avoid_ingredient", "香菜", true, "香菜"],
       ["create", "flavor_profile", null, true, "少油少辣"],
     ]);
-    expect(extractOperations("香菜现在可以接受一点，但不要太多。").map((o) => [o.op, o.kind, o.itemKey])).toEqual([["supersede", "avoid_ingredient", "香菜"]]);
+    expect(extractOperations("香菜现在可以接受一点，但不要太多。").map((o) => [o.op, o.kind, o.itemKey])).toEqual([
+      ["supersede", "avoid_ingredient", "香菜"],
+    ]);
     expect(extractOperations("From now on I don't eat peanuts.").map((o) => o.itemKey)).toEqual(["peanuts"]);
     expect(extractOperations("别给我推荐电影")).toEqual([]);
     expect(extractOperations("I like this movie, it is great").every((o) => !o.explicit)).toBe(true);

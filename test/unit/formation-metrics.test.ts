@@ -21,7 +21,10 @@ describe("memory-formation metrics", () => {
 
   it("computes token F1 with clipped counts", () => {
     expect(tokenF1("cat cat cat", "cat dog")).toBeCloseTo((2 * 1) / 5, 6);
-    expect(tokenF1("Caroline went to a support group", "Caroline attended an LGBTQ support group")).toBeCloseTo((2 * 3) / (5 + 5), 6);
+    expect(tokenF1("Caroline went to a support group", "Caroline attended an LGBTQ support group")).toBeCloseTo(
+      (2 * 3) / (5 + 5),
+      6,
+    );
     expect(tokenF1("", "anything")).toBe(0);
     expect(tokenF1("same words", "same words")).toBe(1);
   });
@@ -35,7 +38,14 @@ describe("memory-formation metrics", () => {
   });
 
   it("finds key terms (names, places, numbers, months) and the share of sentences whose terms a summary keeps", () => {
-    expect(keyTerms("Caroline and Melanie met in Boston on 8 May 2023.").sort()).toEqual(["2023", "8", "boston", "caroline", "may", "melanie"]);
+    expect(keyTerms("Caroline and Melanie met in Boston on 8 May 2023.").sort()).toEqual([
+      "2023",
+      "8",
+      "boston",
+      "caroline",
+      "may",
+      "melanie",
+    ]);
     expect(keyTerms("They talked about painting.")).toEqual([]);
     expect(keyTerms("预算5万，住西湖边。")).toContain("5万");
     const reference = "Caroline went to Boston. Melanie paints. They talked.";
@@ -49,14 +59,27 @@ describe("memory-formation metrics", () => {
       { text: "Melanie painted a lake sunrise last year.", turnId: "D1:14", speaker: "Melanie" },
     ];
     const cards = [
-      { id: "c1", kindCategory: "plans", text: "Caroline plans to continue her education in counseling", turnIds: ["D1:9"] },
+      {
+        id: "c1",
+        kindCategory: "plans",
+        text: "Caroline plans to continue her education in counseling",
+        turnIds: ["D1:9"],
+      },
       // Right content, wrong turn: not recalled, not supported.
       { id: "c2", kindCategory: "activities", text: "Melanie painted a lake sunrise last year", turnIds: ["D1:3"] },
       // Right turn, unrelated content: supported (precision) but no recall.
       { id: "c3", kindCategory: "activities", text: "likes swimming", turnIds: ["D1:14"] },
     ];
     const score = scoreExtraction(observations, cards, 50);
-    expect(score).toMatchObject({ observations: 2, recalled: 1, recall: 0.5, cards: 3, supported: 2, precision: 0.667, cardsPer100Turns: 6 });
+    expect(score).toMatchObject({
+      observations: 2,
+      recalled: 1,
+      recall: 0.5,
+      cards: 3,
+      supported: 2,
+      precision: 0.667,
+      cardsPer100Turns: 6,
+    });
     expect(score.byKindCategory).toEqual({
       plans: { cards: 1, supported: 1, precision: 1, observationsStated: 1 },
       activities: { cards: 2, supported: 1, precision: 0.5, observationsStated: 0 },

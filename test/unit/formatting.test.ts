@@ -8,7 +8,9 @@ const root = path.resolve(import.meta.dirname, "../..");
 
 describe("formatting", () => {
   it("npm run lint runs Prettier's check over the code after ESLint", () => {
-    const pkg = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { scripts: Record<string, string> };
+    const pkg = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as {
+      scripts: Record<string, string>;
+    };
     expect(pkg.scripts.lint).toMatch(/^eslint \. && prettier --check .*\*\*\/\*\.\{ts,tsx,mts,mjs,js,cjs\}/);
   });
 
@@ -24,7 +26,9 @@ describe("formatting", () => {
   it("leaves generated files alone: the OpenAPI copy and the migrations", async () => {
     for (const file of ["docs/openapi.json", "drizzle/0000_extensions.sql"]) {
       expect(fs.existsSync(path.join(root, file)), file).toBe(true);
-      const info = await prettier.getFileInfo(path.join(root, file), { ignorePath: [path.join(root, ".prettierignore")] });
+      const info = await prettier.getFileInfo(path.join(root, file), {
+        ignorePath: [path.join(root, ".prettierignore")],
+      });
       expect(info.ignored, file).toBe(true);
     }
   });

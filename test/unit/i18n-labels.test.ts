@@ -1,7 +1,18 @@
 import { describe, expect, it } from "vitest";
 import { ACTOR_TYPES, NODE_TYPES } from "~/db/schema";
 import { htmlLang } from "~/i18n/config";
-import { actorTypeLabel, categoryLabel, categoryPathLabel, eventLabel, kindDescription, kindValueHint, messageRoleLabel, nodeTypeLabel, organisationLabel, scoreLabel } from "~/i18n/labels";
+import {
+  actorTypeLabel,
+  categoryLabel,
+  categoryPathLabel,
+  eventLabel,
+  kindDescription,
+  kindValueHint,
+  messageRoleLabel,
+  nodeTypeLabel,
+  organisationLabel,
+  scoreLabel,
+} from "~/i18n/labels";
 import { createTranslator } from "~/i18n/translate";
 import { DEFAULT_ORGANISATION_NAME } from "~/server/auth/default-organisation";
 import { AUDIT_EVENT_TYPES } from "~/server/dashboard/audit";
@@ -52,7 +63,18 @@ describe("display labels in both languages", () => {
       expect(eventLabel(zh, type), type).toMatch(HAN);
     }
     for (const type of ACTOR_TYPES) expect(actorTypeLabel(zh, type), type).toMatch(HAN);
-    for (const name of ["fullText", "trigram", "vector", "fused", "importance", "confidence", "recency", "hotness", "explicit", "final"]) {
+    for (const name of [
+      "fullText",
+      "trigram",
+      "vector",
+      "fused",
+      "importance",
+      "confidence",
+      "recency",
+      "hotness",
+      "explicit",
+      "final",
+    ]) {
       expect(scoreLabel(zh, name), name).toMatch(HAN);
     }
     for (const type of NODE_TYPES) {

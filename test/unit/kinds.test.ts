@@ -40,7 +40,13 @@ describe("built-in registry", () => {
   });
 
   it("has 000's cooking kinds under 生活技能/做饭/饮食偏好, explicit intent, user scope", () => {
-    for (const name of ["avoid_ingredient", "preferred_ingredient", "flavor_profile", "dietary_restriction", "cooking_time_preference"]) {
+    for (const name of [
+      "avoid_ingredient",
+      "preferred_ingredient",
+      "flavor_profile",
+      "dietary_restriction",
+      "cooking_time_preference",
+    ]) {
       const def = kind(name);
       expect(def.domain).toBe("生活技能");
       expect(def.categoryPath).toEqual(["生活技能", "做饭", "饮食偏好"]);
@@ -73,7 +79,13 @@ describe("built-in registry", () => {
 
   it("always recalls the contract, language, accessibility, communication and hard constraints", () => {
     expect([...ALWAYS_RECALLED_KINDS].sort()).toEqual(
-      ["accessibility_need", "communication_preference", "hard_constraint", "interaction_contract", "language_preference"].sort(),
+      [
+        "accessibility_need",
+        "communication_preference",
+        "hard_constraint",
+        "interaction_contract",
+        "language_preference",
+      ].sort(),
     );
   });
 });
@@ -105,12 +117,23 @@ describe("merged kinds", () => {
 
   it("takes what people typed for food_avoidance: { food, reason }, with the food as the item", () => {
     const def = kind("food_avoidance");
-    expect(validateKindValue(def, { food: "香菜", reason: "dislike" })).toEqual({ ok: true, value: { food: "香菜", reason: "dislike" } });
+    expect(validateKindValue(def, { food: "香菜", reason: "dislike" })).toEqual({
+      ok: true,
+      value: { food: "香菜", reason: "dislike" },
+    });
     expect(def.itemKeyFromValue?.({ food: "香菜", reason: "dislike" })).toBe("香菜");
   });
 
   it("may not be taken by a custom kind's key", () => {
-    expect(buildCustomKind({ kind: "food_thing", key: "preference.food.avoid", domain: "x", type: "fact", description: "x" })).toMatchObject({ ok: false, reason: "shadows_builtin" });
+    expect(
+      buildCustomKind({
+        kind: "food_thing",
+        key: "preference.food.avoid",
+        domain: "x",
+        type: "fact",
+        description: "x",
+      }),
+    ).toMatchObject({ ok: false, reason: "shadows_builtin" });
   });
 });
 
@@ -127,9 +150,18 @@ describe("durable_decision", () => {
 
 describe("validateKindValue", () => {
   it("requires one of userRole/assistantRole/addressUserAs for interaction_contract", () => {
-    expect(validateKindValue(kind("interaction_contract"), { addressUserAs: "老板" })).toEqual({ ok: true, value: { addressUserAs: "老板" } });
-    expect(validateKindValue(kind("interaction_contract"), { tone: "casual" })).toMatchObject({ ok: false, reason: "invalid_value" });
-    expect(validateKindValue(kind("interaction_contract"), undefined)).toMatchObject({ ok: false, reason: "value_required" });
+    expect(validateKindValue(kind("interaction_contract"), { addressUserAs: "老板" })).toEqual({
+      ok: true,
+      value: { addressUserAs: "老板" },
+    });
+    expect(validateKindValue(kind("interaction_contract"), { tone: "casual" })).toMatchObject({
+      ok: false,
+      reason: "invalid_value",
+    });
+    expect(validateKindValue(kind("interaction_contract"), undefined)).toMatchObject({
+      ok: false,
+      reason: "value_required",
+    });
   });
 
   it("requires city or location for home_location and wraps plain text", () => {
@@ -139,9 +171,18 @@ describe("validateKindValue", () => {
   });
 
   it("normalizes flavor phrases and rejects unrecognised ones", () => {
-    expect(validateKindValue(kind("flavor_profile"), "少油少辣")).toEqual({ ok: true, value: { oil: "low", spicy: "low" } });
-    expect(validateKindValue(kind("flavor_profile"), { oil: "low", spicy: "low" })).toEqual({ ok: true, value: { oil: "low", spicy: "low" } });
-    expect(validateKindValue(kind("flavor_profile"), "我喜欢川菜")).toMatchObject({ ok: false, reason: "invalid_value" });
+    expect(validateKindValue(kind("flavor_profile"), "少油少辣")).toEqual({
+      ok: true,
+      value: { oil: "low", spicy: "low" },
+    });
+    expect(validateKindValue(kind("flavor_profile"), { oil: "low", spicy: "low" })).toEqual({
+      ok: true,
+      value: { oil: "low", spicy: "low" },
+    });
+    expect(validateKindValue(kind("flavor_profile"), "我喜欢川菜")).toMatchObject({
+      ok: false,
+      reason: "invalid_value",
+    });
   });
 
   it("checks time zones", () => {
@@ -165,7 +206,10 @@ describe("validateKindValue", () => {
 describe("checkKindScope", () => {
   it("refuses scopes a kind does not allow", () => {
     expect(checkKindScope(kind("profile_name"), "user", { hasExpiry: false })).toEqual({ ok: true });
-    expect(checkKindScope(kind("profile_name"), "global", { hasExpiry: false })).toMatchObject({ ok: false, reason: "scope_not_allowed" });
+    expect(checkKindScope(kind("profile_name"), "global", { hasExpiry: false })).toMatchObject({
+      ok: false,
+      reason: "scope_not_allowed",
+    });
   });
 
   it("keeps undated temporary states out of long-term scopes", () => {
@@ -194,7 +238,13 @@ describe("custom kinds", () => {
     expect(result.ok).toBe(true);
     if (!result.ok) return;
     const def = result.definition;
-    expect(def).toMatchObject({ kind: "instrument", key: "hobby.instrument", source: "custom", defaultScope: "user", requiresExplicitIntent: true });
+    expect(def).toMatchObject({
+      kind: "instrument",
+      key: "hobby.instrument",
+      source: "custom",
+      defaultScope: "user",
+      requiresExplicitIntent: true,
+    });
     expect(validateKindValue(def, "cello")).toEqual({ ok: true, value: "cello" });
     expect(validateKindValue(def, 3)).toMatchObject({ ok: false });
     expect(resolveKind("instrument", [def])).toBe(def);
@@ -203,21 +253,47 @@ describe("custom kinds", () => {
   });
 
   it("may not shadow built-in kinds, synonyms or keys", () => {
-    expect(buildCustomKind({ ...instrument, kind: "profile_name" })).toMatchObject({ ok: false, reason: "shadows_builtin" });
-    expect(buildCustomKind({ ...instrument, kind: "disliked_ingredient" })).toMatchObject({ ok: false, reason: "shadows_builtin" });
-    expect(buildCustomKind({ ...instrument, key: "profile.identity.name" })).toMatchObject({ ok: false, reason: "shadows_builtin" });
-    expect(buildCustomKind({ ...instrument, key: "profile.identity.name.alias" })).toMatchObject({ ok: false, reason: "shadows_builtin" });
-    expect(resolveKind("profile_name", [{ ...kind("occupation"), kind: "profile_name", source: "custom" }])?.key).toBe("profile.identity.name");
+    expect(buildCustomKind({ ...instrument, kind: "profile_name" })).toMatchObject({
+      ok: false,
+      reason: "shadows_builtin",
+    });
+    expect(buildCustomKind({ ...instrument, kind: "disliked_ingredient" })).toMatchObject({
+      ok: false,
+      reason: "shadows_builtin",
+    });
+    expect(buildCustomKind({ ...instrument, key: "profile.identity.name" })).toMatchObject({
+      ok: false,
+      reason: "shadows_builtin",
+    });
+    expect(buildCustomKind({ ...instrument, key: "profile.identity.name.alias" })).toMatchObject({
+      ok: false,
+      reason: "shadows_builtin",
+    });
+    expect(resolveKind("profile_name", [{ ...kind("occupation"), kind: "profile_name", source: "custom" }])?.key).toBe(
+      "profile.identity.name",
+    );
   });
 
   it("rejects malformed definitions and duplicate keys", () => {
-    expect(buildCustomKind({ ...instrument, kind: "Bad Name" })).toMatchObject({ ok: false, reason: "invalid_definition" });
-    expect(buildCustomKind({ ...instrument, type: "opinion" })).toMatchObject({ ok: false, reason: "invalid_definition" });
+    expect(buildCustomKind({ ...instrument, kind: "Bad Name" })).toMatchObject({
+      ok: false,
+      reason: "invalid_definition",
+    });
+    expect(buildCustomKind({ ...instrument, type: "opinion" })).toMatchObject({
+      ok: false,
+      reason: "invalid_definition",
+    });
     expect(buildCustomKind({ ...instrument, extra: true })).toMatchObject({ ok: false, reason: "invalid_definition" });
-    expect(buildCustomKind({ ...instrument, defaultScope: "session", allowedScopes: ["user"] })).toMatchObject({ ok: false, reason: "invalid_definition" });
+    expect(buildCustomKind({ ...instrument, defaultScope: "session", allowedScopes: ["user"] })).toMatchObject({
+      ok: false,
+      reason: "invalid_definition",
+    });
     const first = buildCustomKind(instrument);
     if (!first.ok) throw new Error(first.message);
-    expect(buildCustomKind({ ...instrument, kind: "instrument_two" }, [first.definition])).toMatchObject({ ok: false, reason: "duplicate" });
+    expect(buildCustomKind({ ...instrument, kind: "instrument_two" }, [first.definition])).toMatchObject({
+      ok: false,
+      reason: "duplicate",
+    });
     expect(buildCustomKind(instrument, [first.definition]).ok).toBe(true); // re-saving the same kind
   });
 });

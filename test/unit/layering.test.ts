@@ -35,7 +35,11 @@ const within = (p: string | null, dir: string) => p !== null && (p === dir || p.
 
 describe("layering", () => {
   it("the memory core imports nothing from the memory tree", () => {
-    const offending = sourceFiles("src/server/memory").flatMap((file) => importsOf(file).filter((spec) => within(resolved(file, spec), "src/server/tree")).map((spec) => `${file} → ${spec}`));
+    const offending = sourceFiles("src/server/memory").flatMap((file) =>
+      importsOf(file)
+        .filter((spec) => within(resolved(file, spec), "src/server/tree"))
+        .map((spec) => `${file} → ${spec}`),
+    );
     expect(offending).toEqual([]);
   });
 
@@ -44,7 +48,10 @@ describe("layering", () => {
     const offending = infrastructure.flatMap((dir) =>
       sourceFiles(dir).flatMap((file) =>
         importsOf(file)
-          .filter((spec) => within(resolved(file, spec), "src/server/memory") || within(resolved(file, spec), "src/server/tree"))
+          .filter(
+            (spec) =>
+              within(resolved(file, spec), "src/server/memory") || within(resolved(file, spec), "src/server/tree"),
+          )
           .map((spec) => `${file} → ${spec}`),
       ),
     );
@@ -65,16 +72,31 @@ describe("layering", () => {
   it("npm run lint refuses a deep import into the core, the core importing the tree, and infrastructure importing the domain", async () => {
     const eslint = new ESLint({ cwd: root });
     const cases = [
-      { filePath: "src/server/dashboard/probe.ts", code: 'import { memoryWrite } from "~/server/memory/write/write";\nexport const probe = memoryWrite;\n' },
-      { filePath: "src/server/memory/probe.ts", code: 'import { registerTreeSubscribers } from "~/server/tree";\nexport const probe = registerTreeSubscribers;\n' },
-      { filePath: "src/server/jobs/probe.ts", code: 'import { memoryWrite } from "~/server/memory";\nexport const probe = memoryWrite;\n' },
+      {
+        filePath: "src/server/dashboard/probe.ts",
+        code: 'import { memoryWrite } from "~/server/memory/write/write";\nexport const probe = memoryWrite;\n',
+      },
+      {
+        filePath: "src/server/memory/probe.ts",
+        code: 'import { registerTreeSubscribers } from "~/server/tree";\nexport const probe = registerTreeSubscribers;\n',
+      },
+      {
+        filePath: "src/server/jobs/probe.ts",
+        code: 'import { memoryWrite } from "~/server/memory";\nexport const probe = memoryWrite;\n',
+      },
     ];
     for (const { filePath, code } of cases) {
       const [result] = await eslint.lintText(code, { filePath: path.join(root, filePath) });
-      expect(result?.messages.map((m) => m.ruleId), filePath).toContain("no-restricted-imports");
+      expect(
+        result?.messages.map((m) => m.ruleId),
+        filePath,
+      ).toContain("no-restricted-imports");
     }
     // The front door itself is fine.
-    const [allowed] = await eslint.lintText('import { memoryWrite } from "~/server/memory";\nexport const probe = memoryWrite;\n', { filePath: path.join(root, "src/server/dashboard/probe.ts") });
+    const [allowed] = await eslint.lintText(
+      'import { memoryWrite } from "~/server/memory";\nexport const probe = memoryWrite;\n',
+      { filePath: path.join(root, "src/server/dashboard/probe.ts") },
+    );
     expect(allowed?.messages.filter((m) => m.ruleId === "no-restricted-imports")).toEqual([]);
   }, 60_000);
 });

@@ -24,7 +24,9 @@ describe("local embeddings", () => {
   it("places related texts closer than unrelated ones, in Chinese, English and mixed text", () => {
     const v = (text: string) => localEmbedding(text, 256);
     expect(cosine(v("用户不吃香菜"), v("香菜不要放"))).toBeGreaterThan(cosine(v("用户不吃香菜"), v("明天去北京出差")));
-    expect(cosine(v("She was painting a sunrise"), v("painted sunrises"))).toBeGreaterThan(cosine(v("She was painting a sunrise"), v("quarterly tax return")));
+    expect(cosine(v("She was painting a sunrise"), v("painted sunrises"))).toBeGreaterThan(
+      cosine(v("She was painting a sunrise"), v("quarterly tax return")),
+    );
     expect(cosine(v("香菜 cilantro"), v("cilantro"))).toBeGreaterThan(0.3);
   });
 
@@ -53,7 +55,11 @@ describe("OpenAI-compatible embeddings against a local stand-in server", () => {
       let body = "";
       req.on("data", (chunk) => (body += chunk));
       req.on("end", () => {
-        requests.push({ auth: req.headers.authorization, body: JSON.parse(body || "{}") as Record<string, unknown>, url: req.url });
+        requests.push({
+          auth: req.headers.authorization,
+          body: JSON.parse(body || "{}") as Record<string, unknown>,
+          url: req.url,
+        });
         handler(req, body, res);
       });
     });
@@ -75,15 +81,30 @@ describe("OpenAI-compatible embeddings against a local stand-in server", () => {
     json(res, 200, { data: input.map((_, i) => ({ index: i, embedding: [i + 1, 0, 0] })).reverse(), model: "m" });
   };
   const provider = (overrides: Partial<Parameters<typeof createOpenAiEmbeddingProvider>[0]> = {}) =>
-    createOpenAiEmbeddingProvider({ baseUrl, apiKey: "sk-test", model: "text-embedding-test", dimensions: 3, timeoutMs: 2000, ...overrides });
+    createOpenAiEmbeddingProvider({
+      baseUrl,
+      apiKey: "sk-test",
+      model: "text-embedding-test",
+      dimensions: 3,
+      timeoutMs: 2000,
+      ...overrides,
+    });
 
   it("posts batches to /v1/embeddings with the key and model, and keeps the input order", async () => {
     handler = answer;
     requests.length = 0;
     const vectors = await provider({ batchSize: 2 }).embed(["a", "b", "c"]);
-    expect(vectors).toEqual([[1, 0, 0], [1, 0, 0], [1, 0, 0]]);
+    expect(vectors).toEqual([
+      [1, 0, 0],
+      [1, 0, 0],
+      [1, 0, 0],
+    ]);
     expect(requests).toHaveLength(2);
-    expect(requests[0]).toMatchObject({ url: "/v1/embeddings", auth: "Bearer sk-test", body: { model: "text-embedding-test", input: ["a", "b"], encoding_format: "float" } });
+    expect(requests[0]).toMatchObject({
+      url: "/v1/embeddings",
+      auth: "Bearer sk-test",
+      body: { model: "text-embedding-test", input: ["a", "b"], encoding_format: "float" },
+    });
     expect(requests[0]!.body).not.toHaveProperty("dimensions");
     await provider({ requestDimensions: true }).embed(["x"]);
     expect(requests.at(-1)!.body).toMatchObject({ dimensions: 3 });
@@ -102,20 +123,40 @@ describe("OpenAI-compatible embeddings against a local stand-in server", () => {
   });
 
   it("orders vectors by their index", async () => {
-    handler = (_req, _body, res) => json(res, 200, { data: [{ index: 1, embedding: [0, 2, 0] }, { index: 0, embedding: [3, 0, 0] }] });
-    expect(await provider().embed(["first", "second"])).toEqual([[1, 0, 0], [0, 1, 0]]);
+    handler = (_req, _body, res) =>
+      json(res, 200, {
+        data: [
+          { index: 1, embedding: [0, 2, 0] },
+          { index: 0, embedding: [3, 0, 0] },
+        ],
+      });
+    expect(await provider().embed(["first", "second"])).toEqual([
+      [1, 0, 0],
+      [0, 1, 0],
+    ]);
   });
 
   it("names the variable to fix when the dimension is wrong", async () => {
     handler = (_req, _body, res) => json(res, 200, { data: [{ index: 0, embedding: [1, 2, 3, 4] }] });
-    await expect(provider().embed(["a"])).rejects.toMatchObject({ name: "EmbeddingProviderError", reason: "embedding_dimension_mismatch", message: expect.stringContaining("EMBEDDING_DIMENSIONS=4") });
+    await expect(provider().embed(["a"])).rejects.toMatchObject({
+      name: "EmbeddingProviderError",
+      reason: "embedding_dimension_mismatch",
+      message: expect.stringContaining("EMBEDDING_DIMENSIONS=4"),
+    });
   });
 
   it("reports refused credentials, missing models and server errors with the server's own message", async () => {
     handler = (_req, _body, res) => json(res, 401, { error: { message: "Incorrect API key provided" } });
-    await expect(provider().embed(["a"])).rejects.toMatchObject({ reason: "embedding_unauthorized", retryable: false, message: expect.stringMatching(/Incorrect API key.*EMBEDDING_API_KEY/) });
+    await expect(provider().embed(["a"])).rejects.toMatchObject({
+      reason: "embedding_unauthorized",
+      retryable: false,
+      message: expect.stringMatching(/Incorrect API key.*EMBEDDING_API_KEY/),
+    });
     handler = (_req, _body, res) => json(res, 404, { error: { message: "model not found" } });
-    await expect(provider().embed(["a"])).rejects.toMatchObject({ reason: "embedding_not_found", message: expect.stringContaining("EMBEDDING_MODEL") });
+    await expect(provider().embed(["a"])).rejects.toMatchObject({
+      reason: "embedding_not_found",
+      message: expect.stringContaining("EMBEDDING_MODEL"),
+    });
     handler = (_req, _body, res) => json(res, 503, { error: { message: "overloaded" } });
     await expect(provider().embed(["a"])).rejects.toMatchObject({ reason: "embedding_http_error", retryable: true });
     handler = (_req, _body, res) => (res.writeHead(200, { "content-type": "text/html" }), res.end("<html>hi</html>"));
@@ -127,15 +168,29 @@ describe("OpenAI-compatible embeddings against a local stand-in server", () => {
   it("times out a slow server", async () => {
     handler = (_req, body, res) => setTimeout(() => answer(_req, body, res), 1000);
     const started = Date.now();
-    const error = await provider({ timeoutMs: 150 }).embed(["a"]).catch((e: unknown) => e);
+    const error = await provider({ timeoutMs: 150 })
+      .embed(["a"])
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(EmbeddingProviderError);
-    expect(error).toMatchObject({ reason: "embedding_timeout", retryable: true, message: expect.stringContaining("EMBEDDING_TIMEOUT_MS") });
+    expect(error).toMatchObject({
+      reason: "embedding_timeout",
+      retryable: true,
+      message: expect.stringContaining("EMBEDDING_TIMEOUT_MS"),
+    });
     expect(Date.now() - started).toBeLessThan(900);
   });
 
   it("says when the endpoint cannot be reached", async () => {
-    const unreachable = createOpenAiEmbeddingProvider({ baseUrl: "http://127.0.0.1:1/v1", model: "m", dimensions: 3, timeoutMs: 2000 });
-    await expect(unreachable.embed(["a"])).rejects.toMatchObject({ reason: "embedding_unreachable", message: expect.stringContaining("EMBEDDING_BASE_URL") });
+    const unreachable = createOpenAiEmbeddingProvider({
+      baseUrl: "http://127.0.0.1:1/v1",
+      model: "m",
+      dimensions: 3,
+      timeoutMs: 2000,
+    });
+    await expect(unreachable.embed(["a"])).rejects.toMatchObject({
+      reason: "embedding_unreachable",
+      message: expect.stringContaining("EMBEDDING_BASE_URL"),
+    });
   });
 
   it("is chosen by configuration, and refuses openai without a model name", () => {
@@ -150,7 +205,13 @@ describe("OpenAI-compatible embeddings against a local stand-in server", () => {
       EMBEDDING_MAX_TOKENS: 4096,
     };
     expect(() => createEmbeddingProvider(config)).toThrow(/EMBEDDING_MODEL/);
-    expect(createEmbeddingProvider({ ...config, EMBEDDING_MODEL: "nomic-embed-text" })).toMatchObject({ model: "nomic-embed-text", dimensions: 3 });
-    expect(createEmbeddingProvider({ ...config, EMBEDDING_PROVIDER: "local" })).toMatchObject({ model: "local-hash-v1", dimensions: 3 });
+    expect(createEmbeddingProvider({ ...config, EMBEDDING_MODEL: "nomic-embed-text" })).toMatchObject({
+      model: "nomic-embed-text",
+      dimensions: 3,
+    });
+    expect(createEmbeddingProvider({ ...config, EMBEDDING_PROVIDER: "local" })).toMatchObject({
+      model: "local-hash-v1",
+      dimensions: 3,
+    });
   });
 });

@@ -12,7 +12,8 @@ describe("WAL positions and replica names", () => {
   });
 
   it("refuses anything that is not a position (a token sent back by a caller is untrusted)", () => {
-    for (const bad of [undefined, null, "", "abc", "1/", "/1", "1/2/3", "123456789/0", "0/123456789", " 0/1 x", 42]) expect(parseLsn(bad), String(bad)).toBeNull();
+    for (const bad of [undefined, null, "", "abc", "1/", "/1", "1/2/3", "123456789/0", "0/123456789", " 0/1 x", 42])
+      expect(parseLsn(bad), String(bad)).toBeNull();
   });
 
   it("names a replica by host, port and database, never its credentials", () => {

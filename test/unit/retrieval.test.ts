@@ -10,7 +10,14 @@ import { anyTermTsQuery, queryTerms, termTsQuery } from "~/server/memory/retriev
 import { narrowReadScopes, turnScopes } from "~/server/memory/retrieval/scopes";
 import { rankingFeaturesWithout } from "~/server/memory/retrieval/ranking-features";
 import { bm25Scores } from "~/server/memory/retrieval/signals";
-import { countJoinedLines, countLineTokens, countTokens, startsNewPiece, textHash, truncateToTokens } from "~/server/text/token-count";
+import {
+  countJoinedLines,
+  countLineTokens,
+  countTokens,
+  startsNewPiece,
+  textHash,
+  truncateToTokens,
+} from "~/server/text/token-count";
 import { parseScopePattern } from "~/server/memory/scope";
 
 const NOW = new Date("2026-01-10T12:00:00Z");
@@ -51,15 +58,48 @@ function node(overrides: Partial<MemoryNode> = {}): MemoryNode {
 }
 
 describe("list-all phrasing", () => {
-  it.each(["列出所有记忆", "我的全部记忆", "列出我的所有记忆。", "请列出你记住的所有东西", "你都记得我什么？", "显示全部记忆", "show all my memories", "Show all my memories.", "list everything you remember", "List all memories", "show me everything you know about me", "What do you remember about me?", "all my memories",
-    "列出我所有的记忆", "我所有的记忆", "把我的记忆都列出来", "你还记得我什么", "我的记忆", "列出所有記憶", "你記得我什麼", "list my memories", "show my memories", "What memories do you have about me?"])(
-    "enumerates for %s",
-    (text) => expect(isListAllQuery(text)).toBe(true),
-  );
-  it.each(["show all my memories about cooking", "列出所有关于做饭的记忆", "香菜", "我不吃香菜", "show all", "list all tasks", "what is my name", "remember that I like tea", "everything", "", "all", "我的记忆力不好", "show my notes about Rust", "what memories of Paris do you have", "把香菜都列出来"])(
-    "searches for %s",
-    (text) => expect(isListAllQuery(text)).toBe(false),
-  );
+  it.each([
+    "列出所有记忆",
+    "我的全部记忆",
+    "列出我的所有记忆。",
+    "请列出你记住的所有东西",
+    "你都记得我什么？",
+    "显示全部记忆",
+    "show all my memories",
+    "Show all my memories.",
+    "list everything you remember",
+    "List all memories",
+    "show me everything you know about me",
+    "What do you remember about me?",
+    "all my memories",
+    "列出我所有的记忆",
+    "我所有的记忆",
+    "把我的记忆都列出来",
+    "你还记得我什么",
+    "我的记忆",
+    "列出所有記憶",
+    "你記得我什麼",
+    "list my memories",
+    "show my memories",
+    "What memories do you have about me?",
+  ])("enumerates for %s", (text) => expect(isListAllQuery(text)).toBe(true));
+  it.each([
+    "show all my memories about cooking",
+    "列出所有关于做饭的记忆",
+    "香菜",
+    "我不吃香菜",
+    "show all",
+    "list all tasks",
+    "what is my name",
+    "remember that I like tea",
+    "everything",
+    "",
+    "all",
+    "我的记忆力不好",
+    "show my notes about Rust",
+    "what memories of Paris do you have",
+    "把香菜都列出来",
+  ])("searches for %s", (text) => expect(isListAllQuery(text)).toBe(false));
 });
 
 describe("query terms", () => {
@@ -72,7 +112,13 @@ describe("query terms", () => {
   });
   it("adds CJK single characters at a lower weight next to words and bigrams", () => {
     const terms = queryTerms("不吃香菜");
-    expect(terms.filter((t) => t.weight === 1).map((t) => t.term)).toEqual(["不吃", "香菜", "吃香", "cilantro", "coriand"]);
+    expect(terms.filter((t) => t.weight === 1).map((t) => t.term)).toEqual([
+      "不吃",
+      "香菜",
+      "吃香",
+      "cilantro",
+      "coriand",
+    ]);
     expect(terms.filter((t) => t.weight < 1).map((t) => t.term)).toEqual(["吃", "香", "菜"]);
     expect(terms.filter((t) => t.weight < 1).every((t) => t.idfScaled)).toBe(true);
   });
@@ -92,7 +138,10 @@ describe("query terms", () => {
     for (const word of ["谁", "哪里", "几"]) expect(terms).not.toContain(word);
   });
   it("keeps a long pasted dialogue's later words (256 terms: 96 cut off its end, where the question is)", () => {
-    const dialogue = Array.from({ length: 60 }, (_, i) => `第${i}句话说到了话题${String.fromCharCode(0x4e00 + i * 7)}${String.fromCharCode(0x5e00 + i * 5)}。`).join("");
+    const dialogue = Array.from(
+      { length: 60 },
+      (_, i) => `第${i}句话说到了话题${String.fromCharCode(0x4e00 + i * 7)}${String.fromCharCode(0x5e00 + i * 5)}。`,
+    ).join("");
     const terms = queryTerms(`${dialogue}那么圣诞晚会跳舞呢`).map((t) => t.term);
     expect(terms.length).toBeLessThanOrEqual(256 + 128 + 40);
     expect(terms).toEqual(expect.arrayContaining(["跳舞"]));
@@ -108,7 +157,9 @@ describe("query terms", () => {
   });
   it("adds the other language's words for words about the user, and nothing for others", () => {
     expect(queryTerms("我女儿").map((t) => t.term)).toEqual(expect.arrayContaining(["女儿", "daught"]));
-    expect(queryTerms("my daughter's birthday").map((t) => t.term)).toEqual(expect.arrayContaining(["daught", "女儿", "birthday", "生日"]));
+    expect(queryTerms("my daughter's birthday").map((t) => t.term)).toEqual(
+      expect.arrayContaining(["daught", "女儿", "birthday", "生日"]),
+    );
     expect(queryTerms("kubernetes cluster upgrade").map((t) => t.term)).toEqual(["kubernet", "clust", "upgrad"]);
   });
   it("quotes terms so input cannot inject tsquery operators", () => {
@@ -145,7 +196,10 @@ describe("BM25 and fusion", () => {
       { term: "舞", prefix: false, weight: 0.5, idfScaled },
       { term: "天", prefix: false, weight: 0.5, idfScaled },
     ];
-    const docs = [{ id: "rare", length: 10, tf: [1, 0] }, ...Array.from({ length: 40 }, (_, i) => ({ id: `common-${i}`, length: 10, tf: [0, 1] }))];
+    const docs = [
+      { id: "rare", length: 10, tf: [1, 0] },
+      ...Array.from({ length: 40 }, (_, i) => ({ id: `common-${i}`, length: 10, tf: [0, 1] })),
+    ];
     const ratio = (idfScaled: boolean) => {
       const hits = bm25Scores(docs, chars(idfScaled), { n: 100, avglen: 10 });
       return hits.find((h) => h.id === "common-0")!.score / hits.find((h) => h.id === "rare")!.score;
@@ -158,8 +212,22 @@ describe("BM25 and fusion", () => {
   });
   it("fuses by rank, normalized so a hit first everywhere scores 1", () => {
     const fused = reciprocalRankFusion([
-      { signal: "fullText", weight: 1, hits: [{ id: "a", score: 9 }, { id: "b", score: 3 }] },
-      { signal: "vector", weight: 0.5, hits: [{ id: "a", score: 0.8 }, { id: "c", score: 0.7 }] },
+      {
+        signal: "fullText",
+        weight: 1,
+        hits: [
+          { id: "a", score: 9 },
+          { id: "b", score: 3 },
+        ],
+      },
+      {
+        signal: "vector",
+        weight: 0.5,
+        hits: [
+          { id: "a", score: 0.8 },
+          { id: "c", score: 0.7 },
+        ],
+      },
     ]);
     expect(fused.map((f) => f.id)).toEqual(["a", "b", "c"]);
     expect(fused[0]!.fused).toBeCloseTo(1, 10);
@@ -167,14 +235,26 @@ describe("BM25 and fusion", () => {
     expect(relativeFloor([{ score: 10 }, { score: 2 }, { score: 0.5 }], 0.1)).toEqual([{ score: 10 }, { score: 2 }]);
   });
   it("reports each boost as its contribution to the final score", () => {
-    const score = boostedScore({ id: "x", fused: 0.5, components: { fullText: 3 } }, { importance: 1, confidence: 1, updatedAt: NOW, hotness: 0, explicitUserIntent: true }, NOW);
-    const sum = score.fused! + score.importance! + score.confidence! + score.recency! + score.hotness! + score.explicit!;
+    const score = boostedScore(
+      { id: "x", fused: 0.5, components: { fullText: 3 } },
+      { importance: 1, confidence: 1, updatedAt: NOW, hotness: 0, explicitUserIntent: true },
+      NOW,
+    );
+    const sum =
+      score.fused! + score.importance! + score.confidence! + score.recency! + score.hotness! + score.explicit!;
     expect(score.final).toBeCloseTo(sum, 5);
     expect(score.recency).toBeCloseTo(0.5 * 0.15, 5);
     expect(score.fullText).toBe(3);
   });
   it("ranks cards lexically with 002's field weights for history reads", () => {
-    const ranked = rankLexically([node({ id: "body", title: "x", content: "likes tea" }), node({ id: "title", title: "Tea", content: "x" }), node({ id: "none", title: "x", content: "y" })], "tea");
+    const ranked = rankLexically(
+      [
+        node({ id: "body", title: "x", content: "likes tea" }),
+        node({ id: "title", title: "Tea", content: "x" }),
+        node({ id: "none", title: "x", content: "y" }),
+      ],
+      "tea",
+    );
     expect(ranked.map((r) => r.node.id)).toEqual(["title", "body"]);
   });
 });
@@ -185,10 +265,19 @@ describe("conflict resolution", () => {
 
   it("applies 000's order: unexpired, scope, explicit, temporary, newer, confidence, importance", () => {
     expect(winner(node({ id: "session", scope: "session:s1" }), node({ id: "user" }))).toBe("session");
-    expect(winner(node({ id: "workspace", scope: "workspace:w1" }), node({ id: "global", scope: "global" }))).toBe("workspace");
+    expect(winner(node({ id: "workspace", scope: "workspace:w1" }), node({ id: "global", scope: "global" }))).toBe(
+      "workspace",
+    );
     expect(winner(node({ id: "lapsed", scope: "session:s1", status: "expired" }), node({ id: "live" }))).toBe("live");
-    expect(winner(node({ id: "inferred", explicitUserIntent: false, updatedAt: "2026-01-09T00:00:00Z" }), node({ id: "explicit" }))).toBe("explicit");
-    expect(winner(node({ id: "long" }), node({ id: "temporary", expiresAt: "2026-02-01T00:00:00Z" }))).toBe("temporary");
+    expect(
+      winner(
+        node({ id: "inferred", explicitUserIntent: false, updatedAt: "2026-01-09T00:00:00Z" }),
+        node({ id: "explicit" }),
+      ),
+    ).toBe("explicit");
+    expect(winner(node({ id: "long" }), node({ id: "temporary", expiresAt: "2026-02-01T00:00:00Z" }))).toBe(
+      "temporary",
+    );
     expect(winner(node({ id: "old" }), node({ id: "new", updatedAt: "2026-01-05T00:00:00Z" }))).toBe("new");
     expect(winner(node({ id: "sure", confidence: 0.99 }), node({ id: "unsure", confidence: 0.5 }))).toBe("sure");
     expect(winner(node({ id: "minor", importance: 0.1 }), node({ id: "major", importance: 0.9 }))).toBe("major");
@@ -231,13 +320,28 @@ describe("scopes", () => {
     expect(narrowReadScopes(read, ["user:u2"])).toEqual([]);
   });
   it("keeps only this turn's session for automatic recall", () => {
-    expect(turnScopes(read, "s7")).toEqual([{ type: "user", id: "u1" }, { type: "global", id: "" }, { type: "session", id: "s7" }]);
-    expect(turnScopes(read, undefined)).toEqual([{ type: "user", id: "u1" }, { type: "global", id: "" }]);
+    expect(turnScopes(read, "s7")).toEqual([
+      { type: "user", id: "u1" },
+      { type: "global", id: "" },
+      { type: "session", id: "s7" },
+    ]);
+    expect(turnScopes(read, undefined)).toEqual([
+      { type: "user", id: "u1" },
+      { type: "global", id: "" },
+    ]);
   });
 });
 
 describe("context budget", () => {
-  const sections: SectionName[] = ["alwaysRecalled", "constraints", "activeTasks", "relevant", "summary", "preferences", "recent"];
+  const sections: SectionName[] = [
+    "alwaysRecalled",
+    "constraints",
+    "activeTasks",
+    "relevant",
+    "summary",
+    "preferences",
+    "recent",
+  ];
   const item = fc.record({
     section: fc.constantFrom(...sections),
     id: fc.string({ minLength: 1, maxLength: 12 }),
@@ -272,15 +376,36 @@ describe("context budget", () => {
 
   it("says a card was cut, and leaves out one that would keep only its id and a few words", () => {
     const node = { id: "n1" } as ContextItem["node"];
-    const long: ContextItem = { section: "constraints", id: "n1", text: "- [mem_0tvngdb3kk9q] (user) Dinner rules: " + "no dairy, no gluten, little salt, ".repeat(20) + "above all never peanuts.", node, order: 0 };
+    const long: ContextItem = {
+      section: "constraints",
+      id: "n1",
+      text:
+        "- [mem_0tvngdb3kk9q] (user) Dinner rules: " +
+        "no dairy, no gluten, little salt, ".repeat(20) +
+        "above all never peanuts.",
+      node,
+      order: 0,
+    };
     const cut = selectWithinBudget([long], 300);
-    expect(cut.items[0]?.text).toMatch(/^- \[mem_0tvngdb3kk9q\] \(user\) Dinner rules: .*… \(cut; memory_get for all\)$/);
+    expect(cut.items[0]?.text).toMatch(
+      /^- \[mem_0tvngdb3kk9q\] \(user\) Dinner rules: .*… \(cut; memory_get for all\)$/,
+    );
     // Squeezed by other cards: placed only with something of it to read, never as its id and a word.
-    const filler = (id: string): ContextItem => ({ section: "alwaysRecalled", id, text: `- [${id}] (user) Language: ` + "always answer in Chinese ".repeat(6), node: { id } as ContextItem["node"], order: 0 });
+    const filler = (id: string): ContextItem => ({
+      section: "alwaysRecalled",
+      id,
+      text: `- [${id}] (user) Language: ` + "always answer in Chinese ".repeat(6),
+      node: { id } as ContextItem["node"],
+      order: 0,
+    });
     for (let budget = 60; budget <= 400; budget += 7) {
-      const result = selectWithinBudget([filler("a1"), filler("a2"), filler("a3"), { ...long, section: "relevant" }], budget);
+      const result = selectWithinBudget(
+        [filler("a1"), filler("a2"), filler("a3"), { ...long, section: "relevant" }],
+        budget,
+      );
       const placed = result.items.find((i) => i.id === "n1");
-      if (placed && placed.text !== long.text) expect(countTokens(placed.text.replace(" (cut; memory_get for all)", ""))).toBeGreaterThanOrEqual(24);
+      if (placed && placed.text !== long.text)
+        expect(countTokens(placed.text.replace(" (cut; memory_get for all)", ""))).toBeGreaterThanOrEqual(24);
     }
   });
 });
@@ -288,7 +413,37 @@ describe("context budget", () => {
 describe("token counts", () => {
   // Pieces that stress the tokenizer's pre-split at line ends: CJK runs, punctuation (which can take
   // the line break into its piece), trailing spaces, slashes, digits, contractions, special tokens.
-  const fragment = fc.constantFrom("- [mem_0tvngdb3] (user) ", "香菜", "不要放香菜。", "北极星项目", "Hermes budget", " review", "it's", "…", ".", "!", "?)", ":", "/", "//", " ", "  ", "\t", "\n", "\r\n", "2024", "12345", "é", "naïve", "<|endoftext|>", "<|im_start|>", "**bold**", "😀", "-", "[x]");
+  const fragment = fc.constantFrom(
+    "- [mem_0tvngdb3] (user) ",
+    "香菜",
+    "不要放香菜。",
+    "北极星项目",
+    "Hermes budget",
+    " review",
+    "it's",
+    "…",
+    ".",
+    "!",
+    "?)",
+    ":",
+    "/",
+    "//",
+    " ",
+    "  ",
+    "\t",
+    "\n",
+    "\r\n",
+    "2024",
+    "12345",
+    "é",
+    "naïve",
+    "<|endoftext|>",
+    "<|im_start|>",
+    "**bold**",
+    "😀",
+    "-",
+    "[x]",
+  );
   const line = fc.array(fragment, { maxLength: 12 }).map((parts) => parts.join(""));
 
   it("adds up line by line to the count of the joined block, exactly", () => {
@@ -301,7 +456,15 @@ describe("token counts", () => {
   });
 
   it("uses the per-line counts for prompt-shaped lines", () => {
-    const lines = ["<memory>", "Always apply:", "- [n1] (user) 不要放香菜。", "- [n2] (user) Tone: friendly, informal.", "Recent messages (oldest first):", "- [m1] user: what's next?  ", "</memory>"];
+    const lines = [
+      "<memory>",
+      "Always apply:",
+      "- [n1] (user) 不要放香菜。",
+      "- [n2] (user) Tone: friendly, informal.",
+      "Recent messages (oldest first):",
+      "- [m1] user: what's next?  ",
+      "</memory>",
+    ];
     expect(lines.slice(1).every(startsNewPiece)).toBe(true);
     const summed = lines.slice(0, -1).reduce((sum, l) => sum + countLineTokens(l), 0) + countTokens(lines.at(-1)!);
     expect(summed).toBe(countTokens(lines.join("\n")));
@@ -314,7 +477,10 @@ describe("token counts", () => {
   it("keys the memo by a hash that tells near-identical lines apart", () => {
     const seen = new Map<number, string>();
     for (let i = 0; i < 200_000; i++) {
-      const text = i % 2 ? `- [mem_${i.toString(36)}] (user) 用户计划 ${i % 977}` : `- [mem_${(i * 7919).toString(36)}] (session) Note ${i}: same words`;
+      const text =
+        i % 2
+          ? `- [mem_${i.toString(36)}] (user) 用户计划 ${i % 977}`
+          : `- [mem_${(i * 7919).toString(36)}] (session) Note ${i}: same words`;
       const key = textHash(text);
       // Plain checks in the loop: 200,000 `expect` calls alone took ~5 s on a slow CI machine.
       if (!Number.isSafeInteger(key) || key < 0) throw new Error(`not a non-negative safe integer: ${key} for ${text}`);

@@ -1,12 +1,26 @@
 import { describe, expect, it } from "vitest";
 import { queryTerms } from "~/server/memory/retrieval/query-terms";
-import { reorderBySecondStage, secondStageFeatures, secondStageScore, tokenize } from "~/server/memory/retrieval/second-stage";
+import {
+  reorderBySecondStage,
+  secondStageFeatures,
+  secondStageScore,
+  tokenize,
+} from "~/server/memory/retrieval/second-stage";
 
 const df = (question: string, value: number) => queryTerms(question).map(() => value);
 
 describe("second stage", () => {
   it("tokenizes CJK by character and other scripts by word", () => {
-    expect(tokenize("我的猫 Luna likes tuna-fish 2024")).toEqual(["我", "的", "猫", "luna", "likes", "tuna", "fish", "2024"]);
+    expect(tokenize("我的猫 Luna likes tuna-fish 2024")).toEqual([
+      "我",
+      "的",
+      "猫",
+      "luna",
+      "likes",
+      "tuna",
+      "fish",
+      "2024",
+    ]);
   });
 
   it("scores coverage as the IDF-weighted share of the query's terms a text holds", () => {
@@ -34,17 +48,31 @@ describe("second stage", () => {
     const question = "姐姐的丈夫做什么工作";
     const terms = queryTerms(question);
     const near = secondStageFeatures(question, terms, df(question, 2), 200, "我姐姐的丈夫在银行工作。");
-    const far = secondStageFeatures(question, terms, df(question, 2), 200, "姐姐昨天来了，说起她们公司，还有她丈夫，我们聊到工作。");
+    const far = secondStageFeatures(
+      question,
+      terms,
+      df(question, 2),
+      200,
+      "姐姐昨天来了，说起她们公司，还有她丈夫，我们聊到工作。",
+    );
     expect(near.proximity).toBeGreaterThan(far.proximity);
     expect(near.phrase).toBeGreaterThan(0);
     expect(far.phrase).toBe(0);
     // The same run of characters counts for less when its terms are common in the scope.
-    const common = secondStageFeatures(question, terms, terms.map((t) => (t.term.includes("姐") || t.term.includes("丈") ? 150 : 2)), 200, "我姐姐的丈夫在银行工作。");
+    const common = secondStageFeatures(
+      question,
+      terms,
+      terms.map((t) => (t.term.includes("姐") || t.term.includes("丈") ? 150 : 2)),
+      200,
+      "我姐姐的丈夫在银行工作。",
+    );
     expect(common.phrase).toBeLessThan(near.phrase);
   });
 
   it("lifts, never lowers, the first stage's score, and reorders candidates with the features as parts", () => {
-    expect(secondStageScore(0.5, { coverage: 0, proximity: 0, phrase: 0 }, { coverage: 1, proximity: 1, phrase: 1 })).toBe(0.5);
+    expect(
+      secondStageScore(0.5, { coverage: 0, proximity: 0, phrase: 0 }, { coverage: 1, proximity: 1, phrase: 1 }),
+    ).toBe(0.5);
     const question = "what did Caroline adopt from the shelter";
     const terms = queryTerms(question);
     const ordered = reorderBySecondStage(question, terms, df(question, 3), 300, [
@@ -63,7 +91,13 @@ describe("second stage", () => {
     const terms = queryTerms(question);
     const candidates = [{ id: "a", score: 1, text: "I paint the sunrise" }];
     expect(reorderBySecondStage(question, terms, df(question, 1), 10, candidates)[0]!.features.phrase).toBe(0);
-    expect(reorderBySecondStage(question, terms, df(question, 1), 10, candidates, { coverage: 0, proximity: 0, phrase: 1 })[0]!.features.phrase).toBeCloseTo(1, 5);
+    expect(
+      reorderBySecondStage(question, terms, df(question, 1), 10, candidates, {
+        coverage: 0,
+        proximity: 0,
+        phrase: 1,
+      })[0]!.features.phrase,
+    ).toBeCloseTo(1, 5);
   });
 });
 
@@ -74,7 +108,13 @@ describe("second stage cost", () => {
     const terms = queryTerms(question);
     const text = `${word} `.repeat(2500);
     const started = performance.now();
-    const ordered = reorderBySecondStage(question, terms, terms.map(() => 1), 100, Array.from({ length: 50 }, (_, i) => ({ id: String(i), score: 1, text })));
+    const ordered = reorderBySecondStage(
+      question,
+      terms,
+      terms.map(() => 1),
+      100,
+      Array.from({ length: 50 }, (_, i) => ({ id: String(i), score: 1, text })),
+    );
     const ms = performance.now() - started;
     expect(ordered).toHaveLength(50);
     expect(ordered[0]!.features.coverage).toBeGreaterThan(0);

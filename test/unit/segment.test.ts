@@ -11,11 +11,20 @@ const matches = (doc: string, query: string) => {
 
 describe("segmentForSearch", () => {
   it("splits a Chinese sentence into words first", () => {
-    expect(segmentForSearch("记住我以后做饭不要香菜").split(" ").slice(0, 6)).toEqual(["记住", "我", "以后", "做饭", "不要", "香菜"]);
+    expect(segmentForSearch("记住我以后做饭不要香菜").split(" ").slice(0, 6)).toEqual([
+      "记住",
+      "我",
+      "以后",
+      "做饭",
+      "不要",
+      "香菜",
+    ]);
   });
 
   it("keeps Latin words, lower-cased and NFKC-normalized, and drops punctuation", () => {
-    expect(segmentForSearch("Hermes Studio, uses ＴｙｐｅＳｃｒｉｐｔ! don't")).toBe("hermes studio uses typescript dont");
+    expect(segmentForSearch("Hermes Studio, uses ＴｙｐｅＳｃｒｉｐｔ! don't")).toBe(
+      "hermes studio uses typescript dont",
+    );
   });
 
   it("adds CJK unigrams and bigrams once each", () => {
@@ -28,7 +37,8 @@ describe("segmentForSearch", () => {
     const text = "用户在Hermes Studio项目里用TypeScript 5.9";
     expect(segmentForSearch(text)).toBe(segmentForSearch(text));
     expect(indexed(text)).toEqual(expect.any(Set));
-    for (const token of ["hermes", "studio", "typescript", "项目", "5", "9"]) expect(indexed(text).has(token), token).toBe(true);
+    for (const token of ["hermes", "studio", "typescript", "项目", "5", "9"])
+      expect(indexed(text).has(token), token).toBe(true);
   });
 
   it("segments long text in bounded time and keeps words past the chunk boundaries", () => {

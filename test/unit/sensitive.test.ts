@@ -7,7 +7,7 @@ describe("detectSensitive", () => {
   it.each([
     ["key sk-proj-abcdEFGH1234ijklMNOP5678qrst", "api_key", "sk-proj-abcdEFGH1234ijklMNOP5678qrst"],
     ["AKIAIOSFODNN7EXAMPLE in config", "api_key", "AKIAIOSFODNN7EXAMPLE"],
-    ["api_key = \"Zx81kLmq0pRt\"", "api_key", "Zx81kLmq0pRt"],
+    ['api_key = "Zx81kLmq0pRt"', "api_key", "Zx81kLmq0pRt"],
     ["ghp_abcdefghijklmnopqrstuvwxyz0123456789", "token", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"],
     ["github_pat_11ABCDEFG0123456789_abcdefghijklmnop", "token", "github_pat_11ABCDEFG0123456789_abcdefghijklmnop"],
     ["slack xoxb-1234567890-abcdefghij", "token", "xoxb-1234567890-abcdefghij"],
@@ -55,13 +55,21 @@ describe("detectSensitive", () => {
 
 it("stays linear on long runs (no catastrophic backtracking)", () => {
   const started = performance.now();
-  for (const text of ["x".repeat(100_000), "a.".repeat(50_000), "1-".repeat(40_000), `-----BEGIN RSA PRIVATE KEY-----${"A".repeat(100_000)}`]) detectSensitive(text);
+  for (const text of [
+    "x".repeat(100_000),
+    "a.".repeat(50_000),
+    "1-".repeat(40_000),
+    `-----BEGIN RSA PRIVATE KEY-----${"A".repeat(100_000)}`,
+  ])
+    detectSensitive(text);
   expect(performance.now() - started).toBeLessThan(2000);
 });
 
 describe("redactSensitive", () => {
   it("replaces secrets and ids, keeping labels and contacts by default", () => {
-    expect(redactSensitive("我的密码是hunter2，卡号4111111111111111，邮箱a@b.co")).toBe("我的密码是[REDACTED:password]，卡号[REDACTED:card_number]，邮箱a@b.co");
+    expect(redactSensitive("我的密码是hunter2，卡号4111111111111111，邮箱a@b.co")).toBe(
+      "我的密码是[REDACTED:password]，卡号[REDACTED:card_number]，邮箱a@b.co",
+    );
     expect(redactSensitive("call 13812345678", { minSeverity: "low" })).toBe("call [REDACTED:phone]");
     expect(redactSensitive("nothing here")).toBe("nothing here");
   });
@@ -85,6 +93,13 @@ describe("findSensitiveInDraft", () => {
   });
 
   it("returns nothing for a harmless draft", () => {
-    expect(findSensitiveInDraft({ title: "用户不吃香菜", content: "推荐菜谱时避免香菜。", valueJson: "香菜", tags: ["忌口"] })).toEqual([]);
+    expect(
+      findSensitiveInDraft({
+        title: "用户不吃香菜",
+        content: "推荐菜谱时避免香菜。",
+        valueJson: "香菜",
+        tags: ["忌口"],
+      }),
+    ).toEqual([]);
   });
 });

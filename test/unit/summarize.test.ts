@@ -5,7 +5,8 @@ import { sentenceScore, summarizeIncrement } from "~/server/tree/summarize";
 const user = (content: string) => ({ role: "user" as const, content });
 const assistant = (content: string) => ({ role: "assistant" as const, content });
 /** A stored summary as the chain holds it (only the fields the summarizer reads). */
-const stored = (next: ReturnType<typeof summarizeIncrement>) => ({ ...next, id: "sum_prev" }) as unknown as MemorySummary;
+const stored = (next: ReturnType<typeof summarizeIncrement>) =>
+  ({ ...next, id: "sum_prev" }) as unknown as MemorySummary;
 
 describe("extractive session summaries with 000's fields", () => {
   it("fills the goal and every list by patterns in Chinese", () => {
@@ -47,8 +48,16 @@ describe("extractive session summaries with 000's fields", () => {
   });
 
   it("chains: carries open items until done, says only what is new, keeps the latest budget", () => {
-    const first = summarizeIncrement(undefined, [user("我们在做杭州的旅行计划，预算5000元。"), user("接下来还要订高铁票。"), user("我们决定住西湖边。")]);
-    const second = summarizeIncrement(stored(first), [user("高铁票订好了。"), user("预算改成8000元吧。"), user("我们在做杭州的旅行计划，预算8000元，住西湖边。")]);
+    const first = summarizeIncrement(undefined, [
+      user("我们在做杭州的旅行计划，预算5000元。"),
+      user("接下来还要订高铁票。"),
+      user("我们决定住西湖边。"),
+    ]);
+    const second = summarizeIncrement(stored(first), [
+      user("高铁票订好了。"),
+      user("预算改成8000元吧。"),
+      user("我们在做杭州的旅行计划，预算8000元，住西湖边。"),
+    ]);
     expect(second.currentGoal).toBe("杭州的旅行计划");
     expect(second.decisions).toEqual(["住西湖边"]);
     expect(second.constraints.filter((c) => c.startsWith("预算"))).toEqual(["预算 8000元"]);
@@ -62,9 +71,13 @@ describe("extractive session summaries with 000's fields", () => {
   });
 
   it("picks the sentences that carry facts over pleasantries and near duplicates", () => {
-    expect(sentenceScore("I just adopted a puppy named Max from the shelter in Denver.", "user")).toBeGreaterThan(sentenceScore("Thanks, that's so nice of you!", "user"));
+    expect(sentenceScore("I just adopted a puppy named Max from the shelter in Denver.", "user")).toBeGreaterThan(
+      sentenceScore("Thanks, that's so nice of you!", "user"),
+    );
     expect(sentenceScore("How are you doing these days?", "assistant")).toBeLessThan(0);
-    const turns = Array.from({ length: 12 }, (_, i) => user(`我们在做北京的旅行计划，预算5万，第${i + 1}天去故宫和长城。`));
+    const turns = Array.from({ length: 12 }, (_, i) =>
+      user(`我们在做北京的旅行计划，预算5万，第${i + 1}天去故宫和长城。`),
+    );
     const next = summarizeIncrement(undefined, [assistant("好的"), ...turns, user("谢谢")]);
     expect(next.summary).not.toContain("谢谢");
     expect(next.summary.match(/故宫和长城/g)).toHaveLength(1);

@@ -34,7 +34,12 @@ describe("normalizeFlavorProfile", () => {
   });
 
   it("normalizes objects with synonym keys and levels, keeping unknown dimensions", () => {
-    expect(normalizeFlavorProfile({ 辣: "少", oil: "LOW", 甜度: "无", spicy_level: "x" })).toEqual({ spicy: "low", oil: "low", sugar: "none", spicy_level: "x" });
+    expect(normalizeFlavorProfile({ 辣: "少", oil: "LOW", 甜度: "无", spicy_level: "x" })).toEqual({
+      spicy: "low",
+      oil: "low",
+      sugar: "none",
+      spicy_level: "x",
+    });
     expect(normalizeFlavorProfile({ spicy: "少辣", salt: "moderate" })).toEqual({ spicy: "low", salt: "medium" });
     expect(normalizeFlavorProfile({ oil: "low", spicy: "low" })).toEqual({ oil: "low", spicy: "low" });
   });

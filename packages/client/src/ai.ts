@@ -17,7 +17,8 @@ export async function memoryTools(client: MemoryClient, options: MemoryToolsOpti
     tools[spec.name] = tool({
       description: spec.description,
       inputSchema: jsonSchema<Record<string, unknown>>(spec.inputSchema as Parameters<typeof jsonSchema>[0]),
-      execute: (input, { toolCallId, abortSignal }) => runMemoryTool(client, spec.name, input, { options, toolCallId, signal: abortSignal }),
+      execute: (input, { toolCallId, abortSignal }) =>
+        runMemoryTool(client, spec.name, input, { options, toolCallId, signal: abortSignal }),
     });
   }
   return tools;

@@ -73,7 +73,10 @@ export type MemoryClient = {
   /** memory_context: the budgeted memory block for this turn (`prompt`). */
   context(input?: MemoryContextInput, options?: CallOptions): Promise<MemoryContextResult>;
   /** message_append: this turn's messages as evidence; the ids `sourceMessageIds` may cite. */
-  appendMessages(input: MessageAppendInput | MessageInput[], options?: CallOptions): Promise<ToolResults["message_append"]>;
+  appendMessages(
+    input: MessageAppendInput | MessageInput[],
+    options?: CallOptions,
+  ): Promise<ToolResults["message_append"]>;
   /** tools.list: the tools this key may call, with JSON Schemas and OpenAI / Anthropic forms. */
   listTools(options?: RequestOptions): Promise<ToolList>;
   /** tools.call: any tool by name, as a model asked for it. */
@@ -89,14 +92,18 @@ const WRITES = new Set<string>(["memory_write", "memory_forget"]);
 
 type TrpcAnswer = {
   result?: { data?: unknown };
-  error?: { message?: string; data?: { code?: string; httpStatus?: number; reason?: string; details?: Record<string, unknown> } };
+  error?: {
+    message?: string;
+    data?: { code?: string; httpStatus?: number; reason?: string; details?: Record<string, unknown> };
+  };
 };
 
 type Answer = { status: number; ok: boolean; headers: Headers; text: string };
 /** What one request takes: the per-request options, and a read's consistency token. */
 type SendOptions = RequestOptions & Pick<CallOptions, "consistency">;
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** `Retry-After` as seconds or an HTTP date, else the body's retryAfterSeconds. */
 function retryAfterOf(headers: Headers, details: Record<string, unknown> | undefined): number | undefined {
@@ -131,7 +138,10 @@ const backoffMs = (attempt: number) => Math.min(8_000, 250 * 2 ** (attempt - 1))
 
 function newIdempotencyKey(): string {
   const random = globalThis.crypto?.randomUUID?.();
-  return random ?? `idem-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
+  return (
+    random ??
+    `idem-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`
+  );
 }
 
 function cleanTurn(turn: TurnInput): TurnInput | undefined {
@@ -152,14 +162,21 @@ export function createMemoryClient(options: MemoryClientOptions): MemoryClient {
 }
 
 function buildClient(options: MemoryClientOptions, shared: SharedState): MemoryClient {
-  if (typeof options.baseUrl !== "string" || options.baseUrl.trim() === "") throw new TypeError("createMemoryClient needs baseUrl, e.g. http://localhost:3000");
-  if (typeof options.apiKey !== "string" || options.apiKey.trim() === "") throw new TypeError("createMemoryClient needs apiKey (an agent key, mem_live_…)");
+  if (typeof options.baseUrl !== "string" || options.baseUrl.trim() === "")
+    throw new TypeError("createMemoryClient needs baseUrl, e.g. http://localhost:3000");
+  if (typeof options.apiKey !== "string" || options.apiKey.trim() === "")
+    throw new TypeError("createMemoryClient needs apiKey (an agent key, mem_live_…)");
   const endpoint = `${options.baseUrl.replace(/\/+$/, "").replace(/\/api\/trpc$/, "")}/api/trpc`;
   const doFetch = options.fetch ?? globalThis.fetch;
-  if (typeof doFetch !== "function") throw new TypeError("No fetch: pass options.fetch (Node 18+ and browsers have one built in)");
+  if (typeof doFetch !== "function")
+    throw new TypeError("No fetch: pass options.fetch (Node 18+ and browsers have one built in)");
   const retries = Math.max(0, Math.floor(options.retries ?? DEFAULTS.retries));
   const maxRetryDelayMs = options.maxRetryDelayMs ?? DEFAULTS.maxRetryDelayMs;
-  const baseTurn: TurnInput = { sessionId: options.sessionId, workspaceId: options.workspaceId, userId: options.userId };
+  const baseTurn: TurnInput = {
+    sessionId: options.sessionId,
+    workspaceId: options.workspaceId,
+    userId: options.userId,
+  };
   const readYourWrites = options.readYourWrites ?? true;
 
   function keepConsistency(data: unknown) {
@@ -170,7 +187,12 @@ function buildClient(options: MemoryClientOptions, shared: SharedState): MemoryC
     if (known === null || incoming === null || incoming > known) shared.consistency = next;
   }
 
-  async function attempt(procedure: string, init: { method: "GET" | "POST"; body?: string }, request: SendOptions, attempts: number): Promise<Answer | MemoryApiError> {
+  async function attempt(
+    procedure: string,
+    init: { method: "GET" | "POST"; body?: string },
+    request: SendOptions,
+    attempts: number,
+  ): Promise<Answer | MemoryApiError> {
     const controller = new AbortController();
     const userSignal = request.signal;
     let timedOut = false;
@@ -199,30 +221,40 @@ function buildClient(options: MemoryClientOptions, shared: SharedState): MemoryC
     } catch (cause) {
       if (userSignal?.aborted) throw userSignal.reason;
       if (timedOut) {
-        return new MemoryApiError(`${procedure}: no answer within ${timeoutMs} ms. A write may or may not have been applied; retry with the same idempotencyKey.`, {
-          code: "TIMEOUT",
-          reason: "timeout",
+        return new MemoryApiError(
+          `${procedure}: no answer within ${timeoutMs} ms. A write may or may not have been applied; retry with the same idempotencyKey.`,
+          {
+            code: "TIMEOUT",
+            reason: "timeout",
+            status: 0,
+            procedure,
+            attempts,
+            cause,
+          },
+        );
+      }
+      return new MemoryApiError(
+        `${procedure}: could not reach ${endpoint} (${cause instanceof Error ? cause.message : String(cause)}).`,
+        {
+          code: "NETWORK_ERROR",
+          reason: "network_error",
           status: 0,
           procedure,
           attempts,
           cause,
-        });
-      }
-      return new MemoryApiError(`${procedure}: could not reach ${endpoint} (${cause instanceof Error ? cause.message : String(cause)}).`, {
-        code: "NETWORK_ERROR",
-        reason: "network_error",
-        status: 0,
-        procedure,
-        attempts,
-        cause,
-      });
+        },
+      );
     } finally {
       clearTimeout(timer);
       userSignal?.removeEventListener("abort", onAbort);
     }
   }
 
-  async function send(procedure: string, init: { method: "GET" | "POST"; body?: unknown }, callOptions: RequestOptions & { consistency?: string } = {}): Promise<unknown> {
+  async function send(
+    procedure: string,
+    init: { method: "GET" | "POST"; body?: unknown },
+    callOptions: RequestOptions & { consistency?: string } = {},
+  ): Promise<unknown> {
     const body = init.body === undefined ? undefined : JSON.stringify(init.body);
     const consistency = callOptions.consistency ?? (readYourWrites ? shared.consistency : undefined);
     const request: SendOptions = { ...callOptions, consistency };
@@ -254,15 +286,19 @@ function buildClient(options: MemoryClientOptions, shared: SharedState): MemoryC
       const data = json?.error?.data;
       const details = isRecord(data?.details) ? data.details : undefined;
       const retryAfterSeconds = retryAfterOf(outcome.headers, details);
-      error = new MemoryApiError(json?.error?.message ?? `${procedure}: HTTP ${outcome.status} without a service answer${text ? `: ${text.slice(0, 200)}` : ""}`, {
-        code: data?.code ?? (json ? `HTTP_${outcome.status}` : "INVALID_RESPONSE"),
-        reason: data?.reason ?? (json ? "unknown" : "invalid_response"),
-        status: outcome.status,
-        details,
-        retryAfterSeconds,
-        procedure,
-        attempts,
-      });
+      error = new MemoryApiError(
+        json?.error?.message ??
+          `${procedure}: HTTP ${outcome.status} without a service answer${text ? `: ${text.slice(0, 200)}` : ""}`,
+        {
+          code: data?.code ?? (json ? `HTTP_${outcome.status}` : "INVALID_RESPONSE"),
+          reason: data?.reason ?? (json ? "unknown" : "invalid_response"),
+          status: outcome.status,
+          details,
+          retryAfterSeconds,
+          procedure,
+          attempts,
+        },
+      );
       if (!RETRY_STATUSES.has(outcome.status) || attempts > retries) throw error;
       const delay = retryAfterSeconds !== undefined ? retryAfterSeconds * 1000 : backoffMs(attempts);
       if (delay > maxRetryDelayMs) throw error;
@@ -272,9 +308,14 @@ function buildClient(options: MemoryClientOptions, shared: SharedState): MemoryC
 
   const turnOf = (callOptions: CallOptions | undefined) => cleanTurn({ ...baseTurn, ...callOptions?.turn });
 
-  function tool<N extends ToolName>(name: N, args: ToolArgs[N], callOptions: CallOptions = {}): Promise<ToolResults[N]> {
+  function tool<N extends ToolName>(
+    name: N,
+    args: ToolArgs[N],
+    callOptions: CallOptions = {},
+  ): Promise<ToolResults[N]> {
     const body: Record<string, unknown> = { ...(args as Record<string, unknown>) };
-    if (WRITES.has(name)) body.idempotencyKey = callOptions.idempotencyKey ?? body.idempotencyKey ?? newIdempotencyKey();
+    if (WRITES.has(name))
+      body.idempotencyKey = callOptions.idempotencyKey ?? body.idempotencyKey ?? newIdempotencyKey();
     const turn = turnOf(callOptions);
     if (turn) body.turn = turn;
     return send(`tools.${name}`, { method: "POST", body }, callOptions) as Promise<ToolResults[N]>;
@@ -282,7 +323,10 @@ function buildClient(options: MemoryClientOptions, shared: SharedState): MemoryC
 
   function call(name: string, args: Record<string, unknown>, callOptions: CallOptions = {}): Promise<unknown> {
     const envelope: Record<string, unknown> = { name, arguments: args };
-    if (WRITES.has(name)) envelope.idempotencyKey = callOptions.idempotencyKey ?? (typeof args.idempotencyKey === "string" ? args.idempotencyKey : newIdempotencyKey());
+    if (WRITES.has(name))
+      envelope.idempotencyKey =
+        callOptions.idempotencyKey ??
+        (typeof args.idempotencyKey === "string" ? args.idempotencyKey : newIdempotencyKey());
     else if (callOptions.idempotencyKey !== undefined) envelope.idempotencyKey = callOptions.idempotencyKey;
     const turn = turnOf(callOptions);
     if (turn) envelope.turn = turn;
@@ -299,7 +343,8 @@ function buildClient(options: MemoryClientOptions, shared: SharedState): MemoryC
     write: (input, callOptions) => tool("memory_write", input, callOptions),
     forget: (input, callOptions) => tool("memory_forget", input, callOptions),
     context: (input = {}, callOptions) => tool("memory_context", input, callOptions),
-    appendMessages: (input, callOptions) => tool("message_append", Array.isArray(input) ? { messages: input } : input, callOptions),
+    appendMessages: (input, callOptions) =>
+      tool("message_append", Array.isArray(input) ? { messages: input } : input, callOptions),
     listTools: (request) => send("tools.list", { method: "GET" }, request) as Promise<ToolList>,
     call: call as MemoryClient["call"],
     withSession: (sessionId) => buildClient({ ...options, sessionId }, shared),

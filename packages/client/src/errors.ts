@@ -19,7 +19,16 @@ export class MemoryApiError extends Error {
 
   constructor(
     message: string,
-    init: { code: string; reason: string; status: number; procedure: string; attempts: number; details?: Record<string, unknown>; retryAfterSeconds?: number; cause?: unknown },
+    init: {
+      code: string;
+      reason: string;
+      status: number;
+      procedure: string;
+      attempts: number;
+      details?: Record<string, unknown>;
+      retryAfterSeconds?: number;
+      cause?: unknown;
+    },
   ) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
     this.name = "MemoryApiError";
@@ -34,7 +43,12 @@ export class MemoryApiError extends Error {
 
   /** A plain object to hand a model as a tool result: what went wrong and what to send instead. */
   toToolResult(): { error: string; code: string; reason: string; details?: Record<string, unknown> } {
-    return { error: this.message, code: this.code, reason: this.reason, ...(this.details ? { details: this.details } : {}) };
+    return {
+      error: this.message,
+      code: this.code,
+      reason: this.reason,
+      ...(this.details ? { details: this.details } : {}),
+    };
   }
 }
 

@@ -10,12 +10,21 @@ export type { MemoryToolsOptions } from "./tool-runner.js";
  * with the service's JSON Schemas. Bind them to a chat model (`model.bindTools(tools)`) and run each
  * tool call with `tool.invoke(toolCall)`, which answers a ToolMessage.
  */
-export async function memoryTools(client: MemoryClient, options: MemoryToolsOptions = {}): Promise<StructuredToolInterface[]> {
+export async function memoryTools(
+  client: MemoryClient,
+  options: MemoryToolsOptions = {},
+): Promise<StructuredToolInterface[]> {
   const specs = await memoryToolSpecs(client, options);
   return specs.map((spec) =>
     tool(
       async (input: unknown, config) =>
-        JSON.stringify(await runMemoryTool(client, spec.name, input, { options, toolCallId: config?.toolCall?.id, signal: config?.signal })),
+        JSON.stringify(
+          await runMemoryTool(client, spec.name, input, {
+            options,
+            toolCallId: config?.toolCall?.id,
+            signal: config?.signal,
+          }),
+        ),
       { name: spec.name, description: spec.description, schema: spec.inputSchema as JSONSchema },
     ),
   );

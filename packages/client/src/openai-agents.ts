@@ -21,7 +21,13 @@ export async function memoryTools(client: MemoryClient, options: MemoryToolsOpti
       parameters: spec.inputSchema as NonStrictParameters,
       strict: false,
       execute: async (input, _context, details) =>
-        JSON.stringify(await runMemoryTool(client, spec.name, input, { options, toolCallId: details?.toolCall?.callId, signal: details?.signal })),
+        JSON.stringify(
+          await runMemoryTool(client, spec.name, input, {
+            options,
+            toolCallId: details?.toolCall?.callId,
+            signal: details?.signal,
+          }),
+        ),
     }),
   );
 }

@@ -14,7 +14,10 @@ export type MemoryToolsOptions = {
 };
 
 /** The tools this key may use, as tools.list describes them (names, descriptions, JSON Schemas). */
-export async function memoryToolSpecs(client: MemoryClient, options: MemoryToolsOptions = {}): Promise<ToolDescriptor[]> {
+export async function memoryToolSpecs(
+  client: MemoryClient,
+  options: MemoryToolsOptions = {},
+): Promise<ToolDescriptor[]> {
   const { tools } = await client.listTools();
   return options.include ? tools.filter((spec) => options.include!.includes(spec.name)) : tools;
 }
@@ -44,7 +47,10 @@ export async function runMemoryTool(
 ): Promise<unknown> {
   const turn = { ...turnOf(call.options ?? {}), ...(call.toolCallId ? { toolCallId: call.toolCallId } : {}) };
   try {
-    return forModel(name, await client.call(name, (args ?? {}) as Record<string, unknown>, { turn, signal: call.signal }));
+    return forModel(
+      name,
+      await client.call(name, (args ?? {}) as Record<string, unknown>, { turn, signal: call.signal }),
+    );
   } catch (error) {
     if (error instanceof MemoryApiError) return error.toToolResult();
     throw error;
@@ -56,6 +62,9 @@ export async function systemPromptWithMemory(
   client: MemoryClient,
   input: { system?: string; queryText: string; tokenBudget?: number; turn?: TurnInput; signal?: AbortSignal },
 ): Promise<string> {
-  const context = await client.context({ queryText: input.queryText, ...(input.tokenBudget ? { tokenBudget: input.tokenBudget } : {}) }, { turn: input.turn, signal: input.signal });
+  const context = await client.context(
+    { queryText: input.queryText, ...(input.tokenBudget ? { tokenBudget: input.tokenBudget } : {}) },
+    { turn: input.turn, signal: input.signal },
+  );
   return [input.system, context.prompt].filter((part) => part && part.trim() !== "").join("\n\n");
 }

@@ -5,7 +5,14 @@
  * test/unit/client-types.test.ts fails when these drift from the server's.
  */
 
-export const TOOL_NAMES = ["memory_search", "memory_get", "memory_write", "memory_forget", "memory_context", "message_append"] as const;
+export const TOOL_NAMES = [
+  "memory_search",
+  "memory_get",
+  "memory_write",
+  "memory_forget",
+  "memory_context",
+  "message_append",
+] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 
 export type NodeType = "preference" | "fact" | "decision" | "task" | "recipe" | "skill" | "constraint" | "correction";
@@ -298,7 +305,14 @@ export type MemoryWriteResult = {
   replayed?: boolean;
 };
 
-export type ForgetCandidate = { id: string; revision: number; scope: string; key: string; title: string; status: string };
+export type ForgetCandidate = {
+  id: string;
+  revision: number;
+  scope: string;
+  key: string;
+  title: string;
+  status: string;
+};
 
 export type ErasureReceipt = {
   erasedAt: string;
@@ -327,7 +341,14 @@ export type MemoryForgetResult = {
   reason?: string;
   requiresConfirmation?: boolean;
   candidates?: ForgetCandidate[];
-  conflicts?: { id: string; expectedRevision: number; currentRevision: number | null; currentStatus: string | null; currentId?: string; currentIdRevision?: number }[];
+  conflicts?: {
+    id: string;
+    expectedRevision: number;
+    currentRevision: number | null;
+    currentStatus: string | null;
+    currentId?: string;
+    currentIdRevision?: number;
+  }[];
   receipt?: ErasureReceipt;
   replayed?: boolean;
 };

@@ -15,7 +15,11 @@ export default async function OverviewPage() {
   const { db, tenant, user } = await requireDashboardMember();
   const scopes = await effectiveUserScopes(db, { tenantId: tenant.tenantId, userId: user.id, role: tenant.role });
   const [overview, { t, number }, invitations] = await Promise.all([
-    getTenantOverview(db, { tenantId: tenant.tenantId, readScopes: scopes.read, keysOf: tenant.role === "admin" ? undefined : user.id }),
+    getTenantOverview(db, {
+      tenantId: tenant.tenantId,
+      readScopes: scopes.read,
+      keysOf: tenant.role === "admin" ? undefined : user.id,
+    }),
     getI18n(),
     // A session opened with a password another organisation's admin chose cannot answer invitations.
     user.onlyTenantId ? [] : myInvitations(db, user.id),
@@ -33,14 +37,25 @@ export default async function OverviewPage() {
         title={organisationLabel(t, tenant.tenantName)}
         description={
           user.name
-            ? t("overview.signedInAsNamed", { name: user.name, email: user.email, role: t(tenant.role === "admin" ? "members.roleAdmin" : "members.roleMember") })
-            : t("overview.signedInAs", { email: user.email, role: t(tenant.role === "admin" ? "members.roleAdmin" : "members.roleMember") })
+            ? t("overview.signedInAsNamed", {
+                name: user.name,
+                email: user.email,
+                role: t(tenant.role === "admin" ? "members.roleAdmin" : "members.roleMember"),
+              })
+            : t("overview.signedInAs", {
+                email: user.email,
+                role: t(tenant.role === "admin" ? "members.roleAdmin" : "members.roleMember"),
+              })
         }
       />
       <InvitationsPanel invitations={invitations} />
       <section aria-label="Totals" className="grid grid-cols-2 gap-4 lg:grid-cols-5">
         {cards.map((card) => (
-          <Link key={card.label} href={card.href} className="rounded-2xl border border-zinc-200 bg-white p-5 shadow-sm transition hover:border-indigo-300 dark:border-zinc-800 dark:bg-zinc-900">
+          <Link
+            key={card.label}
+            href={card.href}
+            className="rounded-2xl border border-zinc-200 bg-white p-5 shadow-sm transition hover:border-indigo-300 dark:border-zinc-800 dark:bg-zinc-900"
+          >
             <p className="text-sm text-zinc-500 dark:text-zinc-400">{card.label}</p>
             <p className="mt-2 text-3xl font-semibold tabular-nums">{number(card.value)}</p>
           </Link>

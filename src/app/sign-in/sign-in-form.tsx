@@ -28,7 +28,11 @@ export function SignInForm({ providers, notice }: { providers: { id: string; nam
     setPending(true);
     setError(null);
     const form = new FormData(event.currentTarget);
-    const result = await signIn("credentials", { email: form.get("email"), password: form.get("password"), redirect: false });
+    const result = await signIn("credentials", {
+      email: form.get("email"),
+      password: form.get("password"),
+      redirect: false,
+    });
     setPending(false);
     if (!result || result.error) {
       setError(errorText(result?.error));
@@ -40,7 +44,11 @@ export function SignInForm({ providers, notice }: { providers: { id: string; nam
 
   return (
     <div className="space-y-4">
-      {notice ? <p className="rounded-lg bg-emerald-50 px-3 py-2 text-sm text-emerald-800 dark:bg-emerald-950/50 dark:text-emerald-300">{notice}</p> : null}
+      {notice ? (
+        <p className="rounded-lg bg-emerald-50 px-3 py-2 text-sm text-emerald-800 dark:bg-emerald-950/50 dark:text-emerald-300">
+          {notice}
+        </p>
+      ) : null}
       <form onSubmit={onSubmit} className="space-y-4">
         <Field label={t("auth.email")} name="email" type="email" autoComplete="email" required />
         <Field label={t("auth.password")} name="password" type="password" autoComplete="current-password" required />

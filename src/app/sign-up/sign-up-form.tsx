@@ -19,12 +19,24 @@ export function SignUpForm() {
     setPending(true);
     setError(null);
     const form = new FormData(event.currentTarget);
-    const input = { name: String(form.get("name") || "") || undefined, email: String(form.get("email")), password: String(form.get("password")) };
-    const response = await fetch("/api/trpc/account.signUp", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(input) });
+    const input = {
+      name: String(form.get("name") || "") || undefined,
+      email: String(form.get("email")),
+      password: String(form.get("password")),
+    };
+    const response = await fetch("/api/trpc/account.signUp", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(input),
+    });
     if (!response.ok) {
       const body = (await response.json().catch(() => ({}))) as TrpcErrorBody;
       const fields = body.error?.data?.zodError?.fieldErrors;
-      const fieldMessage = fields ? Object.entries(fields).map(([k, v]) => `${k}: ${v.join(", ")}`).join("; ") : null;
+      const fieldMessage = fields
+        ? Object.entries(fields)
+            .map(([k, v]) => `${k}: ${v.join(", ")}`)
+            .join("; ")
+        : null;
       setError(fieldMessage || body.error?.message || t("auth.couldNotCreate"));
       setPending(false);
       return;
@@ -43,7 +55,14 @@ export function SignUpForm() {
     <form onSubmit={onSubmit} className="space-y-4">
       <Field label={t("auth.name")} name="name" autoComplete="name" />
       <Field label={t("auth.email")} name="email" type="email" autoComplete="email" required />
-      <Field label={t("auth.password")} name="password" type="password" autoComplete="new-password" minLength={8} required />
+      <Field
+        label={t("auth.password")}
+        name="password"
+        type="password"
+        autoComplete="new-password"
+        minLength={8}
+        required
+      />
       <FormError message={error} />
       <SubmitButton pending={pending} pendingLabel={t("common.working")}>
         {t("auth.signUpTitle")}

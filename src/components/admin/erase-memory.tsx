@@ -15,7 +15,15 @@ import { buttonClass } from "../ui";
  * Erases a person's profile (optionally with their conversations) or a workspace's memory for good,
  * after a typed confirmation (`confirm`: their email, the workspace id); then shows the receipt.
  */
-export function EraseMemoryButton({ scope, confirm, conversations }: { scope: string; confirm: string; conversations: boolean }) {
+export function EraseMemoryButton({
+  scope,
+  confirm,
+  conversations,
+}: {
+  scope: string;
+  confirm: string;
+  conversations: boolean;
+}) {
   const { t } = useI18n();
   const trpc = useTRPC();
   const router = useRouter();
@@ -37,7 +45,11 @@ export function EraseMemoryButton({ scope, confirm, conversations }: { scope: st
         extra={
           conversations ? (
             <label className="flex items-center gap-2 text-sm">
-              <input type="checkbox" checked={withConversations} onChange={(e) => setWithConversations(e.target.checked)} />
+              <input
+                type="checkbox"
+                checked={withConversations}
+                onChange={(e) => setWithConversations(e.target.checked)}
+              />
               {t("erase.conversations")}
             </label>
           ) : null

@@ -56,8 +56,14 @@ export function GrantsMatrix({
 
   const userGrants = grants.filter((g) => g.principalType === "user");
   const own = (g: Grant) => g.scope === `user:${g.principalId}`;
-  const columns = [OWN, "session:*", "global", ...new Set([...userGrants.filter((g) => !own(g)).map((g) => g.scope), ...scopes, ...extra])].filter((c, i, all) => all.indexOf(c) === i);
-  const find = (principal: Principal, scope: string) => grants.find((g) => g.principalType === principal.type && g.principalId === principal.id && g.scope === scope);
+  const columns = [
+    OWN,
+    "session:*",
+    "global",
+    ...new Set([...userGrants.filter((g) => !own(g)).map((g) => g.scope), ...scopes, ...extra]),
+  ].filter((c, i, all) => all.indexOf(c) === i);
+  const find = (principal: Principal, scope: string) =>
+    grants.find((g) => g.principalType === principal.type && g.principalId === principal.id && g.scope === scope);
 
   const toggle = (principal: Principal, scope: string, which: "read" | "write", checked: boolean) => {
     const current = find(principal, scope);
@@ -72,7 +78,10 @@ export function GrantsMatrix({
     }
     const removal = !canRead && !canWrite;
     if (removal && !current) return;
-    const change = removal && current ? () => remove.mutateAsync({ grantId: current.id }) : () => set.mutateAsync({ principalType: principal.type, principalId: principal.id, scope, canRead, canWrite });
+    const change =
+      removal && current
+        ? () => remove.mutateAsync({ grantId: current.id })
+        : () => set.mutateAsync({ principalType: principal.type, principalId: principal.id, scope, canRead, canWrite });
     const access = t(canWrite ? "grants.accessWrite" : canRead ? "grants.accessRead" : "grants.accessNone");
     setSaved(null);
     void run<unknown>(change).then((done) => {
@@ -105,7 +114,15 @@ export function GrantsMatrix({
   return (
     <div className="space-y-6">
       <FormError message={error} />
-      <p role="status" aria-live="polite" className={saved ? "rounded-lg bg-emerald-50 px-3 py-2 text-sm text-emerald-800 dark:bg-emerald-950/50 dark:text-emerald-300" : "sr-only"}>
+      <p
+        role="status"
+        aria-live="polite"
+        className={
+          saved
+            ? "rounded-lg bg-emerald-50 px-3 py-2 text-sm text-emerald-800 dark:bg-emerald-950/50 dark:text-emerald-300"
+            : "sr-only"
+        }
+      >
         {saved}
       </p>
       <Panel title={t("grants.people")} description={t("grants.peopleHint")}>
@@ -122,27 +139,44 @@ export function GrantsMatrix({
             {t("grants.addScope")}
           </label>
           <span className="max-w-sm min-w-0 flex-1">
-            <ScopePicker id="new-scope" value={newScope} onChange={setNewScope} choices={choices.filter((c) => !columns.includes(c.scope))} emptyLabel={t("scope.choose")} />
+            <ScopePicker
+              id="new-scope"
+              value={newScope}
+              onChange={setNewScope}
+              choices={choices.filter((c) => !columns.includes(c.scope))}
+              emptyLabel={t("scope.choose")}
+            />
           </span>
           <button type="submit" className={buttonClass("secondary")}>
             {t("grants.addScope")}
           </button>
         </form>
-        <DataTable label={t("grants.matrix")} head={[t("grants.person"), ...columns.map((c) => (c === OWN ? t("grants.ownProfile") : c === "session:*" ? (
-              c
-            ) : (
-              // Names keep their case in the upper-case header row.
-              <span key={c} className="tracking-normal normal-case">
-                <ScopeName scope={c} label={labelOf(c)} />
-              </span>
-            )))]}>
+        <DataTable
+          label={t("grants.matrix")}
+          head={[
+            t("grants.person"),
+            ...columns.map((c) =>
+              c === OWN ? (
+                t("grants.ownProfile")
+              ) : c === "session:*" ? (
+                c
+              ) : (
+                // Names keep their case in the upper-case header row.
+                <span key={c} className="tracking-normal normal-case">
+                  <ScopeName scope={c} label={labelOf(c)} />
+                </span>
+              ),
+            ),
+          ]}
+        >
           {members.map((m) => {
             const principal: Principal = { type: "user", id: m.userId, label: m.email };
             const admin = m.role === "admin";
             return (
               <tr key={m.userId}>
                 <td className={cellClass}>
-                  <NameWithId name={m.name || m.email} detail={m.email} id={m.userId} /> {admin ? <Badge tone="indigo">{t("grants.adminAll")}</Badge> : null}
+                  <NameWithId name={m.name || m.email} detail={m.email} id={m.userId} />{" "}
+                  {admin ? <Badge tone="indigo">{t("grants.adminAll")}</Badge> : null}
                 </td>
                 {columns.map((c) => (
                   <td key={c} className={`${cellClass} whitespace-nowrap`}>
@@ -154,7 +188,14 @@ export function GrantsMatrix({
           })}
         </DataTable>
       </Panel>
-      <KeyGrants grants={grants.filter((g) => g.principalType === "api_key")} keys={keys} onToggle={toggle} pending={pending} choices={choices} labelOf={labelOf} />
+      <KeyGrants
+        grants={grants.filter((g) => g.principalType === "api_key")}
+        keys={keys}
+        onToggle={toggle}
+        pending={pending}
+        choices={choices}
+        labelOf={labelOf}
+      />
     </div>
   );
 }
@@ -186,7 +227,19 @@ function KeyGrants({
               <span className="font-medium">{g.principalLabel ?? g.principalId}</span>
               <ScopeName scope={g.scope} label={labelOf(g.scope)} />
               {g.canWrite ? <Badge tone="indigo">{t("grants.write")}</Badge> : <Badge>{t("grants.read")}</Badge>}
-              <button type="button" disabled={pending} onClick={() => onToggle({ type: "api_key", id: g.principalId, label: g.principalLabel ?? g.principalId }, g.scope, "read", false)} className={buttonClass("ghost", "sm")}>
+              <button
+                type="button"
+                disabled={pending}
+                onClick={() =>
+                  onToggle(
+                    { type: "api_key", id: g.principalId, label: g.principalLabel ?? g.principalId },
+                    g.scope,
+                    "read",
+                    false,
+                  )
+                }
+                className={buttonClass("ghost", "sm")}
+              >
                 {t("members.remove")}
               </button>
             </li>
@@ -202,12 +255,21 @@ function KeyGrants({
             e.preventDefault();
             const key = keys.find((k) => k.id === form.keyId);
             if (!key || !form.scope.trim()) return;
-            onToggle({ type: "api_key", id: key.id, label: key.name }, form.scope.trim(), form.write ? "write" : "read", true);
+            onToggle(
+              { type: "api_key", id: key.id, label: key.name },
+              form.scope.trim(),
+              form.write ? "write" : "read",
+              true,
+            );
             setForm({ ...form, scope: "" });
           }}
         >
           <FieldRow label={t("grants.key")}>
-            <select value={form.keyId} onChange={(e) => setForm({ ...form, keyId: e.target.value })} className={inputClass}>
+            <select
+              value={form.keyId}
+              onChange={(e) => setForm({ ...form, keyId: e.target.value })}
+              className={inputClass}
+            >
               {keys.map((k) => (
                 <option key={k.id} value={k.id}>
                   {k.name} ({k.ownerEmail ?? "?"})
@@ -216,10 +278,21 @@ function KeyGrants({
             </select>
           </FieldRow>
           <Labeled id="key-grant-scope" label={t("field.scope")} required>
-            <ScopePicker id="key-grant-scope" value={form.scope} onChange={(scope) => setForm({ ...form, scope })} choices={choices} emptyLabel={t("scope.choose")} required />
+            <ScopePicker
+              id="key-grant-scope"
+              value={form.scope}
+              onChange={(scope) => setForm({ ...form, scope })}
+              choices={choices}
+              emptyLabel={t("scope.choose")}
+              required
+            />
           </Labeled>
           <label className="flex items-center gap-1.5 pb-2">
-            <input type="checkbox" checked={form.write} onChange={(e) => setForm({ ...form, write: e.target.checked })} />
+            <input
+              type="checkbox"
+              checked={form.write}
+              onChange={(e) => setForm({ ...form, write: e.target.checked })}
+            />
             {t("grants.write")}
           </label>
           <button type="submit" disabled={pending} className={buttonClass("secondary")}>

@@ -33,7 +33,13 @@ function SecretShown({ secret, onClose }: { secret: NewKeySecret; onClose: () =>
       <div className="space-y-3 text-sm">
         <p>{t("keys.secretHint", { name: secret.name })}</p>
         <div className="flex gap-2">
-          <input readOnly aria-label={t("keys.secret")} value={secret.value} onFocus={(e) => e.target.select()} className={`font-mono text-xs ${inputClass}`} />
+          <input
+            readOnly
+            aria-label={t("keys.secret")}
+            value={secret.value}
+            onFocus={(e) => e.target.select()}
+            className={`font-mono text-xs ${inputClass}`}
+          />
           <button
             type="button"
             className={buttonClass("secondary")}
@@ -46,12 +52,18 @@ function SecretShown({ secret, onClose }: { secret: NewKeySecret; onClose: () =>
           </button>
         </div>
         {secret.withoutReach.length ? (
-          <p role="note" className="rounded-lg bg-amber-50 px-3 py-2 text-amber-900 dark:bg-amber-950/40 dark:text-amber-200">
+          <p
+            role="note"
+            className="rounded-lg bg-amber-50 px-3 py-2 text-amber-900 dark:bg-amber-950/40 dark:text-amber-200"
+          >
             {t("keys.withoutReach", { scopes: secret.withoutReach.join(", ") })}
           </p>
         ) : null}
         {leaving ? (
-          <div role="alert" className="space-y-3 rounded-lg border border-red-200 bg-red-50 px-3 py-3 text-red-800 dark:border-red-900 dark:bg-red-950/50 dark:text-red-200">
+          <div
+            role="alert"
+            className="space-y-3 rounded-lg border border-red-200 bg-red-50 px-3 py-3 text-red-800 dark:border-red-900 dark:bg-red-950/50 dark:text-red-200"
+          >
             <p>{t("keys.leaveWarning")}</p>
             <div className="flex flex-wrap justify-end gap-2">
               <button type="button" autoFocus onClick={() => setLeaving(false)} className={buttonClass("secondary")}>

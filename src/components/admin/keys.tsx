@@ -21,12 +21,24 @@ const splitList = (text: string) =>
     .filter(Boolean);
 
 /** Create a key; the secret is shown once, with a copy button, and never again. */
-export function CreateKeyForm({ members, selfId }: { members: { userId: string; email: string }[] | null; selfId: string }) {
+export function CreateKeyForm({
+  members,
+  selfId,
+}: {
+  members: { userId: string; email: string }[] | null;
+  selfId: string;
+}) {
   const { t } = useI18n();
   const trpc = useTRPC();
   const create = useMutation(trpc.keys.create.mutationOptions());
   const { run, error, pending } = useAction();
-  const [form, setForm] = useState({ name: "", owner: selfId, scopes: "", permissions: [...DEFAULT_API_KEY_PERMISSIONS], expires: "" });
+  const [form, setForm] = useState({
+    name: "",
+    owner: selfId,
+    scopes: "",
+    permissions: [...DEFAULT_API_KEY_PERMISSIONS],
+    expires: "",
+  });
   const [secret, setSecret] = useState<NewKeySecret | null>(null);
   return (
     <Panel title={t("keys.create")} description={t("keys.createHint")}>
@@ -51,11 +63,21 @@ export function CreateKeyForm({ members, selfId }: { members: { userId: string; 
         }}
       >
         <FieldRow label={t("keys.name")} required>
-          <input required maxLength={100} value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} className={inputClass} />
+          <input
+            required
+            maxLength={100}
+            value={form.name}
+            onChange={(e) => setForm({ ...form, name: e.target.value })}
+            className={inputClass}
+          />
         </FieldRow>
         {members ? (
           <FieldRow label={t("keys.owner")}>
-            <select value={form.owner} onChange={(e) => setForm({ ...form, owner: e.target.value })} className={inputClass}>
+            <select
+              value={form.owner}
+              onChange={(e) => setForm({ ...form, owner: e.target.value })}
+              className={inputClass}
+            >
               {members.map((m) => (
                 <option key={m.userId} value={m.userId}>
                   {m.email}
@@ -65,10 +87,20 @@ export function CreateKeyForm({ members, selfId }: { members: { userId: string; 
           </FieldRow>
         ) : null}
         <FieldRow label={t("keys.scopes")}>
-          <input value={form.scopes} onChange={(e) => setForm({ ...form, scopes: e.target.value })} placeholder={t("keys.scopesHint")} className={`font-mono ${inputClass}`} />
+          <input
+            value={form.scopes}
+            onChange={(e) => setForm({ ...form, scopes: e.target.value })}
+            placeholder={t("keys.scopesHint")}
+            className={`font-mono ${inputClass}`}
+          />
         </FieldRow>
         <FieldRow label={t("keys.expires")}>
-          <input type="date" value={form.expires} onChange={(e) => setForm({ ...form, expires: e.target.value })} className={inputClass} />
+          <input
+            type="date"
+            value={form.expires}
+            onChange={(e) => setForm({ ...form, expires: e.target.value })}
+            className={inputClass}
+          />
         </FieldRow>
         <FieldRow group label={t("keys.permissions")} className="md:col-span-2">
           <div className="flex flex-wrap gap-4">
@@ -77,7 +109,14 @@ export function CreateKeyForm({ members, selfId }: { members: { userId: string; 
                 <input
                   type="checkbox"
                   checked={form.permissions.includes(p)}
-                  onChange={(e) => setForm({ ...form, permissions: e.target.checked ? [...form.permissions, p] : form.permissions.filter((x) => x !== p) })}
+                  onChange={(e) =>
+                    setForm({
+                      ...form,
+                      permissions: e.target.checked
+                        ? [...form.permissions, p]
+                        : form.permissions.filter((x) => x !== p),
+                    })
+                  }
                 />
                 {p}
               </label>
@@ -86,7 +125,11 @@ export function CreateKeyForm({ members, selfId }: { members: { userId: string; 
         </FieldRow>
         <div className="md:col-span-2">
           <FormError message={error} />
-          <button type="submit" disabled={pending || form.permissions.length === 0} className={`mt-2 ${buttonClass("primary")}`}>
+          <button
+            type="submit"
+            disabled={pending || form.permissions.length === 0}
+            className={`mt-2 ${buttonClass("primary")}`}
+          >
             {pending ? t("common.working") : t("keys.createButton")}
           </button>
         </div>
@@ -109,7 +152,19 @@ export function KeysTable({ keys }: { keys: ApiKey[] }) {
   return (
     <>
       <FormError message={error} />
-      <DataTable label={t("keys.title")} head={[t("keys.name"), t("keys.owner"), t("keys.scopes"), t("keys.permissions"), t("field.status"), t("keys.lastUsed"), t("keys.expires"), ""]}>
+      <DataTable
+        label={t("keys.title")}
+        head={[
+          t("keys.name"),
+          t("keys.owner"),
+          t("keys.scopes"),
+          t("keys.permissions"),
+          t("field.status"),
+          t("keys.lastUsed"),
+          t("keys.expires"),
+          "",
+        ]}
+      >
         {keys.map((k) => (
           <tr key={k.id}>
             <td className={cellClass}>

@@ -28,7 +28,14 @@ export function AddMemberForm() {
         className="grid gap-3 text-sm md:grid-cols-5"
         onSubmit={async (e) => {
           e.preventDefault();
-          const result = await run(() => add.mutateAsync({ email: form.email, role: form.role, ...(form.name.trim() ? { name: form.name.trim() } : {}), ...(form.password ? { password: form.password } : {}) }));
+          const result = await run(() =>
+            add.mutateAsync({
+              email: form.email,
+              role: form.role,
+              ...(form.name.trim() ? { name: form.name.trim() } : {}),
+              ...(form.password ? { password: form.password } : {}),
+            }),
+          );
           if (result) {
             setAdded({ email: result.email, invited: result.invited });
             setForm({ email: "", name: "", role: "member", password: "" });
@@ -36,19 +43,40 @@ export function AddMemberForm() {
         }}
       >
         <FieldRow label={t("members.email")} required className="md:col-span-2">
-          <input type="email" required value={form.email} onChange={(e) => setForm({ ...form, email: e.target.value })} className={inputClass} />
+          <input
+            type="email"
+            required
+            value={form.email}
+            onChange={(e) => setForm({ ...form, email: e.target.value })}
+            className={inputClass}
+          />
         </FieldRow>
         <FieldRow label={t("members.name")}>
-          <input value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} className={inputClass} />
+          <input
+            value={form.name}
+            onChange={(e) => setForm({ ...form, name: e.target.value })}
+            className={inputClass}
+          />
         </FieldRow>
         <FieldRow label={t("members.role")}>
-          <select value={form.role} onChange={(e) => setForm({ ...form, role: e.target.value as "member" | "admin" })} className={inputClass}>
+          <select
+            value={form.role}
+            onChange={(e) => setForm({ ...form, role: e.target.value as "member" | "admin" })}
+            className={inputClass}
+          >
             <option value="member">{t("members.roleMember")}</option>
             <option value="admin">{t("members.roleAdmin")}</option>
           </select>
         </FieldRow>
         <FieldRow label={t("members.password")}>
-          <input type="password" autoComplete="new-password" minLength={8} value={form.password} onChange={(e) => setForm({ ...form, password: e.target.value })} className={inputClass} />
+          <input
+            type="password"
+            autoComplete="new-password"
+            minLength={8}
+            value={form.password}
+            onChange={(e) => setForm({ ...form, password: e.target.value })}
+            className={inputClass}
+          />
         </FieldRow>
         <div className="flex items-center gap-3 md:col-span-5">
           <button type="submit" disabled={pending} className={buttonClass("primary")}>
@@ -80,7 +108,10 @@ export function MembersTable({ members, selfId }: { members: Member[]; selfId: s
   return (
     <>
       <FormError message={error} />
-      <DataTable label={t("members.title")} head={[t("members.person"), t("members.role"), t("members.joined"), t("members.keys"), ""]}>
+      <DataTable
+        label={t("members.title")}
+        head={[t("members.person"), t("members.role"), t("members.joined"), t("members.keys"), ""]}
+      >
         {members.map((m) => (
           <tr key={m.userId}>
             <td className={cellClass}>
@@ -95,7 +126,9 @@ export function MembersTable({ members, selfId }: { members: Member[]; selfId: s
                 aria-label={t("members.roleOf", { email: m.email })}
                 value={m.role}
                 disabled={pending}
-                onChange={(e) => void run(() => setRole.mutateAsync({ userId: m.userId, role: e.target.value as "admin" | "member" }))}
+                onChange={(e) =>
+                  void run(() => setRole.mutateAsync({ userId: m.userId, role: e.target.value as "admin" | "member" }))
+                }
                 className="rounded-md border border-zinc-300 bg-white px-2 py-1 text-sm dark:border-zinc-700 dark:bg-zinc-950"
               >
                 <option value="member">{t("members.roleMember")}</option>
@@ -109,7 +142,13 @@ export function MembersTable({ members, selfId }: { members: Member[]; selfId: s
             <td className={`${cellClass} text-right`}>
               <span className="inline-flex items-center gap-2">
                 <EraseMemoryButton scope={`user:${m.userId}`} confirm={m.email} conversations />
-                <button type="button" disabled={pending} title={t("members.signOutHint")} onClick={() => void run(() => signOut.mutateAsync({ userId: m.userId }))} className={buttonClass("ghost", "sm")}>
+                <button
+                  type="button"
+                  disabled={pending}
+                  title={t("members.signOutHint")}
+                  onClick={() => void run(() => signOut.mutateAsync({ userId: m.userId }))}
+                  className={buttonClass("ghost", "sm")}
+                >
                   {t("members.signOut")}
                 </button>
                 <button type="button" onClick={() => setRemoving(m)} className={buttonClass("ghost", "sm")}>

@@ -22,7 +22,13 @@ export function PolicyForm({ initial }: { initial: Policy }) {
   const [saved, setSaved] = useState(false);
   const radio = <K extends keyof Policy>(name: K, value: Policy[K], label: string, hint: string) => (
     <label className="flex gap-2">
-      <input type="radio" name={name} checked={policy[name] === value} onChange={() => setPolicy({ ...policy, [name]: value })} className="mt-1" />
+      <input
+        type="radio"
+        name={name}
+        checked={policy[name] === value}
+        onChange={() => setPolicy({ ...policy, [name]: value })}
+        className="mt-1"
+      />
       <span>
         <span className="font-medium">{label}</span>
         <span className="block text-xs text-zinc-500">{hint}</span>
@@ -53,7 +59,11 @@ export function PolicyForm({ initial }: { initial: Policy }) {
           <button type="submit" disabled={pending} className={buttonClass("primary")}>
             {pending ? t("common.working") : t("common.save")}
           </button>
-          {saved ? <span role="status" className="text-emerald-700">{t("settings.saved")}</span> : null}
+          {saved ? (
+            <span role="status" className="text-emerald-700">
+              {t("settings.saved")}
+            </span>
+          ) : null}
         </div>
         <FormError message={error} />
       </form>
@@ -62,7 +72,19 @@ export function PolicyForm({ initial }: { initial: Policy }) {
 }
 
 const TEMPLATE = JSON.stringify(
-  { kind: "hobby", key: "profile.hobby", domain: "profile", categoryPath: ["profile", "hobbies"], type: "preference", itemized: true, valueShape: "string", defaultScope: "user", requiresExplicitIntent: true, alwaysRecall: false, description: "A hobby the user enjoys, one card per hobby." },
+  {
+    kind: "hobby",
+    key: "profile.hobby",
+    domain: "profile",
+    categoryPath: ["profile", "hobbies"],
+    type: "preference",
+    itemized: true,
+    valueShape: "string",
+    defaultScope: "user",
+    requiresExplicitIntent: true,
+    alwaysRecall: false,
+    description: "A hobby the user enjoys, one card per hobby.",
+  },
   null,
   2,
 );
@@ -82,9 +104,14 @@ export function CustomKinds({ kinds }: { kinds: CustomKind[] }) {
       ) : (
         <ul className="mb-4 space-y-2 text-sm">
           {kinds.map((k) => (
-            <li key={k.kind} className="flex flex-wrap items-center justify-between gap-2 rounded-xl border border-zinc-100 p-3 dark:border-zinc-800">
+            <li
+              key={k.kind}
+              className="flex flex-wrap items-center justify-between gap-2 rounded-xl border border-zinc-100 p-3 dark:border-zinc-800"
+            >
               <span>
-                <span className="font-mono font-medium">{k.kind}</span> <span className="font-mono text-xs text-zinc-500">{k.key}</span> <Badge>{k.type}</Badge> {k.itemized ? <Badge tone="sky">itemized</Badge> : null}{" "}
+                <span className="font-mono font-medium">{k.kind}</span>{" "}
+                <span className="font-mono text-xs text-zinc-500">{k.key}</span> <Badge>{k.type}</Badge>{" "}
+                {k.itemized ? <Badge tone="sky">itemized</Badge> : null}{" "}
                 {k.alwaysRecall ? (
                   <Badge tone="indigo" title={t("settings.alwaysRecallHint")}>
                     {t("settings.alwaysRecall")}
@@ -93,10 +120,19 @@ export function CustomKinds({ kinds }: { kinds: CustomKind[] }) {
                 <span className="block text-xs text-zinc-500">{k.description}</span>
               </span>
               <span className="flex gap-2">
-                <button type="button" className={buttonClass("ghost", "sm")} onClick={() => setJson(JSON.stringify(k, null, 2))}>
+                <button
+                  type="button"
+                  className={buttonClass("ghost", "sm")}
+                  onClick={() => setJson(JSON.stringify(k, null, 2))}
+                >
                   {t("card.edit")}
                 </button>
-                <button type="button" disabled={pending} className={buttonClass("ghost", "sm")} onClick={() => void run(() => remove.mutateAsync({ kind: k.kind }))}>
+                <button
+                  type="button"
+                  disabled={pending}
+                  className={buttonClass("ghost", "sm")}
+                  onClick={() => void run(() => remove.mutateAsync({ kind: k.kind }))}
+                >
                   {t("members.remove")}
                 </button>
               </span>
@@ -119,7 +155,14 @@ export function CustomKinds({ kinds }: { kinds: CustomKind[] }) {
         }}
       >
         <FieldRow label={t("settings.kindJson")} required>
-          <textarea required rows={12} value={json} onChange={(e) => setJson(e.target.value)} spellCheck={false} className={`font-mono text-xs ${inputClass}`} />
+          <textarea
+            required
+            rows={12}
+            value={json}
+            onChange={(e) => setJson(e.target.value)}
+            spellCheck={false}
+            className={`font-mono text-xs ${inputClass}`}
+          />
         </FieldRow>
         <FormError message={error} />
         <button type="submit" disabled={pending} className={buttonClass("primary")}>

@@ -25,7 +25,9 @@ export function CreateWorkspaceForm() {
         className="grid gap-3 text-sm md:grid-cols-5"
         onSubmit={async (e) => {
           e.preventDefault();
-          const result = await run(() => create.mutateAsync({ name: form.name, ...(form.id.trim() ? { id: form.id.trim() } : {}) }));
+          const result = await run(() =>
+            create.mutateAsync({ name: form.name, ...(form.id.trim() ? { id: form.id.trim() } : {}) }),
+          );
           if (result) {
             setCreated(result.scope);
             setForm({ name: "", id: "" });
@@ -34,10 +36,23 @@ export function CreateWorkspaceForm() {
         }}
       >
         <FieldRow label={t("workspaces.name")} required className="md:col-span-2">
-          <input required maxLength={100} value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} className={inputClass} />
+          <input
+            required
+            maxLength={100}
+            value={form.name}
+            onChange={(e) => setForm({ ...form, name: e.target.value })}
+            className={inputClass}
+          />
         </FieldRow>
         <FieldRow label={t("workspaces.id")} className="md:col-span-2">
-          <input value={form.id} maxLength={64} pattern={WORKSPACE_ID_PATTERN} placeholder={form.name.trim() ? workspaceIdFromName(form.name) : t("workspaces.idHint")} onChange={(e) => setForm({ ...form, id: e.target.value })} className={`font-mono ${inputClass}`} />
+          <input
+            value={form.id}
+            maxLength={64}
+            pattern={WORKSPACE_ID_PATTERN}
+            placeholder={form.name.trim() ? workspaceIdFromName(form.name) : t("workspaces.idHint")}
+            onChange={(e) => setForm({ ...form, id: e.target.value })}
+            className={`font-mono ${inputClass}`}
+          />
         </FieldRow>
         <div className="flex items-end">
           <button type="submit" disabled={pending} className={buttonClass("primary")}>

@@ -7,16 +7,43 @@ import { useI18n } from "~/i18n/client";
 import { actorTypeLabel, eventLabel } from "~/i18n/labels";
 import { buttonClass, FieldRow, inputClass } from "../ui";
 
-export type AuditFilterValues = { events: string[]; actorType: string; actorId: string; node: string; scope: string; from: string; to: string };
+export type AuditFilterValues = {
+  events: string[];
+  actorType: string;
+  actorId: string;
+  node: string;
+  scope: string;
+  from: string;
+  to: string;
+};
 
 /** The audit log's filters, written to the URL (the export links reuse the same query). */
-export function AuditFilters({ initial, eventTypes, actorTypes }: { initial: AuditFilterValues; eventTypes: readonly string[]; actorTypes: readonly string[] }) {
+export function AuditFilters({
+  initial,
+  eventTypes,
+  actorTypes,
+}: {
+  initial: AuditFilterValues;
+  eventTypes: readonly string[];
+  actorTypes: readonly string[];
+}) {
   const { t } = useI18n();
   const router = useRouter();
   const [v, setV] = useState(initial);
-  const field = (name: Exclude<keyof AuditFilterValues, "events">, label: string, type = "text", placeholder?: string) => (
+  const field = (
+    name: Exclude<keyof AuditFilterValues, "events">,
+    label: string,
+    type = "text",
+    placeholder?: string,
+  ) => (
     <FieldRow label={label} className="text-sm">
-      <input type={type} value={v[name]} placeholder={placeholder} onChange={(e) => setV({ ...v, [name]: e.target.value })} className={inputClass} />
+      <input
+        type={type}
+        value={v[name]}
+        placeholder={placeholder}
+        onChange={(e) => setV({ ...v, [name]: e.target.value })}
+        className={inputClass}
+      />
     </FieldRow>
   );
   return (
@@ -26,7 +53,8 @@ export function AuditFilters({ initial, eventTypes, actorTypes }: { initial: Aud
         e.preventDefault();
         const q = new URLSearchParams();
         for (const ev of v.events) q.append("event", ev);
-        for (const name of ["actorType", "actorId", "node", "scope", "from", "to"] as const) if (v[name].trim()) q.set(name, v[name].trim());
+        for (const name of ["actorType", "actorId", "node", "scope", "from", "to"] as const)
+          if (v[name].trim()) q.set(name, v[name].trim());
         router.push(`/audit?${q.toString()}`);
       }}
       className="mb-6 space-y-4 rounded-2xl border border-zinc-200 bg-white p-4 shadow-sm dark:border-zinc-800 dark:bg-zinc-900"
@@ -35,7 +63,13 @@ export function AuditFilters({ initial, eventTypes, actorTypes }: { initial: Aud
         <div className="flex flex-wrap gap-x-4 gap-y-1">
           {eventTypes.map((ev) => (
             <label key={ev} className="flex items-center gap-1.5">
-              <input type="checkbox" checked={v.events.includes(ev)} onChange={(e) => setV({ ...v, events: e.target.checked ? [...v.events, ev] : v.events.filter((x) => x !== ev) })} />
+              <input
+                type="checkbox"
+                checked={v.events.includes(ev)}
+                onChange={(e) =>
+                  setV({ ...v, events: e.target.checked ? [...v.events, ev] : v.events.filter((x) => x !== ev) })
+                }
+              />
               {eventLabel(t, ev)}
             </label>
           ))}
@@ -43,7 +77,11 @@ export function AuditFilters({ initial, eventTypes, actorTypes }: { initial: Aud
       </FieldRow>
       <div className="grid gap-3 sm:grid-cols-3 lg:grid-cols-6">
         <FieldRow label={t("audit.actorType")} className="text-sm">
-          <select value={v.actorType} onChange={(e) => setV({ ...v, actorType: e.target.value })} className={inputClass}>
+          <select
+            value={v.actorType}
+            onChange={(e) => setV({ ...v, actorType: e.target.value })}
+            className={inputClass}
+          >
             <option value="">{t("common.any")}</option>
             {actorTypes.map((type) => (
               <option key={type} value={type}>

@@ -13,12 +13,21 @@ async function Subject({ entry }: { entry: AuditEntry }) {
   const { t } = await getI18n();
   const subject = entry.subject;
   if (!subject) return <>—</>;
-  const prefix = entry.eventType === "grant" ? t("audit.grantTo") : subject.type === "api_key" ? t("audit.apiKey") : entry.eventType === "member" ? t("audit.member") : null;
+  const prefix =
+    entry.eventType === "grant"
+      ? t("audit.grantTo")
+      : subject.type === "api_key"
+        ? t("audit.apiKey")
+        : entry.eventType === "member"
+          ? t("audit.member")
+          : null;
   return (
     <span className="block">
       {prefix ? <span className="block text-xs text-zinc-500">{prefix}</span> : null}
       <NameWithId name={subject.label} id={subject.id} />
-      {subject.owner ? <span className="block text-xs text-zinc-500">{t("audit.ownedBy", { who: subject.owner.label })}</span> : null}
+      {subject.owner ? (
+        <span className="block text-xs text-zinc-500">{t("audit.ownedBy", { who: subject.owner.label })}</span>
+      ) : null}
     </span>
   );
 }
@@ -40,10 +49,16 @@ export async function AuditRow({ entry: e }: { entry: AuditEntry }) {
       <td className={`${cellClass} min-w-28 max-w-48`}>
         <ActorName actor={e.actor} t={t} />
       </td>
-      <td className={`${cellClass} min-w-28 max-w-48`}>{e.scope ? <ScopeName scope={e.scope} label={e.scopeLabel} /> : "—"}</td>
+      <td className={`${cellClass} min-w-28 max-w-48`}>
+        {e.scope ? <ScopeName scope={e.scope} label={e.scopeLabel} /> : "—"}
+      </td>
       <td className={`${cellClass} min-w-28 max-w-48`}>
         {e.nodeId ? (
-          <Link href={`/memories/${e.nodeId}`} title={e.nodeId} className="font-mono text-xs break-all text-indigo-600 hover:underline">
+          <Link
+            href={`/memories/${e.nodeId}`}
+            title={e.nodeId}
+            className="font-mono text-xs break-all text-indigo-600 hover:underline"
+          >
             {e.nodeId}
           </Link>
         ) : (

@@ -26,7 +26,8 @@ type Conflict = PendingEdit & { current: Revision | null };
 type UpdateNode = ReturnType<typeof nodeFromDraft> | ReturnType<typeof nodeFromValues>;
 
 /** The first operation's outcome in words, for the dialog when a write did not go through. */
-const outcomeMessage = (result: WriteResult) => result.results.find((r) => r.reason !== "batch_aborted")?.message ?? result.message;
+const outcomeMessage = (result: WriteResult) =>
+  result.results.find((r) => r.reason !== "batch_aborted")?.message ?? result.message;
 
 /**
  * Corrections on a card page: edit (new revision at the revision the person saw), supersede, expire,
@@ -86,14 +87,27 @@ export function CardActions({ card, kinds }: { card: Card; kinds: KindOption[] }
   }
 
   /** What this tab's form says, relative to the revision on screen (for a conflict's merge). */
-  const pendingFrom = (mine: CardDraft): PendingEdit => ({ base: cardValues(card), baseRevision: card.revision, mine: valuesFromDraft(mine, card, kind?.valueShape), reason: mine.reason.trim() });
+  const pendingFrom = (mine: CardDraft): PendingEdit => ({
+    base: cardValues(card),
+    baseRevision: card.revision,
+    mine: valuesFromDraft(mine, card, kind?.valueShape),
+    reason: mine.reason.trim(),
+  });
 
   /** An update at `target`'s revision; if it loses a race too, `pending` opens the conflict dialog again. */
   async function submitUpdate(target: { id: string; revision: number }, node: UpdateNode, pending: PendingEdit) {
     setError(null);
     try {
       const result = await write.mutateAsync({
-        operations: [{ op: "update", targetId: target.id, expectedRevision: target.revision, node, ...(pending.reason ? { reason: pending.reason } : {}) }],
+        operations: [
+          {
+            op: "update",
+            targetId: target.id,
+            expectedRevision: target.revision,
+            node,
+            ...(pending.reason ? { reason: pending.reason } : {}),
+          },
+        ],
       });
       await settle(result, pending);
     } catch (e) {
@@ -127,7 +141,16 @@ export function CardActions({ card, kinds }: { card: Card; kinds: KindOption[] }
   async function submitExpire() {
     setError(null);
     try {
-      const result = await write.mutateAsync({ operations: [{ op: "expire", targetId: card.id, expectedRevision: card.revision, ...(reason.trim() ? { reason: reason.trim() } : {}) }] });
+      const result = await write.mutateAsync({
+        operations: [
+          {
+            op: "expire",
+            targetId: card.id,
+            expectedRevision: card.revision,
+            ...(reason.trim() ? { reason: reason.trim() } : {}),
+          },
+        ],
+      });
       if (result.done) {
         setMode(null);
         router.refresh();
@@ -140,7 +163,12 @@ export function CardActions({ card, kinds }: { card: Card; kinds: KindOption[] }
   async function submitForget() {
     setError(null);
     try {
-      const result = await forget.mutateAsync({ id: card.id, expectedRevision: card.revision, mode: "soft", reason: reason.trim() });
+      const result = await forget.mutateAsync({
+        id: card.id,
+        expectedRevision: card.revision,
+        mode: "soft",
+        reason: reason.trim(),
+      });
       if (!result.done) {
         setError(result.message);
         return;
@@ -155,7 +183,14 @@ export function CardActions({ card, kinds }: { card: Card; kinds: KindOption[] }
   const reasonInput = (required: boolean) => (
     <label className="block text-sm">
       <span className={required ? `font-medium ${requiredLabelClass}` : "font-medium"}>{t("field.reason")}</span>
-      <input required={required} maxLength={500} value={reason} onChange={(e) => setReason(e.target.value)} placeholder={t("card.reasonHint")} className={`mt-1 ${inputClass}`} />
+      <input
+        required={required}
+        maxLength={500}
+        value={reason}
+        onChange={(e) => setReason(e.target.value)}
+        placeholder={t("card.reasonHint")}
+        className={`mt-1 ${inputClass}`}
+      />
     </label>
   );
   const footer = (submitLabel: string, variant: "primary" | "danger" = "primary", disabled = false) => (
@@ -225,7 +260,11 @@ export function CardActions({ card, kinds }: { card: Card; kinds: KindOption[] }
           <div className="mb-3 grid gap-3 sm:grid-cols-2">
             <label className="block text-sm">
               <span className="font-medium">{t("field.kind")}</span>
-              <select value={supersedeKind} onChange={(e) => setSupersedeKind(e.target.value)} className={`mt-1 ${inputClass}`}>
+              <select
+                value={supersedeKind}
+                onChange={(e) => setSupersedeKind(e.target.value)}
+                className={`mt-1 ${inputClass}`}
+              >
                 {kinds.map((k) => (
                   <option key={k.kind} value={k.kind}>
                     {k.kind}
@@ -236,7 +275,11 @@ export function CardActions({ card, kinds }: { card: Card; kinds: KindOption[] }
             {kinds.find((k) => k.kind === supersedeKind)?.itemized ? (
               <label className="block text-sm">
                 <span className="font-medium">{t("field.itemKey")}</span>
-                <input value={supersedeItem} onChange={(e) => setSupersedeItem(e.target.value)} className={`mt-1 ${inputClass}`} />
+                <input
+                  value={supersedeItem}
+                  onChange={(e) => setSupersedeItem(e.target.value)}
+                  className={`mt-1 ${inputClass}`}
+                />
               </label>
             ) : null}
           </div>
@@ -292,7 +335,12 @@ export function CardActions({ card, kinds }: { card: Card; kinds: KindOption[] }
               const current = conflict.current!;
               setConflict(null);
               // Saved on top of the revision just compared; losing again compares against the next one.
-              void submitUpdate(current, nodeFromValues(merged), { base: cardValues(current), baseRevision: current.revision, mine: merged, reason: conflict.reason });
+              void submitUpdate(current, nodeFromValues(merged), {
+                base: cardValues(current),
+                baseRevision: current.revision,
+                mine: merged,
+                reason: conflict.reason,
+              });
             }}
             onDiscard={() => {
               setConflict(null);
@@ -303,7 +351,11 @@ export function CardActions({ card, kinds }: { card: Card; kinds: KindOption[] }
           <div className="space-y-4 text-sm">
             <p>{t("card.conflictEnded")}</p>
             <div className="flex justify-end">
-              <button type="button" onClick={() => (setConflict(null), router.refresh())} className={buttonClass("secondary")}>
+              <button
+                type="button"
+                onClick={() => (setConflict(null), router.refresh())}
+                className={buttonClass("secondary")}
+              >
                 {t("common.close")}
               </button>
             </div>

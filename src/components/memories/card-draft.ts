@@ -24,7 +24,19 @@ export type CardDraft = {
   reason: string;
 };
 
-export const emptyDraft: CardDraft = { title: "", content: "", value: "", valueMode: "text", valueModeChosen: false, tags: "", entities: "", confidence: "", importance: "", expiresAt: "", reason: "" };
+export const emptyDraft: CardDraft = {
+  title: "",
+  content: "",
+  value: "",
+  valueMode: "text",
+  valueModeChosen: false,
+  tags: "",
+  entities: "",
+  confidence: "",
+  importance: "",
+  expiresAt: "",
+  reason: "",
+};
 
 type Shape = KindOption["valueShape"] | undefined;
 
@@ -57,7 +69,8 @@ const list = (text: string) =>
     .split(/[,，\n]/)
     .map((s) => s.trim())
     .filter(Boolean);
-const fraction = (text: string) => (text.trim() === "" || !Number.isFinite(Number(text)) ? undefined : Math.max(0, Math.min(1, Number(text))));
+const fraction = (text: string) =>
+  text.trim() === "" || !Number.isFinite(Number(text)) ? undefined : Math.max(0, Math.min(1, Number(text)));
 
 const pad = (n: number) => String(n).padStart(2, "0");
 /** ISO → the value a datetime-local input shows (the browser's local time). */
@@ -68,7 +81,19 @@ export function isoToLocalInput(iso: string | null | undefined): string {
 }
 
 /** `_shape` is unused: values are read the same way for every kind (kept so callers need no change). */
-export function draftFromCard(card: { title: string; content: string; valueJson?: unknown; tags: string[]; entities: string[]; confidence: number; importance: number; expiresAt: string | null }, _shape?: Shape): CardDraft {
+export function draftFromCard(
+  card: {
+    title: string;
+    content: string;
+    valueJson?: unknown;
+    tags: string[];
+    entities: string[];
+    confidence: number;
+    importance: number;
+    expiresAt: string | null;
+  },
+  _shape?: Shape,
+): CardDraft {
   const { text, mode } = valueToText(card.valueJson);
   return {
     title: card.title,
@@ -88,7 +113,10 @@ export function draftFromCard(card: { title: string; content: string; valueJson?
 /** The `node` of a memory_write operation (`_shape` unused, as for draftFromCard). The form blocks saving while the JSON does not parse. */
 export function nodeFromDraft(draft: CardDraft, _shape?: Shape) {
   const parsed = parseValue(draft.value, draft.valueMode);
-  if (!parsed.ok) throw new Error(`Value is not valid JSON (${parsed.error}). Fix it, or switch Value to Text to save it as written.`);
+  if (!parsed.ok)
+    throw new Error(
+      `Value is not valid JSON (${parsed.error}). Fix it, or switch Value to Text to save it as written.`,
+    );
   const value = parsed.value;
   return {
     title: draft.title.trim(),

@@ -18,7 +18,16 @@ export type CardValues = {
   expiresAt: string | null;
 };
 
-export const MERGE_FIELDS = ["title", "content", "valueJson", "tags", "entities", "confidence", "importance", "expiresAt"] as const satisfies readonly (keyof CardValues)[];
+export const MERGE_FIELDS = [
+  "title",
+  "content",
+  "valueJson",
+  "tags",
+  "entities",
+  "confidence",
+  "importance",
+  "expiresAt",
+] as const satisfies readonly (keyof CardValues)[];
 export type MergeField = (typeof MERGE_FIELDS)[number];
 
 /**
@@ -30,7 +39,16 @@ export type MergeField = (typeof MERGE_FIELDS)[number];
 export type FieldOutcome = "unchanged" | "theirs" | "mine" | "same" | "combined" | "conflict";
 
 /** One field's three versions and its result (for a conflict, `theirs` until the person chooses). */
-export type FieldMerge = { [F in MergeField]: { field: F; outcome: FieldOutcome; base: CardValues[F]; theirs: CardValues[F]; mine: CardValues[F]; merged: CardValues[F] } }[MergeField];
+export type FieldMerge = {
+  [F in MergeField]: {
+    field: F;
+    outcome: FieldOutcome;
+    base: CardValues[F];
+    theirs: CardValues[F];
+    mine: CardValues[F];
+    merged: CardValues[F];
+  };
+}[MergeField];
 
 export type Choice = "theirs" | "mine";
 
@@ -75,14 +93,21 @@ function combineLists(base: readonly string[], theirs: readonly string[], mine: 
   return [...theirs.filter((item) => !has(removed, item)), ...added];
 }
 
-function mergeField<F extends MergeField>(field: F, base: CardValues[F], theirs: CardValues[F], mine: CardValues[F]): FieldMerge {
-  const at = (outcome: FieldOutcome, merged: CardValues[F]) => ({ field, outcome, base, theirs, mine, merged }) as FieldMerge;
+function mergeField<F extends MergeField>(
+  field: F,
+  base: CardValues[F],
+  theirs: CardValues[F],
+  mine: CardValues[F],
+): FieldMerge {
+  const at = (outcome: FieldOutcome, merged: CardValues[F]) =>
+    ({ field, outcome, base, theirs, mine, merged }) as FieldMerge;
   const mineChanged = !sameValue(field, mine, base);
   const theirsChanged = !sameValue(field, theirs, base);
   if (!mineChanged) return at(theirsChanged ? "theirs" : "unchanged", theirs);
   if (!theirsChanged) return at("mine", mine);
   if (sameValue(field, mine, theirs)) return at("same", theirs);
-  if (field === "tags" || field === "entities") return at("combined", combineLists(base as string[], theirs as string[], mine as string[]) as CardValues[F]);
+  if (field === "tags" || field === "entities")
+    return at("combined", combineLists(base as string[], theirs as string[], mine as string[]) as CardValues[F]);
   return at("conflict", theirs);
 }
 
@@ -92,14 +117,19 @@ export function mergeCard(base: CardValues, theirs: CardValues, mine: CardValues
 }
 
 /** The fields both sides changed differently, which need the person's choice. */
-export const conflictingFields = (merges: readonly FieldMerge[]): MergeField[] => merges.filter((m) => m.outcome === "conflict").map((m) => m.field);
+export const conflictingFields = (merges: readonly FieldMerge[]): MergeField[] =>
+  merges.filter((m) => m.outcome === "conflict").map((m) => m.field);
 
 /**
  * The card to save on top of `theirs`: `theirs` with every merged field, conflicts as chosen (a list
  * that leaves fields out, like the dialog's list of differences, keeps theirs for them). Null while a
  * conflict has no choice (nothing is applied by guess).
  */
-export function resolveMerge(theirs: CardValues, merges: readonly FieldMerge[], choices: Partial<Record<MergeField, Choice>>): CardValues | null {
+export function resolveMerge(
+  theirs: CardValues,
+  merges: readonly FieldMerge[],
+  choices: Partial<Record<MergeField, Choice>>,
+): CardValues | null {
   const values: Partial<Record<MergeField, unknown>> = { ...theirs };
   for (const m of merges) {
     if (m.outcome !== "conflict") values[m.field] = m.merged;

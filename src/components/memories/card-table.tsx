@@ -21,11 +21,18 @@ function ScopeCell({ scope, labels }: { scope: string; labels: ScopeLabels }) {
 export async function CardTable({ cards, labels }: { cards: CardListItem[]; labels: ScopeLabels }) {
   const { t } = await getI18n();
   return (
-    <DataTable cardsOnPhone label={t("memories.table")} head={[t("field.title"), t("field.kind"), t("field.scope"), `${t("field.status")} / ${t("field.updatedAt")}`]}>
+    <DataTable
+      cardsOnPhone
+      label={t("memories.table")}
+      head={[t("field.title"), t("field.kind"), t("field.scope"), `${t("field.status")} / ${t("field.updatedAt")}`]}
+    >
       {cards.map((card) => (
         <tr key={card.id} className={`${stackedRowClass} hover:bg-zinc-50 dark:hover:bg-zinc-800/50`}>
           <td className={`${cellClass} md:max-w-md md:min-w-48`}>
-            <Link href={`/memories/${card.id}`} className="font-medium text-indigo-700 hover:underline dark:text-indigo-300">
+            <Link
+              href={`/memories/${card.id}`}
+              className="font-medium text-indigo-700 hover:underline dark:text-indigo-300"
+            >
               {card.title}
             </Link>
             <p className="mt-0.5 line-clamp-2 text-xs text-zinc-500 dark:text-zinc-400">{card.excerpt}</p>
@@ -75,12 +82,19 @@ export async function CardTable({ cards, labels }: { cards: CardListItem[]; labe
 export async function SearchResults({ hits, labels }: { hits: SearchHit[]; labels: ScopeLabels }) {
   const { t } = await getI18n();
   return (
-    <DataTable cardsOnPhone label={t("memories.table")} head={[t("memories.rank"), t("field.title"), t("field.kind"), t("field.scope"), t("memories.matchedBy")]}>
+    <DataTable
+      cardsOnPhone
+      label={t("memories.table")}
+      head={[t("memories.rank"), t("field.title"), t("field.kind"), t("field.scope"), t("memories.matchedBy")]}
+    >
       {hits.map((hit, i) => (
         <tr key={hit.id} className={`${stackedRowClass} hover:bg-zinc-50 dark:hover:bg-zinc-800/50`}>
           <td className={`${cellClass} tabular-nums text-zinc-500`}>{i + 1}</td>
           <td className={`${cellClass} md:max-w-md`}>
-            <Link href={`/memories/${hit.id}`} className="font-medium text-indigo-700 hover:underline dark:text-indigo-300">
+            <Link
+              href={`/memories/${hit.id}`}
+              className="font-medium text-indigo-700 hover:underline dark:text-indigo-300"
+            >
               {hit.title}
             </Link>
             <p className="mt-0.5 line-clamp-2 text-xs text-zinc-500 dark:text-zinc-400">{hit.content}</p>

@@ -3,7 +3,16 @@ import { draftFromCard, nodeFromDraft, type CardDraft } from "./card-draft";
 import type { CardValues } from "./card-merge";
 
 type Shape = KindOption["valueShape"] | undefined;
-type CardLike = { title: string; content: string; valueJson?: unknown; tags: string[]; entities: string[]; confidence: number; importance: number; expiresAt: string | null };
+type CardLike = {
+  title: string;
+  content: string;
+  valueJson?: unknown;
+  tags: string[];
+  entities: string[];
+  confidence: number;
+  importance: number;
+  expiresAt: string | null;
+};
 
 /** A card (or revision) as the values an edit can change. */
 export const cardValues = (card: CardLike): CardValues => ({

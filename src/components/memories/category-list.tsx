@@ -3,7 +3,8 @@ import { categoryLabel } from "~/i18n/labels";
 import type { Translate } from "~/i18n/translate";
 import type { CategoryTreeNode, DomainTree } from "~/server/dashboard/cards";
 
-const href = (domain: string, category?: string) => `/memories?domain=${encodeURIComponent(domain)}${category ? `&category=${encodeURIComponent(category)}` : ""}`;
+const href = (domain: string, category?: string) =>
+  `/memories?domain=${encodeURIComponent(domain)}${category ? `&category=${encodeURIComponent(category)}` : ""}`;
 
 /** The domain → category tree with counts, every node a link into the memory browser; names in the viewer's language. */
 export function CategoryList({ tree, label, t }: { tree: DomainTree[]; label: string; t: Translate }) {

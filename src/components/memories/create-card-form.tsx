@@ -26,17 +26,32 @@ function defaultScope(kind: KindOption | undefined, ownScope: string, offered: S
 
 /** The picker's options for a kind: only scope types the kind allows. */
 const offeredFor = (kind: KindOption | undefined, choices: ScopeChoices): ScopeLabel[] =>
-  scopeChoiceList(choices).filter((s) => !kind || (s.type !== null && kind.allowedScopes.includes(s.type as KindOption["defaultScope"])));
+  scopeChoiceList(choices).filter(
+    (s) => !kind || (s.type !== null && kind.allowedScopes.includes(s.type as KindOption["defaultScope"])),
+  );
 
 /** The Item field's hint: where the item comes from when it is left empty (the server's rule, per kind). */
-const itemHintKey = (kind: KindOption) => (kind.itemFrom === "value" ? "create.itemFromValue" : kind.itemFrom === "title" ? "create.itemFromTitle" : "create.itemRequired");
+const itemHintKey = (kind: KindOption) =>
+  kind.itemFrom === "value"
+    ? "create.itemFromValue"
+    : kind.itemFrom === "title"
+      ? "create.itemFromTitle"
+      : "create.itemRequired";
 
 /**
  * Create a card by hand: pick a kind from the registry, a scope, and the fields. Before saving, the
  * server says whether the card would replace one (memory.previewCreate); if so the form shows that
  * card with "replace" / "cancel" instead of saving.
  */
-export function CreateCardForm({ kinds, ownScope, choices }: { kinds: KindOption[]; ownScope: string; choices: ScopeChoices }) {
+export function CreateCardForm({
+  kinds,
+  ownScope,
+  choices,
+}: {
+  kinds: KindOption[];
+  ownScope: string;
+  choices: ScopeChoices;
+}) {
   const { t } = useI18n();
   const trpc = useTRPC();
   const router = useRouter();
@@ -69,14 +84,17 @@ export function CreateCardForm({ kinds, ownScope, choices }: { kinds: KindOption
   });
   const signatureOf = (op: ReturnType<typeof operation>) => JSON.stringify(op);
   // Any edit after the warning makes it stale: it is shown only for the operation it was asked for.
-  const warning = pending && (() => {
-    try {
-      return signatureOf(operation()) === pending.signature ? pending.preview : null;
-    } catch {
-      return null;
-    }
-  })();
-  const refused = (refusal: { reason?: string; message: string }) => refusalText(t, refusal, { kind, scope: scope.trim() });
+  const warning =
+    pending &&
+    (() => {
+      try {
+        return signatureOf(operation()) === pending.signature ? pending.preview : null;
+      } catch {
+        return null;
+      }
+    })();
+  const refused = (refusal: { reason?: string; message: string }) =>
+    refusalText(t, refusal, { kind, scope: scope.trim() });
 
   async function save(op: ReturnType<typeof operation>) {
     const result = await write.mutateAsync({ operations: [op] });
@@ -92,7 +110,10 @@ export function CreateCardForm({ kinds, ownScope, choices }: { kinds: KindOption
     setChecking(true);
     try {
       const op = operation();
-      const preview = await queryClient.fetchQuery({ ...trpc.memory.previewCreate.queryOptions({ operation: op }), staleTime: 0 });
+      const preview = await queryClient.fetchQuery({
+        ...trpc.memory.previewCreate.queryOptions({ operation: op }),
+        staleTime: 0,
+      });
       if (!preview.ok) setError(refused(preview));
       else if (preview.replaces) setPending({ signature: signatureOf(op), preview });
       else await save(op);
@@ -116,7 +137,15 @@ export function CreateCardForm({ kinds, ownScope, choices }: { kinds: KindOption
     <form onSubmit={submit} className="space-y-6">
       <Panel title={t("create.kindAndScope")}>
         <div className="grid gap-4 text-sm md:grid-cols-2">
-          <Labeled id={`${base}-kind`} label={t("field.kind")} hint={kind ? `${kindDescription(t, kind)} ${kind.itemized ? t("create.perItem") : t("create.singleSlot", { kind: kind.kind })}` : null}>
+          <Labeled
+            id={`${base}-kind`}
+            label={t("field.kind")}
+            hint={
+              kind
+                ? `${kindDescription(t, kind)} ${kind.itemized ? t("create.perItem") : t("create.singleSlot", { kind: kind.kind })}`
+                : null
+            }
+          >
             <select
               id={`${base}-kind`}
               aria-describedby={hintId(`${base}-kind`)}
@@ -140,12 +169,28 @@ export function CreateCardForm({ kinds, ownScope, choices }: { kinds: KindOption
               ))}
             </select>
           </Labeled>
-          <Labeled id={`${base}-scope`} label={t("field.scope")} hint={offered.length ? t("scope.pickHint", { scope: scope || "—" }) : t("scope.noneForKind")}>
+          <Labeled
+            id={`${base}-scope`}
+            label={t("field.scope")}
+            hint={offered.length ? t("scope.pickHint", { scope: scope || "—" }) : t("scope.noneForKind")}
+          >
             <ScopePicker id={`${base}-scope`} value={scope} onChange={setScope} choices={offered} />
           </Labeled>
           {kind?.itemized ? (
-            <Labeled id={`${base}-item`} label={t("field.itemKey")} required={!kind.itemFrom} hint={t(itemHintKey(kind))}>
-              <input id={`${base}-item`} aria-describedby={hintId(`${base}-item`)} required={!kind.itemFrom} value={itemKey} onChange={(e) => setItemKey(e.target.value)} className={inputClass} />
+            <Labeled
+              id={`${base}-item`}
+              label={t("field.itemKey")}
+              required={!kind.itemFrom}
+              hint={t(itemHintKey(kind))}
+            >
+              <input
+                id={`${base}-item`}
+                aria-describedby={hintId(`${base}-item`)}
+                required={!kind.itemFrom}
+                value={itemKey}
+                onChange={(e) => setItemKey(e.target.value)}
+                className={inputClass}
+              />
             </Labeled>
           ) : null}
         </div>
@@ -155,7 +200,12 @@ export function CreateCardForm({ kinds, ownScope, choices }: { kinds: KindOption
       </Panel>
       <FormError message={error} />
       {warning ? (
-        <ReplaceWarning preview={warning} busy={write.isPending} onReplace={() => void replace()} onCancel={() => setPending(null)} />
+        <ReplaceWarning
+          preview={warning}
+          busy={write.isPending}
+          onReplace={() => void replace()}
+          onCancel={() => setPending(null)}
+        />
       ) : (
         <div className="flex justify-end gap-2">
           <button type="button" onClick={() => router.back()} className={buttonClass("ghost")}>

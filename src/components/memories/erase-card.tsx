@@ -42,7 +42,13 @@ export function EraseCard({ card }: { card: { id: string; revision: number; key:
   async function submit() {
     setError(null);
     try {
-      const result = await forget.mutateAsync({ id: card.id, expectedRevision: card.revision, mode: "hard", eraseEvidence, reason: reason.trim() });
+      const result = await forget.mutateAsync({
+        id: card.id,
+        expectedRevision: card.revision,
+        mode: "hard",
+        eraseEvidence,
+        reason: reason.trim(),
+      });
       if (!result.done || !result.receipt) {
         setError(result.message);
         return;
@@ -73,17 +79,35 @@ export function EraseCard({ card }: { card: { id: string; revision: number; key:
             {t("card.eraseEvidence")}
           </label>
           <FieldRow label={t("field.reason")} required>
-            <input required maxLength={500} value={reason} onChange={(e) => setReason(e.target.value)} placeholder={t("card.reasonHint")} className={inputClass} />
+            <input
+              required
+              maxLength={500}
+              value={reason}
+              onChange={(e) => setReason(e.target.value)}
+              placeholder={t("card.reasonHint")}
+              className={inputClass}
+            />
           </FieldRow>
           <FieldRow label={t("card.typeToConfirm", { key: card.key })} required>
-            <input required value={confirmText} onChange={(e) => setConfirmText(e.target.value)} autoComplete="off" spellCheck={false} className={`font-mono ${inputClass}`} />
+            <input
+              required
+              value={confirmText}
+              onChange={(e) => setConfirmText(e.target.value)}
+              autoComplete="off"
+              spellCheck={false}
+              className={`font-mono ${inputClass}`}
+            />
           </FieldRow>
           <FormError message={error} />
           <div className="mt-4 flex justify-end gap-2">
             <button type="button" onClick={() => setOpen(false)} className={buttonClass("ghost")}>
               {t("common.cancel")}
             </button>
-            <button type="submit" disabled={forget.isPending || confirmText.trim() !== card.key} className={buttonClass("danger")}>
+            <button
+              type="submit"
+              disabled={forget.isPending || confirmText.trim() !== card.key}
+              className={buttonClass("danger")}
+            >
               {forget.isPending ? t("common.working") : t("card.eraseButton")}
             </button>
           </div>

@@ -27,13 +27,30 @@ const fraction = (text: string) => {
 
 /** How many filters (the search text aside) narrow the list: shown on the collapsed panel's button. */
 const filtersSet = (filter: CardFilter) =>
-  Object.entries(filter).filter(([name, value]) => name !== "text" && value !== undefined && !(name === "statuses" && Array.isArray(value) && value.length === 1 && value[0] === "active")).length;
+  Object.entries(filter).filter(
+    ([name, value]) =>
+      name !== "text" &&
+      value !== undefined &&
+      !(name === "statuses" && Array.isArray(value) && value.length === 1 && value[0] === "active"),
+  ).length;
 
 /**
  * Every browser filter, held in the URL: applying pushes a new history entry. Below the lg
  * breakpoint the panel starts collapsed behind a button, so the first memory is on the first screen.
  */
-export function FilterPanel({ filter, facets, tree, types, scopeLabels = {} }: { filter: CardFilter; facets: CardFacets; tree: DomainTree[]; types: readonly string[]; scopeLabels?: ScopeLabels }) {
+export function FilterPanel({
+  filter,
+  facets,
+  tree,
+  types,
+  scopeLabels = {},
+}: {
+  filter: CardFilter;
+  facets: CardFacets;
+  tree: DomainTree[];
+  types: readonly string[];
+  scopeLabels?: ScopeLabels;
+}) {
   const { t, number } = useI18n();
   const router = useRouter();
   const [open, setOpen] = useState(false);
@@ -58,7 +75,10 @@ export function FilterPanel({ filter, facets, tree, types, scopeLabels = {} }: {
     const next: CardFilter = {
       text: filter.text,
       category: filter.category,
-      statuses: draft.statuses.length === 1 && draft.statuses[0] === "active" ? undefined : (draft.statuses as CardFilter["statuses"]),
+      statuses:
+        draft.statuses.length === 1 && draft.statuses[0] === "active"
+          ? undefined
+          : (draft.statuses as CardFilter["statuses"]),
       scopes: draft.scope ? [draft.scope] : undefined,
       kinds: draft.kind ? [draft.kind] : undefined,
       domain: draft.domain || undefined,
@@ -73,9 +93,18 @@ export function FilterPanel({ filter, facets, tree, types, scopeLabels = {} }: {
     router.push(`/memories?${cardFilterToSearchParams(next).toString()}`);
   };
 
-  const select = (name: keyof typeof draft, label: string, options: { value: string; label: string }[], anyLabel: string) => (
+  const select = (
+    name: keyof typeof draft,
+    label: string,
+    options: { value: string; label: string }[],
+    anyLabel: string,
+  ) => (
     <FieldRow muted label={label} className="text-sm">
-      <select value={draft[name] as string} onChange={(e) => setDraft({ ...draft, [name]: e.target.value })} className={inputClass}>
+      <select
+        value={draft[name] as string}
+        onChange={(e) => setDraft({ ...draft, [name]: e.target.value })}
+        className={inputClass}
+      >
         <option value="">{anyLabel}</option>
         {options.map((o) => (
           <option key={o.value} value={o.value}>
@@ -117,12 +146,19 @@ export function FilterPanel({ filter, facets, tree, types, scopeLabels = {} }: {
       >
         <span>
           {open ? t("memories.hideFilters") : t("memories.showFilters")}
-          {set ? <span className="ml-2 text-xs text-indigo-600 dark:text-indigo-300">{t("memories.filtersSet", { n: set })}</span> : null}
+          {set ? (
+            <span className="ml-2 text-xs text-indigo-600 dark:text-indigo-300">
+              {t("memories.filtersSet", { n: set })}
+            </span>
+          ) : null}
         </span>
         <span aria-hidden>{open ? "▴" : "▾"}</span>
       </button>
       <div id="memory-filters" className={`space-y-6 ${open ? "" : "hidden"} lg:block`}>
-        <form onSubmit={apply} className="space-y-4 rounded-2xl border border-zinc-200 bg-white p-4 shadow-sm dark:border-zinc-800 dark:bg-zinc-900">
+        <form
+          onSubmit={apply}
+          className="space-y-4 rounded-2xl border border-zinc-200 bg-white p-4 shadow-sm dark:border-zinc-800 dark:bg-zinc-900"
+        >
           <h2 className="font-semibold">{t("memories.filters")}</h2>
           <FieldRow group muted label={t("field.status")} className="text-sm">
             <div className="space-y-1">
@@ -132,7 +168,12 @@ export function FilterPanel({ filter, facets, tree, types, scopeLabels = {} }: {
                     <input
                       type="checkbox"
                       checked={draft.statuses.includes(s)}
-                      onChange={(e) => setDraft({ ...draft, statuses: e.target.checked ? [...draft.statuses, s] : draft.statuses.filter((x) => x !== s) })}
+                      onChange={(e) =>
+                        setDraft({
+                          ...draft,
+                          statuses: e.target.checked ? [...draft.statuses, s] : draft.statuses.filter((x) => x !== s),
+                        })
+                      }
                     />
                     {t(`status.${s}`)}
                   </span>
@@ -141,13 +182,41 @@ export function FilterPanel({ filter, facets, tree, types, scopeLabels = {} }: {
               ))}
             </div>
           </FieldRow>
-          {select("scope", t("field.scope"), facets.scopes.map((s) => ({ value: s.scope, label: `${scopeLabels[s.scope] ? scopeOptionText(scopeLabels[s.scope]!, t) : s.scope} (${s.count})` })), t("memories.allScopes"))}
-          {select("kind", t("field.kind"), facets.kinds.map((k) => ({ value: k.kind, label: `${k.kind} (${k.count})` })), t("memories.anyKind"))}
-          {select("domain", t("field.domain"), facets.domains.map((d) => ({ value: d.domain, label: `${categoryLabel(t, d.domain)} (${d.count})` })), t("memories.anyDomain"))}
-          {select("type", t("field.type"), types.map((ty) => ({ value: ty, label: nodeTypeLabel(t, ty) })), t("memories.anyType"))}
+          {select(
+            "scope",
+            t("field.scope"),
+            facets.scopes.map((s) => ({
+              value: s.scope,
+              label: `${scopeLabels[s.scope] ? scopeOptionText(scopeLabels[s.scope]!, t) : s.scope} (${s.count})`,
+            })),
+            t("memories.allScopes"),
+          )}
+          {select(
+            "kind",
+            t("field.kind"),
+            facets.kinds.map((k) => ({ value: k.kind, label: `${k.kind} (${k.count})` })),
+            t("memories.anyKind"),
+          )}
+          {select(
+            "domain",
+            t("field.domain"),
+            facets.domains.map((d) => ({ value: d.domain, label: `${categoryLabel(t, d.domain)} (${d.count})` })),
+            t("memories.anyDomain"),
+          )}
+          {select(
+            "type",
+            t("field.type"),
+            types.map((ty) => ({ value: ty, label: nodeTypeLabel(t, ty) })),
+            t("memories.anyType"),
+          )}
           {(["tags", "entities"] as const).map((name) => (
             <FieldRow key={name} muted label={t(name === "tags" ? "field.tags" : "field.entities")} className="text-sm">
-              <input value={draft[name]} onChange={(e) => setDraft({ ...draft, [name]: e.target.value })} placeholder={t("memories.tagsHint")} className={inputClass} />
+              <input
+                value={draft[name]}
+                onChange={(e) => setDraft({ ...draft, [name]: e.target.value })}
+                placeholder={t("memories.tagsHint")}
+                className={inputClass}
+              />
             </FieldRow>
           ))}
           {range(t("field.confidence"), "minConfidence", "maxConfidence")}
@@ -169,7 +238,8 @@ export function FilterPanel({ filter, facets, tree, types, scopeLabels = {} }: {
 
 function CategoryTree({ tree, filter }: { tree: DomainTree[]; filter: CardFilter }) {
   const { t, number } = useI18n();
-  const href = (patch: Partial<CardFilter>) => `/memories?${cardFilterToSearchParams({ ...filter, ...patch }).toString()}`;
+  const href = (patch: Partial<CardFilter>) =>
+    `/memories?${cardFilterToSearchParams({ ...filter, ...patch }).toString()}`;
   const branch = (nodes: CategoryTreeNode[], domain: string) => (
     <ul className="ml-3 space-y-0.5 border-l border-zinc-200 pl-2 dark:border-zinc-800">
       {nodes.map((node) => (
@@ -188,7 +258,10 @@ function CategoryTree({ tree, filter }: { tree: DomainTree[]; filter: CardFilter
     </ul>
   );
   return (
-    <nav aria-label={t("memories.categoryTree")} className="rounded-2xl border border-zinc-200 bg-white p-4 text-sm shadow-sm dark:border-zinc-800 dark:bg-zinc-900">
+    <nav
+      aria-label={t("memories.categoryTree")}
+      className="rounded-2xl border border-zinc-200 bg-white p-4 text-sm shadow-sm dark:border-zinc-800 dark:bg-zinc-900"
+    >
       <h2 className="mb-2 font-semibold">{t("memories.categoryTree")}</h2>
       {tree.length === 0 ? (
         <p className="text-zinc-500">{t("common.none")}</p>

@@ -14,7 +14,17 @@ export type CreatePreview = Extract<RouterOutputs["memory"]["previewCreate"], { 
  * card per scope, or the same item), with "replace" and "cancel". The server decided all of it
  * (memory.previewCreate); nothing here knows the slot rules.
  */
-export function ReplaceWarning({ preview, busy, onReplace, onCancel }: { preview: CreatePreview; busy: boolean; onReplace: () => void; onCancel: () => void }) {
+export function ReplaceWarning({
+  preview,
+  busy,
+  onReplace,
+  onCancel,
+}: {
+  preview: CreatePreview;
+  busy: boolean;
+  onReplace: () => void;
+  onCancel: () => void;
+}) {
   const { t } = useI18n();
   const card = preview.replaces;
   if (!card) return null;
@@ -24,7 +34,12 @@ export function ReplaceWarning({ preview, busy, onReplace, onCancel }: { preview
       ? t("create.replaceItem", { kind: preview.kind, scope: preview.scope, item: preview.itemKey ?? "" })
       : t("create.replaceSingle", { kind: preview.kind, scope: preview.scope });
   return (
-    <section role="alertdialog" aria-labelledby="replace-warning-title" aria-describedby="replace-warning-why" className="space-y-3 rounded-xl border border-amber-300 bg-amber-50 p-4 text-sm dark:border-amber-700 dark:bg-amber-950/40">
+    <section
+      role="alertdialog"
+      aria-labelledby="replace-warning-title"
+      aria-describedby="replace-warning-why"
+      className="space-y-3 rounded-xl border border-amber-300 bg-amber-50 p-4 text-sm dark:border-amber-700 dark:bg-amber-950/40"
+    >
       <h2 id="replace-warning-title" className="font-semibold">
         {preview.unchanged ? t("create.openExisting") : t("create.replaceTitle")}
       </h2>
@@ -36,7 +51,8 @@ export function ReplaceWarning({ preview, busy, onReplace, onCancel }: { preview
           <JsonValue value={card.valueJson} />
         </div>
         <p className="mt-2 text-xs text-zinc-500">
-          <span className="font-mono">{preview.key}</span> · {t("create.revision", { revision: card.revision })} · <LocalTime value={card.updatedAt} />
+          <span className="font-mono">{preview.key}</span> · {t("create.revision", { revision: card.revision })} ·{" "}
+          <LocalTime value={card.updatedAt} />
         </p>
       </div>
       <div className="flex flex-wrap justify-end gap-2">

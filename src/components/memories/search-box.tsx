@@ -34,7 +34,14 @@ export function SearchBox({ initial }: { initial: string }) {
       <label className="sr-only" htmlFor="memory-search">
         {t("memories.searchLabel")}
       </label>
-      <input id="memory-search" type="search" value={q} onChange={(e) => setQ(e.target.value)} placeholder={t("memories.searchPlaceholder")} className={inputClass} />
+      <input
+        id="memory-search"
+        type="search"
+        value={q}
+        onChange={(e) => setQ(e.target.value)}
+        placeholder={t("memories.searchPlaceholder")}
+        className={inputClass}
+      />
       <button type="submit" className={buttonClass("primary")}>
         {t("memories.searchButton")}
       </button>

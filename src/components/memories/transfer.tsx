@@ -13,7 +13,14 @@ import { Badge, buttonClass, FieldRow, fileInputClass, inputClass, Panel, type T
 
 type LineResult = RouterOutputs["memory"]["import"]["results"][number];
 const CHUNK = 100;
-const TONE: Record<LineResult["status"], Tone> = { created: "green", superseded: "indigo", noop: "zinc", conflict: "amber", rejected: "red", skipped: "zinc" };
+const TONE: Record<LineResult["status"], Tone> = {
+  created: "green",
+  superseded: "indigo",
+  noop: "zinc",
+  conflict: "amber",
+  rejected: "red",
+  skipped: "zinc",
+};
 /** Report order; the first three are always listed (a zero says so), the rest only when they happened. */
 const REPORTED: LineResult["status"][] = ["created", "noop", "conflict", "superseded", "rejected", "skipped"];
 const ALWAYS = 3;
@@ -88,7 +95,12 @@ export function ImportForm() {
     const all: LineResult[] = [];
     for (let start = 0; start < lines.length; start += CHUNK) {
       try {
-        const report = await importChunk.mutateAsync({ lines: lines.slice(start, start + CHUNK), firstLineNumber: start + 1, dryRun, onConflict });
+        const report = await importChunk.mutateAsync({
+          lines: lines.slice(start, start + CHUNK),
+          firstLineNumber: start + 1,
+          dryRun,
+          onConflict,
+        });
         all.push(...report.results);
         setResults([...all]);
         setProgress({ done: Math.min(start + CHUNK, lines.length), total: lines.length });
@@ -101,21 +113,34 @@ export function ImportForm() {
     if (!dryRun) router.refresh();
   }
 
-  const counts = results.reduce<Partial<Record<LineResult["status"], number>>>((acc, r) => ({ ...acc, [r.status]: (acc[r.status] ?? 0) + 1 }), {});
+  const counts = results.reduce<Partial<Record<LineResult["status"], number>>>(
+    (acc, r) => ({ ...acc, [r.status]: (acc[r.status] ?? 0) + 1 }),
+    {},
+  );
   const problems = results.filter((r) => r.status !== "created" && r.status !== "noop" && r.status !== "superseded");
 
   return (
     <Panel title={t("transfer.import")} description={t("transfer.importHint")}>
       <form onSubmit={run} className="space-y-3 text-sm">
         <FieldRow label={t("transfer.file")} required>
-          <input ref={fileRef} type="file" accept=".jsonl,.ndjson,.txt,application/x-ndjson" required className={fileInputClass} />
+          <input
+            ref={fileRef}
+            type="file"
+            accept=".jsonl,.ndjson,.txt,application/x-ndjson"
+            required
+            className={fileInputClass}
+          />
         </FieldRow>
         <label className="flex items-center gap-2">
           <input type="checkbox" checked={dryRun} onChange={(e) => setDryRun(e.target.checked)} />
           {t("transfer.dryRun")}
         </label>
         <FieldRow label={t("transfer.onConflict")}>
-          <select value={onConflict} onChange={(e) => setOnConflict(e.target.value as "skip" | "supersede")} className={inputClass}>
+          <select
+            value={onConflict}
+            onChange={(e) => setOnConflict(e.target.value as "skip" | "supersede")}
+            className={inputClass}
+          >
             <option value="skip">{t("transfer.conflictSkip")}</option>
             <option value="supersede">{t("transfer.conflictSupersede")}</option>
           </select>
@@ -126,11 +151,22 @@ export function ImportForm() {
       </form>
       {progress ? (
         <div className="mt-4 space-y-2 text-sm">
-          <div role="progressbar" aria-label={t("transfer.progress")} aria-valuemin={0} aria-valuemax={progress.total} aria-valuenow={progress.done} className="h-2 overflow-hidden rounded-full bg-zinc-200 dark:bg-zinc-800">
-            <div className="h-full bg-indigo-500 transition-all" style={{ width: `${progress.total ? (progress.done / progress.total) * 100 : 100}%` }} />
+          <div
+            role="progressbar"
+            aria-label={t("transfer.progress")}
+            aria-valuemin={0}
+            aria-valuemax={progress.total}
+            aria-valuenow={progress.done}
+            className="h-2 overflow-hidden rounded-full bg-zinc-200 dark:bg-zinc-800"
+          >
+            <div
+              className="h-full bg-indigo-500 transition-all"
+              style={{ width: `${progress.total ? (progress.done / progress.total) * 100 : 100}%` }}
+            />
           </div>
           <p aria-live="polite">
-            {t("transfer.linesDone", { done: number(progress.done), total: number(progress.total) })} {ranDry ? <Badge tone="sky">{t("transfer.dryRunBadge")}</Badge> : null}
+            {t("transfer.linesDone", { done: number(progress.done), total: number(progress.total) })}{" "}
+            {ranDry ? <Badge tone="sky">{t("transfer.dryRunBadge")}</Badge> : null}
           </p>
           {results.length ? (
             <ul aria-label={ranDry ? t("transfer.reportDry") : t("transfer.report")} className="flex flex-wrap gap-2">

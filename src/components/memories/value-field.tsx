@@ -12,7 +12,17 @@ import { formValueHint } from "./write-refusal";
  * that does not parse is shown at the field and blocks the form (custom validity), so what was typed
  * is never saved as a string in its place.
  */
-export function ValueField({ id, draft, onChange, kind }: { id: string; draft: CardDraft; onChange: (draft: CardDraft) => void; kind?: KindOption }) {
+export function ValueField({
+  id,
+  draft,
+  onChange,
+  kind,
+}: {
+  id: string;
+  draft: CardDraft;
+  onChange: (draft: CardDraft) => void;
+  kind?: KindOption;
+}) {
   const { t } = useI18n();
   const box = useRef<HTMLTextAreaElement>(null);
   const parsed = parseValue(draft.value, draft.valueMode);
@@ -22,18 +32,37 @@ export function ValueField({ id, draft, onChange, kind }: { id: string; draft: C
   }, [problem]);
 
   const choose = (mode: ValueMode) => onChange({ ...draft, valueMode: mode, valueModeChosen: true });
-  const type = (text: string) => onChange({ ...draft, value: text, valueMode: draft.valueModeChosen ? draft.valueMode : guessValueMode(text) });
+  const type = (text: string) =>
+    onChange({ ...draft, value: text, valueMode: draft.valueModeChosen ? draft.valueMode : guessValueMode(text) });
   const option = (mode: ValueMode, label: string) => (
-    <label className={`cursor-pointer rounded-md px-2.5 py-1 ${draft.valueMode === mode ? "bg-zinc-900 text-white dark:bg-zinc-100 dark:text-zinc-900" : "text-zinc-600 dark:text-zinc-400"}`}>
-      <input type="radio" name={`${id}-mode`} value={mode} checked={draft.valueMode === mode} onChange={() => choose(mode)} className="sr-only" />
+    <label
+      className={`cursor-pointer rounded-md px-2.5 py-1 ${draft.valueMode === mode ? "bg-zinc-900 text-white dark:bg-zinc-100 dark:text-zinc-900" : "text-zinc-600 dark:text-zinc-400"}`}
+    >
+      <input
+        type="radio"
+        name={`${id}-mode`}
+        value={mode}
+        checked={draft.valueMode === mode}
+        onChange={() => choose(mode)}
+        className="sr-only"
+      />
       {label}
     </label>
   );
-  const hint = [kind ? t("card.valueHint", { hint: formValueHint(t, kind) }) : null, draft.valueMode === "json" ? t("card.valueJsonHint") : t("card.valueTextHint")].filter(Boolean).join(" ");
+  const hint = [
+    kind ? t("card.valueHint", { hint: formValueHint(t, kind) }) : null,
+    draft.valueMode === "json" ? t("card.valueJsonHint") : t("card.valueTextHint"),
+  ]
+    .filter(Boolean)
+    .join(" ");
 
   return (
     <Labeled id={id} label={t("field.value")} required={kind?.valueRequired ?? false} hint={hint}>
-      <div role="radiogroup" aria-label={t("card.valueMode")} className="mb-1.5 inline-flex rounded-lg border border-zinc-300 p-0.5 text-xs font-medium dark:border-zinc-700">
+      <div
+        role="radiogroup"
+        aria-label={t("card.valueMode")}
+        className="mb-1.5 inline-flex rounded-lg border border-zinc-300 p-0.5 text-xs font-medium dark:border-zinc-700"
+      >
         {option("text", t("card.valueText"))}
         {option("json", "JSON")}
       </div>

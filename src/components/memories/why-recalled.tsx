@@ -8,7 +8,17 @@ import { errorMessage, useTRPC } from "~/trpc/react";
 import { FormError } from "../form";
 import { Badge, buttonClass, inputClass } from "../ui";
 
-const COMPONENTS = ["fullText", "trigram", "vector", "fused", "importance", "confidence", "recency", "hotness", "explicit"] as const;
+const COMPONENTS = [
+  "fullText",
+  "trigram",
+  "vector",
+  "fused",
+  "importance",
+  "confidence",
+  "recency",
+  "hotness",
+  "explicit",
+] as const;
 
 /**
  * "Why recalled": the hybrid search for a question (the card's title unless the person types
@@ -21,7 +31,9 @@ export function WhyRecalled({ id, title }: { id: string; title: string }) {
   const [asked, setAsked] = useState(title);
   const query = useQuery(trpc.memory.whyRecalled.queryOptions({ id, query: asked }));
   const data = query.data;
-  const parts = data?.score ? COMPONENTS.filter((c) => typeof data.score?.[c] === "number").map((c) => ({ name: c, value: data.score![c]! })) : [];
+  const parts = data?.score
+    ? COMPONENTS.filter((c) => typeof data.score?.[c] === "number").map((c) => ({ name: c, value: data.score![c]! }))
+    : [];
   const max = Math.max(...parts.map((p) => Math.abs(p.value)), 1e-9);
   return (
     <div className="space-y-3 text-sm">
@@ -35,7 +47,12 @@ export function WhyRecalled({ id, title }: { id: string; title: string }) {
         <label className="sr-only" htmlFor="why-question">
           {t("why.question")}
         </label>
-        <input id="why-question" value={question} onChange={(e) => setQuestion(e.target.value)} className={inputClass} />
+        <input
+          id="why-question"
+          value={question}
+          onChange={(e) => setQuestion(e.target.value)}
+          className={inputClass}
+        />
         <button type="submit" className={buttonClass("secondary")}>
           {t("why.ask")}
         </button>
@@ -58,7 +75,11 @@ export function WhyRecalled({ id, title }: { id: string; title: string }) {
               ))}
             </p>
           ) : (
-            <p>{data.omittedBecause ? t("why.omitted", { query: data.query, reason: omitReasonLabel(t, data.omittedBecause) }) : t("why.notFound", { query: data.query, total: data.total })}</p>
+            <p>
+              {data.omittedBecause
+                ? t("why.omitted", { query: data.query, reason: omitReasonLabel(t, data.omittedBecause) })
+                : t("why.notFound", { query: data.query, total: data.total })}
+            </p>
           )}
           {parts.length ? (
             <>
@@ -70,7 +91,10 @@ export function WhyRecalled({ id, title }: { id: string; title: string }) {
                         {scoreLabel(t, p.name)}
                       </th>
                       <td className="py-0.5">
-                        <span className="block h-2 rounded-full bg-indigo-500/80" style={{ width: `${Math.max(2, (Math.abs(p.value) / max) * 100)}%` }} />
+                        <span
+                          className="block h-2 rounded-full bg-indigo-500/80"
+                          style={{ width: `${Math.max(2, (Math.abs(p.value) / max) * 100)}%` }}
+                        />
                       </td>
                       <td className="w-16 py-0.5 text-right tabular-nums">{p.value.toFixed(3)}</td>
                     </tr>

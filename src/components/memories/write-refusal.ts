@@ -23,13 +23,18 @@ const WORDED = new Set([
 ]);
 
 /** A kind's value hint (written for agents) in the form's words: the form calls itemKey "Item". */
-export const formValueHint = (t: Translate, kind: KindOption) => kindValueHint(t, kind).replace(/\bitemKey\b/g, t("field.itemKey"));
+export const formValueHint = (t: Translate, kind: KindOption) =>
+  kindValueHint(t, kind).replace(/\bitemKey\b/g, t("field.itemKey"));
 
 /**
  * A write's refusal as the form says it: in the form's own words ("Item", not itemKey; the kind's
  * value hint, not a schema path), or the server's message for a reason it has no wording for.
  */
-export function refusalText(t: Translate, refusal: { reason?: string; message: string }, context: { kind?: KindOption; scope: string }): string {
+export function refusalText(
+  t: Translate,
+  refusal: { reason?: string; message: string },
+  context: { kind?: KindOption; scope: string },
+): string {
   if (!refusal.reason || !WORDED.has(refusal.reason)) return refusal.message;
   const kind = context.kind;
   return t(`create.refused.${refusal.reason}` as MessageKey, {

@@ -24,7 +24,11 @@ export function ReviewCard({ id, revision, title }: { id: string; revision: numb
     setError(null);
     try {
       // The dashboard's writes are explicit: an update without changes makes the inferred card explicit.
-      const result = await write.mutateAsync({ operations: [{ op: "update", targetId: id, expectedRevision: revision, node: {}, reason: "accepted in review" }] });
+      const result = await write.mutateAsync({
+        operations: [
+          { op: "update", targetId: id, expectedRevision: revision, node: {}, reason: "accepted in review" },
+        ],
+      });
       if (!result.done) setError(result.message);
       else router.refresh();
     } catch (e) {
@@ -34,7 +38,13 @@ export function ReviewCard({ id, revision, title }: { id: string; revision: numb
 
   return (
     <div className="flex flex-wrap items-center gap-2">
-      <button type="button" onClick={accept} disabled={write.isPending} className={buttonClass("primary", "sm")} aria-label={`${t("sessions.accept")}: ${title}`}>
+      <button
+        type="button"
+        onClick={accept}
+        disabled={write.isPending}
+        className={buttonClass("primary", "sm")}
+        aria-label={`${t("sessions.accept")}: ${title}`}
+      >
         {t("sessions.accept")}
       </button>
       <ReasonedAction
@@ -51,7 +61,11 @@ export function ReviewCard({ id, revision, title }: { id: string; revision: numb
           return null;
         }}
       />
-      {error ? <p role="alert" className="w-full text-xs text-red-600">{error}</p> : null}
+      {error ? (
+        <p role="alert" className="w-full text-xs text-red-600">
+          {error}
+        </p>
+      ) : null}
     </div>
   );
 }

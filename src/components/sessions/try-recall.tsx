@@ -45,13 +45,19 @@ function PromptBlock({ prompt, cards }: { prompt: string; cards: Card[] }) {
   const ownerOf = useOwnerOf();
   const byId = new Map(cards.map((c) => [c.id, c]));
   return (
-    <div aria-label={t("recall.prompt")} role="region" className="max-h-96 overflow-auto rounded-lg bg-zinc-950 p-3 font-mono text-xs text-zinc-100">
+    <div
+      aria-label={t("recall.prompt")}
+      role="region"
+      className="max-h-96 overflow-auto rounded-lg bg-zinc-950 p-3 font-mono text-xs text-zinc-100"
+    >
       {prompt.split("\n").map((line, i) => {
         const card = byId.get(/^- \[([^\]]+)\]/.exec(line)?.[1] ?? "");
         return (
           <p key={i} className="break-words whitespace-pre-wrap">
             {line}
-            {card ? <span className="ml-2 rounded bg-indigo-900/70 px-1.5 text-indigo-100 select-none">{ownerOf(card)}</span> : null}
+            {card ? (
+              <span className="ml-2 rounded bg-indigo-900/70 px-1.5 text-indigo-100 select-none">{ownerOf(card)}</span>
+            ) : null}
           </p>
         );
       })}
@@ -74,17 +80,33 @@ export function TryRecall({ sessionId }: { sessionId?: string }) {
         className="space-y-2"
         onSubmit={(e) => {
           e.preventDefault();
-          if (question.trim()) recall.mutate({ sessionId, question: question.trim(), tokenBudget: Number(budget) || undefined });
+          if (question.trim())
+            recall.mutate({ sessionId, question: question.trim(), tokenBudget: Number(budget) || undefined });
         }}
       >
         <label className="block">
           <span className={`font-medium ${requiredLabelClass}`}>{t("recall.question")}</span>
-          <textarea rows={2} required value={question} onChange={(e) => setQuestion(e.target.value)} placeholder={t("recall.placeholder")} className={`mt-1 ${inputClass}`} />
+          <textarea
+            rows={2}
+            required
+            value={question}
+            onChange={(e) => setQuestion(e.target.value)}
+            placeholder={t("recall.placeholder")}
+            className={`mt-1 ${inputClass}`}
+          />
         </label>
         <div className="flex items-end gap-2">
           <label className="block w-32">
             <span className="font-medium">{t("recall.budget")}</span>
-            <input type="number" min={200} max={32000} step={100} value={budget} onChange={(e) => setBudget(e.target.value)} className={`mt-1 ${inputClass}`} />
+            <input
+              type="number"
+              min={200}
+              max={32000}
+              step={100}
+              value={budget}
+              onChange={(e) => setBudget(e.target.value)}
+              className={`mt-1 ${inputClass}`}
+            />
           </label>
           <button type="submit" disabled={recall.isPending} className={buttonClass("primary")}>
             {recall.isPending ? t("common.working") : t("recall.run")}
@@ -95,7 +117,9 @@ export function TryRecall({ sessionId }: { sessionId?: string }) {
       {data ? (
         <div className="space-y-2" aria-live="polite">
           <p className="flex flex-wrap gap-2">
-            <Badge tone="indigo">{t("recall.tokens", { used: number(data.promptTokens), budget: number(data.diagnostics.tokenBudget) })}</Badge>
+            <Badge tone="indigo">
+              {t("recall.tokens", { used: number(data.promptTokens), budget: number(data.diagnostics.tokenBudget) })}
+            </Badge>
             <Badge>{t("recall.memories", { n: data.usedMemoryIds.length })}</Badge>
             <Badge>{t("recall.recent", { n: data.recentMessageCount })}</Badge>
             {data.hasSummary ? <Badge>{t("recall.withSummary")}</Badge> : null}
@@ -112,7 +136,11 @@ export function TryRecall({ sessionId }: { sessionId?: string }) {
               {w}
             </p>
           ))}
-          {data.prompt ? <PromptBlock prompt={data.prompt} cards={data.cards} /> : <p className="text-zinc-500">{t("recall.empty")}</p>}
+          {data.prompt ? (
+            <PromptBlock prompt={data.prompt} cards={data.cards} />
+          ) : (
+            <p className="text-zinc-500">{t("recall.empty")}</p>
+          )}
           {data.cards.length ? (
             <ul aria-label={t("recall.cards")} className="space-y-1 text-xs">
               {data.cards.map((card) => (

@@ -1,6 +1,17 @@
 "use client";
 
-import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import {
+  Bar,
+  BarChart,
+  CartesianGrid,
+  Legend,
+  Line,
+  LineChart,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from "recharts";
 import { useI18n } from "~/i18n/client";
 import { eventLabel } from "~/i18n/labels";
 import type { DashboardStats } from "~/server/dashboard/stats";
@@ -9,7 +20,15 @@ const COLORS = ["#4f46e5", "#0ea5e9", "#10b981", "#f59e0b", "#ef4444", "#a855f7"
 const axis = { fontSize: 11, stroke: "#a1a1aa" };
 
 /** Horizontal bars of counts (cards by kind, scope type, status). */
-export function CountBars({ data, label, valueLabel }: { data: { name: string; count: number }[]; label: string; valueLabel: string }) {
+export function CountBars({
+  data,
+  label,
+  valueLabel,
+}: {
+  data: { name: string; count: number }[];
+  label: string;
+  valueLabel: string;
+}) {
   const { t } = useI18n();
   if (data.length === 0) return <p className="py-8 text-center text-sm text-zinc-500">{t("stats.noData")}</p>;
   return (
@@ -73,8 +92,22 @@ export function SearchesChart({ data }: { data: DashboardStats["searchesPerDay"]
             <YAxis tick={axis} unit=" ms" width={64} />
             <Tooltip />
             <Legend wrapperStyle={{ fontSize: 12 }} />
-            <Line type="monotone" dataKey="p50" name="p50" stroke={COLORS[2]} dot={{ r: 3, fill: COLORS[2] }} connectNulls />
-            <Line type="monotone" dataKey="p95" name="p95" stroke={COLORS[4]} dot={{ r: 3, fill: COLORS[4] }} connectNulls />
+            <Line
+              type="monotone"
+              dataKey="p50"
+              name="p50"
+              stroke={COLORS[2]}
+              dot={{ r: 3, fill: COLORS[2] }}
+              connectNulls
+            />
+            <Line
+              type="monotone"
+              dataKey="p95"
+              name="p95"
+              stroke={COLORS[4]}
+              dot={{ r: 3, fill: COLORS[4] }}
+              connectNulls
+            />
           </LineChart>
         </ResponsiveContainer>
       </figure>

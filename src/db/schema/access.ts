@@ -1,12 +1,28 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, check, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
 import { users } from "./auth";
 import { createdAt, tenantIdColumn, timestampTz } from "./columns";
 import { tenants } from "./tenants";
 
 import type { ApiKeyPermission } from "./permissions";
 
-export { API_KEY_PERMISSIONS, DEFAULT_API_KEY_PERMISSIONS, defaultApiKeyScopes, type ApiKeyPermission } from "./permissions";
+export {
+  API_KEY_PERMISSIONS,
+  DEFAULT_API_KEY_PERMISSIONS,
+  defaultApiKeyScopes,
+  type ApiKeyPermission,
+} from "./permissions";
 
 /** Agent credentials. Only the sha-256 of the secret is stored; the secret is shown once. */
 export const apiKeys = pgTable(
@@ -23,8 +39,15 @@ export const apiKeys = pgTable(
       .references(() => users.id, { onDelete: "cascade" }),
     createdByUserId: text("created_by_user_id").references(() => users.id, { onDelete: "set null" }),
     /** Scopes this key may use (`user:<id>`, `workspace:<id>`, `session:*`, `context:<ns>/<id>`, `global`); always intersected with the owner's grants. */
-    scopes: text("scopes").array().notNull().default(sql`'{}'::text[]`),
-    permissions: text("permissions").array().$type<ApiKeyPermission[]>().notNull().default(sql`'{}'::text[]`),
+    scopes: text("scopes")
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    permissions: text("permissions")
+      .array()
+      .$type<ApiKeyPermission[]>()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     /** Calls per minute for this key; null uses the tenant/server default. */
     rateLimitPerMinute: integer("rate_limit_per_minute"),
     expiresAt: timestampTz("expires_at"),
@@ -73,7 +96,10 @@ export const idempotencyKeys = pgTable(
     response: jsonb("response").notNull(),
     createdAt: createdAt(),
   },
-  (t) => [primaryKey({ columns: [t.tenantId, t.principalId, t.key] }), index("idempotency_keys_created_idx").on(t.createdAt)],
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.principalId, t.key] }),
+    index("idempotency_keys_created_idx").on(t.createdAt),
+  ],
 );
 
 /** Fixed-window counters shared by every app instance (Postgres backend of the rate limiter). */

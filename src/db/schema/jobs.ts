@@ -3,7 +3,17 @@ import { bigserial, index, integer, jsonb, pgTable, text, uniqueIndex } from "dr
 import { createdAt, timestampTz, updatedAt } from "./columns";
 import { tenants } from "./tenants";
 
-export const JOB_TYPES = ["embed", "deep_score", "extract", "entities", "topics", "seal", "digest", "hotness_decay", "summarize"] as const;
+export const JOB_TYPES = [
+  "embed",
+  "deep_score",
+  "extract",
+  "entities",
+  "topics",
+  "seal",
+  "digest",
+  "hotness_decay",
+  "summarize",
+] as const;
 export type JobType = (typeof JOB_TYPES)[number];
 
 /**
@@ -21,7 +31,9 @@ export const memoryJobs = pgTable(
     payload: jsonb("payload").$type<Record<string, unknown>>().notNull().default({}),
     /** While a job with this key is queued, enqueueing the same key is a no-op (a running one may get one follow-up). */
     dedupeKey: text("dedupe_key"),
-    status: text("status", { enum: ["queued", "running", "succeeded", "failed", "dead"] }).notNull().default("queued"),
+    status: text("status", { enum: ["queued", "running", "succeeded", "failed", "dead"] })
+      .notNull()
+      .default("queued"),
     attempts: integer("attempts").notNull().default(0),
     maxAttempts: integer("max_attempts").notNull().default(5),
     runAt: timestampTz("run_at").notNull().defaultNow(),

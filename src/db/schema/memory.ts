@@ -21,7 +21,16 @@ export const SCOPE_TYPES = ["session", "workspace", "user", "context", "global"]
 export type ScopeType = (typeof SCOPE_TYPES)[number];
 export const NODE_STATUSES = ["active", "superseded", "expired", "deleted"] as const;
 export type NodeStatus = (typeof NODE_STATUSES)[number];
-export const NODE_TYPES = ["preference", "fact", "decision", "task", "recipe", "skill", "constraint", "correction"] as const;
+export const NODE_TYPES = [
+  "preference",
+  "fact",
+  "decision",
+  "task",
+  "recipe",
+  "skill",
+  "constraint",
+  "correction",
+] as const;
 export type NodeType = (typeof NODE_TYPES)[number];
 export const ACTOR_TYPES = ["user", "api_key", "system"] as const;
 
@@ -44,7 +53,12 @@ export const STANDING_INDEX_KINDS = [
   "occupation",
   "personal_relationship",
 ] as const;
-export const STANDING_INDEX_TYPES = ["task", "constraint", "preference", "decision"] as const satisfies readonly (typeof NODE_TYPES)[number][];
+export const STANDING_INDEX_TYPES = [
+  "task",
+  "constraint",
+  "preference",
+  "decision",
+] as const satisfies readonly (typeof NODE_TYPES)[number][];
 const sqlList = (values: readonly string[]) => values.map((v) => `'${v}'`).join(", ");
 /**
  * memory_nodes_standing_idx's predicate as query text. Literal, not parameters: a cached (generic)
@@ -161,7 +175,10 @@ export const memoryNodes = pgTable(
     key: text("key").notNull(),
     itemKey: text("item_key"),
     domain: text("domain").notNull(),
-    categoryPath: text("category_path").array().notNull().default(sql`'{}'::text[]`),
+    categoryPath: text("category_path")
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     /** `/`-joined category path for prefix queries. */
     categoryPathText: text("category_path_text").notNull().default(""),
     type: text("type", { enum: NODE_TYPES }).notNull(),
@@ -176,9 +193,18 @@ export const memoryNodes = pgTable(
     supersededById: text("superseded_by_id"),
     confidence: real("confidence").notNull(),
     importance: real("importance").notNull(),
-    tags: text("tags").array().notNull().default(sql`'{}'::text[]`),
-    entities: text("entities").array().notNull().default(sql`'{}'::text[]`),
-    sourceMessageIds: text("source_message_ids").array().notNull().default(sql`'{}'::text[]`),
+    tags: text("tags")
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    entities: text("entities")
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    sourceMessageIds: text("source_message_ids")
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     explicitUserIntent: boolean("explicit_user_intent").notNull().default(false),
     /** Content was redacted by the sensitive-data policy before storing. */
     redacted: boolean("redacted").notNull().default(false),
@@ -220,7 +246,9 @@ export const memoryNodes = pgTable(
     index("memory_nodes_category_idx").on(t.tenantId, t.categoryPathText.op("text_pattern_ops")),
     index("memory_nodes_lineage_idx").on(t.tenantId, t.lineageId, t.revision),
     index("memory_nodes_updated_idx").on(t.tenantId, t.updatedAt),
-    index("memory_nodes_expires_idx").on(t.tenantId, t.expiresAt).where(sql`${t.status} = 'active' and ${t.expiresAt} is not null`),
+    index("memory_nodes_expires_idx")
+      .on(t.tenantId, t.expiresAt)
+      .where(sql`${t.status} = 'active' and ${t.expiresAt} is not null`),
     index("memory_nodes_value_idx").using("gin", t.valueJson.op("jsonb_path_ops")).with(GIN_NO_PENDING_LIST),
     index("memory_nodes_tags_idx").using("gin", t.tags).with(GIN_NO_PENDING_LIST),
     index("memory_nodes_entities_idx").using("gin", t.entities).with(GIN_NO_PENDING_LIST),
@@ -234,15 +262,15 @@ export const memoryNodes = pgTable(
     index("memory_nodes_title_trgm_idx").using("gin", t.searchTitle.op("gin_trgm_ops")).with(GIN_NO_PENDING_LIST),
     // Standing cards, read on every memory_context turn: only these rows, not every readable card
     // (9.1 → 2.1 ms at 100k cards). The lists are the code's (a unit test keeps them equal).
-    index("memory_nodes_standing_idx")
-      .on(t.tenantId, t.scopeType, t.scopeId)
-      .where(sql.raw(STANDING_CARDS_PREDICATE)),
+    index("memory_nodes_standing_idx").on(t.tenantId, t.scopeType, t.scopeId).where(sql.raw(STANDING_CARDS_PREDICATE)),
     // A workspace's facts, most important first: memory_context reads the top few of hundreds.
     index("memory_nodes_workspace_facts_idx")
       .on(t.tenantId, t.scopeId, t.importance.desc(), t.updatedAt.desc())
       .where(sql.raw(WORKSPACE_FACTS_PREDICATE)),
     // A slot's active cards across scopes: memory_nodes_mark_shadowed looks them up on every write.
-    index("memory_nodes_active_key_idx").on(t.tenantId, t.key).where(sql`${t.status} = 'active'`),
+    index("memory_nodes_active_key_idx")
+      .on(t.tenantId, t.key)
+      .where(sql`${t.status} = 'active'`),
     // One active card per slot: a racing second writer fails instead of creating a twin.
     uniqueIndex("memory_nodes_active_slot_uq")
       .on(t.tenantId, t.scopeType, t.scopeId, t.key)
@@ -274,12 +302,25 @@ export const memoryEmbeddings = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.tenantId, t.id] }),
-    uniqueIndex("memory_embeddings_node_model_uq").on(t.tenantId, t.nodeId, t.model).where(sql`${t.nodeId} is not null`),
-    uniqueIndex("memory_embeddings_chunk_model_uq").on(t.tenantId, t.chunkId, t.model).where(sql`${t.chunkId} is not null`),
-    uniqueIndex("memory_embeddings_message_model_uq").on(t.tenantId, t.messageId, t.model).where(sql`${t.messageId} is not null`),
-    foreignKey({ columns: [t.tenantId, t.nodeId], foreignColumns: [memoryNodes.tenantId, memoryNodes.id] }).onDelete("cascade"),
-    foreignKey({ columns: [t.tenantId, t.chunkId], foreignColumns: [memoryChunks.tenantId, memoryChunks.id] }).onDelete("cascade"),
-    foreignKey({ columns: [t.tenantId, t.messageId], foreignColumns: [memoryMessages.tenantId, memoryMessages.id] }).onDelete("cascade"),
+    uniqueIndex("memory_embeddings_node_model_uq")
+      .on(t.tenantId, t.nodeId, t.model)
+      .where(sql`${t.nodeId} is not null`),
+    uniqueIndex("memory_embeddings_chunk_model_uq")
+      .on(t.tenantId, t.chunkId, t.model)
+      .where(sql`${t.chunkId} is not null`),
+    uniqueIndex("memory_embeddings_message_model_uq")
+      .on(t.tenantId, t.messageId, t.model)
+      .where(sql`${t.messageId} is not null`),
+    foreignKey({ columns: [t.tenantId, t.nodeId], foreignColumns: [memoryNodes.tenantId, memoryNodes.id] }).onDelete(
+      "cascade",
+    ),
+    foreignKey({ columns: [t.tenantId, t.chunkId], foreignColumns: [memoryChunks.tenantId, memoryChunks.id] }).onDelete(
+      "cascade",
+    ),
+    foreignKey({
+      columns: [t.tenantId, t.messageId],
+      foreignColumns: [memoryMessages.tenantId, memoryMessages.id],
+    }).onDelete("cascade"),
     check("memory_embeddings_one_owner_ck", sql`num_nonnulls(${t.nodeId}, ${t.chunkId}, ${t.messageId}) = 1`),
   ],
 );
@@ -294,7 +335,23 @@ export const memoryAuditEvents = pgTable(
     nodeId: text("node_id"),
     lineageId: text("lineage_id"),
     eventType: text("event_type", {
-      enum: ["create", "update", "supersede", "expire", "delete", "hard_delete", "restore", "noop", "rejected", "grant", "key", "member", "policy", "kind", "import"],
+      enum: [
+        "create",
+        "update",
+        "supersede",
+        "expire",
+        "delete",
+        "hard_delete",
+        "restore",
+        "noop",
+        "rejected",
+        "grant",
+        "key",
+        "member",
+        "policy",
+        "kind",
+        "import",
+      ],
     }).notNull(),
     actorType: text("actor_type", { enum: ACTOR_TYPES }).notNull(),
     actorId: text("actor_id"),
@@ -343,7 +400,10 @@ export const memoryQueryLog = pgTable(
     resultCount: integer("result_count").notNull().default(0),
     createdAt: createdAt(),
   },
-  (t) => [primaryKey({ columns: [t.tenantId, t.id] }), index("memory_query_log_created_idx").on(t.tenantId, t.createdAt)],
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.id] }),
+    index("memory_query_log_created_idx").on(t.tenantId, t.createdAt),
+  ],
 );
 
 export type MemoryMessage = typeof memoryMessages.$inferSelect;
@@ -367,7 +427,15 @@ const {
   ...recordColumns
 } = getTableColumns(memoryNodes);
 export const memoryNodeRecordColumns = recordColumns;
-type UnreadColumns = "searchTitle" | "searchKeys" | "searchValues" | "searchBody" | "searchVector" | "legacyHotness" | "legacyAccessCount" | "legacyLastAccessedAt";
+type UnreadColumns =
+  | "searchTitle"
+  | "searchKeys"
+  | "searchValues"
+  | "searchBody"
+  | "searchVector"
+  | "legacyHotness"
+  | "legacyAccessCount"
+  | "legacyLastAccessedAt";
 export type MemoryNodeRecord = Omit<MemoryNodeRow, UnreadColumns> & {
   /** Recall hotness (memory_node_usage), present where a ranked search read it with the record. */
   hotness?: number;

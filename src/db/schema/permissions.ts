@@ -9,7 +9,11 @@ export type ApiKeyPermission = (typeof API_KEY_PERMISSIONS)[number];
  * A new key's permissions unless its creator picks others: the agent loop the README shows (store
  * the turn's messages, cite them in writes, read). Forgetting is opted into.
  */
-export const DEFAULT_API_KEY_PERMISSIONS: readonly ApiKeyPermission[] = ["memory:read", "memory:write", "messages:write"];
+export const DEFAULT_API_KEY_PERMISSIONS: readonly ApiKeyPermission[] = [
+  "memory:read",
+  "memory:write",
+  "messages:write",
+];
 
 /**
  * A new key's scopes unless its creator picks others: its owner's profile, the conversations it
@@ -18,4 +22,9 @@ export const DEFAULT_API_KEY_PERMISSIONS: readonly ApiKeyPermission[] = ["memory
  * only: agents never write it). Without `global`, a policy an admin wrote in the dashboard never
  * reached any agent; without `workspace:*`, a workspace grant never reached its owner's agents.
  */
-export const defaultApiKeyScopes = (ownerUserId: string): string[] => [`user:${ownerUserId}`, "session:*", "workspace:*", "global"];
+export const defaultApiKeyScopes = (ownerUserId: string): string[] => [
+  `user:${ownerUserId}`,
+  "session:*",
+  "workspace:*",
+  "global",
+];

@@ -11,9 +11,13 @@ export const tenants = pgTable(
     name: text("name").notNull(),
     slug: text("slug").notNull(),
     /** `any`: agents may write inferred facts; `explicit-only`: writes need explicitUserIntent (002). */
-    writePolicy: text("write_policy", { enum: ["any", "explicit-only"] }).notNull().default("any"),
+    writePolicy: text("write_policy", { enum: ["any", "explicit-only"] })
+      .notNull()
+      .default("any"),
     /** What to do with secrets / personal identifiers found in a write (000 敏感信息). */
-    sensitivePolicy: text("sensitive_policy", { enum: ["reject", "redact"] }).notNull().default("reject"),
+    sensitivePolicy: text("sensitive_policy", { enum: ["reject", "redact"] })
+      .notNull()
+      .default("reject"),
     settings: jsonb("settings").$type<Record<string, unknown>>().notNull().default({}),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -28,7 +32,9 @@ export const tenantMembers = pgTable(
     userId: text("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    role: text("role", { enum: ["admin", "member"] }).notNull().default("member"),
+    role: text("role", { enum: ["admin", "member"] })
+      .notNull()
+      .default("member"),
     createdAt: createdAt(),
   },
   (t) => [
@@ -50,7 +56,9 @@ export const tenantInvitations = pgTable(
     userId: text("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    role: text("role", { enum: ["admin", "member"] }).notNull().default("member"),
+    role: text("role", { enum: ["admin", "member"] })
+      .notNull()
+      .default("member"),
     invitedByUserId: text("invited_by_user_id"),
     createdAt: createdAt(),
   },

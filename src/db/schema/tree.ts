@@ -27,8 +27,13 @@ export const memoryChunks = pgTable(
     deepScore: real("deep_score"),
     scoreReasons: jsonb("score_reasons").$type<ScoreReason[]>().notNull().default([]),
     /** pending → admitted | rejected after scoring; sealed once folded into an L1 summary. */
-    admission: text("admission", { enum: ["pending", "admitted", "rejected", "sealed"] }).notNull().default("pending"),
-    entities: text("entities").array().notNull().default(sql`'{}'::text[]`),
+    admission: text("admission", { enum: ["pending", "admitted", "rejected", "sealed"] })
+      .notNull()
+      .default("pending"),
+    entities: text("entities")
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     sealedIntoId: text("sealed_into_id"),
     hotness: real("hotness").notNull().default(0),
     searchText: text("search_text").notNull().default(""),
@@ -54,10 +59,14 @@ export const memoryTopics = pgTable(
     id: text("id").notNull(),
     name: text("name").notNull(),
     normalizedName: text("normalized_name").notNull(),
-    topicType: text("topic_type", { enum: ["entity", "topic", "person", "place", "project", "tool"] }).notNull().default("topic"),
+    topicType: text("topic_type", { enum: ["entity", "topic", "person", "place", "project", "tool"] })
+      .notNull()
+      .default("topic"),
     hotness: real("hotness").notNull().default(0),
     mentionCount: integer("mention_count").notNull().default(0),
-    status: text("status", { enum: ["active", "warm", "archived"] }).notNull().default("active"),
+    status: text("status", { enum: ["active", "warm", "archived"] })
+      .notNull()
+      .default("active"),
     summary: text("summary"),
     lastMentionedAt: timestampTz("last_mentioned_at"),
     createdAt: createdAt(),
@@ -82,8 +91,12 @@ export const memoryChunkTopics = pgTable(
   (t) => [
     primaryKey({ columns: [t.tenantId, t.chunkId, t.topicId] }),
     index("memory_chunk_topics_topic_idx").on(t.tenantId, t.topicId),
-    foreignKey({ columns: [t.tenantId, t.chunkId], foreignColumns: [memoryChunks.tenantId, memoryChunks.id] }).onDelete("cascade"),
-    foreignKey({ columns: [t.tenantId, t.topicId], foreignColumns: [memoryTopics.tenantId, memoryTopics.id] }).onDelete("cascade"),
+    foreignKey({ columns: [t.tenantId, t.chunkId], foreignColumns: [memoryChunks.tenantId, memoryChunks.id] }).onDelete(
+      "cascade",
+    ),
+    foreignKey({ columns: [t.tenantId, t.topicId], foreignColumns: [memoryTopics.tenantId, memoryTopics.id] }).onDelete(
+      "cascade",
+    ),
   ],
 );
 
@@ -96,8 +109,14 @@ export const memoryTreeSummaries = pgTable(
     level: integer("level").notNull(),
     topicId: text("topic_id"),
     sessionId: text("session_id"),
-    chunkIds: text("chunk_ids").array().notNull().default(sql`'{}'::text[]`),
-    childSummaryIds: text("child_summary_ids").array().notNull().default(sql`'{}'::text[]`),
+    chunkIds: text("chunk_ids")
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    childSummaryIds: text("child_summary_ids")
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     content: text("content").notNull(),
     tokenCount: integer("token_count").notNull().default(0),
     generator: text("generator").notNull().default("rules"),

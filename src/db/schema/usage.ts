@@ -20,7 +20,9 @@ export const memoryNodeUsage = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.tenantId, t.nodeId] }),
-    foreignKey({ columns: [t.tenantId, t.nodeId], foreignColumns: [memoryNodes.tenantId, memoryNodes.id] }).onDelete("cascade"),
+    foreignKey({ columns: [t.tenantId, t.nodeId], foreignColumns: [memoryNodes.tenantId, memoryNodes.id] }).onDelete(
+      "cascade",
+    ),
   ],
 );
 

@@ -44,15 +44,21 @@ export function logTrpcError({ path, error }: { path?: string; error: TRPCError 
 
 /** A rate-limited agent also gets the standard header saying when to come back. */
 export function retryAfterMeta({ errors }: { errors: TRPCError[] }) {
-  const retry = errors.map((e) => (e.cause instanceof ServiceError ? e.cause.details?.retryAfterSeconds : undefined)).find((s) => typeof s === "number");
+  const retry = errors
+    .map((e) => (e.cause instanceof ServiceError ? e.cause.details?.retryAfterSeconds : undefined))
+    .find((s) => typeof s === "number");
   return retry === undefined ? {} : { headers: new Headers({ "retry-after": String(retry) }) };
 }
 
 /** Agent calls (bearer key) are capped tightly, dashboard calls less so (imports). */
-export const trpcBodyLimit = (hasAuthorization: boolean) => (hasAuthorization ? AGENT_MAX_BODY_BYTES : DASHBOARD_MAX_BODY_BYTES);
+export const trpcBodyLimit = (hasAuthorization: boolean) =>
+  hasAuthorization ? AGENT_MAX_BODY_BYTES : DASHBOARD_MAX_BODY_BYTES;
 
 /** An error answered before tRPC runs, shaped as tRPC's own so clients read it the same way. */
-export const trpcErrorBody = (httpStatus: number, code: string, reason: string, message: string) => ({ error: { message, code: -32600, data: { code, httpStatus, reason } } });
+export const trpcErrorBody = (httpStatus: number, code: string, reason: string, message: string) => ({
+  error: { message, code: -32600, data: { code, httpStatus, reason } },
+});
 
 /** The 413 answer. */
-export const payloadTooLargeBody = (maxBytes: number) => trpcErrorBody(413, "PAYLOAD_TOO_LARGE", "payload_too_large", tooLargeMessage(maxBytes));
+export const payloadTooLargeBody = (maxBytes: number) =>
+  trpcErrorBody(413, "PAYLOAD_TOO_LARGE", "payload_too_large", tooLargeMessage(maxBytes));

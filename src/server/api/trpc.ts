@@ -32,22 +32,40 @@ export { TENANT_HEADER };
  * to send instead; undefined for any other error.
  */
 function notJsonMessage(code: TRPCError["code"], cause: unknown, message: string): string | undefined {
-  const what = code === "UNSUPPORTED_MEDIA_TYPE" ? "The body was not sent as JSON." : code === "BAD_REQUEST" && cause instanceof SyntaxError ? `The body is not valid JSON (${message}).` : undefined;
-  return what && `${what} Send one JSON object with the header Content-Type: application/json: the tool's arguments to tools.<name>, or {"name", "arguments"} to tools.call.`;
+  const what =
+    code === "UNSUPPORTED_MEDIA_TYPE"
+      ? "The body was not sent as JSON."
+      : code === "BAD_REQUEST" && cause instanceof SyntaxError
+        ? `The body is not valid JSON (${message}).`
+        : undefined;
+  return (
+    what &&
+    `${what} Send one JSON object with the header Content-Type: application/json: the tool's arguments to tools.<name>, or {"name", "arguments"} to tools.call.`
+  );
 }
 
 /**
  * A path tRPC does not know, or a known one with the wrong method, under `tools.`: the tools there
  * are, and how to call them; undefined otherwise.
  */
-function toolPathMessage(code: TRPCError["code"], path: string | undefined): { message: string; reason: string } | undefined {
+function toolPathMessage(
+  code: TRPCError["code"],
+  path: string | undefined,
+): { message: string; reason: string } | undefined {
   if (!path?.startsWith("tools.")) return undefined;
   const name = path.slice("tools.".length);
   if (code === "NOT_FOUND") {
-    return { reason: "unknown_tool", message: `There is no tool "${name}". The tools are ${TOOL_NAMES.join(", ")} (POST tools.<name>), tools.call and tools.list (GET).` };
+    return {
+      reason: "unknown_tool",
+      message: `There is no tool "${name}". The tools are ${TOOL_NAMES.join(", ")} (POST tools.<name>), tools.call and tools.list (GET).`,
+    };
   }
   if (code === "METHOD_NOT_SUPPORTED") {
-    return { reason: "wrong_method", message: name === "list" ? "tools.list is read with GET." : `Call ${path} with POST and its arguments as a JSON body.` };
+    return {
+      reason: "wrong_method",
+      message:
+        name === "list" ? "tools.list is read with GET." : `Call ${path} with POST and its arguments as a JSON body.`,
+    };
   }
   return undefined;
 }
@@ -58,27 +76,39 @@ function toolPathMessage(code: TRPCError["code"], path: string | undefined): { m
  */
 export type ProcedureMeta = { kind?: WorkKind };
 
-const t = initTRPC.context<TRPCContext>().meta<ProcedureMeta>().create({
-  errorFormatter({ shape, error, path }) {
-    const cause = error.cause;
-    // Unexpected failures may carry SQL or driver details: callers get a plain sentence instead.
-    const internal = error.code === "INTERNAL_SERVER_ERROR" && !(cause instanceof ServiceError);
-    const notJson = notJsonMessage(error.code, cause, shape.message);
-    const toolPath = cause instanceof ServiceError ? undefined : toolPathMessage(error.code, path);
-    return {
-      ...shape,
-      message: internal ? "The server could not complete this request and changed nothing. Retry; if it keeps failing, report it to your admin." : (notJson ?? toolPath?.message ?? shape.message),
-      data: {
-        ...shape.data,
-        // Never leak stack traces to clients.
-        stack: undefined,
-        reason: cause instanceof ServiceError ? cause.reason : cause instanceof ZodError ? "invalid_input" : notJson !== undefined ? "invalid_body" : toolPath?.reason,
-        details: cause instanceof ServiceError ? cause.details : undefined,
-        zodError: cause instanceof ZodError ? z.flattenError(cause) : null,
-      },
-    };
-  },
-});
+const t = initTRPC
+  .context<TRPCContext>()
+  .meta<ProcedureMeta>()
+  .create({
+    errorFormatter({ shape, error, path }) {
+      const cause = error.cause;
+      // Unexpected failures may carry SQL or driver details: callers get a plain sentence instead.
+      const internal = error.code === "INTERNAL_SERVER_ERROR" && !(cause instanceof ServiceError);
+      const notJson = notJsonMessage(error.code, cause, shape.message);
+      const toolPath = cause instanceof ServiceError ? undefined : toolPathMessage(error.code, path);
+      return {
+        ...shape,
+        message: internal
+          ? "The server could not complete this request and changed nothing. Retry; if it keeps failing, report it to your admin."
+          : (notJson ?? toolPath?.message ?? shape.message),
+        data: {
+          ...shape.data,
+          // Never leak stack traces to clients.
+          stack: undefined,
+          reason:
+            cause instanceof ServiceError
+              ? cause.reason
+              : cause instanceof ZodError
+                ? "invalid_input"
+                : notJson !== undefined
+                  ? "invalid_body"
+                  : toolPath?.reason,
+          details: cause instanceof ServiceError ? cause.details : undefined,
+          zodError: cause instanceof ZodError ? z.flattenError(cause) : null,
+        },
+      };
+    },
+  });
 
 export const createTRPCRouter = t.router;
 export const createCallerFactory = t.createCallerFactory;
@@ -101,7 +131,13 @@ const observed = t.middleware(async ({ path, next }) => {
   if (counted) return result;
   const surface = path.startsWith("tools.") || path === "me.agent" ? "agent" : "dashboard";
   const cause = result.ok ? undefined : result.error.cause;
-  const failure = result.ok ? undefined : cause instanceof ServiceError ? cause.reason : cause instanceof ZodError ? "invalid_input" : result.error.code.toLowerCase();
+  const failure = result.ok
+    ? undefined
+    : cause instanceof ServiceError
+      ? cause.reason
+      : cause instanceof ZodError
+        ? "invalid_input"
+        : result.error.code.toLowerCase();
   recordRequest(surface, path, (performance.now() - started) / 1000, failure);
   return result;
 });
@@ -118,7 +154,12 @@ export const DASHBOARD_INPUT_LIMITS = { maxDepth: 32, maxNodes: 100_000 } as con
 
 const wellFormedInput = t.middleware(async ({ getRawInput, next }) => {
   const problem = jsonShapeProblem(await getRawInput(), DASHBOARD_INPUT_LIMITS);
-  if (problem) throw new TRPCError({ code: "BAD_REQUEST", message: problem.message, cause: badRequest(problem.reason, problem.message) });
+  if (problem)
+    throw new TRPCError({
+      code: "BAD_REQUEST",
+      message: problem.message,
+      cause: badRequest(problem.reason, problem.message),
+    });
   return next();
 });
 
@@ -146,24 +187,43 @@ const PASSWORD_OF_ANOTHER_ORGANISATION =
  * member), else the dashboard's choice (cookie; a stale one falls back, as the pages do), else the
  * first membership.
  */
-export const tenantProcedure = signedInProcedure.use(async ({ ctx, next }) => {
-  const named = ctx.headers.get(TENANT_HEADER);
-  let membership: { tenantId: string; role: TenantRole } | undefined;
-  if (named) {
-    [membership] = await ctx.db
-      .select({ tenantId: tenantMembers.tenantId, role: tenantMembers.role })
-      .from(tenantMembers)
-      .where(and(eq(tenantMembers.tenantId, named), eq(tenantMembers.userId, ctx.user.id)));
-    if (!membership) throw new TRPCError({ code: "FORBIDDEN", message: `You are not a member of organisation ${named}.` });
-    if (ctx.user.onlyTenantId && ctx.user.onlyTenantId !== named) throw new TRPCError({ code: "FORBIDDEN", message: PASSWORD_OF_ANOTHER_ORGANISATION, cause: forbidden("password_set_by_another_organisation", PASSWORD_OF_ANOTHER_ORGANISATION) });
-  } else {
-    const memberships = await listMemberships(ctx.db, ctx.user.id, ctx.user.onlyTenantId);
-    const chosen = cookieTenantId(ctx.headers);
-    membership = memberships.find((m) => m.tenantId === chosen) ?? memberships[0];
-    if (!membership) throw new TRPCError({ code: "FORBIDDEN", message: "You are not a member of any organisation. Ask an admin to add you." });
-  }
-  return next({ ctx: { tenant: { id: membership.tenantId, role: membership.role } } });
-}).use(async ({ ctx, type, meta, next }) => routeByKind(ctx.db, meta?.kind ?? (type === "query" ? "read" : "write"), ctx.user.id, (opts: { ctx: { db: Database; primaryDb: Database } }) => next(opts)));
+export const tenantProcedure = signedInProcedure
+  .use(async ({ ctx, next }) => {
+    const named = ctx.headers.get(TENANT_HEADER);
+    let membership: { tenantId: string; role: TenantRole } | undefined;
+    if (named) {
+      [membership] = await ctx.db
+        .select({ tenantId: tenantMembers.tenantId, role: tenantMembers.role })
+        .from(tenantMembers)
+        .where(and(eq(tenantMembers.tenantId, named), eq(tenantMembers.userId, ctx.user.id)));
+      if (!membership)
+        throw new TRPCError({ code: "FORBIDDEN", message: `You are not a member of organisation ${named}.` });
+      if (ctx.user.onlyTenantId && ctx.user.onlyTenantId !== named)
+        throw new TRPCError({
+          code: "FORBIDDEN",
+          message: PASSWORD_OF_ANOTHER_ORGANISATION,
+          cause: forbidden("password_set_by_another_organisation", PASSWORD_OF_ANOTHER_ORGANISATION),
+        });
+    } else {
+      const memberships = await listMemberships(ctx.db, ctx.user.id, ctx.user.onlyTenantId);
+      const chosen = cookieTenantId(ctx.headers);
+      membership = memberships.find((m) => m.tenantId === chosen) ?? memberships[0];
+      if (!membership)
+        throw new TRPCError({
+          code: "FORBIDDEN",
+          message: "You are not a member of any organisation. Ask an admin to add you.",
+        });
+    }
+    return next({ ctx: { tenant: { id: membership.tenantId, role: membership.role } } });
+  })
+  .use(async ({ ctx, type, meta, next }) =>
+    routeByKind(
+      ctx.db,
+      meta?.kind ?? (type === "query" ? "read" : "write"),
+      ctx.user.id,
+      (opts: { ctx: { db: Database; primaryDb: Database } }) => next(opts),
+    ),
+  );
 
 /**
  * The one place a dashboard procedure's database is chosen: by its kind (a query reads, a mutation
@@ -172,7 +232,12 @@ export const tenantProcedure = signedInProcedure.use(async ({ ctx, next }) => {
  * everything else stays on the primary (src/server/db-routing.ts). `ctx.primaryDb` is the primary
  * whatever the kind: permission checks read grants there, so a revoked grant stops working at once.
  */
-async function routeByKind<R extends { ok: boolean }>(primary: Database, kind: WorkKind, userId: string, next: (opts: { ctx: { db: Database; primaryDb: Database } }) => Promise<R>): Promise<R> {
+async function routeByKind<R extends { ok: boolean }>(
+  primary: Database,
+  kind: WorkKind,
+  userId: string,
+  next: (opts: { ctx: { db: Database; primaryDb: Database } }) => Promise<R>,
+): Promise<R> {
   let last: R | undefined;
   try {
     const routed = await routeWork(primary, { kind, principal: { type: "user", id: userId } }, async (db) => {
@@ -190,7 +255,10 @@ async function routeByKind<R extends { ok: boolean }>(primary: Database, kind: W
 
 export const tenantAdminProcedure = tenantProcedure.use(({ ctx, next }) => {
   if (ctx.tenant.role !== "admin") {
-    throw new TRPCError({ code: "FORBIDDEN", message: "This needs the admin role in this organisation. Ask an admin." });
+    throw new TRPCError({
+      code: "FORBIDDEN",
+      message: "This needs the admin role in this organisation. Ask an admin.",
+    });
   }
   return next({ ctx: { tenant: { ...ctx.tenant, role: "admin" as const } } });
 });
@@ -198,7 +266,12 @@ export const tenantAdminProcedure = tenantProcedure.use(({ ctx, next }) => {
 /** The bearer secret of an agent call; a dashboard session cookie does not count here. */
 function bearerSecret(headers: Headers): string {
   const match = (headers.get("authorization") ?? "").match(/^Bearer\s+(\S+)$/i);
-  if (!match?.[1]) throw new ServiceError("UNAUTHORIZED", "missing_api_key", 'No API key was sent. Send one as "Authorization: Bearer <key>" (create it under Admin → API keys).');
+  if (!match?.[1])
+    throw new ServiceError(
+      "UNAUTHORIZED",
+      "missing_api_key",
+      'No API key was sent. Send one as "Authorization: Bearer <key>" (create it under Admin → API keys).',
+    );
   return match[1];
 }
 

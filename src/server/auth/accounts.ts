@@ -9,7 +9,8 @@ import { closeAllSessionRecords } from "./session-records";
 
 export class AccountError extends Error {
   constructor(
-    readonly reason: "signup_closed" | "email_taken" | "weak_password" | "invalid_email" | "unknown_tenant" | "last_admin",
+    readonly reason:
+      "signup_closed" | "email_taken" | "weak_password" | "invalid_email" | "unknown_tenant" | "last_admin",
     message: string,
   ) {
     super(message);
@@ -23,7 +24,8 @@ const sqlLock = sql`select pg_advisory_xact_lock(727011002)`;
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 function assertValidCredentials(email: string, password: string | undefined) {
-  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new AccountError("invalid_email", `"${email}" is not an email address.`);
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email))
+    throw new AccountError("invalid_email", `"${email}" is not an email address.`);
   if (password !== undefined && password.length < MIN_PASSWORD_LENGTH) {
     throw new AccountError("weak_password", `The password must have at least ${MIN_PASSWORD_LENGTH} characters.`);
   }
@@ -35,7 +37,11 @@ export async function countUsers(db: DbOrTx): Promise<number> {
 }
 
 export async function findUserByEmail(db: DbOrTx, email: string): Promise<User | undefined> {
-  const [user] = await db.select().from(users).where(eq(users.email, normalizeEmail(email))).limit(1);
+  const [user] = await db
+    .select()
+    .from(users)
+    .where(eq(users.email, normalizeEmail(email)))
+    .limit(1);
   return user;
 }
 
@@ -45,7 +51,12 @@ export async function findUserByEmail(db: DbOrTx, email: string): Promise<User |
  */
 export async function listMemberships(db: DbOrTx, userId: string, onlyTenantId?: string | null) {
   return db
-    .select({ tenantId: tenantMembers.tenantId, role: tenantMembers.role, tenantName: tenants.name, tenantSlug: tenants.slug })
+    .select({
+      tenantId: tenantMembers.tenantId,
+      role: tenantMembers.role,
+      tenantName: tenants.name,
+      tenantSlug: tenants.slug,
+    })
     .from(tenantMembers)
     .innerJoin(tenants, eq(tenants.id, tenantMembers.tenantId))
     .where(and(eq(tenantMembers.userId, userId), onlyTenantId ? eq(tenantMembers.tenantId, onlyTenantId) : undefined))
@@ -54,17 +65,34 @@ export async function listMemberships(db: DbOrTx, userId: string, onlyTenantId?:
 
 async function createTenant(db: DbOrTx, name: string) {
   const id = newId("ten");
-  const slug = `${name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "org"}-${id.slice(-6)}`;
+  const slug = `${
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-|-$/g, "") || "org"
+  }-${id.slice(-6)}`;
   const [tenant] = await db.insert(tenants).values({ id, name, slug }).returning();
   return tenant!;
 }
 
-export async function addMembership(db: DbOrTx, params: { tenantId: string; userId: string; role: TenantRole; actorUserId: string | null; reason: string }) {
+export async function addMembership(
+  db: DbOrTx,
+  params: { tenantId: string; userId: string; role: TenantRole; actorUserId: string | null; reason: string },
+) {
   await db.insert(tenantMembers).values({ tenantId: params.tenantId, userId: params.userId, role: params.role });
   // Defaults as rows, so an admin can narrow them later.
   await db
     .insert(scopeGrants)
-    .values(defaultMemberGrants(params.userId).map((g) => ({ tenantId: params.tenantId, id: newId("grt"), principalType: "user" as const, principalId: params.userId, grantedByUserId: params.actorUserId, ...g })))
+    .values(
+      defaultMemberGrants(params.userId).map((g) => ({
+        tenantId: params.tenantId,
+        id: newId("grt"),
+        principalType: "user" as const,
+        principalId: params.userId,
+        grantedByUserId: params.actorUserId,
+        ...g,
+      })),
+    )
     .onConflictDoNothing();
   await db.insert(memoryAuditEvents).values({
     tenantId: params.tenantId,
@@ -76,7 +104,13 @@ export async function addMembership(db: DbOrTx, params: { tenantId: string; user
   });
 }
 
-export type CreatedAccount = { user: User; tenantId: string; role: TenantRole; firstAdmin: boolean; /** The account did not exist before. */ newUser?: boolean };
+export type CreatedAccount = {
+  user: User;
+  tenantId: string;
+  role: TenantRole;
+  firstAdmin: boolean;
+  /** The account did not exist before. */ newUser?: boolean;
+};
 
 /**
  * Self-service sign-up. The first account of an empty install creates the organisation and becomes its
@@ -90,11 +124,20 @@ export async function registerAccount(
   const email = normalizeEmail(input.email);
   assertValidCredentials(email, input.password);
   const passwordHash = await hashPassword(input.password);
-  return createAccount(db, { email, name: input.name ?? null, image: null, passwordHash, openSignup: input.openSignup });
+  return createAccount(db, {
+    email,
+    name: input.name ?? null,
+    image: null,
+    passwordHash,
+    openSignup: input.openSignup,
+  });
 }
 
 /** Sign-up through GitHub / OIDC: same rules, no password. */
-export function registerAccountForExternalUser(db: Database, input: { email: string; name: string | null; image: string | null; openSignup: boolean }) {
+export function registerAccountForExternalUser(
+  db: Database,
+  input: { email: string; name: string | null; image: string | null; openSignup: boolean },
+) {
   return createAccount(db, { ...input, email: normalizeEmail(input.email), passwordHash: null });
 }
 
@@ -108,12 +151,22 @@ async function createAccount(
     // Closed sign-up is refused before the email is looked up, so a known and an unknown address get
     // the same answer: sign-up must not tell strangers who has an account here.
     if (!firstAdmin && !input.openSignup) {
-      throw new AccountError("signup_closed", "Sign-up is closed on this server. Ask an admin to add you, then sign in.");
+      throw new AccountError(
+        "signup_closed",
+        "Sign-up is closed on this server. Ask an admin to add you, then sign in.",
+      );
     }
-    if (await findUserByEmail(tx, input.email)) throw new AccountError("email_taken", `An account for ${input.email} already exists. Sign in instead.`);
+    if (await findUserByEmail(tx, input.email))
+      throw new AccountError("email_taken", `An account for ${input.email} already exists. Sign in instead.`);
     const [user] = await tx
       .insert(users)
-      .values({ id: newId("usr"), email: input.email, name: input.name, image: input.image, passwordHash: input.passwordHash })
+      .values({
+        id: newId("usr"),
+        email: input.email,
+        name: input.name,
+        image: input.image,
+        passwordHash: input.passwordHash,
+      })
       .returning();
     const ownerName = input.name ?? input.email.split("@")[0];
     const tenant = await createTenant(tx, firstAdmin ? DEFAULT_ORGANISATION_NAME : `${ownerName}'s organisation`);
@@ -167,9 +220,16 @@ export async function addUserToTenant(
     if (!user) {
       // An organisation's admin chose it (the CLI's operator acts for the whole server, with no actor).
       const passwordSetByTenantId = passwordHash && input.actorUserId ? tenantId : null;
-      [user] = await tx.insert(users).values({ id: newId("usr"), email, name: input.name ?? null, passwordHash, passwordSetByTenantId }).returning();
+      [user] = await tx
+        .insert(users)
+        .values({ id: newId("usr"), email, name: input.name ?? null, passwordHash, passwordSetByTenantId })
+        .returning();
     } else if (passwordHash && input.resetExistingPassword) {
-      [user] = await tx.update(users).set({ passwordHash, passwordSetByTenantId: null, updatedAt: new Date() }).where(eq(users.id, user.id)).returning();
+      [user] = await tx
+        .update(users)
+        .set({ passwordHash, passwordSetByTenantId: null, updatedAt: new Date() })
+        .where(eq(users.id, user.id))
+        .returning();
       // A new password ends every session the old one (or anyone holding a saved cookie) opened.
       await closeAllSessionRecords(tx, user!.id);
     }
@@ -179,13 +239,29 @@ export async function addUserToTenant(
       .where(and(eq(tenantMembers.tenantId, tenantId), eq(tenantMembers.userId, user!.id)));
     const role = input.role ?? membership?.role ?? "member";
     if (!membership) {
-      await addMembership(tx, { tenantId, userId: user!.id, role, actorUserId: input.actorUserId, reason: "added by admin" });
+      await addMembership(tx, {
+        tenantId,
+        userId: user!.id,
+        role,
+        actorUserId: input.actorUserId,
+        reason: "added by admin",
+      });
     } else if (membership.role !== role) {
       if (membership.role === "admin") {
-        const [admins] = await tx.select({ n: count() }).from(tenantMembers).where(and(eq(tenantMembers.tenantId, tenantId), eq(tenantMembers.role, "admin")));
-        if ((admins?.n ?? 0) <= 1) throw new AccountError("last_admin", `${email} is the organisation's only admin; make someone else admin first, so the organisation is never left without one.`);
+        const [admins] = await tx
+          .select({ n: count() })
+          .from(tenantMembers)
+          .where(and(eq(tenantMembers.tenantId, tenantId), eq(tenantMembers.role, "admin")));
+        if ((admins?.n ?? 0) <= 1)
+          throw new AccountError(
+            "last_admin",
+            `${email} is the organisation's only admin; make someone else admin first, so the organisation is never left without one.`,
+          );
       }
-      await tx.update(tenantMembers).set({ role }).where(and(eq(tenantMembers.tenantId, tenantId), eq(tenantMembers.userId, user!.id)));
+      await tx
+        .update(tenantMembers)
+        .set({ role })
+        .where(and(eq(tenantMembers.tenantId, tenantId), eq(tenantMembers.userId, user!.id)));
     }
     return { user: user!, tenantId, role, firstAdmin, newUser };
   });

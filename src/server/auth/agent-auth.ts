@@ -24,8 +24,11 @@ function countedCallCte(db: DbOrTx, hash: string, counting: CallCounting) {
     or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, sql`now()`)),
     sql`coalesce(${apiKeys.rateLimitPerMinute}, ${counting.defaultLimit}) > 0`,
   );
-  const asyncCommit = db instanceof PgTransaction ? sql`` : sql`, (select set_config('synchronous_commit', 'off', true)) as async_commit`;
-  return db.$with("counted_call", { count: sql<number>`count`.as("count") }).as(countHitSql(keyBucketSql, counting.windowStart, sql`from ${apiKeys}${asyncCommit} where ${liveKeyWithLimit}`));
+  const asyncCommit =
+    db instanceof PgTransaction ? sql`` : sql`, (select set_config('synchronous_commit', 'off', true)) as async_commit`;
+  return db
+    .$with("counted_call", { count: sql<number>`count`.as("count") })
+    .as(countHitSql(keyBucketSql, counting.windowStart, sql`from ${apiKeys}${asyncCommit} where ${liveKeyWithLimit}`));
 }
 
 /**
@@ -34,9 +37,16 @@ function countedCallCte(db: DbOrTx, hash: string, counting: CallCounting) {
  * the same statement also counts the call against the key's rate limit (`callCount`; null when
  * nothing was counted: no live key, or no limit), saving a round trip and a WAL flush per call.
  */
-export async function authenticateAgentKey(db: DbOrTx, secret: string, counting?: CallCounting): Promise<AgentCredentials & { callCount: number | null }> {
+export async function authenticateAgentKey(
+  db: DbOrTx,
+  secret: string,
+  counting?: CallCounting,
+): Promise<AgentCredentials & { callCount: number | null }> {
   const hash = presentedKeyHash(secret);
-  const columns = { key: apiKeys, grants: sql<string>`${keyGrantRowsSql({ tenantId: apiKeys.tenantId, ownerUserId: apiKeys.ownerUserId, id: apiKeys.id })}` };
+  const columns = {
+    key: apiKeys,
+    grants: sql<string>`${keyGrantRowsSql({ tenantId: apiKeys.tenantId, ownerUserId: apiKeys.ownerUserId, id: apiKeys.id })}`,
+  };
   let row: { key: ApiKey; grants: string; callCount?: number | string | null } | undefined;
   if (counting) {
     const counted = countedCallCte(db, hash, counting);

@@ -1,6 +1,14 @@
 import type { DbOrTx } from "~/db/types";
 import { env } from "~/env";
-import { countsInPostgres, enforceKeyRateLimit, keyRateLimit, rateLimitDecision, refuseOverLimit, windowStartOf, type CounterStore } from "~/server/rate-limit/limiter";
+import {
+  countsInPostgres,
+  enforceKeyRateLimit,
+  keyRateLimit,
+  rateLimitDecision,
+  refuseOverLimit,
+  windowStartOf,
+  type CounterStore,
+} from "~/server/rate-limit/limiter";
 import { authenticateAgentKey, type AgentCredentials } from "./agent-auth";
 
 /**
@@ -25,6 +33,7 @@ export async function admitMeteredAgentCall(
   const defaultLimit = options.defaultLimit ?? env.RATE_LIMIT_PER_MINUTE;
   const { apiKey, limits, callCount } = await authenticateAgentKey(db, secret, { windowStart, defaultLimit });
   const limit = keyRateLimit(apiKey, defaultLimit);
-  if (limit > 0 && callCount !== null) refuseOverLimit(apiKey, rateLimitDecision(callCount, { limit, windowStart, now }));
+  if (limit > 0 && callCount !== null)
+    refuseOverLimit(apiKey, rateLimitDecision(callCount, { limit, windowStart, now }));
   return { apiKey, limits };
 }

@@ -2,7 +2,17 @@ import { createHash, randomBytes } from "node:crypto";
 import { and, asc, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Database, DbOrTx } from "~/db/types";
-import { API_KEY_PERMISSIONS, apiKeys, defaultApiKeyScopes, memoryAuditEvents, tenantMembers, users, type ApiKey, type ApiKeyPermission, type TenantRole } from "~/db/schema";
+import {
+  API_KEY_PERMISSIONS,
+  apiKeys,
+  defaultApiKeyScopes,
+  memoryAuditEvents,
+  tenantMembers,
+  users,
+  type ApiKey,
+  type ApiKeyPermission,
+  type TenantRole,
+} from "~/db/schema";
 import { badRequest, forbidden, notFound, ServiceError } from "~/server/errors";
 import { newId } from "~/server/ids";
 import { formatScope, parseKeyScopePattern, recordAudit } from "~/server/memory";
@@ -41,7 +51,10 @@ export type CreateApiKeyInput = {
 };
 
 /** Creates a key and returns its secret — the only time the secret exists outside the caller's hands. */
-export async function createApiKey(db: Database, input: CreateApiKeyInput): Promise<{ apiKey: ApiKey; secret: string }> {
+export async function createApiKey(
+  db: Database,
+  input: CreateApiKeyInput,
+): Promise<{ apiKey: ApiKey; secret: string }> {
   const secret = generateSecret();
   return db.transaction(async (tx) => {
     const [apiKey] = await tx
@@ -66,7 +79,13 @@ export async function createApiKey(db: Database, input: CreateApiKeyInput): Prom
       actorType: input.createdByUserId ? "user" : "system",
       actorId: input.createdByUserId,
       reason: "api key created",
-      after: { keyId: apiKey!.id, name: input.name, ownerUserId: input.ownerUserId, scopes: input.scopes, permissions: input.permissions },
+      after: {
+        keyId: apiKey!.id,
+        name: input.name,
+        ownerUserId: input.ownerUserId,
+        scopes: input.scopes,
+        permissions: input.permissions,
+      },
     });
     return { apiKey: apiKey!, secret };
   });
@@ -75,7 +94,11 @@ export async function createApiKey(db: Database, input: CreateApiKeyInput): Prom
 /** The statement's side of a presented secret: its hash, after the shape check every agent call gets. */
 export function presentedKeyHash(secret: string): string {
   if (!secret.startsWith(API_KEY_SECRET_PREFIX)) {
-    throw new ServiceError("UNAUTHORIZED", "malformed_api_key", `API keys start with "${API_KEY_SECRET_PREFIX}". Send "Authorization: Bearer <key>".`);
+    throw new ServiceError(
+      "UNAUTHORIZED",
+      "malformed_api_key",
+      `API keys start with "${API_KEY_SECRET_PREFIX}". Send "Authorization: Bearer <key>".`,
+    );
   }
   return hashApiKeySecret(secret);
 }
@@ -85,13 +108,28 @@ export function presentedKeyHash(secret: string): string {
  * (at most once a minute per key). Revocation takes effect on the next request: nothing is cached.
  */
 export async function admitApiKey(db: DbOrTx, apiKey: ApiKey | undefined): Promise<ApiKey> {
-  if (!apiKey) throw new ServiceError("UNAUTHORIZED", "unknown_api_key", "This API key is not known. Create one in the dashboard under Admin → API keys.");
-  if (apiKey.revokedAt) throw new ServiceError("UNAUTHORIZED", "revoked_api_key", `API key ${apiKey.prefix}… was revoked. Ask an admin for a new key.`);
+  if (!apiKey)
+    throw new ServiceError(
+      "UNAUTHORIZED",
+      "unknown_api_key",
+      "This API key is not known. Create one in the dashboard under Admin → API keys.",
+    );
+  if (apiKey.revokedAt)
+    throw new ServiceError(
+      "UNAUTHORIZED",
+      "revoked_api_key",
+      `API key ${apiKey.prefix}… was revoked. Ask an admin for a new key.`,
+    );
   if (apiKey.expiresAt && apiKey.expiresAt.getTime() <= Date.now()) {
-    throw new ServiceError("UNAUTHORIZED", "expired_api_key", `API key ${apiKey.prefix}… expired at ${apiKey.expiresAt.toISOString()}. Create a new key.`);
+    throw new ServiceError(
+      "UNAUTHORIZED",
+      "expired_api_key",
+      `API key ${apiKey.prefix}… expired at ${apiKey.expiresAt.toISOString()}. Create a new key.`,
+    );
   }
   // Most calls come within the resolution of the last one: skip the statement, not just the write.
-  if (apiKey.lastUsedAt && Date.now() - apiKey.lastUsedAt.getTime() < LAST_USED_RESOLUTION_SECONDS * 1000) return apiKey;
+  if (apiKey.lastUsedAt && Date.now() - apiKey.lastUsedAt.getTime() < LAST_USED_RESOLUTION_SECONDS * 1000)
+    return apiKey;
   await db
     .update(apiKeys)
     .set({ lastUsedAt: new Date() })
@@ -99,7 +137,10 @@ export async function admitApiKey(db: DbOrTx, apiKey: ApiKey | undefined): Promi
       and(
         eq(apiKeys.tenantId, apiKey.tenantId),
         eq(apiKeys.id, apiKey.id),
-        or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, sql`now() - make_interval(secs => ${LAST_USED_RESOLUTION_SECONDS})`)),
+        or(
+          isNull(apiKeys.lastUsedAt),
+          lt(apiKeys.lastUsedAt, sql`now() - make_interval(secs => ${LAST_USED_RESOLUTION_SECONDS})`),
+        ),
       ),
     );
   return apiKey;
@@ -107,10 +148,13 @@ export async function admitApiKey(db: DbOrTx, apiKey: ApiKey | undefined): Promi
 
 /** Resolves a presented secret to its key (see `admitApiKey` for what is refused). */
 export async function verifyApiKey(db: DbOrTx, secret: string): Promise<ApiKey> {
-  const [apiKey] = await db.select().from(apiKeys).where(eq(apiKeys.keyHash, presentedKeyHash(secret))).limit(1);
+  const [apiKey] = await db
+    .select()
+    .from(apiKeys)
+    .where(eq(apiKeys.keyHash, presentedKeyHash(secret)))
+    .limit(1);
   return admitApiKey(db, apiKey);
 }
-
 
 // ---- managing keys (dashboard, CLI) ---------------------------------------------------------------
 
@@ -143,7 +187,11 @@ export function toApiKeyView(key: ApiKey, ownerEmail: string | null = null, now 
     scopes: key.scopes,
     permissions: key.permissions,
     rateLimitPerMinute: key.rateLimitPerMinute,
-    status: key.revokedAt ? "revoked" : key.expiresAt && key.expiresAt.getTime() <= now.getTime() ? "expired" : "active",
+    status: key.revokedAt
+      ? "revoked"
+      : key.expiresAt && key.expiresAt.getTime() <= now.getTime()
+        ? "expired"
+        : "active",
     expiresAt: key.expiresAt?.toISOString() ?? null,
     revokedAt: key.revokedAt?.toISOString() ?? null,
     lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
@@ -152,12 +200,20 @@ export function toApiKeyView(key: ApiKey, ownerEmail: string | null = null, now 
 }
 
 /** Keys of an organisation (or of one owner), newest first. Hashes never leave this function. */
-export async function listApiKeys(db: DbOrTx, params: { tenantId: string; ownerUserId?: string }): Promise<ApiKeyView[]> {
+export async function listApiKeys(
+  db: DbOrTx,
+  params: { tenantId: string; ownerUserId?: string },
+): Promise<ApiKeyView[]> {
   const rows = await db
     .select({ key: apiKeys, ownerEmail: users.email })
     .from(apiKeys)
     .leftJoin(users, eq(users.id, apiKeys.ownerUserId))
-    .where(and(eq(apiKeys.tenantId, params.tenantId), params.ownerUserId ? eq(apiKeys.ownerUserId, params.ownerUserId) : undefined))
+    .where(
+      and(
+        eq(apiKeys.tenantId, params.tenantId),
+        params.ownerUserId ? eq(apiKeys.ownerUserId, params.ownerUserId) : undefined,
+      ),
+    )
     .orderBy(asc(apiKeys.createdAt), asc(apiKeys.id));
   const now = new Date();
   return rows.reverse().map((row) => toApiKeyView(row.key, row.ownerEmail, now));
@@ -177,8 +233,9 @@ export const apiKeyCreateSchema = z.object({
 export type ApiKeyCreateInput = z.input<typeof apiKeyCreateSchema>;
 
 /** A key's scopes as given (checked and written canonically, once each), or the owner's defaults. */
-export const keyScopesFrom = (texts: readonly string[] | undefined, ownerUserId: string): string[] =>
-  [...new Set((texts ?? defaultApiKeyScopes(ownerUserId)).map((text) => formatScope(parseKeyScopePattern(text))))];
+export const keyScopesFrom = (texts: readonly string[] | undefined, ownerUserId: string): string[] => [
+  ...new Set((texts ?? defaultApiKeyScopes(ownerUserId)).map((text) => formatScope(parseKeyScopePattern(text)))),
+];
 
 export async function memberRole(db: DbOrTx, tenantId: string, userId: string): Promise<TenantRole | undefined> {
   const [row] = await db
@@ -196,24 +253,41 @@ export async function memberRole(db: DbOrTx, tenantId: string, userId: string): 
 export async function issueApiKey(
   db: Database,
   params: { tenantId: string; actorUserId: string; input: ApiKeyCreateInput },
-): Promise<{ apiKey: ApiKeyView; secret: string; /** Scopes its owner has no grant for yet: they reach nothing now. */ scopesWithoutReach: string[] }> {
+): Promise<{
+  apiKey: ApiKeyView;
+  secret: string;
+  /** Scopes its owner has no grant for yet: they reach nothing now. */ scopesWithoutReach: string[];
+}> {
   const input = parseInput(apiKeyCreateSchema, params.input, "The key");
   const ownerUserId = input.ownerUserId ?? params.actorUserId;
   const actorRole = await memberRole(db, params.tenantId, params.actorUserId);
   if (!actorRole) throw forbidden("not_a_member", "You are not a member of this organisation.");
   if (ownerUserId !== params.actorUserId && actorRole !== "admin") {
-    throw forbidden("admin_required", "Only admins create keys for other people; create the key for yourself (omit ownerUserId).");
+    throw forbidden(
+      "admin_required",
+      "Only admins create keys for other people; create the key for yourself (omit ownerUserId).",
+    );
   }
   if (ownerUserId !== params.actorUserId && !(await memberRole(db, params.tenantId, ownerUserId))) {
-    throw badRequest("unknown_owner", `User ${ownerUserId} is not a member of this organisation; add them first, or own the key yourself.`);
+    throw badRequest(
+      "unknown_owner",
+      `User ${ownerUserId} is not a member of this organisation; add them first, or own the key yourself.`,
+    );
   }
   // The limit protects the organisation from a runaway agent: a member may not lift their own.
   if (input.rateLimitPerMinute != null && actorRole !== "admin") {
-    throw forbidden("admin_required", "Only admins set a key's own rate limit; omit rateLimitPerMinute (the organisation's default applies) or ask an admin.");
+    throw forbidden(
+      "admin_required",
+      "Only admins set a key's own rate limit; omit rateLimitPerMinute (the organisation's default applies) or ask an admin.",
+    );
   }
   const scopes = keyScopesFrom(input.scopes, ownerUserId);
   const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
-  if (expiresAt && expiresAt.getTime() <= Date.now()) throw badRequest("expires_in_past", `expiresAt ${expiresAt.toISOString()} is already past; send a future time or omit it.`);
+  if (expiresAt && expiresAt.getTime() <= Date.now())
+    throw badRequest(
+      "expires_in_past",
+      `expiresAt ${expiresAt.toISOString()} is already past; send a future time or omit it.`,
+    );
   const { apiKey, secret } = await createApiKey(db, {
     tenantId: params.tenantId,
     ownerUserId,
@@ -232,14 +306,18 @@ export async function issueApiKey(
  * revoke their own keys, admins any key of the organisation, the operator at the CLI
  * (`actorUserId: null`, audited as the system) any key; revoking twice changes nothing.
  */
-export async function revokeApiKey(db: Database, params: { tenantId: string; keyId: string; actorUserId: string | null }): Promise<ApiKeyView> {
+export async function revokeApiKey(
+  db: Database,
+  params: { tenantId: string; keyId: string; actorUserId: string | null },
+): Promise<ApiKeyView> {
   return db.transaction(async (tx) => {
     const [key] = await tx
       .select()
       .from(apiKeys)
       .where(and(eq(apiKeys.tenantId, params.tenantId), eq(apiKeys.id, params.keyId)))
       .for("update");
-    if (!key) throw notFound("key_not_found", `No API key ${params.keyId} in this organisation; list keys with keys.list.`);
+    if (!key)
+      throw notFound("key_not_found", `No API key ${params.keyId} in this organisation; list keys with keys.list.`);
     if (params.actorUserId !== null) {
       const role = await memberRole(tx, params.tenantId, params.actorUserId);
       if (!role || (role !== "admin" && key.ownerUserId !== params.actorUserId)) {
@@ -252,13 +330,25 @@ export async function revokeApiKey(db: Database, params: { tenantId: string; key
       .set({ revokedAt: new Date() })
       .where(and(eq(apiKeys.tenantId, params.tenantId), eq(apiKeys.id, key.id)))
       .returning();
-    const actor = params.actorUserId === null ? { type: "system" as const, id: null } : { type: "user" as const, id: params.actorUserId };
-    await recordAudit(tx, { tenantId: params.tenantId, actor }, {
-      eventType: "key",
-      reason: "api key revoked",
-      before: { keyId: key.id, name: key.name, ownerUserId: key.ownerUserId, revokedAt: null },
-      after: { keyId: key.id, name: key.name, ownerUserId: key.ownerUserId, revokedAt: revoked!.revokedAt?.toISOString() },
-    });
+    const actor =
+      params.actorUserId === null
+        ? { type: "system" as const, id: null }
+        : { type: "user" as const, id: params.actorUserId };
+    await recordAudit(
+      tx,
+      { tenantId: params.tenantId, actor },
+      {
+        eventType: "key",
+        reason: "api key revoked",
+        before: { keyId: key.id, name: key.name, ownerUserId: key.ownerUserId, revokedAt: null },
+        after: {
+          keyId: key.id,
+          name: key.name,
+          ownerUserId: key.ownerUserId,
+          revokedAt: revoked!.revokedAt?.toISOString(),
+        },
+      },
+    );
     return toApiKeyView(revoked!);
   });
 }

@@ -11,7 +11,13 @@ import { verifyCredentials } from "./accounts";
 import { resolveExternalUser, verifiedGitHubEmail } from "./external-accounts";
 import { authSecret } from "./secret";
 import { beginSignInAttempt, clientAddress } from "./sign-in-throttle";
-import { closeSessionRecord, openSessionRecord, SESSION_RENEW_AFTER_SECONDS, sessionMaxAgeSeconds, sessionRecordLive } from "./session-records";
+import {
+  closeSessionRecord,
+  openSessionRecord,
+  SESSION_RENEW_AFTER_SECONDS,
+  sessionMaxAgeSeconds,
+  sessionRecordLive,
+} from "./session-records";
 
 declare module "next-auth" {
   interface Session {
@@ -29,10 +35,20 @@ function externalProviders(): Provider[] {
       // The profile's email becomes the verified one from /user/emails (scope user:email), or none.
       userinfo: {
         url: "https://api.github.com/user",
-        async request({ client, tokens }: { client: { userinfo: (token: string) => Promise<Record<string, unknown>> }; tokens: { access_token?: string } }) {
+        async request({
+          client,
+          tokens,
+        }: {
+          client: { userinfo: (token: string) => Promise<Record<string, unknown>> };
+          tokens: { access_token?: string };
+        }) {
           const profile = await client.userinfo(tokens.access_token ?? "");
-          const res = await fetch("https://api.github.com/user/emails", { headers: { Authorization: `token ${tokens.access_token}`, Accept: "application/vnd.github+json" } });
-          const email = res.ok ? verifiedGitHubEmail((await res.json()) as Parameters<typeof verifiedGitHubEmail>[0]) : null;
+          const res = await fetch("https://api.github.com/user/emails", {
+            headers: { Authorization: `token ${tokens.access_token}`, Accept: "application/vnd.github+json" },
+          });
+          const email = res.ok
+            ? verifiedGitHubEmail((await res.json()) as Parameters<typeof verifiedGitHubEmail>[0])
+            : null;
           return { ...profile, email, email_verified: email !== null };
         },
       },
@@ -87,7 +103,10 @@ export function createAuthOptions(getDatabase: () => Promise<Database> = getDb):
           // The sign-in route answers a throttled attempt with 429 first (sign-in-throttle.ts); this holds
           // however the attempt arrives. The attempt is counted before the password is checked (where
           // every instance sees it), so attempts sent at once cannot all pass a count of 0.
-          const attempt = await beginSignInAttempt(db, { email: credentials.email, address: clientAddress(req?.headers ?? {}) });
+          const attempt = await beginSignInAttempt(db, {
+            email: credentials.email,
+            address: clientAddress(req?.headers ?? {}),
+          });
           if (attempt.refusal) throw new Error("TooManyAttempts");
           const user = await verifyCredentials(db, credentials.email, credentials.password);
           // The session opens only if the row the password was checked against is unchanged (a reset or
@@ -95,7 +114,14 @@ export function createAuthOptions(getDatabase: () => Promise<Database> = getDb):
           const sid = user ? await openSessionRecord(db, user.id, user) : null;
           await attempt.settle(sid !== null);
           if (!user || !sid) return null;
-          return { id: user.id, email: user.email, name: user.name, image: user.image, onlyTenantId: user.passwordSetByTenantId, sid };
+          return {
+            id: user.id,
+            email: user.email,
+            name: user.name,
+            image: user.image,
+            onlyTenantId: user.passwordSetByTenantId,
+            sid,
+          };
         },
       }),
       ...externalProviders(),
@@ -112,7 +138,9 @@ export function createAuthOptions(getDatabase: () => Promise<Database> = getDb):
             type: account.type,
             email: user.email ?? null,
             // OIDC's claim (some issuers send it as the text "true"); GitHub's as set by its userinfo above.
-            emailVerified: [true, "true"].includes((profile as { email_verified?: unknown } | undefined)?.email_verified as boolean | string),
+            emailVerified: [true, "true"].includes(
+              (profile as { email_verified?: unknown } | undefined)?.email_verified as boolean | string,
+            ),
             name: user.name ?? null,
             image: user.image ?? null,
           },
@@ -143,7 +171,10 @@ export function createAuthOptions(getDatabase: () => Promise<Database> = getDb):
           // next-auth deletes the session cookie when this callback throws, so a database hiccup would sign
           // the person out for good. This request reads as no session instead; the cookie and the stored
           // session stay, and the next request checks again.
-          log("warn", `session check failed, answered as signed out for this request: ${error instanceof Error ? error.message : String(error)}`);
+          log(
+            "warn",
+            `session check failed, answered as signed out for this request: ${error instanceof Error ? error.message : String(error)}`,
+          );
           token.unavailable = true;
           return token;
         }
@@ -154,7 +185,10 @@ export function createAuthOptions(getDatabase: () => Promise<Database> = getDb):
         // An ended session reads as none: getServerSession answers null, /api/auth/session {}.
         if (token.revoked === true || token.unavailable === true) return {} as Session;
         const onlyTenantId = typeof token.onlyTenantId === "string" ? token.onlyTenantId : null;
-        return { ...session, user: { ...session.user, id: token.uid as string, email: token.email ?? "", onlyTenantId } } as Session;
+        return {
+          ...session,
+          user: { ...session.user, id: token.uid as string, email: token.email ?? "", onlyTenantId },
+        } as Session;
       },
     },
     events: {

@@ -12,7 +12,15 @@ import { countUsers, normalizeEmail, registerAccountForExternalUser } from "./ac
  */
 export async function resolveExternalUser(
   db: Database,
-  identity: { provider: string; providerAccountId: string; type: string; email: string | null; emailVerified: boolean; name: string | null; image: string | null },
+  identity: {
+    provider: string;
+    providerAccountId: string;
+    type: string;
+    email: string | null;
+    emailVerified: boolean;
+    name: string | null;
+    image: string | null;
+  },
   openSignup: boolean,
 ): Promise<string | null> {
   const [linked] = await db
@@ -26,7 +34,9 @@ export async function resolveExternalUser(
   let userId = existing?.id;
   if (!userId) {
     if ((await countUsers(db)) > 0 && !openSignup) return null;
-    userId = (await registerAccountForExternalUser(db, { email, name: identity.name, image: identity.image, openSignup })).user.id;
+    userId = (
+      await registerAccountForExternalUser(db, { email, name: identity.name, image: identity.image, openSignup })
+    ).user.id;
   }
   await db
     .insert(accounts)
@@ -34,7 +44,6 @@ export async function resolveExternalUser(
     .onConflictDoNothing();
   return userId;
 }
-
 
 type GitHubEmail = { email: string; primary: boolean; verified: boolean };
 

@@ -2,7 +2,15 @@ import { and, eq, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { queryRows } from "~/db/raw";
 import type { DbOrTx } from "~/db/types";
 import { scopeGrants, tenantMembers, type ApiKey, type ApiKeyPermission, type TenantRole } from "~/db/schema";
-import { intersectScopes, type MemoryCallContext, type MemoryScope, parseKeyScopePattern, parseScopePattern, scopeAllowed, type ScopePattern } from "~/server/memory";
+import {
+  intersectScopes,
+  type MemoryCallContext,
+  type MemoryScope,
+  parseKeyScopePattern,
+  parseScopePattern,
+  scopeAllowed,
+  type ScopePattern,
+} from "~/server/memory";
 import { SCOPE_TYPES } from "~/db/schema";
 
 export type EffectiveScopes = { read: ScopePattern[]; write: ScopePattern[] };
@@ -35,11 +43,22 @@ function safePattern(text: string, parse: (text: string) => ScopePattern = parse
 
 type GrantRow = { scope: string; canRead: boolean; canWrite: boolean };
 
-async function grantsOf(db: DbOrTx, tenantId: string, principalType: "user" | "api_key", principalId: string): Promise<EffectiveScopes> {
+async function grantsOf(
+  db: DbOrTx,
+  tenantId: string,
+  principalType: "user" | "api_key",
+  principalId: string,
+): Promise<EffectiveScopes> {
   const rows = await db
     .select({ scope: scopeGrants.scope, canRead: scopeGrants.canRead, canWrite: scopeGrants.canWrite })
     .from(scopeGrants)
-    .where(and(eq(scopeGrants.tenantId, tenantId), eq(scopeGrants.principalType, principalType), eq(scopeGrants.principalId, principalId)));
+    .where(
+      and(
+        eq(scopeGrants.tenantId, tenantId),
+        eq(scopeGrants.principalType, principalType),
+        eq(scopeGrants.principalId, principalId),
+      ),
+    );
   return scopesOf(rows);
 }
 
@@ -56,7 +75,10 @@ function scopesOf(rows: readonly GrantRow[]): EffectiveScopes {
 }
 
 /** What a person may read and write in an organisation: everything for admins, their grants otherwise. */
-export async function effectiveUserScopes(db: DbOrTx, params: { tenantId: string; userId: string; role?: TenantRole }): Promise<EffectiveScopes> {
+export async function effectiveUserScopes(
+  db: DbOrTx,
+  params: { tenantId: string; userId: string; role?: TenantRole },
+): Promise<EffectiveScopes> {
   let role = params.role;
   if (!role) {
     const [member] = await db
@@ -96,11 +118,18 @@ export function keyGrantRowsSql(key: KeyRef): SQL {
  */
 export function keyScopeLimitsFrom(apiKey: Pick<KeyReach, "scopes">, grantRowsJson: string): EffectiveScopes {
   const rows = JSON.parse(grantRowsJson) as KeyGrantRow[];
-  const grants = (principal: string) => rows.filter((r) => r[0] === principal).map(([, scope, canRead, canWrite]) => ({ scope, canRead, canWrite }));
+  const grants = (principal: string) =>
+    rows.filter((r) => r[0] === principal).map(([, scope, canRead, canWrite]) => ({ scope, canRead, canWrite }));
   const role = rows.find((r) => r[0] === "member")?.[1] as TenantRole | undefined;
-  const owner: EffectiveScopes = !role ? { read: [], write: [] } : role === "admin" ? { read: EVERYTHING, write: EVERYTHING } : scopesOf(grants("user"));
+  const owner: EffectiveScopes = !role
+    ? { read: [], write: [] }
+    : role === "admin"
+      ? { read: EVERYTHING, write: EVERYTHING }
+      : scopesOf(grants("user"));
   const keyGrants = scopesOf(grants("api_key"));
-  const own = apiKey.scopes.map((text) => safePattern(text, parseKeyScopePattern)).filter((p): p is ScopePattern => p !== null);
+  const own = apiKey.scopes
+    .map((text) => safePattern(text, parseKeyScopePattern))
+    .filter((p): p is ScopePattern => p !== null);
   return {
     read: intersectScopes([...own, ...keyGrants.read], owner.read),
     write: intersectScopes([...own, ...keyGrants.write], owner.write).filter((p) => p.type !== "global"),
@@ -131,7 +160,11 @@ export async function keyScopesWithoutReach(db: DbOrTx, apiKey: ApiKey): Promise
  * intersected with its owner's current grants — shrinking a person's grants shrinks their keys at
  * once. Writing needs the key's `memory:write` permission; agents never write `global`.
  */
-export async function effectiveKeyScopes(db: DbOrTx, apiKey: KeyReach, knownLimits?: EffectiveScopes): Promise<EffectiveScopes> {
+export async function effectiveKeyScopes(
+  db: DbOrTx,
+  apiKey: KeyReach,
+  knownLimits?: EffectiveScopes,
+): Promise<EffectiveScopes> {
   const limits = knownLimits ?? (await keyScopeLimits(db, apiKey));
   const read = hasPermission(apiKey, "memory:read") || hasPermission(apiKey, "memory:write") ? limits.read : [];
   const write = hasPermission(apiKey, "memory:write") ? limits.write : [];
@@ -139,7 +172,10 @@ export async function effectiveKeyScopes(db: DbOrTx, apiKey: KeyReach, knownLimi
 }
 
 /** A person acting in the dashboard: explicit by nature (they typed it), may forget, never forget-all by accident. */
-export async function buildUserCallContext(db: DbOrTx, params: { tenantId: string; userId: string; role: TenantRole }): Promise<MemoryCallContext> {
+export async function buildUserCallContext(
+  db: DbOrTx,
+  params: { tenantId: string; userId: string; role: TenantRole },
+): Promise<MemoryCallContext> {
   const scopes = await effectiveUserScopes(db, params);
   return {
     tenantId: params.tenantId,
@@ -165,7 +201,12 @@ export type AgentTurn = {
 };
 
 /** An agent's call: key scopes ∩ owner grants, and the turn's defaults only where the key may read them. */
-export async function buildAgentCallContext(db: DbOrTx, apiKey: KeyReach, turn: AgentTurn = {}, knownLimits?: EffectiveScopes): Promise<MemoryCallContext> {
+export async function buildAgentCallContext(
+  db: DbOrTx,
+  apiKey: KeyReach,
+  turn: AgentTurn = {},
+  knownLimits?: EffectiveScopes,
+): Promise<MemoryCallContext> {
   const scopes = await effectiveKeyScopes(db, apiKey, knownLimits);
   const readable = (scope: MemoryScope | undefined) => (scope && scopeAllowed(scope, scopes.read) ? scope : undefined);
   // The scopes the turn names; the user defaults to the key's owner.
@@ -174,7 +215,9 @@ export async function buildAgentCallContext(db: DbOrTx, apiKey: KeyReach, turn: 
     session: turn.sessionId ? { type: "session", id: turn.sessionId } : undefined,
     workspace: turn.workspaceId ? { type: "workspace", id: turn.workspaceId } : undefined,
   };
-  const unreadableDefaults = Object.values(named).filter((scope): scope is MemoryScope => scope !== undefined && !readable(scope));
+  const unreadableDefaults = Object.values(named).filter(
+    (scope): scope is MemoryScope => scope !== undefined && !readable(scope),
+  );
   return {
     tenantId: apiKey.tenantId,
     actor: { type: "api_key", id: apiKey.id },

@@ -65,7 +65,12 @@ export const grantListSchema = z.object({
   principalId: z.string().min(1).max(100).optional(),
 });
 
-async function principalLabel(db: DbOrTx, tenantId: string, type: PrincipalType, id: string): Promise<string | null | undefined> {
+async function principalLabel(
+  db: DbOrTx,
+  tenantId: string,
+  type: PrincipalType,
+  id: string,
+): Promise<string | null | undefined> {
   if (type === "user") {
     const [row] = await db
       .select({ email: users.email })
@@ -82,12 +87,22 @@ async function principalLabel(db: DbOrTx, tenantId: string, type: PrincipalType,
 }
 
 /** Grants of an organisation, optionally of one principal, grouped by principal then scope. */
-export async function listGrants(db: DbOrTx, params: { tenantId: string; principalType?: PrincipalType; principalId?: string }): Promise<GrantView[]> {
+export async function listGrants(
+  db: DbOrTx,
+  params: { tenantId: string; principalType?: PrincipalType; principalId?: string },
+): Promise<GrantView[]> {
   const rows = await db
     .select({ grant: scopeGrants, email: users.email, keyName: apiKeys.name })
     .from(scopeGrants)
     .leftJoin(users, and(eq(scopeGrants.principalType, "user"), eq(users.id, scopeGrants.principalId)))
-    .leftJoin(apiKeys, and(eq(scopeGrants.principalType, "api_key"), eq(apiKeys.tenantId, scopeGrants.tenantId), eq(apiKeys.id, scopeGrants.principalId)))
+    .leftJoin(
+      apiKeys,
+      and(
+        eq(scopeGrants.principalType, "api_key"),
+        eq(apiKeys.tenantId, scopeGrants.tenantId),
+        eq(apiKeys.id, scopeGrants.principalId),
+      ),
+    )
     .where(
       and(
         eq(scopeGrants.tenantId, params.tenantId),
@@ -103,11 +118,17 @@ export async function listGrants(db: DbOrTx, params: { tenantId: string; princip
  * Creates or changes the grant of one principal on one scope (the scope is normalised, so
  * `session:*` and ` session:* ` are one grant). Refuses principals outside the organisation.
  */
-export async function setGrant(db: Database, params: { tenantId: string; actorUserId: string; input: GrantSetInput }): Promise<GrantView> {
+export async function setGrant(
+  db: Database,
+  params: { tenantId: string; actorUserId: string; input: GrantSetInput },
+): Promise<GrantView> {
   const input = parseInput(grantSetSchema, params.input, "The grant");
   const scope = formatScope(parseScopePattern(input.scope));
   if (!input.canRead && !input.canWrite) {
-    throw badRequest("empty_grant", "A grant needs canRead or canWrite; to take access away, remove the grant with grants.remove.");
+    throw badRequest(
+      "empty_grant",
+      "A grant needs canRead or canWrite; to take access away, remove the grant with grants.remove.",
+    );
   }
   return db.transaction(async (tx) => {
     const label = await principalLabel(tx, params.tenantId, input.principalType, input.principalId);
@@ -148,30 +169,45 @@ export async function setGrant(db: Database, params: { tenantId: string; actorUs
         set: { canRead: input.canRead, canWrite: input.canWrite, grantedByUserId: params.actorUserId },
       })
       .returning();
-    await recordAudit(tx, { tenantId: params.tenantId, actor: { type: "user", id: params.actorUserId } }, {
-      eventType: "grant",
-      reason: before ? "grant changed" : "grant added",
-      before: before ? snapshot(before) : null,
-      after: snapshot(row!),
-    });
+    await recordAudit(
+      tx,
+      { tenantId: params.tenantId, actor: { type: "user", id: params.actorUserId } },
+      {
+        eventType: "grant",
+        reason: before ? "grant changed" : "grant added",
+        before: before ? snapshot(before) : null,
+        after: snapshot(row!),
+      },
+    );
     return toView(row!, label);
   });
 }
 
 /** Removes one grant by id; access it gave ends with the next request. */
-export async function removeGrant(db: Database, params: { tenantId: string; actorUserId: string; grantId: string }): Promise<{ removed: GrantView }> {
+export async function removeGrant(
+  db: Database,
+  params: { tenantId: string; actorUserId: string; grantId: string },
+): Promise<{ removed: GrantView }> {
   return db.transaction(async (tx) => {
     const [row] = await tx
       .delete(scopeGrants)
       .where(and(eq(scopeGrants.tenantId, params.tenantId), eq(scopeGrants.id, params.grantId)))
       .returning();
-    if (!row) throw notFound("grant_not_found", `No grant ${params.grantId} in this organisation; list grants with grants.list.`);
-    await recordAudit(tx, { tenantId: params.tenantId, actor: { type: "user", id: params.actorUserId } }, {
-      eventType: "grant",
-      reason: "grant removed",
-      before: snapshot(row),
-      after: null,
-    });
+    if (!row)
+      throw notFound(
+        "grant_not_found",
+        `No grant ${params.grantId} in this organisation; list grants with grants.list.`,
+      );
+    await recordAudit(
+      tx,
+      { tenantId: params.tenantId, actor: { type: "user", id: params.actorUserId } },
+      {
+        eventType: "grant",
+        reason: "grant removed",
+        before: snapshot(row),
+        after: null,
+      },
+    );
     const label = await principalLabel(tx, params.tenantId, row.principalType, row.principalId);
     return { removed: toView(row, label ?? null) };
   });

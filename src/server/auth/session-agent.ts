@@ -18,7 +18,10 @@ export type SessionAgent = {
  * with the key that captured the session's latest message while it still works, else with a key as
  * the owner would get by default (defaultApiKeyScopes). Null when the session names no person.
  */
-export async function sessionAgentContext(db: DbOrTx, params: { tenantId: string; sessionId: string }): Promise<{ ctx: MemoryCallContext; agent: SessionAgent } | null> {
+export async function sessionAgentContext(
+  db: DbOrTx,
+  params: { tenantId: string; sessionId: string },
+): Promise<{ ctx: MemoryCallContext; agent: SessionAgent } | null> {
   const [latest] = await listRecentMessages(db, { tenantId: params.tenantId, sessionId: params.sessionId, limit: 1 });
   if (!latest) return null;
   const capturedByKey = latest.capturedByType === "api_key" && latest.capturedById ? latest.capturedById : null;
@@ -26,9 +29,17 @@ export async function sessionAgentContext(db: DbOrTx, params: { tenantId: string
     ? await db
         .select()
         .from(apiKeys)
-        .where(and(eq(apiKeys.tenantId, params.tenantId), eq(apiKeys.id, capturedByKey), isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, new Date()))))
+        .where(
+          and(
+            eq(apiKeys.tenantId, params.tenantId),
+            eq(apiKeys.id, capturedByKey),
+            isNull(apiKeys.revokedAt),
+            or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, new Date())),
+          ),
+        )
     : [];
-  const ownerUserId = latest.userScopeId ?? key?.ownerUserId ?? (latest.capturedByType === "user" ? latest.capturedById : null);
+  const ownerUserId =
+    latest.userScopeId ?? key?.ownerUserId ?? (latest.capturedByType === "user" ? latest.capturedById : null);
   if (!ownerUserId) return null;
   const reach: KeyReach = key ?? {
     id: `default-key-of-${ownerUserId}`,
@@ -37,6 +48,10 @@ export async function sessionAgentContext(db: DbOrTx, params: { tenantId: string
     scopes: defaultApiKeyScopes(ownerUserId),
     permissions: [...DEFAULT_API_KEY_PERMISSIONS],
   };
-  const ctx = await buildAgentCallContext(db, reach, { sessionId: params.sessionId, userId: ownerUserId, workspaceId: latest.workspaceId ?? undefined });
+  const ctx = await buildAgentCallContext(db, reach, {
+    sessionId: params.sessionId,
+    userId: ownerUserId,
+    workspaceId: latest.workspaceId ?? undefined,
+  });
   return { ctx, agent: { ownerUserId, key: key ? { id: key.id, name: key.name, prefix: key.prefix } : null } };
 }

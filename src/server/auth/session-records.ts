@@ -28,7 +28,12 @@ export type SessionBasis = { passwordHash: string | null; updatedAt: Date };
  * recorded, and both of those take the same lock (closeAllSessionRecords), so either this sees their
  * change or they see this session. Old expired rows of the person go.
  */
-export async function openSessionRecord(db: Database, userId: string, basis?: SessionBasis | null, now = new Date()): Promise<string | null> {
+export async function openSessionRecord(
+  db: Database,
+  userId: string,
+  basis?: SessionBasis | null,
+  now = new Date(),
+): Promise<string | null> {
   return db.transaction(async (tx) => {
     const [user] = await tx
       .select({ passwordHash: users.passwordHash, updatedAt: users.updatedAt, disabledAt: users.disabledAt })
@@ -36,10 +41,13 @@ export async function openSessionRecord(db: Database, userId: string, basis?: Se
       .where(eq(users.id, userId))
       .for("update");
     if (!user || user.disabledAt) return null;
-    if (basis && (user.passwordHash !== basis.passwordHash || user.updatedAt.getTime() !== basis.updatedAt.getTime())) return null;
+    if (basis && (user.passwordHash !== basis.passwordHash || user.updatedAt.getTime() !== basis.updatedAt.getTime()))
+      return null;
     const sid = randomBytes(24).toString("base64url");
     await tx.delete(sessions).where(and(eq(sessions.userId, userId), lt(sessions.expires, now)));
-    await tx.insert(sessions).values({ sessionToken: sid, userId, expires: new Date(now.getTime() + sessionMaxAgeSeconds() * 1000) });
+    await tx
+      .insert(sessions)
+      .values({ sessionToken: sid, userId, expires: new Date(now.getTime() + sessionMaxAgeSeconds() * 1000) });
     return sid;
   });
 }
@@ -54,11 +62,21 @@ export async function sessionRecordLive(db: DbOrTx, sid: unknown, userId: unknow
     .select({ expires: sessions.expires })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
-    .where(and(eq(sessions.sessionToken, sid), eq(sessions.userId, userId), gt(sessions.expires, now), sql`${users.disabledAt} is null`));
+    .where(
+      and(
+        eq(sessions.sessionToken, sid),
+        eq(sessions.userId, userId),
+        gt(sessions.expires, now),
+        sql`${users.disabledAt} is null`,
+      ),
+    );
   if (!row) return false;
   const maxAgeMs = sessionMaxAgeSeconds() * 1000;
   if (row.expires.getTime() - now.getTime() < maxAgeMs - SESSION_RENEW_AFTER_SECONDS * 1000) {
-    await db.update(sessions).set({ expires: new Date(now.getTime() + maxAgeMs) }).where(eq(sessions.sessionToken, sid));
+    await db
+      .update(sessions)
+      .set({ expires: new Date(now.getTime() + maxAgeMs) })
+      .where(eq(sessions.sessionToken, sid));
   }
   return true;
 }

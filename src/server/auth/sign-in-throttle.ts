@@ -49,7 +49,11 @@ const header = (headers: HeaderSource, name: string): string | undefined => {
 /** The client's address: X-Forwarded-For's last entry behind a trusted proxy, else what the server's socket saw. */
 export function clientAddress(headers: HeaderSource): string {
   if (env.TRUST_PROXY) {
-    const forwarded = header(headers, "x-forwarded-for")?.split(",").map((a) => a.trim()).filter(Boolean).at(-1);
+    const forwarded = header(headers, "x-forwarded-for")
+      ?.split(",")
+      .map((a) => a.trim())
+      .filter(Boolean)
+      .at(-1);
     if (forwarded) return forwarded.slice(0, 100);
   }
   return (header(headers, CLIENT_ADDRESS_HEADER) ?? UNKNOWN_ADDRESS).slice(0, 100);
@@ -62,11 +66,15 @@ export function throttledAddress(address: string): string {
   const mapped = bare.match(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/i);
   if (mapped) return mapped[1]!;
   const [head = "", tail] = bare.split("::");
-  const groups = (part: string | undefined) => (part ? part.split(":") : []).flatMap((g) => (g.includes(".") ? ["0", "0"] : [g]));
+  const groups = (part: string | undefined) =>
+    (part ? part.split(":") : []).flatMap((g) => (g.includes(".") ? ["0", "0"] : [g]));
   const h = groups(head);
   const t = groups(tail);
   const all = tail === undefined ? h : [...h, ...Array<string>(Math.max(0, 8 - h.length - t.length)).fill("0"), ...t];
-  return `${all.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(":")}::/64`;
+  return `${all
+    .slice(0, 4)
+    .map((g) => parseInt(g, 16).toString(16))
+    .join(":")}::/64`;
 }
 
 type Bucket = { what: "account and address" | "address" | "account"; bucket: string; limit: number };
@@ -80,13 +88,21 @@ const buckets = (email: string, rawAddress: string): [Bucket, ...Bucket[]] => {
   if (rawAddress === UNKNOWN_ADDRESS) return [perAccount];
   const address = throttledAddress(rawAddress);
   return [
-    { what: "account and address" as const, bucket: `signin:pair:${account}|${address}`, limit: SIGN_IN_THROTTLE.perPair },
+    {
+      what: "account and address" as const,
+      bucket: `signin:pair:${account}|${address}`,
+      limit: SIGN_IN_THROTTLE.perPair,
+    },
     { what: "address" as const, bucket: `signin:addr:${address}`, limit: SIGN_IN_THROTTLE.perAddress },
     perAccount,
   ];
 };
 
-export type SignInRefusal = { retryAfterSeconds: number; what: "account and address" | "address" | "account"; message: string };
+export type SignInRefusal = {
+  retryAfterSeconds: number;
+  what: "account and address" | "address" | "account";
+  message: string;
+};
 
 function refusal(what: SignInRefusal["what"], windowStart: number, now: number): SignInRefusal {
   const retryAfterSeconds = Math.max(1, Math.ceil((windowStart + SIGN_IN_THROTTLE.windowMs - now) / 1000));
@@ -101,7 +117,12 @@ function refusal(what: SignInRefusal["what"], windowStart: number, now: number):
  * The rule on counts: `counts[i]` is bucket i's count, `before` what the pair had before this attempt
  * (0 for a pair with no earlier attempts this window). `over(count, limit)` says when a count is past it.
  */
-function decide(list: Bucket[], counts: number[], before: number, over: (count: number, limit: number) => boolean): Bucket | null {
+function decide(
+  list: Bucket[],
+  counts: number[],
+  before: number,
+  over: (count: number, limit: number) => boolean,
+): Bucket | null {
   const [gate, ...wider] = list;
   if (over(counts[0]!, gate!.limit)) return gate!;
   if (before === 0) return null;
@@ -109,7 +130,10 @@ function decide(list: Bucket[], counts: number[], before: number, over: (count: 
 }
 
 /** Whether a password sign-in for `email` from `address` would be refused right now (nothing counted): the sign-in route's early 429. */
-export async function signInRefusal(db: DbOrTx, params: { email: string; address: string; store?: CounterStore; now?: number }): Promise<SignInRefusal | null> {
+export async function signInRefusal(
+  db: DbOrTx,
+  params: { email: string; address: string; store?: CounterStore; now?: number },
+): Promise<SignInRefusal | null> {
   const store = params.store ?? defaultCounter(db);
   const now = params.now ?? Date.now();
   const windowStart = windowStartOf(now, SIGN_IN_THROTTLE.windowMs);
@@ -131,7 +155,10 @@ export type SignInAttempt = {
  * Counts a password sign-in attempt before its password is checked (atomic increments) and decides on
  * the counts returned. Call `settle` with the outcome when the attempt is not refused.
  */
-export async function beginSignInAttempt(db: Database, params: { email: string; address: string; store?: CounterStore; now?: number }): Promise<SignInAttempt> {
+export async function beginSignInAttempt(
+  db: Database,
+  params: { email: string; address: string; store?: CounterStore; now?: number },
+): Promise<SignInAttempt> {
   const store = params.store ?? defaultCounter(db);
   const now = params.now ?? Date.now();
   const windowStart = windowStartOf(now, SIGN_IN_THROTTLE.windowMs);
@@ -153,12 +180,25 @@ export async function beginSignInAttempt(db: Database, params: { email: string; 
   };
 }
 
-async function auditLockout(db: Database, params: { email: string; address: string }, reached: string[], until: string): Promise<void> {
-  log("warn", "sign-in locked: too many failed passwords", { email: normalizeEmail(params.email), address: params.address, limits: reached, until });
+async function auditLockout(
+  db: Database,
+  params: { email: string; address: string },
+  reached: string[],
+  until: string,
+): Promise<void> {
+  log("warn", "sign-in locked: too many failed passwords", {
+    email: normalizeEmail(params.email),
+    address: params.address,
+    limits: reached,
+    until,
+  });
   await db.transaction(async (tx) => {
     const user = await findUserByEmail(tx, params.email);
     if (!user) return;
-    const memberships = await tx.select({ tenantId: tenantMembers.tenantId }).from(tenantMembers).where(eq(tenantMembers.userId, user.id));
+    const memberships = await tx
+      .select({ tenantId: tenantMembers.tenantId })
+      .from(tenantMembers)
+      .where(eq(tenantMembers.userId, user.id));
     if (memberships.length === 0) return;
     await tx.insert(memoryAuditEvents).values(
       memberships.map(({ tenantId }) => ({
@@ -181,7 +221,12 @@ async function auditLockout(db: Database, params: { email: string; address: stri
 export async function pruneSignInCounters(db: DbOrTx, now = Date.now()): Promise<number> {
   const gone = await db
     .delete(rateLimitBuckets)
-    .where(and(like(rateLimitBuckets.bucket, "signin:%"), lt(rateLimitBuckets.windowStart, now - 2 * SIGN_IN_THROTTLE.windowMs)))
+    .where(
+      and(
+        like(rateLimitBuckets.bucket, "signin:%"),
+        lt(rateLimitBuckets.windowStart, now - 2 * SIGN_IN_THROTTLE.windowMs),
+      ),
+    )
     .returning({ bucket: rateLimitBuckets.bucket });
   return gone.length;
 }
@@ -193,11 +238,17 @@ export async function pruneSignInCounters(db: DbOrTx, now = Date.now()): Promise
  */
 export async function throttledSignInResponse(req: Request, db: DbOrTx): Promise<Response | null> {
   if (req.method !== "POST" || !new URL(req.url).pathname.endsWith("/callback/credentials")) return null;
-  const form = await req.clone().formData().catch(() => null);
+  const form = await req
+    .clone()
+    .formData()
+    .catch(() => null);
   const email = form?.get("email");
   if (typeof email !== "string" || !email) return null;
   const refusal = await signInRefusal(db, { email, address: clientAddress(req.headers) });
   if (!refusal) return null;
   const url = new URL("/sign-in?error=TooManyAttempts", req.url).toString();
-  return Response.json({ url, error: "TooManyAttempts", message: refusal.message }, { status: 429, headers: { "retry-after": String(refusal.retryAfterSeconds) } });
+  return Response.json(
+    { url, error: "TooManyAttempts", message: refusal.message },
+    { status: 429, headers: { "retry-after": String(refusal.retryAfterSeconds) } },
+  );
 }

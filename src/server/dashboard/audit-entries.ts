@@ -25,7 +25,8 @@ export type AuditEntry = {
 };
 
 type Payload = Record<string, unknown>;
-const asPayload = (value: unknown): Payload => (value && typeof value === "object" && !Array.isArray(value) ? (value as Payload) : {});
+const asPayload = (value: unknown): Payload =>
+  value && typeof value === "object" && !Array.isArray(value) ? (value as Payload) : {};
 const textOf = (value: unknown) => (typeof value === "string" && value ? value : null);
 
 /**
@@ -33,7 +34,12 @@ const textOf = (value: unknown) => (typeof value === "string" && value ? value :
  * member rows carry no scope column): the principal and scope of a grant, a key and its owner, the
  * member whose role or membership changed.
  */
-function subjectOf(e: MemoryAuditEvent): { subject: ActorRef | null; email: string | null; owner: ActorRef | null; scope: string | null } {
+function subjectOf(e: MemoryAuditEvent): {
+  subject: ActorRef | null;
+  email: string | null;
+  owner: ActorRef | null;
+  scope: string | null;
+} {
   const state = { ...asPayload(e.before), ...asPayload(e.after) };
   const none = { subject: null, email: null, owner: null, scope: null };
   if (e.eventType === "grant") {
@@ -42,7 +48,11 @@ function subjectOf(e: MemoryAuditEvent): { subject: ActorRef | null; email: stri
   }
   if (e.eventType === "key") {
     const owner = textOf(state.ownerUserId);
-    return { ...none, subject: { type: "api_key", id: textOf(state.keyId) }, owner: owner ? { type: "user", id: owner } : null };
+    return {
+      ...none,
+      subject: { type: "api_key", id: textOf(state.keyId) },
+      owner: owner ? { type: "user", id: owner } : null,
+    };
   }
   if (e.eventType === "member") {
     const userId = textOf(state.userId);
@@ -53,15 +63,24 @@ function subjectOf(e: MemoryAuditEvent): { subject: ActorRef | null; email: stri
   return none;
 }
 
-const scopeText = (e: MemoryAuditEvent) => (e.scopeType ? (e.scopeType === "global" ? "global" : `${e.scopeType}:${e.scopeId ?? ""}`) : null);
+const scopeText = (e: MemoryAuditEvent) =>
+  e.scopeType ? (e.scopeType === "global" ? "global" : `${e.scopeType}:${e.scopeId ?? ""}`) : null;
 
 /** Audit rows as the dashboard shows them: actors and subjects named, scopes labelled, dates as ISO text. */
-export async function toAuditEntries(db: DbOrTx, tenantId: string, events: readonly MemoryAuditEvent[]): Promise<AuditEntry[]> {
+export async function toAuditEntries(
+  db: DbOrTx,
+  tenantId: string,
+  events: readonly MemoryAuditEvent[],
+): Promise<AuditEntry[]> {
   const derived = events.map((e) => {
     const about = subjectOf(e);
     return { event: e, ...about, scope: scopeText(e) ?? about.scope };
   });
-  const refs = derived.flatMap((d) => [{ type: d.event.actorType, id: d.event.actorId }, ...(d.subject ? [d.subject] : []), ...(d.owner ? [d.owner] : [])]);
+  const refs = derived.flatMap((d) => [
+    { type: d.event.actorType, id: d.event.actorId },
+    ...(d.subject ? [d.subject] : []),
+    ...(d.owner ? [d.owner] : []),
+  ]);
   const [label, scopeLabels] = await Promise.all([
     labelActors(db, tenantId, refs),
     labelScopes(db, { tenantId, scopes: derived.flatMap((d) => (d.scope ? [d.scope] : [])) }),

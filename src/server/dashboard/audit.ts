@@ -38,10 +38,16 @@ export function auditFilterConditions(viewer: AuditViewer, filter: AuditFilter):
   if (filter.eventTypes?.length) conditions.push(inArray(memoryAuditEvents.eventType, filter.eventTypes));
   if (filter.actorType) conditions.push(eq(memoryAuditEvents.actorType, filter.actorType));
   if (filter.actorId) conditions.push(eq(memoryAuditEvents.actorId, filter.actorId));
-  if (filter.nodeId) conditions.push(or(eq(memoryAuditEvents.nodeId, filter.nodeId), eq(memoryAuditEvents.lineageId, filter.nodeId))!);
+  if (filter.nodeId)
+    conditions.push(or(eq(memoryAuditEvents.nodeId, filter.nodeId), eq(memoryAuditEvents.lineageId, filter.nodeId))!);
   if (filter.scope) {
     const scope = parseScope(filter.scope);
-    conditions.push(eq(memoryAuditEvents.scopeType, scope.type), scope.type === "global" ? or(eq(memoryAuditEvents.scopeId, ""), isNull(memoryAuditEvents.scopeId))! : eq(memoryAuditEvents.scopeId, scope.id));
+    conditions.push(
+      eq(memoryAuditEvents.scopeType, scope.type),
+      scope.type === "global"
+        ? or(eq(memoryAuditEvents.scopeId, ""), isNull(memoryAuditEvents.scopeId))!
+        : eq(memoryAuditEvents.scopeId, scope.id),
+    );
   }
   if (filter.from) conditions.push(gte(memoryAuditEvents.createdAt, new Date(filter.from)));
   if (filter.to) conditions.push(lte(memoryAuditEvents.createdAt, new Date(filter.to)));
@@ -73,7 +79,10 @@ export async function listAuditEvents(
 }
 
 /** Every matching event, page by page (for downloads): memory stays flat however long the log is. */
-export async function* iterateAuditEvents(db: DbOrTx, params: { viewer: AuditViewer; filter: AuditFilter; pageSize?: number }): AsyncGenerator<AuditEntry> {
+export async function* iterateAuditEvents(
+  db: DbOrTx,
+  params: { viewer: AuditViewer; filter: AuditFilter; pageSize?: number },
+): AsyncGenerator<AuditEntry> {
   let cursor: string | null = null;
   do {
     const page = await listAuditEvents(db, { ...params, cursor, limit: params.pageSize ?? AUDIT_PAGE.max });
@@ -82,7 +91,24 @@ export async function* iterateAuditEvents(db: DbOrTx, params: { viewer: AuditVie
   } while (cursor);
 }
 
-const CSV_COLUMNS = ["id", "createdAt", "eventType", "actorType", "actorId", "actor", "subject", "scope", "scopeName", "nodeId", "lineageId", "reason", "toolCallId", "before", "after", "metadata"] as const;
+const CSV_COLUMNS = [
+  "id",
+  "createdAt",
+  "eventType",
+  "actorType",
+  "actorId",
+  "actor",
+  "subject",
+  "scope",
+  "scopeName",
+  "nodeId",
+  "lineageId",
+  "reason",
+  "toolCallId",
+  "before",
+  "after",
+  "metadata",
+] as const;
 
 function csvCell(value: unknown): string {
   const text = value === null || value === undefined ? "" : typeof value === "string" ? value : JSON.stringify(value);
@@ -118,8 +144,13 @@ export function auditCsvLine(e: AuditEntry): string {
 export const auditJsonLine = (e: AuditEntry) => `${JSON.stringify(e)}\n`;
 
 /** URL → audit filter (dropping malformed values), shared by the page and the download route. */
-export function auditFilterFromSearchParams(params: Record<string, string | string[] | undefined> | URLSearchParams): AuditFilter {
-  const get = (name: string) => (params instanceof URLSearchParams ? params.getAll(name) : [params[name]].flat().filter((v): v is string => typeof v === "string"));
+export function auditFilterFromSearchParams(
+  params: Record<string, string | string[] | undefined> | URLSearchParams,
+): AuditFilter {
+  const get = (name: string) =>
+    params instanceof URLSearchParams
+      ? params.getAll(name)
+      : [params[name]].flat().filter((v): v is string => typeof v === "string");
   const first = (name: string) => get(name)[0]?.trim() || undefined;
   const day = (name: string, end: boolean) => {
     const value = first(name);
@@ -128,7 +159,9 @@ export function auditFilterFromSearchParams(params: Record<string, string | stri
     return Number.isNaN(Date.parse(iso)) ? undefined : new Date(iso).toISOString();
   };
   const raw = {
-    eventTypes: get("event").flatMap((v) => v.split(",")).filter(Boolean),
+    eventTypes: get("event")
+      .flatMap((v) => v.split(","))
+      .filter(Boolean),
     actorType: first("actorType"),
     actorId: first("actorId"),
     nodeId: first("node"),
@@ -136,8 +169,9 @@ export function auditFilterFromSearchParams(params: Record<string, string | stri
     from: day("from", false),
     to: day("to", true),
   };
-  const cleaned = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined && !(Array.isArray(v) && v.length === 0)));
+  const cleaned = Object.fromEntries(
+    Object.entries(raw).filter(([, v]) => v !== undefined && !(Array.isArray(v) && v.length === 0)),
+  );
   const parsed = auditFilterSchema.safeParse(cleaned);
   return parsed.success ? parsed.data : {};
 }
-

@@ -1,5 +1,17 @@
 import type { DbOrTx } from "~/db/types";
-import { getAllMessagesByIds, getMemoryNode, getNodeHistory, type MemoryCallContext, type MemoryNode, memorySearch, type OmitReason, parseScope, recallUsageOf, scopeAllowed, type ScoreComponents } from "~/server/memory";
+import {
+  getAllMessagesByIds,
+  getMemoryNode,
+  getNodeHistory,
+  type MemoryCallContext,
+  type MemoryNode,
+  memorySearch,
+  type OmitReason,
+  parseScope,
+  recallUsageOf,
+  scopeAllowed,
+  type ScoreComponents,
+} from "~/server/memory";
 import { sessionReadable } from "./sessions";
 import { labelActors } from "./actors";
 import { toAuditEntries, type AuditEntry } from "./audit-entries";
@@ -8,7 +20,14 @@ export type { AuditEntry } from "./audit-entries";
 
 type ReadCtx = Pick<MemoryCallContext, "tenantId" | "readScopes"> & Partial<Pick<MemoryCallContext, "writeScopes">>;
 
-export type EvidenceMessage = { id: string; sessionId: string; seq: number; role: string; content: string; createdAt: string };
+export type EvidenceMessage = {
+  id: string;
+  sessionId: string;
+  seq: number;
+  role: string;
+  content: string;
+  createdAt: string;
+};
 
 export type CardDetail = {
   node: MemoryNode;
@@ -37,7 +56,11 @@ export async function getCardDetail(db: DbOrTx, ctx: ReadCtx, id: string): Promi
   const [events, messages, label, usage] = await Promise.all([
     toAuditEntries(db, ctx.tenantId, history.events),
     getAllMessagesByIds(db, { tenantId: ctx.tenantId, ids: cited }),
-    labelActors(db, ctx.tenantId, history.revisions.flatMap((r) => [r.createdBy, r.updatedBy])),
+    labelActors(
+      db,
+      ctx.tenantId,
+      history.revisions.flatMap((r) => [r.createdBy, r.updatedBy]),
+    ),
     recallUsageOf(db, { tenantId: ctx.tenantId, nodeIds: history.revisions.map((r) => r.id) }),
   ]);
   const own = usage.get(id);
@@ -48,10 +71,21 @@ export async function getCardDetail(db: DbOrTx, ctx: ReadCtx, id: string): Promi
   const readable = messages.filter((m) => sessionReadable(ctx.readScopes, m.sessionId));
   return {
     node,
-    revisions: history.revisions.map((r) => ({ ...r, createdByLabel: label(r.createdBy).label, updatedByLabel: label(r.updatedBy).label })),
+    revisions: history.revisions.map((r) => ({
+      ...r,
+      createdByLabel: label(r.createdBy).label,
+      updatedByLabel: label(r.updatedBy).label,
+    })),
     currentId: history.revisions.find((r) => r.status === "active")?.id ?? null,
     events: events.reverse(),
-    evidence: readable.map((m) => ({ id: m.id, sessionId: m.sessionId, seq: m.seq, role: m.role, content: m.content, createdAt: m.createdAt.toISOString() })),
+    evidence: readable.map((m) => ({
+      id: m.id,
+      sessionId: m.sessionId,
+      seq: m.seq,
+      role: m.role,
+      content: m.content,
+      createdAt: m.createdAt.toISOString(),
+    })),
     missingEvidenceIds: cited.filter((c) => !found.has(c)),
     hiddenEvidenceCount: messages.length - readable.length,
     writable: scopeAllowed(parseScope(node.scope), ctx.writeScopes ?? []),
@@ -78,11 +112,21 @@ export type WhyRecalled = {
  * "Why recalled": runs the same hybrid search an agent would, with the card's title as the question,
  * and reports where the card ranked and which signals put it there.
  */
-export async function explainRecall(db: DbOrTx, ctx: MemoryCallContext, id: string, query?: string): Promise<WhyRecalled> {
+export async function explainRecall(
+  db: DbOrTx,
+  ctx: MemoryCallContext,
+  id: string,
+  query?: string,
+): Promise<WhyRecalled> {
   const node = await getMemoryNode(db, ctx, id);
   const queryText = (query?.trim() || node.title).slice(0, 1000);
   // Shown on every card page: a view, not a search anyone made, so it stays out of the query log.
-  const result = await memorySearch(db, ctx, { queryText, limit: 50, includeExpired: node.status === "expired" }, { logQuery: false });
+  const result = await memorySearch(
+    db,
+    ctx,
+    { queryText, limit: 50, includeExpired: node.status === "expired" },
+    { logQuery: false },
+  );
   const hits = [...result.exact, ...result.relevant];
   const index = hits.findIndex((h) => h.id === node.id);
   const hit = index >= 0 ? hits[index]! : null;

@@ -4,7 +4,10 @@ import type { CardFilter } from "./card-filter";
  * Filter → URL query (the inverse of cardFilterFromSearchParams); lists repeat their parameter.
  * No runtime imports, so client components can build links with it.
  */
-export function cardFilterToSearchParams(filter: CardFilter, extra: Record<string, string | undefined> = {}): URLSearchParams {
+export function cardFilterToSearchParams(
+  filter: CardFilter,
+  extra: Record<string, string | undefined> = {},
+): URLSearchParams {
   const out = new URLSearchParams();
   const add = (name: string, values: readonly (string | number)[] | string | number | undefined) => {
     if (values === undefined) return;

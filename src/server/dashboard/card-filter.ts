@@ -32,7 +32,10 @@ export type CardFilter = z.infer<typeof cardFilterSchema>;
 type SearchParams = Record<string, string | string[] | undefined>;
 
 const list = (value: string | string[] | undefined): string[] =>
-  (Array.isArray(value) ? value : value ? [value] : []).flatMap((v) => v.split(",")).map((v) => v.trim()).filter(Boolean);
+  (Array.isArray(value) ? value : value ? [value] : [])
+    .flatMap((v) => v.split(","))
+    .map((v) => v.trim())
+    .filter(Boolean);
 const one = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value)?.trim() || undefined;
 const fraction = (value: string | string[] | undefined) => {
   const text = one(value);
@@ -58,7 +61,9 @@ export function cardFilterFromSearchParams(params: SearchParams): CardFilter {
     maxImportance: fraction(params.maxImportance),
     text: one(params.q),
   };
-  const cleaned = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined && !(Array.isArray(v) && v.length === 0)));
+  const cleaned = Object.fromEntries(
+    Object.entries(raw).filter(([, v]) => v !== undefined && !(Array.isArray(v) && v.length === 0)),
+  );
   const parsed = cardFilterSchema.safeParse(cleaned);
   return parsed.success ? parsed.data : {};
 }

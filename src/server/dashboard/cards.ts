@@ -39,9 +39,14 @@ export function cardTextCondition(text: string): SQL | undefined {
 
 /** Every filter as SQL, tenant and readable scopes first; shared by the browser, counts and export. */
 export function cardFilterConditions(tenantId: string, readScopes: readonly ScopePattern[], filter: CardFilter): SQL[] {
-  const conditions: SQL[] = [eq(memoryNodes.tenantId, tenantId), scopePatternsCondition(requireReadableScopes(readScopes, filter.scopes))];
+  const conditions: SQL[] = [
+    eq(memoryNodes.tenantId, tenantId),
+    scopePatternsCondition(requireReadableScopes(readScopes, filter.scopes)),
+  ];
   const statuses = filter.statuses?.length ? filter.statuses : (["active"] as const);
-  conditions.push(statuses.length === 1 ? eq(memoryNodes.status, statuses[0]!) : inArray(memoryNodes.status, [...statuses]));
+  conditions.push(
+    statuses.length === 1 ? eq(memoryNodes.status, statuses[0]!) : inArray(memoryNodes.status, [...statuses]),
+  );
   if (filter.kinds?.length) conditions.push(inArray(memoryNodes.kind, filter.kinds));
   if (filter.domain) conditions.push(eq(memoryNodes.domain, filter.domain));
   if (filter.category) conditions.push(categoryPrefixCondition(filter.category));
@@ -84,13 +89,22 @@ const listColumns = {
  */
 export async function browseCards(
   db: DbOrTx,
-  params: { tenantId: string; readScopes: readonly ScopePattern[]; filter: CardFilter; cursor?: string | null; limit?: number },
+  params: {
+    tenantId: string;
+    readScopes: readonly ScopePattern[];
+    filter: CardFilter;
+    cursor?: string | null;
+    limit?: number;
+  },
 ): Promise<{ cards: CardListItem[]; nextCursor: string | null }> {
   const limit = clampLimit(params.limit, CARD_PAGE.default, CARD_PAGE.max);
   const conditions = cardFilterConditions(params.tenantId, params.readScopes, params.filter);
   if (params.cursor) {
     const [at, id] = decodeCursor<[string, string]>(params.cursor, ["timestamp", "string"]);
-    conditions.push(lte(memoryNodes.updatedAt, sql`${at}::timestamptz`), sql`(${memoryNodes.updatedAt}, ${memoryNodes.id}) < (${at}::timestamptz, ${id})`);
+    conditions.push(
+      lte(memoryNodes.updatedAt, sql`${at}::timestamptz`),
+      sql`(${memoryNodes.updatedAt}, ${memoryNodes.id}) < (${at}::timestamptz, ${id})`,
+    );
   }
   const rows = await db
     .select(listColumns)
@@ -119,14 +133,27 @@ export type CardFacets = {
 };
 
 /** Counts for the filter menus, over the viewer's readable scopes (all statuses for the status menu). */
-export async function cardFacets(db: DbOrTx, params: { tenantId: string; readScopes: readonly ScopePattern[] }): Promise<CardFacets> {
+export async function cardFacets(
+  db: DbOrTx,
+  params: { tenantId: string; readScopes: readonly ScopePattern[] },
+): Promise<CardFacets> {
   const base = and(eq(memoryNodes.tenantId, params.tenantId), scopePatternsCondition(params.readScopes));
   const active = and(base, eq(memoryNodes.status, "active"));
   const n = sql<number>`count(*)`.mapWith(Number);
   const [statuses, kinds, domains, scopes] = await Promise.all([
     db.select({ status: memoryNodes.status, count: n }).from(memoryNodes).where(base).groupBy(memoryNodes.status),
-    db.select({ kind: memoryNodes.kind, count: n }).from(memoryNodes).where(active).groupBy(memoryNodes.kind).orderBy(desc(n)),
-    db.select({ domain: memoryNodes.domain, count: n }).from(memoryNodes).where(active).groupBy(memoryNodes.domain).orderBy(desc(n)),
+    db
+      .select({ kind: memoryNodes.kind, count: n })
+      .from(memoryNodes)
+      .where(active)
+      .groupBy(memoryNodes.kind)
+      .orderBy(desc(n)),
+    db
+      .select({ domain: memoryNodes.domain, count: n })
+      .from(memoryNodes)
+      .where(active)
+      .groupBy(memoryNodes.domain)
+      .orderBy(desc(n)),
     db
       .select({ scopeType: memoryNodes.scopeType, scopeId: memoryNodes.scopeId, count: n })
       .from(memoryNodes)

@@ -22,11 +22,15 @@ const WELL_FORMED_ID = /^[^\u0000-\u001f\uD800-\uDFFF]{1,200}$/;
 function partOk(value: unknown, kind: CursorPart): boolean {
   if (kind === "integer") return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
   if (typeof value !== "string") return false;
-  if (kind === "timestamp") return TIMESTAMP.test(value) && !Number.isNaN(Date.parse(value.replace(" ", "T").replace(/([+-]\d{2})$/, "$1:00")));
+  if (kind === "timestamp")
+    return TIMESTAMP.test(value) && !Number.isNaN(Date.parse(value.replace(" ", "T").replace(/([+-]\d{2})$/, "$1:00")));
   return WELL_FORMED_ID.test(value);
 }
 
-export function decodeCursor<T extends readonly (string | number)[]>(cursor: string, shape: { [K in keyof T]: CursorPart }): T {
+export function decodeCursor<T extends readonly (string | number)[]>(
+  cursor: string,
+  shape: { [K in keyof T]: CursorPart },
+): T {
   let parts: unknown;
   try {
     parts = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
@@ -38,4 +42,5 @@ export function decodeCursor<T extends readonly (string | number)[]>(cursor: str
   return parts as unknown as T;
 }
 
-export const clampLimit = (limit: number | undefined, fallback: number, max: number) => Math.min(Math.max(Math.trunc(limit ?? fallback), 1), max);
+export const clampLimit = (limit: number | undefined, fallback: number, max: number) =>
+  Math.min(Math.max(Math.trunc(limit ?? fallback), 1), max);

@@ -2,7 +2,15 @@ import { and, eq, sql } from "drizzle-orm";
 import { unionAll } from "drizzle-orm/pg-core";
 import { anyOf } from "~/db/any-of";
 import type { DbOrTx } from "~/db/types";
-import { memoryMessages, memoryNodes, scopeGrants, tenantMembers, users, workspaces, type ScopeType } from "~/db/schema";
+import {
+  memoryMessages,
+  memoryNodes,
+  scopeGrants,
+  tenantMembers,
+  users,
+  workspaces,
+  type ScopeType,
+} from "~/db/schema";
 import { badRequest } from "~/server/errors";
 import { formatScope, parseScope } from "~/server/memory";
 
@@ -28,39 +36,97 @@ type Row = { kind: string; id: string; name: string | null; detail: string | nul
 const text = (value: string) => sql<string | null>`${value}`;
 
 /** The rows naming the given ids, all in one statement (a UNION ALL per kind of thing). */
-async function lookUp(db: DbOrTx, tenantId: string, ids: { user: string[]; email: string[]; workspace: string[]; session: string[] }): Promise<Row[]> {
+async function lookUp(
+  db: DbOrTx,
+  tenantId: string,
+  ids: { user: string[]; email: string[]; workspace: string[]; session: string[] },
+): Promise<Row[]> {
   const kind = (name: string) => sql<string>`${name}`.as("kind");
   const members = (by: "id" | "email", values: string[]) =>
     db
-      .select({ kind: kind(by === "id" ? "user" : "email"), id: by === "id" ? users.id : sql<string>`lower(${users.email})`.as("id"), name: users.name, detail: by === "id" ? users.email : sql<string | null>`${users.id}`.as("detail") })
+      .select({
+        kind: kind(by === "id" ? "user" : "email"),
+        id: by === "id" ? users.id : sql<string>`lower(${users.email})`.as("id"),
+        name: users.name,
+        detail: by === "id" ? users.email : sql<string | null>`${users.id}`.as("detail"),
+      })
       .from(tenantMembers)
       .innerJoin(users, eq(users.id, tenantMembers.userId))
-      .where(and(eq(tenantMembers.tenantId, tenantId), by === "id" ? anyOf(tenantMembers.userId, values) : anyOf(sql`lower(${users.email})`, values)));
+      .where(
+        and(
+          eq(tenantMembers.tenantId, tenantId),
+          by === "id" ? anyOf(tenantMembers.userId, values) : anyOf(sql`lower(${users.email})`, values),
+        ),
+      );
   const registered = db
-    .select({ kind: kind("workspace"), id: workspaces.id, name: sql<string | null>`${workspaces.name}`.as("name"), detail: text("").as("detail") })
+    .select({
+      kind: kind("workspace"),
+      id: workspaces.id,
+      name: sql<string | null>`${workspaces.name}`.as("name"),
+      detail: text("").as("detail"),
+    })
     .from(workspaces)
     .where(and(eq(workspaces.tenantId, tenantId), anyOf(workspaces.id, ids.workspace)));
   // A workspace no admin created but a card or a grant names is one too (agents name them in turns).
   const namedByCards = db
-    .selectDistinct({ kind: kind("workspace-named"), id: memoryNodes.scopeId, name: sql<string | null>`null`.as("name"), detail: text("").as("detail") })
+    .selectDistinct({
+      kind: kind("workspace-named"),
+      id: memoryNodes.scopeId,
+      name: sql<string | null>`null`.as("name"),
+      detail: text("").as("detail"),
+    })
     .from(memoryNodes)
-    .where(and(eq(memoryNodes.tenantId, tenantId), eq(memoryNodes.scopeType, "workspace"), anyOf(memoryNodes.scopeId, ids.workspace)));
+    .where(
+      and(
+        eq(memoryNodes.tenantId, tenantId),
+        eq(memoryNodes.scopeType, "workspace"),
+        anyOf(memoryNodes.scopeId, ids.workspace),
+      ),
+    );
   const namedByGrants = db
-    .selectDistinct({ kind: kind("workspace-named"), id: sql<string>`substr(${scopeGrants.scope}, 11)`.as("id"), name: sql<string | null>`null`.as("name"), detail: text("").as("detail") })
+    .selectDistinct({
+      kind: kind("workspace-named"),
+      id: sql<string>`substr(${scopeGrants.scope}, 11)`.as("id"),
+      name: sql<string | null>`null`.as("name"),
+      detail: text("").as("detail"),
+    })
     .from(scopeGrants)
-    .where(and(eq(scopeGrants.tenantId, tenantId), anyOf(scopeGrants.scope, ids.workspace.map((id) => `workspace:${id}`))));
+    .where(
+      and(
+        eq(scopeGrants.tenantId, tenantId),
+        anyOf(
+          scopeGrants.scope,
+          ids.workspace.map((id) => `workspace:${id}`),
+        ),
+      ),
+    );
   const owners = db
-    .select({ sessionId: memoryMessages.sessionId, owner: sql<string | null>`max(${memoryMessages.userScopeId})`.as("owner") })
+    .select({
+      sessionId: memoryMessages.sessionId,
+      owner: sql<string | null>`max(${memoryMessages.userScopeId})`.as("owner"),
+    })
     .from(memoryMessages)
     .where(and(eq(memoryMessages.tenantId, tenantId), anyOf(memoryMessages.sessionId, ids.session)))
     .groupBy(memoryMessages.sessionId)
     .as("owners");
   const sessions = db
-    .select({ kind: kind("session"), id: owners.sessionId, name: sql<string | null>`${users.name}`.as("name"), detail: sql<string | null>`${users.email}`.as("detail") })
+    .select({
+      kind: kind("session"),
+      id: owners.sessionId,
+      name: sql<string | null>`${users.name}`.as("name"),
+      detail: sql<string | null>`${users.email}`.as("detail"),
+    })
     .from(owners)
     .leftJoin(tenantMembers, and(eq(tenantMembers.tenantId, tenantId), eq(tenantMembers.userId, owners.owner)))
     .leftJoin(users, eq(users.id, tenantMembers.userId));
-  return unionAll(members("id", ids.user), members("email", ids.email), registered, namedByCards, namedByGrants, sessions) as unknown as Promise<Row[]>;
+  return unionAll(
+    members("id", ids.user),
+    members("email", ids.email),
+    registered,
+    namedByCards,
+    namedByGrants,
+    sessions,
+  ) as unknown as Promise<Row[]>;
 }
 
 const safeParse = (scope: string) => {
@@ -75,11 +141,24 @@ const safeParse = (scope: string) => {
  * Labels for a set of scope strings, in one query whatever their mix. Only members of this
  * organisation are named (a former member's or a made-up `user:` scope stays an id, `known: false`).
  */
-export async function labelScopes(db: DbOrTx, params: { tenantId: string; scopes: readonly string[] }): Promise<Map<string, ScopeLabel>> {
+export async function labelScopes(
+  db: DbOrTx,
+  params: { tenantId: string; scopes: readonly string[] },
+): Promise<Map<string, ScopeLabel>> {
   const parsed = [...new Set(params.scopes)].map((scope) => ({ scope, parsed: safeParse(scope) }));
-  const idsOf = (type: ScopeType) => [...new Set(parsed.flatMap((p) => (p.parsed?.type === type ? [p.parsed.id] : [])))];
-  const ids = { user: idsOf("user"), email: idsOf("user").filter((id) => id.includes("@")).map((id) => id.toLowerCase()), workspace: idsOf("workspace"), session: idsOf("session") };
-  const rows = ids.user.length + ids.workspace.length + ids.session.length ? await lookUp(db, params.tenantId, ids) : [];
+  const idsOf = (type: ScopeType) => [
+    ...new Set(parsed.flatMap((p) => (p.parsed?.type === type ? [p.parsed.id] : []))),
+  ];
+  const ids = {
+    user: idsOf("user"),
+    email: idsOf("user")
+      .filter((id) => id.includes("@"))
+      .map((id) => id.toLowerCase()),
+    workspace: idsOf("workspace"),
+    session: idsOf("session"),
+  };
+  const rows =
+    ids.user.length + ids.workspace.length + ids.session.length ? await lookUp(db, params.tenantId, ids) : [];
   const found = new Map<string, Row>();
   // Registered workspaces win over ones only named by cards or grants.
   for (const row of rows) {
@@ -99,10 +178,17 @@ export async function labelScopes(db: DbOrTx, params: { tenantId: string; scopes
     else if (!row) {
       const byEmail = p.type === "user" ? found.get(`email:${p.id.toLowerCase()}`) : undefined;
       // `user:bob@example.com` names nobody, but the refusal can say whose id was meant.
-      labels.set(scope, { ...base, name: null, detail: byEmail?.detail ? `user:${byEmail.detail}` : null, known: false });
-    } else if (p.type === "user") labels.set(scope, { ...base, name: row.name || row.detail, detail: row.detail, known: true });
+      labels.set(scope, {
+        ...base,
+        name: null,
+        detail: byEmail?.detail ? `user:${byEmail.detail}` : null,
+        known: false,
+      });
+    } else if (p.type === "user")
+      labels.set(scope, { ...base, name: row.name || row.detail, detail: row.detail, known: true });
     else if (p.type === "workspace") labels.set(scope, { ...base, name: row.name ?? p.id, detail: null, known: true });
-    else labels.set(scope, { ...base, name: row.name || row.detail, detail: row.name ? row.detail : null, known: true });
+    else
+      labels.set(scope, { ...base, name: row.name || row.detail, detail: row.name ? row.detail : null, known: true });
   }
   return labels;
 }
@@ -112,7 +198,10 @@ export async function labelScopes(db: DbOrTx, params: { tenantId: string; scopes
  * does not exist. Sessions and contexts have no registry (an agent's first message makes a session),
  * so they pass. Returns each refused scope with its reason (import reports them line by line).
  */
-export async function unknownScopeRefusals(db: DbOrTx, params: { tenantId: string; scopes: readonly string[] }): Promise<Map<string, string>> {
+export async function unknownScopeRefusals(
+  db: DbOrTx,
+  params: { tenantId: string; scopes: readonly string[] },
+): Promise<Map<string, string>> {
   const labels = await labelScopes(db, params);
   const refusals = new Map<string, string>();
   for (const [scope, label] of labels) {
@@ -127,7 +216,11 @@ export async function unknownScopeRefusals(db: DbOrTx, params: { tenantId: strin
   return refusals;
 }
 
-export async function requireKnownScopes(db: DbOrTx, params: { tenantId: string; scopes: readonly string[] }): Promise<void> {
+export async function requireKnownScopes(
+  db: DbOrTx,
+  params: { tenantId: string; scopes: readonly string[] },
+): Promise<void> {
   const refusals = await unknownScopeRefusals(db, params);
-  if (refusals.size) throw badRequest("unknown_scope", [...refusals.values()].join(" "), { scopes: [...refusals.keys()] });
+  if (refusals.size)
+    throw badRequest("unknown_scope", [...refusals.values()].join(" "), { scopes: [...refusals.keys()] });
 }

@@ -2,7 +2,17 @@ import { and, desc, eq, sql } from "drizzle-orm";
 import type { DbOrTx } from "~/db/types";
 import { memoryMessages, memoryNodes, type MemorySummary } from "~/db/schema";
 import { notFound } from "~/server/errors";
-import { canEraseSession, cardsCitingMessages, getMessagesByIds, getSummaryChain, listRecentMessages, listSessions, scopeAllowed, type ScopePattern, sessionOwnersColumn } from "~/server/memory";
+import {
+  canEraseSession,
+  cardsCitingMessages,
+  getMessagesByIds,
+  getSummaryChain,
+  listRecentMessages,
+  listSessions,
+  scopeAllowed,
+  type ScopePattern,
+  sessionOwnersColumn,
+} from "~/server/memory";
 import { EXTRACTOR_ACTOR_ID } from "~/server/tree";
 import { canReadAllSessions } from "./scopes";
 
@@ -16,7 +26,8 @@ export type SessionListItem = {
 };
 
 /** A conversation is readable by its session scope: its messages are shown only then (session pages, a card's evidence, exports). */
-export const sessionReadable = (readScopes: readonly ScopePattern[], sessionId: string) => scopeAllowed({ type: "session", id: sessionId }, readScopes);
+export const sessionReadable = (readScopes: readonly ScopePattern[], sessionId: string) =>
+  scopeAllowed({ type: "session", id: sessionId }, readScopes);
 
 /** Sessions the viewer may read (any, with `session:*`; else the ones granted by id), most recent first. */
 export async function listReadableSessions(
@@ -70,7 +81,17 @@ export type SessionDetail = {
   /** Newest → oldest. */
   summaries: SessionSummary[];
   /** Cards stored in this session's scope (any status), newest first. */
-  cards: { id: string; title: string; kind: string; status: string; revision: number; updatedAt: string; explicit: boolean; extracted: boolean; sourceMessageIds: string[] }[];
+  cards: {
+    id: string;
+    title: string;
+    kind: string;
+    status: string;
+    revision: number;
+    updatedAt: string;
+    explicit: boolean;
+    extracted: boolean;
+    sourceMessageIds: string[];
+  }[];
   /** Whether the viewer may erase the whole conversation (canEraseSession). */
   erasable: boolean;
 };
@@ -83,10 +104,18 @@ const PAGE = 50;
  */
 export async function getSessionDetail(
   db: DbOrTx,
-  params: { tenantId: string; readScopes: readonly ScopePattern[]; writeScopes: readonly ScopePattern[]; sessionId: string; before?: number; aroundMessageId?: string },
+  params: {
+    tenantId: string;
+    readScopes: readonly ScopePattern[];
+    writeScopes: readonly ScopePattern[];
+    sessionId: string;
+    before?: number;
+    aroundMessageId?: string;
+  },
 ): Promise<SessionDetail> {
   const { tenantId, sessionId } = params;
-  if (!sessionReadable(params.readScopes, sessionId)) throw notFound("not_found", `No session ${sessionId} you can read.`);
+  if (!sessionReadable(params.readScopes, sessionId))
+    throw notFound("not_found", `No session ${sessionId} you can read.`);
   let before = params.before;
   if (params.aroundMessageId) {
     const [target] = await getMessagesByIds(db, { tenantId, ids: [params.aroundMessageId] });
@@ -119,15 +148,26 @@ export async function getSessionDetail(
         sourceMessageIds: memoryNodes.sourceMessageIds,
       })
       .from(memoryNodes)
-      .where(and(eq(memoryNodes.tenantId, tenantId), eq(memoryNodes.scopeType, "session"), eq(memoryNodes.scopeId, sessionId)))
+      .where(
+        and(
+          eq(memoryNodes.tenantId, tenantId),
+          eq(memoryNodes.scopeType, "session"),
+          eq(memoryNodes.scopeId, sessionId),
+        ),
+      )
       .orderBy(desc(memoryNodes.updatedAt))
       .limit(100),
   ]);
-  const citing = await cardsCitingMessages(db, { tenantId, readScopes: params.readScopes, messageIds: messages.map((m) => m.id) });
+  const citing = await cardsCitingMessages(db, {
+    tenantId,
+    readScopes: params.readScopes,
+    messageIds: messages.map((m) => m.id),
+  });
   const extractedIds = new Set(cards.filter((c) => c.extracted).map((c) => c.id));
   const total = stats[0];
   if (!total || total.n === 0) {
-    if (summaries.length === 0 && cards.length === 0) throw notFound("not_found", `Session ${sessionId} has no messages.`);
+    if (summaries.length === 0 && cards.length === 0)
+      throw notFound("not_found", `Session ${sessionId} has no messages.`);
   }
   const first = messages[0];
   const last = messages.at(-1);

@@ -13,10 +13,24 @@ export type DashboardStats = {
   byScopeType: CountBy<"scopeType">[];
   byStatus: CountBy<"status">[];
   /** One row per day in the window (zero-filled), writes split by event type. */
-  writesPerDay: { day: string; create: number; update: number; supersede: number; expire: number; delete: number; rejected: number; total: number }[];
+  writesPerDay: {
+    day: string;
+    create: number;
+    update: number;
+    supersede: number;
+    expire: number;
+    delete: number;
+    rejected: number;
+    total: number;
+  }[];
   /** Searches and context builds per day, with that day's latency percentiles (ms). */
   searchesPerDay: { day: string; count: number; p50: number | null; p95: number | null }[];
-  latency: { count: number; p50: number | null; p95: number | null; byOperation: { operation: string; count: number; p50: number | null; p95: number | null }[] };
+  latency: {
+    count: number;
+    p50: number | null;
+    p95: number | null;
+    byOperation: { operation: string; count: number; p50: number | null; p95: number | null }[];
+  };
 };
 
 const WRITE_EVENTS = ["create", "update", "supersede", "expire", "delete", "rejected"] as const;
@@ -48,7 +62,13 @@ function searchesBy(tenantId: string, userId: string | undefined) {
  */
 export async function getDashboardStats(
   db: DbOrTx,
-  params: { tenantId: string; readScopes: readonly ScopePattern[]; days?: number; timeZone?: string; now?: Date; /** Admins count every audit event; members those of scopes they may read (as the audit page lists them). */ allEvents?: boolean;
+  params: {
+    tenantId: string;
+    readScopes: readonly ScopePattern[];
+    days?: number;
+    timeZone?: string;
+    now?: Date;
+    /** Admins count every audit event; members those of scopes they may read (as the audit page lists them). */ allEvents?: boolean;
     /** Count only this person's searches (theirs and their keys'); admins leave it out to count everyone's. */ searchesOf?: string;
   },
 ): Promise<DashboardStats> {
@@ -62,9 +82,25 @@ export async function getDashboardStats(
   const searchLog = sql`tenant_id = ${params.tenantId} and created_at >= ${sinceText}::timestamptz ${searchesBy(params.tenantId, params.searchesOf)}`;
 
   const [byKind, byScopeType, byStatus, writes, searches, latency, byOperation] = await Promise.all([
-    db.select({ kind: memoryNodes.kind, count: n }).from(memoryNodes).where(active).groupBy(memoryNodes.kind).orderBy(desc(n)).limit(30),
-    db.select({ scopeType: memoryNodes.scopeType, count: n }).from(memoryNodes).where(active).groupBy(memoryNodes.scopeType).orderBy(desc(n)),
-    db.select({ status: memoryNodes.status, count: n }).from(memoryNodes).where(readable).groupBy(memoryNodes.status).orderBy(desc(n)),
+    db
+      .select({ kind: memoryNodes.kind, count: n })
+      .from(memoryNodes)
+      .where(active)
+      .groupBy(memoryNodes.kind)
+      .orderBy(desc(n))
+      .limit(30),
+    db
+      .select({ scopeType: memoryNodes.scopeType, count: n })
+      .from(memoryNodes)
+      .where(active)
+      .groupBy(memoryNodes.scopeType)
+      .orderBy(desc(n)),
+    db
+      .select({ status: memoryNodes.status, count: n })
+      .from(memoryNodes)
+      .where(readable)
+      .groupBy(memoryNodes.status)
+      .orderBy(desc(n)),
     queryRows<{ day: string; event_type: string; n: number }>(
       db,
       sql`select to_char(created_at at time zone ${timeZone}, 'YYYY-MM-DD') as day, event_type, count(*)::int as n
@@ -102,7 +138,9 @@ export async function getDashboardStats(
   ]);
 
   const range = dayRange(days, timeZone, now);
-  const writesByDay = new Map(range.map((day) => [day, { day, create: 0, update: 0, supersede: 0, expire: 0, delete: 0, rejected: 0, total: 0 }]));
+  const writesByDay = new Map(
+    range.map((day) => [day, { day, create: 0, update: 0, supersede: 0, expire: 0, delete: 0, rejected: 0, total: 0 }]),
+  );
   for (const row of writes) {
     const entry = writesByDay.get(row.day);
     const type = row.event_type === "hard_delete" ? "delete" : row.event_type;
@@ -127,8 +165,12 @@ export async function getDashboardStats(
       count: Number(overall?.n ?? 0),
       p50: round(overall?.p50),
       p95: round(overall?.p95),
-      byOperation: byOperation.map((row) => ({ operation: row.operation, count: Number(row.n), p50: round(row.p50), p95: round(row.p95) })),
+      byOperation: byOperation.map((row) => ({
+        operation: row.operation,
+        count: Number(row.n),
+        p50: round(row.p50),
+        p95: round(row.p95),
+      })),
     },
   };
 }
-

@@ -14,7 +14,10 @@ export type TopicView = {
 };
 
 /** Topics of the memory tree, hottest first (memory_topics_hotness_idx: tenant, status, hotness). */
-export async function listTopics(db: DbOrTx, params: { tenantId: string; statuses?: ("active" | "warm" | "archived")[]; limit?: number }): Promise<TopicView[]> {
+export async function listTopics(
+  db: DbOrTx,
+  params: { tenantId: string; statuses?: ("active" | "warm" | "archived")[]; limit?: number },
+): Promise<TopicView[]> {
   const statuses = params.statuses?.length ? params.statuses : (["active", "warm"] as const);
   const rows = await db
     .select()

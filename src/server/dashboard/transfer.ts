@@ -4,7 +4,17 @@ import type { Database, DbOrTx } from "~/db/types";
 import { memoryNodes, NODE_STATUSES } from "~/db/schema";
 import { knownServiceError } from "~/server/errors";
 import { logServerError } from "~/server/log";
-import { formatScope, getAllMessagesByIds, type MemoryCallContext, memoryWrite, parseScope, recordAudit, type ScopePattern, scopePatternsCondition, WRITE_LIMITS } from "~/server/memory";
+import {
+  formatScope,
+  getAllMessagesByIds,
+  type MemoryCallContext,
+  memoryWrite,
+  parseScope,
+  recordAudit,
+  type ScopePattern,
+  scopePatternsCondition,
+  WRITE_LIMITS,
+} from "~/server/memory";
 import { unknownScopeRefusals } from "./scope-labels";
 import { sessionReadable } from "./sessions";
 import { clampLimit } from "./cursor";
@@ -52,19 +62,33 @@ export type ExportParams = {
 };
 
 /** One page of the export in id order (keyset on the primary key), evidence attached when asked. */
-export async function exportCardsPage(db: DbOrTx, params: ExportParams & { after?: string | null; limit?: number }): Promise<{ cards: ExportedCard[]; nextCursor: string | null }> {
+export async function exportCardsPage(
+  db: DbOrTx,
+  params: ExportParams & { after?: string | null; limit?: number },
+): Promise<{ cards: ExportedCard[]; nextCursor: string | null }> {
   const scopes = requireReadableScopes(params.readScopes, params.scopes);
   const statuses = params.statuses?.length ? params.statuses : ["active" as const];
   const limit = clampLimit(params.limit, EXPORT_PAGE.default, EXPORT_PAGE.max);
   const rows = await db
     .select()
     .from(memoryNodes)
-    .where(and(eq(memoryNodes.tenantId, params.tenantId), scopePatternsCondition(scopes), inArray(memoryNodes.status, statuses), gt(memoryNodes.id, params.after ?? "")))
+    .where(
+      and(
+        eq(memoryNodes.tenantId, params.tenantId),
+        scopePatternsCondition(scopes),
+        inArray(memoryNodes.status, statuses),
+        gt(memoryNodes.id, params.after ?? ""),
+      ),
+    )
     .orderBy(asc(memoryNodes.id))
     .limit(limit + 1);
   const page = rows.slice(0, limit);
   const evidence = params.includeEvidence
-    ? new Map((await getAllMessagesByIds(db, { tenantId: params.tenantId, ids: page.flatMap((r) => r.sourceMessageIds) })).map((m) => [m.id, m]))
+    ? new Map(
+        (
+          await getAllMessagesByIds(db, { tenantId: params.tenantId, ids: page.flatMap((r) => r.sourceMessageIds) })
+        ).map((m) => [m.id, m]),
+      )
     : null;
   const cards = page.map((row) => {
     const card: ExportedCard = {
@@ -82,14 +106,26 @@ export async function exportCardsPage(db: DbOrTx, params: ExportParams & { after
       expiresAt: row.expiresAt?.toISOString() ?? null,
       explicitUserIntent: row.explicitUserIntent,
       redacted: row.redacted,
-      source: { id: row.id, key: row.key, revision: row.revision, status: row.status, updatedAt: row.updatedAt.toISOString() },
+      source: {
+        id: row.id,
+        key: row.key,
+        revision: row.revision,
+        status: row.status,
+        updatedAt: row.updatedAt.toISOString(),
+      },
     };
     if (evidence) {
       card.evidence = row.sourceMessageIds
         .map((id) => evidence.get(id))
         .filter((m) => m !== undefined)
         .filter((m) => sessionReadable(params.readScopes, m.sessionId))
-        .map((m) => ({ id: m.id, sessionId: m.sessionId, role: m.role, content: m.content, createdAt: m.createdAt.toISOString() }));
+        .map((m) => ({
+          id: m.id,
+          sessionId: m.sessionId,
+          role: m.role,
+          content: m.content,
+          createdAt: m.createdAt.toISOString(),
+        }));
     }
     return card;
   });
@@ -122,7 +158,14 @@ const importLineSchema = z.object({
 });
 
 export type ImportLineStatus = "created" | "noop" | "conflict" | "superseded" | "rejected" | "skipped";
-export type ImportLineResult = { line: number; status: ImportLineStatus; message: string; nodeId?: string; key?: string; scope?: string };
+export type ImportLineResult = {
+  line: number;
+  status: ImportLineStatus;
+  message: string;
+  nodeId?: string;
+  key?: string;
+  scope?: string;
+};
 export type ImportReport = { dryRun: boolean; results: ImportLineResult[]; counts: Record<ImportLineStatus, number> };
 
 export const IMPORT_LIMITS = { linesPerCall: 200, lineChars: 40_000 } as const;
@@ -147,9 +190,20 @@ async function rollingBack<T>(db: Database, work: (tx: Database) => Promise<{ va
   }
 }
 
-async function importLine(db: Database, ctx: MemoryCallContext, text: string, line: number, onConflict: "skip" | "supersede"): Promise<ImportLineResult> {
+async function importLine(
+  db: Database,
+  ctx: MemoryCallContext,
+  text: string,
+  line: number,
+  onConflict: "skip" | "supersede",
+): Promise<ImportLineResult> {
   if (!text.trim()) return { line, status: "skipped", message: "empty line" };
-  if (text.length > IMPORT_LIMITS.lineChars) return { line, status: "rejected", message: `line is ${text.length} characters; at most ${IMPORT_LIMITS.lineChars}` };
+  if (text.length > IMPORT_LIMITS.lineChars)
+    return {
+      line,
+      status: "rejected",
+      message: `line is ${text.length} characters; at most ${IMPORT_LIMITS.lineChars}`,
+    };
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -157,17 +211,25 @@ async function importLine(db: Database, ctx: MemoryCallContext, text: string, li
     return { line, status: "rejected", message: "not valid JSON" };
   }
   const parsed = importLineSchema.safeParse(json);
-  if (!parsed.success) return { line, status: "rejected", message: parsed.error.issues.map((i) => `${i.path.join(".") || "line"}: ${i.message}`).join("; ") };
+  if (!parsed.success)
+    return {
+      line,
+      status: "rejected",
+      message: parsed.error.issues.map((i) => `${i.path.join(".") || "line"}: ${i.message}`).join("; "),
+    };
   const card = parsed.data;
   const source = (json as { source?: { status?: string } }).source;
-  if (source?.status && source.status !== "active") return { line, status: "skipped", message: `exported as ${source.status}; only active cards are imported` };
+  if (source?.status && source.status !== "active")
+    return { line, status: "skipped", message: `exported as ${source.status}; only active cards are imported` };
   try {
     parseScope(card.scope);
   } catch (error) {
     return { line, status: "rejected", message: error instanceof Error ? error.message : String(error) };
   }
   // As on the create form: a line naming nobody here (`user:<unknown>`) or no workspace is refused, not stored.
-  const unknownScope = (await unknownScopeRefusals(db, { tenantId: ctx.tenantId, scopes: [card.scope] })).get(card.scope);
+  const unknownScope = (await unknownScopeRefusals(db, { tenantId: ctx.tenantId, scopes: [card.scope] })).get(
+    card.scope,
+  );
   if (unknownScope) return { line, status: "rejected", message: unknownScope, scope: card.scope };
   const operation = {
     op: "create" as const,
@@ -199,14 +261,33 @@ async function importLine(db: Database, ctx: MemoryCallContext, text: string, li
       const known = knownServiceError(error);
       if (known?.code === "SERVICE_UNAVAILABLE") throw known;
       if (!known) logServerError(`import line ${line}`, error);
-      return { value: { line, status: "rejected", message: known?.message ?? "This line could not be stored (a server error, logged for the operator); nothing of it was saved." }, keep: false };
+      return {
+        value: {
+          line,
+          status: "rejected",
+          message:
+            known?.message ??
+            "This line could not be stored (a server error, logged for the operator); nothing of it was saved.",
+        },
+        keep: false,
+      };
     }
     const r = result.results[0]!;
     const base = { line, nodeId: r.nodeId, key: r.key, scope: r.scope };
     if (r.status === "superseded" && onConflict === "skip") {
-      return { value: { ...base, status: "conflict", message: `slot ${r.key} already holds a different card (${r.previousId}); not replaced` }, keep: false };
+      return {
+        value: {
+          ...base,
+          status: "conflict",
+          message: `slot ${r.key} already holds a different card (${r.previousId}); not replaced`,
+        },
+        keep: false,
+      };
     }
-    const status: ImportLineStatus = r.status === "created" || r.status === "noop" || r.status === "superseded" || r.status === "conflict" ? r.status : "rejected";
+    const status: ImportLineStatus =
+      r.status === "created" || r.status === "noop" || r.status === "superseded" || r.status === "conflict"
+        ? r.status
+        : "rejected";
     // Rejections keep memory_write's own `rejected` audit row.
     return { value: { ...base, status, message: r.message }, keep: true };
   });
@@ -230,11 +311,20 @@ export async function importCards(
     for (const [i, text] of lines.entries()) results.push(await importLine(target, ctx, text, first + i, onConflict));
     return results;
   };
-  const results = params.dryRun ? await rollingBack<ImportLineResult[]>(db, async (tx) => ({ value: await run(tx), keep: false })) : await run(db);
-  const counts = { created: 0, noop: 0, conflict: 0, superseded: 0, rejected: 0, skipped: 0 } satisfies Record<ImportLineStatus, number>;
+  const results = params.dryRun
+    ? await rollingBack<ImportLineResult[]>(db, async (tx) => ({ value: await run(tx), keep: false }))
+    : await run(db);
+  const counts = { created: 0, noop: 0, conflict: 0, superseded: 0, rejected: 0, skipped: 0 } satisfies Record<
+    ImportLineStatus,
+    number
+  >;
   for (const r of results) counts[r.status]++;
   if (!params.dryRun && (counts.created || counts.superseded)) {
-    await recordAudit(db, ctx, { eventType: "import", reason: `JSONL import of lines ${first}–${first + lines.length - 1}`, metadata: { counts, onConflict } });
+    await recordAudit(db, ctx, {
+      eventType: "import",
+      reason: `JSONL import of lines ${first}–${first + lines.length - 1}`,
+      metadata: { counts, onConflict },
+    });
   }
   return { dryRun: params.dryRun, results, counts };
 }

@@ -7,7 +7,8 @@ const ID_CHAR = String.raw`\p{Ll}\p{Lm}\p{Lo}\p{M}\p{Nd}`;
 /** As an HTML `pattern` (the `v` flag: `-` escaped in a class). */
 export const WORKSPACE_ID_PATTERN = String.raw`[\p{Ll}\p{Lm}\p{Lo}\p{Nd}][${ID_CHAR}_\-]{0,63}`;
 export const WORKSPACE_ID = new RegExp(`^${WORKSPACE_ID_PATTERN}$`, "v");
-export const WORKSPACE_ID_RULE = "use 1–64 lower-case letters (any script), digits, - or _ (it becomes the scope workspace:<id>)";
+export const WORKSPACE_ID_RULE =
+  "use 1–64 lower-case letters (any script), digits, - or _ (it becomes the scope workspace:<id>)";
 
 /** Used when a name holds no letter or digit at all ("!!!"). */
 const FALLBACK_ID = "workspace";

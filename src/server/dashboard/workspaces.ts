@@ -15,7 +15,12 @@ export const workspaceCreateSchema = z.object({
 });
 export type WorkspaceCreateInput = z.input<typeof workspaceCreateSchema>;
 
-export type WorkspaceAccess = { principalType: "user" | "api_key"; principalId: string; label: string | null; canWrite: boolean };
+export type WorkspaceAccess = {
+  principalType: "user" | "api_key";
+  principalId: string;
+  label: string | null;
+  canWrite: boolean;
+};
 
 export type WorkspaceView = {
   id: string;
@@ -39,7 +44,13 @@ export async function listWorkspaces(db: DbOrTx, params: { tenantId: string }): 
     db
       .select({ id: memoryNodes.scopeId, n: count() })
       .from(memoryNodes)
-      .where(and(eq(memoryNodes.tenantId, params.tenantId), eq(memoryNodes.scopeType, "workspace"), eq(memoryNodes.status, "active")))
+      .where(
+        and(
+          eq(memoryNodes.tenantId, params.tenantId),
+          eq(memoryNodes.scopeType, "workspace"),
+          eq(memoryNodes.status, "active"),
+        ),
+      )
       .groupBy(memoryNodes.scopeId),
     listGrants(db, { tenantId: params.tenantId }),
   ]);
@@ -48,7 +59,10 @@ export async function listWorkspaces(db: DbOrTx, params: { tenantId: string }): 
   for (const g of grants) {
     if (!g.scope.startsWith("workspace:") || g.scope === "workspace:*") continue;
     const id = g.scope.slice("workspace:".length);
-    access.set(id, [...(access.get(id) ?? []), { principalType: g.principalType, principalId: g.principalId, label: g.principalLabel, canWrite: g.canWrite }]);
+    access.set(id, [
+      ...(access.get(id) ?? []),
+      { principalType: g.principalType, principalId: g.principalId, label: g.principalLabel, canWrite: g.canWrite },
+    ]);
   }
   const view = (id: string, name: string, createdAt: Date | null): WorkspaceView => ({
     id,
@@ -76,7 +90,10 @@ async function freeIdFor(db: DbOrTx, tenantId: string, name: string): Promise<st
 }
 
 /** Creates a workspace (audited); its access is then granted per person or key like any scope. */
-export async function createWorkspace(db: Database, params: { tenantId: string; actorUserId: string; input: WorkspaceCreateInput }): Promise<WorkspaceView> {
+export async function createWorkspace(
+  db: Database,
+  params: { tenantId: string; actorUserId: string; input: WorkspaceCreateInput },
+): Promise<WorkspaceView> {
   const input = parseInput(workspaceCreateSchema, params.input, "The workspace");
   const id = input.id ?? (await freeIdFor(db, params.tenantId, input.name));
   await db.transaction(async (tx) => {
@@ -85,8 +102,18 @@ export async function createWorkspace(db: Database, params: { tenantId: string; 
       .values({ tenantId: params.tenantId, id, name: input.name, slug: id })
       .onConflictDoNothing()
       .returning({ id: workspaces.id });
-    if (!created) throw badRequest("workspace_exists", `A workspace ${id} already exists here; pick another id.`, { id });
-    await recordAudit(tx, { tenantId: params.tenantId, actor: { type: "user", id: params.actorUserId } }, { eventType: "policy", scope: { type: "workspace", id }, reason: `workspace created: ${input.name}`, after: { id, name: input.name } });
+    if (!created)
+      throw badRequest("workspace_exists", `A workspace ${id} already exists here; pick another id.`, { id });
+    await recordAudit(
+      tx,
+      { tenantId: params.tenantId, actor: { type: "user", id: params.actorUserId } },
+      {
+        eventType: "policy",
+        scope: { type: "workspace", id },
+        reason: `workspace created: ${input.name}`,
+        after: { id, name: input.name },
+      },
+    );
   });
   const created = (await listWorkspaces(db, { tenantId: params.tenantId })).find((w) => w.id === id);
   if (!created) throw new Error(`workspace ${id} was created but cannot be read back`);

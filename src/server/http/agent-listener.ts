@@ -1,11 +1,25 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { callTRPCProcedure, getErrorShape, getTRPCErrorFromUnknown, transformTRPCResponse, type TRPCError } from "@trpc/server";
+import {
+  callTRPCProcedure,
+  getErrorShape,
+  getTRPCErrorFromUnknown,
+  transformTRPCResponse,
+  type TRPCError,
+} from "@trpc/server";
 import { nodeHTTPRequestHandler } from "@trpc/server/adapters/node-http";
 import { getHTTPStatusCode, type TRPCResponse } from "@trpc/server/unstable-core-do-not-import";
 import type { Database } from "~/db/types";
 import { appRouter } from "~/server/api/root";
 import { logServerError } from "~/server/log";
-import { logTrpcError, payloadTooLargeBody, retryAfterMeta, TRPC_MAX_BATCH_CALLS, trpcBodyLimit, trpcErrorBody, trpcPathOf } from "~/server/api/trpc-http";
+import {
+  logTrpcError,
+  payloadTooLargeBody,
+  retryAfterMeta,
+  TRPC_MAX_BATCH_CALLS,
+  trpcBodyLimit,
+  trpcErrorBody,
+  trpcPathOf,
+} from "~/server/api/trpc-http";
 import { AGENT_MAX_BODY_BYTES, INVALID_UTF8, isUtf8, readNodeBodyWithin } from "~/server/rate-limit/body-limit";
 import { mcpPayloadTooLarge, serveMcpRequest } from "~/server/tools/mcp";
 import { openApiJson } from "~/server/tools/openapi";
@@ -34,7 +48,12 @@ function sendMalformedPath(res: ServerResponse) {
   sendJson(
     res,
     400,
-    trpcErrorBody(400, "BAD_REQUEST", "malformed_path", "The request path is not valid percent-encoding, so it names no procedure. Call e.g. POST /api/trpc/tools.memory_search with a JSON body."),
+    trpcErrorBody(
+      400,
+      "BAD_REQUEST",
+      "malformed_path",
+      "The request path is not valid percent-encoding, so it names no procedure. Call e.g. POST /api/trpc/tools.memory_search with a JSON body.",
+    ),
   );
 }
 
@@ -44,11 +63,17 @@ const isOpenApiPath = (url: string | undefined) => url === OPENAPI_PATH || url?.
 /** The OpenAPI document of these endpoints: public, like the tools' schemas it is built from. */
 function sendOpenApi(req: IncomingMessage, res: ServerResponse) {
   if (req.method !== "GET" && req.method !== "HEAD") {
-    res.writeHead(405, { allow: "GET, HEAD", "content-type": "application/json" }).end(JSON.stringify({ error: { message: `Read ${OPENAPI_PATH} with GET.` } }));
+    res
+      .writeHead(405, { allow: "GET, HEAD", "content-type": "application/json" })
+      .end(JSON.stringify({ error: { message: `Read ${OPENAPI_PATH} with GET.` } }));
     return;
   }
   const text = openApiJson();
-  res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text), "cache-control": "no-cache" });
+  res.writeHead(200, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+    "cache-control": "no-cache",
+  });
   res.end(req.method === "HEAD" ? undefined : text);
 }
 
@@ -67,11 +92,19 @@ function headersOf(req: IncomingMessage): Headers {
 
 function sendJson(res: ServerResponse, status: number, body: unknown, close = false) {
   const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...(close ? { connection: "close" } : {}) });
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+    ...(close ? { connection: "close" } : {}),
+  });
   res.end(text);
 }
 
-const agentContext = async (req: IncomingMessage, getDb: () => Promise<Database>) => ({ db: await getDb(), headers: headersOf(req), getSession: async () => null });
+const agentContext = async (req: IncomingMessage, getDb: () => Promise<Database>) => ({
+  db: await getDb(),
+  headers: headersOf(req),
+  getSession: async () => null,
+});
 
 // tRPC keeps every procedure under its full dotted path here ("tools.memory_search").
 const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { type: string } } | undefined>;
@@ -97,13 +130,27 @@ function singleMutationInput(req: IncomingMessage, path: string, body: string): 
  * compares status, body and headers with the Next.js route's), without building a Fetch Request and
  * Response and their streams per call: 15–20 % less server CPU per search (docs/history/performance-rounds.md, round 6).
  */
-async function serveSingleMutation(req: IncomingMessage, res: ServerResponse, path: string, input: unknown, getDb: () => Promise<Database>) {
+async function serveSingleMutation(
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  input: unknown,
+  getDb: () => Promise<Database>,
+) {
   let ctx: Awaited<ReturnType<typeof agentContext>> | undefined;
   let payload: TRPCResponse;
   let errors: TRPCError[] = [];
   try {
     ctx = await agentContext(req, getDb);
-    const data = await callTRPCProcedure({ router: appRouter, path, getRawInput: async () => input, ctx, type: "mutation", signal: undefined, batchIndex: 0 });
+    const data = await callTRPCProcedure({
+      router: appRouter,
+      path,
+      getRawInput: async () => input,
+      ctx,
+      type: "mutation",
+      signal: undefined,
+      batchIndex: 0,
+    });
     payload = { result: { data } };
   } catch (cause) {
     const error = getTRPCErrorFromUnknown(cause);
@@ -129,7 +176,16 @@ async function serveTrpc(req: IncomingMessage, res: ServerResponse, path: string
     // tRPC's Node adapter takes a body already read from `req.body`.
     (req as IncomingMessage & { body?: string }).body = text;
   }
-  await nodeHTTPRequestHandler({ req, res, path, router: appRouter, createContext: () => agentContext(req, getDb), onError: logTrpcError, responseMeta: retryAfterMeta, maxBatchSize: TRPC_MAX_BATCH_CALLS });
+  await nodeHTTPRequestHandler({
+    req,
+    res,
+    path,
+    router: appRouter,
+    createContext: () => agentContext(req, getDb),
+    onError: logTrpcError,
+    responseMeta: retryAfterMeta,
+    maxBatchSize: TRPC_MAX_BATCH_CALLS,
+  });
 }
 
 async function serveMcp(req: IncomingMessage, res: ServerResponse, getDb: () => Promise<Database>) {
@@ -140,7 +196,11 @@ async function serveMcp(req: IncomingMessage, res: ServerResponse, getDb: () => 
   } else {
     const bytes = body?.bytes ?? null;
     const url = new URL(req.url ?? "/api/mcp", `http://${req.headers.host ?? "localhost"}`);
-    const request = new Request(url, { method: req.method, headers: headersOf(req), body: bytes?.byteLength ? (bytes as BodyInit) : null });
+    const request = new Request(url, {
+      method: req.method,
+      headers: headersOf(req),
+      body: bytes?.byteLength ? (bytes as BodyInit) : null,
+    });
     response = await serveMcpRequest(request, await getDb());
   }
   const out = Buffer.from(await response.arrayBuffer());
@@ -153,7 +213,13 @@ export function createAgentListener(getDb: () => Promise<Database>): AgentListen
   return (req, res) => {
     if (isMetricsPath(req.url)) {
       const forwarded = req.headers["x-forwarded-for"];
-      void answerMetrics({ method: req.method, remoteAddress: req.socket.remoteAddress ?? null, authorization: req.headers.authorization ?? null, forwardedFor: Array.isArray(forwarded) ? forwarded.join(",") : (forwarded ?? null), proxyHeaders: PROXY_HEADERS.filter((h) => req.headers[h] !== undefined) }).then((answer) => {
+      void answerMetrics({
+        method: req.method,
+        remoteAddress: req.socket.remoteAddress ?? null,
+        authorization: req.headers.authorization ?? null,
+        forwardedFor: Array.isArray(forwarded) ? forwarded.join(",") : (forwarded ?? null),
+        proxyHeaders: PROXY_HEADERS.filter((h) => req.headers[h] !== undefined),
+      }).then((answer) => {
         res.writeHead(answer.status, { ...answer.headers, "content-length": Buffer.byteLength(answer.body) });
         res.end(answer.body);
       });
@@ -173,7 +239,13 @@ export function createAgentListener(getDb: () => Promise<Database>): AgentListen
     served.catch((error: unknown) => {
       // Only the body read or the database open can land here; the handlers answer their own errors.
       logServerError("agent listener", error);
-      if (!res.headersSent) sendJson(res, 500, { error: { message: "The server could not read this request and changed nothing. Retry it.", code: -32603 } }, true);
+      if (!res.headersSent)
+        sendJson(
+          res,
+          500,
+          { error: { message: "The server could not read this request and changed nothing. Retry it.", code: -32603 } },
+          true,
+        );
       else res.destroy();
     });
     return true;

@@ -3,7 +3,17 @@ import { recordDashboardRateLimited } from "~/server/metrics";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import type { Database } from "~/db/types";
 import { appRouter } from "~/server/api/root";
-import { batchTooLargeMessage, logTrpcError, payloadTooLargeBody, retryAfterMeta, TRPC_ENDPOINT, TRPC_MAX_BATCH_CALLS, trpcBodyLimit, trpcCallCount, trpcErrorBody } from "~/server/api/trpc-http";
+import {
+  batchTooLargeMessage,
+  logTrpcError,
+  payloadTooLargeBody,
+  retryAfterMeta,
+  TRPC_ENDPOINT,
+  TRPC_MAX_BATCH_CALLS,
+  trpcBodyLimit,
+  trpcCallCount,
+  trpcErrorBody,
+} from "~/server/api/trpc-http";
 import { ServiceError } from "~/server/errors";
 import { INVALID_UTF8, isUtf8, readBodyWithin, withBody } from "~/server/rate-limit/body-limit";
 import { enforceUserRateLimit } from "~/server/rate-limit/limiter";
@@ -24,7 +34,14 @@ export type TrpcRequestDeps = {
 };
 
 /** A refusal shaped as tRPC answers (an array for a batch call), so clients read it as any other error. */
-export function trpcRefusal(req: Request, status: number, code: string, reason: string, message: string, headers?: Record<string, string>): Response {
+export function trpcRefusal(
+  req: Request,
+  status: number,
+  code: string,
+  reason: string,
+  message: string,
+  headers?: Record<string, string>,
+): Response {
   const error = trpcErrorBody(status, code, reason, message);
   const url = new URL(req.url);
   const calls = url.searchParams.get("batch") === "1" ? trpcCallCount(req.url) : 0;
@@ -37,9 +54,17 @@ export async function serveTrpcRequest(req: Request, deps: TrpcRequestDeps): Pro
   const url = new URL(req.url);
   const agentCall = agentTrpcPath(url.pathname + url.search) !== null;
   const refusal = agentCall ? null : crossSiteRefusal(req);
-  if (refusal) return trpcRefusal(req, refusal.status, refusal.status === 415 ? "UNSUPPORTED_MEDIA_TYPE" : "FORBIDDEN", refusal.reason, refusal.message);
+  if (refusal)
+    return trpcRefusal(
+      req,
+      refusal.status,
+      refusal.status === 415 ? "UNSUPPORTED_MEDIA_TYPE" : "FORBIDDEN",
+      refusal.reason,
+      refusal.message,
+    );
   const calls = trpcCallCount(req.url);
-  if (calls > TRPC_MAX_BATCH_CALLS) return trpcRefusal(req, 400, "BAD_REQUEST", "batch_too_large", batchTooLargeMessage(calls));
+  if (calls > TRPC_MAX_BATCH_CALLS)
+    return trpcRefusal(req, 400, "BAD_REQUEST", "batch_too_large", batchTooLargeMessage(calls));
   // One session read per request, shared with the procedures.
   let session: Promise<Session | null> | undefined;
   const getSession = agentCall ? async () => null : () => (session ??= deps.getSession());

@@ -16,4 +16,5 @@ export function publishAgentListener(listener: AgentListener) {
 }
 
 /** Which front door answers agent calls in this process (reported by /api/health). */
-export const agentFrontDoor = (): "listener" | "next-routes" => (shared[IN_FRONT] === true && typeof shared[LISTENER] === "function" ? "listener" : "next-routes");
+export const agentFrontDoor = (): "listener" | "next-routes" =>
+  shared[IN_FRONT] === true && typeof shared[LISTENER] === "function" ? "listener" : "next-routes";

@@ -26,7 +26,11 @@ function tokenMatches(authorization: string | null, token: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-const refusal = (status: number, message: string): MetricsAnswer => ({ status, headers: { "content-type": "text/plain; charset=utf-8" }, body: `${message}\n` });
+const refusal = (status: number, message: string): MetricsAnswer => ({
+  status,
+  headers: { "content-type": "text/plain; charset=utf-8" },
+  body: `${message}\n`,
+});
 
 export async function answerMetrics(request: {
   method: string | undefined;
@@ -36,20 +40,44 @@ export async function answerMetrics(request: {
   /** Which of PROXY_HEADERS the request carries. */
   proxyHeaders?: readonly string[];
 }): Promise<MetricsAnswer> {
-  if (request.method !== "GET" && request.method !== "HEAD") return { ...refusal(405, "Read /api/metrics with GET."), headers: { "content-type": "text/plain; charset=utf-8", allow: "GET, HEAD" } };
+  if (request.method !== "GET" && request.method !== "HEAD")
+    return {
+      ...refusal(405, "Read /api/metrics with GET."),
+      headers: { "content-type": "text/plain; charset=utf-8", allow: "GET, HEAD" },
+    };
   if (env.METRICS_TOKEN) {
-    if (!tokenMatches(request.authorization, env.METRICS_TOKEN)) return { ...refusal(401, "Send the metrics token as Authorization: Bearer <METRICS_TOKEN>."), headers: { "content-type": "text/plain; charset=utf-8", "www-authenticate": 'Bearer realm="metrics"' } };
-  } else if (env.TRUST_PROXY || request.remoteAddress === null || !LOOPBACK.has(request.remoteAddress) || request.forwardedFor || (request.proxyHeaders?.length ?? 0) > 0) {
-    const why = env.TRUST_PROXY ? " TRUST_PROXY is set (a proxy in front makes every request look local), so a token is needed." : "";
-    return refusal(403, `/api/metrics answers this machine only without a token (npm start, loopback, not through a proxy).${why} To scrape it from elsewhere set METRICS_TOKEN and send it as Authorization: Bearer <token>.`);
+    if (!tokenMatches(request.authorization, env.METRICS_TOKEN))
+      return {
+        ...refusal(401, "Send the metrics token as Authorization: Bearer <METRICS_TOKEN>."),
+        headers: { "content-type": "text/plain; charset=utf-8", "www-authenticate": 'Bearer realm="metrics"' },
+      };
+  } else if (
+    env.TRUST_PROXY ||
+    request.remoteAddress === null ||
+    !LOOPBACK.has(request.remoteAddress) ||
+    request.forwardedFor ||
+    (request.proxyHeaders?.length ?? 0) > 0
+  ) {
+    const why = env.TRUST_PROXY
+      ? " TRUST_PROXY is set (a proxy in front makes every request look local), so a token is needed."
+      : "";
+    return refusal(
+      403,
+      `/api/metrics answers this machine only without a token (npm start, loopback, not through a proxy).${why} To scrape it from elsewhere set METRICS_TOKEN and send it as Authorization: Bearer <token>.`,
+    );
   }
   try {
     const { body, contentType } = await metricsText();
-    return { status: 200, headers: { "content-type": contentType, "cache-control": "no-store" }, body: request.method === "HEAD" ? "" : body };
+    return {
+      status: 200,
+      headers: { "content-type": contentType, "cache-control": "no-store" },
+      body: request.method === "HEAD" ? "" : body,
+    };
   } catch (error) {
     logServerError("metrics", error);
     return refusal(500, "The metrics could not be collected; see the server log.");
   }
 }
 
-export const isMetricsPath = (url: string | undefined) => url === "/api/metrics" || url?.startsWith("/api/metrics?") === true;
+export const isMetricsPath = (url: string | undefined) =>
+  url === "/api/metrics" || url?.startsWith("/api/metrics?") === true;

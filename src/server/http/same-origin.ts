@@ -24,7 +24,11 @@ import { env } from "~/env";
  * agent procedures, which take a bearer key and never a session) are not checked: the caller
  * (dashboard-trpc.ts) decides that by path, never by the mere presence of an Authorization header.
  */
-export type CrossSiteRefusal = { status: 403 | 415; reason: "json_body_required" | "cross_site_request"; message: string };
+export type CrossSiteRefusal = {
+  status: 403 | 415;
+  reason: "json_body_required" | "cross_site_request";
+  message: string;
+};
 
 /** This server's public origin (what NEXTAUTH_URL says, else the default scripts/server.mjs gives it). */
 export const serverOrigin = () => new URL(env.NEXTAUTH_URL ?? `http://localhost:${env.PORT}`).origin;
@@ -43,19 +47,30 @@ function originOf(value: string): string | null {
 function addressedOrigin(req: { url: string; headers: Headers }): string | null {
   const host = req.headers.get("host")?.trim();
   if (!host || /[/?#@\s]/.test(host)) return null;
-  const forwarded = env.TRUST_PROXY ? req.headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase() : undefined;
-  const scheme = forwarded === "http" || forwarded === "https" ? `${forwarded}:` : (originOf(req.url) ? new URL(req.url).protocol : "http:");
+  const forwarded = env.TRUST_PROXY
+    ? req.headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase()
+    : undefined;
+  const scheme =
+    forwarded === "http" || forwarded === "https"
+      ? `${forwarded}:`
+      : originOf(req.url)
+        ? new URL(req.url).protocol
+        : "http:";
   return originOf(`${scheme}//${host}`);
 }
 
-export function crossSiteRefusal(req: { method: string; url: string; headers: Headers }, ownOrigin = serverOrigin()): CrossSiteRefusal | null {
+export function crossSiteRefusal(
+  req: { method: string; url: string; headers: Headers },
+  ownOrigin = serverOrigin(),
+): CrossSiteRefusal | null {
   // Reads (GET) are held to the same origin rule: a same-site page could otherwise make the browser run
   // searches in the person's name (logged, counted) through an <img> or a script tag.
   if (req.method === "POST" && mediaType(req.headers.get("content-type")) !== "application/json") {
     return {
       status: 415,
       reason: "json_body_required",
-      message: "Dashboard calls that change something take a JSON body (Content-Type: application/json). Form posts are refused, so that another site cannot submit one in your name.",
+      message:
+        "Dashboard calls that change something take a JSON body (Content-Type: application/json). Form posts are refused, so that another site cannot submit one in your name.",
     };
   }
   const refused = (what: string): CrossSiteRefusal => ({
@@ -69,7 +84,8 @@ export function crossSiteRefusal(req: { method: string; url: string; headers: He
   const origin = req.headers.get("origin");
   if (origin !== null) {
     const from = originOf(origin);
-    if (from === null || (from !== ownOrigin && from !== addressedOrigin(req))) return refused(`the page at ${origin.slice(0, 100)}`);
+    if (from === null || (from !== ownOrigin && from !== addressedOrigin(req)))
+      return refused(`the page at ${origin.slice(0, 100)}`);
   }
   return null;
 }

@@ -20,7 +20,10 @@ export type LeaseKeeper = {
  * the worker skips it rather than running it beside the new holder. A dead worker renews nothing, so
  * its jobs still pass to a survivor once the lease expires.
  */
-export function keepLeases(db: DbOrTx, params: { workerId: string; jobIds: readonly number[]; leaseMs: number; everyMs?: number }): LeaseKeeper {
+export function keepLeases(
+  db: DbOrTx,
+  params: { workerId: string; jobIds: readonly number[]; leaseMs: number; everyMs?: number },
+): LeaseKeeper {
   const held = new Set(params.jobIds);
   let inFlight: Promise<void> | undefined;
   const renew = async () => {
@@ -30,7 +33,9 @@ export function keepLeases(db: DbOrTx, params: { workerId: string; jobIds: reado
       const kept = await db
         .update(memoryJobs)
         .set({ leasedUntil: sql`now() + make_interval(secs => ${params.leaseMs / 1000})` })
-        .where(and(inArray(memoryJobs.id, ids), eq(memoryJobs.leasedBy, params.workerId), eq(memoryJobs.status, "running")))
+        .where(
+          and(inArray(memoryJobs.id, ids), eq(memoryJobs.leasedBy, params.workerId), eq(memoryJobs.status, "running")),
+        )
         .returning({ id: memoryJobs.id });
       const still = new Set(kept.map((row) => row.id));
       // Only a job this worker has not released can be lost; one released meanwhile is simply finished.
@@ -40,9 +45,12 @@ export function keepLeases(db: DbOrTx, params: { workerId: string; jobIds: reado
       log("warn", `worker ${params.workerId}: renewing ${ids.length} job lease(s) failed: ${describeError(error)}`);
     }
   };
-  const timer = setInterval(() => {
-    inFlight ??= renew().finally(() => (inFlight = undefined));
-  }, params.everyMs ?? Math.max(50, Math.floor(params.leaseMs / 3)));
+  const timer = setInterval(
+    () => {
+      inFlight ??= renew().finally(() => (inFlight = undefined));
+    },
+    params.everyMs ?? Math.max(50, Math.floor(params.leaseMs / 3)),
+  );
   timer.unref();
   return {
     holds: (jobId) => held.has(jobId),

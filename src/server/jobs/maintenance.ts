@@ -27,16 +27,24 @@ export async function maintainEmbeddedDatabase(db: Database): Promise<number> {
  * One maintenance pass: prune what the retention policy lets go (both modes), then, on the embedded
  * database, vacuum and analyze (server mode has autovacuum).
  */
-export async function runMaintenance(db: Database, options: { vacuum: boolean; policy?: RetentionPolicy }): Promise<string> {
+export async function runMaintenance(
+  db: Database,
+  options: { vacuum: boolean; policy?: RetentionPolicy },
+): Promise<string> {
   const pruned = await pruneExpiredRecords(db, options.policy ?? retentionPolicyFromEnv());
   const counters = await pruneSignInCounters(db);
-  const parts = [`pruned ${pruned.queryLog} query log rows, ${pruned.idempotencyKeys} idempotency replies, ${pruned.jobs} finished jobs, ${counters} old sign-in counters`];
+  const parts = [
+    `pruned ${pruned.queryLog} query log rows, ${pruned.idempotencyKeys} idempotency replies, ${pruned.jobs} finished jobs, ${counters} old sign-in counters`,
+  ];
   if (options.vacuum) parts.push(`vacuum + analyze took ${Math.round(await maintainEmbeddedDatabase(db))} ms`);
   return parts.join("; ");
 }
 
 /** Runs the maintenance on a timer until `signal` aborts; never keeps the process alive by itself. */
-export function scheduleMaintenance(db: Database, options: { vacuum: boolean; signal?: AbortSignal; everyMs?: number; firstAfterMs?: number; policy?: RetentionPolicy }) {
+export function scheduleMaintenance(
+  db: Database,
+  options: { vacuum: boolean; signal?: AbortSignal; everyMs?: number; firstAfterMs?: number; policy?: RetentionPolicy },
+) {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const run = async () => {
     try {

@@ -36,8 +36,16 @@ export async function enqueueJob(db: DbOrTx, job: EnqueueJob): Promise<number | 
  * ones whose lease expired (their worker died) while attempts are left. FOR UPDATE SKIP LOCKED lets many workers poll the
  * same table without ever taking the same row; each lease counts as an attempt.
  */
-export async function leaseJobs(db: DbOrTx, params: { workerId: string; limit: number; leaseMs: number; types?: readonly JobType[] }): Promise<MemoryJob[]> {
-  const typeFilter = params.types?.length ? sql`and type in (${sql.join(params.types.map((t) => sql`${t}`), sql`, `)})` : sql``;
+export async function leaseJobs(
+  db: DbOrTx,
+  params: { workerId: string; limit: number; leaseMs: number; types?: readonly JobType[] },
+): Promise<MemoryJob[]> {
+  const typeFilter = params.types?.length
+    ? sql`and type in (${sql.join(
+        params.types.map((t) => sql`${t}`),
+        sql`, `,
+      )})`
+    : sql``;
   // A job whose worker died on every attempt (a job that crashes its process) is not taken over again:
   // it goes to dead, like one whose handler failed that often, instead of crashing the next worker forever.
   const rows = await queryRows<{ id: number }>(
@@ -64,21 +72,55 @@ export async function leaseJobs(db: DbOrTx, params: { workerId: string; limit: n
   );
   if (rows.length === 0) return [];
   // In queue order: the UPDATE … RETURNING gives its rows in no particular one.
-  return db.select().from(memoryJobs).where(inArray(memoryJobs.id, rows.map((r) => r.id))).orderBy(asc(memoryJobs.runAt), asc(memoryJobs.id));
+  return db
+    .select()
+    .from(memoryJobs)
+    .where(
+      inArray(
+        memoryJobs.id,
+        rows.map((r) => r.id),
+      ),
+    )
+    .orderBy(asc(memoryJobs.runAt), asc(memoryJobs.id));
 }
 
 /** Marks a job done, only if this worker still holds it (a lease taken over by another worker wins). */
-export async function completeJob(db: DbOrTx, job: Pick<MemoryJob, "id">, workerId: string, result?: unknown): Promise<boolean> {
+export async function completeJob(
+  db: DbOrTx,
+  job: Pick<MemoryJob, "id">,
+  workerId: string,
+  result?: unknown,
+): Promise<boolean> {
   return (await completeJobs(db, [job], workerId, result)) > 0;
 }
 
 /** completeJob for a batch handled together (one statement); returns how many this worker still held. */
-export async function completeJobs(db: DbOrTx, jobs: readonly Pick<MemoryJob, "id">[], workerId: string, result?: unknown): Promise<number> {
+export async function completeJobs(
+  db: DbOrTx,
+  jobs: readonly Pick<MemoryJob, "id">[],
+  workerId: string,
+  result?: unknown,
+): Promise<number> {
   if (jobs.length === 0) return 0;
   const rows = await db
     .update(memoryJobs)
-    .set({ status: "succeeded", result: result ?? null, finishedAt: new Date(), updatedAt: new Date(), leasedUntil: null })
-    .where(and(inArray(memoryJobs.id, jobs.map((job) => job.id)), eq(memoryJobs.leasedBy, workerId), eq(memoryJobs.status, "running")))
+    .set({
+      status: "succeeded",
+      result: result ?? null,
+      finishedAt: new Date(),
+      updatedAt: new Date(),
+      leasedUntil: null,
+    })
+    .where(
+      and(
+        inArray(
+          memoryJobs.id,
+          jobs.map((job) => job.id),
+        ),
+        eq(memoryJobs.leasedBy, workerId),
+        eq(memoryJobs.status, "running"),
+      ),
+    )
     .returning({ id: memoryJobs.id });
   return rows.length;
 }
@@ -128,7 +170,10 @@ export async function failJob(
 
 export async function queueStats(db: DbOrTx, tenantId?: string) {
   const where = tenantId ? sql`where tenant_id = ${tenantId}` : sql``;
-  return queryRows<{ type: string; status: string; n: number }>(db, sql`select type, status, count(*)::int as n from memory_jobs ${where} group by type, status order by type, status`);
+  return queryRows<{ type: string; status: string; n: number }>(
+    db,
+    sql`select type, status, count(*)::int as n from memory_jobs ${where} group by type, status order by type, status`,
+  );
 }
 
 /**

@@ -27,7 +27,15 @@ const BATCH = 5_000;
 const DAY_MS = 86_400_000;
 
 /** What each count prunes: its table's key, and which of a tenant's rows are old enough to go. */
-const PRUNED: Record<keyof PruneCounts, { table: PgTable; key: string; days: (p: RetentionPolicy) => number; old: (tenantId: string, cut: Date) => SQL | undefined }> = {
+const PRUNED: Record<
+  keyof PruneCounts,
+  {
+    table: PgTable;
+    key: string;
+    days: (p: RetentionPolicy) => number;
+    old: (tenantId: string, cut: Date) => SQL | undefined;
+  }
+> = {
   queryLog: {
     table: memoryQueryLog,
     key: "tenant_id, id",
@@ -63,21 +71,34 @@ async function deleteInBatches(db: Database, table: PgTable, key: string, old: S
   const columns = sql.raw(key);
   let total = 0;
   for (;;) {
-    const gone = await queryRows(db, sql`delete from ${table} where (${columns}) in (select ${columns} from ${table} where ${old} limit ${BATCH}) returning 1 as gone`);
+    const gone = await queryRows(
+      db,
+      sql`delete from ${table} where (${columns}) in (select ${columns} from ${table} where ${old} limit ${BATCH}) returning 1 as gone`,
+    );
     total += gone.length;
     if (gone.length < BATCH) return total;
   }
 }
 
 /** Removes records older than the policy allows, tenant by tenant (the tenant leads every index used). */
-export async function pruneExpiredRecords(db: Database, policy: RetentionPolicy, now = new Date()): Promise<PruneCounts> {
+export async function pruneExpiredRecords(
+  db: Database,
+  policy: RetentionPolicy,
+  now = new Date(),
+): Promise<PruneCounts> {
   const counts: PruneCounts = { queryLog: 0, idempotencyKeys: 0, jobs: 0 };
   const tenantIds = (await db.select({ id: tenants.id }).from(tenants)).map((t) => t.id);
   for (const tenantId of tenantIds) {
     for (const name of Object.keys(PRUNED) as (keyof PruneCounts)[]) {
       const rule = PRUNED[name];
       const days = rule.days(policy);
-      if (days > 0) counts[name] += await deleteInBatches(db, rule.table, rule.key, rule.old(tenantId, new Date(now.getTime() - days * DAY_MS)));
+      if (days > 0)
+        counts[name] += await deleteInBatches(
+          db,
+          rule.table,
+          rule.key,
+          rule.old(tenantId, new Date(now.getTime() - days * DAY_MS)),
+        );
     }
   }
   return counts;

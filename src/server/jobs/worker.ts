@@ -45,14 +45,22 @@ export async function processJobsOnce(
 }
 
 /** Runs one job and records its outcome; "lost" when another worker held its lease by the end. */
-async function runJob(db: Database, handler: JobHandler | undefined, job: MemoryJob, workerId: string): Promise<"succeeded" | "failed" | "lost"> {
+async function runJob(
+  db: Database,
+  handler: JobHandler | undefined,
+  job: MemoryJob,
+  workerId: string,
+): Promise<"succeeded" | "failed" | "lost"> {
   try {
     if (!handler) throw new Error(`no handler for job type ${job.type}`);
     const result = await handler(db, job);
     return (await completeJob(db, job, workerId, result ?? null)) ? "succeeded" : "lost";
   } catch (error) {
     const outcome = await failJob(db, job, workerId, error);
-    log(outcome === "dead" ? "error" : "warn", `job ${job.id} (${job.type}) failed: ${error instanceof Error ? error.message : String(error)} → ${outcome}`);
+    log(
+      outcome === "dead" ? "error" : "warn",
+      `job ${job.id} (${job.type}) failed: ${error instanceof Error ? error.message : String(error)} → ${outcome}`,
+    );
     return "failed";
   }
 }

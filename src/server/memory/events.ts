@@ -1,7 +1,14 @@
 import type { DbOrTx } from "~/db/types";
 
 /** A message the host captured, as the areas that listen to the core see it. */
-export type CapturedMessage = { id: string; role: string; content: string; createdAt: Date; seq?: number; source?: string };
+export type CapturedMessage = {
+  id: string;
+  role: string;
+  content: string;
+  createdAt: Date;
+  seq?: number;
+  source?: string;
+};
 
 /**
  * What the core announces, inside the transaction that made it happen, so that other areas (the memory
@@ -11,7 +18,10 @@ export type CapturedMessage = { id: string; role: string; content: string; creat
  */
 export type MemorySubscribers = {
   /** New messages were stored; runs in their transaction, so evidence and what is derived from it appear together. */
-  messagesCaptured: (tx: DbOrTx, params: { tenantId: string; sessionId: string; userScopeId: string | null; messages: CapturedMessage[] }) => Promise<void>;
+  messagesCaptured: (
+    tx: DbOrTx,
+    params: { tenantId: string; sessionId: string; userScopeId: string | null; messages: CapturedMessage[] },
+  ) => Promise<void>;
   /** An erasure took chunks away from a topic: its summary is rebuilt from what is left, or the topic goes. */
   topicLostChunks: (tx: DbOrTx, params: { tenantId: string; topicId: string }) => Promise<"rebuilt" | "removed">;
 };
@@ -32,6 +42,9 @@ export function subscribeToMemory(subscribers: MemorySubscribers): void {
  */
 export function memorySubscriber<E extends keyof MemorySubscribers>(event: E): MemorySubscribers[E] {
   const subscribers = shared[REGISTRY];
-  if (!subscribers) throw new Error(`no subscriber for the memory event "${event}": call registerTreeSubscribers() from ~/server/tree at start-up`);
+  if (!subscribers)
+    throw new Error(
+      `no subscriber for the memory event "${event}": call registerTreeSubscribers() from ~/server/tree at start-up`,
+    );
   return subscribers[event];
 }

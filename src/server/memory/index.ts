@@ -9,7 +9,14 @@ export { processEmbedJobs } from "./embeddings/jobs";
 export { enqueueMissingEmbeddings } from "./embeddings/vectors";
 export { cardsCitingMessages } from "./evidence/citing-cards";
 export { MAX_MESSAGES_PER_APPEND, MAX_MESSAGE_CHARS, appendMessages } from "./evidence/messages";
-export { MESSAGE_ROLES, getAllMessagesByIds, getMessagesByIds, listRecentMessages, listSessions, resolveTrustedMessageIds } from "./store/messages";
+export {
+  MESSAGE_ROLES,
+  getAllMessagesByIds,
+  getMessagesByIds,
+  listRecentMessages,
+  listSessions,
+  resolveTrustedMessageIds,
+} from "./store/messages";
 export { appendSummary, getLatestSummary, getSummaryChain } from "./evidence/summaries";
 export { eraseTenantMemory } from "./forget/erase";
 export { eraseScopeMemory } from "./forget/erase-scope";
@@ -21,7 +28,13 @@ export { restoreNode } from "./forget/restore";
 export { memoryForgetInputSchema } from "./forget/schema";
 export type { ErasureReceipt, MemoryForgetInput, MemoryForgetResult } from "./forget/schema";
 export { TENANT_MEMORY_TABLES } from "./forget/tenant-tables";
-export { deleteCustomKind, listCustomKinds, loadKindRegistry, loadTenantWithKinds, saveCustomKind } from "./kinds/custom";
+export {
+  deleteCustomKind,
+  listCustomKinds,
+  loadKindRegistry,
+  loadTenantWithKinds,
+  saveCustomKind,
+} from "./kinds/custom";
 export type { KindRegistry } from "./kinds/custom";
 export { describeKind, storedKindNames } from "./kinds/registry";
 export type { KindDefinition } from "./kinds/definition";
@@ -33,8 +46,21 @@ export { buildMemoryContext } from "./retrieval/memory-context";
 export { coolRecallHotness, recallUsageOf, recordRecalls } from "./retrieval/recall-usage";
 export { memorySearch } from "./retrieval/search";
 export { SEARCH_LIMITS, memorySearchInputSchema } from "./retrieval/search-schema";
-export type { MemorySearchInput, MemorySearchResult, OmitReason, ScoreComponents, SearchHit } from "./retrieval/search-schema";
-export { formatScope, intersectScopes, parseKeyScopePattern, parseScope, parseScopePattern, scopeAllowed } from "./scope";
+export type {
+  MemorySearchInput,
+  MemorySearchResult,
+  OmitReason,
+  ScoreComponents,
+  SearchHit,
+} from "./retrieval/search-schema";
+export {
+  formatScope,
+  intersectScopes,
+  parseKeyScopePattern,
+  parseScope,
+  parseScopePattern,
+  scopeAllowed,
+} from "./scope";
 export type { MemoryScope, ScopePattern } from "./scope";
 export { recordAudit } from "./store/audit";
 export { categoryPrefixCondition } from "./store/card-filter";

@@ -18,7 +18,10 @@ const KEY_WILDCARDS: readonly ScopeType[] = ["session", "workspace"];
 function parsePattern(text: string, wildcards: readonly ScopeType[]): ScopePattern {
   const match = SCOPE_RE.exec(text.trim());
   if (!match) {
-    throw badRequest("invalid_scope", `"${text}" is not a scope. Use user:<id>, session:<id>, workspace:<id>, context:<namespace>/<id> or global.`);
+    throw badRequest(
+      "invalid_scope",
+      `"${text}" is not a scope. Use user:<id>, session:<id>, workspace:<id>, context:<namespace>/<id> or global.`,
+    );
   }
   const type = match[1] as ScopeType;
   const id = match[2] ?? "";
@@ -28,7 +31,10 @@ function parsePattern(text: string, wildcards: readonly ScopeType[]): ScopePatte
   }
   if (!id) throw badRequest("invalid_scope", `Scope "${type}" needs an id, e.g. ${type}:abc.`);
   if (id === "*" && !wildcards.includes(type)) {
-    throw badRequest("invalid_scope", `Only ${wildcards.map((w) => `${w}:*`).join(" and ")} may use a wildcard here; name ${type} scopes one by one.`);
+    throw badRequest(
+      "invalid_scope",
+      `Only ${wildcards.map((w) => `${w}:*`).join(" and ")} may use a wildcard here; name ${type} scopes one by one.`,
+    );
   }
   if (type === "context" && id !== "*" && !/^[^/]+\/.+$/.test(id)) {
     throw badRequest("invalid_scope", `Context scopes look like context:<namespace>/<id>, not "${text}".`);
@@ -49,7 +55,8 @@ export const parseScopePattern = (text: string): ScopePattern => parsePattern(te
 
 export function parseScope(text: string): MemoryScope {
   const pattern = parseScopePattern(text);
-  if (pattern.id === "*") throw badRequest("invalid_scope", `"${text}" is a pattern; name one session, e.g. session:abc.`);
+  if (pattern.id === "*")
+    throw badRequest("invalid_scope", `"${text}" is a pattern; name one session, e.g. session:abc.`);
   return pattern as MemoryScope;
 }
 
@@ -59,7 +66,8 @@ export function scopeMatches(pattern: ScopePattern, scope: MemoryScope): boolean
   return pattern.type === scope.type && (pattern.id === "*" || pattern.id === scope.id);
 }
 
-export const scopeAllowed = (scope: MemoryScope, patterns: readonly ScopePattern[]) => patterns.some((p) => scopeMatches(p, scope));
+export const scopeAllowed = (scope: MemoryScope, patterns: readonly ScopePattern[]) =>
+  patterns.some((p) => scopeMatches(p, scope));
 
 /** Intersection of two grant lists (a key never exceeds its owner): patterns of `a` narrowed by `b`. */
 export function intersectScopes(a: readonly ScopePattern[], b: readonly ScopePattern[]): ScopePattern[] {

@@ -2,7 +2,10 @@ import { env } from "~/env";
 
 export type ChatMessage = { role: "system" | "user" | "assistant"; content: string };
 
-export type LlmClient = { model: string; complete(messages: ChatMessage[], options?: { json?: boolean; maxTokens?: number }): Promise<string> };
+export type LlmClient = {
+  model: string;
+  complete(messages: ChatMessage[], options?: { json?: boolean; maxTokens?: number }): Promise<string>;
+};
 
 export class LlmError extends Error {
   constructor(message: string) {
@@ -15,12 +18,14 @@ export class LlmError extends Error {
  * Any OpenAI-compatible `/chat/completions` (OpenAI, Ollama, vLLM, LM Studio, DashScope…). Returns
  * null when no model is configured: callers fall back to their rules.
  */
-export function createLlmClient(config: { baseUrl?: string; apiKey?: string; model?: string; timeoutMs?: number } = {
-  baseUrl: env.LLM_BASE_URL,
-  apiKey: env.LLM_API_KEY,
-  model: env.LLM_MODEL,
-  timeoutMs: env.LLM_TIMEOUT_MS,
-}): LlmClient | null {
+export function createLlmClient(
+  config: { baseUrl?: string; apiKey?: string; model?: string; timeoutMs?: number } = {
+    baseUrl: env.LLM_BASE_URL,
+    apiKey: env.LLM_API_KEY,
+    model: env.LLM_MODEL,
+    timeoutMs: env.LLM_TIMEOUT_MS,
+  },
+): LlmClient | null {
   const { baseUrl, model } = config;
   if (!baseUrl || !model) return null;
   const url = `${baseUrl.replace(/\/+$/, "")}/chat/completions`;
@@ -29,7 +34,10 @@ export function createLlmClient(config: { baseUrl?: string; apiKey?: string; mod
     async complete(messages, options = {}) {
       const response = await fetch(url, {
         method: "POST",
-        headers: { "content-type": "application/json", ...(config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {}) },
+        headers: {
+          "content-type": "application/json",
+          ...(config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {}),
+        },
         body: JSON.stringify({
           model,
           messages,
@@ -41,7 +49,8 @@ export function createLlmClient(config: { baseUrl?: string; apiKey?: string; mod
       }).catch((error: unknown) => {
         throw new LlmError(`LLM request to ${url} failed: ${error instanceof Error ? error.message : String(error)}`);
       });
-      if (!response.ok) throw new LlmError(`LLM ${model} answered HTTP ${response.status}: ${(await response.text()).slice(0, 300)}`);
+      if (!response.ok)
+        throw new LlmError(`LLM ${model} answered HTTP ${response.status}: ${(await response.text()).slice(0, 300)}`);
       const body = (await response.json()) as { choices?: { message?: { content?: string } }[] };
       const content = body.choices?.[0]?.message?.content;
       if (typeof content !== "string") throw new LlmError(`LLM ${model} returned no message content.`);

@@ -73,13 +73,19 @@ export function readNodeBodyWithin(req: IncomingMessage, maxBytes: number): Prom
 
 /** The same request with its body already read (so a handler downstream can read it again). */
 export function withBody(req: Request, bytes: Uint8Array): Request {
-  return new Request(req.url, { method: req.method, headers: req.headers, body: bytes.byteLength ? (bytes as BodyInit) : null, signal: req.signal });
+  return new Request(req.url, {
+    method: req.method,
+    headers: req.headers,
+    body: bytes.byteLength ? (bytes as BodyInit) : null,
+    signal: req.signal,
+  });
 }
 
 export const tooLargeMessage = (maxBytes: number) =>
   `The request body is larger than ${Math.round(maxBytes / 1024)} KB. Send fewer or smaller items per call (split batches).`;
 
-export const INVALID_UTF8 = "The request is not valid UTF-8 (bytes that are no character were sent); it would have been stored as \uFFFD. Send UTF-8 text.";
+export const INVALID_UTF8 =
+  "The request is not valid UTF-8 (bytes that are no character were sent); it would have been stored as \uFFFD. Send UTF-8 text.";
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** Whether `bytes` are UTF-8, or a query string's percent-escapes decode as UTF-8. */

@@ -53,23 +53,37 @@ export function postgresCounter(db: DbOrTx): CounterStore {
   return {
     name: "postgres",
     async hit(bucket, windowStart, _windowMs, amount = 1) {
-      const [row] = await queryRows<{ count: number | string }>(db, countHitSql(sql`${bucket}`, windowStart, sql``, amount));
+      const [row] = await queryRows<{ count: number | string }>(
+        db,
+        countHitSql(sql`${bucket}`, windowStart, sql``, amount),
+      );
       return Number(row!.count);
     },
     async peek(bucket, windowStart) {
-      const [row] = await queryRows<{ count: number | string }>(db, sql`select count from ${rateLimitBuckets} where bucket = ${bucket} and window_start = ${windowStart}::bigint`);
+      const [row] = await queryRows<{ count: number | string }>(
+        db,
+        sql`select count from ${rateLimitBuckets} where bucket = ${bucket} and window_start = ${windowStart}::bigint`,
+      );
       return Number(row?.count ?? 0);
     },
   };
 }
 
-const INCR_SCRIPT = "local c = redis.call('INCRBY', KEYS[1], ARGV[2]) if c == tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end return c";
+const INCR_SCRIPT =
+  "local c = redis.call('INCRBY', KEYS[1], ARGV[2]) if c == tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end return c";
 
 export function redisCounter(client: RedisClient): CounterStore {
   return {
     name: "redis",
     async hit(bucket, windowStart, windowMs, amount = 1) {
-      const reply = await client.command(["EVAL", INCR_SCRIPT, 1, `memory:rl:${bucket}:${windowStart}`, windowMs * 2, hitAmount(amount)]);
+      const reply = await client.command([
+        "EVAL",
+        INCR_SCRIPT,
+        1,
+        `memory:rl:${bucket}:${windowStart}`,
+        windowMs * 2,
+        hitAmount(amount),
+      ]);
       if (typeof reply !== "number") throw new Error(`unexpected Redis reply ${JSON.stringify(reply)}`);
       return reply;
     },
@@ -91,7 +105,10 @@ export function fallbackCounter(primary: CounterStore, fallback: CounterStore): 
       } catch (error) {
         if (Date.now() - warned > 60_000) {
           warned = Date.now();
-          log("warn", `rate limit: ${primary.name} unavailable, counting in ${fallback.name}: ${error instanceof Error ? error.message : String(error)}`);
+          log(
+            "warn",
+            `rate limit: ${primary.name} unavailable, counting in ${fallback.name}: ${error instanceof Error ? error.message : String(error)}`,
+          );
         }
         return fallback.hit(bucket, windowStart, windowMs, amount);
       }
@@ -127,7 +144,10 @@ export type RateLimitDecision = {
 export const windowStartOf = (now: number, windowMs = RATE_LIMIT_WINDOW_MS) => Math.floor(now / windowMs) * windowMs;
 
 /** What a window's count (this hit included) means for a caller with `limit` calls per window. */
-export function rateLimitDecision(count: number, params: { limit: number; windowStart: number; now: number; windowMs?: number }): RateLimitDecision {
+export function rateLimitDecision(
+  count: number,
+  params: { limit: number; windowStart: number; now: number; windowMs?: number },
+): RateLimitDecision {
   const resetAt = new Date(params.windowStart + (params.windowMs ?? RATE_LIMIT_WINDOW_MS));
   return {
     allowed: count <= params.limit,
@@ -141,7 +161,13 @@ export function rateLimitDecision(count: number, params: { limit: number; window
 
 export async function consumeRateLimit(
   store: CounterStore,
-  params: { bucket: string; limit: number; windowMs?: number; now?: number; /** Calls this request makes (a batch); default 1. */ amount?: number },
+  params: {
+    bucket: string;
+    limit: number;
+    windowMs?: number;
+    now?: number;
+    /** Calls this request makes (a batch); default 1. */ amount?: number;
+  },
 ): Promise<RateLimitDecision> {
   const windowMs = params.windowMs ?? RATE_LIMIT_WINDOW_MS;
   const now = params.now ?? Date.now();
@@ -151,7 +177,8 @@ export async function consumeRateLimit(
 }
 
 /** Calls per minute for a key: its own setting, else RATE_LIMIT_PER_MINUTE; 0 means unlimited. */
-export const keyRateLimit = (apiKey: Pick<ApiKey, "rateLimitPerMinute">, defaultLimit = env.RATE_LIMIT_PER_MINUTE) => apiKey.rateLimitPerMinute ?? defaultLimit;
+export const keyRateLimit = (apiKey: Pick<ApiKey, "rateLimitPerMinute">, defaultLimit = env.RATE_LIMIT_PER_MINUTE) =>
+  apiKey.rateLimitPerMinute ?? defaultLimit;
 
 /**
  * Counts one agent call against its key and refuses it (TOO_MANY_REQUESTS, with when to retry)
@@ -164,7 +191,10 @@ export async function enforceKeyRateLimit(
 ): Promise<RateLimitDecision | null> {
   const limit = keyRateLimit(apiKey);
   if (limit <= 0) return null;
-  return refuseOverLimit(apiKey, await consumeRateLimit(options.store ?? defaultCounter(db), { bucket: keyBucket(apiKey), limit, now: options.now }));
+  return refuseOverLimit(
+    apiKey,
+    await consumeRateLimit(options.store ?? defaultCounter(db), { bucket: keyBucket(apiKey), limit, now: options.now }),
+  );
 }
 
 /** A key's counter; `keyBucketSql` is the same name computed from an api_keys row in SQL. */
@@ -199,7 +229,12 @@ export async function enforceUserRateLimit(
 ): Promise<RateLimitDecision | null> {
   const limit = options.limit ?? env.DASHBOARD_RATE_LIMIT_PER_MINUTE;
   if (limit <= 0) return null;
-  const decision = await consumeRateLimit(options.store ?? defaultCounter(db), { bucket: `user:${userId}`, limit, now: options.now, amount: options.calls });
+  const decision = await consumeRateLimit(options.store ?? defaultCounter(db), {
+    bucket: `user:${userId}`,
+    limit,
+    now: options.now,
+    amount: options.calls,
+  });
   if (!decision.allowed) {
     throw new ServiceError(
       "TOO_MANY_REQUESTS",

@@ -108,7 +108,8 @@ export class RedisClient {
     const { hostname, port, protocol, username, password, pathname } = this.url;
     const opened = new Promise<void>((resolve, reject) => {
       const options = { host: hostname || "127.0.0.1", port: Number(port || 6379) };
-      const socket = protocol === "rediss:" ? tls.connect({ ...options, servername: options.host }) : net.connect(options);
+      const socket =
+        protocol === "rediss:" ? tls.connect({ ...options, servername: options.host }) : net.connect(options);
       this.socket = socket;
       socket.setNoDelay(true);
       socket.setTimeout(this.timeoutMs, () => socket.destroy(new Error("Redis connect timed out")));
@@ -128,7 +129,12 @@ export class RedisClient {
     });
     const ready = (async () => {
       await opened;
-      if (password) await this.send(username ? ["AUTH", decodeURIComponent(username), decodeURIComponent(password)] : ["AUTH", decodeURIComponent(password)]);
+      if (password)
+        await this.send(
+          username
+            ? ["AUTH", decodeURIComponent(username), decodeURIComponent(password)]
+            : ["AUTH", decodeURIComponent(password)],
+        );
       const db = Number(pathname.replace(/^\//, "") || 0);
       if (db) await this.send(["SELECT", db]);
     })();

@@ -5,7 +5,13 @@ import { anyOf } from "~/db/any-of";
 import { type ScopePattern, scopePatternsCondition } from "~/server/memory";
 import { readableSessions } from "~/server/tree";
 
-export type TenantOverview = { activeMemories: number; messages: number; sessions: number; activeKeys: number; members: number };
+export type TenantOverview = {
+  activeMemories: number;
+  messages: number;
+  sessions: number;
+  activeKeys: number;
+  members: number;
+};
 
 /** Messages of the sessions the viewer may read, as the sessions pages show them (session:* or granted ids). */
 function readableMessages(readScopes: readonly ScopePattern[]): SQL {
@@ -20,14 +26,23 @@ function readableMessages(readScopes: readonly ScopePattern[]): SQL {
  * organisation's, a member their own) that still work. Members saw the whole organisation's totals,
  * expired keys included, while every page behind them showed less.
  */
-export async function getTenantOverview(db: DbOrTx, params: { tenantId: string; readScopes: readonly ScopePattern[]; keysOf?: string }): Promise<TenantOverview> {
+export async function getTenantOverview(
+  db: DbOrTx,
+  params: { tenantId: string; readScopes: readonly ScopePattern[]; keysOf?: string },
+): Promise<TenantOverview> {
   const { tenantId } = params;
   const now = new Date();
   const [[nodes], [messages], [keys], [members]] = await Promise.all([
     db
       .select({ n: count() })
       .from(memoryNodes)
-      .where(and(eq(memoryNodes.tenantId, tenantId), scopePatternsCondition(params.readScopes), eq(memoryNodes.status, "active"))),
+      .where(
+        and(
+          eq(memoryNodes.tenantId, tenantId),
+          scopePatternsCondition(params.readScopes),
+          eq(memoryNodes.status, "active"),
+        ),
+      ),
     db
       .select({ n: count(), sessions: countDistinct(memoryMessages.sessionId) })
       .from(memoryMessages)
@@ -35,7 +50,14 @@ export async function getTenantOverview(db: DbOrTx, params: { tenantId: string; 
     db
       .select({ n: count() })
       .from(apiKeys)
-      .where(and(eq(apiKeys.tenantId, tenantId), isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now)), params.keysOf ? eq(apiKeys.ownerUserId, params.keysOf) : undefined)),
+      .where(
+        and(
+          eq(apiKeys.tenantId, tenantId),
+          isNull(apiKeys.revokedAt),
+          or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now)),
+          params.keysOf ? eq(apiKeys.ownerUserId, params.keysOf) : undefined,
+        ),
+      ),
     db.select({ n: count() }).from(tenantMembers).where(eq(tenantMembers.tenantId, tenantId)),
   ]);
   return {

@@ -14,7 +14,10 @@ export async function getTenant(db: DbOrTx, tenantId: string): Promise<Tenant> {
 }
 
 /** Changes the organisation's memory policy; the audit row is written in the same transaction. */
-export async function updateTenantPolicy(db: Database, params: { tenantId: string; actorUserId: string; policy: Partial<TenantPolicy> }): Promise<Tenant> {
+export async function updateTenantPolicy(
+  db: Database,
+  params: { tenantId: string; actorUserId: string; policy: Partial<TenantPolicy> },
+): Promise<Tenant> {
   return db.transaction(async (tx) => {
     const before = await getTenant(tx, params.tenantId);
     const [after] = await tx

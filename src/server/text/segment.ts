@@ -29,11 +29,79 @@ const MAX_NGRAM_CHARS = 4000;
 
 /** Single characters and words that only add noise to a query (they stay indexed). */
 const QUERY_STOP_WORDS = new Set([
-  "的", "了", "吗", "呢", "吧", "啊", "呀", "哦", "嗯", "么", "是", "我", "你", "他", "她", "它", "请", "帮", "一下",
-  "我的", "你的", "他的", "她的", "什么", "哪些", "怎么", "有没有", "是不是",
-  "谁", "哪", "哪里", "哪儿", "哪个", "多少", "几", "多久", "为什么", "怎么样", "怎样", "如何", "什么时候",
-  "a", "an", "the", "of", "to", "in", "on", "at", "for", "and", "or", "is", "are", "was", "were", "be", "i", "me", "my",
-  "you", "your", "it", "its", "this", "that", "what", "which", "do", "does", "did", "please", "about",
+  "的",
+  "了",
+  "吗",
+  "呢",
+  "吧",
+  "啊",
+  "呀",
+  "哦",
+  "嗯",
+  "么",
+  "是",
+  "我",
+  "你",
+  "他",
+  "她",
+  "它",
+  "请",
+  "帮",
+  "一下",
+  "我的",
+  "你的",
+  "他的",
+  "她的",
+  "什么",
+  "哪些",
+  "怎么",
+  "有没有",
+  "是不是",
+  "谁",
+  "哪",
+  "哪里",
+  "哪儿",
+  "哪个",
+  "多少",
+  "几",
+  "多久",
+  "为什么",
+  "怎么样",
+  "怎样",
+  "如何",
+  "什么时候",
+  "a",
+  "an",
+  "the",
+  "of",
+  "to",
+  "in",
+  "on",
+  "at",
+  "for",
+  "and",
+  "or",
+  "is",
+  "are",
+  "was",
+  "were",
+  "be",
+  "i",
+  "me",
+  "my",
+  "you",
+  "your",
+  "it",
+  "its",
+  "this",
+  "that",
+  "what",
+  "which",
+  "do",
+  "does",
+  "did",
+  "please",
+  "about",
 ]);
 
 /** A query token too common to search for on its own ("什么", "我的", "the"). */
@@ -42,7 +110,8 @@ export const isQueryStopWord = (token: string) => QUERY_STOP_WORDS.has(token);
 type Piece = { text: string; cjk: boolean };
 
 /** What both sides of a search compare: NFKC, lower case, simplified Han characters. */
-export const normalizeSearchText = (text: string) => (typeof text === "string" ? toSimplifiedHan(text.normalize("NFKC").toLowerCase()) : "");
+export const normalizeSearchText = (text: string) =>
+  typeof text === "string" ? toSimplifiedHan(text.normalize("NFKC").toLowerCase()) : "";
 const normalize = normalizeSearchText;
 const chars = (text: string) => [...text];
 
@@ -105,7 +174,8 @@ function cjkNgrams(normalized: string): string[] {
 }
 
 /** Words of alphabetic scripts (and digits) joined by hyphens; a CJK neighbour is not part of the word. */
-const HYPHENATED = /[\p{sc=Latin}\p{sc=Greek}\p{sc=Cyrillic}\p{N}]+(?:[-‐‑][\p{sc=Latin}\p{sc=Greek}\p{sc=Cyrillic}\p{N}]+)+/gu;
+const HYPHENATED =
+  /[\p{sc=Latin}\p{sc=Greek}\p{sc=Cyrillic}\p{N}]+(?:[-‐‑][\p{sc=Latin}\p{sc=Greek}\p{sc=Cyrillic}\p{N}]+)+/gu;
 
 /** Hyphenated words also written whole ("wi-fi" → "wifi", "e-mail" → "email"): people write both. */
 function hyphenJoined(normalized: string): string[] {

@@ -1,15 +1,33 @@
-import { appendMessages,buildMemoryContext,currentRevisionOf,getMemoryNode,type MemoryCallContext,memoryContextInputSchema,memoryForget,memoryForgetInputSchema,type MemoryForgetResult,type MemoryNode,memorySearch,memorySearchInputSchema,memoryWrite,memoryWriteInputSchema,type MemoryWriteResult,recordRecalls,scopeAllowed } from "~/server/memory";
+import {
+  appendMessages,
+  buildMemoryContext,
+  currentRevisionOf,
+  getMemoryNode,
+  type MemoryCallContext,
+  memoryContextInputSchema,
+  memoryForget,
+  memoryForgetInputSchema,
+  type MemoryForgetResult,
+  type MemoryNode,
+  memorySearch,
+  memorySearchInputSchema,
+  memoryWrite,
+  memoryWriteInputSchema,
+  type MemoryWriteResult,
+  recordRecalls,
+  scopeAllowed,
+} from "~/server/memory";
 import type { z } from "zod";
 import type { Database } from "~/db/types";
-import type { ApiKey,ApiKeyPermission } from "~/db/schema";
-import { buildAgentCallContext,type EffectiveScopes } from "~/server/auth/permissions";
-import { badRequest,forbidden } from "~/server/errors";
+import type { ApiKey, ApiKeyPermission } from "~/db/schema";
+import { buildAgentCallContext, type EffectiveScopes } from "~/server/auth/permissions";
+import { badRequest, forbidden } from "~/server/errors";
 import { trustedEvidenceIds } from "./evidence";
 import { withTurnScopeNames } from "./turn-scope-names";
-import { memoryGetInputSchema,messageAppendInputSchema,type Turn } from "./schemas";
+import { memoryGetInputSchema, messageAppendInputSchema, type Turn } from "./schemas";
 import { inputProblems } from "~/server/validation";
 import { type Principal } from "~/server/db-routing";
-import { alreadyJson,contextAsJson,type ToolName,type ToolResults } from "./results";
+import { alreadyJson, contextAsJson, type ToolName, type ToolResults } from "./results";
 
 /** Where a caller puts the turn's session, over either transport. */
 const TURN_SESSION = "turn.sessionId (over MCP: params._meta.turn.sessionId or the X-Memory-Session-Id header)";
@@ -42,7 +60,11 @@ export type ToolDefinition<N extends ToolName> = {
 
 function parseArgs<S extends z.ZodType>(tool: ToolName, schema: S, args: unknown): z.output<S> {
   const parsed = schema.safeParse(args);
-  if (!parsed.success) throw badRequest("invalid_input", `${tool} input is invalid: ${inputProblems(parsed.error)}. See tools.list for the schema.`);
+  if (!parsed.success)
+    throw badRequest(
+      "invalid_input",
+      `${tool} input is invalid: ${inputProblems(parsed.error)}. See tools.list for the schema.`,
+    );
   return parsed.data;
 }
 
@@ -50,9 +72,13 @@ const context = async (call: Call) => buildAgentCallContext(call.db, call.apiKey
 
 function requireReadableSession(ctx: MemoryCallContext, sessionId: string) {
   if (!scopeAllowed({ type: "session", id: sessionId }, ctx.readScopes)) {
-    throw forbidden("scope_not_readable", `This key may not read session:${sessionId}. Use a session its scopes cover, or ask an admin to add "session:*" to the key and its owner's grants.`, {
-      scope: `session:${sessionId}`,
-    });
+    throw forbidden(
+      "scope_not_readable",
+      `This key may not read session:${sessionId}. Use a session its scopes cover, or ask an admin to add "session:*" to the key and its owner's grants.`,
+      {
+        scope: `session:${sessionId}`,
+      },
+    );
   }
 }
 
@@ -75,7 +101,11 @@ function forbidUnwritableWrite(result: MemoryWriteResult): MemoryWriteResult {
 
 function forbidUnwritableForget(result: MemoryForgetResult): MemoryForgetResult {
   if (result.done || result.reason !== "scope_not_writable") return result;
-  throw forbidden("scope_not_writable", `Nothing was forgotten: ${result.message} Ask an admin for a write grant on that scope (for the key's owner, and in the key's scopes).`, { mode: result.mode });
+  throw forbidden(
+    "scope_not_writable",
+    `Nothing was forgotten: ${result.message} Ask an admin for a write grant on that scope (for the key's owner, and in the key's scopes).`,
+    { mode: result.mode },
+  );
 }
 
 /** The sourceMessageIds a write cites, when its input is well-formed (else memoryWrite reports the problem). */
@@ -86,10 +116,17 @@ function citedMessageIds(args: unknown): string[] {
 }
 
 /** Idempotency key from the envelope, unless the arguments carry one (they must then agree). */
-function withIdempotencyKey(tool: ToolName, args: Record<string, unknown>, key: string | undefined): Record<string, unknown> {
+function withIdempotencyKey(
+  tool: ToolName,
+  args: Record<string, unknown>,
+  key: string | undefined,
+): Record<string, unknown> {
   if (key === undefined) return args;
   if (args.idempotencyKey !== undefined && args.idempotencyKey !== key) {
-    throw badRequest("idempotency_key_mismatch", `${tool}: idempotencyKey differs between the call and its arguments; send it once.`);
+    throw badRequest(
+      "idempotency_key_mismatch",
+      `${tool}: idempotencyKey differs between the call and its arguments; send it once.`,
+    );
   }
   return { ...args, idempotencyKey: key };
 }
@@ -108,7 +145,12 @@ export const TOOLS: { [N in ToolName]: ToolDefinition<N> } = {
       const ctx = await context(call);
       const result = await memorySearch(db, ctx, withTurnScopeNames("memory_search", call.args, ctx.defaults));
       // A listing of everything ("all: true") hands over every card alike: no recall to count.
-      if (!result.enumerated) await recordRecalls(db, ctx.tenantId, [...result.exact, ...result.relevant].map((hit) => hit.id));
+      if (!result.enumerated)
+        await recordRecalls(
+          db,
+          ctx.tenantId,
+          [...result.exact, ...result.relevant].map((hit) => hit.id),
+        );
       return alreadyJson(result);
     },
   },
@@ -122,19 +164,32 @@ export const TOOLS: { [N in ToolName]: ToolDefinition<N> } = {
     async run(call) {
       const { db } = call;
       const ctx = await context(call);
-      const input = parseArgs("memory_get", memoryGetInputSchema, withTurnScopeNames("memory_get", call.args, ctx.defaults));
+      const input = parseArgs(
+        "memory_get",
+        memoryGetInputSchema,
+        withTurnScopeNames("memory_get", call.args, ctx.defaults),
+      );
       if (input.id !== undefined) {
         const node = await getMemoryNode(db, ctx, input.id);
         if (node.status === "active") {
           await recordRecalls(db, ctx.tenantId, [node.id]);
-          return { found: true, node, message: `Memory ${node.id} (${node.key}) is active at revision ${node.revision}. To change it send targetId "${node.id}" with expectedRevision ${node.revision}.` };
+          return {
+            found: true,
+            node,
+            message: `Memory ${node.id} (${node.key}) is active at revision ${node.revision}. To change it send targetId "${node.id}" with expectedRevision ${node.revision}.`,
+          };
         }
         // An id from before an update names an old revision: lead to the card that is current now.
         const current = await currentRevisionOf(db, { tenantId: ctx.tenantId, lineageId: node.lineageId });
         const next = current
           ? `The current card of this memory is ${current.id} at revision ${current.revision}: to change it send targetId "${current.id}" with expectedRevision ${current.revision}.`
           : "Nothing of this memory is current any more, so there is nothing to change.";
-        return { found: true, node, ...(current ? { currentId: current.id, currentRevision: current.revision } : {}), message: `Memory ${node.id} (${node.key}) is ${node.status} (revision ${node.revision}). ${next}` };
+        return {
+          found: true,
+          node,
+          ...(current ? { currentId: current.id, currentRevision: current.revision } : {}),
+          message: `Memory ${node.id} (${node.key}) is ${node.status} (revision ${node.revision}). ${next}`,
+        };
       }
       const result = await memorySearch(db, ctx, {
         kinds: input.kind ? [input.kind] : undefined,
@@ -150,17 +205,28 @@ export const TOOLS: { [N in ToolName]: ToolDefinition<N> } = {
       const nodes: MemoryNode[] = hits.map(({ matchedBy: _m, score: _s, ...node }) => node);
       if (nodes.length === 0) {
         const warnings = result.warnings?.length ? ` ${result.warnings.join(" ")}` : "";
-        return { found: false, message: `No active memory matches that lookup in scopes you can read.${warnings} Try memory_search (e.g. with all: true) before concluding it is not stored.` };
+        return {
+          found: false,
+          message: `No active memory matches that lookup in scopes you can read.${warnings} Try memory_search (e.g. with all: true) before concluding it is not stored.`,
+        };
       }
       if (nodes.length > 1) {
         // Only two are read: "2 cards match" said there were two when there were six.
         const more = result.omitted.some((o) => o.reason === "over_limit") || result.omittedCount !== undefined;
         const count = more ? "More than one card matches (these are two of them)" : "2 cards match";
-        return { found: false, candidates: nodes, message: `${count}; call memory_get again with the id of the one you mean, or list them all with memory_search (kinds, all: true).` };
+        return {
+          found: false,
+          candidates: nodes,
+          message: `${count}; call memory_get again with the id of the one you mean, or list them all with memory_search (kinds, all: true).`,
+        };
       }
       const node = nodes[0]!;
       await recordRecalls(db, ctx.tenantId, [node.id]);
-      return { found: true, node, message: `Memory ${node.id} (${node.key}) is at revision ${node.revision}. To change it send targetId "${node.id}" with expectedRevision ${node.revision}.` };
+      return {
+        found: true,
+        node,
+        message: `Memory ${node.id} (${node.key}) is at revision ${node.revision}. To change it send targetId "${node.id}" with expectedRevision ${node.revision}.`,
+      };
     },
   },
   memory_write: {
@@ -174,12 +240,19 @@ export const TOOLS: { [N in ToolName]: ToolDefinition<N> } = {
     async run(call) {
       const { db, apiKey, turn, idempotencyKey } = call;
       const ctx = await context(call);
-      const input = withIdempotencyKey("memory_write", withTurnScopeNames("memory_write", call.args, ctx.defaults), idempotencyKey);
+      const input = withIdempotencyKey(
+        "memory_write",
+        withTurnScopeNames("memory_write", call.args, ctx.defaults),
+        idempotencyKey,
+      );
       const cited = citedMessageIds(input);
       let trusted: string[] = [];
       if (cited.length) {
         if (!turn.sessionId) {
-          throw badRequest("session_required", `sourceMessageIds need the turn's session (the one message_append stored those messages in): send ${TURN_SESSION}, or omit sourceMessageIds.`);
+          throw badRequest(
+            "session_required",
+            `sourceMessageIds need the turn's session (the one message_append stored those messages in): send ${TURN_SESSION}, or omit sourceMessageIds.`,
+          );
         }
         requireReadableSession(ctx, turn.sessionId);
         trusted = await trustedEvidenceIds(db, { tenantId: apiKey.tenantId, sessionId: turn.sessionId, ids: cited });
@@ -198,12 +271,22 @@ export const TOOLS: { [N in ToolName]: ToolDefinition<N> } = {
     async run(call) {
       const { db, idempotencyKey } = call;
       const ctx = await context(call);
-      const input = withIdempotencyKey("memory_forget", withTurnScopeNames("memory_forget", call.args, ctx.defaults), idempotencyKey);
+      const input = withIdempotencyKey(
+        "memory_forget",
+        withTurnScopeNames("memory_forget", call.args, ctx.defaults),
+        idempotencyKey,
+      );
       // memory:forget deletes within the key's writable reach (key scopes ∩ owner write grants),
       // whether or not the key may also write or read memory: a forget-only key found no card by id
       // (it could read none) while its selectors listed and deleted them.
       const limits = await call.limits();
-      return forbidUnwritableForget(await memoryForget(db, { ...ctx, readScopes: [...ctx.readScopes, ...limits.write], writeScopes: limits.write }, input));
+      return forbidUnwritableForget(
+        await memoryForget(
+          db,
+          { ...ctx, readScopes: [...ctx.readScopes, ...limits.write], writeScopes: limits.write },
+          input,
+        ),
+      );
     },
   },
   memory_context: {
@@ -235,12 +318,17 @@ export const TOOLS: { [N in ToolName]: ToolDefinition<N> } = {
       const { db, apiKey, args, turn } = call;
       const input = parseArgs("message_append", messageAppendInputSchema, args);
       const sessionId = input.sessionId ?? turn.sessionId;
-      if (!sessionId) throw badRequest("session_required", `message_append needs a session: send sessionId, or ${TURN_SESSION}.`);
+      if (!sessionId)
+        throw badRequest("session_required", `message_append needs a session: send sessionId, or ${TURN_SESSION}.`);
       const limits = await call.limits();
       if (!scopeAllowed({ type: "session", id: sessionId }, limits.write)) {
-        throw forbidden("scope_not_writable", `This key may not write session:${sessionId}. Add "session:*" to the key's scopes; its owner needs a write grant for it too.`, {
-          scope: `session:${sessionId}`,
-        });
+        throw forbidden(
+          "scope_not_writable",
+          `This key may not write session:${sessionId}. Add "session:*" to the key's scopes; its owner needs a write grant for it too.`,
+          {
+            scope: `session:${sessionId}`,
+          },
+        );
       }
       const ctx = await context(call);
       const { messages } = await appendMessages(
@@ -257,7 +345,12 @@ export const TOOLS: { [N in ToolName]: ToolDefinition<N> } = {
       return {
         sessionId,
         messageIds: messages.map((m) => m.id),
-        messages: messages.map((m) => ({ id: m.id, role: m.role, duplicate: m.duplicate, createdAt: m.createdAt.toISOString() })),
+        messages: messages.map((m) => ({
+          id: m.id,
+          role: m.role,
+          duplicate: m.duplicate,
+          createdAt: m.createdAt.toISOString(),
+        })),
         message: `Stored ${fresh} new message(s)${fresh < messages.length ? `, ${messages.length - fresh} already stored` : ""} in session ${sessionId}. Cite messageIds in memory_write node.sourceMessageIds with turn.sessionId "${sessionId}".`,
       };
     },

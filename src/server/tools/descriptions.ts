@@ -8,11 +8,11 @@ import { EXPLICIT_INTENT_FLAG, type KindDefinition } from "~/server/memory";
 
 export const SEARCH_DESCRIPTION = [
   "Search long-term memory (the scopes this key may read). Returns exact (structured matches), relevant (text matches) and omitted (with reasons).",
-  "- Known category → send kinds (e.g. [\"profile_name\"] for the user's name, [\"avoid_ingredient\"] for foods to avoid). Use queryText only for open questions.",
-  "- The user asks to list or show all memories (\"show all my memories\", \"列出所有记忆\") → send all: true, never that sentence as queryText. It comes a page (limit, up to 50) at a time: while the answer has nextCursor, send all: true with cursor: nextCursor for the next page.",
+  '- Known category → send kinds (e.g. ["profile_name"] for the user\'s name, ["avoid_ingredient"] for foods to avoid). Use queryText only for open questions.',
+  '- The user asks to list or show all memories ("show all my memories", "列出所有记忆") → send all: true, never that sentence as queryText. It comes a page (limit, up to 50) at a time: while the answer has nextCursor, send all: true with cursor: nextCursor for the next page.',
   "- An empty result means nothing matched, not that memory is empty: only an all: true enumeration (enumerated: true) can show that.",
   "- Each card has id and revision: to change or delete it, pass them as targetId/expectedRevision (memory_write) or id/expectedRevision (memory_forget).",
-  "- With turn.sessionId, session cards come from that session only; to search other conversations name them in scopes (e.g. [\"session:*\"]).",
+  '- With turn.sessionId, session cards come from that session only; to search other conversations name them in scopes (e.g. ["session:*"]).',
 ].join("\n");
 
 export const GET_DESCRIPTION = [
@@ -52,13 +52,15 @@ const scopeNote = (def: KindDefinition) => {
 
 /** One line per kind: `kind [itemKey] (default scope, explicit): value shape`. */
 export function kindsTable(kinds: readonly KindDefinition[]): string {
-  return kinds.map((def) => `${def.kind}${def.itemized ? " [itemKey]" : ""} (${scopeNote(def)}): ${def.valueHint}`).join("\n");
+  return kinds
+    .map((def) => `${def.kind}${def.itemized ? " [itemKey]" : ""} (${scopeNote(def)}): ${def.valueHint}`)
+    .join("\n");
 }
 
 export function writeDescription(kinds: readonly KindDefinition[]): string {
   return [
     "Save or change durable memory. Send operations: a batch validated whole and committed in one transaction (all or nothing).",
-    "- create: kind from the table below, node {title, content, valueJson}. Itemized kinds need itemKey: a short stable name (\"hermes_studio\", \"香菜\"), never a sentence, timestamp or random value. The server makes the canonical key: same slot + same content → noop (do not repeat it); same slot + new content → a new revision replacing the old (the result's replaced names that card's id and title: tell the user). Kinds without [itemKey] hold one card per scope.",
+    '- create: kind from the table below, node {title, content, valueJson}. Itemized kinds need itemKey: a short stable name ("hermes_studio", "香菜"), never a sentence, timestamp or random value. The server makes the canonical key: same slot + same content → noop (do not repeat it); same slot + new content → a new revision replacing the old (the result\'s replaced names that card\'s id and title: tell the user). Kinds without [itemKey] hold one card per scope.',
     "- update / supersede / expire: targetId + expectedRevision from memory_get or memory_search. A conflict carries currentRevision: re-read with memory_get and retry; never overwrite blindly. Send only the fields to change in node, not the card as read (id, key, revision… are refused); a new valueJson comes with the content that states it (recall shows the content).",
     "- node.sourceMessageIds: only ids message_append returned for this session's recent messages (turn.sessionId); never invent or reuse others.",
     `- ${EXPLICIT_INTENT_FLAG} only when the user explicitly asked to remember, change or correct this. Inferred facts stay in the session scope or are rejected.`,
@@ -72,10 +74,11 @@ export function writeDescription(kinds: readonly KindDefinition[]): string {
 /** Per-field notes added to the generated JSON Schemas (by property name, wherever it appears). */
 export const FIELD_NOTES: Record<string, Record<string, string>> = {
   memory_search: {
-    all: "true to list every active memory you can read (\"show all my memories\"); no relevance filter.",
-    queryText: "An open question in the user's words. Not for listing everything (use all) and not when a kind fits (use kinds).",
+    all: 'true to list every active memory you can read ("show all my memories"); no relevance filter.',
+    queryText:
+      "An open question in the user's words. Not for listing everything (use all) and not when a kind fits (use kinds).",
     kinds: "Controlled kinds to match exactly (see memory_write's table).",
-    scopes: "Only these scopes (each must be readable), e.g. [\"user:u1\", \"session:s1\"].",
+    scopes: 'Only these scopes (each must be readable), e.g. ["user:u1", "session:s1"].',
     limit: "Maximum cards (default 10).",
   },
   memory_get: {
@@ -90,7 +93,8 @@ export const FIELD_NOTES: Record<string, Record<string, string>> = {
     op: "create | update | supersede | expire",
     kind: "A kind from the table in the description.",
     itemKey: "Itemized kinds only: short stable name of the item.",
-    scope: "Where to store (user:<id>, workspace:<id>, session:<id>, context:<ns>/<id>); default: the kind's default scope for this turn.",
+    scope:
+      "Where to store (user:<id>, workspace:<id>, session:<id>, context:<ns>/<id>); default: the kind's default scope for this turn.",
     targetId: "Id of the card to change (from memory_get / memory_search).",
     expectedRevision: "The card's revision as you read it; a mismatch is a conflict, not an overwrite.",
     explicitUserIntent: "true only if the user explicitly asked to remember / change this.",

@@ -11,7 +11,10 @@ export const EVIDENCE_WINDOW_MESSAGES = 50;
  * by message_append) among the session's latest EVIDENCE_WINDOW_MESSAGES. Anything else is left out,
  * and the write then rejects it as untrusted.
  */
-export async function trustedEvidenceIds(db: DbOrTx, params: { tenantId: string; sessionId: string; ids: readonly string[] }): Promise<string[]> {
+export async function trustedEvidenceIds(
+  db: DbOrTx,
+  params: { tenantId: string; sessionId: string; ids: readonly string[] },
+): Promise<string[]> {
   const inSession = await resolveTrustedMessageIds(db, params);
   if (inSession.length === 0) return [];
   const recent = await db

@@ -1,21 +1,21 @@
 import { loadKindRegistry } from "~/server/memory";
 import type { Database } from "~/db/types";
-import type { ApiKey,ApiKeyPermission } from "~/db/schema";
+import type { ApiKey, ApiKeyPermission } from "~/db/schema";
 import { hasPermission } from "~/server/auth/permissions";
 import {
-APPEND_DESCRIPTION,
-CONTEXT_DESCRIPTION,
-FIELD_NOTES,
-FORGET_DESCRIPTION,
-GET_DESCRIPTION,
-SEARCH_DESCRIPTION,
-writeDescription,
+  APPEND_DESCRIPTION,
+  CONTEXT_DESCRIPTION,
+  FIELD_NOTES,
+  FORGET_DESCRIPTION,
+  GET_DESCRIPTION,
+  SEARCH_DESCRIPTION,
+  writeDescription,
 } from "./descriptions";
-import { toolInputJsonSchema,type JsonSchema } from "./json-schema";
+import { toolInputJsonSchema, type JsonSchema } from "./json-schema";
 import { turnSchema } from "./schemas";
 import { routeWork } from "~/server/db-routing";
-import { keyPrincipal,TOOLS } from "./definitions";
-import { TOOL_NAMES,type ToolName } from "./results";
+import { keyPrincipal, TOOLS } from "./definitions";
+import { TOOL_NAMES, type ToolName } from "./results";
 
 /** What tools.list and MCP list: the tools a key may call, with their JSON Schemas and descriptions. */
 export type ToolDescriptor = {
@@ -48,7 +48,8 @@ let turnJsonSchema: JsonSchema | undefined;
 export function turnInputJsonSchema(): JsonSchema {
   turnJsonSchema ??= toolInputJsonSchema(turnSchema, {
     notes: {
-      sessionId: "The conversation: default session scope, and the session message_append stored this turn's evidence in.",
+      sessionId:
+        "The conversation: default session scope, and the session message_append stored this turn's evidence in.",
       workspaceId: "Default workspace scope for this turn.",
       userId: "Whose user profile this turn is about (default: the key's owner).",
       forgetIntent: "The user explicitly asked to forget something in this turn.",
@@ -63,7 +64,14 @@ export function turnInputJsonSchema(): JsonSchema {
  * Every tool as the HTTP endpoint takes it, for the OpenAPI document: its title, the permission it
  * needs, and the whole input schema (the fields hidden from models, such as idempotencyKey, included).
  */
-export function toolCatalog(): { name: ToolName; title: string; permission: ApiKeyPermission; readOnly: boolean; destructive: boolean; inputSchema: JsonSchema }[] {
+export function toolCatalog(): {
+  name: ToolName;
+  title: string;
+  permission: ApiKeyPermission;
+  readOnly: boolean;
+  destructive: boolean;
+  inputSchema: JsonSchema;
+}[] {
   return TOOL_NAMES.map((name) => {
     const tool = TOOLS[name];
     return {
@@ -77,15 +85,23 @@ export function toolCatalog(): { name: ToolName; title: string; permission: ApiK
   });
 }
 
-export const toolAllowed = (apiKey: Pick<ApiKey, "permissions">, name: ToolName) => TOOLS[name].permissions.some((p) => hasPermission(apiKey, p));
+export const toolAllowed = (apiKey: Pick<ApiKey, "permissions">, name: ToolName) =>
+  TOOLS[name].permissions.some((p) => hasPermission(apiKey, p));
 
-export const isToolName = (name: unknown): name is ToolName => typeof name === "string" && (TOOL_NAMES as readonly string[]).includes(name);
+export const isToolName = (name: unknown): name is ToolName =>
+  typeof name === "string" && (TOOL_NAMES as readonly string[]).includes(name);
 
 /** The tools this key may call — a read-only key never sees memory_write or memory_forget. */
 export async function listTools(db: Database, apiKey: ApiKey): Promise<ToolDescriptor[]> {
   const names = TOOL_NAMES.filter((name) => toolAllowed(apiKey, name));
   // tools.list is read-only work: it may run on a read replica.
-  const kinds = names.includes("memory_write") ? (await routeWork(db, { kind: "read", principal: keyPrincipal(apiKey) }, (target) => loadKindRegistry(target, apiKey.tenantId))).value.all : [];
+  const kinds = names.includes("memory_write")
+    ? (
+        await routeWork(db, { kind: "read", principal: keyPrincipal(apiKey) }, (target) =>
+          loadKindRegistry(target, apiKey.tenantId),
+        )
+      ).value.all
+    : [];
   const descriptions: Record<ToolName, string> = {
     memory_search: SEARCH_DESCRIPTION,
     memory_get: GET_DESCRIPTION,

@@ -1,6 +1,12 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { Database } from "~/db/types";
 import { env } from "~/env";
 import type { AgentCredentials } from "~/server/auth/agent-auth";
@@ -8,12 +14,27 @@ import { admitMeteredAgentCall } from "~/server/auth/agent-call";
 import { knownServiceError, ServiceError } from "~/server/errors";
 import { logServerError } from "~/server/log";
 import { registerTreeSubscribers } from "~/server/tree";
-import { AGENT_MAX_BODY_BYTES, INVALID_UTF8, isUtf8, readBodyWithin, tooLargeMessage } from "~/server/rate-limit/body-limit";
+import {
+  AGENT_MAX_BODY_BYTES,
+  INVALID_UTF8,
+  isUtf8,
+  readBodyWithin,
+  tooLargeMessage,
+} from "~/server/rate-limit/body-limit";
 import type { CounterStore } from "~/server/rate-limit/limiter";
 import { CONSISTENCY_HEADER } from "~/server/db-routing";
 import { recordRequest } from "~/server/metrics";
 import { isPlainObject, jsonShapeProblem } from "./limits";
-import { callTool, isToolName, listTools, toolAllowed, toolSucceeded, TOOL_NAMES, type ToolName, type ToolResults } from "./registry";
+import {
+  callTool,
+  isToolName,
+  listTools,
+  toolAllowed,
+  toolSucceeded,
+  TOOL_NAMES,
+  type ToolName,
+  type ToolResults,
+} from "./registry";
 import type { TurnInput } from "./schemas";
 
 // The MCP route may be its own bundle: it wires the memory tree to the core as the server does.
@@ -33,18 +54,33 @@ const INSTRUCTIONS =
   "A result with done: false means nothing changed — never tell the user it succeeded. " +
   "Hosts: send the turn (sessionId, workspaceId, userId, forgetIntent, forgetAllIntent, toolCallId) in tools/call params._meta.turn, or X-Memory-Session-Id / X-Memory-Workspace-Id / X-Memory-User-Id headers.";
 
-function jsonRpcError(status: number, code: number, message: string, data?: Record<string, unknown>, headers: Record<string, string> = {}, id: string | number | null = null): Response {
+function jsonRpcError(
+  status: number,
+  code: number,
+  message: string,
+  data?: Record<string, unknown>,
+  headers: Record<string, string> = {},
+  id: string | number | null = null,
+): Response {
   return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message, ...(data ? { data } : {}) }, id }), {
     status,
     headers: { "content-type": "application/json", ...headers },
   });
 }
 
-export const mcpPayloadTooLarge = (maxBytes: number) => jsonRpcError(413, -32600, tooLargeMessage(maxBytes), { reason: "payload_too_large" }, { connection: "close" });
+export const mcpPayloadTooLarge = (maxBytes: number) =>
+  jsonRpcError(413, -32600, tooLargeMessage(maxBytes), { reason: "payload_too_large" }, { connection: "close" });
 
-const INTERNAL_MESSAGE = "The server could not complete this call and changed nothing. Retry; if it keeps failing, report it to your admin.";
+const INTERNAL_MESSAGE =
+  "The server could not complete this call and changed nothing. Retry; if it keeps failing, report it to your admin.";
 
-const HTTP_STATUS: Record<string, number> = { UNAUTHORIZED: 401, FORBIDDEN: 403, TOO_MANY_REQUESTS: 429, PAYLOAD_TOO_LARGE: 413, BAD_REQUEST: 400 };
+const HTTP_STATUS: Record<string, number> = {
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  TOO_MANY_REQUESTS: 429,
+  PAYLOAD_TOO_LARGE: 413,
+  BAD_REQUEST: 400,
+};
 
 /** A per-connection turn from headers (for MCP clients that cannot set `_meta`). */
 function headerTurn(headers: Headers): TurnInput {
@@ -62,13 +98,28 @@ function headerTurn(headers: Headers): TurnInput {
 
 const errorResult = (error: ServiceError): CallToolResult => ({
   isError: true,
-  content: [{ type: "text", text: JSON.stringify({ error: { code: error.code, reason: error.reason, message: error.message, ...(error.details ? { details: error.details } : {}) } }) }],
+  content: [
+    {
+      type: "text",
+      text: JSON.stringify({
+        error: {
+          code: error.code,
+          reason: error.reason,
+          message: error.message,
+          ...(error.details ? { details: error.details } : {}),
+        },
+      }),
+    },
+  ],
 });
 
 function buildServer(db: Database, { apiKey, limits }: AgentCredentials, headers: Headers): Server {
   // The low-level server: McpServer declares tools.listChanged itself, which a stateless endpoint
   // (no GET stream) can never deliver.
-  const mcp = new Server(MCP_SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+  const mcp = new Server(MCP_SERVER_INFO, {
+    capabilities: { tools: { listChanged: false } },
+    instructions: INSTRUCTIONS,
+  });
   mcp.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: (
       await listTools(db, apiKey).catch((error: unknown) => {
@@ -81,19 +132,39 @@ function buildServer(db: Database, { apiKey, limits }: AgentCredentials, headers
       title: tool.title,
       description: tool.description,
       inputSchema: tool.inputSchema as { type: "object"; [key: string]: unknown },
-      annotations: { title: tool.title, readOnlyHint: tool.readOnly, destructiveHint: tool.destructive, idempotentHint: tool.readOnly, openWorldHint: false },
+      annotations: {
+        title: tool.title,
+        readOnlyHint: tool.readOnly,
+        destructiveHint: tool.destructive,
+        idempotentHint: tool.readOnly,
+        openWorldHint: false,
+      },
     })),
   }));
   mcp.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const { name, arguments: args, _meta: meta } = request.params;
     if (!isToolName(name)) {
       const available = TOOL_NAMES.filter((n) => toolAllowed(apiKey, n));
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${name.slice(0, 60)}". Tools for this key: ${available.join(", ") || "none"}.`);
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Unknown tool "${name.slice(0, 60)}". Tools for this key: ${available.join(", ") || "none"}.`,
+      );
     }
     const metaTurn = meta && isPlainObject(meta.turn) ? (meta.turn as TurnInput) : {};
     const idempotencyKey = meta && typeof meta.idempotencyKey === "string" ? meta.idempotencyKey : undefined;
     try {
-      const result = await callTool(db, apiKey, { name, arguments: args ?? {}, idempotencyKey, turn: { ...headerTurn(headers), ...metaTurn }, consistency: headers.get(CONSISTENCY_HEADER) }, limits);
+      const result = await callTool(
+        db,
+        apiKey,
+        {
+          name,
+          arguments: args ?? {},
+          idempotencyKey,
+          turn: { ...headerTurn(headers), ...metaTurn },
+          consistency: headers.get(CONSISTENCY_HEADER),
+        },
+        limits,
+      );
       return {
         content: [{ type: "text", text: toolResultText(name, result) }],
         structuredContent: result as unknown as Record<string, unknown>,
@@ -102,7 +173,9 @@ function buildServer(db: Database, { apiKey, limits }: AgentCredentials, headers
     } catch (error) {
       if (error instanceof ServiceError) return errorResult(error);
       logServerError(`mcp ${name}`, error);
-      return errorResult(knownServiceError(error) ?? new ServiceError("INTERNAL_SERVER_ERROR", "internal_error", INTERNAL_MESSAGE));
+      return errorResult(
+        knownServiceError(error) ?? new ServiceError("INTERNAL_SERVER_ERROR", "internal_error", INTERNAL_MESSAGE),
+      );
     }
   });
   return mcp;
@@ -114,7 +187,11 @@ export async function serveMcpRequest(req: Request, db: Database): Promise<Respo
     return await handleMcpRequest(req, { db });
   } catch (error) {
     logServerError("mcp", error);
-    return jsonRpcError(500, -32603, "The server could not complete this request and changed nothing. Retry; if it keeps failing, report it to your admin.");
+    return jsonRpcError(
+      500,
+      -32603,
+      "The server could not complete this request and changed nothing. Retry; if it keeps failing, report it to your admin.",
+    );
   }
 }
 
@@ -132,8 +209,10 @@ function invalidToolCall(message: unknown): string | null {
   if (!isPlainObject(message) || message.method !== "tools/call") return null;
   const params = message.params;
   if (!isPlainObject(params)) return 'Invalid params: tools/call needs params {"name": "<tool>", "arguments": {…}}.';
-  if (typeof params.name !== "string" || params.name === "") return 'Invalid params: tools/call needs "name", the tool to call (see tools/list).';
-  if (params.arguments !== undefined && !isPlainObject(params.arguments)) return `Invalid params: "arguments" must be a JSON object of the tool's inputs, not ${Array.isArray(params.arguments) ? "an array" : typeof params.arguments}.`;
+  if (typeof params.name !== "string" || params.name === "")
+    return 'Invalid params: tools/call needs "name", the tool to call (see tools/list).';
+  if (params.arguments !== undefined && !isPlainObject(params.arguments))
+    return `Invalid params: "arguments" must be a JSON object of the tool's inputs, not ${Array.isArray(params.arguments) ? "an array" : typeof params.arguments}.`;
   return null;
 }
 
@@ -160,14 +239,31 @@ export function originAllowed(origin: string | null, allowed: readonly string[],
 /** One HTTP request to /api/mcp. `store` replaces the rate-limit counter (tests). */
 export async function handleMcpRequest(req: Request, deps: { db: Database; store?: CounterStore }): Promise<Response> {
   if (req.method !== "POST") {
-    return jsonRpcError(405, -32000, "This MCP endpoint is stateless: send JSON-RPC requests with POST (no GET stream, no session to DELETE).", undefined, { allow: "POST" });
+    return jsonRpcError(
+      405,
+      -32000,
+      "This MCP endpoint is stateless: send JSON-RPC requests with POST (no GET stream, no session to DELETE).",
+      undefined,
+      { allow: "POST" },
+    );
   }
   if (!originAllowed(req.headers.get("origin"), env.MCP_ALLOWED_ORIGINS, env.NEXTAUTH_URL)) {
-    return jsonRpcError(403, -32000, `Requests from origin ${req.headers.get("origin")?.slice(0, 100)} are not served (DNS rebinding protection). Call from a server, or add the origin to MCP_ALLOWED_ORIGINS.`, { reason: "origin_not_allowed" });
+    return jsonRpcError(
+      403,
+      -32000,
+      `Requests from origin ${req.headers.get("origin")?.slice(0, 100)} are not served (DNS rebinding protection). Call from a server, or add the origin to MCP_ALLOWED_ORIGINS.`,
+      { reason: "origin_not_allowed" },
+    );
   }
   const match = (req.headers.get("authorization") ?? "").match(/^Bearer\s+(\S+)$/i);
   if (!match?.[1]) {
-    return jsonRpcError(401, -32001, 'Send an API key as "Authorization: Bearer <key>".', { reason: "missing_api_key" }, { "www-authenticate": 'Bearer realm="agent-memory"' });
+    return jsonRpcError(
+      401,
+      -32001,
+      'Send an API key as "Authorization: Bearer <key>".',
+      { reason: "missing_api_key" },
+      { "www-authenticate": 'Bearer realm="agent-memory"' },
+    );
   }
   let credentials: AgentCredentials;
   try {
@@ -177,10 +273,16 @@ export async function handleMcpRequest(req: Request, deps: { db: Database; store
     // Refused before any tool ran (bad key, over the limit): counted here, the tools count the rest.
     recordRequest("agent", "mcp", 0, error.reason);
     const retry = error.details?.retryAfterSeconds;
-    return jsonRpcError(HTTP_STATUS[error.code] ?? 400, -32001, error.message, { reason: error.reason, ...(error.details ?? {}) }, {
-      ...(error.code === "UNAUTHORIZED" ? { "www-authenticate": 'Bearer realm="agent-memory"' } : {}),
-      ...(typeof retry === "number" ? { "retry-after": String(retry) } : {}),
-    });
+    return jsonRpcError(
+      HTTP_STATUS[error.code] ?? 400,
+      -32001,
+      error.message,
+      { reason: error.reason, ...(error.details ?? {}) },
+      {
+        ...(error.code === "UNAUTHORIZED" ? { "www-authenticate": 'Bearer realm="agent-memory"' } : {}),
+        ...(typeof retry === "number" ? { "retry-after": String(retry) } : {}),
+      },
+    );
   }
   const body = await readBodyWithin(req, AGENT_MAX_BODY_BYTES);
   if (!body.ok) return mcpPayloadTooLarge(body.maxBytes);
@@ -189,21 +291,32 @@ export async function handleMcpRequest(req: Request, deps: { db: Database; store
   try {
     parsed = JSON.parse(new TextDecoder().decode(body.bytes));
   } catch {
-    return jsonRpcError(400, -32700, "Parse error: the body is not valid JSON. Send one JSON-RPC 2.0 request object.", { reason: "malformed_json" });
+    return jsonRpcError(400, -32700, "Parse error: the body is not valid JSON. Send one JSON-RPC 2.0 request object.", {
+      reason: "malformed_json",
+    });
   }
   // A JSON-RPC batch would pass the per-key rate limit as one call (a hundred searches for one hit);
   // MCP has no batches since 2025-06-18, so one message per POST.
   if (Array.isArray(parsed)) {
-    return jsonRpcError(400, -32600, "Invalid request: send one JSON-RPC message per POST (MCP has no batches since protocol 2025-06-18); send the items of this array one by one.", { reason: "batch_not_supported" });
+    return jsonRpcError(
+      400,
+      -32600,
+      "Invalid request: send one JSON-RPC message per POST (MCP has no batches since protocol 2025-06-18); send the items of this array one by one.",
+      { reason: "batch_not_supported" },
+    );
   }
   const id = requestId(parsed);
   const problem = jsonShapeProblem(parsed, { maxDepth: 32, maxNodes: 50_000 });
-  if (problem) return jsonRpcError(400, -32600, `Invalid request: ${problem.message}`, { reason: problem.reason }, {}, id);
+  if (problem)
+    return jsonRpcError(400, -32600, `Invalid request: ${problem.message}`, { reason: problem.reason }, {}, id);
   const invalid = invalidToolCall(parsed);
   if (invalid) return jsonRpcError(200, -32602, invalid, { reason: "invalid_params" }, {}, id);
 
   const mcp = buildServer(deps.db, credentials, req.headers);
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
   try {
     await mcp.connect(transport);
     return await transport.handleRequest(req, { parsedBody: parsed });

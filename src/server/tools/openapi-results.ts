@@ -21,8 +21,17 @@ const list = (items: JsonSchema) => ({ type: "array", items });
 const any = {};
 
 /** An object whose `required` names every key but those listed as optional. */
-function object(properties: Record<string, JsonSchema>, optional: readonly string[] = [], description?: string): JsonSchema {
-  return { type: "object", ...(description ? { description } : {}), required: Object.keys(properties).filter((key) => !optional.includes(key)), properties };
+function object(
+  properties: Record<string, JsonSchema>,
+  optional: readonly string[] = [],
+  description?: string,
+): JsonSchema {
+  return {
+    type: "object",
+    ...(description ? { description } : {}),
+    required: Object.keys(properties).filter((key) => !optional.includes(key)),
+    properties,
+  };
 }
 
 const nodeProperties: Record<string, JsonSchema> = {
@@ -57,10 +66,32 @@ const nodeProperties: Record<string, JsonSchema> = {
   endedAt: nullable({ type: "string", format: "date-time" }),
 };
 
-const scoreKeys = ["fullText", "context", "trigram", "vector", "fused", "importance", "confidence", "recency", "hotness", "explicit", "rerank", "coverage", "proximity"];
+const scoreKeys = [
+  "fullText",
+  "context",
+  "trigram",
+  "vector",
+  "fused",
+  "importance",
+  "confidence",
+  "recency",
+  "hotness",
+  "explicit",
+  "rerank",
+  "coverage",
+  "proximity",
+];
 /** With read replicas: the write's commit position, to send back as X-Memory-Consistency with a read that must see it. */
-const consistency = { type: "string", description: "With read replicas: this write's commit position. Send it as the X-Memory-Consistency header with a later read that must see the write." };
-const scoreComponents = object({ ...Object.fromEntries(scoreKeys.map((key) => [key, num])), final: num }, scoreKeys, "Each ranking signal's contribution.");
+const consistency = {
+  type: "string",
+  description:
+    "With read replicas: this write's commit position. Send it as the X-Memory-Consistency header with a later read that must see the write.",
+};
+const scoreComponents = object(
+  { ...Object.fromEntries(scoreKeys.map((key) => [key, num])), final: num },
+  scoreKeys,
+  "Each ranking signal's contribution.",
+);
 
 const writeOperationResult = object(
   {
@@ -79,10 +110,33 @@ const writeOperationResult = object(
     currentStatus: str,
     notes: strings,
   },
-  ["reason", "nodeId", "key", "scope", "revision", "previousId", "replaced", "currentRevision", "currentStatus", "notes"],
+  [
+    "reason",
+    "nodeId",
+    "key",
+    "scope",
+    "revision",
+    "previousId",
+    "replaced",
+    "currentRevision",
+    "currentStatus",
+    "notes",
+  ],
 );
 
-const receiptCounts = ["revisionsRemoved", "embeddingsRemoved", "messagesRemoved", "summariesRemoved", "chunksRemoved", "treeSummariesRemoved", "topicsRebuilt", "topicsRemoved", "auditEventsScrubbed", "idempotencyRecordsRemoved", "jobsRemoved"];
+const receiptCounts = [
+  "revisionsRemoved",
+  "embeddingsRemoved",
+  "messagesRemoved",
+  "summariesRemoved",
+  "chunksRemoved",
+  "treeSummariesRemoved",
+  "topicsRebuilt",
+  "topicsRemoved",
+  "auditEventsScrubbed",
+  "idempotencyRecordsRemoved",
+  "jobsRemoved",
+];
 
 const summary = object({
   tenantId: str,
@@ -112,31 +166,83 @@ const toolDescriptor = object({
   readOnly: bool,
   destructive: bool,
   inputSchema: { type: "object" },
-  openai: object({ type: { const: "function" }, function: object({ name: str, description: str, parameters: { type: "object" } }) }),
+  openai: object({
+    type: { const: "function" },
+    function: object({ name: str, description: str, parameters: { type: "object" } }),
+  }),
   anthropic: object({ name: str, description: str, input_schema: { type: "object" } }),
 });
 
 /** The answers' schemas, by component name, and which answer each tool gives. */
 export const RESULT_SCHEMAS: Record<string, JsonSchema> = {
   MemoryNode: object(nodeProperties, [], "A memory card."),
-  SearchHit: object({ ...nodeProperties, matchedBy: list({ enum: ["exact", "enumeration", "full_text", "trigram", "vector", "slot"] }), score: ref("ScoreComponents") }, ["score"], "A card and why it matched."),
+  SearchHit: object(
+    {
+      ...nodeProperties,
+      matchedBy: list({ enum: ["exact", "enumeration", "full_text", "trigram", "vector", "slot"] }),
+      score: ref("ScoreComponents"),
+    },
+    ["score"],
+    "A card and why it matched.",
+  ),
   ScoreComponents: scoreComponents,
   MemorySearchResult: object(
     {
       exact: list(ref("SearchHit")),
       relevant: list(ref("SearchHit")),
-      omitted: list(object({ nodeId: str, reason: { enum: ["expired", "superseded", "low_confidence", "conflict_lost", "over_limit"] } })),
+      omitted: list(
+        object({
+          nodeId: str,
+          reason: { enum: ["expired", "superseded", "low_confidence", "conflict_lost", "over_limit"] },
+        }),
+      ),
       omittedCount: int,
-      enumerated: { type: "boolean", description: "True only when an enumeration ran: the only case in which an empty answer means no memories." },
+      enumerated: {
+        type: "boolean",
+        description: "True only when an enumeration ran: the only case in which an empty answer means no memories.",
+      },
       nextCursor: str,
-      evidence: list(object({ kind: { enum: ["message", "chunk"] }, id: str, sessionId: str, role: str, content: str, createdAt: str, score: num, components: ref("ScoreComponents") }, ["components"])),
+      evidence: list(
+        object(
+          {
+            kind: { enum: ["message", "chunk"] },
+            id: str,
+            sessionId: str,
+            role: str,
+            content: str,
+            createdAt: str,
+            score: num,
+            components: ref("ScoreComponents"),
+          },
+          ["components"],
+        ),
+      ),
       message: str,
       warnings: strings,
     },
     ["omittedCount", "nextCursor", "evidence", "warnings"],
   ),
-  MemoryGetResult: object({ found: bool, node: ref("MemoryNode"), candidates: list(ref("MemoryNode")), currentId: str, currentRevision: int, message: str }, ["node", "candidates", "currentId", "currentRevision"]),
-  MemoryWriteResult: object({ done: { type: "boolean", description: "False: nothing was written." }, message: str, results: list(writeOperationResult), replayed: bool, consistency }, ["replayed", "consistency"]),
+  MemoryGetResult: object(
+    {
+      found: bool,
+      node: ref("MemoryNode"),
+      candidates: list(ref("MemoryNode")),
+      currentId: str,
+      currentRevision: int,
+      message: str,
+    },
+    ["node", "candidates", "currentId", "currentRevision"],
+  ),
+  MemoryWriteResult: object(
+    {
+      done: { type: "boolean", description: "False: nothing was written." },
+      message: str,
+      results: list(writeOperationResult),
+      replayed: bool,
+      consistency,
+    },
+    ["replayed", "consistency"],
+  ),
   MemoryForgetResult: object(
     {
       done: { type: "boolean", description: "False: nothing was forgotten (see reason, e.g. forget_intent_required)." },
@@ -146,8 +252,26 @@ export const RESULT_SCHEMAS: Record<string, JsonSchema> = {
       reason: str,
       requiresConfirmation: bool,
       candidates: list(object({ id: str, revision: int, scope: str, key: str, title: str, status: str })),
-      conflicts: list(object({ id: str, expectedRevision: int, currentRevision: nullable(int), currentStatus: nullable(str), currentId: str, currentIdRevision: int }, ["currentId", "currentIdRevision"])),
-      receipt: object({ erasedAt: str, nodeIds: strings, lineageIds: strings, messageIds: strings, ...Object.fromEntries(receiptCounts.map((key) => [key, int])) }),
+      conflicts: list(
+        object(
+          {
+            id: str,
+            expectedRevision: int,
+            currentRevision: nullable(int),
+            currentStatus: nullable(str),
+            currentId: str,
+            currentIdRevision: int,
+          },
+          ["currentId", "currentIdRevision"],
+        ),
+      ),
+      receipt: object({
+        erasedAt: str,
+        nodeIds: strings,
+        lineageIds: strings,
+        messageIds: strings,
+        ...Object.fromEntries(receiptCounts.map((key) => [key, int])),
+      }),
       replayed: bool,
       consistency,
     },
@@ -165,9 +289,26 @@ export const RESULT_SCHEMAS: Record<string, JsonSchema> = {
     facts: list(ref("MemoryNode")),
     relevantNodes: list(ref("MemoryNode")),
     usedMemoryIds: strings,
-    diagnostics: object({ enabled: bool, storeStatus: { enum: ["ok", "disabled", "degraded"] }, warnings: strings, retrievedNodeCount: int, omittedNodeCount: int, tokenBudget: int, usedTokens: int }),
+    diagnostics: object({
+      enabled: bool,
+      storeStatus: { enum: ["ok", "disabled", "degraded"] },
+      warnings: strings,
+      retrievedNodeCount: int,
+      omittedNodeCount: int,
+      tokenBudget: int,
+      usedTokens: int,
+    }),
   }),
-  MessageAppendResult: object({ sessionId: str, messageIds: strings, messages: list(object({ id: str, role: str, duplicate: bool, createdAt: str })), message: str, consistency }, ["consistency"]),
+  MessageAppendResult: object(
+    {
+      sessionId: str,
+      messageIds: strings,
+      messages: list(object({ id: str, role: str, duplicate: bool, createdAt: str })),
+      message: str,
+      consistency,
+    },
+    ["consistency"],
+  ),
   ToolList: object({
     tools: list(toolDescriptor),
     turn: object({ description: str, inputSchema: { type: "object" } }),

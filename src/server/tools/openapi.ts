@@ -1,4 +1,10 @@
-import { APPEND_DESCRIPTION, CONTEXT_DESCRIPTION, FORGET_DESCRIPTION, GET_DESCRIPTION, SEARCH_DESCRIPTION } from "./descriptions";
+import {
+  APPEND_DESCRIPTION,
+  CONTEXT_DESCRIPTION,
+  FORGET_DESCRIPTION,
+  GET_DESCRIPTION,
+  SEARCH_DESCRIPTION,
+} from "./descriptions";
 import type { JsonSchema } from "./json-schema";
 import { RESULT_SCHEMAS, TOOL_RESULT_SCHEMA } from "./openapi-results";
 import { toolCatalog, turnInputJsonSchema, type ToolName } from "./registry";
@@ -11,14 +17,17 @@ import { toolCatalog, turnInputJsonSchema, type ToolName } from "./registry";
  */
 
 const ERROR_STATUSES: Record<string, string> = {
-  "400": "Bad input (`invalid_input`, `unknown_tool`, `session_required`, `invalid_utf8`, …): the message says what to send instead.",
+  "400":
+    "Bad input (`invalid_input`, `unknown_tool`, `session_required`, `invalid_utf8`, …): the message says what to send instead.",
   "401": "No key, or one that is malformed, unknown, revoked or expired.",
-  "403": "The key lacks the permission (`missing_permission`), or may not read or write the scope (`scope_not_readable`, `scope_not_writable`).",
+  "403":
+    "The key lacks the permission (`missing_permission`), or may not read or write the scope (`scope_not_readable`, `scope_not_writable`).",
   "404": "No card with that id in the scopes the key may read.",
   "409": "The idempotencyKey was used before for another call (`idempotency_key_reused`).",
   "413": "The body is over 256 KB (`payload_too_large`).",
   "429": "Over the key's per-minute limit (`rate_limited`): wait `Retry-After` seconds.",
-  "503": "The database connection broke during the call (`database_unavailable`): retry a write with the same idempotencyKey.",
+  "503":
+    "The database connection broke during the call (`database_unavailable`): retry a write with the same idempotencyKey.",
 };
 
 /** A short summary for memory_write: its full description lists the organisation's kinds (tools.list has it per key). */
@@ -40,7 +49,13 @@ const DESCRIPTIONS: Record<ToolName, string> = {
 /** The calls of the README's "Connect an agent", as request examples. */
 const EXAMPLES: Record<ToolName, Record<string, { summary: string; value: unknown }>> = {
   message_append: {
-    capture: { summary: "Store the user's message as evidence", value: { turn: { sessionId: "chat-42" }, messages: [{ role: "user", content: "Remember that I am allergic to peanuts." }] } },
+    capture: {
+      summary: "Store the user's message as evidence",
+      value: {
+        turn: { sessionId: "chat-42" },
+        messages: [{ role: "user", content: "Remember that I am allergic to peanuts." }],
+      },
+    },
   },
   memory_write: {
     create: {
@@ -48,34 +63,68 @@ const EXAMPLES: Record<ToolName, Record<string, { summary: string; value: unknow
       value: {
         turn: { sessionId: "chat-42" },
         operations: [
-          { op: "create", kind: "avoid_ingredient", itemKey: "peanuts", explicitUserIntent: true, node: { title: "Peanut allergy", content: "The user is allergic to peanuts.", valueJson: { food: "peanuts", reason: "allergy" } } },
+          {
+            op: "create",
+            kind: "avoid_ingredient",
+            itemKey: "peanuts",
+            explicitUserIntent: true,
+            node: {
+              title: "Peanut allergy",
+              content: "The user is allergic to peanuts.",
+              valueJson: { food: "peanuts", reason: "allergy" },
+            },
+          },
         ],
       },
     },
     update: {
       summary: "Change a card (a new revision under a new id)",
-      value: { operations: [{ op: "update", targetId: "mem_A…", expectedRevision: 1, explicitUserIntent: true, node: { content: "Severe peanut allergy." } }] },
+      value: {
+        operations: [
+          {
+            op: "update",
+            targetId: "mem_A…",
+            expectedRevision: 1,
+            explicitUserIntent: true,
+            node: { content: "Severe peanut allergy." },
+          },
+        ],
+      },
     },
   },
   memory_search: {
     kinds: { summary: "A known category", value: { kinds: ["avoid_ingredient"] } },
-    all: { summary: "\"Show all my memories\"", value: { all: true } },
+    all: { summary: '"Show all my memories"', value: { all: true } },
     question: { summary: "An open question", value: { queryText: "peanut allergy" } },
   },
   memory_get: { byId: { summary: "One card and its revision", value: { id: "mem_A…" } } },
-  memory_context: { turn: { summary: "The memory block for this turn", value: { queryText: "Can I eat satay?", turn: { sessionId: "chat-42" } } } },
+  memory_context: {
+    turn: {
+      summary: "The memory block for this turn",
+      value: { queryText: "Can I eat satay?", turn: { sessionId: "chat-42" } },
+    },
+  },
   memory_forget: {
-    byId: { summary: "Forget one card the user asked to forget", value: { id: "mem_B…", expectedRevision: 2, reason: "the user asked to forget it", turn: { forgetIntent: true } } },
+    byId: {
+      summary: "Forget one card the user asked to forget",
+      value: { id: "mem_B…", expectedRevision: 2, reason: "the user asked to forget it", turn: { forgetIntent: true } },
+    },
   },
 };
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const pascal = (name: string) => name.replace(/(^|_)([a-z])/g, (_m, _s: string, c: string) => c.toUpperCase());
-const json = (schema: JsonSchema, extra: Record<string, unknown> = {}) => ({ content: { "application/json": { schema, ...extra } } });
+const json = (schema: JsonSchema, extra: Record<string, unknown> = {}) => ({
+  content: { "application/json": { schema, ...extra } },
+});
 
 const successOf = (data: JsonSchema, description: string) => ({
   description,
-  ...json({ type: "object", required: ["result"], properties: { result: { type: "object", required: ["data"], properties: { data } } } }),
+  ...json({
+    type: "object",
+    required: ["result"],
+    properties: { result: { type: "object", required: ["data"], properties: { data } } },
+  }),
 });
 
 const errorResponses = () =>
@@ -84,12 +133,20 @@ const errorResponses = () =>
       status,
       {
         description,
-        ...(status === "429" ? { headers: { "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer", minimum: 0 } } } } : {}),
+        ...(status === "429"
+          ? {
+              headers: {
+                "Retry-After": {
+                  description: "Seconds to wait before retrying.",
+                  schema: { type: "integer", minimum: 0 },
+                },
+              },
+            }
+          : {}),
         ...json(ref("Error")),
       },
     ]),
   );
-
 
 /** Read-your-writes across instances (src/server/db-routing.ts): a write's token, sent back with a later read. */
 const CONSISTENCY_PARAMETER = {
@@ -108,7 +165,10 @@ export function buildOpenApiDocument(): JsonSchema {
   const catalog = toolCatalog();
   const schemas: Record<string, JsonSchema> = {
     ...RESULT_SCHEMAS,
-    Turn: { ...turnInputJsonSchema(), description: "Sent by the host (your program) with each call, never by the model." },
+    Turn: {
+      ...turnInputJsonSchema(),
+      description: "Sent by the host (your program) with each call, never by the model.",
+    },
     Error: {
       type: "object",
       description: "A tRPC error: `data.reason` is machine-readable, `message` says what to send instead.",
@@ -129,7 +189,10 @@ export function buildOpenApiDocument(): JsonSchema {
                 reason: { type: "string", examples: ["invalid_input", "missing_permission", "rate_limited"] },
                 details: { type: "object", additionalProperties: true },
                 path: { type: "string", description: "The procedure, e.g. tools.memory_write." },
-                zodError: { anyOf: [{ type: "object", additionalProperties: true }, { type: "null" }], description: "Field errors of a schema check, when one failed." },
+                zodError: {
+                  anyOf: [{ type: "object", additionalProperties: true }, { type: "null" }],
+                  description: "Field errors of a schema check, when one failed.",
+                },
               },
             },
           },
@@ -143,7 +206,12 @@ export function buildOpenApiDocument(): JsonSchema {
       properties: {
         name: { type: "string", enum: catalog.map((tool) => tool.name) },
         arguments: { type: "object", description: "The tool's arguments, as in tools.<name> (without turn)." },
-        idempotencyKey: { type: "string", minLength: 8, maxLength: 200, description: "Makes a retried write or forget answer as the first one did." },
+        idempotencyKey: {
+          type: "string",
+          minLength: 8,
+          maxLength: 200,
+          description: "Makes a retried write or forget answer as the first one did.",
+        },
         turn: ref("Turn"),
       },
     },
@@ -153,7 +221,8 @@ export function buildOpenApiDocument(): JsonSchema {
       get: {
         operationId: "tools.list",
         summary: "The tools this key may call",
-        description: "Each tool with its description, JSON Schema and drop-in OpenAI and Anthropic forms. A read-only key never sees memory_write or memory_forget.",
+        description:
+          "Each tool with its description, JSON Schema and drop-in OpenAI and Anthropic forms. A read-only key never sees memory_write or memory_forget.",
         tags: ["tools"],
         responses: { "200": successOf(ref("ToolList"), "The tools."), ...errorResponses() },
       },
@@ -173,7 +242,16 @@ export function buildOpenApiDocument(): JsonSchema {
                 summary: "A retry-safe write",
                 value: {
                   name: "memory_write",
-                  arguments: { operations: [{ op: "create", kind: "timezone_preference", explicitUserIntent: true, node: { title: "Time zone", content: "Lives in Berlin time.", valueJson: "Europe/Berlin" } }] },
+                  arguments: {
+                    operations: [
+                      {
+                        op: "create",
+                        kind: "timezone_preference",
+                        explicitUserIntent: true,
+                        node: { title: "Time zone", content: "Lives in Berlin time.", valueJson: "Europe/Berlin" },
+                      },
+                    ],
+                  },
                   turn: { sessionId: "chat-42" },
                   idempotencyKey: "retry-safe-id-123",
                 },
@@ -181,7 +259,13 @@ export function buildOpenApiDocument(): JsonSchema {
             },
           }),
         },
-        responses: { "200": successOf({ anyOf: Object.values(TOOL_RESULT_SCHEMA).map(ref) }, "The tool's answer (as tools.<name> answers it)."), ...errorResponses() },
+        responses: {
+          "200": successOf(
+            { anyOf: Object.values(TOOL_RESULT_SCHEMA).map(ref) },
+            "The tool's answer (as tools.<name> answers it).",
+          ),
+          ...errorResponses(),
+        },
       },
     },
     "/api/trpc/me.agent": {
@@ -223,7 +307,10 @@ export function buildOpenApiDocument(): JsonSchema {
         ...(tool.readOnly ? { parameters: [consistencyParameter] } : {}),
         ...(tool.destructive ? { "x-destructive": true } : {}),
         requestBody: { required: true, ...json(ref(input), { examples: EXAMPLES[tool.name] }) },
-        responses: { "200": successOf(ref(TOOL_RESULT_SCHEMA[tool.name]), `The ${tool.name} answer.`), ...errorResponses() },
+        responses: {
+          "200": successOf(ref(TOOL_RESULT_SCHEMA[tool.name]), `The ${tool.name} answer.`),
+          ...errorResponses(),
+        },
       },
     };
   }
@@ -238,14 +325,41 @@ export function buildOpenApiDocument(): JsonSchema {
       requestBody: {
         required: true,
         ...json(
-          { type: "object", required: ["jsonrpc", "method"], properties: { jsonrpc: { const: "2.0" }, id: { type: ["string", "integer"] }, method: { type: "string" }, params: { type: "object" } } },
-          { examples: { search: { summary: "Call a tool", value: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "memory_search", arguments: { all: true } } } } } },
+          {
+            type: "object",
+            required: ["jsonrpc", "method"],
+            properties: {
+              jsonrpc: { const: "2.0" },
+              id: { type: ["string", "integer"] },
+              method: { type: "string" },
+              params: { type: "object" },
+            },
+          },
+          {
+            examples: {
+              search: {
+                summary: "Call a tool",
+                value: {
+                  jsonrpc: "2.0",
+                  id: 1,
+                  method: "tools/call",
+                  params: { name: "memory_search", arguments: { all: true } },
+                },
+              },
+            },
+          },
         ),
       },
       responses: {
-        "200": { description: "A JSON-RPC answer; a tool's failure is a result with isError: true.", ...json({ type: "object" }) },
+        "200": {
+          description: "A JSON-RPC answer; a tool's failure is a result with isError: true.",
+          ...json({ type: "object" }),
+        },
         "401": { description: "No valid key.", ...json({ type: "object" }) },
-        "403": { description: "A browser origin that is not allowed (DNS-rebinding protection).", ...json({ type: "object" }) },
+        "403": {
+          description: "A browser origin that is not allowed (DNS-rebinding protection).",
+          ...json({ type: "object" }),
+        },
       },
     },
   };
@@ -255,7 +369,7 @@ export function buildOpenApiDocument(): JsonSchema {
       title: "Agent memory: tool endpoint",
       version: "0.1.0",
       description:
-        "Long-term memory for AI agents. Every call takes an API key (`Authorization: Bearer mem_live_…`) and plain JSON (tRPC without a transformer). A tool's arguments and the optional `turn` go at the top level of the body of `tools.<name>`; successful answers are `{\"result\": {\"data\": …}}`.",
+        'Long-term memory for AI agents. Every call takes an API key (`Authorization: Bearer mem_live_…`) and plain JSON (tRPC without a transformer). A tool\'s arguments and the optional `turn` go at the top level of the body of `tools.<name>`; successful answers are `{"result": {"data": …}}`.',
       license: { name: "MIT", identifier: "MIT" },
     },
     servers: [{ url: "http://localhost:3000", description: "A local install (npm start)" }],

@@ -1,4 +1,10 @@
-import { type MemoryContextResult,type MemoryForgetResult,type MemoryNode,type MemorySearchResult,type MemoryWriteResult } from "~/server/memory";
+import {
+  type MemoryContextResult,
+  type MemoryForgetResult,
+  type MemoryNode,
+  type MemorySearchResult,
+  type MemoryWriteResult,
+} from "~/server/memory";
 
 /** Plain-JSON form of a result type: what an HTTP client actually receives (dates as ISO strings). */
 export type Jsonify<T> = T extends Date
@@ -21,7 +27,12 @@ export const alreadyJson = <T>(value: T & Jsonify<T>): Jsonify<T> => value;
  */
 export const contextAsJson = (result: MemoryContextResult): Jsonify<MemoryContextResult> => ({
   ...result,
-  recentMessages: result.recentMessages.map((m) => ({ id: m.id, role: m.role, content: m.content, createdAt: m.createdAt.toISOString() })),
+  recentMessages: result.recentMessages.map((m) => ({
+    id: m.id,
+    role: m.role,
+    content: m.content,
+    createdAt: m.createdAt.toISOString(),
+  })),
   latestSummary: result.latestSummary && jsonify(result.latestSummary),
 });
 
@@ -59,4 +70,11 @@ export type ToolResults = {
   message_append: WithConsistency<MessageAppendResult>;
 };
 export type ToolName = keyof ToolResults;
-export const TOOL_NAMES = ["memory_search", "memory_get", "memory_write", "memory_forget", "memory_context", "message_append"] as const satisfies readonly ToolName[];
+export const TOOL_NAMES = [
+  "memory_search",
+  "memory_get",
+  "memory_write",
+  "memory_forget",
+  "memory_context",
+  "message_append",
+] as const satisfies readonly ToolName[];

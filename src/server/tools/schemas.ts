@@ -37,9 +37,14 @@ export const memoryGetInputSchema = strictShape("memory_get", {
   type: z.enum(NODE_TYPES).optional(),
   domain: z.string().trim().min(1).max(64).optional(),
   valueJson: boundedJson.optional(),
-}).refine((input) => input.id !== undefined || input.kind !== undefined || input.key !== undefined || input.valueJson !== undefined, {
-  error: "send id (from memory_search), or kind (+ itemKey), key or valueJson (with type / domain to narrow) to look a card up",
-});
+}).refine(
+  (input) =>
+    input.id !== undefined || input.kind !== undefined || input.key !== undefined || input.valueJson !== undefined,
+  {
+    error:
+      "send id (from memory_search), or kind (+ itemKey), key or valueJson (with type / domain to narrow) to look a card up",
+  },
+);
 export type MemoryGetInput = z.input<typeof memoryGetInputSchema>;
 
 /** message_append: this turn's messages, stored as trusted evidence of one session. */

@@ -30,11 +30,21 @@ function rewrite(tool: ToolName, args: unknown, defaults: MemoryCallContext["def
     case "memory_get":
       return "scope" in args ? { ...args, scope: at(args.scope) } : args;
     case "memory_forget": {
-      const selector = isPlainObject(args.selector) && "scope" in args.selector ? { selector: { ...args.selector, scope: at(args.selector.scope) } } : {};
+      const selector =
+        isPlainObject(args.selector) && "scope" in args.selector
+          ? { selector: { ...args.selector, scope: at(args.selector.scope) } }
+          : {};
       return { ...args, ...("scope" in args ? { scope: at(args.scope) } : {}), ...selector };
     }
     case "memory_write":
-      return Array.isArray(args.operations) ? { ...args, operations: args.operations.map((op: unknown) => (isPlainObject(op) && "scope" in op ? { ...op, scope: at(op.scope) } : op)) } : args;
+      return Array.isArray(args.operations)
+        ? {
+            ...args,
+            operations: args.operations.map((op: unknown) =>
+              isPlainObject(op) && "scope" in op ? { ...op, scope: at(op.scope) } : op,
+            ),
+          }
+        : args;
     default:
       return args;
   }

@@ -4,7 +4,13 @@ import { countTokens } from "~/server/text/token-count";
 export const MAX_CHUNK_TOKENS = 3000;
 
 /** 003's canonical form: a metadata line, then the text. */
-export function canonicalizeMessage(message: { role: string; source: string; createdAt: Date; sessionId: string; content: string }): string {
+export function canonicalizeMessage(message: {
+  role: string;
+  source: string;
+  createdAt: Date;
+  sessionId: string;
+  content: string;
+}): string {
   const time = message.createdAt.toISOString().slice(0, 16).replace("T", " ");
   return `[role: ${message.role}] [source: ${message.source}] [time: ${time}] [session: ${message.sessionId}]\n\n${message.content.trim()}`;
 }
@@ -37,7 +43,13 @@ export function splitIntoChunks(text: string, maxTokens = MAX_CHUNK_TOKENS): str
 }
 
 /** `{session[:12]}-{role[:3]}-{index:03}-{sha256(message id + content)[:16]}`: re-ingesting is a no-op. */
-export function chunkId(params: { sessionId: string; role: string; index: number; messageId: string; content: string }): string {
+export function chunkId(params: {
+  sessionId: string;
+  role: string;
+  index: number;
+  messageId: string;
+  content: string;
+}): string {
   const hash = createHash("sha256").update(`${params.messageId}\n${params.content}`).digest("hex").slice(0, 16);
   return `${params.sessionId.slice(0, 12)}-${params.role.slice(0, 3)}-${String(params.index).padStart(3, "0")}-${hash}`;
 }

@@ -6,26 +6,62 @@ export type EntityType = "repo" | "url" | "version" | "date" | "money" | "projec
 export type Entity = { type: EntityType; value: string };
 
 const PATTERNS: { type: EntityType; pattern: RegExp; pick?: (m: RegExpMatchArray) => string }[] = [
-  { type: "repo", pattern: /github\.com\/([\w.-]+\/[\w.-]+)/gi, pick: (m) => m[1]!.replace(/\.git$/, "").toLowerCase() },
+  {
+    type: "repo",
+    pattern: /github\.com\/([\w.-]+\/[\w.-]+)/gi,
+    pick: (m) => m[1]!.replace(/\.git$/, "").toLowerCase(),
+  },
   { type: "url", pattern: /https?:\/\/(?!github\.com\/)[^\s)>\]，。]+/gi },
   { type: "version", pattern: /\bv?\d+\.\d+\.\d+(?:-[\w.]+)?\b/g, pick: (m) => m[0].replace(/^v/i, "") },
-  { type: "date", pattern: /\b\d{4}-\d{2}-\d{2}\b|\d{1,2}\s*月\s*\d{1,2}\s*[日号]/g, pick: (m) => m[0].replace(/\s+/g, "") },
-  { type: "money", pattern: /\d+(?:\.\d+)?\s*(?:万|千|亿)?\s*(?:元|块|美元|人民币)|\d+(?:\.\d+)?\s*(?:万|亿)|[$€¥£]\s?\d[\d,.]*(?:\s?[km])?/gi, pick: (m) => m[0].replace(/\s+/g, "") },
+  {
+    type: "date",
+    pattern: /\b\d{4}-\d{2}-\d{2}\b|\d{1,2}\s*月\s*\d{1,2}\s*[日号]/g,
+    pick: (m) => m[0].replace(/\s+/g, ""),
+  },
+  {
+    type: "money",
+    pattern:
+      /\d+(?:\.\d+)?\s*(?:万|千|亿)?\s*(?:元|块|美元|人民币)|\d+(?:\.\d+)?\s*(?:万|亿)|[$€¥£]\s?\d[\d,.]*(?:\s?[km])?/gi,
+    pick: (m) => m[0].replace(/\s+/g, ""),
+  },
   // "project Hermes", "Hermes 项目", "项目 yinmei": a name next to the word, not every Latin word.
-  { type: "project", pattern: /\bproject\s+([A-Z][\w-]{1,40})|([A-Za-z][\w-]{1,40})\s*项目|项目\s*([A-Za-z][\w-]{1,40})/g, pick: (m) => (m[1] ?? m[2] ?? m[3] ?? "").toLowerCase() },
+  {
+    type: "project",
+    pattern: /\bproject\s+([A-Z][\w-]{1,40})|([A-Za-z][\w-]{1,40})\s*项目|项目\s*([A-Za-z][\w-]{1,40})/g,
+    pick: (m) => (m[1] ?? m[2] ?? m[3] ?? "").toLowerCase(),
+  },
 ];
 
 // "我的经理是张三": an optional 是 between the cue and the name.
-const CJK_NAME_CUE = /(?:我叫|叫做|名叫|同事|朋友|老板|经理|老师|医生|和|跟|给)(?:是)?([\u4e00-\u9fff]{2,3})(?=说|讲|聊|一起|商量|开会|打电话|的|是|，|。|\s|$)/g;
+const CJK_NAME_CUE =
+  /(?:我叫|叫做|名叫|同事|朋友|老板|经理|老师|医生|和|跟|给)(?:是)?([\u4e00-\u9fff]{2,3})(?=说|讲|聊|一起|商量|开会|打电话|的|是|，|。|\s|$)/g;
 const PLACE_SUFFIX = /^[\u4e00-\u9fff]{1,6}(?:市|省|县|区|镇|村|路|街|湾|山|湖|岛|机场|大学)$/;
-const KNOWN_PLACE_CUE = /(?:住在|搬到|去|来自|位于|在)([\u4e00-\u9fff]{2,4}?)(?:市|省)?(?=出差|旅游|工作|生活|上班|开会|，|。|\s|$)/g;
+const KNOWN_PLACE_CUE =
+  /(?:住在|搬到|去|来自|位于|在)([\u4e00-\u9fff]{2,4}?)(?:市|省)?(?=出差|旅游|工作|生活|上班|开会|，|。|\s|$)/g;
 
 /**
  * Common Chinese surnames (single and compound). A cue word is followed by anything — "和你说过",
  * "和数据库的关系", "朋友发消息" made people of 你说过, 数据库, 发消息 — so a name must start with one.
  */
-const SURNAMES = new Set([..."王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤常温康施文牛樊葛邢安齐易乔伍庞颜倪庄聂章鲁岳翟殷詹申欧耿关兰焦俞左柳甘祝包宁尚符舒阮柯纪梅童凌毕单季裴霍涂成苗谷盛曲翁冉骆蓝路游辛靳管柴蒙鲍华喻祁蒲房滕屈饶解牟艾尤阳时穆农司卓古吉缪简车项连芦麦褚娄窦戚岑景党宫费卜冷晏席卫米柏宗瞿桂全佟应臧闵苟邬边卞姬师和仇栾隋商刁沙荣巫寇桑郎甄丛仲虞敖巩明佘池查麻苑迟邝"]);
-const COMPOUND_SURNAMES = ["欧阳", "司马", "诸葛", "上官", "东方", "皇甫", "令狐", "慕容", "尉迟", "公孙", "长孙", "宇文", "司徒", "夏侯"];
+const SURNAMES = new Set([
+  ..."王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤常温康施文牛樊葛邢安齐易乔伍庞颜倪庄聂章鲁岳翟殷詹申欧耿关兰焦俞左柳甘祝包宁尚符舒阮柯纪梅童凌毕单季裴霍涂成苗谷盛曲翁冉骆蓝路游辛靳管柴蒙鲍华喻祁蒲房滕屈饶解牟艾尤阳时穆农司卓古吉缪简车项连芦麦褚娄窦戚岑景党宫费卜冷晏席卫米柏宗瞿桂全佟应臧闵苟邬边卞姬师和仇栾隋商刁沙荣巫寇桑郎甄丛仲虞敖巩明佘池查麻苑迟邝",
+]);
+const COMPOUND_SURNAMES = [
+  "欧阳",
+  "司马",
+  "诸葛",
+  "上官",
+  "东方",
+  "皇甫",
+  "令狐",
+  "慕容",
+  "尉迟",
+  "公孙",
+  "长孙",
+  "宇文",
+  "司徒",
+  "夏侯",
+];
 
 function personName(candidate: string): string | null {
   const compound = COMPOUND_SURNAMES.find((surname) => candidate.startsWith(surname));
@@ -35,13 +71,34 @@ function personName(candidate: string): string | null {
 }
 
 /** Where people are rather than places with a name ("在家工作", "在公司"); and a cue inside a word ("现在在公司"). */
-const GENERIC_PLACES = new Set(["家", "家里", "公司", "单位", "学校", "办公室", "这里", "那里", "这儿", "那儿", "外面", "路上", "家乡", "老家", "国外", "附近", "楼下", "楼上"]);
+const GENERIC_PLACES = new Set([
+  "家",
+  "家里",
+  "公司",
+  "单位",
+  "学校",
+  "办公室",
+  "这里",
+  "那里",
+  "这儿",
+  "那儿",
+  "外面",
+  "路上",
+  "家乡",
+  "老家",
+  "国外",
+  "附近",
+  "楼下",
+  "楼上",
+]);
 const PLACE_VERB_ENDING = /(?:出差|旅游|工作|生活|上班|开会)$/;
 
 function placeName(candidate: string): string | null {
   if (/^[在去到住]/.test(candidate) || PLACE_VERB_ENDING.test(candidate)) return null;
   // A generic spot, or one with a particle after it ("公司里").
-  return [...GENERIC_PLACES].some((generic) => candidate.startsWith(generic) && candidate.length <= generic.length + 1) ? null : candidate;
+  return [...GENERIC_PLACES].some((generic) => candidate.startsWith(generic) && candidate.length <= generic.length + 1)
+    ? null
+    : candidate;
 }
 
 let segmenter: Intl.Segmenter | undefined;
@@ -53,7 +110,8 @@ export function extractEntities(text: string): Entity[] {
     if (v.length < 2) return;
     found.set(`${type}:${v}`, { type, value: v });
   };
-  for (const { type, pattern, pick } of PATTERNS) for (const m of text.matchAll(pattern)) add(type, pick ? pick(m) : m[0]);
+  for (const { type, pattern, pick } of PATTERNS)
+    for (const m of text.matchAll(pattern)) add(type, pick ? pick(m) : m[0]);
   for (const m of text.matchAll(CJK_NAME_CUE)) {
     const name = personName(m[1]!);
     if (name) add("person", name);
@@ -63,12 +121,15 @@ export function extractEntities(text: string): Entity[] {
     if (place) add("place", place);
   }
   segmenter ??= new Intl.Segmenter("zh", { granularity: "word" });
-  for (const { segment, isWordLike } of segmenter.segment(text)) if (isWordLike && PLACE_SUFFIX.test(segment)) add("place", segment);
+  for (const { segment, isWordLike } of segmenter.segment(text))
+    if (isWordLike && PLACE_SUFFIX.test(segment)) add("place", segment);
   return [...found.values()];
 }
 
 /** The topic an entity is routed to (003's TopicRouter): `repo:org/name`, `person:张三`; dates and money stay entities only. */
-export function topicForEntity(entity: Entity): { name: string; type: "project" | "person" | "place" | "tool" | "entity" } | null {
+export function topicForEntity(
+  entity: Entity,
+): { name: string; type: "project" | "person" | "place" | "tool" | "entity" } | null {
   switch (entity.type) {
     case "repo":
       return { name: `repo:${entity.value}`, type: "project" };

@@ -22,7 +22,10 @@ export function capturerWriteScopes(db: DbOrTx, tenantId: string) {
     if (type === "system") return null;
     if (!id) return [];
     if (type === "user") return (await effectiveUserScopes(db, { tenantId, userId: id })).write;
-    const [key] = await db.select().from(apiKeys).where(and(eq(apiKeys.tenantId, tenantId), eq(apiKeys.id, id)));
+    const [key] = await db
+      .select()
+      .from(apiKeys)
+      .where(and(eq(apiKeys.tenantId, tenantId), eq(apiKeys.id, id)));
     if (!key || key.revokedAt || (key.expiresAt && key.expiresAt.getTime() <= Date.now())) return [];
     return (await keyScopeLimits(db, key)).write;
   };

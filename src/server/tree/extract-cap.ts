@@ -11,13 +11,22 @@ const HOUR_MS = 3_600_000;
  * Loaded once per extraction run (the cards the extractor already wrote from the hour before the
  * run's first message), then kept up to date as the run writes.
  */
-export async function sessionCardCap(db: DbOrTx, params: { tenantId: string; sessionId: string; from: Date | undefined; limit: number }) {
+export async function sessionCardCap(
+  db: DbOrTx,
+  params: { tenantId: string; sessionId: string; from: Date | undefined; limit: number },
+) {
   const written: number[] = [];
   if (params.from) {
     const rows = await db
       .select({ at: memoryMessages.createdAt })
       .from(memoryNodes)
-      .innerJoin(memoryMessages, and(eq(memoryMessages.tenantId, memoryNodes.tenantId), sql`${memoryMessages.id} = ${memoryNodes.sourceMessageIds}[1]`))
+      .innerJoin(
+        memoryMessages,
+        and(
+          eq(memoryMessages.tenantId, memoryNodes.tenantId),
+          sql`${memoryMessages.id} = ${memoryNodes.sourceMessageIds}[1]`,
+        ),
+      )
       .where(
         and(
           eq(memoryNodes.tenantId, params.tenantId),

@@ -1,7 +1,15 @@
 import { and, eq, gte, inArray, or, sql } from "drizzle-orm";
 import type { DbOrTx } from "~/db/types";
 import { memoryNodes, NODE_STATUSES } from "~/db/schema";
-import { cardsCitingMessages, ERASED_KINDS_FIELD, type KindRegistry, type MemoryScope, normalizeItemKey, scopePatternsCondition, storedKindNames } from "~/server/memory";
+import {
+  cardsCitingMessages,
+  ERASED_KINDS_FIELD,
+  type KindRegistry,
+  type MemoryScope,
+  normalizeItemKey,
+  scopePatternsCondition,
+  storedKindNames,
+} from "~/server/memory";
 
 /** The extractor's actor id: its own cards are no one else's decision about a slot. */
 export const EXTRACTOR_ACTOR_ID = "extractor";
@@ -12,7 +20,8 @@ type Candidate = { kind: string; itemKey?: string };
 type ExtractedMessage = { id: string; metadata: Record<string, unknown> };
 
 /** The candidate's kind as stored (a synonym resolved). */
-const kindOf = (registry: KindRegistry, candidate: Candidate) => registry.resolve(candidate.kind)?.kind ?? candidate.kind;
+const kindOf = (registry: KindRegistry, candidate: Candidate) =>
+  registry.resolve(candidate.kind)?.kind ?? candidate.kind;
 
 const itemOf = (candidate: Candidate) => {
   const item = candidate.itemKey ? normalizeItemKey(candidate.itemKey) : null;
@@ -28,19 +37,34 @@ const itemOf = (candidate: Candidate) => {
  * would bring back what they deleted; so do the kinds of cards erased since (the message keeps their
  * names, `ERASED_KINDS_FIELD`). One read for all the messages of an extraction run.
  */
-export async function capturedFromMessages(db: DbOrTx, params: { tenantId: string; messages: readonly ExtractedMessage[]; registry: KindRegistry }) {
-  const citing = await cardsCitingMessages(db, { tenantId: params.tenantId, messageIds: params.messages.map((m) => m.id), statuses: NODE_STATUSES });
+export async function capturedFromMessages(
+  db: DbOrTx,
+  params: { tenantId: string; messages: readonly ExtractedMessage[]; registry: KindRegistry },
+) {
+  const citing = await cardsCitingMessages(db, {
+    tenantId: params.tenantId,
+    messageIds: params.messages.map((m) => m.id),
+    statuses: NODE_STATUSES,
+  });
   return (message: ExtractedMessage, candidate: Candidate, siblings: readonly Candidate[] = [candidate]): boolean => {
     const cards = citing.get(message.id) ?? [];
     const kind = kindOf(params.registry, candidate);
     const erased = message.metadata[ERASED_KINDS_FIELD];
-    if (Array.isArray(erased) && erased.some((name) => typeof name === "string" && kindOf(params.registry, { kind: name }) === kind)) return true;
+    if (
+      Array.isArray(erased) &&
+      erased.some((name) => typeof name === "string" && kindOf(params.registry, { kind: name }) === kind)
+    )
+      return true;
     const item = itemOf(candidate);
     if (item !== null && cards.some((card) => card.itemKey === item)) return true;
     // A card of the kind covers the candidate, unless it is another item the same message names
     // ("对花生过敏，别放香菜": the agent's 花生 card does not mean 香菜 was handled).
     const otherItems = new Set(siblings.map(itemOf).filter((other) => other !== null && other !== item));
-    return cards.some((card) => kindOf(params.registry, { kind: card.kind }) === kind && !(card.itemKey !== null && otherItems.has(card.itemKey)));
+    return cards.some(
+      (card) =>
+        kindOf(params.registry, { kind: card.kind }) === kind &&
+        !(card.itemKey !== null && otherItems.has(card.itemKey)),
+    );
   };
 }
 
@@ -51,7 +75,16 @@ export async function capturedFromMessages(db: DbOrTx, params: { tenantId: strin
  * the message (a second card, or a rewording over the agent's, would follow), or the user may have
  * asked to forget it (extracting it would bring it back).
  */
-export async function slotDecidedSince(db: DbOrTx, params: { tenantId: string; scopes: readonly MemoryScope[]; registry: KindRegistry; candidate: Candidate; since: Date }): Promise<boolean> {
+export async function slotDecidedSince(
+  db: DbOrTx,
+  params: {
+    tenantId: string;
+    scopes: readonly MemoryScope[];
+    registry: KindRegistry;
+    candidate: Candidate;
+    since: Date;
+  },
+): Promise<boolean> {
   if (params.scopes.length === 0) return false;
   const kind = kindOf(params.registry, params.candidate);
   const item = itemOf(params.candidate);
@@ -66,7 +99,11 @@ export async function slotDecidedSince(db: DbOrTx, params: { tenantId: string; s
         inArray(memoryNodes.kind, storedKindNames(kind)),
         item === null ? undefined : eq(memoryNodes.itemKey, item),
         or(
-          and(eq(memoryNodes.status, "active"), gte(memoryNodes.updatedAt, since), sql`not (${memoryNodes.updatedByType} = 'system' and ${memoryNodes.updatedById} is not distinct from ${EXTRACTOR_ACTOR_ID})`),
+          and(
+            eq(memoryNodes.status, "active"),
+            gte(memoryNodes.updatedAt, since),
+            sql`not (${memoryNodes.updatedByType} = 'system' and ${memoryNodes.updatedById} is not distinct from ${EXTRACTOR_ACTOR_ID})`,
+          ),
           and(inArray(memoryNodes.status, ["deleted", "expired"]), gte(memoryNodes.endedAt, since)),
         ),
       ),

@@ -1,5 +1,13 @@
 import type { Database } from "~/db/types";
-import { canonicalJson, draftCreate, findActiveInSlot, type MemoryCallContext, OperationFailure, type WriteEnvironment, type WriteOperation } from "~/server/memory";
+import {
+  canonicalJson,
+  draftCreate,
+  findActiveInSlot,
+  type MemoryCallContext,
+  OperationFailure,
+  type WriteEnvironment,
+  type WriteOperation,
+} from "~/server/memory";
 
 type Create = Extract<WriteOperation, { op: "create" }>;
 
@@ -13,7 +21,12 @@ const sameText = (a: string, b: string) => a.replace(/\s+/g, "").toLowerCase() =
  * content, so memoryWrite finds the same slot with the same content and answers `noop`
  * (audited) instead of superseding. Returns the operation to send.
  */
-export async function restatementAware(db: Database, env: WriteEnvironment, ctx: MemoryCallContext, operation: Create): Promise<Create> {
+export async function restatementAware(
+  db: Database,
+  env: WriteEnvironment,
+  ctx: MemoryCallContext,
+  operation: Create,
+): Promise<Create> {
   let draft;
   try {
     draft = draftCreate(env, ctx, operation);
@@ -27,7 +40,9 @@ export async function restatementAware(db: Database, env: WriteEnvironment, ctx:
   if (!current || current.expiresAt) return operation;
   if (draft.explicit && !current.explicitUserIntent) return operation;
   const hasValue = draft.valueJson !== undefined && draft.valueJson !== null;
-  const restated = hasValue ? canonicalJson(current.valueJson) === canonicalJson(draft.valueJson) : sameText(current.title, draft.title);
+  const restated = hasValue
+    ? canonicalJson(current.valueJson) === canonicalJson(draft.valueJson)
+    : sameText(current.title, draft.title);
   if (!restated) return operation;
   return {
     ...operation,

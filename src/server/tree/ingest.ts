@@ -36,9 +36,25 @@ export async function ingestCapturedMessages(
     splitIntoChunks(message.content).map((text, index) => ({ message, text, index, entities: extractEntities(text) })),
   );
   // "First mention": an entity whose topic this tenant has never seen.
-  const topicNames = [...new Set(pieces.flatMap((p) => p.entities.map(topicForEntity).filter((t) => t !== null).map((t) => normalizeTopicName(t.name))))];
+  const topicNames = [
+    ...new Set(
+      pieces.flatMap((p) =>
+        p.entities
+          .map(topicForEntity)
+          .filter((t) => t !== null)
+          .map((t) => normalizeTopicName(t.name)),
+      ),
+    ),
+  ];
   const known = topicNames.length
-    ? new Set((await tx.select({ name: memoryTopics.normalizedName }).from(memoryTopics).where(and(eq(memoryTopics.tenantId, tenantId), inArray(memoryTopics.normalizedName, topicNames)))).map((r) => r.name))
+    ? new Set(
+        (
+          await tx
+            .select({ name: memoryTopics.normalizedName })
+            .from(memoryTopics)
+            .where(and(eq(memoryTopics.tenantId, tenantId), inArray(memoryTopics.normalizedName, topicNames)))
+        ).map((r) => r.name),
+      )
     : new Set<string>();
 
   const rows = pieces.map(({ message, text, index, entities }) => {
@@ -57,7 +73,13 @@ export async function ingestCapturedMessages(
       source,
       role: message.role,
       seq: message.seq ?? 0,
-      content: canonicalizeMessage({ role: message.role, source, createdAt: message.createdAt, sessionId, content: text }),
+      content: canonicalizeMessage({
+        role: message.role,
+        source,
+        createdAt: message.createdAt,
+        sessionId,
+        content: text,
+      }),
       contentHash: createHash("sha256").update(text).digest("hex"),
       tokenCount: countTokens(text),
       fastScore: score,
@@ -70,8 +92,19 @@ export async function ingestCapturedMessages(
   const inserted = await tx.insert(memoryChunks).values(rows).onConflictDoNothing().returning({ id: memoryChunks.id });
   if (inserted.length > 0) {
     // One cold-path job per session at a time (dedupe key); it picks up every pending chunk.
-    await enqueueJob(tx, { tenantId, type: "deep_score", dedupeKey: `deep_score:${sessionId}`, payload: { sessionId } });
-    await enqueueJob(tx, { tenantId, type: "extract", dedupeKey: `extract:${sessionId}`, payload: { sessionId }, runAt: new Date(Date.now() + EXTRACT_DELAY_MS) });
+    await enqueueJob(tx, {
+      tenantId,
+      type: "deep_score",
+      dedupeKey: `deep_score:${sessionId}`,
+      payload: { sessionId },
+    });
+    await enqueueJob(tx, {
+      tenantId,
+      type: "extract",
+      dedupeKey: `extract:${sessionId}`,
+      payload: { sessionId },
+      runAt: new Date(Date.now() + EXTRACT_DELAY_MS),
+    });
     await enqueueJob(tx, { tenantId, type: "summarize", dedupeKey: `summarize:${sessionId}`, payload: { sessionId } });
   }
   return { chunks: rows.length, inserted: inserted.length };

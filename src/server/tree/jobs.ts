@@ -3,16 +3,43 @@ import type { Database } from "~/db/types";
 import { memoryMessages, type MemoryJob } from "~/db/schema";
 import type { JobHandlers } from "~/server/jobs/worker";
 import { log } from "~/server/log";
-import { appendSummary, coolRecallHotness, findActiveNodes, getLatestSummary, loadTenantWithKinds, type MemoryCallContext, type MemoryScope, memoryWrite, scopeAllowed, type WriteOperation } from "~/server/memory";
+import {
+  appendSummary,
+  coolRecallHotness,
+  findActiveNodes,
+  getLatestSummary,
+  loadTenantWithKinds,
+  type MemoryCallContext,
+  type MemoryScope,
+  memoryWrite,
+  scopeAllowed,
+  type WriteOperation,
+} from "~/server/memory";
 import { countTokens } from "~/server/text/token-count";
 import { createLlmClient, parseJsonObject, type LlmClient } from "~/server/providers/llm";
-import { continueLater, decayTopicHotness, deepScoreSession, lastProcessedSeq, messagesAfter, routeTopicsForSession, sealSession, SESSION_BATCH, writeDailyDigest } from "./cold-path";
+import {
+  continueLater,
+  decayTopicHotness,
+  deepScoreSession,
+  lastProcessedSeq,
+  messagesAfter,
+  routeTopicsForSession,
+  sealSession,
+  SESSION_BATCH,
+  writeDailyDigest,
+} from "./cold-path";
 import { restatementAware } from "./extract-restated";
 import { sessionCardCap } from "./extract-cap";
 import { env } from "~/env";
 import { capturerWriteScopes, type CapturerWriteScopes } from "./extract-authority";
 import { capturedFromMessages, EXTRACTOR_ACTOR_ID, slotDecidedSince } from "./extract-coverage";
-import { EXPLICIT_CUE, extractOperations, FORGET_CUE, forgetRequestNames, type ExtractedOperation } from "./extract-rules";
+import {
+  EXPLICIT_CUE,
+  extractOperations,
+  FORGET_CUE,
+  forgetRequestNames,
+  type ExtractedOperation,
+} from "./extract-rules";
 import { SUMMARY_EVERY_MESSAGES, SUMMARY_EVERY_TOKENS, summarizeIncrement } from "./summarize";
 import { llmSummaryIncrement } from "./summarize-llm";
 
@@ -32,13 +59,21 @@ function extractorContext(
   allowed: CapturerWriteScopes,
   trusted: string[],
 ): MemoryCallContext | null {
-  const permitted = (scope: MemoryScope | undefined) => (scope && (allowed === null || scopeAllowed(scope, allowed)) ? scope : undefined);
+  const permitted = (scope: MemoryScope | undefined) =>
+    scope && (allowed === null || scopeAllowed(scope, allowed)) ? scope : undefined;
   const session = permitted({ type: "session", id: message.sessionId });
   const user = permitted(message.userScopeId ? { type: "user", id: message.userScopeId } : undefined);
   const workspace = permitted(message.workspaceId ? { type: "workspace", id: message.workspaceId } : undefined);
   if (!session) return null;
   const scopes = [session, user, workspace].filter((s): s is MemoryScope => s !== undefined);
-  return { tenantId, actor: { type: "system", id: EXTRACTOR_ACTOR_ID }, readScopes: scopes, writeScopes: scopes, defaults: { session, user, workspace }, trustedMessageIds: trusted };
+  return {
+    tenantId,
+    actor: { type: "system", id: EXTRACTOR_ACTOR_ID },
+    readScopes: scopes,
+    writeScopes: scopes,
+    defaults: { session, user, workspace },
+    trustedMessageIds: trusted,
+  };
 }
 
 async function llmOperations(llm: LlmClient, text: string): Promise<ExtractedOperation[]> {
@@ -55,18 +90,34 @@ async function llmOperations(llm: LlmClient, text: string): Promise<ExtractedOpe
       ],
       { json: true },
     ),
-  ) as { operations?: { kind?: unknown; itemKey?: unknown; title?: unknown; content?: unknown; valueJson?: unknown }[] };
+  ) as {
+    operations?: { kind?: unknown; itemKey?: unknown; title?: unknown; content?: unknown; valueJson?: unknown }[];
+  };
   // Explicitness is decided by the user's words, never by the model's claim.
   const explicit = EXPLICIT_CUE.test(text);
   return (answer.operations ?? [])
     .filter((o) => typeof o.kind === "string" && typeof o.title === "string" && typeof o.content === "string")
-    .map((o) => ({ op: "create" as const, kind: o.kind as string, itemKey: typeof o.itemKey === "string" ? o.itemKey : undefined, explicit, node: { title: o.title as string, content: o.content as string, valueJson: o.valueJson } }));
+    .map((o) => ({
+      op: "create" as const,
+      kind: o.kind as string,
+      itemKey: typeof o.itemKey === "string" ? o.itemKey : undefined,
+      explicit,
+      node: { title: o.title as string, content: o.content as string, valueJson: o.valueJson },
+    }));
 }
 
 /** 000's extraction: propose operations from new user messages and write them through the normal rules. */
-export async function extractFromSession(db: Database, params: { tenantId: string; sessionId: string; llm: LlmClient | null; maxCardsPerHour?: number }) {
+export async function extractFromSession(
+  db: Database,
+  params: { tenantId: string; sessionId: string; llm: LlmClient | null; maxCardsPerHour?: number },
+) {
   const after = await lastProcessedSeq(db, { tenantId: params.tenantId, sessionId: params.sessionId, type: "extract" });
-  const messages = await messagesAfter(db, { tenantId: params.tenantId, sessionId: params.sessionId, afterSeq: after, limit: SESSION_BATCH.messages });
+  const messages = await messagesAfter(db, {
+    tenantId: params.tenantId,
+    sessionId: params.sessionId,
+    afterSeq: after,
+    limit: SESSION_BATCH.messages,
+  });
   const { tenant, registry } = await loadTenantWithKinds(db, params.tenantId);
   const userMessages = messages.filter((m) => m.role === "user");
   const captured = await capturedFromMessages(db, { tenantId: params.tenantId, messages: userMessages, registry });
@@ -75,7 +126,12 @@ export async function extractFromSession(db: Database, params: { tenantId: strin
   const forgetRequests = userMessages.filter((m) => FORGET_CUE.test(m.content));
   const forgottenLater = (message: { seq: number }, candidate: ExtractedOperation) =>
     forgetRequests.some((request) => request.seq > message.seq && forgetRequestNames(request.content, candidate));
-  const cap = await sessionCardCap(db, { tenantId: params.tenantId, sessionId: params.sessionId, from: userMessages[0]?.createdAt, limit: params.maxCardsPerHour ?? env.EXTRACT_MAX_CARDS_PER_SESSION_HOUR });
+  const cap = await sessionCardCap(db, {
+    tenantId: params.tenantId,
+    sessionId: params.sessionId,
+    from: userMessages[0]?.createdAt,
+    limit: params.maxCardsPerHour ?? env.EXTRACT_MAX_CARDS_PER_SESSION_HOUR,
+  });
   let written = 0;
   let capped = 0;
   let restated = 0;
@@ -93,14 +149,30 @@ export async function extractFromSession(db: Database, params: { tenantId: strin
         log("warn", `LLM extraction failed, rules only: ${error instanceof Error ? error.message : String(error)}`);
       }
     }
-    for (const candidate of candidates.filter((c) => !captured(message, c, candidates) && !forgottenLater(message, c))) {
+    for (const candidate of candidates.filter(
+      (c) => !captured(message, c, candidates) && !forgottenLater(message, c),
+    )) {
       if (!cap.allows(message.createdAt)) {
         capped++;
         continue;
       }
-      if (await slotDecidedSince(db, { tenantId: params.tenantId, scopes: ctx.writeScopes, registry, candidate, since: message.createdAt })) continue;
+      if (
+        await slotDecidedSince(db, {
+          tenantId: params.tenantId,
+          scopes: ctx.writeScopes,
+          registry,
+          candidate,
+          since: message.createdAt,
+        })
+      )
+        continue;
       const node = { ...candidate.node, sourceMessageIds: [message.id] };
-      const scope = candidate.scopeHint === "workspace" ? (ctx.defaults.workspace ?? ctx.defaults.session) : candidate.scopeHint === "session" ? ctx.defaults.session : undefined;
+      const scope =
+        candidate.scopeHint === "workspace"
+          ? (ctx.defaults.workspace ?? ctx.defaults.session)
+          : candidate.scopeHint === "session"
+            ? ctx.defaults.session
+            : undefined;
       let operation: WriteOperation = {
         op: "create",
         kind: candidate.kind,
@@ -111,13 +183,29 @@ export async function extractFromSession(db: Database, params: { tenantId: strin
         reason: candidate.correction ? "user corrected an earlier statement" : "extracted from conversation",
       };
       if (candidate.target) {
-        const [current] = await findActiveNodes(db, { tenantId: params.tenantId, scopes: ctx.readScopes, registry, filter: { kinds: [candidate.target.kind], itemKey: candidate.target.itemKey }, limit: 1 });
+        const [current] = await findActiveNodes(db, {
+          tenantId: params.tenantId,
+          scopes: ctx.readScopes,
+          registry,
+          filter: { kinds: [candidate.target.kind], itemKey: candidate.target.itemKey },
+          limit: 1,
+        });
         if (current) {
-          operation = { op: "supersede", targetId: current.id, expectedRevision: current.revision, kind: candidate.kind, itemKey: candidate.itemKey, explicitUserIntent: candidate.explicit, node, reason: "user corrected an earlier preference" };
+          operation = {
+            op: "supersede",
+            targetId: current.id,
+            expectedRevision: current.revision,
+            kind: candidate.kind,
+            itemKey: candidate.itemKey,
+            explicitUserIntent: candidate.explicit,
+            node,
+            reason: "user corrected an earlier preference",
+          };
         } else if (candidate.requiresTarget) continue;
       }
       // "预算5万" said again in other words is no new revision: memoryWrite answers noop.
-      if (operation.op === "create") operation = await restatementAware(db, { tenant, registry, now: new Date() }, ctx, operation);
+      if (operation.op === "create")
+        operation = await restatementAware(db, { tenant, registry, now: new Date() }, ctx, operation);
       // One candidate per call: a bad guess must not sink the good ones.
       const result = await memoryWrite(db, ctx, { operations: [operation] }).catch((error: unknown) => {
         log("warn", `extraction write failed: ${error instanceof Error ? error.message : String(error)}`);
@@ -127,11 +215,11 @@ export async function extractFromSession(db: Database, params: { tenantId: strin
       else if (result?.done) {
         written++;
         cap.wrote(message.createdAt);
-      }
-      else rejected++;
+      } else rejected++;
     }
   }
-  if (messages.length === SESSION_BATCH.messages) await continueLater(db, { tenantId: params.tenantId, type: "extract", sessionId: params.sessionId });
+  if (messages.length === SESSION_BATCH.messages)
+    await continueLater(db, { tenantId: params.tenantId, type: "extract", sessionId: params.sessionId });
   return { lastSeq: messages.at(-1)?.seq ?? after, messages: messages.length, written, restated, capped, rejected };
 }
 
@@ -139,35 +227,52 @@ export async function extractFromSession(db: Database, params: { tenantId: strin
  * Appends the next summary of the chain when enough new messages (or tokens) piled up since the last
  * one: written by the model when one is configured, by the extractive rules otherwise or when it fails.
  */
-export async function summarizeSession(db: Database, params: { tenantId: string; sessionId: string; llm?: LlmClient | null; closing?: boolean }) {
+export async function summarizeSession(
+  db: Database,
+  params: { tenantId: string; sessionId: string; llm?: LlmClient | null; closing?: boolean },
+) {
   const latest = await getLatestSummary(db, params);
   let afterSeq = 0;
   if (latest) {
-    const [to] = await db.select({ seq: memoryMessages.seq }).from(memoryMessages).where(and(eq(memoryMessages.tenantId, params.tenantId), eq(memoryMessages.id, latest.toMessageId)));
+    const [to] = await db
+      .select({ seq: memoryMessages.seq })
+      .from(memoryMessages)
+      .where(and(eq(memoryMessages.tenantId, params.tenantId), eq(memoryMessages.id, latest.toMessageId)));
     afterSeq = to?.seq ?? 0;
   }
   const fresh = await messagesAfter(db, { ...params, afterSeq, limit: SESSION_BATCH.messages });
   const tokens = fresh.reduce((sum, m) => sum + countTokens(m.content), 0);
   // A closing session (`closing`) gets its last summary from what is left, however little.
-  const due = fresh.length >= SUMMARY_EVERY_MESSAGES || tokens >= SUMMARY_EVERY_TOKENS || (params.closing === true && fresh.length > 0);
+  const due =
+    fresh.length >= SUMMARY_EVERY_MESSAGES ||
+    tokens >= SUMMARY_EVERY_TOKENS ||
+    (params.closing === true && fresh.length > 0);
   if (!due) return { appended: false, pending: fresh.length };
   let next: ReturnType<typeof summarizeIncrement> & { generator?: string } = summarizeIncrement(latest, fresh);
   if (params.llm) {
     try {
       next = { ...(await llmSummaryIncrement(params.llm, latest, fresh)), generator: params.llm.model };
     } catch (error) {
-      log("warn", `LLM summary failed, extractive summary kept: ${error instanceof Error ? error.message : String(error)}`);
+      log(
+        "warn",
+        `LLM summary failed, extractive summary kept: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
-  const summary = await appendSummary(db, { tenantId: params.tenantId, actor: { type: "system", id: "summarizer" } }, {
-    sessionId: params.sessionId,
-    parentSummaryId: latest?.id ?? null,
-    fromMessageId: fresh[0]!.id,
-    toMessageId: fresh.at(-1)!.id,
-    expectedMessageCount: fresh.length,
-    ...next,
-  });
-  if (fresh.length === SESSION_BATCH.messages) await continueLater(db, { tenantId: params.tenantId, type: "summarize", sessionId: params.sessionId });
+  const summary = await appendSummary(
+    db,
+    { tenantId: params.tenantId, actor: { type: "system", id: "summarizer" } },
+    {
+      sessionId: params.sessionId,
+      parentSummaryId: latest?.id ?? null,
+      fromMessageId: fresh[0]!.id,
+      toMessageId: fresh.at(-1)!.id,
+      expectedMessageCount: fresh.length,
+      ...next,
+    },
+  );
+  if (fresh.length === SESSION_BATCH.messages)
+    await continueLater(db, { tenantId: params.tenantId, type: "summarize", sessionId: params.sessionId });
   return { appended: true, summaryId: summary.id, lastSeq: fresh.at(-1)!.seq };
 }
 
@@ -180,7 +285,14 @@ export function treeJobHandlers(llm: LlmClient | null = createLlmClient()): JobH
     seal: (db, job) => sealSession(db, { tenantId: job.tenantId, sessionId: sessionOf(job), llm }),
     extract: (db, job) => extractFromSession(db, { tenantId: job.tenantId, sessionId: sessionOf(job), llm }),
     summarize: (db, job) => summarizeSession(db, { tenantId: job.tenantId, sessionId: sessionOf(job), llm }),
-    digest: (db, job) => writeDailyDigest(db, { tenantId: job.tenantId, day: typeof job.payload.day === "string" ? job.payload.day : new Date().toISOString().slice(0, 10) }),
-    hotness_decay: async (db, job) => ({ ...(await decayTopicHotness(db, { tenantId: job.tenantId })), ...(await coolRecallHotness(db, { tenantId: job.tenantId })) }),
+    digest: (db, job) =>
+      writeDailyDigest(db, {
+        tenantId: job.tenantId,
+        day: typeof job.payload.day === "string" ? job.payload.day : new Date().toISOString().slice(0, 10),
+      }),
+    hotness_decay: async (db, job) => ({
+      ...(await decayTopicHotness(db, { tenantId: job.tenantId })),
+      ...(await coolRecallHotness(db, { tenantId: job.tenantId })),
+    }),
   };
 }

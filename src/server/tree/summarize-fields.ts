@@ -12,19 +12,50 @@ export type SummaryLists = {
   knownIssues: string[];
 };
 
-export const LIST_FIELDS = ["constraints", "preferences", "decisions", "completedWork", "pendingWork", "knownIssues"] as const;
+export const LIST_FIELDS = [
+  "constraints",
+  "preferences",
+  "decisions",
+  "completedWork",
+  "pendingWork",
+  "knownIssues",
+] as const;
 
 const CLASSES: { field: keyof SummaryLists; pattern: RegExp }[] = [
-  { field: "constraints", pattern: /必须|不要|不能|禁止|务必|只能|不超过|最多|至少|预算|截止|\bmust\b|\bnever\b|\bcan'?t\b|\bcannot\b|\bdon'?t\b|\bdo not\b|\bonly\b|\bno more than\b|\bat most\b|\bbudget\b|\bdeadline\b/i },
-  { field: "preferences", pattern: /喜欢|偏好|更想|讨厌|不爱|不吃|忌口|口味|\bprefer|\blove\b|\bhate\b|\bdislike|\bfavou?rite\b|\bi (?:really )?(?:like|enjoy)\b/i },
-  { field: "decisions", pattern: /决定|确定了|就用|就定|选定|定下来|\bdecided?\b|\bwe(?:'ll| will) (?:use|go with)\b|\blet'?s go with\b|\bagreed\b|\bsettled on\b|\bchose\b/i },
-  { field: "completedWork", pattern: /完成了|已完成|搞定|做好了|解决了|订好了|买好了|\bdone\b|\bcompleted\b|\bfixed\b|\bshipped\b|\bfinished\b|\bbooked\b/i },
-  { field: "pendingWork", pattern: /待办|还要|还需要|接下来|下一步|之后再|还没|要订|\btodo\b|\bto-do\b|\bnext step\b|\bstill need\b|\bwill need\b|\bhave to\b|\bneed to\b|\bplan(?:ning)? to\b|\blater\b/i },
-  { field: "knownIssues", pattern: /bug|报错|问题|异常|失败|崩溃|\berror\b|\bissue\b|\bfails?\b|\bfailed\b|\bbroken\b|\bcrash/i },
+  {
+    field: "constraints",
+    pattern:
+      /必须|不要|不能|禁止|务必|只能|不超过|最多|至少|预算|截止|\bmust\b|\bnever\b|\bcan'?t\b|\bcannot\b|\bdon'?t\b|\bdo not\b|\bonly\b|\bno more than\b|\bat most\b|\bbudget\b|\bdeadline\b/i,
+  },
+  {
+    field: "preferences",
+    pattern:
+      /喜欢|偏好|更想|讨厌|不爱|不吃|忌口|口味|\bprefer|\blove\b|\bhate\b|\bdislike|\bfavou?rite\b|\bi (?:really )?(?:like|enjoy)\b/i,
+  },
+  {
+    field: "decisions",
+    pattern:
+      /决定|确定了|就用|就定|选定|定下来|\bdecided?\b|\bwe(?:'ll| will) (?:use|go with)\b|\blet'?s go with\b|\bagreed\b|\bsettled on\b|\bchose\b/i,
+  },
+  {
+    field: "completedWork",
+    pattern:
+      /完成了|已完成|搞定|做好了|解决了|订好了|买好了|\bdone\b|\bcompleted\b|\bfixed\b|\bshipped\b|\bfinished\b|\bbooked\b/i,
+  },
+  {
+    field: "pendingWork",
+    pattern:
+      /待办|还要|还需要|接下来|下一步|之后再|还没|要订|\btodo\b|\bto-do\b|\bnext step\b|\bstill need\b|\bwill need\b|\bhave to\b|\bneed to\b|\bplan(?:ning)? to\b|\blater\b/i,
+  },
+  {
+    field: "knownIssues",
+    pattern: /bug|报错|问题|异常|失败|崩溃|\berror\b|\bissue\b|\bfails?\b|\bfailed\b|\bbroken\b|\bcrash/i,
+  },
 ];
 
 /** The user asks the assistant for something: the goal when no goal was stated. */
-const REQUEST = /帮我|请帮|请你|麻烦你|\bhelp me\b|\bcan you (?:help|please|plan|make|write|find|check)\b|\bcould you (?:help|please|plan|make|write|find|check)\b|\bi need you to\b|\bplease (?:help|make|write|find|plan|check)\b/i;
+const REQUEST =
+  /帮我|请帮|请你|麻烦你|\bhelp me\b|\bcan you (?:help|please|plan|make|write|find|check)\b|\bcould you (?:help|please|plan|make|write|find|check)\b|\bi need you to\b|\bplease (?:help|make|write|find|plan|check)\b/i;
 
 const MAX_ITEMS = 8;
 const MAX_ITEM_CHARS = 160;
@@ -48,7 +79,8 @@ export function similarity(a: string, b: string): number {
 }
 
 /** Words that say a task is open or done, left out when matching the two ("还要订高铁票" / "高铁票订好了"). */
-const TASK_CUES = /接下来|还要|还需要|还没|下一步|待办|之后再|订好了|买好了|做好了|完成了|已完成|已经|搞定了?|解决了|了|\b(?:i|we)\b|\b(?:still need to|need to|have to|will need to|todo|next step|is done|are done|done|finished|completed|fixed|booked|shipped)\b/gi;
+const TASK_CUES =
+  /接下来|还要|还需要|还没|下一步|待办|之后再|订好了|买好了|做好了|完成了|已完成|已经|搞定了?|解决了|了|\b(?:i|we)\b|\b(?:still need to|need to|have to|will need to|todo|next step|is done|are done|done|finished|completed|fixed|booked|shipped)\b/gi;
 
 /** Whether a done item and a pending one name the same task: most of the shorter one's bigrams are in the other. */
 export function sameTask(done: string, pending: string): boolean {
@@ -139,6 +171,8 @@ export function summaryFields(
     }
   }
   // What a later message reports done is no longer pending.
-  lists.pendingWork = lists.pendingWork.filter((pending) => !lists.completedWork.some((done) => sameTask(done, pending)));
+  lists.pendingWork = lists.pendingWork.filter(
+    (pending) => !lists.completedWork.some((done) => sameTask(done, pending)),
+  );
   return { currentGoal, ...lists };
 }

@@ -4,7 +4,11 @@ import { parseJsonObject, type LlmClient } from "~/server/providers/llm";
 
 const MAX_LIST = 8;
 const item = z.string().trim().min(1).max(200);
-const list = z.array(item).max(MAX_LIST * 2).transform((items) => items.slice(-MAX_LIST)).default([]);
+const list = z
+  .array(item)
+  .max(MAX_LIST * 2)
+  .transform((items) => items.slice(-MAX_LIST))
+  .default([]);
 
 const answerSchema = z.object({
   summary: z.string().trim().min(1).max(2000),
@@ -24,7 +28,11 @@ export type SummaryIncrement = z.output<typeof answerSchema>;
  * goal / decisions / completed / pending structure in the conversation's language. Throws when the
  * model fails or answers out of shape; the caller keeps the extractive summary then.
  */
-export async function llmSummaryIncrement(llm: LlmClient, previous: MemorySummary | undefined, messages: Pick<MemoryMessage, "role" | "content">[]): Promise<SummaryIncrement> {
+export async function llmSummaryIncrement(
+  llm: LlmClient,
+  previous: MemorySummary | undefined,
+  messages: Pick<MemoryMessage, "role" | "content">[],
+): Promise<SummaryIncrement> {
   const before = previous
     ? JSON.stringify({
         summary: previous.summary,
@@ -37,7 +45,10 @@ export async function llmSummaryIncrement(llm: LlmClient, previous: MemorySummar
         knownIssues: previous.knownIssues,
       })
     : "none yet";
-  const transcript = messages.map((m) => `[${m.role}] ${m.content}`).join("\n").slice(0, 12_000);
+  const transcript = messages
+    .map((m) => `[${m.role}] ${m.content}`)
+    .join("\n")
+    .slice(0, 12_000);
   const answer = await llm.complete(
     [
       {

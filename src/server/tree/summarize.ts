@@ -12,15 +12,21 @@ export const SUMMARY_WORDS = 170;
 /** Of which at least this many go to the new messages' sentences. */
 const NEW_WORDS = 100;
 
-const wordCount = (text: string) => (text.match(/[\u4e00-\u9fff]/g)?.length ?? 0) + (text.replace(/[\u4e00-\u9fff]/g, " ").match(/[\p{L}\p{N}]+/gu)?.length ?? 0);
+const wordCount = (text: string) =>
+  (text.match(/[\u4e00-\u9fff]/g)?.length ?? 0) +
+  (text.replace(/[\u4e00-\u9fff]/g, " ").match(/[\p{L}\p{N}]+/gu)?.length ?? 0);
 
 /** Names, places and numbers a sentence carries (capitalised words past its first, digits). */
 const keyTermCount = (sentence: string) => {
   const words = sentence.match(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu) ?? [];
-  return words.slice(1).filter((w) => /^\p{Lu}/u.test(w) && w !== "I" && !/^I['’]/.test(w)).length + (sentence.match(/\d+/g)?.length ?? 0);
+  return (
+    words.slice(1).filter((w) => /^\p{Lu}/u.test(w) && w !== "I" && !/^I['’]/.test(w)).length +
+    (sentence.match(/\d+/g)?.length ?? 0)
+  );
 };
 
-const PLEASANTRY = /^(?:hi|hey|hello|thanks|thank you|wow|cool|great|awesome|nice|sounds|good|bye|see you|take care|congrats|congratulations|glad|haha|lol|ok|okay|yeah|yes|no|sure|好的|谢谢|嗯|哈哈|你好|再见|没问题)\b/i;
+const PLEASANTRY =
+  /^(?:hi|hey|hello|thanks|thank you|wow|cool|great|awesome|nice|sounds|good|bye|see you|take care|congrats|congratulations|glad|haha|lol|ok|okay|yeah|yes|no|sure|好的|谢谢|嗯|哈哈|你好|再见|没问题)\b/i;
 
 type Candidate = { text: string; order: number; score: number; carried: boolean };
 
@@ -86,7 +92,10 @@ const carriedSentences = (summary: string) =>
  * - currentGoal, constraints, preferences, decisions, completedWork, pendingWork and knownIssues by
  *   patterns in both languages (summary-fields.ts), carried over until replaced or done.
  */
-export function summarizeIncrement(previous: MemorySummary | undefined, messages: Pick<MemoryMessage, "role" | "content">[]) {
+export function summarizeIncrement(
+  previous: MemorySummary | undefined,
+  messages: Pick<MemoryMessage, "role" | "content">[],
+) {
   const fields = summaryFields(previous, messages);
   const earlier = previous ? carriedSentences(previous.summary) : [];
   const fresh: Candidate[] = [];
@@ -95,7 +104,12 @@ export function summarizeIncrement(previous: MemorySummary | undefined, messages
     if (message.role !== "user" && message.role !== "assistant") continue;
     for (const sentence of sentencesOf(message.content)) {
       const novelty = 1 - Math.max(0, ...earlier.map((e) => similarity(e, sentence)));
-      fresh.push({ text: sentence.slice(0, 300), order: order++, score: sentenceScore(sentence, message.role) * (0.2 + 0.8 * novelty), carried: false });
+      fresh.push({
+        text: sentence.slice(0, 300),
+        order: order++,
+        score: sentenceScore(sentence, message.role) * (0.2 + 0.8 * novelty),
+        carried: false,
+      });
     }
   }
   const newPart = select(fresh, NEW_WORDS);

@@ -7,7 +7,13 @@ import { registerTreeSubscribers } from "~/server/tree";
 
 registerTreeSubscribers();
 
-export type ChildTarget = { url?: string; dataDir?: string; migrationsFolder?: string; migrate?: boolean; poolMax?: number };
+export type ChildTarget = {
+  url?: string;
+  dataDir?: string;
+  migrationsFolder?: string;
+  migrate?: boolean;
+  poolMax?: number;
+};
 
 export function childArgs<T>(): T {
   const raw = process.argv[2];
@@ -21,9 +27,19 @@ export function emit(event: string, data: Record<string, unknown> = {}) {
 }
 
 export function openTarget(target: ChildTarget): Promise<DatabaseHandle> {
-  if (target.url) return openDatabase({ url: target.url, poolMax: target.poolMax ?? 4, migrate: target.migrate ?? false, migrationsFolder: target.migrationsFolder });
+  if (target.url)
+    return openDatabase({
+      url: target.url,
+      poolMax: target.poolMax ?? 4,
+      migrate: target.migrate ?? false,
+      migrationsFolder: target.migrationsFolder,
+    });
   if (!target.dataDir) throw new Error("child needs url or dataDir");
-  return openDatabase({ dataDir: target.dataDir, migrate: target.migrate ?? false, migrationsFolder: target.migrationsFolder });
+  return openDatabase({
+    dataDir: target.dataDir,
+    migrate: target.migrate ?? false,
+    migrationsFolder: target.migrationsFolder,
+  });
 }
 
 /** Runs `main`; any failure is reported and exits non-zero (the parent then fails with the reason). */

@@ -13,14 +13,21 @@ runChild(async () => {
   const args = childArgs<Args>();
   const handle = await openTarget(args);
   const workerId = newWorkerId();
-  if (args.enqueueFor) emit("enqueued", { jobId: await enqueueJob(handle.db, { tenantId: args.enqueueFor, type: "digest" }) });
+  if (args.enqueueFor)
+    emit("enqueued", { jobId: await enqueueJob(handle.db, { tenantId: args.enqueueFor, type: "digest" }) });
   emit("ready", { pid: process.pid, workerId });
   for (;;) {
     const { handled } = await processJobsOnce(
       handle.db,
       {
         digest: async (_db, job) => {
-          emit("started", { jobId: job.id, attempts: job.attempts, leasedBy: job.leasedBy, leasedUntil: job.leasedUntil?.getTime() ?? null, workerId });
+          emit("started", {
+            jobId: job.id,
+            attempts: job.attempts,
+            leasedBy: job.leasedBy,
+            leasedUntil: job.leasedUntil?.getTime() ?? null,
+            workerId,
+          });
           // Hang, keeping the event loop alive (a bare pending promise would let Node exit).
           await new Promise<never>(() => setInterval(() => {}, 1000));
         },

@@ -36,7 +36,12 @@ runChild(async () => {
           kind: "custom_fact",
           itemKey: `b${batch}-${i}`,
           explicitUserIntent: true,
-          node: { title: `Batch ${batch} item ${i}`, content: `Fact ${i} of batch ${batch}.`, valueJson: { batch, i }, tags: [`batch-${batch}`] },
+          node: {
+            title: `Batch ${batch} item ${i}`,
+            content: `Fact ${i} of batch ${batch}.`,
+            valueJson: { batch, i },
+            tags: [`batch-${batch}`],
+          },
         })),
       });
       if (!result.done) throw new Error(`batch ${batch} was not applied: ${result.message}`);

@@ -16,7 +16,8 @@ const FILTER_PARAMS = ["event", "actorType", "actorId", "node", "scope", "from",
 /** The page's filter query without the cursor: reused by the pager and the download links. */
 function filterQuery(params: SearchParams, extra: Record<string, string> = {}) {
   const q = new URLSearchParams();
-  for (const name of FILTER_PARAMS) for (const value of [params[name]].flat()) if (typeof value === "string" && value) q.append(name, value);
+  for (const name of FILTER_PARAMS)
+    for (const value of [params[name]].flat()) if (typeof value === "string" && value) q.append(name, value);
   for (const [k, v] of Object.entries(extra)) q.set(k, v);
   return q.toString();
 }
@@ -49,7 +50,15 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
         key={filterQuery(params)}
         eventTypes={AUDIT_EVENT_TYPES}
         actorTypes={ACTOR_TYPES}
-        initial={{ events: filter.eventTypes ?? [], actorType: first("actorType"), actorId: first("actorId"), node: first("node"), scope: first("scope"), from: first("from"), to: first("to") }}
+        initial={{
+          events: filter.eventTypes ?? [],
+          actorType: first("actorType"),
+          actorId: first("actorId"),
+          node: first("node"),
+          scope: first("scope"),
+          from: first("from"),
+          to: first("to"),
+        }}
       />
       {!page.ok ? (
         <ErrorState title={t("audit.loadError")} message={page.message} />
@@ -57,7 +66,17 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
         <EmptyState title={t("audit.emptyTitle")} description={t("audit.emptyHint")} />
       ) : (
         <>
-          <DataTable label={t("audit.title")} head={[t("audit.when"), t("audit.event"), t("audit.actor"), t("field.scope"), t("audit.about"), t("field.reason")]}>
+          <DataTable
+            label={t("audit.title")}
+            head={[
+              t("audit.when"),
+              t("audit.event"),
+              t("audit.actor"),
+              t("field.scope"),
+              t("audit.about"),
+              t("field.reason"),
+            ]}
+          >
             {page.data.events.map((e) => (
               <AuditRow key={e.id} entry={e} />
             ))}

@@ -17,7 +17,8 @@ type SearchParams = Record<string, string | string[] | undefined>;
 
 const NO_FACETS: CardFacets = { statuses: [], kinds: [], domains: [], scopes: [] };
 
-const onlyActive = (filter: CardFilter) => !filter.statuses?.length || (filter.statuses.length === 1 && filter.statuses[0] === "active");
+const onlyActive = (filter: CardFilter) =>
+  !filter.statuses?.length || (filter.statuses.length === 1 && filter.statuses[0] === "active");
 const hasFilters = (filter: CardFilter) => Object.keys(filter).length > 0;
 
 export default async function MemoriesPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
@@ -40,12 +41,22 @@ export default async function MemoriesPage({ searchParams }: { searchParams: Pro
   // One lookup names every scope on the page: the rows' and the filter menu's.
   const labels = await scopeLabelsFor([
     ...(facets.ok ? facets.data.scopes.map((s) => s.scope) : []),
-    ...(result.ok ? ("hits" in result.data ? result.data.hits.map((h) => h.scope) : result.data.cards.map((c) => c.scope)) : []),
+    ...(result.ok
+      ? "hits" in result.data
+        ? result.data.hits.map((h) => h.scope)
+        : result.data.cards.map((c) => c.scope)
+      : []),
   ]);
 
   let body: React.ReactNode;
   if (!result.ok) {
-    body = <ErrorState title={t("memories.loadError")} message={result.message} action={<LinkButton href="/memories">{t("common.reset")}</LinkButton>} />;
+    body = (
+      <ErrorState
+        title={t("memories.loadError")}
+        message={result.message}
+        action={<LinkButton href="/memories">{t("common.reset")}</LinkButton>}
+      />
+    );
   } else if ("hits" in result.data) {
     const { hits, omitted } = result.data;
     body = (
@@ -55,7 +66,11 @@ export default async function MemoriesPage({ searchParams }: { searchParams: Pro
           {t("memories.searchNote")}
           {omitted.length ? ` ${t("memories.omitted", { n: omitted.length })}` : ""}
         </p>
-        {hits.length ? <SearchResults hits={hits} labels={labels} /> : <EmptyState title={t("memories.emptyTitle")} description={t("memories.noResults", { q: filter.text! })} />}
+        {hits.length ? (
+          <SearchResults hits={hits} labels={labels} />
+        ) : (
+          <EmptyState title={t("memories.emptyTitle")} description={t("memories.noResults", { q: filter.text! })} />
+        )}
       </>
     );
   } else {
@@ -65,13 +80,27 @@ export default async function MemoriesPage({ searchParams }: { searchParams: Pro
     body = cards.length ? (
       <>
         <CardTable cards={cards} labels={labels} />
-        <Pager firstHref={first} nextHref={next} firstLabel={t("common.firstPage")} nextLabel={t("common.nextPage")} summary={t("common.showing", { n: number(cards.length) })} />
+        <Pager
+          firstHref={first}
+          nextHref={next}
+          firstLabel={t("common.firstPage")}
+          nextLabel={t("common.nextPage")}
+          summary={t("common.showing", { n: number(cards.length) })}
+        />
       </>
     ) : (
       <EmptyState
         title={t("memories.emptyTitle")}
         description={hasFilters(filter) ? t("memories.emptyFiltered") : t("memories.emptyAll")}
-        action={hasFilters(filter) ? <LinkButton href="/memories">{t("common.reset")}</LinkButton> : <LinkButton href="/memories/new" variant="primary">{t("memories.new")}</LinkButton>}
+        action={
+          hasFilters(filter) ? (
+            <LinkButton href="/memories">{t("common.reset")}</LinkButton>
+          ) : (
+            <LinkButton href="/memories/new" variant="primary">
+              {t("memories.new")}
+            </LinkButton>
+          )
+        }
       />
     );
   }
@@ -94,8 +123,20 @@ export default async function MemoriesPage({ searchParams }: { searchParams: Pro
       <div className="grid gap-6 lg:grid-cols-[16rem_minmax(0,1fr)]">
         {/* The filter menus' counts are a help, not the page: without them the cards still show. */}
         <div className="min-w-0 space-y-3">
-          {facets.ok && tree.ok ? null : <ErrorState title={t("memories.filtersError")} message={[facets, tree].flatMap((o) => (o.ok ? [] : [o.message])).join(" ")} />}
-          <FilterPanel key={JSON.stringify(filter)} filter={filter} facets={facets.ok ? facets.data : NO_FACETS} tree={tree.ok ? tree.data : []} types={NODE_TYPES} scopeLabels={labels} />
+          {facets.ok && tree.ok ? null : (
+            <ErrorState
+              title={t("memories.filtersError")}
+              message={[facets, tree].flatMap((o) => (o.ok ? [] : [o.message])).join(" ")}
+            />
+          )}
+          <FilterPanel
+            key={JSON.stringify(filter)}
+            filter={filter}
+            facets={facets.ok ? facets.data : NO_FACETS}
+            tree={tree.ok ? tree.data : []}
+            types={NODE_TYPES}
+            scopeLabels={labels}
+          />
         </div>
         <div className="min-w-0">{body}</div>
       </div>

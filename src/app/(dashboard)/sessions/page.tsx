@@ -10,11 +10,24 @@ import { pageTitle } from "~/i18n/metadata";
 
 export const generateMetadata = pageTitle("nav.sessions");
 
-export default async function SessionsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function SessionsPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const { cursor } = await searchParams;
   const [{ t, number }, api] = await Promise.all([getI18n(), serverApi()]);
-  const page = await attempt(() => api.memory.sessions({ cursor: typeof cursor === "string" ? cursor : null, limit: 50 }));
-  const labels = await scopeLabelsFor(page.ok ? page.data.sessions.flatMap((s) => [s.userScopeId ? `user:${s.userScopeId}` : null, s.workspaceId ? `workspace:${s.workspaceId}` : null]) : []);
+  const page = await attempt(() =>
+    api.memory.sessions({ cursor: typeof cursor === "string" ? cursor : null, limit: 50 }),
+  );
+  const labels = await scopeLabelsFor(
+    page.ok
+      ? page.data.sessions.flatMap((s) => [
+          s.userScopeId ? `user:${s.userScopeId}` : null,
+          s.workspaceId ? `workspace:${s.workspaceId}` : null,
+        ])
+      : [],
+  );
   return (
     <>
       <PageHeader title={t("sessions.title")} description={t("sessions.description")} />
@@ -24,11 +37,23 @@ export default async function SessionsPage({ searchParams }: { searchParams: Pro
         <EmptyState title={t("sessions.emptyTitle")} description={t("sessions.emptyHint")} />
       ) : (
         <>
-          <DataTable label={t("sessions.title")} head={[t("sessions.session"), t("sessions.user"), t("sessions.messages"), t("sessions.first"), t("sessions.last")]}>
+          <DataTable
+            label={t("sessions.title")}
+            head={[
+              t("sessions.session"),
+              t("sessions.user"),
+              t("sessions.messages"),
+              t("sessions.first"),
+              t("sessions.last"),
+            ]}
+          >
             {page.data.sessions.map((s) => (
               <tr key={s.sessionId} className="hover:bg-zinc-50 dark:hover:bg-zinc-800/50">
                 <td className={cellClass}>
-                  <Link href={`/sessions/${encodeURIComponent(s.sessionId)}`} className="font-mono text-indigo-700 hover:underline dark:text-indigo-300">
+                  <Link
+                    href={`/sessions/${encodeURIComponent(s.sessionId)}`}
+                    className="font-mono text-indigo-700 hover:underline dark:text-indigo-300"
+                  >
                     {s.sessionId}
                   </Link>
                   {s.workspaceId ? (
@@ -37,7 +62,13 @@ export default async function SessionsPage({ searchParams }: { searchParams: Pro
                     </span>
                   ) : null}
                 </td>
-                <td className={`${cellClass} max-w-56`}>{s.userScopeId ? <ScopeName scope={`user:${s.userScopeId}`} label={labels[`user:${s.userScopeId}`]} /> : <span className="text-xs text-zinc-500">{t("sessions.noOwner")}</span>}</td>
+                <td className={`${cellClass} max-w-56`}>
+                  {s.userScopeId ? (
+                    <ScopeName scope={`user:${s.userScopeId}`} label={labels[`user:${s.userScopeId}`]} />
+                  ) : (
+                    <span className="text-xs text-zinc-500">{t("sessions.noOwner")}</span>
+                  )}
+                </td>
                 <td className={`${cellClass} tabular-nums`}>{number(s.messageCount)}</td>
                 <td className={`${cellClass} text-xs text-zinc-500`}>
                   <LocalTime value={s.firstMessageAt} />

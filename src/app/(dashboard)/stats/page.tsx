@@ -10,7 +10,11 @@ export const generateMetadata = pageTitle("nav.stats");
 
 const WINDOWS = [7, 30, 90] as const;
 
-export default async function StatsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function StatsPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const { days: daysParam } = await searchParams;
   const days = WINDOWS.find((d) => String(d) === daysParam) ?? 30;
   const [{ t, number, timeZone }, api] = await Promise.all([getI18n(), serverApi()]);
@@ -22,7 +26,12 @@ export default async function StatsPage({ searchParams }: { searchParams: Promis
       actions={
         <nav aria-label={t("stats.window")} className="flex gap-1 text-sm">
           {WINDOWS.map((d) => (
-            <Link key={d} href={`/stats?days=${d}`} aria-current={d === days ? "true" : undefined} className="rounded-lg px-3 py-1.5 hover:bg-zinc-100 aria-[current=true]:bg-indigo-50 aria-[current=true]:font-medium aria-[current=true]:text-indigo-700 dark:hover:bg-zinc-800">
+            <Link
+              key={d}
+              href={`/stats?days=${d}`}
+              aria-current={d === days ? "true" : undefined}
+              className="rounded-lg px-3 py-1.5 hover:bg-zinc-100 aria-[current=true]:bg-indigo-50 aria-[current=true]:font-medium aria-[current=true]:text-indigo-700 dark:hover:bg-zinc-800"
+            >
               {t("stats.days", { n: d })}
             </Link>
           ))}
@@ -30,7 +39,13 @@ export default async function StatsPage({ searchParams }: { searchParams: Promis
       }
     />
   );
-  if (!stats.ok) return (<>{header}<ErrorState title={t("stats.loadError")} message={stats.message} /></>);
+  if (!stats.ok)
+    return (
+      <>
+        {header}
+        <ErrorState title={t("stats.loadError")} message={stats.message} />
+      </>
+    );
   const s = stats.data;
   const totals = [
     { label: t("stats.activeCards"), value: s.byScopeType.reduce((n, r) => n + r.count, 0) },
@@ -44,21 +59,38 @@ export default async function StatsPage({ searchParams }: { searchParams: Promis
       {header}
       <section aria-label={t("stats.totals")} className="mb-6 grid grid-cols-2 gap-4 lg:grid-cols-5">
         {totals.map((c) => (
-          <div key={c.label} className="rounded-2xl border border-zinc-200 bg-white p-5 shadow-sm dark:border-zinc-800 dark:bg-zinc-900">
+          <div
+            key={c.label}
+            className="rounded-2xl border border-zinc-200 bg-white p-5 shadow-sm dark:border-zinc-800 dark:bg-zinc-900"
+          >
             <p className="text-sm text-zinc-500 dark:text-zinc-400">{c.label}</p>
-            <p className="mt-2 text-2xl font-semibold tabular-nums">{c.value === null ? "—" : `${number(c.value)}${c.unit ?? ""}`}</p>
+            <p className="mt-2 text-2xl font-semibold tabular-nums">
+              {c.value === null ? "—" : `${number(c.value)}${c.unit ?? ""}`}
+            </p>
           </div>
         ))}
       </section>
       <div className="grid gap-6 lg:grid-cols-3">
         <Panel title={t("stats.byKind")}>
-          <CountBars data={s.byKind.map((r) => ({ name: r.kind, count: r.count }))} label={t("stats.byKind")} valueLabel={t("stats.cards")} />
+          <CountBars
+            data={s.byKind.map((r) => ({ name: r.kind, count: r.count }))}
+            label={t("stats.byKind")}
+            valueLabel={t("stats.cards")}
+          />
         </Panel>
         <Panel title={t("stats.byScope")}>
-          <CountBars data={s.byScopeType.map((r) => ({ name: r.scopeType, count: r.count }))} label={t("stats.byScope")} valueLabel={t("stats.cards")} />
+          <CountBars
+            data={s.byScopeType.map((r) => ({ name: r.scopeType, count: r.count }))}
+            label={t("stats.byScope")}
+            valueLabel={t("stats.cards")}
+          />
         </Panel>
         <Panel title={t("stats.byStatus")}>
-          <CountBars data={s.byStatus.map((r) => ({ name: t(`status.${r.status as "active"}`), count: r.count }))} label={t("stats.byStatus")} valueLabel={t("stats.cards")} />
+          <CountBars
+            data={s.byStatus.map((r) => ({ name: t(`status.${r.status as "active"}`), count: r.count }))}
+            label={t("stats.byStatus")}
+            valueLabel={t("stats.cards")}
+          />
         </Panel>
       </div>
       <Panel title={t("stats.writesPerDay")} className="mt-6">

@@ -11,7 +11,10 @@ export const generateMetadata = pageTitle("nav.topics");
 export default async function TopicsPage() {
   const [{ t, number }, api] = await Promise.all([getI18n(), serverApi()]);
   // Each half shows its own error: the categories do not need the topics, nor the other way round.
-  const [tree, topics] = await Promise.all([attempt(() => api.memory.categoryTree({})), attempt(() => api.memory.topics({ limit: 200 }))]);
+  const [tree, topics] = await Promise.all([
+    attempt(() => api.memory.categoryTree({})),
+    attempt(() => api.memory.topics({ limit: 200 })),
+  ]);
   return (
     <>
       <PageHeader title={t("topics.title")} description={t("topics.description")} />
@@ -34,13 +37,23 @@ export default async function TopicsPage() {
           ) : topics.data.topics.length === 0 ? (
             <EmptyState title={t("topics.emptyTitle")} description={t("topics.emptyHint")} />
           ) : (
-            <DataTable label={t("topics.topics")} head={[t("topics.name"), t("topics.hotness"), t("topics.mentions"), t("topics.lastMentioned"), t("topics.summary")]}>
+            <DataTable
+              label={t("topics.topics")}
+              head={[
+                t("topics.name"),
+                t("topics.hotness"),
+                t("topics.mentions"),
+                t("topics.lastMentioned"),
+                t("topics.summary"),
+              ]}
+            >
               {topics.data.topics.map((topic) => (
                 <tr key={topic.id}>
                   <td className={cellClass}>
                     <span className="font-medium">{topic.name}</span>
                     <span className="ml-2">
-                      <Badge>{topic.topicType}</Badge> {topic.status !== "active" ? <Badge tone="amber">{topic.status}</Badge> : null}
+                      <Badge>{topic.topicType}</Badge>{" "}
+                      {topic.status !== "active" ? <Badge tone="amber">{topic.status}</Badge> : null}
                     </span>
                   </td>
                   <td className={cellClass}>

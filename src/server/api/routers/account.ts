@@ -23,11 +23,25 @@ export const accountRouter = createTRPCRouter({
     .mutation(async ({ ctx, input }) => {
       try {
         const account = await registerAccount(ctx.db, { ...input, openSignup: env.MEMORY_OPEN_SIGNUP });
-        return { userId: account.user.id, tenantId: account.tenantId, role: account.role, firstAdmin: account.firstAdmin };
+        return {
+          userId: account.user.id,
+          tenantId: account.tenantId,
+          role: account.role,
+          firstAdmin: account.firstAdmin,
+        };
       } catch (error) {
         if (error instanceof AccountError) {
-          const code = error.reason === "signup_closed" ? "FORBIDDEN" : error.reason === "email_taken" ? "CONFLICT" : "BAD_REQUEST";
-          throw new TRPCError({ code, message: error.message, cause: new ServiceError(code, error.reason, error.message) });
+          const code =
+            error.reason === "signup_closed"
+              ? "FORBIDDEN"
+              : error.reason === "email_taken"
+                ? "CONFLICT"
+                : "BAD_REQUEST";
+          throw new TRPCError({
+            code,
+            message: error.message,
+            cause: new ServiceError(code, error.reason, error.message),
+          });
         }
         throw error;
       }

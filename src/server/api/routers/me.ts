@@ -11,10 +11,19 @@ import { agentProcedure, createTRPCRouter, signedInProcedure, tenantProcedure } 
  * An invitation is answered by the person themselves: not with a password another organisation's admin
  * chose (such a session opens that organisation only), since that admin may be the one signing in.
  */
-function answer(ctx: { db: Parameters<typeof answerInvitation>[0]; user: { id: string; onlyTenantId?: string | null } }, tenantId: string, accept: boolean) {
+function answer(
+  ctx: { db: Parameters<typeof answerInvitation>[0]; user: { id: string; onlyTenantId?: string | null } },
+  tenantId: string,
+  accept: boolean,
+) {
   if (ctx.user.onlyTenantId) {
-    const message = "You signed in with a password another organisation's admin set for you. Sign in with GitHub or your identity provider (or a password the server's operator set) to answer invitations.";
-    throw new TRPCError({ code: "FORBIDDEN", message, cause: forbidden("password_set_by_another_organisation", message) });
+    const message =
+      "You signed in with a password another organisation's admin set for you. Sign in with GitHub or your identity provider (or a password the server's operator set) to answer invitations.";
+    throw new TRPCError({
+      code: "FORBIDDEN",
+      message,
+      cause: forbidden("password_set_by_another_organisation", message),
+    });
   }
   return answerInvitation(ctx.db, { userId: ctx.user.id, tenantId, accept });
 }
@@ -27,21 +36,29 @@ export const meRouter = createTRPCRouter({
   })),
   /** Organisations that invited the caller (they had an account already); they join by accepting. */
   invitations: signedInProcedure.query(({ ctx }) => (ctx.user.onlyTenantId ? [] : myInvitations(ctx.db, ctx.user.id))),
-  acceptInvitation: signedInProcedure.input(z.object({ tenantId: z.string().min(1).max(100) })).mutation(({ ctx, input }) => answer(ctx, input.tenantId, true)),
-  declineInvitation: signedInProcedure.input(z.object({ tenantId: z.string().min(1).max(100) })).mutation(({ ctx, input }) => answer(ctx, input.tenantId, false)),
+  acceptInvitation: signedInProcedure
+    .input(z.object({ tenantId: z.string().min(1).max(100) }))
+    .mutation(({ ctx, input }) => answer(ctx, input.tenantId, true)),
+  declineInvitation: signedInProcedure
+    .input(z.object({ tenantId: z.string().min(1).max(100) }))
+    .mutation(({ ctx, input }) => answer(ctx, input.tenantId, false)),
   /** Signs the caller out on every device and browser: each of their sessions ends on its next request. */
   signOutEverywhere: signedInProcedure.mutation(({ ctx }) =>
     ctx.db.transaction(async (tx) => {
       const sessionsEnded = await closeAllSessionRecords(tx, ctx.user.id);
       // Audited in each of the person's organisations, in the same transaction.
       for (const { tenantId } of await listMemberships(tx, ctx.user.id)) {
-        await recordAudit(tx, { tenantId, actor: { type: "user", id: ctx.user.id } }, {
-          eventType: "member",
-          reason: "signed out everywhere",
-          before: { userId: ctx.user.id },
-          after: { userId: ctx.user.id },
-          metadata: { sessionsEnded, self: true },
-        });
+        await recordAudit(
+          tx,
+          { tenantId, actor: { type: "user", id: ctx.user.id } },
+          {
+            eventType: "member",
+            reason: "signed out everywhere",
+            before: { userId: ctx.user.id },
+            after: { userId: ctx.user.id },
+            metadata: { sessionsEnded, self: true },
+          },
+        );
       }
       return { sessionsEnded };
     }),

@@ -28,7 +28,8 @@ type WithTurn<N extends ToolName> = ToolArgs[N] & { turn?: TurnInput };
 const objectInput =
   <T>(what: string) =>
   (raw: unknown): T => {
-    if (!isPlainObject(raw)) throw badRequest("invalid_input", `${what} takes a JSON object as input; see tools.list for the schema.`);
+    if (!isPlainObject(raw))
+      throw badRequest("invalid_input", `${what} takes a JSON object as input; see tools.list for the schema.`);
     return raw as T;
   };
 
@@ -36,16 +37,27 @@ const callInput = (raw: unknown): ToolCallRequest => {
   const input = objectInput<Record<string, unknown>>("tools.call")(raw);
   const { name, arguments: args, idempotencyKey, turn, ...rest } = input;
   const extra = Object.keys(rest);
-  if (extra.length) throw badRequest("invalid_input", `tools.call takes name, arguments, idempotencyKey and turn; unknown field(s): ${extra.slice(0, 5).join(", ")}.`);
-  if (typeof name !== "string" || name.length === 0 || name.length > 100) throw badRequest("invalid_input", 'tools.call needs name: a tool name from tools.list, e.g. "memory_search".');
-  if (idempotencyKey !== undefined && typeof idempotencyKey !== "string") throw badRequest("invalid_idempotency_key", "idempotencyKey must be a string of 8 to 200 characters.");
+  if (extra.length)
+    throw badRequest(
+      "invalid_input",
+      `tools.call takes name, arguments, idempotencyKey and turn; unknown field(s): ${extra.slice(0, 5).join(", ")}.`,
+    );
+  if (typeof name !== "string" || name.length === 0 || name.length > 100)
+    throw badRequest("invalid_input", 'tools.call needs name: a tool name from tools.list, e.g. "memory_search".');
+  if (idempotencyKey !== undefined && typeof idempotencyKey !== "string")
+    throw badRequest("invalid_idempotency_key", "idempotencyKey must be a string of 8 to 200 characters.");
   return { name, arguments: args, idempotencyKey, turn: turn as TurnInput | undefined };
 };
 
 function toolMutation<N extends ToolName>(name: N) {
   return toolProcedure.input(objectInput<WithTurn<N>>(`tools.${name}`)).mutation(({ ctx, input }) => {
     const { turn, ...args } = input as Record<string, unknown>;
-    return callTool(ctx.db, ctx.apiKey, { name, arguments: args, turn: turn as TurnInput | undefined, consistency: ctx.headers.get(CONSISTENCY_HEADER) }, ctx.keyLimits);
+    return callTool(
+      ctx.db,
+      ctx.apiKey,
+      { name, arguments: args, turn: turn as TurnInput | undefined, consistency: ctx.headers.get(CONSISTENCY_HEADER) },
+      ctx.keyLimits,
+    );
   });
 }
 
@@ -60,13 +72,23 @@ export const toolsRouter = {
   list: toolProcedure.query(async ({ ctx }) => ({
     tools: await listTools(ctx.db, ctx.apiKey),
     turn: {
-      description: "Sent by the host with each call (tools.call turn, or turn next to the arguments of tools.<name>); never by the model.",
+      description:
+        "Sent by the host with each call (tools.call turn, or turn next to the arguments of tools.<name>); never by the model.",
       inputSchema: turnInputJsonSchema(),
     },
-    key: { id: ctx.apiKey.id, prefix: ctx.apiKey.prefix, permissions: ctx.apiKey.permissions, scopes: ctx.apiKey.scopes },
+    key: {
+      id: ctx.apiKey.id,
+      prefix: ctx.apiKey.prefix,
+      permissions: ctx.apiKey.permissions,
+      scopes: ctx.apiKey.scopes,
+    },
   })),
   /** Runs one tool by name: what a generic agent loop sends for each tool call the model makes. */
-  call: toolProcedure.input(callInput).mutation(({ ctx, input }) => callTool(ctx.db, ctx.apiKey, { ...input, consistency: ctx.headers.get(CONSISTENCY_HEADER) }, ctx.keyLimits)),
+  call: toolProcedure
+    .input(callInput)
+    .mutation(({ ctx, input }) =>
+      callTool(ctx.db, ctx.apiKey, { ...input, consistency: ctx.headers.get(CONSISTENCY_HEADER) }, ctx.keyLimits),
+    ),
   memory_search: toolMutation("memory_search"),
   memory_get: toolMutation("memory_get"),
   memory_write: toolMutation("memory_write"),

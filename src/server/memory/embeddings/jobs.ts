@@ -22,7 +22,13 @@ const DEFAULT_LEASE_MS = 60_000;
 const BACKOFF_BASE_MS = 5_000;
 const BACKOFF_CAP_MS = 30 * 60_000;
 
-export type ProcessEmbedJobsResult = { leased: number; succeeded: number; retried: number; dead: number; embedded: number };
+export type ProcessEmbedJobsResult = {
+  leased: number;
+  succeeded: number;
+  retried: number;
+  dead: number;
+  embedded: number;
+};
 
 /** Indexes already ensured per database handle and model, so a worker does not re-issue DDL each batch. */
 const ensuredIndexes = new WeakMap<object, Set<string>>();
@@ -41,14 +47,22 @@ const TARGET_KINDS: readonly EmbedTargetKind[] = ["node", "message", "chunk"];
 function targetOf(payload: Record<string, unknown>): EmbedTarget | null {
   const kind = payload.kind ?? (payload.nodeId ? "node" : undefined);
   const id = payload.id ?? payload.nodeId;
-  return typeof id === "string" && TARGET_KINDS.includes(kind as EmbedTargetKind) ? { kind: kind as EmbedTargetKind, id } : null;
+  return typeof id === "string" && TARGET_KINDS.includes(kind as EmbedTargetKind)
+    ? { kind: kind as EmbedTargetKind, id }
+    : null;
 }
 
 /** Exponential backoff per attempt: 5 s, 10 s, 20 s, … capped at 30 min. */
-export const embedRetryDelayMs = (attempts: number) => Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** Math.max(0, attempts - 1));
+export const embedRetryDelayMs = (attempts: number) =>
+  Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** Math.max(0, attempts - 1));
 
 /** Puts failed jobs back in the queue with embed's backoff, or marks them dead after their last attempt. */
-async function failEmbedJobs(db: Database, jobs: readonly MemoryJob[], workerId: string, error: unknown): Promise<{ retried: number; dead: number }> {
+async function failEmbedJobs(
+  db: Database,
+  jobs: readonly MemoryJob[],
+  workerId: string,
+  error: unknown,
+): Promise<{ retried: number; dead: number }> {
   let retried = 0;
   let dead = 0;
   for (const job of jobs) {
@@ -85,7 +99,11 @@ export async function processEmbedJobs(
   return out;
 }
 
-async function embedLeasedJobs(db: Database, provider: EmbeddingProvider, params: { jobs: readonly MemoryJob[]; workerId: string; out: ProcessEmbedJobsResult }) {
+async function embedLeasedJobs(
+  db: Database,
+  provider: EmbeddingProvider,
+  params: { jobs: readonly MemoryJob[]; workerId: string; out: ProcessEmbedJobsResult },
+) {
   const { jobs, workerId, out } = params;
   await ensureIndexOnce(db, provider);
 
@@ -96,7 +114,12 @@ async function embedLeasedJobs(db: Database, provider: EmbeddingProvider, params
     const malformed = tenantJobs.filter((job) => !targetOf(job.payload));
     if (malformed.length) {
       // A payload that names nothing never gets better: no retries.
-      const failed = await failEmbedJobs(db, malformed.map((job) => ({ ...job, attempts: job.maxAttempts })), workerId, "payload names no node, message or chunk id");
+      const failed = await failEmbedJobs(
+        db,
+        malformed.map((job) => ({ ...job, attempts: job.maxAttempts })),
+        workerId,
+        "payload names no node, message or chunk id",
+      );
       out.dead += failed.dead;
     }
     const valid = tenantJobs.filter((job) => targetOf(job.payload));
@@ -105,14 +128,19 @@ async function embedLeasedJobs(db: Database, provider: EmbeddingProvider, params
 }
 
 /** A provider's answer that retrying will not change (HTTP 400 or 413: an input it refuses). */
-const isPermanentProviderError = (error: unknown) => error instanceof ServiceError && error.details?.retryable === false;
+const isPermanentProviderError = (error: unknown) =>
+  error instanceof ServiceError && error.details?.retryable === false;
 
 /**
  * Embeds one tenant's jobs in one provider call. When the provider refuses the batch for good, each
  * job is tried on its own: one input it refuses (too long for its context, say) no longer takes up to
  * 49 others down with it, retried together until all were dead; the refused one is dead at once.
  */
-async function embedJobBatch(db: Database, provider: EmbeddingProvider, params: { tenantId: string; jobs: readonly MemoryJob[]; workerId: string; out: ProcessEmbedJobsResult }) {
+async function embedJobBatch(
+  db: Database,
+  provider: EmbeddingProvider,
+  params: { tenantId: string; jobs: readonly MemoryJob[]; workerId: string; out: ProcessEmbedJobsResult },
+) {
   const { tenantId, jobs, workerId, out } = params;
   try {
     const outcome = await embedTargets(db, provider, { tenantId, targets: jobs.map((job) => targetOf(job.payload)!) });
@@ -126,7 +154,12 @@ async function embedJobBatch(db: Database, provider: EmbeddingProvider, params: 
       return;
     }
     log("warn", `embed jobs failed for tenant ${tenantId}: ${error instanceof Error ? error.message : String(error)}`);
-    const failed = await failEmbedJobs(db, permanent ? jobs.map((job) => ({ ...job, attempts: job.maxAttempts })) : jobs, workerId, error);
+    const failed = await failEmbedJobs(
+      db,
+      permanent ? jobs.map((job) => ({ ...job, attempts: job.maxAttempts })) : jobs,
+      workerId,
+      error,
+    );
     out.retried += failed.retried;
     out.dead += failed.dead;
   }

@@ -30,7 +30,13 @@ function valueText(value: unknown): string[] {
 }
 
 /** What a card's vector is made of: what it says, not its bookkeeping. */
-export function nodeEmbeddingText(node: { title: string; content: string; tags: readonly string[]; entities: readonly string[]; valueJson: unknown }): string {
+export function nodeEmbeddingText(node: {
+  title: string;
+  content: string;
+  tags: readonly string[];
+  entities: readonly string[];
+  valueJson: unknown;
+}): string {
   const extra = [...node.entities, ...node.tags, ...valueText(node.valueJson)].join(" ");
   return [node.title, node.content, extra].filter(Boolean).join("\n").slice(0, MAX_EMBED_CHARS);
 }
@@ -39,14 +45,30 @@ export const evidenceEmbeddingText = (content: string) => content.slice(0, MAX_E
 
 export const embeddingContentHash = (text: string) => sha256(text);
 
-const ownerColumn = { node: memoryEmbeddings.nodeId, message: memoryEmbeddings.messageId, chunk: memoryEmbeddings.chunkId } as const;
+const ownerColumn = {
+  node: memoryEmbeddings.nodeId,
+  message: memoryEmbeddings.messageId,
+  chunk: memoryEmbeddings.chunkId,
+} as const;
 
 /** The text of each target that still exists (hard-deleted owners are simply absent). */
-async function loadTexts(db: DbOrTx, tenantId: string, kind: EmbedTargetKind, ids: string[]): Promise<Map<string, string>> {
+async function loadTexts(
+  db: DbOrTx,
+  tenantId: string,
+  kind: EmbedTargetKind,
+  ids: string[],
+): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
   if (kind === "node") {
     const rows = await db
-      .select({ id: memoryNodes.id, title: memoryNodes.title, content: memoryNodes.content, tags: memoryNodes.tags, entities: memoryNodes.entities, valueJson: memoryNodes.valueJson })
+      .select({
+        id: memoryNodes.id,
+        title: memoryNodes.title,
+        content: memoryNodes.content,
+        tags: memoryNodes.tags,
+        entities: memoryNodes.entities,
+        valueJson: memoryNodes.valueJson,
+      })
       .from(memoryNodes)
       .where(and(eq(memoryNodes.tenantId, tenantId), anyOf(memoryNodes.id, ids)));
     return new Map(rows.map((row) => [row.id, nodeEmbeddingText(row)]));
@@ -60,13 +82,27 @@ async function loadTexts(db: DbOrTx, tenantId: string, kind: EmbedTargetKind, id
 }
 
 /** content_hash of the stored vector per owner, for this model at this dimension (a vector of another size is stale). */
-async function storedHashes(db: DbOrTx, tenantId: string, model: string, dimensions: number, kind: EmbedTargetKind, ids: string[]): Promise<Map<string, string>> {
+async function storedHashes(
+  db: DbOrTx,
+  tenantId: string,
+  model: string,
+  dimensions: number,
+  kind: EmbedTargetKind,
+  ids: string[],
+): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
   const owner = ownerColumn[kind];
   const rows = await db
     .select({ owner, hash: memoryEmbeddings.contentHash })
     .from(memoryEmbeddings)
-    .where(and(eq(memoryEmbeddings.tenantId, tenantId), eq(memoryEmbeddings.model, model), eq(memoryEmbeddings.dimensions, dimensions), anyOf(owner, ids)));
+    .where(
+      and(
+        eq(memoryEmbeddings.tenantId, tenantId),
+        eq(memoryEmbeddings.model, model),
+        eq(memoryEmbeddings.dimensions, dimensions),
+        anyOf(owner, ids),
+      ),
+    );
   return new Map(rows.filter((r) => r.owner !== null).map((r) => [r.owner!, r.hash]));
 }
 
@@ -77,12 +113,19 @@ export type EmbedOutcome = { embedded: number; unchanged: number; missing: numbe
  * has a vector for this model is skipped. Pass a plain database handle, not a transaction, so no
  * lock is held while the provider answers (job processing does exactly that).
  */
-export async function embedTargets(db: DbOrTx, provider: EmbeddingProvider, params: { tenantId: string; targets: readonly EmbedTarget[] }): Promise<EmbedOutcome> {
+export async function embedTargets(
+  db: DbOrTx,
+  provider: EmbeddingProvider,
+  params: { tenantId: string; targets: readonly EmbedTarget[] },
+): Promise<EmbedOutcome> {
   const outcome: EmbedOutcome = { embedded: 0, unchanged: 0, missing: 0, empty: 0 };
   for (const kind of ["node", "message", "chunk"] as const) {
     const ids = [...new Set(params.targets.filter((t) => t.kind === kind).map((t) => t.id))];
     if (ids.length === 0) continue;
-    const [texts, hashes] = await Promise.all([loadTexts(db, params.tenantId, kind, ids), storedHashes(db, params.tenantId, provider.model, provider.dimensions, kind, ids)]);
+    const [texts, hashes] = await Promise.all([
+      loadTexts(db, params.tenantId, kind, ids),
+      storedHashes(db, params.tenantId, provider.model, provider.dimensions, kind, ids),
+    ]);
     outcome.missing += ids.length - texts.size;
     const todo: { id: string; text: string; hash: string }[] = [];
     for (const [id, text] of texts) {
@@ -103,7 +146,13 @@ export async function embedTargets(db: DbOrTx, provider: EmbeddingProvider, para
         if (!usable) outcome.empty++;
         return usable;
       });
-    await upsertEmbeddings(db, { tenantId: params.tenantId, model: provider.model, dimensions: provider.dimensions, kind, rows });
+    await upsertEmbeddings(db, {
+      tenantId: params.tenantId,
+      model: provider.model,
+      dimensions: provider.dimensions,
+      kind,
+      rows,
+    });
     outcome.embedded += rows.length;
   }
   return outcome;
@@ -112,7 +161,13 @@ export async function embedTargets(db: DbOrTx, provider: EmbeddingProvider, para
 /** Inserts or replaces the vectors of one owner kind for one model. */
 export async function upsertEmbeddings(
   db: DbOrTx,
-  params: { tenantId: string; model: string; dimensions: number; kind: EmbedTargetKind; rows: readonly { id: string; vector: number[]; hash: string }[] },
+  params: {
+    tenantId: string;
+    model: string;
+    dimensions: number;
+    kind: EmbedTargetKind;
+    rows: readonly { id: string; vector: number[]; hash: string }[];
+  },
 ): Promise<void> {
   const owner = ownerColumn[params.kind];
   // Batches keep each statement's parameter count far below Postgres' 65,535.
@@ -136,7 +191,12 @@ export async function upsertEmbeddings(
       .onConflictDoUpdate({
         target: [memoryEmbeddings.tenantId, owner, memoryEmbeddings.model],
         targetWhere: sql`${owner} is not null`,
-        set: { embedding: sql`excluded.embedding`, dimensions: sql`excluded.dimensions`, contentHash: sql`excluded.content_hash`, createdAt: sql`now()` },
+        set: {
+          embedding: sql`excluded.embedding`,
+          dimensions: sql`excluded.dimensions`,
+          contentHash: sql`excluded.content_hash`,
+          createdAt: sql`now()`,
+        },
       });
   }
 }
@@ -149,12 +209,22 @@ export const embedJobKey = (target: EmbedTarget) => `embed:${target.kind}:${targ
  * nothing). A target that already has a queued job is skipped by the dedupe index. Started at once
  * (not at the caller's await): it may travel with the COMMIT (pipelined.ts).
  */
-export function enqueueEmbedJobs(db: DbOrTx, params: { tenantId: string; targets: readonly EmbedTarget[] }): Promise<unknown> {
+export function enqueueEmbedJobs(
+  db: DbOrTx,
+  params: { tenantId: string; targets: readonly EmbedTarget[] },
+): Promise<unknown> {
   if (params.targets.length === 0) return Promise.resolve();
   return startNow(
     db
       .insert(memoryJobs)
-      .values(params.targets.map((target) => ({ tenantId: params.tenantId, type: "embed" as const, payload: { kind: target.kind, id: target.id }, dedupeKey: embedJobKey(target) })))
+      .values(
+        params.targets.map((target) => ({
+          tenantId: params.tenantId,
+          type: "embed" as const,
+          payload: { kind: target.kind, id: target.id },
+          dedupeKey: embedJobKey(target),
+        })),
+      )
       .onConflictDoNothing(),
   );
 }
@@ -163,7 +233,10 @@ export function enqueueEmbedJobs(db: DbOrTx, params: { tenantId: string; targets
  * Queues embed jobs for current cards without a vector for `model` at `dimensions` — after switching models or sizes, or
  * for cards written before the queue existed. Returns how many were queued (at most `limit`).
  */
-export async function enqueueMissingEmbeddings(db: DbOrTx, params: { tenantId: string; model: string; dimensions: number; limit?: number }): Promise<number> {
+export async function enqueueMissingEmbeddings(
+  db: DbOrTx,
+  params: { tenantId: string; model: string; dimensions: number; limit?: number },
+): Promise<number> {
   const rows = await db
     .select({ id: memoryNodes.id })
     .from(memoryNodes)
@@ -175,6 +248,9 @@ export async function enqueueMissingEmbeddings(db: DbOrTx, params: { tenantId: s
       ),
     )
     .limit(Math.min(Math.max(Math.trunc(params.limit ?? 1000), 1), 10_000));
-  await enqueueEmbedJobs(db, { tenantId: params.tenantId, targets: rows.map((row) => ({ kind: "node" as const, id: row.id })) });
+  await enqueueEmbedJobs(db, {
+    tenantId: params.tenantId,
+    targets: rows.map((row) => ({ kind: "node" as const, id: row.id })),
+  });
   return rows.length;
 }

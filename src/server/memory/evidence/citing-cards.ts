@@ -16,12 +16,24 @@ const MAX_CITING = 500;
  */
 export async function cardsCitingMessages(
   db: DbOrTx,
-  params: { tenantId: string; messageIds: readonly string[]; readScopes?: readonly ScopePattern[]; statuses?: readonly NodeStatus[] },
+  params: {
+    tenantId: string;
+    messageIds: readonly string[];
+    readScopes?: readonly ScopePattern[];
+    statuses?: readonly NodeStatus[];
+  },
 ): Promise<Map<string, CitingCard[]>> {
   const byMessage = new Map<string, CitingCard[]>();
   if (params.messageIds.length === 0) return byMessage;
   const cards = await db
-    .select({ id: memoryNodes.id, title: memoryNodes.title, kind: memoryNodes.kind, itemKey: memoryNodes.itemKey, status: memoryNodes.status, sources: memoryNodes.sourceMessageIds })
+    .select({
+      id: memoryNodes.id,
+      title: memoryNodes.title,
+      kind: memoryNodes.kind,
+      itemKey: memoryNodes.itemKey,
+      status: memoryNodes.status,
+      sources: memoryNodes.sourceMessageIds,
+    })
     .from(memoryNodes)
     .where(
       and(

@@ -1,20 +1,25 @@
 import { createHash } from "node:crypto";
-import { and,desc,eq,sql } from "drizzle-orm";
+import { and, desc, eq, sql } from "drizzle-orm";
 import { memoryMessages } from "~/db/schema";
-import type { Database,DbOrTx } from "~/db/types";
-import { badRequest,forbidden } from "~/server/errors";
+import type { Database, DbOrTx } from "~/db/types";
+import { badRequest, forbidden } from "~/server/errors";
 import type { MemoryCallContext } from "../call-context";
-import { MAX_ID_CHARS, MESSAGE_ROLES, resolveTrustedMessageIds, type MessageRole, type StoredMessage } from "../store/messages";
+import {
+  MAX_ID_CHARS,
+  MESSAGE_ROLES,
+  resolveTrustedMessageIds,
+  type MessageRole,
+  type StoredMessage,
+} from "../store/messages";
 import { enqueueEmbedJobs } from "../embeddings/vectors";
-import { memorySubscriber,type CapturedMessage } from "../events";
+import { memorySubscriber, type CapturedMessage } from "../events";
 import { segmentForSearch } from "~/server/text/segment";
-import { redactSensitive,redactSensitiveJson } from "../write/sensitive";
+import { redactSensitive, redactSensitiveJson } from "../write/sensitive";
 
 /**
  * The message log (000 layer 1): trusted evidence the host captured, append-only. Ids are
  * deterministic so a retried append lands on the same rows instead of duplicating the conversation.
  */
-
 
 export const MAX_MESSAGES_PER_APPEND = 100;
 export const MAX_MESSAGE_CHARS = 100_000;
@@ -73,7 +78,10 @@ function validateAppend(input: AppendMessagesInput): void {
     throw badRequest("no_messages", "Send at least one message to append.");
   }
   if (input.messages.length > MAX_MESSAGES_PER_APPEND) {
-    throw badRequest("too_many_messages", `Append at most ${MAX_MESSAGES_PER_APPEND} messages per call; split the batch (got ${input.messages.length}).`);
+    throw badRequest(
+      "too_many_messages",
+      `Append at most ${MAX_MESSAGES_PER_APPEND} messages per call; split the batch (got ${input.messages.length}).`,
+    );
   }
   input.messages.forEach((message, index) => {
     const at = `messages[${index}]`;
@@ -84,22 +92,37 @@ function validateAppend(input: AppendMessagesInput): void {
       throw badRequest("empty_content", `${at}.content is empty; send the message text.`);
     }
     if (message.content.length > MAX_MESSAGE_CHARS) {
-      throw badRequest("content_too_long", `${at}.content has ${message.content.length} characters; the limit is ${MAX_MESSAGE_CHARS}. Split or truncate it.`);
+      throw badRequest(
+        "content_too_long",
+        `${at}.content has ${message.content.length} characters; the limit is ${MAX_MESSAGE_CHARS}. Split or truncate it.`,
+      );
     }
     // Postgres text cannot hold NUL; say so instead of failing inside the driver.
-    if (message.content.includes("\u0000")) throw badRequest("invalid_content", `${at}.content contains a NUL character; remove it.`);
+    if (message.content.includes("\u0000"))
+      throw badRequest("invalid_content", `${at}.content contains a NUL character; remove it.`);
     if (message.clientMessageId !== undefined) checkId(message.clientMessageId, `${at}.clientMessageId`);
     if (message.parentId !== undefined) checkId(message.parentId, `${at}.parentId`);
-    if (message.createdAt !== undefined && (!(message.createdAt instanceof Date) || Number.isNaN(message.createdAt.getTime()))) {
+    if (
+      message.createdAt !== undefined &&
+      (!(message.createdAt instanceof Date) || Number.isNaN(message.createdAt.getTime()))
+    ) {
       throw badRequest("invalid_message", `${at}.createdAt is not a valid date.`);
     }
     if (message.metadata !== undefined) {
       const json = JSON.stringify(message.metadata);
-      if (!message.metadata || typeof message.metadata !== "object" || Array.isArray(message.metadata) || json.includes("\\u0000")) {
+      if (
+        !message.metadata ||
+        typeof message.metadata !== "object" ||
+        Array.isArray(message.metadata) ||
+        json.includes("\\u0000")
+      ) {
         throw badRequest("invalid_metadata", `${at}.metadata must be a JSON object without NUL characters.`);
       }
       if (json.length > MAX_METADATA_CHARS) {
-        throw badRequest("metadata_too_large", `${at}.metadata is ${json.length} characters as JSON; keep it under ${MAX_METADATA_CHARS}.`);
+        throw badRequest(
+          "metadata_too_large",
+          `${at}.metadata is ${json.length} characters as JSON; keep it under ${MAX_METADATA_CHARS}.`,
+        );
       }
     }
   });
@@ -112,13 +135,20 @@ type TailMessage = Pick<StoredMessage, "id" | "parentId" | "role" | "contentHash
  * re-sent batch). Those map onto the stored rows; without this a retry would chain onto its own
  * first attempt and store the turn twice. A deliberate repeat of the same text needs clientMessageId.
  */
-function replayedPrefixLength(tenantId: string, sessionId: string, tail: readonly TailMessage[], batch: readonly AppendMessageInput[]): number {
+function replayedPrefixLength(
+  tenantId: string,
+  sessionId: string,
+  tail: readonly TailMessage[],
+  batch: readonly AppendMessageInput[],
+): number {
   const matches = (stored: TailMessage, message: AppendMessageInput, previous: TailMessage | undefined) =>
     stored.role === message.role &&
     stored.contentHash === messageContentHash(message.content) &&
     (message.clientMessageId === undefined ||
       stored.id === deterministicMessageId(tenantId, sessionId, { ...message, parentId: null })) &&
-    (message.parentId !== undefined ? stored.parentId === message.parentId : previous === undefined || stored.parentId === previous.id);
+    (message.parentId !== undefined
+      ? stored.parentId === message.parentId
+      : previous === undefined || stored.parentId === previous.id);
   for (let length = Math.min(tail.length, batch.length); length > 0; length--) {
     const window = tail.slice(tail.length - length);
     if (window.every((stored, i) => matches(stored, batch[i]!, i === 0 ? undefined : window[i - 1]))) return length;
@@ -148,17 +178,30 @@ async function sessionTail(db: DbOrTx, tenantId: string, sessionId: string, limi
  * granted `session:*` could otherwise put words into a colleague's conversation — into their agent's
  * recalled recent messages — and become one of its owners. Messages with no user say nothing.
  */
-async function assertSessionOwnedBy(db: DbOrTx, params: { tenantId: string; sessionId: string; userScopeId: string | null | undefined }) {
+async function assertSessionOwnedBy(
+  db: DbOrTx,
+  params: { tenantId: string; sessionId: string; userScopeId: string | null | undefined },
+) {
   if (!params.userScopeId) return;
   const [other] = await db
     .select({ id: memoryMessages.id })
     .from(memoryMessages)
-    .where(and(eq(memoryMessages.tenantId, params.tenantId), eq(memoryMessages.sessionId, params.sessionId), sql`${memoryMessages.userScopeId} <> ${params.userScopeId}`))
+    .where(
+      and(
+        eq(memoryMessages.tenantId, params.tenantId),
+        eq(memoryMessages.sessionId, params.sessionId),
+        sql`${memoryMessages.userScopeId} <> ${params.userScopeId}`,
+      ),
+    )
     .limit(1);
   if (other) {
-    throw forbidden("session_of_another_user", `Session ${params.sessionId} is another user's conversation; nothing was stored. Capture this turn under a session id of its own (one per conversation and user).`, {
-      sessionId: params.sessionId,
-    });
+    throw forbidden(
+      "session_of_another_user",
+      `Session ${params.sessionId} is another user's conversation; nothing was stored. Capture this turn under a session id of its own (one per conversation and user).`,
+      {
+        sessionId: params.sessionId,
+      },
+    );
   }
 }
 
@@ -201,7 +244,8 @@ export async function appendMessages(
         continue;
       }
       const parentId = message.parentId ?? previousId;
-      if (message.parentId !== undefined && !batchIds.has(message.parentId)) await assertParentInSession(tx, tenantId, sessionId, message.parentId);
+      if (message.parentId !== undefined && !batchIds.has(message.parentId))
+        await assertParentInSession(tx, tenantId, sessionId, message.parentId);
       const id = deterministicMessageId(tenantId, sessionId, { ...message, parentId });
       const [inserted] = await tx
         .insert(memoryMessages)
@@ -225,14 +269,29 @@ export async function appendMessages(
         .returning({ createdAt: memoryMessages.createdAt, seq: memoryMessages.seq });
       const createdAt = inserted?.createdAt ?? (await storedCreatedAt(tx, tenantId, id));
       out.push({ id, role: message.role, sessionId, createdAt, duplicate: !inserted });
-      if (inserted) fresh.push({ id, role: message.role, content: message.content, createdAt, seq: inserted.seq, source: typeof message.metadata?.source === "string" ? message.metadata.source : undefined });
+      if (inserted)
+        fresh.push({
+          id,
+          role: message.role,
+          content: message.content,
+          createdAt,
+          seq: inserted.seq,
+          source: typeof message.metadata?.source === "string" ? message.metadata.source : undefined,
+        });
       previousId = id;
       batchIds.add(id);
     }
     // 003's hot path runs in this transaction: evidence and its chunks appear together.
-    if (fresh.length) await memorySubscriber("messagesCaptured")(tx, { tenantId, sessionId, userScopeId: input.userScopeId ?? null, messages: fresh });
+    if (fresh.length)
+      await memorySubscriber("messagesCaptured")(tx, {
+        tenantId,
+        sessionId,
+        userScopeId: input.userScopeId ?? null,
+        messages: fresh,
+      });
     // Their vectors come from the queue, as cards' do: evidence search ranks by meaning too.
-    if (fresh.length) await enqueueEmbedJobs(tx, { tenantId, targets: fresh.map((m) => ({ kind: "message" as const, id: m.id })) });
+    if (fresh.length)
+      await enqueueEmbedJobs(tx, { tenantId, targets: fresh.map((m) => ({ kind: "message" as const, id: m.id })) });
     return { messages: out };
   });
 }
@@ -240,7 +299,10 @@ export async function appendMessages(
 async function assertParentInSession(db: DbOrTx, tenantId: string, sessionId: string, parentId: string): Promise<void> {
   const found = await resolveTrustedMessageIds(db, { tenantId, sessionId, ids: [parentId] });
   if (found.length === 0) {
-    throw badRequest("unknown_parent", `parentId ${parentId} is not a message of session ${sessionId}; omit it to chain onto the latest message.`);
+    throw badRequest(
+      "unknown_parent",
+      `parentId ${parentId} is not a message of session ${sessionId}; omit it to chain onto the latest message.`,
+    );
   }
 }
 
@@ -253,4 +315,3 @@ async function storedCreatedAt(db: DbOrTx, tenantId: string, id: string): Promis
   if (!row) throw new Error(`message ${id} conflicted on insert but cannot be read back`);
   return row.createdAt;
 }
-

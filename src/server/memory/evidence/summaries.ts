@@ -59,14 +59,18 @@ function cleanList(value: unknown, field: string): string[] {
     throw badRequest("invalid_summary", `${field} must be a list of strings.`);
   }
   const items = (value as string[]).map((item) => item.trim()).filter(Boolean);
-  if (items.length > MAX_LIST_ITEMS) throw badRequest("invalid_summary", `${field} has ${items.length} items; keep at most ${MAX_LIST_ITEMS}.`);
-  if (items.some((item) => item.length > MAX_ITEM_CHARS)) throw badRequest("invalid_summary", `Each ${field} item must be at most ${MAX_ITEM_CHARS} characters.`);
+  if (items.length > MAX_LIST_ITEMS)
+    throw badRequest("invalid_summary", `${field} has ${items.length} items; keep at most ${MAX_LIST_ITEMS}.`);
+  if (items.some((item) => item.length > MAX_ITEM_CHARS))
+    throw badRequest("invalid_summary", `Each ${field} item must be at most ${MAX_ITEM_CHARS} characters.`);
   return items;
 }
 
 function checkText(value: unknown, field: string, max: number): string {
-  if (typeof value !== "string" || value.trim() === "") throw badRequest("invalid_summary", `${field} must be non-empty text.`);
-  if (value.length > max) throw badRequest("invalid_summary", `${field} has ${value.length} characters; the limit is ${max}.`);
+  if (typeof value !== "string" || value.trim() === "")
+    throw badRequest("invalid_summary", `${field} must be non-empty text.`);
+  if (value.length > max)
+    throw badRequest("invalid_summary", `${field} has ${value.length} characters; the limit is ${max}.`);
   return value.trim();
 }
 
@@ -90,7 +94,10 @@ async function chainTips(db: DbOrTx, tenantId: string, sessionId: string): Promi
 }
 
 /** The newest summary of a session, or undefined before the first one. */
-export async function getLatestSummary(db: DbOrTx, params: { tenantId: string; sessionId: string }): Promise<MemorySummary | undefined> {
+export async function getLatestSummary(
+  db: DbOrTx,
+  params: { tenantId: string; sessionId: string },
+): Promise<MemorySummary | undefined> {
   const [tip] = await chainTips(db, params.tenantId, params.sessionId);
   return tip;
 }
@@ -109,8 +116,14 @@ export async function appendSummary(
   const fromMessageId = checkText(input.fromMessageId, "fromMessageId", 200);
   const toMessageId = checkText(input.toMessageId, "toMessageId", 200);
   const summary = checkText(input.summary, "summary", MAX_SUMMARY_CHARS);
-  const currentGoal = input.currentGoal == null || input.currentGoal.trim() === "" ? null : checkText(input.currentGoal, "currentGoal", MAX_ITEM_CHARS);
-  const lists = Object.fromEntries(LIST_FIELDS.map((field) => [field, cleanList(input[field], field)])) as Record<(typeof LIST_FIELDS)[number], string[]>;
+  const currentGoal =
+    input.currentGoal == null || input.currentGoal.trim() === ""
+      ? null
+      : checkText(input.currentGoal, "currentGoal", MAX_ITEM_CHARS);
+  const lists = Object.fromEntries(LIST_FIELDS.map((field) => [field, cleanList(input[field], field)])) as Record<
+    (typeof LIST_FIELDS)[number],
+    string[]
+  >;
   const generator = input.generator === undefined ? "rules" : checkText(input.generator, "generator", 200);
 
   try {
@@ -121,7 +134,11 @@ export async function appendSummary(
 
       const messageCount = await countMessagesInRange(tx, { tenantId, sessionId, fromMessageId, toMessageId });
       if (input.expectedMessageCount !== undefined && messageCount !== input.expectedMessageCount) {
-        throw new ServiceError("CONFLICT", "summary_messages_erased", `${input.expectedMessageCount - messageCount} of the messages this summary was written from were erased meanwhile; nothing was appended. Summarize the messages that are stored now.`);
+        throw new ServiceError(
+          "CONFLICT",
+          "summary_messages_erased",
+          `${input.expectedMessageCount - messageCount} of the messages this summary was written from were erased meanwhile; nothing was appended. Summarize the messages that are stored now.`,
+        );
       }
       const [row] = await tx
         .insert(memorySummaries)
@@ -168,11 +185,21 @@ async function countMessagesInRange(
     );
   const from = ends.find((row) => row.id === params.fromMessageId);
   const to = ends.find((row) => row.id === params.toMessageId);
-  for (const [field, id, row] of [["fromMessageId", params.fromMessageId, from], ["toMessageId", params.toMessageId, to]] as const) {
-    if (!row) throw badRequest("message_not_in_session", `${field} ${id} is not a message of session ${params.sessionId}; summarise messages that were appended to it.`);
+  for (const [field, id, row] of [
+    ["fromMessageId", params.fromMessageId, from],
+    ["toMessageId", params.toMessageId, to],
+  ] as const) {
+    if (!row)
+      throw badRequest(
+        "message_not_in_session",
+        `${field} ${id} is not a message of session ${params.sessionId}; summarise messages that were appended to it.`,
+      );
   }
   if (from!.seq > to!.seq) {
-    throw badRequest("invalid_message_range", `fromMessageId ${params.fromMessageId} comes after toMessageId ${params.toMessageId}; swap them.`);
+    throw badRequest(
+      "invalid_message_range",
+      `fromMessageId ${params.fromMessageId} comes after toMessageId ${params.toMessageId}; swap them.`,
+    );
   }
   const [row] = await db
     .select({ n: count() })
@@ -220,7 +247,13 @@ export async function getSummaryChain(
   return ids.map((id) => byId.get(id)).filter((row): row is MemorySummary => row !== undefined);
 }
 
-const CONTEXT_FIELDS: readonly [keyof Pick<MemorySummary, "constraints" | "decisions" | "preferences" | "pendingWork" | "completedWork" | "knownIssues">, string][] = [
+const CONTEXT_FIELDS: readonly [
+  keyof Pick<
+    MemorySummary,
+    "constraints" | "decisions" | "preferences" | "pendingWork" | "completedWork" | "knownIssues"
+  >,
+  string,
+][] = [
   ["constraints", "Constraints"],
   ["decisions", "Decisions"],
   ["preferences", "Preferences"],
@@ -233,14 +266,19 @@ const CONTEXT_FIELDS: readonly [keyof Pick<MemorySummary, "constraints" | "decis
  * A summary as memory_context shows it: its text, then its fields one line each, compactly (the
  * newest 3 items of each list, each at most 100 characters), leaving out what the text already says.
  */
-export function summaryForContext(summary: Pick<MemorySummary, "summary" | "currentGoal" | (typeof CONTEXT_FIELDS)[number][0]>): string {
+export function summaryForContext(
+  summary: Pick<MemorySummary, "summary" | "currentGoal" | (typeof CONTEXT_FIELDS)[number][0]>,
+): string {
   const text = summary.summary.trim();
   const said = (item: string) => text.includes(item.trim());
   const clip = (item: string) => (item.length > 100 ? `${item.slice(0, 99)}…` : item);
   const lines = [text];
   if (summary.currentGoal && !said(summary.currentGoal)) lines.push(`Goal: ${clip(summary.currentGoal)}`);
   for (const [field, label] of CONTEXT_FIELDS) {
-    const items = summary[field].filter((item) => !said(item)).slice(-3).map(clip);
+    const items = summary[field]
+      .filter((item) => !said(item))
+      .slice(-3)
+      .map(clip);
     if (items.length) lines.push(`${label}: ${items.join("; ")}`);
   }
   return lines.join("\n");

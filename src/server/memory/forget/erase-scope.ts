@@ -17,36 +17,56 @@ export type ScopeErasureResult = { done: boolean; reason?: string; message: stri
  * erases every conversation captured for them (messages, summaries, memory tree and their session
  * cards) — "彻底删除相关对话". Audited as one hard delete, with the receipt's counts.
  */
-export async function eraseScopeMemory(db: Database, ctx: MemoryCallContext, input: { scope: string; conversations?: boolean; reason: string }): Promise<ScopeErasureResult> {
+export async function eraseScopeMemory(
+  db: Database,
+  ctx: MemoryCallContext,
+  input: { scope: string; conversations?: boolean; reason: string },
+): Promise<ScopeErasureResult> {
   const scope = parseScope(input.scope);
-  const refused = (reason: string, message: string): ScopeErasureResult => ({ done: false, reason, message: `${message} Nothing was erased.` });
-  if (scope.type !== "user" && scope.type !== "workspace") return refused("unsupported_scope", `Erase a person's (user:<id>) or a workspace's (workspace:<id>) memory here; a conversation from its session page.`);
-  if (!scopeAllowed(scope, ctx.writeScopes)) return refused("scope_not_writable", `You may not write ${formatScope(scope)}.`);
+  const refused = (reason: string, message: string): ScopeErasureResult => ({
+    done: false,
+    reason,
+    message: `${message} Nothing was erased.`,
+  });
+  if (scope.type !== "user" && scope.type !== "workspace")
+    return refused(
+      "unsupported_scope",
+      `Erase a person's (user:<id>) or a workspace's (workspace:<id>) memory here; a conversation from its session page.`,
+    );
+  if (!scopeAllowed(scope, ctx.writeScopes))
+    return refused("scope_not_writable", `You may not write ${formatScope(scope)}.`);
   const conversations = input.conversations === true && scope.type === "user";
   // An erasure deletes rows writers lock: as their deadlock victim it is retried, as they are.
-  return retryOnContention(() => db.transaction(async (tx) => {
-    const now = new Date();
-    let receipt = await eraseScopeCards(tx, { tenantId: ctx.tenantId, scope, now });
-    let sessionsErased = 0;
-    if (conversations) {
-      const sessions = await tx
-        .selectDistinct({ id: memoryMessages.sessionId })
-        .from(memoryMessages)
-        .where(and(eq(memoryMessages.tenantId, ctx.tenantId), eq(memoryMessages.userScopeId, scope.id)));
-      for (const { id } of sessions) {
-        if (!scopeAllowed({ type: "session", id }, ctx.writeScopes)) continue;
-        const erased = await eraseConversation(tx, { tenantId: ctx.tenantId, sessionId: id, now });
-        if (!erased) continue;
-        receipt = mergeReceipts(receipt, erased);
-        sessionsErased++;
+  return retryOnContention(() =>
+    db.transaction(async (tx) => {
+      const now = new Date();
+      let receipt = await eraseScopeCards(tx, { tenantId: ctx.tenantId, scope, now });
+      let sessionsErased = 0;
+      if (conversations) {
+        const sessions = await tx
+          .selectDistinct({ id: memoryMessages.sessionId })
+          .from(memoryMessages)
+          .where(and(eq(memoryMessages.tenantId, ctx.tenantId), eq(memoryMessages.userScopeId, scope.id)));
+        for (const { id } of sessions) {
+          if (!scopeAllowed({ type: "session", id }, ctx.writeScopes)) continue;
+          const erased = await eraseConversation(tx, { tenantId: ctx.tenantId, sessionId: id, now });
+          if (!erased) continue;
+          receipt = mergeReceipts(receipt, erased);
+          sessionsErased++;
+        }
       }
-    }
-    const result: ScopeErasureReceipt = { ...receipt, scope: formatScope(scope), sessionsErased };
-    await recordAudit(tx, ctx, { eventType: "hard_delete", scope, reason: input.reason, metadata: { erased: "scope", conversations, receipt: receiptCounts(result) } });
-    return {
-      done: true,
-      receipt: result,
-      message: `Erased ${formatScope(scope)}: ${result.revisionsRemoved} card revisions${conversations ? `, ${sessionsErased} conversations (${result.messagesRemoved} messages)` : ""}. This is done.`,
-    };
-  }));
+      const result: ScopeErasureReceipt = { ...receipt, scope: formatScope(scope), sessionsErased };
+      await recordAudit(tx, ctx, {
+        eventType: "hard_delete",
+        scope,
+        reason: input.reason,
+        metadata: { erased: "scope", conversations, receipt: receiptCounts(result) },
+      });
+      return {
+        done: true,
+        receipt: result,
+        message: `Erased ${formatScope(scope)}: ${result.revisionsRemoved} card revisions${conversations ? `, ${sessionsErased} conversations (${result.messagesRemoved} messages)` : ""}. This is done.`,
+      };
+    }),
+  );
 }

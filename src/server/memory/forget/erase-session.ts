@@ -13,10 +13,16 @@ export type SessionErasureReceipt = ConversationErasure & { sessionId: string };
 export type SessionErasureResult = { done: boolean; reason?: string; message: string; receipt?: SessionErasureReceipt };
 
 /** Aggregate over a session's messages: every person they were captured for (null when none is known). */
-export const sessionOwnersColumn = () => sql<string[] | null>`array_agg(distinct ${memoryMessages.userScopeId}) filter (where ${memoryMessages.userScopeId} is not null)`;
+export const sessionOwnersColumn = () =>
+  sql<
+    string[] | null
+  >`array_agg(distinct ${memoryMessages.userScopeId}) filter (where ${memoryMessages.userScopeId} is not null)`;
 
 /** Whose conversation it is (every person its messages were captured for), and how many messages it holds. */
-async function sessionOwners(db: DbOrTx, params: { tenantId: string; sessionId: string }): Promise<{ owners: string[]; messages: number }> {
+async function sessionOwners(
+  db: DbOrTx,
+  params: { tenantId: string; sessionId: string },
+): Promise<{ owners: string[]; messages: number }> {
   const [row] = await db
     .select({ owners: sessionOwnersColumn(), messages: sql<number>`count(*)`.mapWith(Number) })
     .from(memoryMessages)
@@ -40,10 +46,18 @@ export const canEraseSession = (writeScopes: readonly ScopePattern[], sessionId:
  * card of its session scope with their revisions and embeddings (their audit rows scrubbed of content).
  * Cards in other scopes that cited it stay (counted in the receipt). Audited as a hard delete.
  */
-export async function eraseSession(db: Database, ctx: MemoryCallContext, input: { sessionId: string; reason: string }): Promise<SessionErasureResult> {
+export async function eraseSession(
+  db: Database,
+  ctx: MemoryCallContext,
+  input: { sessionId: string; reason: string },
+): Promise<SessionErasureResult> {
   const { tenantId } = ctx;
   const { sessionId } = input;
-  const missing: SessionErasureResult = { done: false, reason: "not_found", message: `No session ${sessionId} you can read. Nothing was erased.` };
+  const missing: SessionErasureResult = {
+    done: false,
+    reason: "not_found",
+    message: `No session ${sessionId} you can read. Nothing was erased.`,
+  };
   if (!scopeAllowed({ type: "session", id: sessionId }, ctx.readScopes)) return missing;
   return retryOnContention(() =>
     db.transaction(async (tx): Promise<SessionErasureResult> => {
@@ -56,17 +70,32 @@ export async function eraseSession(db: Database, ctx: MemoryCallContext, input: 
         tx
           .select({ id: memoryNodes.id })
           .from(memoryNodes)
-          .where(and(eq(memoryNodes.tenantId, tenantId), eq(memoryNodes.scopeType, "session"), eq(memoryNodes.scopeId, sessionId)))
+          .where(
+            and(
+              eq(memoryNodes.tenantId, tenantId),
+              eq(memoryNodes.scopeType, "session"),
+              eq(memoryNodes.scopeId, sessionId),
+            ),
+          )
           .limit(1),
       ]);
       if (messages === 0 && !card) return missing;
       if (!canEraseSession(ctx.writeScopes, sessionId, owners)) {
-        return { done: false, reason: "not_allowed", message: `Erasing session ${sessionId} needs write access to it and to its owners' profiles (${owners.length ? owners.map((o) => `user:${o}`).join(", ") : "every profile"}): your own conversations, or an admin. Nothing was erased.` };
+        return {
+          done: false,
+          reason: "not_allowed",
+          message: `Erasing session ${sessionId} needs write access to it and to its owners' profiles (${owners.length ? owners.map((o) => `user:${o}`).join(", ") : "every profile"}): your own conversations, or an admin. Nothing was erased.`,
+        };
       }
       const erased = await eraseConversation(tx, { tenantId, sessionId, now: new Date() });
       if (!erased) return missing;
       const receipt: SessionErasureReceipt = { ...erased, sessionId };
-      await recordAudit(tx, ctx, { eventType: "hard_delete", scope: { type: "session", id: sessionId }, reason: input.reason, metadata: { erased: "session", receipt: receiptCounts(receipt) } });
+      await recordAudit(tx, ctx, {
+        eventType: "hard_delete",
+        scope: { type: "session", id: sessionId },
+        reason: input.reason,
+        metadata: { erased: "session", receipt: receiptCounts(receipt) },
+      });
       return {
         done: true,
         receipt,

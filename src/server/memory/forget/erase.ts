@@ -55,7 +55,11 @@ export async function eraseTenantMemory(
   }
   // The audit keeps that it happened, not what was there (nor a reason or a refusal quoting it).
   await tx.update(TENANT_AUDIT_TABLE).set(SCRUBBED_AUDIT).where(eq(TENANT_AUDIT_TABLE.tenantId, params.tenantId));
-  await recordAudit(tx, { tenantId: params.tenantId, actor: params.actor }, { eventType: "hard_delete", reason: params.reason });
+  await recordAudit(
+    tx,
+    { tenantId: params.tenantId, actor: params.actor },
+    { eventType: "hard_delete", reason: params.reason },
+  );
 }
 
 /**
@@ -64,17 +68,22 @@ export async function eraseTenantMemory(
  * evidence, erased below).
  */
 export const LINEAGE_ERASURE: Record<TenantMemoryTableName, string> = {
-  memoryNodes: "deleted: every revision of the lineages; the shadowed marks their active cards set on broader cards of the slot are cleared",
+  memoryNodes:
+    "deleted: every revision of the lineages; the shadowed marks their active cards set on broader cards of the slot are cleared",
   memoryEmbeddings: "deleted: the vectors of those revisions",
   memoryNodeUsage: "deleted: the recall counts of those revisions (foreign key cascade)",
   memoryJobs: "deleted: jobs whose payload names one of those revisions (with evidence: or an erased message or chunk)",
-  idempotencyKeys: "replaced: stored replies that name one of those revisions become a tombstone (ERASED_REPLY), so a retry does not write again",
+  idempotencyKeys:
+    "replaced: stored replies that name one of those revisions become a tombstone (ERASED_REPLY), so a retry does not write again",
   memoryMessages: "with evidence: the source messages are deleted",
-  memorySummaries: "with evidence: summaries covering an erased message, and every later one of that session, are deleted",
+  memorySummaries:
+    "with evidence: summaries covering an erased message, and every later one of that session, are deleted",
   memoryChunks: "with evidence: chunks of the erased messages are deleted",
   memoryChunkTopics: "with evidence: go with their chunks (foreign key cascade)",
-  memoryTreeSummaries: "with evidence: L1 summaries sealing an erased chunk, and daily digests quoting one of them, are deleted",
-  memoryTopics: "with evidence: summaries of topics an erased chunk fed are rebuilt from their other chunks; a topic with none left is deleted",
+  memoryTreeSummaries:
+    "with evidence: L1 summaries sealing an erased chunk, and daily digests quoting one of them, are deleted",
+  memoryTopics:
+    "with evidence: summaries of topics an erased chunk fed are rebuilt from their other chunks; a topic with none left is deleted",
   memoryQueryLog: "kept: operation, latency and result counts only, no content",
 };
 
@@ -84,16 +93,27 @@ export const ERASED_REPLY = {
   erased: true,
   results: [],
   deletedIds: [],
-  message: "This call was done before; the memory it named has since been erased permanently (hard delete), so nothing was done again. Send a new call with a new idempotency key to write it anew.",
+  message:
+    "This call was done before; the memory it named has since been erased permanently (hard delete), so nothing was done again. Send a new call with a new idempotency key to write it anew.",
 };
 
 /** Deletes the queued jobs about these rows (embed jobs name `{kind, id}`, the others `nodeId`); returns how many. */
-async function deleteJobsNaming(tx: Transaction, tenantId: string, kind: "node" | "message" | "chunk", ids: readonly string[]): Promise<number> {
+async function deleteJobsNaming(
+  tx: Transaction,
+  tenantId: string,
+  kind: "node" | "message" | "chunk",
+  ids: readonly string[],
+): Promise<number> {
   const naming = or(
     and(sql`${memoryJobs.payload}->>'kind' = ${kind}`, inArray(sql`${memoryJobs.payload}->>'id'`, [...ids])),
     kind === "node" ? inArray(sql`${memoryJobs.payload}->>'nodeId'`, [...ids]) : undefined,
   );
-  return count(await tx.delete(memoryJobs).where(and(eq(memoryJobs.tenantId, tenantId), naming)).returning({ id: memoryJobs.id }));
+  return count(
+    await tx
+      .delete(memoryJobs)
+      .where(and(eq(memoryJobs.tenantId, tenantId), naming))
+      .returning({ id: memoryJobs.id }),
+  );
 }
 
 /**
@@ -102,7 +122,11 @@ async function deleteJobsNaming(tx: Transaction, tenantId: string, kind: "node" 
  * as a trace that it existed. Each slot is held as its writers hold it (the trigger's advisory lock), in
  * a fixed order, so a card overriding it that is written meanwhile marks it again after this.
  */
-async function clearShadowMarksOf(tx: Transaction, tenantId: string, erased: readonly { domain: string; key: string }[]) {
+async function clearShadowMarksOf(
+  tx: Transaction,
+  tenantId: string,
+  erased: readonly { domain: string; key: string }[],
+) {
   const locks = takeSlotLocks(erased.map((slot) => shadowSlotLock(tenantId, slot.domain, slot.key)));
   if (!locks) return;
   await tx.execute(locks);
@@ -126,7 +150,14 @@ export async function eraseLineages(
 ): Promise<ErasureReceipt> {
   const { tenantId, lineageIds } = params;
   const rows = await tx
-    .select({ id: memoryNodes.id, kind: memoryNodes.kind, sources: memoryNodes.sourceMessageIds, domain: memoryNodes.domain, key: memoryNodes.key, status: memoryNodes.status })
+    .select({
+      id: memoryNodes.id,
+      kind: memoryNodes.kind,
+      sources: memoryNodes.sourceMessageIds,
+      domain: memoryNodes.domain,
+      key: memoryNodes.key,
+      status: memoryNodes.status,
+    })
     .from(memoryNodes)
     .where(and(eq(memoryNodes.tenantId, tenantId), inArray(memoryNodes.lineageId, lineageIds)));
   const nodeIds = rows.map((r) => r.id);
@@ -150,21 +181,36 @@ export async function eraseLineages(
   if (nodeIds.length === 0) return receipt;
 
   receipt.embeddingsRemoved = count(
-    await tx.delete(memoryEmbeddings).where(and(eq(memoryEmbeddings.tenantId, tenantId), inArray(memoryEmbeddings.nodeId, nodeIds))).returning({ id: memoryEmbeddings.id }),
+    await tx
+      .delete(memoryEmbeddings)
+      .where(and(eq(memoryEmbeddings.tenantId, tenantId), inArray(memoryEmbeddings.nodeId, nodeIds)))
+      .returning({ id: memoryEmbeddings.id }),
   );
   await tx.delete(memoryNodes).where(and(eq(memoryNodes.tenantId, tenantId), inArray(memoryNodes.id, nodeIds)));
-  await clearShadowMarksOf(tx, tenantId, rows.filter((r) => r.status === "active"));
+  await clearShadowMarksOf(
+    tx,
+    tenantId,
+    rows.filter((r) => r.status === "active"),
+  );
   receipt.auditEventsScrubbed = count(
     await tx
       .update(memoryAuditEvents)
       .set(SCRUBBED_AUDIT)
       // A refused update's row names the card but no lineage.
-      .where(and(eq(memoryAuditEvents.tenantId, tenantId), or(inArray(memoryAuditEvents.lineageId, lineageIds), inArray(memoryAuditEvents.nodeId, nodeIds))))
+      .where(
+        and(
+          eq(memoryAuditEvents.tenantId, tenantId),
+          or(inArray(memoryAuditEvents.lineageId, lineageIds), inArray(memoryAuditEvents.nodeId, nodeIds)),
+        ),
+      )
       .returning({ id: memoryAuditEvents.id }),
   );
   // A stored reply that names an erased card is replaced by a tombstone, not deleted: a late retry of
   // the call (the ambiguous-commit case idempotency keys exist for) would otherwise write the card again.
-  const mentionsNode = sql`(${sql.join(nodeIds.map((id) => sql`${idempotencyKeys.response}::text like ${`%${id}%`}`), sql` or `)})`;
+  const mentionsNode = sql`(${sql.join(
+    nodeIds.map((id) => sql`${idempotencyKeys.response}::text like ${`%${id}%`}`),
+    sql` or `,
+  )})`;
   receipt.idempotencyRecordsRemoved = count(
     await tx
       .update(idempotencyKeys)
@@ -188,9 +234,15 @@ export async function eraseLineages(
  * content), so that the background extractor does not make them again from it: with the cards gone,
  * nothing else would tell it the message was handled.
  */
-async function markErasedKinds(tx: Transaction, tenantId: string, rows: readonly { kind: string; sources: string[] }[]) {
+async function markErasedKinds(
+  tx: Transaction,
+  tenantId: string,
+  rows: readonly { kind: string; sources: string[] }[],
+) {
   const kindsByMessage = new Map<string, Set<string>>();
-  for (const row of rows) for (const source of row.sources) kindsByMessage.set(source, (kindsByMessage.get(source) ?? new Set()).add(row.kind));
+  for (const row of rows)
+    for (const source of row.sources)
+      kindsByMessage.set(source, (kindsByMessage.get(source) ?? new Set()).add(row.kind));
   for (const [messageId, kinds] of kindsByMessage) {
     await tx.execute(sql`update ${memoryMessages} set metadata = jsonb_set(metadata, ${`{${ERASED_KINDS_FIELD}}`}::text[],
         (select coalesce(jsonb_agg(distinct k), '[]'::jsonb) from jsonb_array_elements_text(coalesce(metadata->${ERASED_KINDS_FIELD}, '[]'::jsonb) || ${JSON.stringify([...kinds])}::jsonb) as k))
@@ -202,7 +254,10 @@ async function markErasedKinds(tx: Transaction, tenantId: string, rows: readonly
 async function eraseEvidence(tx: Transaction, tenantId: string, messageIds: string[], receipt: ErasureReceipt) {
   // Each affected chain is held (in a fixed order) while its summaries go, so a summary being written
   // from these messages either lands first and is deleted here, or is refused (appendSummary counts them).
-  const sessions = await tx.selectDistinct({ id: memoryMessages.sessionId }).from(memoryMessages).where(and(eq(memoryMessages.tenantId, tenantId), inArray(memoryMessages.id, messageIds)));
+  const sessions = await tx
+    .selectDistinct({ id: memoryMessages.sessionId })
+    .from(memoryMessages)
+    .where(and(eq(memoryMessages.tenantId, tenantId), inArray(memoryMessages.id, messageIds)));
   for (const id of sessions.map((row) => row.id).sort()) await lockSessionSummaries(tx, tenantId, id);
   // Summaries whose message range covers an erased message, and every later summary of that session
   // (each one was built from its parent, so they all carry the erased text forward).
@@ -213,7 +268,10 @@ async function eraseEvidence(tx: Transaction, tenantId: string, messageIds: stri
         join ${memoryMessages} fm on fm.tenant_id = s.tenant_id and fm.id = s.from_message_id
         join ${memoryMessages} tm on tm.tenant_id = s.tenant_id and tm.id = s.to_message_id
         join ${memoryMessages} m on m.tenant_id = s.tenant_id and m.session_id = s.session_id and m.seq between fm.seq and tm.seq
-        where s.tenant_id = ${tenantId} and m.id in (${sql.join(messageIds.map((id) => sql`${id}`), sql`, `)})
+        where s.tenant_id = ${tenantId} and m.id in (${sql.join(
+          messageIds.map((id) => sql`${id}`),
+          sql`, `,
+        )})
         group by s.session_id`,
   );
   for (const { session_id, from_seq } of affected) {
@@ -247,25 +305,49 @@ async function eraseMemoryTree(tx: Transaction, tenantId: string, messageIds: st
   const topicRows = await tx
     .selectDistinct({ topicId: memoryChunkTopics.topicId })
     .from(memoryChunkTopics)
-    .innerJoin(memoryChunks, and(eq(memoryChunks.tenantId, memoryChunkTopics.tenantId), eq(memoryChunks.id, memoryChunkTopics.chunkId)))
+    .innerJoin(
+      memoryChunks,
+      and(eq(memoryChunks.tenantId, memoryChunkTopics.tenantId), eq(memoryChunks.id, memoryChunkTopics.chunkId)),
+    )
     .where(and(inTenant, inArray(memoryChunks.messageId, messageIds)));
-  const chunkRows = await tx.delete(memoryChunks).where(and(inTenant, inArray(memoryChunks.messageId, messageIds))).returning({ id: memoryChunks.id });
+  const chunkRows = await tx
+    .delete(memoryChunks)
+    .where(and(inTenant, inArray(memoryChunks.messageId, messageIds)))
+    .returning({ id: memoryChunks.id });
   receipt.chunksRemoved = chunkRows.length;
   if (chunkRows.length === 0) return;
-  receipt.jobsRemoved += await deleteJobsNaming(tx, tenantId, "chunk", chunkRows.map((c) => c.id));
+  receipt.jobsRemoved += await deleteJobsNaming(
+    tx,
+    tenantId,
+    "chunk",
+    chunkRows.map((c) => c.id),
+  );
 
   const sealing = await tx
     .delete(memoryTreeSummaries)
-    .where(and(eq(memoryTreeSummaries.tenantId, tenantId), arrayOverlaps(memoryTreeSummaries.chunkIds, chunkRows.map((c) => c.id))))
+    .where(
+      and(
+        eq(memoryTreeSummaries.tenantId, tenantId),
+        arrayOverlaps(
+          memoryTreeSummaries.chunkIds,
+          chunkRows.map((c) => c.id),
+        ),
+      ),
+    )
     .returning({ id: memoryTreeSummaries.id, sessionId: memoryTreeSummaries.sessionId });
   if (sealing.length) {
     const sealingIds = sealing.map((s) => s.id);
     const digests = await tx
       .delete(memoryTreeSummaries)
-      .where(and(eq(memoryTreeSummaries.tenantId, tenantId), arrayOverlaps(memoryTreeSummaries.childSummaryIds, sealingIds)))
+      .where(
+        and(eq(memoryTreeSummaries.tenantId, tenantId), arrayOverlaps(memoryTreeSummaries.childSummaryIds, sealingIds)),
+      )
       .returning({ id: memoryTreeSummaries.id });
     receipt.treeSummariesRemoved = sealing.length + digests.length;
-    await tx.update(memoryChunks).set({ admission: "admitted", sealedIntoId: null }).where(and(inTenant, inArray(memoryChunks.sealedIntoId, sealingIds)));
+    await tx
+      .update(memoryChunks)
+      .set({ admission: "admitted", sealedIntoId: null })
+      .where(and(inTenant, inArray(memoryChunks.sealedIntoId, sealingIds)));
     for (const sessionId of new Set(sealing.flatMap((s) => (s.sessionId ? [s.sessionId] : [])))) {
       await enqueueJob(tx, { tenantId, type: "seal", dedupeKey: `seal:${sessionId}`, payload: { sessionId } });
     }
@@ -278,12 +360,26 @@ async function eraseMemoryTree(tx: Transaction, tenantId: string, messageIds: st
 }
 
 /** Every card of one scope, all revisions, with what eraseLineages takes along (evidence stays). */
-export async function eraseScopeCards(tx: Transaction, params: { tenantId: string; scope: MemoryScope; now: Date }): Promise<ErasureReceipt> {
+export async function eraseScopeCards(
+  tx: Transaction,
+  params: { tenantId: string; scope: MemoryScope; now: Date },
+): Promise<ErasureReceipt> {
   const lineages = await tx
     .selectDistinct({ id: memoryNodes.lineageId })
     .from(memoryNodes)
-    .where(and(eq(memoryNodes.tenantId, params.tenantId), eq(memoryNodes.scopeType, params.scope.type), eq(memoryNodes.scopeId, params.scope.id)));
-  return eraseLineages(tx, { tenantId: params.tenantId, lineageIds: lineages.map((l) => l.id), eraseEvidence: false, now: params.now });
+    .where(
+      and(
+        eq(memoryNodes.tenantId, params.tenantId),
+        eq(memoryNodes.scopeType, params.scope.type),
+        eq(memoryNodes.scopeId, params.scope.id),
+      ),
+    );
+  return eraseLineages(tx, {
+    tenantId: params.tenantId,
+    lineageIds: lineages.map((l) => l.id),
+    eraseEvidence: false,
+    now: params.now,
+  });
 }
 
 /**
@@ -307,7 +403,13 @@ async function activeCardsCiting(tx: Transaction, tenantId: string, messageIds: 
   const [row] = await tx
     .select({ n: sql<number>`count(*)`.mapWith(Number) })
     .from(memoryNodes)
-    .where(and(eq(memoryNodes.tenantId, tenantId), eq(memoryNodes.status, "active"), arrayOverlaps(memoryNodes.sourceMessageIds, messageIds)));
+    .where(
+      and(
+        eq(memoryNodes.tenantId, tenantId),
+        eq(memoryNodes.status, "active"),
+        arrayOverlaps(memoryNodes.sourceMessageIds, messageIds),
+      ),
+    );
   return row?.n ?? 0;
 }
 
@@ -321,7 +423,10 @@ export type ConversationErasure = ErasureReceipt & {
  * built on them (eraseEvidence), any summary of it left, and its queued jobs. Null, with nothing
  * erased, when the session holds neither messages nor cards. Runs inside the caller's transaction.
  */
-export async function eraseConversation(tx: Transaction, params: { tenantId: string; sessionId: string; now: Date }): Promise<ConversationErasure | null> {
+export async function eraseConversation(
+  tx: Transaction,
+  params: { tenantId: string; sessionId: string; now: Date },
+): Promise<ConversationErasure | null> {
   const { tenantId, sessionId } = params;
   // Messages and the summary chain first: a summarizer or extractor that read them before must find them gone.
   await lockSessionSummaries(tx, tenantId, sessionId);
@@ -331,9 +436,17 @@ export async function eraseConversation(tx: Transaction, params: { tenantId: str
   const receipt: ConversationErasure = { ...cards, cardsCitingKept: await activeCardsCiting(tx, tenantId, messageIds) };
   if (messageIds.length) await eraseEvidence(tx, tenantId, messageIds, receipt);
   // A summary whose messages were already gone is not reached through them.
-  receipt.summariesRemoved += (await tx.delete(memorySummaries).where(and(eq(memorySummaries.tenantId, tenantId), eq(memorySummaries.sessionId, sessionId))).returning({ id: memorySummaries.id })).length;
+  receipt.summariesRemoved += (
+    await tx
+      .delete(memorySummaries)
+      .where(and(eq(memorySummaries.tenantId, tenantId), eq(memorySummaries.sessionId, sessionId)))
+      .returning({ id: memorySummaries.id })
+  ).length;
   receipt.jobsRemoved += (
-    await tx.delete(memoryJobs).where(and(eq(memoryJobs.tenantId, tenantId), sql`${memoryJobs.payload}->>'sessionId' = ${sessionId}`)).returning({ id: memoryJobs.id })
+    await tx
+      .delete(memoryJobs)
+      .where(and(eq(memoryJobs.tenantId, tenantId), sql`${memoryJobs.payload}->>'sessionId' = ${sessionId}`))
+      .returning({ id: memoryJobs.id })
   ).length;
   return receipt;
 }

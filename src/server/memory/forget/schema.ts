@@ -35,14 +35,36 @@ export const memoryForgetInputSchema = strictShape("memory_forget", {
   reason: z.string().trim().min(1, "say why (the user's request) in reason").max(500),
   idempotencyKey: z.string().min(8).max(200).optional(),
 }).superRefine((input, ctx) => {
-  const forms = [input.id !== undefined, input.targets !== undefined, input.selector !== undefined, input.all === true].filter(Boolean).length;
-  if (forms !== 1) ctx.addIssue({ code: "custom", message: "send exactly one of: id (+ expectedRevision), targets, selector, or all: true" });
-  if (input.id !== undefined && input.expectedRevision === undefined) ctx.addIssue({ code: "custom", path: ["expectedRevision"], message: "forgetting by id needs expectedRevision (from memory_get)" });
-  if (input.eraseEvidence && input.mode !== "hard") ctx.addIssue({ code: "custom", path: ["eraseEvidence"], message: "eraseEvidence needs mode: hard" });
+  const forms = [
+    input.id !== undefined,
+    input.targets !== undefined,
+    input.selector !== undefined,
+    input.all === true,
+  ].filter(Boolean).length;
+  if (forms !== 1)
+    ctx.addIssue({
+      code: "custom",
+      message: "send exactly one of: id (+ expectedRevision), targets, selector, or all: true",
+    });
+  if (input.id !== undefined && input.expectedRevision === undefined)
+    ctx.addIssue({
+      code: "custom",
+      path: ["expectedRevision"],
+      message: "forgetting by id needs expectedRevision (from memory_get)",
+    });
+  if (input.eraseEvidence && input.mode !== "hard")
+    ctx.addIssue({ code: "custom", path: ["eraseEvidence"], message: "eraseEvidence needs mode: hard" });
 });
 export type MemoryForgetInput = z.input<typeof memoryForgetInputSchema>;
 
-export type ForgetCandidate = { id: string; revision: number; scope: string; key: string; title: string; status: string };
+export type ForgetCandidate = {
+  id: string;
+  revision: number;
+  scope: string;
+  key: string;
+  title: string;
+  status: string;
+};
 
 /** What a hard delete removed: counts and ids, never the content. */
 export type ErasureReceipt = {
@@ -73,7 +95,14 @@ export type MemoryForgetResult = {
   requiresConfirmation?: boolean;
   candidates?: ForgetCandidate[];
   /** currentId / currentIdRevision: the card current now when the target was replaced (update, supersede). */
-  conflicts?: { id: string; expectedRevision: number; currentRevision: number | null; currentStatus: string | null; currentId?: string; currentIdRevision?: number }[];
+  conflicts?: {
+    id: string;
+    expectedRevision: number;
+    currentRevision: number | null;
+    currentStatus: string | null;
+    currentId?: string;
+    currentIdRevision?: number;
+  }[];
   receipt?: ErasureReceipt;
   replayed?: boolean;
 };

@@ -1,8 +1,16 @@
 import { z } from "zod";
-import { SCOPE_TYPES,type ScopeType } from "~/db/schema";
+import { SCOPE_TYPES, type ScopeType } from "~/db/schema";
 import { normalizeFlavorProfile } from "../write/value-normalize";
 import type { KindDefinition } from "./definition";
-import { itemFromFields,nonEmptyRecord,objectWithOneOf,SHAPE_SCHEMAS,text,textList,timezoneValue } from "./value-shapes";
+import {
+  itemFromFields,
+  nonEmptyRecord,
+  objectWithOneOf,
+  SHAPE_SCHEMAS,
+  text,
+  textList,
+  timezoneValue,
+} from "./value-shapes";
 
 /**
  * The built-in kinds as data (002's slots + 000's cooking schema), the names a model tends to invent
@@ -14,7 +22,10 @@ const SHARED_SCOPES: readonly ScopeType[] = ["user", "workspace", "session", "co
 const COOKING_DOMAIN = "生活技能";
 const COOKING_PREFERENCES = [COOKING_DOMAIN, "做饭", "饮食偏好"];
 
-type KindSpec = Pick<KindDefinition, "kind" | "key" | "domain" | "categoryPath" | "type" | "valueShape" | "valueHint" | "valueSchema" | "description"> &
+type KindSpec = Pick<
+  KindDefinition,
+  "kind" | "key" | "domain" | "categoryPath" | "type" | "valueShape" | "valueHint" | "valueSchema" | "description"
+> &
   Partial<Omit<KindDefinition, "source">>;
 
 /** Defaults: a personal, single-slot, explicit-intent, user-scope kind with a required value. */
@@ -39,7 +50,8 @@ const ingredientKind = (kind: string, description: string) =>
     type: "preference",
     itemized: true,
     valueShape: "string",
-    valueHint: 'the ingredient or food ("香菜", "peanuts"), or { ingredient (or food), note?, reason? }; itemKey defaults to it',
+    valueHint:
+      'the ingredient or food ("香菜", "peanuts"), or { ingredient (or food), note?, reason? }; itemKey defaults to it',
     valueSchema: z.union([text, objectWithOneOf(["ingredient", "food", "name"])]),
     itemKeyFromValue: itemFromFields(["ingredient", "food", "name"]),
     description,
@@ -54,7 +66,8 @@ export const BUILT_IN_KINDS: readonly KindDefinition[] = [
     categoryPath: ["interaction", "relationship"],
     type: "preference",
     valueShape: "object",
-    valueHint: "{ userRole?, assistantRole?, addressUserAs?, tone? } with at least one of userRole/assistantRole/addressUserAs",
+    valueHint:
+      "{ userRole?, assistantRole?, addressUserAs?, tone? } with at least one of userRole/assistantRole/addressUserAs",
     valueSchema: objectWithOneOf(["userRole", "assistantRole", "addressUserAs"]),
     allowedScopes: SHARED_SCOPES,
     alwaysRecall: true,
@@ -155,7 +168,8 @@ export const BUILT_IN_KINDS: readonly KindDefinition[] = [
     itemized: true,
     itemKeyFromTitle: true,
     valueShape: "any",
-    valueHint: "the decision as text, or { decision, rationale?, ... }; itemKey names the decision (database, release_day), else the title does",
+    valueHint:
+      "the decision as text, or { decision, rationale?, ... }; itemKey names the decision (database, release_day), else the title does",
     valueSchema: z.union([text, nonEmptyRecord]),
     valueRequired: false,
     defaultScope: "workspace",
@@ -261,7 +275,8 @@ export const BUILT_IN_KINDS: readonly KindDefinition[] = [
     type: "constraint",
     itemized: true,
     valueShape: "any",
-    valueHint: 'the state as text ("stomach upset today"); itemKey names the aspect (health, travel); needs expiresAt outside session scope',
+    valueHint:
+      'the state as text ("stomach upset today"); itemKey names the aspect (health, travel); needs expiresAt outside session scope',
     valueSchema: z.union([text, nonEmptyRecord]),
     valueRequired: false,
     defaultScope: "session",
@@ -271,7 +286,10 @@ export const BUILT_IN_KINDS: readonly KindDefinition[] = [
     description: "A temporary state of the user that matters for a while (health, travel, mood).",
   }),
   // 000's cooking schema (生活技能 / 做饭).
-  ingredientKind("avoid_ingredient", "An ingredient or food the user avoids (dislike, allergy, religion), one card per item."),
+  ingredientKind(
+    "avoid_ingredient",
+    "An ingredient or food the user avoids (dislike, allergy, religion), one card per item.",
+  ),
   ingredientKind("preferred_ingredient", "An ingredient the user likes in recipes, one card per ingredient."),
   builtIn({
     kind: "flavor_profile",
@@ -280,10 +298,11 @@ export const BUILT_IN_KINDS: readonly KindDefinition[] = [
     categoryPath: COOKING_PREFERENCES,
     type: "preference",
     valueShape: "object",
-    valueHint: '{ spicy?, oil?, salt?, sugar?, sour? } each "none" | "low" | "medium" | "high"; phrases like "少油少辣" are accepted',
-    valueSchema: z
-      .record(z.string(), z.string())
-      .refine((value) => Object.keys(value).length > 0, { error: "names no recognised flavor (spicy, oil, salt, sugar, sour)" }),
+    valueHint:
+      '{ spicy?, oil?, salt?, sugar?, sour? } each "none" | "low" | "medium" | "high"; phrases like "少油少辣" are accepted',
+    valueSchema: z.record(z.string(), z.string()).refine((value) => Object.keys(value).length > 0, {
+      error: "names no recognised flavor (spicy, oil, salt, sugar, sour)",
+    }),
     normalizeValue: (value) =>
       typeof value === "string" || Array.isArray(value) || (value && typeof value === "object")
         ? normalizeFlavorProfile(value as string | unknown[] | Record<string, unknown>)
@@ -331,30 +350,95 @@ export const BUILT_IN_KINDS: readonly KindDefinition[] = [
 
 /** Names a model tends to invent → the controlled kind (000: the same meaning must get one key). */
 export const kindKeySynonyms: Readonly<Record<string, string>> = {
-  relationship_contract: "interaction_contract", interaction: "interaction_contract", address_user_as: "interaction_contract", persona: "interaction_contract",
-  name: "profile_name", user_name: "profile_name", username: "profile_name", display_name: "profile_name", preferred_name: "profile_name", nickname: "profile_name",
-  location: "home_location", home: "home_location", home_city: "home_location", city: "home_location", residence: "home_location", hometown: "home_location",
-  job: "occupation", profession: "occupation", job_title: "occupation", work: "occupation", role: "occupation",
-  timezone: "timezone_preference", time_zone: "timezone_preference", tz: "timezone_preference",
-  language: "language_preference", preferred_language: "language_preference", reply_language: "language_preference", locale: "language_preference",
-  constraint: "hard_constraint", rule: "hard_constraint", hard_rule: "hard_constraint", must_not: "hard_constraint",
-  goal: "long_term_goal", long_term_goals: "long_term_goal", objective: "long_term_goal",
-  decision: "durable_decision", project_decision: "durable_decision",
-  fact: "custom_fact", note: "custom_fact", custom: "custom_fact",
+  relationship_contract: "interaction_contract",
+  interaction: "interaction_contract",
+  address_user_as: "interaction_contract",
+  persona: "interaction_contract",
+  name: "profile_name",
+  user_name: "profile_name",
+  username: "profile_name",
+  display_name: "profile_name",
+  preferred_name: "profile_name",
+  nickname: "profile_name",
+  location: "home_location",
+  home: "home_location",
+  home_city: "home_location",
+  city: "home_location",
+  residence: "home_location",
+  hometown: "home_location",
+  job: "occupation",
+  profession: "occupation",
+  job_title: "occupation",
+  work: "occupation",
+  role: "occupation",
+  timezone: "timezone_preference",
+  time_zone: "timezone_preference",
+  tz: "timezone_preference",
+  language: "language_preference",
+  preferred_language: "language_preference",
+  reply_language: "language_preference",
+  locale: "language_preference",
+  constraint: "hard_constraint",
+  rule: "hard_constraint",
+  hard_rule: "hard_constraint",
+  must_not: "hard_constraint",
+  goal: "long_term_goal",
+  long_term_goals: "long_term_goal",
+  objective: "long_term_goal",
+  decision: "durable_decision",
+  project_decision: "durable_decision",
+  fact: "custom_fact",
+  note: "custom_fact",
+  custom: "custom_fact",
   // food_avoidance was a kind of its own until the two meant the same thing (MERGED_KINDS).
-  food_avoidance: "avoid_ingredient", food_dislike: "avoid_ingredient", food_allergy: "avoid_ingredient", allergy: "avoid_ingredient", avoided_food: "avoid_ingredient", disliked_food: "avoid_ingredient",
-  accessibility: "accessibility_need", disability: "accessibility_need",
-  communication_style: "communication_preference", response_style: "communication_preference", tone: "communication_preference", reply_style: "communication_preference",
-  project: "project_context", project_fact: "project_context", project_info: "project_context",
-  relationship: "personal_relationship", family_member: "personal_relationship", contact: "personal_relationship", relative: "personal_relationship",
-  task: "active_task", current_task: "active_task", todo: "active_task",
-  temporary: "temporary_state", current_state: "temporary_state", temporary_condition: "temporary_state", mood: "temporary_state",
-  disliked_ingredient: "avoid_ingredient", avoid_food: "avoid_ingredient", excluded_ingredient: "avoid_ingredient", avoided_ingredient: "avoid_ingredient", no_ingredient: "avoid_ingredient",
-  liked_ingredient: "preferred_ingredient", favorite_ingredient: "preferred_ingredient", favourite_ingredient: "preferred_ingredient",
-  flavor: "flavor_profile", flavour: "flavor_profile", flavor_preference: "flavor_profile", taste: "flavor_profile", taste_preference: "flavor_profile", spice_level: "flavor_profile",
-  diet: "dietary_restriction", dietary_preference: "dietary_restriction", diet_restriction: "dietary_restriction",
-  cooking_time: "cooking_time_preference", cook_time: "cooking_time_preference", prep_time: "cooking_time_preference",
-  dish: "recipe", recipe_note: "recipe",
+  food_avoidance: "avoid_ingredient",
+  food_dislike: "avoid_ingredient",
+  food_allergy: "avoid_ingredient",
+  allergy: "avoid_ingredient",
+  avoided_food: "avoid_ingredient",
+  disliked_food: "avoid_ingredient",
+  accessibility: "accessibility_need",
+  disability: "accessibility_need",
+  communication_style: "communication_preference",
+  response_style: "communication_preference",
+  tone: "communication_preference",
+  reply_style: "communication_preference",
+  project: "project_context",
+  project_fact: "project_context",
+  project_info: "project_context",
+  relationship: "personal_relationship",
+  family_member: "personal_relationship",
+  contact: "personal_relationship",
+  relative: "personal_relationship",
+  task: "active_task",
+  current_task: "active_task",
+  todo: "active_task",
+  temporary: "temporary_state",
+  current_state: "temporary_state",
+  temporary_condition: "temporary_state",
+  mood: "temporary_state",
+  disliked_ingredient: "avoid_ingredient",
+  avoid_food: "avoid_ingredient",
+  excluded_ingredient: "avoid_ingredient",
+  avoided_ingredient: "avoid_ingredient",
+  no_ingredient: "avoid_ingredient",
+  liked_ingredient: "preferred_ingredient",
+  favorite_ingredient: "preferred_ingredient",
+  favourite_ingredient: "preferred_ingredient",
+  flavor: "flavor_profile",
+  flavour: "flavor_profile",
+  flavor_preference: "flavor_profile",
+  taste: "flavor_profile",
+  taste_preference: "flavor_profile",
+  spice_level: "flavor_profile",
+  diet: "dietary_restriction",
+  dietary_preference: "dietary_restriction",
+  diet_restriction: "dietary_restriction",
+  cooking_time: "cooking_time_preference",
+  cook_time: "cooking_time_preference",
+  prep_time: "cooking_time_preference",
+  dish: "recipe",
+  recipe_note: "recipe",
 };
 
 /**

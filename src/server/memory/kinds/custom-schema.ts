@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { NODE_TYPES,SCOPE_TYPES } from "~/db/schema";
-import { BUILT_IN_KINDS,MERGED_KINDS } from "./catalogue";
-import { VALUE_SHAPES,type KindDefinition,type ValueShape } from "./definition";
+import { NODE_TYPES, SCOPE_TYPES } from "~/db/schema";
+import { BUILT_IN_KINDS, MERGED_KINDS } from "./catalogue";
+import { VALUE_SHAPES, type KindDefinition, type ValueShape } from "./definition";
 import { resolveKind } from "./registry";
 import { SHAPE_SCHEMAS } from "./value-shapes";
 
@@ -50,13 +50,23 @@ const customValueHint: Record<ValueShape, string> = {
 export function buildCustomKind(json: unknown, existingCustom: readonly KindDefinition[] = []): BuildCustomKindResult {
   const parsed = customKindDefinitionSchema.safeParse(json);
   if (!parsed.success) {
-    const message = parsed.error.issues.map((issue) => `${issue.path.join(".") || "definition"}: ${issue.message}`).join("; ");
+    const message = parsed.error.issues
+      .map((issue) => `${issue.path.join(".") || "definition"}: ${issue.message}`)
+      .join("; ");
     return { ok: false, reason: "invalid_definition", message };
   }
   const input = parsed.data;
-  const clashesWithKey = (key: string) => key === input.key || key.startsWith(`${input.key}.`) || input.key.startsWith(`${key}.`);
-  if (resolveKind(input.kind) || [...BUILT_IN_KINDS.map((def) => def.key), ...Object.values(MERGED_KINDS).map((m) => m.key)].some(clashesWithKey)) {
-    return { ok: false, reason: "shadows_builtin", message: `kind ${input.kind} or key ${input.key} is taken by a built-in kind` };
+  const clashesWithKey = (key: string) =>
+    key === input.key || key.startsWith(`${input.key}.`) || input.key.startsWith(`${key}.`);
+  if (
+    resolveKind(input.kind) ||
+    [...BUILT_IN_KINDS.map((def) => def.key), ...Object.values(MERGED_KINDS).map((m) => m.key)].some(clashesWithKey)
+  ) {
+    return {
+      ok: false,
+      reason: "shadows_builtin",
+      message: `kind ${input.kind} or key ${input.key} is taken by a built-in kind`,
+    };
   }
   const others = existingCustom.filter((def) => def.kind !== input.kind);
   if (others.some((def) => def.key === input.key)) {

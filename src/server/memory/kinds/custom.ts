@@ -1,15 +1,15 @@
-import { and,asc,count,eq,sql } from "drizzle-orm";
+import { and, asc, count, eq, sql } from "drizzle-orm";
 import { jsonValue } from "~/db/raw";
-import { memoryKinds,memoryNodes,tenants,type Tenant } from "~/db/schema";
-import type { Database,DbOrTx } from "~/db/types";
-import { badRequest,notFound,ServiceError } from "~/server/errors";
+import { memoryKinds, memoryNodes, tenants, type Tenant } from "~/db/schema";
+import type { Database, DbOrTx } from "~/db/types";
+import { badRequest, notFound, ServiceError } from "~/server/errors";
 import { log } from "~/server/log";
 import { unknownTenant } from "~/server/tenants/policy";
 import { recordAudit } from "../store/audit";
 import type { MemoryCallContext } from "../call-context";
-import { buildCustomKind,customKindDefinitionSchema } from "./custom-schema";
+import { buildCustomKind, customKindDefinitionSchema } from "./custom-schema";
 import type { KindDefinition } from "./definition";
-import { listKinds,resolveKind } from "./registry";
+import { listKinds, resolveKind } from "./registry";
 
 /**
  * Per-tenant kinds added by admins (`memory_kinds`). The stored JSON is the validated admin input;
@@ -38,7 +38,13 @@ function rebuild(tenantId: string, rows: readonly StoredKind[]): KindDefinition[
   for (const row of rows) {
     const built = buildCustomKind(row.definition, out);
     if (built.ok) out.push(built.definition);
-    else log("warn", "skipping invalid custom kind", { tenantId, kind: row.kind, reason: built.reason, message: built.message });
+    else
+      log("warn", "skipping invalid custom kind", {
+        tenantId,
+        kind: row.kind,
+        reason: built.reason,
+        message: built.message,
+      });
   }
   return out;
 }
@@ -47,7 +53,11 @@ export async function listCustomKinds(db: DbOrTx, tenantId: string): Promise<Kin
   return rebuild(tenantId, await storedKinds(db, tenantId));
 }
 
-const registryOf = (custom: KindDefinition[]): KindRegistry => ({ resolve: (kind) => resolveKind(kind, custom), all: listKinds(custom), custom });
+const registryOf = (custom: KindDefinition[]): KindRegistry => ({
+  resolve: (kind) => resolveKind(kind, custom),
+  all: listKinds(custom),
+  custom,
+});
 
 /** The built-in kinds alone: for calls that name no kind, which then need no read of the tenant's. */
 export const BUILT_IN_KIND_REGISTRY: KindRegistry = registryOf([]);
@@ -60,10 +70,19 @@ export async function loadKindRegistry(db: DbOrTx, tenantId: string): Promise<Ki
  * The organisation's row (its write and sensitive-data policies) and its kind registry in one
  * statement: a write needs both before anything else, and two statements cost two round trips.
  */
-export async function loadTenantWithKinds(db: DbOrTx, tenantId: string): Promise<{ tenant: Tenant; registry: KindRegistry }> {
-  const kindRows = sql<string | StoredKind[]>`(select coalesce(json_agg(json_build_object('kind', k.kind, 'definition', k.definition) order by k.kind), '[]'::json)
+export async function loadTenantWithKinds(
+  db: DbOrTx,
+  tenantId: string,
+): Promise<{ tenant: Tenant; registry: KindRegistry }> {
+  const kindRows = sql<
+    string | StoredKind[]
+  >`(select coalesce(json_agg(json_build_object('kind', k.kind, 'definition', k.definition) order by k.kind), '[]'::json)
       from ${memoryKinds} k where k.tenant_id = ${tenants.id})`;
-  const [row] = await db.select({ tenant: tenants, kinds: kindRows }).from(tenants).where(eq(tenants.id, tenantId)).limit(1);
+  const [row] = await db
+    .select({ tenant: tenants, kinds: kindRows })
+    .from(tenants)
+    .where(eq(tenants.id, tenantId))
+    .limit(1);
   if (!row) throw unknownTenant(tenantId);
   const kinds = jsonValue(row.kinds);
   return { tenant: row.tenant, registry: registryOf(rebuild(tenantId, kinds)) };
@@ -90,7 +109,10 @@ export async function saveCustomKind(db: Database, ctx: AuditCtx, json: unknown)
     await tx
       .insert(memoryKinds)
       .values({ tenantId: ctx.tenantId, kind: built.definition.kind, definition, createdById: ctx.actor.id })
-      .onConflictDoUpdate({ target: [memoryKinds.tenantId, memoryKinds.kind], set: { definition, updatedAt: sql`now()` } });
+      .onConflictDoUpdate({
+        target: [memoryKinds.tenantId, memoryKinds.kind],
+        set: { definition, updatedAt: sql`now()` },
+      });
     await recordAudit(tx, ctx, {
       eventType: "kind",
       reason: before ? "custom kind updated" : "custom kind created",
@@ -106,7 +128,11 @@ export async function saveCustomKind(db: Database, ctx: AuditCtx, json: unknown)
  * Removes a custom kind. Refused while active cards still use it (they would lose their slot
  * rules): expire or forget them first.
  */
-export async function deleteCustomKind(db: Database, ctx: AuditCtx, kind: string): Promise<{ kind: string; definition: Record<string, unknown> }> {
+export async function deleteCustomKind(
+  db: Database,
+  ctx: AuditCtx,
+  kind: string,
+): Promise<{ kind: string; definition: Record<string, unknown> }> {
   const name = typeof kind === "string" ? kind.trim().toLowerCase() : "";
   return db.transaction(async (tx) => {
     await lockTenantKinds(tx, ctx.tenantId);
@@ -115,18 +141,33 @@ export async function deleteCustomKind(db: Database, ctx: AuditCtx, kind: string
       .from(memoryKinds)
       .where(and(eq(memoryKinds.tenantId, ctx.tenantId), eq(memoryKinds.kind, name)))
       .limit(1);
-    if (!row) throw notFound("unknown_kind", `This organisation has no custom kind "${kind}"; list the kinds to see which exist.`);
+    if (!row)
+      throw notFound(
+        "unknown_kind",
+        `This organisation has no custom kind "${kind}"; list the kinds to see which exist.`,
+      );
     const [inUse] = await tx
       .select({ n: count() })
       .from(memoryNodes)
       .where(and(eq(memoryNodes.tenantId, ctx.tenantId), eq(memoryNodes.status, "active"), eq(memoryNodes.kind, name)));
     if (inUse && inUse.n > 0) {
-      throw new ServiceError("CONFLICT", "kind_in_use", `${inUse.n} active memory card(s) use kind ${name}; expire or forget them before deleting the kind.`, {
-        activeCards: inUse.n,
-      });
+      throw new ServiceError(
+        "CONFLICT",
+        "kind_in_use",
+        `${inUse.n} active memory card(s) use kind ${name}; expire or forget them before deleting the kind.`,
+        {
+          activeCards: inUse.n,
+        },
+      );
     }
     await tx.delete(memoryKinds).where(and(eq(memoryKinds.tenantId, ctx.tenantId), eq(memoryKinds.kind, name)));
-    await recordAudit(tx, ctx, { eventType: "kind", reason: "custom kind deleted", before: row.definition, after: null, metadata: { kind: name } });
+    await recordAudit(tx, ctx, {
+      eventType: "kind",
+      reason: "custom kind deleted",
+      before: row.definition,
+      after: null,
+      metadata: { kind: name },
+    });
     return { kind: name, definition: row.definition };
   });
 }

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { NodeType,ScopeType } from "~/db/schema";
+import type { NodeType, ScopeType } from "~/db/schema";
 
 /**
  * What a kind is (002's controlled slots): the model names a kind; its definition decides the
@@ -44,4 +44,3 @@ export type KindDefinition = {
   description: string;
   source: "builtin" | "custom";
 };
-

@@ -1,5 +1,5 @@
 import type { ScopeType } from "~/db/schema";
-import { BUILT_IN_KINDS,kindKeySynonyms,MERGED_KINDS } from "./catalogue";
+import { BUILT_IN_KINDS, kindKeySynonyms, MERGED_KINDS } from "./catalogue";
 import type { KindDefinition } from "./definition";
 
 /**
@@ -32,13 +32,21 @@ export function describeKind(def: KindDefinition) {
 }
 
 /** Kinds injected into every turn (002's ALWAYS_RECALLED_MEMORY_KINDS). */
-export const ALWAYS_RECALLED_KINDS: readonly string[] = BUILT_IN_KINDS.filter((def) => def.alwaysRecall).map((def) => def.kind);
+export const ALWAYS_RECALLED_KINDS: readonly string[] = BUILT_IN_KINDS.filter((def) => def.alwaysRecall).map(
+  (def) => def.kind,
+);
 /** The user's profile facts (name, home, occupation, the people in their life): recalled every turn, as "About the user". */
-export const PROFILE_KINDS: readonly string[] = BUILT_IN_KINDS.filter((def) => def.domain === "profile" && def.type === "fact").map((def) => def.kind);
-
+export const PROFILE_KINDS: readonly string[] = BUILT_IN_KINDS.filter(
+  (def) => def.domain === "profile" && def.type === "fact",
+).map((def) => def.kind);
 
 const kindName = (raw: string) =>
-  raw.normalize("NFKC").trim().toLowerCase().replace(/[\s\-./]+/g, "_").replace(/_+/g, "_");
+  raw
+    .normalize("NFKC")
+    .trim()
+    .toLowerCase()
+    .replace(/[\s\-./]+/g, "_")
+    .replace(/_+/g, "_");
 
 const BUILT_IN_BY_KIND = new Map(BUILT_IN_KINDS.map((def) => [def.kind, def]));
 
@@ -65,7 +73,10 @@ const BUILT_IN_BY_KEY = new Map([
  * (`profile.identity.name`, `cooking.avoid_ingredient:香菜`). Built-ins first; custom kinds can never
  * shadow them. Undefined for anything unknown.
  */
-export function resolveKind(kindOrSynonym: string, customKinds: readonly KindDefinition[] = []): KindDefinition | undefined {
+export function resolveKind(
+  kindOrSynonym: string,
+  customKinds: readonly KindDefinition[] = [],
+): KindDefinition | undefined {
   if (typeof kindOrSynonym !== "string") return undefined;
   const raw = kindOrSynonym.normalize("NFKC").trim().toLowerCase();
   const slotKey = raw.split(":")[0] ?? raw;
@@ -87,8 +98,7 @@ export function listKinds(customKinds: readonly KindDefinition[] = []): readonly
 // ---- checks the write path runs --------------------------------------------------------------
 
 export type KindValueResult =
-  | { ok: true; value: unknown }
-  | { ok: false; reason: "value_required" | "invalid_value"; message: string };
+  { ok: true; value: unknown } | { ok: false; reason: "value_required" | "invalid_value"; message: string };
 
 /** Normalizes synonyms, then validates valueJson against the kind's shape. */
 export function validateKindValue(def: KindDefinition, value: unknown): KindValueResult {
@@ -99,19 +109,34 @@ export function validateKindValue(def: KindDefinition, value: unknown): KindValu
   }
   const parsed = def.valueSchema.safeParse(def.normalizeValue ? def.normalizeValue(value) : value);
   if (parsed.success) return { ok: true, value: parsed.data };
-  const details = parsed.error.issues.map((issue) => (issue.path.length ? `${issue.path.join(".")}: ` : "") + issue.message).join("; ");
+  const details = parsed.error.issues
+    .map((issue) => (issue.path.length ? `${issue.path.join(".")}: ` : "") + issue.message)
+    .join("; ");
   return { ok: false, reason: "invalid_value", message: `kind ${def.kind} expects ${def.valueHint} (${details})` };
 }
 
-export type KindScopeResult = { ok: true } | { ok: false; reason: "scope_not_allowed" | "expiry_required"; message: string };
+export type KindScopeResult =
+  { ok: true } | { ok: false; reason: "scope_not_allowed" | "expiry_required"; message: string };
 
 /** Whether a card of this kind may live in `scope`; temporary kinds need an expiry outside a session. */
-export function checkKindScope(def: KindDefinition, scope: ScopeType, options: { hasExpiry: boolean }): KindScopeResult {
+export function checkKindScope(
+  def: KindDefinition,
+  scope: ScopeType,
+  options: { hasExpiry: boolean },
+): KindScopeResult {
   if (!def.allowedScopes.includes(scope)) {
-    return { ok: false, reason: "scope_not_allowed", message: `kind ${def.kind} may be stored in ${def.allowedScopes.join(", ")} scope, not ${scope}` };
+    return {
+      ok: false,
+      reason: "scope_not_allowed",
+      message: `kind ${def.kind} may be stored in ${def.allowedScopes.join(", ")} scope, not ${scope}`,
+    };
   }
   if (def.temporary && scope !== "session" && !options.hasExpiry) {
-    return { ok: false, reason: "expiry_required", message: `kind ${def.kind} is temporary: outside session scope it needs expiresAt` };
+    return {
+      ok: false,
+      reason: "expiry_required",
+      message: `kind ${def.kind} is temporary: outside session scope it needs expiresAt`,
+    };
   }
   return { ok: true };
 }

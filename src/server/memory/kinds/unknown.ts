@@ -12,7 +12,8 @@ function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
-    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
     previous = current;
   }
   return previous[b.length]!;
@@ -53,7 +54,12 @@ export const kindNames = (registry: KindRegistry) => registry.all.map((d) => d.k
 export function unknownKindText(registry: KindRegistry, name: string): string {
   const near = nearKinds(registry, name);
   const quoted = near.map((kind) => `"${kind}"`);
-  const hint = quoted.length === 1 ? ` (did you mean ${quoted[0]}?)` : quoted.length > 1 ? ` (did you mean one of ${quoted.join(", ")}?)` : "";
+  const hint =
+    quoted.length === 1
+      ? ` (did you mean ${quoted[0]}?)`
+      : quoted.length > 1
+        ? ` (did you mean one of ${quoted.join(", ")}?)`
+        : "";
   return `Unknown kind "${name}"${hint}`;
 }
 

@@ -50,5 +50,6 @@ const isTimeZone = (value: string) => {
   }
 };
 
-export const timezoneValue = text.refine(isTimeZone, { error: "must be an IANA time zone (Asia/Shanghai) or a UTC offset (UTC+8)" });
-
+export const timezoneValue = text.refine(isTimeZone, {
+  error: "must be an IANA time zone (Asia/Shanghai) or a UTC offset (UTC+8)",
+});

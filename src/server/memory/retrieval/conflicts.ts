@@ -23,7 +23,9 @@ const scopeText = (scope: MemoryScope) => `${scope.type}:${scope.id}`;
 
 function parseNodeScope(scope: string): MemoryScope {
   const at = scope.indexOf(":");
-  return at < 0 ? { type: scope as MemoryScope["type"], id: "" } : { type: scope.slice(0, at) as MemoryScope["type"], id: scope.slice(at + 1) };
+  return at < 0
+    ? { type: scope as MemoryScope["type"], id: "" }
+    : { type: scope.slice(0, at) as MemoryScope["type"], id: scope.slice(at + 1) };
 }
 
 const isExpiredAt = (node: Pick<MemoryNode, "status" | "expiresAt">, now: Date) =>
@@ -33,7 +35,8 @@ const isExpiredAt = (node: Pick<MemoryNode, "status" | "expiresAt">, now: Date) 
 export function conflictKey(node: Pick<MemoryNode, "scope" | "domain" | "key">, chain: ScopeChain): string {
   const scope = parseNodeScope(node.scope);
   const own = chain[scope.type as keyof ScopeChain];
-  const inChain = scope.type === "global" || scope.type === "context" || (own !== undefined && scopeText(own) === scopeText(scope));
+  const inChain =
+    scope.type === "global" || scope.type === "context" || (own !== undefined && scopeText(own) === scopeText(scope));
   return inChain ? `${node.domain}\u0000${node.key}` : `${node.scope}\u0000${node.domain}\u0000${node.key}`;
 }
 
@@ -67,7 +70,8 @@ export function resolveConflicts<T extends MemoryNode>(
     seen.add(node.id);
     if (node.status === "deleted") continue;
     if (!options.asOf && node.status === "superseded") omitted.push({ nodeId: node.id, reason: "superseded" });
-    else if (!options.asOf && !options.includeExpired && isExpiredAt(node, options.now)) omitted.push({ nodeId: node.id, reason: "expired" });
+    else if (!options.asOf && !options.includeExpired && isExpiredAt(node, options.now))
+      omitted.push({ nodeId: node.id, reason: "expired" });
     else if (node.confidence < MIN_CONFIDENCE) omitted.push({ nodeId: node.id, reason: "low_confidence" });
     else eligible.push(node);
   }

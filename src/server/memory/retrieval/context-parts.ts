@@ -1,6 +1,12 @@
 import { and, desc, eq, gt, isNull, or, sql, type SQL } from "drizzle-orm";
 import { queryRows } from "~/db/raw";
-import { memoryKinds, memoryMessages, memoryNodes, STANDING_CARDS_PREDICATE, WORKSPACE_FACTS_PREDICATE } from "~/db/schema";
+import {
+  memoryKinds,
+  memoryMessages,
+  memoryNodes,
+  STANDING_CARDS_PREDICATE,
+  WORKSPACE_FACTS_PREDICATE,
+} from "~/db/schema";
 import type { DbOrTx } from "~/db/types";
 import { RECORD_COLUMNS, RECORD_OF_ROW, recordFromJson } from "../store/card-records";
 import { toMemoryNode, type MemoryNode } from "../store/card-view";
@@ -10,15 +16,34 @@ import { evidenceScopeCondition } from "./evidence";
 
 /** The parts of a turn's recall that do not depend on what the user just said. */
 
-export type RecentMessage = { id: string; role: "system" | "user" | "assistant" | "tool"; content: string; createdAt: Date };
+export type RecentMessage = {
+  id: string;
+  role: "system" | "user" | "assistant" | "tool";
+  content: string;
+  createdAt: Date;
+};
 
 /** The session's latest messages the caller may read (session or owner scope), newest first. */
-export async function loadRecentMessages(db: DbOrTx, params: { tenantId: string; scopes: readonly ScopePattern[]; sessionId: string; limit: number }): Promise<RecentMessage[]> {
+export async function loadRecentMessages(
+  db: DbOrTx,
+  params: { tenantId: string; scopes: readonly ScopePattern[]; sessionId: string; limit: number },
+): Promise<RecentMessage[]> {
   if (params.limit <= 0) return [];
   return db
-    .select({ id: memoryMessages.id, role: memoryMessages.role, content: memoryMessages.content, createdAt: memoryMessages.createdAt })
+    .select({
+      id: memoryMessages.id,
+      role: memoryMessages.role,
+      content: memoryMessages.content,
+      createdAt: memoryMessages.createdAt,
+    })
     .from(memoryMessages)
-    .where(and(eq(memoryMessages.tenantId, params.tenantId), eq(memoryMessages.sessionId, params.sessionId), evidenceScopeCondition(memoryMessages, params.scopes)))
+    .where(
+      and(
+        eq(memoryMessages.tenantId, params.tenantId),
+        eq(memoryMessages.sessionId, params.sessionId),
+        evidenceScopeCondition(memoryMessages, params.scopes),
+      ),
+    )
     .orderBy(desc(memoryMessages.seq))
     .limit(params.limit);
 }
@@ -44,7 +69,10 @@ type StandingParams = { tenantId: string; scopes: readonly ScopePattern[]; now: 
  * constraints, preferences, decisions and workspace facts (standingNodesStatement).
  */
 export async function loadStandingNodes(db: DbOrTx, params: StandingParams): Promise<StandingNodes> {
-  const rows = await queryRows<{ record: string | unknown[]; custom_always: boolean }>(db, standingNodesStatement(params));
+  const rows = await queryRows<{ record: string | unknown[]; custom_always: boolean }>(
+    db,
+    standingNodesStatement(params),
+  );
   const nodes = new Map<string, MemoryNode>();
   const customAlwaysIds = new Set<string>();
   for (const row of rows) {
@@ -87,7 +115,8 @@ export function standingNodesStatement(params: StandingParams): SQL {
 const expiryOk = (now: Date) => or(isNull(memoryNodes.expiresAt), gt(memoryNodes.expiresAt, now));
 
 /** Unexpired cards of the tenant in the given scopes (tenant first). */
-const currentIn = (params: StandingParams) => and(eq(memoryNodes.tenantId, params.tenantId), scopePatternsCondition(params.scopes), expiryOk(params.now));
+const currentIn = (params: StandingParams) =>
+  and(eq(memoryNodes.tenantId, params.tenantId), scopePatternsCondition(params.scopes), expiryOk(params.now));
 
 /** The standing query after its select list: `where … order by … limit` (tenant first). */
 export function standingNodesQuery(params: StandingParams): SQL {

@@ -9,12 +9,41 @@ import { countJoinedLines, countLineTokens, countTokens, truncateToTokens } from
  * lowest priority until it fits, so the budget holds exactly.
  */
 
-export type SectionName = "alwaysRecalled" | "profile" | "constraints" | "activeTasks" | "relevant" | "summary" | "preferences" | "facts" | "recent";
+export type SectionName =
+  | "alwaysRecalled"
+  | "profile"
+  | "constraints"
+  | "activeTasks"
+  | "relevant"
+  | "summary"
+  | "preferences"
+  | "facts"
+  | "recent";
 
 /** Priority for the budget (first = kept longest). */
-export const SECTION_PRIORITY: readonly SectionName[] = ["alwaysRecalled", "constraints", "activeTasks", "relevant", "summary", "profile", "preferences", "facts", "recent"];
+export const SECTION_PRIORITY: readonly SectionName[] = [
+  "alwaysRecalled",
+  "constraints",
+  "activeTasks",
+  "relevant",
+  "summary",
+  "profile",
+  "preferences",
+  "facts",
+  "recent",
+];
 /** Order in the prompt. */
-const SECTION_ORDER: readonly SectionName[] = ["alwaysRecalled", "profile", "constraints", "activeTasks", "preferences", "facts", "relevant", "summary", "recent"];
+const SECTION_ORDER: readonly SectionName[] = [
+  "alwaysRecalled",
+  "profile",
+  "constraints",
+  "activeTasks",
+  "preferences",
+  "facts",
+  "relevant",
+  "summary",
+  "recent",
+];
 const HEADINGS: Record<SectionName, string> = {
   alwaysRecalled: "Always apply:",
   profile: "About the user:",
@@ -37,7 +66,8 @@ export const nodeLine = (node: MemoryNode) => {
   const scope = node.scope === "global" ? "global" : node.scope.split(":")[0];
   return `- [${node.id}] (${scope}) ${node.title}: ${node.content}`;
 };
-export const messageLine = (message: { id: string; role: string; content: string }) => `- [${message.id}] ${message.role}: ${message.content}`;
+export const messageLine = (message: { id: string; role: string; content: string }) =>
+  `- [${message.id}] ${message.role}: ${message.content}`;
 
 /** The block's lines, in reading order (none when there is nothing to recall). */
 function contextLines(items: readonly ContextItem[]): string[] {
@@ -80,7 +110,10 @@ function cutItem(item: ContextItem, whole: number, limit: number): string {
  * keeps each turn-specific section's reserve free from the sections ranked above it; a second pass
  * fills what is left in plain priority order.
  */
-export function selectWithinBudget(candidates: readonly ContextItem[], budget: number): { items: ContextItem[]; prompt: string; tokens: number; dropped: ContextItem[] } {
+export function selectWithinBudget(
+  candidates: readonly ContextItem[],
+  budget: number,
+): { items: ContextItem[]; prompt: string; tokens: number; dropped: ContextItem[] } {
   const maxItem = Math.max(16, Math.floor(budget * MAX_ITEM_SHARE));
   const overhead = countLineTokens(OPEN) + countTokens(CLOSE);
   const headingCost = (section: SectionName) => countLineTokens(HEADINGS[section]);
@@ -126,7 +159,14 @@ export function selectWithinBudget(candidates: readonly ContextItem[], budget: n
   // Rendered and trimmed in priority order: the exact count of the finished block decides; drop from
   // the lowest priority until it fits.
   const picked = ordered.filter((item) => chosen.has(item));
-  const asChosen = (items: readonly ContextItem[]) => items.map((item): ContextItem => ({ section: item.section, id: item.id, text: chosen.get(item)!, node: item.node, order: item.order }));
+  const asChosen = (items: readonly ContextItem[]) =>
+    items.map((item): ContextItem => ({
+      section: item.section,
+      id: item.id,
+      text: chosen.get(item)!,
+      node: item.node,
+      order: item.order,
+    }));
   let lines = contextLines(asChosen(picked));
   let tokens = countJoinedLines(lines);
   while (tokens > budget && picked.length > 0) {

@@ -7,13 +7,17 @@ export const DEFAULT_CONTEXT_TOKEN_BUDGET = 4000;
 export const DEFAULT_RECENT_MESSAGE_LIMIT = 20;
 
 /** `memory_context`: the automatic recall block for one turn (000's MemoryContext). */
-export const memoryContextInputSchema = strictShape("memory_context", {
-  /** The user's message this turn: drives the relevant-memory search. */
-  queryText: z.string().trim().max(8000).default(""),
-  sessionId: z.string().min(1).max(200).optional(),
-  tokenBudget: z.number().int().min(200).max(32_000).default(DEFAULT_CONTEXT_TOKEN_BUDGET),
-  recentMessageLimit: z.number().int().min(0).max(DEFAULT_RECENT_MESSAGE_LIMIT).default(DEFAULT_RECENT_MESSAGE_LIMIT),
-}, "the user's message goes in queryText");
+export const memoryContextInputSchema = strictShape(
+  "memory_context",
+  {
+    /** The user's message this turn: drives the relevant-memory search. */
+    queryText: z.string().trim().max(8000).default(""),
+    sessionId: z.string().min(1).max(200).optional(),
+    tokenBudget: z.number().int().min(200).max(32_000).default(DEFAULT_CONTEXT_TOKEN_BUDGET),
+    recentMessageLimit: z.number().int().min(0).max(DEFAULT_RECENT_MESSAGE_LIMIT).default(DEFAULT_RECENT_MESSAGE_LIMIT),
+  },
+  "the user's message goes in queryText",
+);
 export type MemoryContextInput = z.input<typeof memoryContextInputSchema>;
 
 export type MemoryContextDiagnostics = {

@@ -16,7 +16,11 @@ const TTL_MS = 120_000;
 const MAX_ENTRIES = 10_000;
 const caches = new WeakMap<object, Map<string, CorpusStats & { at: number }>>();
 
-export async function cachedCorpusStats(db: object, key: string | undefined, load: () => Promise<CorpusStats>): Promise<CorpusStats> {
+export async function cachedCorpusStats(
+  db: object,
+  key: string | undefined,
+  load: () => Promise<CorpusStats>,
+): Promise<CorpusStats> {
   if (key === undefined) return load();
   const cache = caches.get(db) ?? new Map<string, CorpusStats & { at: number }>();
   caches.set(db, cache);

@@ -15,30 +15,60 @@ import type { QueryTerm } from "./query-terms";
 const PAIRS: readonly (readonly [readonly string[], readonly string[]])[] = [
   [["女儿"], ["daughter"]],
   [["儿子"], ["son", "sons"]],
-  [["孩子", "小孩", "儿女"], ["child", "children", "kid", "kids"]],
+  [
+    ["孩子", "小孩", "儿女"],
+    ["child", "children", "kid", "kids"],
+  ],
   [["妻子", "老婆", "太太"], ["wife"]],
   [["丈夫", "老公", "先生"], ["husband"]],
-  [["妈妈", "母亲"], ["mother", "mom", "mum"]],
-  [["爸爸", "父亲"], ["father", "dad"]],
+  [
+    ["妈妈", "母亲"],
+    ["mother", "mom", "mum"],
+  ],
+  [
+    ["爸爸", "父亲"],
+    ["father", "dad"],
+  ],
   [["父母"], ["parents"]],
   [["哥哥", "弟弟", "兄弟"], ["brother"]],
   [["姐姐", "妹妹", "姐妹"], ["sister"]],
-  [["爷爷", "外公"], ["grandfather", "grandpa"]],
-  [["奶奶", "外婆"], ["grandmother", "grandma"]],
+  [
+    ["爷爷", "外公"],
+    ["grandfather", "grandpa"],
+  ],
+  [
+    ["奶奶", "外婆"],
+    ["grandmother", "grandma"],
+  ],
   [["朋友"], ["friend", "friends"]],
   [["同事"], ["colleague", "coworker"]],
-  [["老板", "上司"], ["boss", "manager"]],
-  [["男朋友", "女朋友"], ["boyfriend", "girlfriend", "partner"]],
+  [
+    ["老板", "上司"],
+    ["boss", "manager"],
+  ],
+  [
+    ["男朋友", "女朋友"],
+    ["boyfriend", "girlfriend", "partner"],
+  ],
   [["宠物"], ["pet"]],
-  [["狗", "小狗"], ["dog", "dogs", "puppy"]],
-  [["猫", "小猫"], ["cat", "cats", "kitten"]],
+  [
+    ["狗", "小狗"],
+    ["dog", "dogs", "puppy"],
+  ],
+  [
+    ["猫", "小猫"],
+    ["cat", "cats", "kitten"],
+  ],
   [["生日"], ["birthday"]],
   [["城市"], ["city"]],
   [["职业"], ["occupation", "profession", "job"]],
   [["学校"], ["school"]],
   [["大学"], ["university", "college"]],
   [["过敏"], ["allergy", "allergic"]],
-  [["素食", "吃素"], ["vegetarian", "vegan"]],
+  [
+    ["素食", "吃素"],
+    ["vegetarian", "vegan"],
+  ],
   [["辣"], ["spicy"]],
   [["花生"], ["peanut", "peanuts"]],
   [["香菜"], ["cilantro", "coriander"]],
@@ -49,14 +79,23 @@ const PAIRS: readonly (readonly [readonly string[], readonly string[]])[] = [
   [["茶"], ["tea"]],
   [["喜欢"], ["love", "loves"]],
   [["讨厌"], ["hate", "dislike"]],
-  [["爱好", "兴趣"], ["hobby", "hobbies"]],
+  [
+    ["爱好", "兴趣"],
+    ["hobby", "hobbies"],
+  ],
   [["运动"], ["sport", "sports", "exercise"]],
   [["游泳"], ["swimming", "swim"]],
   [["音乐"], ["music"]],
   [["电影"], ["movie", "movies", "film"]],
-  [["旅行", "旅游"], ["travel", "trip"]],
+  [
+    ["旅行", "旅游"],
+    ["travel", "trip"],
+  ],
   [["周末"], ["weekend"]],
-  [["假期", "度假"], ["vacation", "holiday"]],
+  [
+    ["假期", "度假"],
+    ["vacation", "holiday"],
+  ],
   [["恐龙"], ["dinosaur", "dinosaurs"]],
   [["预算"], ["budget"]],
   [["截止", "期限"], ["deadline"]],
@@ -69,7 +108,9 @@ const CROSS_LANGUAGE_WEIGHT = 1;
 /** The stem an English word is indexed and queried by (query-terms.ts: 4+ letters → stem prefix). */
 const englishTerm = (word: string): QueryTerm => {
   const stem = englishStem(word);
-  return stem.length >= 4 ? { term: stem, prefix: true, weight: CROSS_LANGUAGE_WEIGHT } : { term: word, prefix: false, weight: CROSS_LANGUAGE_WEIGHT };
+  return stem.length >= 4
+    ? { term: stem, prefix: true, weight: CROSS_LANGUAGE_WEIGHT }
+    : { term: word, prefix: false, weight: CROSS_LANGUAGE_WEIGHT };
 };
 
 const byChinese = new Map<string, QueryTerm[]>();

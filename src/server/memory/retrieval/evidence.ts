@@ -6,7 +6,16 @@ import { queryRows } from "~/db/raw";
 import { reciprocalRankFusion, round, type SignalHits } from "./fusion";
 import type { QueryTerm } from "./query-terms";
 import type { EvidenceHit, ScoreComponents } from "./search-schema";
-import { CHUNK_SOURCE, fullTextMatch, MESSAGE_SOURCE, scopeStats, trigramHits, vectorHits, type FullTextHit, type TextSource } from "./signals";
+import {
+  CHUNK_SOURCE,
+  fullTextMatch,
+  MESSAGE_SOURCE,
+  scopeStats,
+  trigramHits,
+  vectorHits,
+  type FullTextHit,
+  type TextSource,
+} from "./signals";
 import { anyOf } from "~/db/any-of";
 import { ALL_RANKING_FEATURES, type RankingFeatures } from "./ranking-features";
 import { reorderBySecondStage, SECOND_STAGE_CANDIDATES, type SecondStageFeatures } from "./second-stage";
@@ -49,7 +58,8 @@ export type EvidenceQuery = {
 };
 
 /** Cache key of a scope's corpus statistics (see corpus-stats.ts). */
-const statsKeyOf = (query: EvidenceQuery) => JSON.stringify([query.tenantId, query.scopes, query.before?.toISOString() ?? null]);
+const statsKeyOf = (query: EvidenceQuery) =>
+  JSON.stringify([query.tenantId, query.scopes, query.before?.toISOString() ?? null]);
 
 /** Rank-fusion weights; the vector's is further scaled by the provider's own signalWeight. */
 export const EVIDENCE_SIGNAL_WEIGHTS = { fullText: 1, vector: 1, trigram: 0.4 } as const;
@@ -80,7 +90,14 @@ type NeighbourRow = [lender: string, id: string, role: string, side: -1 | 1];
  * the caller's scope like everything else; a long session costs no more than a short one. Each hit
  * lends to those turns — where they are a dialogue (`dialogueOnly`: a turn of another role among them).
  */
-async function spreadOverSessions(db: DbOrTx, source: TextSource, where: SQL, lenders: readonly FullTextHit[], hits: readonly FullTextHit[], dialogueOnly: boolean): Promise<Scored[]> {
+async function spreadOverSessions(
+  db: DbOrTx,
+  source: TextSource,
+  where: SQL,
+  lenders: readonly FullTextHit[],
+  hits: readonly FullTextHit[],
+  dialogueOnly: boolean,
+): Promise<Scored[]> {
   const own = new Map(hits.map((h) => [h.id, h.score]));
   const spreaders = lenders.slice(0, SPREADING_HITS);
   const context = new Map<string, number>();
@@ -125,7 +142,12 @@ async function spreadOverSessions(db: DbOrTx, source: TextSource, where: SQL, le
   }
   const ids = new Set([...own.keys(), ...context.keys()]);
   return [...ids]
-    .map((id) => ({ id, own: own.get(id) ?? 0, context: context.get(id) ?? 0, score: (own.get(id) ?? 0) + (context.get(id) ?? 0) }))
+    .map((id) => ({
+      id,
+      own: own.get(id) ?? 0,
+      context: context.get(id) ?? 0,
+      score: (own.get(id) ?? 0) + (context.get(id) ?? 0),
+    }))
     .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
 }
 
@@ -135,35 +157,96 @@ type Ranked = { id: string; fused: number; components: ScoreComponents };
  * The lexical list's best candidates reordered by the second stage (second-stage.ts), over their
  * text read back within the same `where` (tenant first); the rest follow in their order.
  */
-async function secondStage(db: DbOrTx, source: TextSource, where: SQL, query: EvidenceQuery, match: { df: number[]; n: number }, ranked: readonly Scored[]): Promise<Scored[]> {
+async function secondStage(
+  db: DbOrTx,
+  source: TextSource,
+  where: SQL,
+  query: EvidenceQuery,
+  match: { df: number[]; n: number },
+  ranked: readonly Scored[],
+): Promise<Scored[]> {
   const head = ranked.slice(0, SECOND_STAGE_CANDIDATES);
   if (head.length < 2) return [...ranked];
   const t = sql.raw(source.table);
   const [row] = await queryRows<{ rows: string | null }>(
     db,
-    sql`select json_agg(json_build_array(${t}.id, ${t}.content))::text as rows from ${t} where ${where} and ${anyOf(sql`${t}.id`, head.map((h) => h.id))}`,
+    sql`select json_agg(json_build_array(${t}.id, ${t}.content))::text as rows from ${t} where ${where} and ${anyOf(
+      sql`${t}.id`,
+      head.map((h) => h.id),
+    )}`,
   );
   const text = new Map(row?.rows ? (JSON.parse(row.rows) as [string, string][]) : []);
   const byId = new Map(head.map((h) => [h.id, h]));
-  const reordered = reorderBySecondStage(query.queryText, query.terms, match.df, match.n, head.map((h) => ({ id: h.id, score: h.score, text: text.get(h.id) ?? "" })));
-  return [...reordered.map((r) => ({ ...byId.get(r.id)!, secondStage: r.features })), ...ranked.slice(SECOND_STAGE_CANDIDATES)];
+  const reordered = reorderBySecondStage(
+    query.queryText,
+    query.terms,
+    match.df,
+    match.n,
+    head.map((h) => ({ id: h.id, score: h.score, text: text.get(h.id) ?? "" })),
+  );
+  return [
+    ...reordered.map((r) => ({ ...byId.get(r.id)!, secondStage: r.features })),
+    ...ranked.slice(SECOND_STAGE_CANDIDATES),
+  ];
 }
 
-async function rankSource(db: DbOrTx, source: TextSource, where: SQL, query: EvidenceQuery, candidates: number): Promise<Ranked[]> {
-  const match = await fullTextMatch(db, { source, where, terms: query.terms, limit: FULL_TEXT_CANDIDATES, minimum: query.limit, statsKey: statsKeyOf(query) });
+async function rankSource(
+  db: DbOrTx,
+  source: TextSource,
+  where: SQL,
+  query: EvidenceQuery,
+  candidates: number,
+): Promise<Ranked[]> {
+  const match = await fullTextMatch(db, {
+    source,
+    where,
+    terms: query.terms,
+    limit: FULL_TEXT_CANDIDATES,
+    minimum: query.limit,
+    statsKey: statsKeyOf(query),
+  });
   const fullText = match.hits;
   const features = query.features ?? ALL_RANKING_FEATURES;
-  const spreadHits = await spreadOverSessions(db, source, where, features.contextSpread ? fullText : [], fullText, features.spreadAcrossRoles);
-  const spread = features.secondStage && query.queryText ? await secondStage(db, source, where, query, match, spreadHits) : spreadHits;
+  const spreadHits = await spreadOverSessions(
+    db,
+    source,
+    where,
+    features.contextSpread ? fullText : [],
+    fullText,
+    features.spreadAcrossRoles,
+  );
+  const spread =
+    features.secondStage && query.queryText
+      ? await secondStage(db, source, where, query, match, spreadHits)
+      : spreadHits;
   const lexical = new Map(spread.map((s) => [s.id, s]));
-  const lists: SignalHits[] = [{ signal: "fullText", weight: EVIDENCE_SIGNAL_WEIGHTS.fullText, hits: spread.slice(0, candidates) }];
+  const lists: SignalHits[] = [
+    { signal: "fullText", weight: EVIDENCE_SIGNAL_WEIGHTS.fullText, hits: spread.slice(0, candidates) },
+  ];
   if (query.vector && query.vector.weight > 0) {
-    const hits = await vectorHits(db, { source, where, vector: query.vector.values, model: query.vector.model, limit: candidates, minSimilarity: query.vector.minSimilarity });
+    const hits = await vectorHits(db, {
+      source,
+      where,
+      vector: query.vector.values,
+      model: query.vector.model,
+      limit: candidates,
+      minSimilarity: query.vector.minSimilarity,
+    });
     lists.push({ signal: "vector", weight: EVIDENCE_SIGNAL_WEIGHTS.vector * query.vector.weight, hits });
   }
   // Trigrams rescue a short lookup full text missed (a typo, a partial word); they cost a scan.
-  if (features.trigramFallback && fullText.length < query.limit && query.terms.filter((t) => t.weight >= 1).length <= TRIGRAM_MAX_TERMS) {
-    const hits = await trigramHits(db, { source, where, text: query.trigramText, limit: candidates, minSimilarity: TRIGRAM_MIN_SIMILARITY });
+  if (
+    features.trigramFallback &&
+    fullText.length < query.limit &&
+    query.terms.filter((t) => t.weight >= 1).length <= TRIGRAM_MAX_TERMS
+  ) {
+    const hits = await trigramHits(db, {
+      source,
+      where,
+      text: query.trigramText,
+      limit: candidates,
+      minSimilarity: TRIGRAM_MIN_SIMILARITY,
+    });
     lists.push({ signal: "trigram", weight: EVIDENCE_SIGNAL_WEIGHTS.trigram, hits });
   }
   return reciprocalRankFusion(lists).map((f) => {
@@ -171,7 +254,9 @@ async function rankSource(db: DbOrTx, source: TextSource, where: SQL, query: Evi
     const components: ScoreComponents = {
       ...f.components,
       ...(lex ? { fullText: round(lex.own), context: round(lex.context) } : {}),
-      ...(lex?.secondStage ? { coverage: round(lex.secondStage.coverage), proximity: round(lex.secondStage.proximity) } : {}),
+      ...(lex?.secondStage
+        ? { coverage: round(lex.secondStage.coverage), proximity: round(lex.secondStage.proximity) }
+        : {}),
       fused: round(f.fused),
       final: round(f.fused),
     };
@@ -200,7 +285,10 @@ export async function searchEvidence(db: DbOrTx, query: EvidenceQuery): Promise<
   const chunkStats = await scopeStats(db, CHUNK_SOURCE, chunkWhere, statsKeyOf(query));
   const rankedChunks = chunkStats.n > 0 ? await rankSource(db, CHUNK_SOURCE, chunkWhere, query, candidates) : [];
 
-  const top = [...rankedMessages.map((r) => ({ ...r, kind: "message" as const })), ...rankedChunks.map((r) => ({ ...r, kind: "chunk" as const }))]
+  const top = [
+    ...rankedMessages.map((r) => ({ ...r, kind: "message" as const })),
+    ...rankedChunks.map((r) => ({ ...r, kind: "chunk" as const })),
+  ]
     .sort((a, b) => b.fused - a.fused || (a.id < b.id ? -1 : 1))
     .slice(0, query.limit);
   const messageIds = top.filter((r) => r.kind === "message").map((r) => r.id);
@@ -208,23 +296,48 @@ export async function searchEvidence(db: DbOrTx, query: EvidenceQuery): Promise<
   const [messages, chunks] = await Promise.all([
     messageIds.length
       ? db
-          .select({ id: memoryMessages.id, sessionId: memoryMessages.sessionId, role: memoryMessages.role, content: memoryMessages.content, createdAt: memoryMessages.createdAt })
+          .select({
+            id: memoryMessages.id,
+            sessionId: memoryMessages.sessionId,
+            role: memoryMessages.role,
+            content: memoryMessages.content,
+            createdAt: memoryMessages.createdAt,
+          })
           .from(memoryMessages)
           .where(and(eq(memoryMessages.tenantId, query.tenantId), anyOf(memoryMessages.id, messageIds)))
       : [],
     chunkIds.length
       ? db
-          .select({ id: memoryChunks.id, sessionId: memoryChunks.sessionId, role: memoryChunks.role, content: memoryChunks.content, createdAt: memoryChunks.occurredAt })
+          .select({
+            id: memoryChunks.id,
+            sessionId: memoryChunks.sessionId,
+            role: memoryChunks.role,
+            content: memoryChunks.content,
+            createdAt: memoryChunks.occurredAt,
+          })
           .from(memoryChunks)
           .where(and(eq(memoryChunks.tenantId, query.tenantId), anyOf(memoryChunks.id, chunkIds)))
       : [],
   ]);
   type Row = { id: string; sessionId: string; role: string; content: string; createdAt: Date };
-  const rows = new Map<string, Row>([...messages.map((m): [string, Row] => [`message:${m.id}`, m]), ...chunks.map((c): [string, Row] => [`chunk:${c.id}`, c])]);
+  const rows = new Map<string, Row>([
+    ...messages.map((m): [string, Row] => [`message:${m.id}`, m]),
+    ...chunks.map((c): [string, Row] => [`chunk:${c.id}`, c]),
+  ]);
   const hits: EvidenceHit[] = [];
   for (const r of top) {
     const row = rows.get(`${r.kind}:${r.id}`);
-    if (row) hits.push({ kind: r.kind, id: row.id, sessionId: row.sessionId, role: row.role, content: row.content, createdAt: row.createdAt.toISOString(), score: round(r.fused), components: r.components });
+    if (row)
+      hits.push({
+        kind: r.kind,
+        id: row.id,
+        sessionId: row.sessionId,
+        role: row.role,
+        content: row.content,
+        createdAt: row.createdAt.toISOString(),
+        score: round(r.fused),
+        components: r.components,
+      });
   }
   return hits;
 }

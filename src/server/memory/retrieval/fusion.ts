@@ -39,7 +39,13 @@ export function relativeFloor<T extends { score: number }>(hits: readonly T[], r
 export const BOOST_WEIGHTS = { importance: 0.3, confidence: 0.15, recency: 0.15, hotness: 0.1, explicit: 0.1 } as const;
 const RECENCY_HALF_LIFE_DAYS = 90;
 
-export type BoostInput = { importance: number; confidence: number; updatedAt: string | Date; hotness?: number; explicitUserIntent: boolean };
+export type BoostInput = {
+  importance: number;
+  confidence: number;
+  updatedAt: string | Date;
+  hotness?: number;
+  explicitUserIntent: boolean;
+};
 
 /**
  * The final score of a card: relevance first, lifted by what makes a memory worth recalling.
@@ -66,7 +72,12 @@ export function boostedScore(fused: Fused, node: BoostInput, now: Date): ScoreCo
     final: 0,
   };
   components.final = round(
-    fused.fused + components.importance! + components.confidence! + components.recency! + components.hotness! + components.explicit!,
+    fused.fused +
+      components.importance! +
+      components.confidence! +
+      components.recency! +
+      components.hotness! +
+      components.explicit!,
   );
   return components;
 }

@@ -9,7 +9,11 @@ import { scopeAllowed, type ScopePattern } from "../scope";
 import { scopePatternsCondition } from "../store/scope-sql";
 
 /** One card by id, if the caller may read its scope (otherwise it does not exist for them). */
-export async function getMemoryNode(db: DbOrTx, ctx: Pick<MemoryCallContext, "tenantId" | "readScopes">, id: string): Promise<MemoryNode> {
+export async function getMemoryNode(
+  db: DbOrTx,
+  ctx: Pick<MemoryCallContext, "tenantId" | "readScopes">,
+  id: string,
+): Promise<MemoryNode> {
   const row = await getNodeRow(db, { tenantId: ctx.tenantId, id });
   if (!row || !scopeAllowed({ type: row.scopeType, id: row.scopeId }, ctx.readScopes)) {
     throw notFound("not_found", `No memory ${id} in scopes you can read.`);
@@ -18,11 +22,20 @@ export async function getMemoryNode(db: DbOrTx, ctx: Pick<MemoryCallContext, "te
 }
 
 /** The current (active) revision of a card's chain, when there is one: where a stale id should lead. */
-export async function currentRevisionOf(db: DbOrTx, params: { tenantId: string; lineageId: string }): Promise<{ id: string; revision: number } | undefined> {
+export async function currentRevisionOf(
+  db: DbOrTx,
+  params: { tenantId: string; lineageId: string },
+): Promise<{ id: string; revision: number } | undefined> {
   const [row] = await db
     .select({ id: memoryNodes.id, revision: memoryNodes.revision })
     .from(memoryNodes)
-    .where(and(eq(memoryNodes.tenantId, params.tenantId), eq(memoryNodes.lineageId, params.lineageId), eq(memoryNodes.status, "active")))
+    .where(
+      and(
+        eq(memoryNodes.tenantId, params.tenantId),
+        eq(memoryNodes.lineageId, params.lineageId),
+        eq(memoryNodes.status, "active"),
+      ),
+    )
     .limit(1);
   return row;
 }
@@ -30,7 +43,11 @@ export async function currentRevisionOf(db: DbOrTx, params: { tenantId: string; 
 export type NodeHistory = { lineageId: string; revisions: MemoryNode[]; events: MemoryAuditEvent[] };
 
 /** The whole revision chain a card belongs to (oldest first) and its audit timeline. */
-export async function getNodeHistory(db: DbOrTx, ctx: Pick<MemoryCallContext, "tenantId" | "readScopes">, id: string): Promise<NodeHistory> {
+export async function getNodeHistory(
+  db: DbOrTx,
+  ctx: Pick<MemoryCallContext, "tenantId" | "readScopes">,
+  id: string,
+): Promise<NodeHistory> {
   const node = await getMemoryNode(db, ctx, id);
   const [rows, events] = await Promise.all([
     db

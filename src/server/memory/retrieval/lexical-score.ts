@@ -19,7 +19,8 @@ function fieldTokens(node: MemoryNode) {
   };
 }
 
-const matches = (tokens: Set<string>, term: QueryTerm) => (term.prefix ? [...tokens].some((t) => t.startsWith(term.term)) : tokens.has(term.term));
+const matches = (tokens: Set<string>, term: QueryTerm) =>
+  term.prefix ? [...tokens].some((t) => t.startsWith(term.term)) : tokens.has(term.term);
 
 /** The lexical match alone (0 when no query term occurs in the card). */
 export function lexicalMatch(node: MemoryNode, terms: readonly QueryTerm[]): number {
@@ -34,7 +35,10 @@ export function lexicalMatch(node: MemoryNode, terms: readonly QueryTerm[]): num
 }
 
 /** Cards matching the query, best first, with 002's score. */
-export function rankLexically<T extends MemoryNode>(nodes: readonly T[], queryText: string): { node: T; score: number }[] {
+export function rankLexically<T extends MemoryNode>(
+  nodes: readonly T[],
+  queryText: string,
+): { node: T; score: number }[] {
   const terms = queryTerms(queryText);
   if (terms.length === 0) return [];
   return nodes

@@ -51,5 +51,8 @@ export function isListAllQuery(text: string | undefined | null): boolean {
   const en = normalizeEn(text);
   // "show everything you remember": a bare "everything" with a memory verb needs no noun.
   if (en.split(" ").length < 2 && !/^(memories|everything)$/.test(en)) return false;
-  return EN_PATTERNS.some((re) => re.test(en)) && /memor|remember|know|stored|saved|kept|records|facts|notes|things|stuff/.test(en);
+  return (
+    EN_PATTERNS.some((re) => re.test(en)) &&
+    /memor|remember|know|stored|saved|kept|records|facts|notes|things|stuff/.test(en)
+  );
 }

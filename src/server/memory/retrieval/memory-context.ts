@@ -22,7 +22,11 @@ export type ContextOptions = { embeddings?: EmbeddingProvider | null; now?: Date
 
 const ALWAYS = new Set(ALWAYS_RECALLED_KINDS);
 const PROFILE = new Set(PROFILE_KINDS);
-const TYPE_SECTIONS: Partial<Record<MemoryNode["type"], SectionName>> = { constraint: "constraints", task: "activeTasks", preference: "preferences" };
+const TYPE_SECTIONS: Partial<Record<MemoryNode["type"], SectionName>> = {
+  constraint: "constraints",
+  task: "activeTasks",
+  preference: "preferences",
+};
 
 /** The prompt section of a standing card (loadStandingNodes says which cards stand). */
 function standingSection(node: MemoryNode): SectionName {
@@ -68,7 +72,12 @@ function warningFor(part: string, error: unknown): string {
  * On a read replica's handle a database failure is thrown instead (ReplicaFailure): the primary can
  * answer in full, and routing (src/server/db-routing.ts) runs the call again there.
  */
-export async function buildMemoryContext(db: DbOrTx, ctx: MemoryCallContext, rawInput: MemoryContextInput = {}, options: ContextOptions = {}): Promise<MemoryContextResult> {
+export async function buildMemoryContext(
+  db: DbOrTx,
+  ctx: MemoryCallContext,
+  rawInput: MemoryContextInput = {},
+  options: ContextOptions = {},
+): Promise<MemoryContextResult> {
   const started = performance.now();
   const input = parseInput(memoryContextInputSchema, rawInput ?? {}, "memory_context input");
   const now = options.now ?? new Date();
@@ -88,7 +97,15 @@ export async function buildMemoryContext(db: DbOrTx, ctx: MemoryCallContext, raw
     facts: [],
     relevantNodes: [],
     usedMemoryIds: [],
-    diagnostics: { enabled: true, storeStatus: "ok", warnings, retrievedNodeCount: 0, omittedNodeCount: 0, tokenBudget: input.tokenBudget, usedTokens: 0 },
+    diagnostics: {
+      enabled: true,
+      storeStatus: "ok",
+      warnings,
+      retrievedNodeCount: 0,
+      omittedNodeCount: 0,
+      tokenBudget: input.tokenBudget,
+      usedTokens: 0,
+    },
   };
 
   try {
@@ -96,21 +113,32 @@ export async function buildMemoryContext(db: DbOrTx, ctx: MemoryCallContext, raw
     // The turn's scope chain: its session overrides the user's defaults, for the search's hits as for the standing cards.
     const chain = { ...ctx.defaults, ...(sessionId ? { session: { type: "session" as const, id: sessionId } } : {}) };
     const sessionReadable = sessionId !== undefined && scopeAllowed({ type: "session", id: sessionId }, ctx.readScopes);
-    const latestSummary = (id: string) => settle(async () => (await getLatestSummary(db, { tenantId, sessionId: id })) ?? null);
+    const latestSummary = (id: string) =>
+      settle(async () => (await getLatestSummary(db, { tenantId, sessionId: id })) ?? null);
     // Readable by scope (the usual case): the summary is read together with the rest.
     const summaryByScope = sessionId && sessionReadable ? latestSummary(sessionId) : undefined;
     const [recent, standing, relevant] = await Promise.all([
-      settle(async () => (sessionId ? loadRecentMessages(db, { tenantId, scopes: ctx.readScopes, sessionId, limit: input.recentMessageLimit }) : ([] as RecentMessage[]))),
+      settle(async () =>
+        sessionId
+          ? loadRecentMessages(db, { tenantId, scopes: ctx.readScopes, sessionId, limit: input.recentMessageLimit })
+          : ([] as RecentMessage[]),
+      ),
       settle(() => loadStandingNodes(db, { tenantId, scopes, now })),
       settle(async () =>
         input.queryText
-          ? memorySearch(db, { ...ctx, readScopes: scopes, defaults: chain }, { queryText: input.queryText, limit: RELEVANT_LIMIT }, { logQuery: false, embeddings: options.embeddings, now })
+          ? memorySearch(
+              db,
+              { ...ctx, readScopes: scopes, defaults: chain },
+              { queryText: input.queryText, limit: RELEVANT_LIMIT },
+              { logQuery: false, embeddings: options.embeddings, now },
+            )
           : null,
       ),
     ]);
     // A session's summary is as readable as its messages: by its session scope, or by owning them.
     const canReadSession = sessionReadable || (recent.ok && recent.value.length > 0);
-    const summary = await (summaryByScope ?? (sessionId && canReadSession ? latestSummary(sessionId) : settle(async () => null)));
+    const summary = await (summaryByScope ??
+      (sessionId && canReadSession ? latestSummary(sessionId) : settle(async () => null)));
 
     // Parts that went to the database: when every one of them failed, the store is down.
     const attempted: [string, Part<unknown>][] = [["standing memories", standing]];
@@ -123,7 +151,8 @@ export async function buildMemoryContext(db: DbOrTx, ctx: MemoryCallContext, raw
     if (failures.length === attempted.length) throw failures[0]![1].error;
     for (const [name, part] of failures) warnings.push(warningFor(name, part.error));
     const failed = failures.length;
-    if (sessionId && !sessionReadable && recent.ok && recent.value.length === 0) warnings.push(`session ${sessionId} is not readable with your grants; recalled without it`);
+    if (sessionId && !sessionReadable && recent.ok && recent.value.length === 0)
+      warnings.push(`session ${sessionId} is not readable with your grants; recalled without it`);
     if (relevant.ok && relevant.value?.warnings) warnings.push(...relevant.value.warnings);
 
     // Standing cards and search hits are conflict-resolved as one set: a hit that loses its slot to a
@@ -133,26 +162,57 @@ export async function buildMemoryContext(db: DbOrTx, ctx: MemoryCallContext, raw
     const found = relevant.ok && relevant.value ? [...relevant.value.exact, ...relevant.value.relevant] : [];
     const resolved = resolveConflicts([...standingNodes, ...found], { now, chain });
     const customAlways = standing.ok ? standing.value.customAlwaysIds : new Set<string>();
-    const sectionOf = (node: MemoryNode): SectionName => (customAlways.has(node.id) ? "alwaysRecalled" : standingSection(node));
+    const sectionOf = (node: MemoryNode): SectionName =>
+      customAlways.has(node.id) ? "alwaysRecalled" : standingSection(node);
     const standingIds = new Set(standingNodes.map((n) => n.id));
     const keptStanding = resolved.kept.filter((n) => standingIds.has(n.id));
     const relevantNodes = resolved.kept.filter((n) => !standingIds.has(n.id));
 
     const candidates: ContextItem[] = [
-      ...keptStanding.map((node, order) => ({ section: sectionOf(node), id: node.id, text: nodeLine(node), node, order })),
-      ...relevantNodes.map((node, order) => ({ section: "relevant" as const, id: node.id, text: nodeLine(node), node, order })),
-      ...(summary.ok && summary.value ? [{ section: "summary" as const, id: summary.value.id, text: summaryForContext(summary.value), order: 0 }] : []),
+      ...keptStanding.map((node, order) => ({
+        section: sectionOf(node),
+        id: node.id,
+        text: nodeLine(node),
+        node,
+        order,
+      })),
+      ...relevantNodes.map((node, order) => ({
+        section: "relevant" as const,
+        id: node.id,
+        text: nodeLine(node),
+        node,
+        order,
+      })),
+      ...(summary.ok && summary.value
+        ? [{ section: "summary" as const, id: summary.value.id, text: summaryForContext(summary.value), order: 0 }]
+        : []),
       // Newest first for the budget; rendered oldest first (order = position in time).
-      ...(recent.ok ? recent.value : []).map((m, i, all) => ({ section: "recent" as const, id: m.id, text: messageLine(m), order: all.length - i })),
+      ...(recent.ok ? recent.value : []).map((m, i, all) => ({
+        section: "recent" as const,
+        id: m.id,
+        text: messageLine(m),
+        order: all.length - i,
+      })),
     ];
     const selection = selectWithinBudget(candidates, input.tokenBudget);
     const kept = new Set(selection.items.map((item) => `${item.section}:${item.id}`));
-    const nodesIn = (section: SectionName) => selection.items.filter((i) => i.section === section && i.node).sort((a, b) => a.order - b.order).map((i) => i.node!);
+    const nodesIn = (section: SectionName) =>
+      selection.items
+        .filter((i) => i.section === section && i.node)
+        .sort((a, b) => a.order - b.order)
+        .map((i) => i.node!);
     const usedMemoryIds = selection.items.filter((i) => i.node).map((i) => i.id);
     // Each card left out counts once: a search's conflict_lost card is lost again in the joint resolution.
-    const omittedIds = new Set([...resolved.omitted.map((o) => o.nodeId), ...(relevant.ok && relevant.value ? relevant.value.omitted.map((o) => o.nodeId) : []), ...selection.dropped.filter((i) => i.node).map((i) => i.id)]);
+    const omittedIds = new Set([
+      ...resolved.omitted.map((o) => o.nodeId),
+      ...(relevant.ok && relevant.value ? relevant.value.omitted.map((o) => o.nodeId) : []),
+      ...selection.dropped.filter((i) => i.node).map((i) => i.id),
+    ]);
     // Past the search's list of 50 only its count is known.
-    const unlisted = relevant.ok && relevant.value?.omittedCount !== undefined ? relevant.value.omittedCount - relevant.value.omitted.length : 0;
+    const unlisted =
+      relevant.ok && relevant.value?.omittedCount !== undefined
+        ? relevant.value.omittedCount - relevant.value.omitted.length
+        : 0;
 
     const result: MemoryContextResult = {
       prompt: selection.prompt,
@@ -176,7 +236,11 @@ export async function buildMemoryContext(db: DbOrTx, ctx: MemoryCallContext, raw
         usedTokens: selection.tokens,
       },
     };
-    await recordQuery(db, ctx, { operation: "memory_context", latencyMs: performance.now() - started, resultCount: usedMemoryIds.length });
+    await recordQuery(db, ctx, {
+      operation: "memory_context",
+      latencyMs: performance.now() - started,
+      resultCount: usedMemoryIds.length,
+    });
     return result;
   } catch (error) {
     if (error instanceof ReplicaFailure) throw error.cause;
@@ -190,7 +254,9 @@ export async function buildMemoryContext(db: DbOrTx, ctx: MemoryCallContext, raw
         ...empty.diagnostics,
         enabled: false,
         storeStatus: "disabled",
-        warnings: [`memory store unavailable${code ? ` (database error ${code})` : ""}; answering without long-term memory`],
+        warnings: [
+          `memory store unavailable${code ? ` (database error ${code})` : ""}; answering without long-term memory`,
+        ],
       },
     };
   }

@@ -1,7 +1,14 @@
 import { canonicalJson } from "../store/card-revisions";
 import { normalizeItemKey } from "../write/canonical-key";
 import type { KindRegistry } from "../kinds/custom";
-import { filterKindNames, filterValues, filterValueKind, resolveKeyFilter, storedItemKeys, type NodeFilter } from "../store/card-filter";
+import {
+  filterKindNames,
+  filterValues,
+  filterValueKind,
+  resolveKeyFilter,
+  storedItemKeys,
+  type NodeFilter,
+} from "../store/card-filter";
 import type { MemoryNode } from "../store/card-view";
 
 /**
@@ -19,7 +26,9 @@ function jsonContains(container: unknown, contained: unknown): boolean {
   }
   if (container === null || typeof container !== "object" || Array.isArray(container)) return false;
   const record = container as Record<string, unknown>;
-  return Object.entries(contained as Record<string, unknown>).every(([k, v]) => k in record && jsonContains(record[k], v));
+  return Object.entries(contained as Record<string, unknown>).every(
+    ([k, v]) => k in record && jsonContains(record[k], v),
+  );
 }
 
 /** As node-filter.ts's valueMatch: containment for objects; a scalar as the value, an element, a top-level field or the item. */
@@ -29,7 +38,12 @@ function valueMatches(node: MemoryNode, wanted: unknown): boolean {
   const json = canonicalJson(wanted);
   if (canonicalJson(nodeValue) === json) return true;
   if (Array.isArray(nodeValue)) return nodeValue.some((item) => canonicalJson(item) === json);
-  if (nodeValue !== null && typeof nodeValue === "object" && Object.values(nodeValue).some((field) => canonicalJson(field) === json)) return true;
+  if (
+    nodeValue !== null &&
+    typeof nodeValue === "object" &&
+    Object.values(nodeValue).some((field) => canonicalJson(field) === json)
+  )
+    return true;
   const item = typeof wanted === "string" ? normalizeItemKey(wanted) : undefined;
   return Boolean(item?.ok && node.itemKey === item.itemKey);
 }
@@ -50,9 +64,15 @@ export function nodeMatchesFilter(node: MemoryNode, filter: NodeFilter, registry
     if ("kinds" in resolved ? !resolved.kinds.includes(node.kind) : !resolved.keys.includes(node.key)) return false;
   }
   if (filter.types?.length && !filter.types.includes(node.type)) return false;
-  if (filter.valueJson !== undefined && !filterValues(filter.valueJson, filterValueKind(filter, registry)).some((value) => valueMatches(node, value))) return false;
+  if (
+    filter.valueJson !== undefined &&
+    !filterValues(filter.valueJson, filterValueKind(filter, registry)).some((value) => valueMatches(node, value))
+  )
+    return false;
   if (filter.categoryPathPrefix && filter.categoryPathPrefix.length) {
-    const prefix = Array.isArray(filter.categoryPathPrefix) ? filter.categoryPathPrefix.join("/") : filter.categoryPathPrefix.replace(/\/+$/, "");
+    const prefix = Array.isArray(filter.categoryPathPrefix)
+      ? filter.categoryPathPrefix.join("/")
+      : filter.categoryPathPrefix.replace(/\/+$/, "");
     const path = node.categoryPath.join("/");
     if (path !== prefix && !path.startsWith(`${prefix}/`)) return false;
   }

@@ -39,14 +39,18 @@ export function nodeWhere(params: {
 }
 
 /** A card is current when active and not past its expiry. */
-const currentFirst = (now: Date) => sql`(${memoryNodes.status} = 'active' and (${memoryNodes.expiresAt} is null or ${memoryNodes.expiresAt} > ${now.toISOString()}::timestamptz))`;
+const currentFirst = (now: Date) =>
+  sql`(${memoryNodes.status} = 'active' and (${memoryNodes.expiresAt} is null or ${memoryNodes.expiresAt} > ${now.toISOString()}::timestamptz))`;
 
 /**
  * The exact path (000): structured filters only, index-backed by (tenant, scope, status, key), the
  * category prefix index and the value_json GIN index. Current cards come first; non-current ones
  * ride along only so that the caller learns why they were left out.
  */
-export async function fetchFilteredNodes(db: DbOrTx, params: { where: SQL; now: Date; limit: number }): Promise<MemoryNodeRecord[]> {
+export async function fetchFilteredNodes(
+  db: DbOrTx,
+  params: { where: SQL; now: Date; limit: number },
+): Promise<MemoryNodeRecord[]> {
   return selectNodeRecords(
     db,
     sql`where ${params.where}
@@ -55,9 +59,17 @@ export async function fetchFilteredNodes(db: DbOrTx, params: { where: SQL; now: 
   );
 }
 
-export async function loadNodeRows(db: DbOrTx, tenantId: string, ids: readonly string[]): Promise<Map<string, MemoryNodeRecord>> {
+export async function loadNodeRows(
+  db: DbOrTx,
+  tenantId: string,
+  ids: readonly string[],
+): Promise<Map<string, MemoryNodeRecord>> {
   if (ids.length === 0) return new Map();
-  const rows = await selectNodeRecords(db, sql`where ${and(eq(memoryNodes.tenantId, tenantId), anyOf(memoryNodes.id, ids))}`, { withHotness: true });
+  const rows = await selectNodeRecords(
+    db,
+    sql`where ${and(eq(memoryNodes.tenantId, tenantId), anyOf(memoryNodes.id, ids))}`,
+    { withHotness: true },
+  );
   return new Map(rows.map((row) => [row.id, row]));
 }
 
@@ -81,7 +93,12 @@ const TRIGRAM_MAX_TERMS = 2;
  * Wu Xia" — both words on the card — took them on 10 % of the benchmark's searches, 16 % of its
  * database time).
  */
-function needsTypoRescue(terms: readonly QueryTerm[], found: readonly boolean[], fullTextCount: number, candidates: number): boolean {
+function needsTypoRescue(
+  terms: readonly QueryTerm[],
+  found: readonly boolean[],
+  fullTextCount: number,
+  candidates: number,
+): boolean {
   const words = terms.map((term, i) => ({ term, found: found[i] })).filter(({ term }) => term.weight >= 1);
   return fullTextCount < candidates / 4 && words.length <= TRIGRAM_MAX_TERMS && words.some((word) => !word.found);
 }
@@ -125,13 +142,30 @@ export async function rankNodesByText(
     scoped: params.scoped,
     recordsUpTo: Math.max(RECORDS_WITH_MATCHES, candidates),
   });
-  lists.push({ signal: "fullText", weight: NODE_SIGNAL_WEIGHTS.fullText, hits: relativeFloor(fullText, FULL_TEXT_FLOOR) });
+  lists.push({
+    signal: "fullText",
+    weight: NODE_SIGNAL_WEIGHTS.fullText,
+    hits: relativeFloor(fullText, FULL_TEXT_FLOOR),
+  });
   if (needsTypoRescue(params.terms, found, fullText.length, candidates)) {
-    const hits = await trigramHits(db, { source: NODE_SOURCE, where, text: params.trigramText, limit: candidates, minSimilarity: TRIGRAM_MIN_SIMILARITY });
+    const hits = await trigramHits(db, {
+      source: NODE_SOURCE,
+      where,
+      text: params.trigramText,
+      limit: candidates,
+      minSimilarity: TRIGRAM_MIN_SIMILARITY,
+    });
     lists.push({ signal: "trigram", weight: NODE_SIGNAL_WEIGHTS.trigram, hits });
   }
   if (params.vector) {
-    const hits = await vectorHits(db, { source: NODE_SOURCE, where, vector: params.vector.values, model: params.vector.model, limit: candidates, minSimilarity: params.vector.minSimilarity });
+    const hits = await vectorHits(db, {
+      source: NODE_SOURCE,
+      where,
+      vector: params.vector.values,
+      model: params.vector.model,
+      limit: candidates,
+      minSimilarity: params.vector.minSimilarity,
+    });
     lists.push({ signal: "vector", weight: NODE_SIGNAL_WEIGHTS.vector * params.vector.weight, hits });
   }
   const fused = reciprocalRankFusion(lists);
@@ -156,6 +190,12 @@ export async function rankNodesByText(
   }
   ranked.sort((a, b) => b.score.final - a.score.final || (a.row.id < b.row.id ? -1 : 1));
   // An overriding card ranks as the candidate it overrides; conflict resolution then shows it in its place.
-  const withOverrides = await withOverridingCards(db, params.slotChain, ranked, (r) => r.row, (row, overridden): RankedNode => ({ row, score: { ...overridden.score }, matchedBy: ["slot"] }));
+  const withOverrides = await withOverridingCards(
+    db,
+    params.slotChain,
+    ranked,
+    (r) => r.row,
+    (row, overridden): RankedNode => ({ row, score: { ...overridden.score }, matchedBy: ["slot"] }),
+  );
   return withOverrides.items;
 }

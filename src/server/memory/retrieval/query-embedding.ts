@@ -19,12 +19,17 @@ export function resolveProvider(choice: EmbeddingProvider | null | undefined): E
 }
 
 /** The query's vector, or a warning saying why the search runs without one. */
-export async function embedQuery(provider: EmbeddingProvider | null, text: string): Promise<{ vector?: QueryVector; warning?: string }> {
+export async function embedQuery(
+  provider: EmbeddingProvider | null,
+  text: string,
+): Promise<{ vector?: QueryVector; warning?: string }> {
   if (!provider || provider.signalWeight <= 0 || !text.trim()) return {};
   try {
     const [values] = await provider.embed([text], { signal: AbortSignal.timeout(QUERY_EMBED_TIMEOUT_MS) });
     if (!values || values.length !== provider.dimensions || isZeroVector(values)) return {};
-    return { vector: { values, model: provider.model, minSimilarity: provider.minSimilarity, weight: provider.signalWeight } };
+    return {
+      vector: { values, model: provider.model, minSimilarity: provider.minSimilarity, weight: provider.signalWeight },
+    };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     log("warn", `query embedding failed; searching without vectors: ${message}`);

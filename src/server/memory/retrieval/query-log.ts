@@ -19,7 +19,12 @@ function insertRowsSql(rows: readonly QueryLogRow[]) {
                          ${column((r) => r.actorId ?? null)}::text[], ${column((r) => r.latencyMs)}::real[], ${column((r) => r.resultCount ?? 0)}::int[])`;
 }
 
-const queryLog = bufferedWriter<QueryLogRow>({ what: "memory query log", delayMs: 250, batchSize: 500, write: (tx, rows) => tx.execute(insertRowsSql(rows)) });
+const queryLog = bufferedWriter<QueryLogRow>({
+  what: "memory query log",
+  delayMs: 250,
+  batchSize: 500,
+  write: (tx, rows) => tx.execute(insertRowsSql(rows)),
+});
 
 /** Best effort (buffered-writes.ts): a failed insert is logged, never raised. */
 export async function recordQuery(

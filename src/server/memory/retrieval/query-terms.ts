@@ -32,7 +32,9 @@ const MAX_CJK_UNIGRAMS = 128;
  */
 const CJK_UNIGRAM_WEIGHT = 0.5;
 /** Characters too common to say anything on their own (they stay in words and bigrams). */
-const CJK_UNIGRAM_STOP = new Set([..."的了吗呢吧啊呀哦嗯么是我你他她它们这那个一不在有和也就都很还要会说到上下来去着过得地把被给让对吧谁哪几"]);
+const CJK_UNIGRAM_STOP = new Set([
+  ..."的了吗呢吧啊呀哦嗯么是我你他她它们这那个一不在有和也就都很还要会说到上下来去着过得地把被给让对吧谁哪几",
+]);
 
 const ENGLISH_STOP_WORDS = new Set(
   (
@@ -49,7 +51,8 @@ const ENGLISH_STOP_WORDS = new Set(
  * tried too and left out: LoCoMo recall@10 fell 0.730 → 0.726.
  */
 function shortWordVariant(token: string): string | undefined {
-  if (token.length >= 4 && token.length <= 5 && token.endsWith("s") && !/(?:ss|us|is|os)$/.test(token)) return token.slice(0, -1);
+  if (token.length >= 4 && token.length <= 5 && token.endsWith("s") && !/(?:ss|us|is|os)$/.test(token))
+    return token.slice(0, -1);
   return undefined;
 }
 
@@ -63,7 +66,8 @@ export function queryTerms(text: string, features: RankingFeatures = ALL_RANKING
     if (seen.size >= MAX_TERMS) break;
     const latin = features.stemming && /^[a-z]+$/.test(token);
     const stem = latin ? englishStem(token) : token;
-    const term: QueryTerm = latin && stem.length >= 4 ? { term: stem, prefix: true, weight: 1 } : { term: token, prefix: false, weight: 1 };
+    const term: QueryTerm =
+      latin && stem.length >= 4 ? { term: stem, prefix: true, weight: 1 } : { term: token, prefix: false, weight: 1 };
     const existing = seen.get(term.term);
     if (!existing) seen.set(term.term, term);
     else if (term.prefix) existing.prefix = true;
@@ -80,7 +84,8 @@ export function queryTerms(text: string, features: RankingFeatures = ALL_RANKING
       const cs = [...run];
       for (let i = 0; i + 1 < cs.length && seen.size < MAX_TERMS; i++) {
         const gram = cs[i]! + cs[i + 1]!;
-        if (seen.has(gram) || isQueryStopWord(gram) || CJK_UNIGRAM_STOP.has(cs[i]!) || CJK_UNIGRAM_STOP.has(cs[i + 1]!)) continue;
+        if (seen.has(gram) || isQueryStopWord(gram) || CJK_UNIGRAM_STOP.has(cs[i]!) || CJK_UNIGRAM_STOP.has(cs[i + 1]!))
+          continue;
         seen.set(gram, { term: gram, prefix: false, weight: 1 });
       }
     }
@@ -95,7 +100,8 @@ export function queryTerms(text: string, features: RankingFeatures = ALL_RANKING
     }
   }
   const words = [...seen.values()];
-  if (features.unigramIdf) for (const word of words) if (word.term.length === 1 && CJK.test(word.term)) word.idfScaled = true;
+  if (features.unigramIdf)
+    for (const word of words) if (word.term.length === 1 && CJK.test(word.term)) word.idfScaled = true;
   return features.crossLanguage ? [...words, ...crossLanguageTerms(words)] : words;
 }
 

@@ -27,9 +27,12 @@ export const RANKING_FEATURES = [
 export type RankingFeature = (typeof RANKING_FEATURES)[number];
 export type RankingFeatures = Readonly<Record<RankingFeature, boolean>>;
 
-export const ALL_RANKING_FEATURES: RankingFeatures = Object.freeze(Object.fromEntries(RANKING_FEATURES.map((f) => [f, true])) as Record<RankingFeature, boolean>);
+export const ALL_RANKING_FEATURES: RankingFeatures = Object.freeze(
+  Object.fromEntries(RANKING_FEATURES.map((f) => [f, true])) as Record<RankingFeature, boolean>,
+);
 
-export const isRankingFeature = (name: string): name is RankingFeature => (RANKING_FEATURES as readonly string[]).includes(name);
+export const isRankingFeature = (name: string): name is RankingFeature =>
+  (RANKING_FEATURES as readonly string[]).includes(name);
 
 /** Every feature on except `off`. */
 export function rankingFeaturesWithout(off: readonly RankingFeature[]): RankingFeatures {

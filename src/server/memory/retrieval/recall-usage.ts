@@ -27,7 +27,9 @@ async function upsertRecalls(tx: Transaction, rows: readonly Recall[], ownTransa
       if (row.at > seen.at) seen.at = row.at;
     } else byCard.set(key, { ...row, hits: 1 });
   }
-  const cards = [...byCard.values()].sort((a, b) => (a.tenantId === b.tenantId ? (a.nodeId < b.nodeId ? -1 : 1) : a.tenantId < b.tenantId ? -1 : 1));
+  const cards = [...byCard.values()].sort((a, b) =>
+    a.tenantId === b.tenantId ? (a.nodeId < b.nodeId ? -1 : 1) : a.tenantId < b.tenantId ? -1 : 1,
+  );
   const column = <T>(pick: (card: (typeof cards)[number]) => T) => sql.param(cards.map(pick));
   if (ownTransaction) await tx.execute(sql`set local lock_timeout = '200ms'`);
   await tx.execute(sql`
@@ -46,9 +48,17 @@ async function upsertRecalls(tx: Transaction, rows: readonly Recall[], ownTransa
 const recalls = bufferedWriter<Recall>({ what: "recall counts", delayMs: 1000, batchSize: 2000, write: upsertRecalls });
 
 /** Counts the cards handed to an agent in one call (each once). Best effort, written a moment later. */
-export async function recordRecalls(db: DbOrTx, tenantId: string, nodeIds: readonly string[], now = new Date()): Promise<void> {
+export async function recordRecalls(
+  db: DbOrTx,
+  tenantId: string,
+  nodeIds: readonly string[],
+  now = new Date(),
+): Promise<void> {
   const at = now.toISOString();
-  await recalls.add(db, [...new Set(nodeIds)].map((nodeId) => ({ tenantId, nodeId, at })));
+  await recalls.add(
+    db,
+    [...new Set(nodeIds)].map((nodeId) => ({ tenantId, nodeId, at })),
+  );
 }
 
 /** Writes the counts buffered for `db` now (tests, before reading them back). */
@@ -56,20 +66,29 @@ export const flushRecalls = (db: DbOrTx) => recalls.flush(db);
 
 /** One day's cooling (×0.95) of a tenant's recalled cards; a card under 0.01 drops to 0 and stays out of the next run. */
 export async function coolRecallHotness(db: DbOrTx, params: { tenantId: string }): Promise<{ cards: number }> {
-  const [row] = await queryRows<{ n: number }>(db, sql`
+  const [row] = await queryRows<{ n: number }>(
+    db,
+    sql`
     with cooled as (
       update ${memoryNodeUsage} set hotness = case when hotness * ${HOTNESS.dailyDecay}::real < 0.01 then 0 else hotness * ${HOTNESS.dailyDecay}::real end
       where tenant_id = ${params.tenantId} and hotness > 0
       returning 1)
-    select count(*)::int as n from cooled`);
+    select count(*)::int as n from cooled`,
+  );
   return { cards: Number(row?.n ?? 0) };
 }
 
 /** The recall rows of some cards (e.g. one card's revisions), by card id; cards never recalled are absent. */
 export async function recallUsageOf(db: DbOrTx, params: { tenantId: string; nodeIds: readonly string[] }) {
-  if (params.nodeIds.length === 0) return new Map<string, { recallCount: number; lastRecalledAt: Date; hotness: number }>();
+  if (params.nodeIds.length === 0)
+    return new Map<string, { recallCount: number; lastRecalledAt: Date; hotness: number }>();
   const rows = await db
-    .select({ nodeId: memoryNodeUsage.nodeId, recallCount: memoryNodeUsage.recallCount, lastRecalledAt: memoryNodeUsage.lastRecalledAt, hotness: memoryNodeUsage.hotness })
+    .select({
+      nodeId: memoryNodeUsage.nodeId,
+      recallCount: memoryNodeUsage.recallCount,
+      lastRecalledAt: memoryNodeUsage.lastRecalledAt,
+      hotness: memoryNodeUsage.hotness,
+    })
     .from(memoryNodeUsage)
     .where(and(eq(memoryNodeUsage.tenantId, params.tenantId), inArray(memoryNodeUsage.nodeId, [...params.nodeIds])));
   return new Map(rows.map(({ nodeId, ...usage }) => [nodeId, usage]));

@@ -5,7 +5,10 @@ import { formatScope, intersectScopes, parseScopePattern, scopeAllowed, type Sco
  * Narrowing intersects, it never widens: an unreadable requested scope simply drops out (and an
  * empty result means nothing is searched). Malformed scopes are a bad request.
  */
-export function narrowReadScopes(readScopes: readonly ScopePattern[], requested: readonly string[] | undefined): ScopePattern[] {
+export function narrowReadScopes(
+  readScopes: readonly ScopePattern[],
+  requested: readonly string[] | undefined,
+): ScopePattern[] {
   if (requested === undefined) return [...readScopes];
   const wanted = requested.map(parseScopePattern);
   return intersectScopes(readScopes, wanted);

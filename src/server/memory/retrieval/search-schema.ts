@@ -7,29 +7,33 @@ import { boundedJson } from "../write/schema";
 export const SEARCH_LIMITS = { defaultLimit: 10, maxLimit: 50, queryText: 1000 } as const;
 
 /** MemoryQuery (000) with 002's tool fields. Known categories go in `kinds`; open questions in `queryText`; `all` enumerates. */
-export const memorySearchInputSchema = strictShape("memory_search", {
-  all: z.boolean().optional(),
-  queryText: z.string().trim().max(SEARCH_LIMITS.queryText).optional(),
-  kinds: z.array(z.string().min(1).max(64)).max(20).optional(),
-  itemKey: z.string().max(200).optional(),
-  domain: z.string().max(64).optional(),
-  categoryPathPrefix: z.union([z.string().max(300), z.array(z.string().max(64)).max(8)]).optional(),
-  types: z.array(z.enum(NODE_TYPES)).max(8).optional(),
-  key: z.string().max(300).optional(),
-  valueJson: boundedJson.optional(),
-  tags: z.array(z.string().min(1).max(64)).max(20).optional(),
-  entities: z.array(z.string().min(1).max(64)).max(20).optional(),
-  /** Narrow to these scopes (each must be readable); default: every readable scope. */
-  scopes: z.array(z.string().max(220)).max(20).optional(),
-  includeExpired: z.boolean().optional(),
-  /** Answer as memory stood at this moment (ISO time). */
-  asOf: z.iso.datetime({ offset: true }).optional(),
-  /** Also search the evidence log (messages, and memory-tree chunks when present). */
-  includeEvidence: z.boolean().optional(),
-  limit: z.number().int().min(1).max(SEARCH_LIMITS.maxLimit).optional(),
-  /** An enumeration's next page: the previous answer's nextCursor. */
-  cursor: z.string().min(1).max(300).optional(),
-}, "an open question goes in queryText, a known category in kinds");
+export const memorySearchInputSchema = strictShape(
+  "memory_search",
+  {
+    all: z.boolean().optional(),
+    queryText: z.string().trim().max(SEARCH_LIMITS.queryText).optional(),
+    kinds: z.array(z.string().min(1).max(64)).max(20).optional(),
+    itemKey: z.string().max(200).optional(),
+    domain: z.string().max(64).optional(),
+    categoryPathPrefix: z.union([z.string().max(300), z.array(z.string().max(64)).max(8)]).optional(),
+    types: z.array(z.enum(NODE_TYPES)).max(8).optional(),
+    key: z.string().max(300).optional(),
+    valueJson: boundedJson.optional(),
+    tags: z.array(z.string().min(1).max(64)).max(20).optional(),
+    entities: z.array(z.string().min(1).max(64)).max(20).optional(),
+    /** Narrow to these scopes (each must be readable); default: every readable scope. */
+    scopes: z.array(z.string().max(220)).max(20).optional(),
+    includeExpired: z.boolean().optional(),
+    /** Answer as memory stood at this moment (ISO time). */
+    asOf: z.iso.datetime({ offset: true }).optional(),
+    /** Also search the evidence log (messages, and memory-tree chunks when present). */
+    includeEvidence: z.boolean().optional(),
+    limit: z.number().int().min(1).max(SEARCH_LIMITS.maxLimit).optional(),
+    /** An enumeration's next page: the previous answer's nextCursor. */
+    cursor: z.string().min(1).max(300).optional(),
+  },
+  "an open question goes in queryText, a known category in kinds",
+);
 export type MemorySearchInput = z.input<typeof memorySearchInputSchema>;
 
 export type OmitReason = "expired" | "superseded" | "low_confidence" | "conflict_lost" | "over_limit";
@@ -57,7 +61,10 @@ export type ScoreComponents = {
 };
 
 /** `slot`: not matched itself, it overrides a matched card's slot in a more specific scope of the turn (slot-rivals.ts). */
-export type SearchHit = MemoryNode & { matchedBy: ("exact" | "enumeration" | "full_text" | "trigram" | "vector" | "slot")[]; score?: ScoreComponents };
+export type SearchHit = MemoryNode & {
+  matchedBy: ("exact" | "enumeration" | "full_text" | "trigram" | "vector" | "slot")[];
+  score?: ScoreComponents;
+};
 
 export type EvidenceHit = {
   kind: "message" | "chunk";

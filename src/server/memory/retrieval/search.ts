@@ -23,7 +23,15 @@ import { getReranker, type Reranker } from "~/server/providers/rerank";
 import { scopesTsQuery } from "./scope-lexemes";
 import { slotChain, withOverridingCards } from "./slot-rivals";
 import { disjointScopes, narrowReadScopes, turnScopes } from "./scopes";
-import { memorySearchInputSchema, SEARCH_LIMITS, type EvidenceHit, type MemorySearchInput, type MemorySearchResult, type OmitReason, type SearchHit } from "./search-schema";
+import {
+  memorySearchInputSchema,
+  SEARCH_LIMITS,
+  type EvidenceHit,
+  type MemorySearchInput,
+  type MemorySearchResult,
+  type OmitReason,
+  type SearchHit,
+} from "./search-schema";
 import { badRequest } from "~/server/errors";
 import { parseInput } from "~/server/validation";
 import { unknownKindsNotice } from "../kinds/unknown";
@@ -53,14 +61,39 @@ function splitFilters(input: ParsedInput, queryText: string | undefined) {
   // With words to search for, `kinds` alone narrows the search rather than listing the kinds' cards:
   // {kinds: ["custom_fact"], queryText: "wifi"} listed the ten most important facts and left the one
   // about the WiFi out. A slot (key, itemKey, valueJson) still identifies cards exactly.
-  const kindsNarrow = queryText !== undefined && input.itemKey === undefined && input.key === undefined && input.valueJson === undefined;
-  const identifying: NodeFilter = { kinds: kindsNarrow ? undefined : input.kinds, itemKey: input.itemKey, key: input.key, valueJson: input.valueJson };
-  const narrowing: NodeFilter = { kinds: kindsNarrow ? input.kinds : undefined, domain: input.domain, categoryPathPrefix: input.categoryPathPrefix, types: input.types, tags: input.tags, entities: input.entities };
-  const present = (f: NodeFilter) => Object.values(f).some((v) => v !== undefined && !(Array.isArray(v) && v.length === 0) && v !== "");
-  return { identifying, narrowing, all: { ...narrowing, ...identifying, kinds: input.kinds }, hasIdentifying: present(identifying), hasNarrowing: present(narrowing) };
+  const kindsNarrow =
+    queryText !== undefined && input.itemKey === undefined && input.key === undefined && input.valueJson === undefined;
+  const identifying: NodeFilter = {
+    kinds: kindsNarrow ? undefined : input.kinds,
+    itemKey: input.itemKey,
+    key: input.key,
+    valueJson: input.valueJson,
+  };
+  const narrowing: NodeFilter = {
+    kinds: kindsNarrow ? input.kinds : undefined,
+    domain: input.domain,
+    categoryPathPrefix: input.categoryPathPrefix,
+    types: input.types,
+    tags: input.tags,
+    entities: input.entities,
+  };
+  const present = (f: NodeFilter) =>
+    Object.values(f).some((v) => v !== undefined && !(Array.isArray(v) && v.length === 0) && v !== "");
+  return {
+    identifying,
+    narrowing,
+    all: { ...narrowing, ...identifying, kinds: input.kinds },
+    hasIdentifying: present(identifying),
+    hasNarrowing: present(narrowing),
+  };
 }
 
-type Plan = ReturnType<typeof splitFilters> & { queryText?: string; listAll: boolean; runExact: boolean; runRelevant: boolean };
+type Plan = ReturnType<typeof splitFilters> & {
+  queryText?: string;
+  listAll: boolean;
+  runExact: boolean;
+  runRelevant: boolean;
+};
 
 function plan(input: ParsedInput): Plan {
   const queryText = input.queryText?.trim() || undefined;
@@ -84,8 +117,16 @@ type Candidates = {
   nextCursor?: string;
 };
 
-
-async function currentCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, input: ParsedInput, scopes: ScopePattern[], registry: KindRegistry, options: SearchOptions, now: Date): Promise<Candidates> {
+async function currentCandidates(
+  db: DbOrTx,
+  ctx: MemoryCallContext,
+  p: Plan,
+  input: ParsedInput,
+  scopes: ScopePattern[],
+  registry: KindRegistry,
+  options: SearchOptions,
+  now: Date,
+): Promise<Candidates> {
   const limit = input.limit ?? SEARCH_LIMITS.defaultLimit;
   const warnings: string[] = [];
   const base = { tenantId: ctx.tenantId, scopes, registry };
@@ -94,7 +135,12 @@ async function currentCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, in
   const slotIds = new Set<string>();
   const currentStatuses: NodeStatus[] = input.includeExpired ? ["active", "expired"] : ["active"];
   if (p.listAll) {
-    const page = await fetchEnumerationPage(db, { where: nodeWhere({ ...base, filter: p.all, statuses: currentStatuses }), cursor: input.cursor, limit, now });
+    const page = await fetchEnumerationPage(db, {
+      where: nodeWhere({ ...base, filter: p.all, statuses: currentStatuses }),
+      cursor: input.cursor,
+      limit,
+      now,
+    });
     return {
       exact: [...page.rows, ...page.rivals].map(toMemoryNode),
       relevant: [],
@@ -105,10 +151,20 @@ async function currentCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, in
   }
   if (p.runExact) {
     const statuses = p.hasIdentifying ? HISTORY_STATUSES : currentStatuses;
-    exactRows = await fetchFilteredNodes(db, { where: nodeWhere({ ...base, filter: p.all, statuses }), now, limit: limit + EXACT_HISTORY_ALLOWANCE });
+    exactRows = await fetchFilteredNodes(db, {
+      where: nodeWhere({ ...base, filter: p.all, statuses }),
+      now,
+      limit: limit + EXACT_HISTORY_ALLOWANCE,
+    });
     // A filter (a tag, a value) can match the user's card and not the session's override of it: the
     // override comes too, just before the card it overrides, and wins its slot there.
-    const withOverrides = await withOverridingCards(db, chain, exactRows, (row) => row, (rival) => rival);
+    const withOverrides = await withOverridingCards(
+      db,
+      chain,
+      exactRows,
+      (row) => row,
+      (rival) => rival,
+    );
     exactRows = withOverrides.items;
     for (const rival of withOverrides.added) slotIds.add(rival.id);
   }
@@ -118,7 +174,10 @@ async function currentCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, in
   if (p.runRelevant && p.queryText) {
     const terms = queryTerms(p.queryText, options.ranking);
     // "☕" or "???": nothing full text can look for; say so rather than only "no memory matched".
-    if (terms.length === 0) warnings.push(`queryText "${p.queryText.slice(0, 40)}" holds no word to search for (letters, digits or CJK characters); only the vector signal, if any, looked. Describe what you want in words.`);
+    if (terms.length === 0)
+      warnings.push(
+        `queryText "${p.queryText.slice(0, 40)}" holds no word to search for (letters, digits or CJK characters); only the vector signal, if any, looked. Describe what you want in words.`,
+      );
     const embedded = await embedQuery(resolveProvider(options.embeddings), p.queryText);
     vector = embedded.vector;
     if (embedded.warning) warnings.push(embedded.warning);
@@ -133,17 +192,33 @@ async function currentCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, in
       candidates: Math.max(limit * 4, 40),
       now,
       slotChain: chain,
-      scoped: scopeQuery ? { query: scopeQuery, where: nodeWhere({ ...base, filter: p.narrowing, statuses: HISTORY_STATUSES, indexable: false }) } : undefined,
+      scoped: scopeQuery
+        ? {
+            query: scopeQuery,
+            where: nodeWhere({ ...base, filter: p.narrowing, statuses: HISTORY_STATUSES, indexable: false }),
+          }
+        : undefined,
       statsParts: disjointScopes(scopes).map((scope) => ({
         key: JSON.stringify([ctx.tenantId, scope, p.narrowing]),
         where: nodeWhere({ ...base, scopes: [scope], filter: p.narrowing, statuses: HISTORY_STATUSES }),
       })),
     });
     // Object.assign onto the fresh node, not a spread copy (see boostedScore: ~6 µs per copied card).
-    for (const r of ranked) if (!exactIds.has(r.row.id)) relevant.push(Object.assign(toMemoryNode(r.row), { score: r.score, matchedBy: r.matchedBy }));
+    for (const r of ranked)
+      if (!exactIds.has(r.row.id))
+        relevant.push(Object.assign(toMemoryNode(r.row), { score: r.score, matchedBy: r.matchedBy }));
     if (input.includeEvidence) {
       const reranker = options.reranker === undefined ? getReranker() : options.reranker;
-      const first = await searchEvidence(db, { tenantId: ctx.tenantId, scopes, terms, queryText: p.queryText, trigramText: trigramQueryText(p.queryText), vector, limit: reranker ? Math.max(limit, reranker.topN) : limit, features: options.ranking });
+      const first = await searchEvidence(db, {
+        tenantId: ctx.tenantId,
+        scopes,
+        terms,
+        queryText: p.queryText,
+        trigramText: trigramQueryText(p.queryText),
+        vector,
+        limit: reranker ? Math.max(limit, reranker.topN) : limit,
+        features: options.ranking,
+      });
       if (reranker) {
         const reranked = await rerankEvidence(reranker, p.queryText, first, limit);
         evidence = reranked.hits;
@@ -155,7 +230,15 @@ async function currentCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, in
 }
 
 /** `asOf`: memory as it stood then (history.ts decides which revisions were current), ranked in memory. */
-async function asOfCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, input: ParsedInput, scopes: ScopePattern[], registry: KindRegistry, options: SearchOptions): Promise<Candidates> {
+async function asOfCandidates(
+  db: DbOrTx,
+  ctx: MemoryCallContext,
+  p: Plan,
+  input: ParsedInput,
+  scopes: ScopePattern[],
+  registry: KindRegistry,
+  options: SearchOptions,
+): Promise<Candidates> {
   const asOf = new Date(input.asOf!);
   const kinds = p.all.kinds && filterKindNames(p.all.kinds, registry);
   const then = await readMemoryAsOf(db, { tenantId: ctx.tenantId, scopes, asOf, kinds, limit: 1000 });
@@ -166,19 +249,35 @@ async function asOfCandidates(db: DbOrTx, ctx: MemoryCallContext, p: Plan, input
   if (p.runRelevant && p.queryText) {
     const exactIds = new Set(exact.map((n) => n.id));
     const pool = current.filter((n) => !exactIds.has(n.id) && nodeMatchesFilter(n, p.narrowing, registry));
-    for (const { node, score } of rankLexically(pool, p.queryText)) relevant.push({ ...node, score: { fullText: score, final: score }, matchedBy: ["full_text"] });
+    for (const { node, score } of rankLexically(pool, p.queryText))
+      relevant.push({ ...node, score: { fullText: score, final: score }, matchedBy: ["full_text"] });
   }
   let evidence: EvidenceHit[] | undefined;
   if (input.includeEvidence && p.runRelevant && p.queryText) {
     const limit = input.limit ?? SEARCH_LIMITS.defaultLimit;
     const terms = queryTerms(p.queryText, options.ranking);
-    evidence = await searchEvidence(db, { tenantId: ctx.tenantId, scopes, terms, queryText: p.queryText, trigramText: trigramQueryText(p.queryText), limit, before: asOf, features: options.ranking });
+    evidence = await searchEvidence(db, {
+      tenantId: ctx.tenantId,
+      scopes,
+      terms,
+      queryText: p.queryText,
+      trigramText: trigramQueryText(p.queryText),
+      limit,
+      before: asOf,
+      features: options.ranking,
+    });
   }
   return { exact, relevant, evidence, warnings: [] };
 }
 
 function prioritizeOmitted(omitted: Omitted[]): Omitted[] {
-  const order: Record<OmitReason, number> = { conflict_lost: 0, superseded: 1, expired: 2, low_confidence: 3, over_limit: 4 };
+  const order: Record<OmitReason, number> = {
+    conflict_lost: 0,
+    superseded: 1,
+    expired: 2,
+    low_confidence: 3,
+    over_limit: 4,
+  };
   return [...omitted].sort((a, b) => order[a.reason] - order[b.reason]);
 }
 
@@ -189,18 +288,29 @@ const HIDDEN_CURRENT: readonly OmitReason[] = ["low_confidence", "conflict_lost"
  * The result in a sentence. With nothing shown it never claims emptiness while current cards were
  * found and left out (`hidden`): an enumeration that hid a low-confidence card said "memory is empty".
  */
-function describe(p: Plan, exact: number, relevant: number, evidence: number | undefined, hidden: number, morePages: boolean): string {
-  const evidenceText = evidence === undefined ? "" : ` ${evidence} evidence message${evidence === 1 ? "" : "s"} matched.`;
+function describe(
+  p: Plan,
+  exact: number,
+  relevant: number,
+  evidence: number | undefined,
+  hidden: number,
+  morePages: boolean,
+): string {
+  const evidenceText =
+    evidence === undefined ? "" : ` ${evidence} evidence message${evidence === 1 ? "" : "s"} matched.`;
   const hiddenText = `${hidden} current memor${hidden === 1 ? "y" : "ies"} matched but ${hidden === 1 ? "was" : "were"} left out (listed in omitted: low_confidence or conflict_lost); memory_get reads one by id.`;
   if (p.listAll) {
     const filtered = p.hasIdentifying || p.hasNarrowing;
-    if (exact === 0 && hidden > 0) return `Enumerated every current memory${filtered ? " matching these filters" : ""} in the scopes you can read: none to show, but ${hiddenText}`;
+    if (exact === 0 && hidden > 0)
+      return `Enumerated every current memory${filtered ? " matching these filters" : ""} in the scopes you can read: none to show, but ${hiddenText}`;
     if (exact === 0) {
       return filtered
         ? "Enumerated every current memory matching these filters in the scopes you can read: there are none."
         : "Enumerated every current memory in the scopes you can read: memory is empty.";
     }
-    const more = morePages ? " More remain: send nextCursor as cursor (with the same all and filters) for the next page." : "";
+    const more = morePages
+      ? " More remain: send nextCursor as cursor (with the same all and filters) for the next page."
+      : "";
     return `Listed ${exact} current memor${exact === 1 ? "y" : "ies"}${filtered ? " matching the filters" : ""}.${more}`;
   }
   if (exact + relevant === 0 && hidden > 0) return `Nothing to show for this query: ${hiddenText}${evidenceText}`;
@@ -216,26 +326,46 @@ function describe(p: Plan, exact: number, relevant: number, evidence: number | u
  * evidence on request. Everything is restricted to ctx.tenantId and the caller's readable scopes
  * (narrowed, never widened, by `scopes`), conflict-resolved, and cut to `limit`.
  */
-export async function memorySearch(db: DbOrTx, ctx: MemoryCallContext, rawInput: MemorySearchInput | unknown, options: SearchOptions = {}): Promise<MemorySearchResult> {
+export async function memorySearch(
+  db: DbOrTx,
+  ctx: MemoryCallContext,
+  rawInput: MemorySearchInput | unknown,
+  options: SearchOptions = {},
+): Promise<MemorySearchResult> {
   const started = performance.now();
   const input = parseInput(memorySearchInputSchema, rawInput ?? {}, "memory_search input");
   const now = options.now ?? new Date();
   const limit = input.limit ?? SEARCH_LIMITS.defaultLimit;
   // In a turn, other conversations' session cards are not this turn's business (as for context):
   // they are searched only when asked for by `scopes` ("session:*" or a named session).
-  const scopes = input.scopes === undefined && ctx.defaults.session ? turnScopes(ctx.readScopes, ctx.defaults.session.id) : narrowReadScopes(ctx.readScopes, input.scopes);
+  const scopes =
+    input.scopes === undefined && ctx.defaults.session
+      ? turnScopes(ctx.readScopes, ctx.defaults.session.id)
+      : narrowReadScopes(ctx.readScopes, input.scopes);
   const p = plan(input);
   if (input.cursor && (!p.listAll || input.asOf)) {
-    throw badRequest("cursor_without_enumeration", "cursor continues an enumeration: send it with all: true and the same filters as the page it came from (not with asOf), or leave it out.");
+    throw badRequest(
+      "cursor_without_enumeration",
+      "cursor continues an enumeration: send it with all: true and the same filters as the page it came from (not with asOf), or leave it out.",
+    );
   }
 
   let result: MemorySearchResult;
   if (scopes.length === 0) {
-    result = { exact: [], relevant: [], omitted: [], enumerated: false, message: "None of the requested scopes is readable with your grants; nothing was searched. This says nothing about what memory holds." };
+    result = {
+      exact: [],
+      relevant: [],
+      omitted: [],
+      enumerated: false,
+      message:
+        "None of the requested scopes is readable with your grants; nothing was searched. This says nothing about what memory holds.",
+    };
   } else {
     // Only kind names need the tenant's registry (custom kinds); skip the read otherwise.
     const registry = input.kinds?.length ? await loadKindRegistry(db, ctx.tenantId) : BUILT_IN_KIND_REGISTRY;
-    const found = input.asOf ? await asOfCandidates(db, ctx, p, input, scopes, registry, options) : await currentCandidates(db, ctx, p, input, scopes, registry, options, now);
+    const found = input.asOf
+      ? await asOfCandidates(db, ctx, p, input, scopes, registry, options)
+      : await currentCandidates(db, ctx, p, input, scopes, registry, options, now);
     const exactIds = new Set(found.exact.map((n) => n.id));
     const { kept, omitted } = resolveConflicts([...found.exact, ...found.relevant], {
       now: input.asOf ? new Date(input.asOf) : now,
@@ -246,9 +376,18 @@ export async function memorySearch(db: DbOrTx, ctx: MemoryCallContext, rawInput:
     const onPage = (id: string) => !found.otherPages?.has(id);
     const exactKept = kept.filter((n) => exactIds.has(n.id) && onPage(n.id));
     const relevantKept = kept.filter((n) => !exactIds.has(n.id)) as Candidates["relevant"];
-    const overLimit = [...exactKept.slice(limit), ...relevantKept.slice(limit)].map((n) => ({ nodeId: n.id, reason: "over_limit" as const }));
+    const overLimit = [...exactKept.slice(limit), ...relevantKept.slice(limit)].map((n) => ({
+      nodeId: n.id,
+      reason: "over_limit" as const,
+    }));
     // The exact nodes were made for this call (toMemoryNode above): extended in place, not copied.
-    const exact: SearchHit[] = exactKept.slice(0, limit).map((n) => Object.assign(n, { matchedBy: (found.slotIds?.has(n.id) ? ["slot"] : [p.listAll ? "enumeration" : "exact"]) as SearchHit["matchedBy"] }));
+    const exact: SearchHit[] = exactKept.slice(0, limit).map((n) =>
+      Object.assign(n, {
+        matchedBy: (found.slotIds?.has(n.id)
+          ? ["slot"]
+          : [p.listAll ? "enumeration" : "exact"]) as SearchHit["matchedBy"],
+      }),
+    );
     const relevant: SearchHit[] = relevantKept.slice(0, limit);
     const allOmitted = prioritizeOmitted([...omitted.filter((o) => onPage(o.nodeId)), ...overLimit]);
     // A misspelt kind matches nothing; say so first, or "nothing matched" reads as "not stored".

@@ -81,7 +81,8 @@ const span = (term: QueryTerm) => (CJK_CHAR.test(term.term) ? [...term.term].len
 export function queryPhrases(question: string): Set<string> {
   const tokens = tokenize(question).slice(-PHRASE_QUERY_TOKENS);
   const grams = new Set<string>();
-  for (let n = PHRASE_MIN; n <= PHRASE_MAX; n++) for (let i = 0; i + n <= tokens.length; i++) grams.add(tokens.slice(i, i + n).join("\u0001"));
+  for (let n = PHRASE_MIN; n <= PHRASE_MAX; n++)
+    for (let i = 0; i + n <= tokens.length; i++) grams.add(tokens.slice(i, i + n).join("\u0001"));
   return grams;
 }
 
@@ -100,7 +101,12 @@ function phraseRuns(phrases: ReadonlySet<string>, tokens: readonly string[]): [n
 }
 
 /** The three features of one candidate text. `weights` from termWeights, `phrases` from queryPhrases (null: phrase not computed, 0). */
-export function candidateFeatures(terms: readonly QueryTerm[], weights: readonly number[], phrases: ReadonlySet<string> | null, text: string): SecondStageFeatures {
+export function candidateFeatures(
+  terms: readonly QueryTerm[],
+  weights: readonly number[],
+  phrases: ReadonlySet<string> | null,
+  text: string,
+): SecondStageFeatures {
   const total = weights.reduce((sum, w) => sum + w, 0);
   if (total <= 0) return { coverage: 0, proximity: 0, phrase: 0 };
   const tokens = tokenize(text.slice(0, MAX_TEXT_CHARS), MAX_TEXT_TOKENS);
@@ -113,7 +119,10 @@ export function candidateFeatures(terms: readonly QueryTerm[], weights: readonly
     matched.push({ weight: weights[i]!, positions, span: span(term) });
   });
   let proximity = 0;
-  const paired = matched.length > MAX_PROXIMITY_TERMS ? [...matched].sort((a, b) => b.weight - a.weight).slice(0, MAX_PROXIMITY_TERMS) : matched;
+  const paired =
+    matched.length > MAX_PROXIMITY_TERMS
+      ? [...matched].sort((a, b) => b.weight - a.weight).slice(0, MAX_PROXIMITY_TERMS)
+      : matched;
   for (let a = 0; a < paired.length; a++) {
     for (let b = a + 1; b < paired.length; b++) {
       const x = paired[a]!;
@@ -132,14 +141,23 @@ export function candidateFeatures(terms: readonly QueryTerm[], weights: readonly
   }
   let phrase = 0;
   for (const [start, end] of phrases ? phraseRuns(phrases, tokens) : []) {
-    const inside = matched.reduce((sum, m) => sum + (m.positions.some((p) => p >= start && p + m.span <= end) ? m.weight : 0), 0);
+    const inside = matched.reduce(
+      (sum, m) => sum + (m.positions.some((p) => p >= start && p + m.span <= end) ? m.weight : 0),
+      0,
+    );
     if (inside > phrase) phrase = inside;
   }
   return { coverage: covered / total, proximity: proximity / total, phrase: phrase / total };
 }
 
 /** Features for one question and candidate (the offline fitting script's entry; the service batches). */
-export function secondStageFeatures(question: string, terms: readonly QueryTerm[], df: readonly number[], n: number, text: string): SecondStageFeatures {
+export function secondStageFeatures(
+  question: string,
+  terms: readonly QueryTerm[],
+  df: readonly number[],
+  n: number,
+  text: string,
+): SecondStageFeatures {
   return candidateFeatures(terms, termWeights(terms, df, n), queryPhrases(question), text);
 }
 

@@ -55,7 +55,8 @@ export const NODE_SOURCE: TextSource = {
     { label: "C", weight: 1.5 },
     { label: "D", weight: 1 },
   ],
-  length: "length(memory_nodes.search_title) + length(memory_nodes.search_keys) + length(memory_nodes.search_values) + length(memory_nodes.search_body)",
+  length:
+    "length(memory_nodes.search_title) + length(memory_nodes.search_keys) + length(memory_nodes.search_values) + length(memory_nodes.search_body)",
   extra: [],
   trigramColumns: ["memory_nodes.search_body", "memory_nodes.search_title"],
   trigramText: `memory_nodes.search_title || ' ' || memory_nodes.search_body`,
@@ -95,7 +96,11 @@ const BM25_B = 0.5;
 /** Rows read per full-text query; past this the rows with the best plain ts_rank are kept. */
 const MAX_FULL_TEXT_ROWS = 3000;
 
-export type MatchedDoc = { id: string; length: number; /** Per query term: the summed weight of the classes it occurs in (0 = absent). */ tf: readonly number[] };
+export type MatchedDoc = {
+  id: string;
+  length: number;
+  /** Per query term: the summed weight of the classes it occurs in (0 = absent). */ tf: readonly number[];
+};
 
 /**
  * BM25 over documents that match at least one term. Term frequency is presence per weight class
@@ -104,12 +109,22 @@ export type MatchedDoc = { id: string; length: number; /** Per query term: the s
  * term is among them, unless the term was left out of the match (`dfAtLeast` then estimates it) —
  * and N and the mean length come from the whole scope.
  */
-export function bm25Scores(docs: readonly MatchedDoc[], terms: readonly QueryTerm[], stats: CorpusStats, dfAtLeast: readonly number[] = []): Hit[] {
+export function bm25Scores(
+  docs: readonly MatchedDoc[],
+  terms: readonly QueryTerm[],
+  stats: CorpusStats,
+  dfAtLeast: readonly number[] = [],
+): Hit[] {
   return scoreBm25(docs, terms, stats, documentFrequencies(docs, terms.length, dfAtLeast));
 }
 
 /** bm25Scores with the document frequencies already counted (documentFrequencies). */
-function scoreBm25(docs: readonly MatchedDoc[], terms: readonly QueryTerm[], stats: CorpusStats, df: readonly number[]): Hit[] {
+function scoreBm25(
+  docs: readonly MatchedDoc[],
+  terms: readonly QueryTerm[],
+  stats: CorpusStats,
+  df: readonly number[],
+): Hit[] {
   const n = Math.max(stats.n, docs.length, ...df);
   const avglen = Math.max(stats.avglen, 1);
   const idf = df.map((d) => Math.log(1 + (n - d + 0.5) / (d + 0.5)));
@@ -131,7 +146,12 @@ function scoreBm25(docs: readonly MatchedDoc[], terms: readonly QueryTerm[], sta
 
 /** Per query term: matched documents containing it, at least `dfAtLeast` (a term left out of the match). */
 function documentFrequencies(docs: readonly MatchedDoc[], termCount: number, dfAtLeast: readonly number[]): number[] {
-  return Array.from({ length: termCount }, (_, i) => Math.max(dfAtLeast[i] ?? 0, docs.reduce((count, doc) => count + (doc.tf[i]! > 0 ? 1 : 0), 0)));
+  return Array.from({ length: termCount }, (_, i) =>
+    Math.max(
+      dfAtLeast[i] ?? 0,
+      docs.reduce((count, doc) => count + (doc.tf[i]! > 0 ? 1 : 0), 0),
+    ),
+  );
 }
 
 /** Disjoint parts of a search's scope (one scope each), counted and cached one by one. */
@@ -143,11 +163,20 @@ export type StatsPart = { key: string; where: SQL };
  * summed: a workspace or the global scope is then counted once for every caller that reads it,
  * instead of once per combination of scopes (at 1M cards a first count took ~120 ms).
  */
-export async function scopeStats(db: DbOrTx, source: TextSource, where: SQL, statsKey?: string, parts?: readonly StatsPart[]): Promise<CorpusStats> {
+export async function scopeStats(
+  db: DbOrTx,
+  source: TextSource,
+  where: SQL,
+  statsKey?: string,
+  parts?: readonly StatsPart[],
+): Promise<CorpusStats> {
   const t = sql.raw(source.table);
   const count = (key: string | undefined, scope: SQL) =>
     cachedCorpusStats(db, key && `${source.table}|${key}`, async () => {
-      const [row] = await queryRows<{ n: number | string; avglen: number | string | null }>(db, sql`select count(*) as n, avg(${sql.raw(source.length)}) as avglen from ${t} where ${scope}`);
+      const [row] = await queryRows<{ n: number | string; avglen: number | string | null }>(
+        db,
+        sql`select count(*) as n, avg(${sql.raw(source.length)}) as avglen from ${t} where ${scope}`,
+      );
       return { n: Number(row?.n ?? 0), avglen: Number(row?.avglen ?? 1) };
     });
   if (!parts?.length) return count(statsKey, where);
@@ -235,7 +264,9 @@ export async function fullTextMatch(
   const docs: MatchedDoc[] = rows.map(([id, length, flagText]) => ({
     id,
     length: Number(length),
-    tf: terms.map((_, i) => source.classes.reduce((sum, c, j) => sum + (flagText[i * classes + j] === "1" ? c.weight : 0), 0)),
+    tf: terms.map((_, i) =>
+      source.classes.reduce((sum, c, j) => sum + (flagText[i * classes + j] === "1" ? c.weight : 0), 0),
+    ),
   }));
   // Terms left out of the match (or cut by the row limit) are counted only where they co-occur.
   const partial = matched !== terms || rows.length >= MAX_FULL_TEXT_ROWS;
@@ -247,7 +278,12 @@ export async function fullTextMatch(
     .slice(0, params.limit)
     .map((hit) => {
       const row = rowOf.get(hit.id)!;
-      return { id: hit.id, score: hit.score, extra: Object.fromEntries(source.extra.map((c, i) => [c, row[3 + i]])), record: (row[recordAt] as unknown[] | null) ?? undefined };
+      return {
+        id: hit.id,
+        score: hit.score,
+        extra: Object.fromEntries(source.extra.map((c, i) => [c, row[3 + i]])),
+        record: (row[recordAt] as unknown[] | null) ?? undefined,
+      };
     });
   const found = df.map((count) => count > 0);
   return { hits, found, df, n: Math.max(stats.n, docs.length) };
@@ -272,7 +308,9 @@ async function matchRows(
   // `hit.vector` is the row's vector decompressed once (`|| ''` builds it in memory): testing the
   // stored one per flag would decompress it again for every term × class (4× the buffers measured).
   const flags = sql.join(
-    terms.flatMap((term) => source.classes.map((c) => sql`(hit.vector @@ ${termTsQuery(term, c.label)}::tsquery)::int`)),
+    terms.flatMap((term) =>
+      source.classes.map((c) => sql`(hit.vector @@ ${termTsQuery(term, c.label)}::tsquery)::int`),
+    ),
     sql`, `,
   );
   const extra = sql.raw(source.extra.map((c) => `, hit.${c}`).join(""));
@@ -281,7 +319,9 @@ async function matchRows(
   // and each record is read back by its tuple id — the version this statement matched, same snapshot.
   const { recordsUpTo } = params;
   const recordJson = recordsUpTo ? source.record : undefined;
-  const record = recordJson ? sql`, case when hit.total <= ${recordsUpTo} then (select ${sql.raw(recordJson)} from ${t} where ${t}.ctid = hit.tid) end` : sql``;
+  const record = recordJson
+    ? sql`, case when hit.total <= ${recordsUpTo} then (select ${sql.raw(recordJson)} from ${t} where ${t}.ctid = hit.tid) end`
+    : sql``;
   const termQuery = sql`to_tsquery('simple', ${tsquery})`;
   const { scoped } = params;
   const match = scoped
@@ -293,7 +333,10 @@ async function matchRows(
                   ${ordered ? sql`order by ts_rank(${vector}, to_tsquery('simple', ${tsquery})) desc` : sql``}
                   limit ${MAX_FULL_TEXT_ROWS + (ordered ? 0 : 1)}`;
     const counted = recordJson ? sql`select m.*, count(*) over () as total from (${hits}) as m` : hits;
-    return jsonRows<FlagRow>(db, sql`select json_agg(json_build_array(hit.id, hit.length, array_to_string(array[${flags}], '')${extra}${record}))::text as rows from (${counted}) as hit`);
+    return jsonRows<FlagRow>(
+      db,
+      sql`select json_agg(json_build_array(hit.id, hit.length, array_to_string(array[${flags}], '')${extra}${record}))::text as rows from (${counted}) as hit`,
+    );
   };
   const rows = await select(false);
   // Rare (a term in thousands of rows): keep the rows plain ts_rank likes best, then rank by BM25.
@@ -309,7 +352,10 @@ async function matchRows(
  * testing `%>` on every row of a large scope instead costs a scan (46 ms for 3,000 cards, 14 ms
  * through the indexes at 100k).
  */
-export async function trigramHits(db: DbOrTx, params: { source: TextSource; where: SQL; text: string; limit: number; minSimilarity: number }): Promise<Hit[]> {
+export async function trigramHits(
+  db: DbOrTx,
+  params: { source: TextSource; where: SQL; text: string; limit: number; minSimilarity: number },
+): Promise<Hit[]> {
   if (!params.text.trim()) return [];
   const t = sql.raw(params.source.table);
   // No tenant predicate here on purpose: with one, the planner can (and at ~10k rows does) read the
@@ -351,7 +397,11 @@ async function withIndexScans<T>(db: DbOrTx, read: (tx: DbOrTx) => Promise<T>): 
   if (db instanceof PgTransaction) return read(db);
   return db.transaction(async (tx) => {
     // Sent with the read, not awaited first: one round trip fewer, and the settings still come first.
-    const settings = startNow(tx.execute(sql`select set_config('enable_seqscan', 'off', true), set_config('plan_cache_mode', 'force_generic_plan', true), set_config('jit', 'off', true)`));
+    const settings = startNow(
+      tx.execute(
+        sql`select set_config('enable_seqscan', 'off', true), set_config('plan_cache_mode', 'force_generic_plan', true), set_config('jit', 'off', true)`,
+      ),
+    );
     const [, rows] = await Promise.all([settings, read(tx)]);
     return rows;
   });
@@ -359,7 +409,14 @@ async function withIndexScans<T>(db: DbOrTx, read: (tx: DbOrTx) => Promise<T>): 
 
 export async function vectorHits(
   db: DbOrTx,
-  params: { source: TextSource; where: SQL; vector: readonly number[]; model: string; limit: number; minSimilarity: number },
+  params: {
+    source: TextSource;
+    where: SQL;
+    vector: readonly number[];
+    model: string;
+    limit: number;
+    minSimilarity: number;
+  },
 ): Promise<Hit[]> {
   const dimensions = params.vector.length;
   if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 16_000) return [];

@@ -23,7 +23,11 @@ type ChainType = keyof ScopeChain;
 const CHAIN_TYPES: readonly ChainType[] = ["session", "workspace", "user"];
 
 /** The readable scopes of the caller's chain, which can override a broader card; undefined when none. */
-export function slotChain(tenantId: string, chain: ScopeChain, readable: readonly ScopePattern[]): SlotChain | undefined {
+export function slotChain(
+  tenantId: string,
+  chain: ScopeChain,
+  readable: readonly ScopePattern[],
+): SlotChain | undefined {
   const scopes = CHAIN_TYPES.flatMap((type) => {
     const scope = chain[type];
     return scope && scopeAllowed(scope, readable) ? [{ type, id: scope.id }] : [];
@@ -32,14 +36,25 @@ export function slotChain(tenantId: string, chain: ScopeChain, readable: readonl
 }
 
 /** The active cards of the chain's scopes holding the slots of the shadowed candidates in broader scopes. */
-async function readSlotRivals(db: DbOrTx, chain: SlotChain, shadowed: readonly MemoryNodeRecord[]): Promise<MemoryNodeRecord[]> {
+async function readSlotRivals(
+  db: DbOrTx,
+  chain: SlotChain,
+  shadowed: readonly MemoryNodeRecord[],
+): Promise<MemoryNodeRecord[]> {
   const scans = chain.scopes.flatMap(({ type, id }) => {
-    const keys = [...new Set(shadowed.filter((c) => SCOPE_PRIORITY[c.scopeType] < SCOPE_PRIORITY[type]).map((c) => c.key))];
+    const keys = [
+      ...new Set(shadowed.filter((c) => SCOPE_PRIORITY[c.scopeType] < SCOPE_PRIORITY[type]).map((c) => c.key)),
+    ];
     if (keys.length === 0) return [];
-    return [sql`(memory_nodes.scope_type = ${type} and memory_nodes.scope_id = ${id} and memory_nodes.key = any(${sql.param(keys)}::text[]))`];
+    return [
+      sql`(memory_nodes.scope_type = ${type} and memory_nodes.scope_id = ${id} and memory_nodes.key = any(${sql.param(keys)}::text[]))`,
+    ];
   });
   if (scans.length === 0) return [];
-  return selectNodeRecords(db, sql`where memory_nodes.tenant_id = ${chain.tenantId} and memory_nodes.status = 'active' and (${sql.join(scans, sql` or `)})`);
+  return selectNodeRecords(
+    db,
+    sql`where memory_nodes.tenant_id = ${chain.tenantId} and memory_nodes.status = 'active' and (${sql.join(scans, sql` or `)})`,
+  );
 }
 
 /**
@@ -64,7 +79,11 @@ export async function withOverridingCards<T>(
     if (present.has(rival.id)) continue;
     const overridden = shadowed.find((item) => {
       const row = rowOf(item);
-      return row.key === rival.key && row.domain === rival.domain && SCOPE_PRIORITY[row.scopeType] < SCOPE_PRIORITY[rival.scopeType];
+      return (
+        row.key === rival.key &&
+        row.domain === rival.domain &&
+        SCOPE_PRIORITY[row.scopeType] < SCOPE_PRIORITY[rival.scopeType]
+      );
     });
     if (!overridden) continue;
     const made = make(rival, overridden);

@@ -26,20 +26,22 @@ export function recordAudit(
   },
 ): Promise<unknown> {
   // Started at once (not at the caller's await): it may travel with the COMMIT (pipelined.ts).
-  return startNow(db.insert(memoryAuditEvents).values({
-    tenantId: ctx.tenantId,
-    nodeId: event.nodeId ?? null,
-    lineageId: event.lineageId ?? null,
-    eventType: event.eventType,
-    actorType: ctx.actor.type,
-    actorId: ctx.actor.id,
-    // A reason is the caller's own words ("the user said the password is …"): no secret is kept there either.
-    reason: event.reason ? redactSensitive(event.reason) : null,
-    toolCallId: ctx.toolCallId ?? null,
-    scopeType: event.scope?.type ?? null,
-    scopeId: event.scope?.id ?? null,
-    before: event.before ?? null,
-    after: event.after ?? null,
-    metadata: event.metadata ?? {},
-  }));
+  return startNow(
+    db.insert(memoryAuditEvents).values({
+      tenantId: ctx.tenantId,
+      nodeId: event.nodeId ?? null,
+      lineageId: event.lineageId ?? null,
+      eventType: event.eventType,
+      actorType: ctx.actor.type,
+      actorId: ctx.actor.id,
+      // A reason is the caller's own words ("the user said the password is …"): no secret is kept there either.
+      reason: event.reason ? redactSensitive(event.reason) : null,
+      toolCallId: ctx.toolCallId ?? null,
+      scopeType: event.scope?.type ?? null,
+      scopeId: event.scope?.id ?? null,
+      before: event.before ?? null,
+      after: event.after ?? null,
+      metadata: event.metadata ?? {},
+    }),
+  );
 }

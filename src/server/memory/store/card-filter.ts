@@ -68,7 +68,9 @@ const keyKind = (key: string, registry: KindRegistry) => {
 export function storedItemKeys(def: KindDefinition, itemKey: string): string[] | undefined {
   const canonical = canonicalKey(def, itemKey);
   if (!canonical.ok) return undefined;
-  return canonical.itemKey === null ? [canonical.key] : storedSlotKeys(def).map((slot) => `${slot}:${canonical.itemKey}`);
+  return canonical.itemKey === null
+    ? [canonical.key]
+    : storedSlotKeys(def).map((slot) => `${slot}:${canonical.itemKey}`);
 }
 
 /** What a `key` filter means: stored keys, or every card of an itemized kind (keyCondition). */
@@ -94,7 +96,7 @@ function keyCondition(key: string, registry: KindRegistry): SQL {
 /** The kind whose value normalizer applies to a filter's valueJson, when it names exactly one. */
 export function filterValueKind(filter: NodeFilter, registry: KindRegistry): KindDefinition | undefined {
   if (filter.kinds?.length === 1) return registry.resolve(filter.kinds[0]!) ?? undefined;
-  return !filter.kinds?.length && filter.key ? keyKind(filter.key, registry) ?? undefined : undefined;
+  return !filter.kinds?.length && filter.key ? (keyKind(filter.key, registry) ?? undefined) : undefined;
 }
 
 /** valueJson as written and as the kind's normalizer makes it ("少辣" → {spicy: "low"}), once each. */
@@ -110,10 +112,14 @@ export function filterValues(value: unknown, def: KindDefinition | undefined): u
 
 /** The stored kind names a `kinds` filter means: each resolved, with the kinds merged into it; unknown names as sent. */
 export function filterKindNames(kinds: readonly string[], registry: KindRegistry): string[] {
-  return [...new Set(kinds.flatMap((k) => {
-    const def = registry.resolve(k);
-    return def ? storedKindNames(def.kind) : [k];
-  }))];
+  return [
+    ...new Set(
+      kinds.flatMap((k) => {
+        const def = registry.resolve(k);
+        return def ? storedKindNames(def.kind) : [k];
+      }),
+    ),
+  ];
 }
 
 export function nodeFilterConditions(filter: NodeFilter, registry: KindRegistry): SQL[] {
@@ -132,14 +138,25 @@ export function nodeFilterConditions(filter: NodeFilter, registry: KindRegistry)
     const def = defs.length === 1 ? defs[0] : undefined;
     const keys = def ? storedItemKeys(def, filter.itemKey) : undefined;
     const item = def ? undefined : normalizeItemKey(filter.itemKey);
-    conditions.push(def ? (keys ? inArray(memoryNodes.key, keys) : sql`false`) : item?.ok ? eq(memoryNodes.itemKey, item.itemKey) : sql`false`);
+    conditions.push(
+      def
+        ? keys
+          ? inArray(memoryNodes.key, keys)
+          : sql`false`
+        : item?.ok
+          ? eq(memoryNodes.itemKey, item.itemKey)
+          : sql`false`,
+    );
   }
   if (filter.key) conditions.push(keyCondition(filter.key, registry));
   if (filter.types?.length) conditions.push(inArray(memoryNodes.type, filter.types));
-  if (filter.valueJson !== undefined) conditions.push(valueJsonCondition(filter.valueJson, filterValueKind(filter, registry)));
-  if (filter.categoryPathPrefix && filter.categoryPathPrefix.length) conditions.push(categoryPrefixCondition(filter.categoryPathPrefix));
+  if (filter.valueJson !== undefined)
+    conditions.push(valueJsonCondition(filter.valueJson, filterValueKind(filter, registry)));
+  if (filter.categoryPathPrefix && filter.categoryPathPrefix.length)
+    conditions.push(categoryPrefixCondition(filter.categoryPathPrefix));
   if (filter.tags?.length) conditions.push(arrayOverlaps(memoryNodes.tags, filter.tags));
   if (filter.entities?.length) conditions.push(arrayOverlaps(memoryNodes.entities, filter.entities));
-  if (filter.sourceMessageId) conditions.push(sql`${memoryNodes.sourceMessageIds} @> array[${filter.sourceMessageId}]::text[]`);
+  if (filter.sourceMessageId)
+    conditions.push(sql`${memoryNodes.sourceMessageIds} @> array[${filter.sourceMessageId}]::text[]`);
   return conditions;
 }

@@ -33,7 +33,12 @@ export function recordFromJson(json: string | readonly unknown[]): MemoryNodeRec
   for (let i = 0; i < RECORD_FIELDS.length; i++) {
     const [property, column] = RECORD_FIELDS[i]!;
     const value = values[i];
-    record[property] = value === null || value === undefined ? null : column.columnType === "PgTimestamp" ? new Date(value as string) : value;
+    record[property] =
+      value === null || value === undefined
+        ? null
+        : column.columnType === "PgTimestamp"
+          ? new Date(value as string)
+          : value;
   }
   // RANKED_NODE_RECORD_JSON's extra element.
   if (values.length > RECORD_FIELDS.length) record.hotness = values[RECORD_FIELDS.length];
@@ -52,8 +57,15 @@ const RANKED_RECORD_OF_ROW = sql.raw(`${RANKED_NODE_RECORD_JSON} as record`);
  * candidates for its 200). An outer query that only projects keeps the subquery's order (a test
  * checks order and limit against Drizzle's own select).
  */
-export async function selectNodeRecords(db: DbOrTx, rest: SQL, options: { withHotness?: boolean } = {}): Promise<MemoryNodeRecord[]> {
+export async function selectNodeRecords(
+  db: DbOrTx,
+  rest: SQL,
+  options: { withHotness?: boolean } = {},
+): Promise<MemoryNodeRecord[]> {
   const record = options.withHotness ? RANKED_RECORD_OF_ROW : RECORD_OF_ROW;
-  const rows = await queryRows<{ record: string | unknown[] }>(db, sql`select ${record} from (select ${RECORD_COLUMNS} from ${memoryNodes} ${rest}) as memory_nodes`);
+  const rows = await queryRows<{ record: string | unknown[] }>(
+    db,
+    sql`select ${record} from (select ${RECORD_COLUMNS} from ${memoryNodes} ${rest}) as memory_nodes`,
+  );
   return rows.map((row) => recordFromJson(row.record));
 }

@@ -16,7 +16,10 @@ export const newRevisionStamp = (actor: Actor, at: Date) => ({
 });
 
 /** One card by id within the tenant; `forUpdate` locks it for the rest of the transaction. */
-export async function getNodeRow(db: DbOrTx, params: { tenantId: string; id: string; forUpdate?: boolean }): Promise<MemoryNodeRow | undefined> {
+export async function getNodeRow(
+  db: DbOrTx,
+  params: { tenantId: string; id: string; forUpdate?: boolean },
+): Promise<MemoryNodeRow | undefined> {
   const query = db
     .select()
     .from(memoryNodes)
@@ -55,7 +58,15 @@ export async function findActiveInSlot(
  */
 export async function endActiveRevision(
   db: DbOrTx,
-  params: { tenantId: string; id: string; expectedRevision: number; status: Exclude<NodeStatus, "active">; actor: Actor; supersededById?: string; at: Date },
+  params: {
+    tenantId: string;
+    id: string;
+    expectedRevision: number;
+    status: Exclude<NodeStatus, "active">;
+    actor: Actor;
+    supersededById?: string;
+    at: Date;
+  },
 ): Promise<MemoryNodeRow | undefined> {
   const [row] = await db
     .update(memoryNodes)
@@ -89,12 +100,18 @@ export async function insertNodeRow(db: DbOrTx, values: typeof memoryNodes.$infe
  * inserted and undefined is returned), so that a create can be sent together with the read of its
  * slot instead of after it.
  */
-export async function insertNodeIfSlotFree(db: DbOrTx, values: typeof memoryNodes.$inferInsert): Promise<MemoryNodeRow | undefined> {
+export async function insertNodeIfSlotFree(
+  db: DbOrTx,
+  values: typeof memoryNodes.$inferInsert,
+): Promise<MemoryNodeRow | undefined> {
   const [row] = await startNow(
     db
       .insert(memoryNodes)
       .values(values)
-      .onConflictDoNothing({ target: [memoryNodes.tenantId, memoryNodes.scopeType, memoryNodes.scopeId, memoryNodes.key], where: sql`status = 'active'` })
+      .onConflictDoNothing({
+        target: [memoryNodes.tenantId, memoryNodes.scopeType, memoryNodes.scopeId, memoryNodes.key],
+        where: sql`status = 'active'`,
+      })
       .returning(),
   );
   return row;
@@ -108,4 +125,3 @@ export function canonicalJson(value: unknown): string {
   const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
 }
-

@@ -13,13 +13,23 @@ import { scopePatternsCondition } from "./scope-sql";
  */
 export async function findActiveNodes(
   db: DbOrTx,
-  params: { tenantId: string; scopes: readonly ScopePattern[]; filter: NodeFilter; registry: KindRegistry; includeExpired?: boolean; now?: Date; limit?: number },
+  params: {
+    tenantId: string;
+    scopes: readonly ScopePattern[];
+    filter: NodeFilter;
+    registry: KindRegistry;
+    includeExpired?: boolean;
+    now?: Date;
+    limit?: number;
+  },
 ): Promise<MemoryNodeRecord[]> {
   const now = params.now ?? new Date();
   const conditions: SQL[] = [
     eq(memoryNodes.tenantId, params.tenantId),
     scopePatternsCondition(params.scopes),
-    params.includeExpired ? or(eq(memoryNodes.status, "active"), eq(memoryNodes.status, "expired"))! : eq(memoryNodes.status, "active"),
+    params.includeExpired
+      ? or(eq(memoryNodes.status, "active"), eq(memoryNodes.status, "expired"))!
+      : eq(memoryNodes.status, "active"),
     ...nodeFilterConditions(params.filter, params.registry),
   ];
   if (!params.includeExpired) conditions.push(or(isNull(memoryNodes.expiresAt), gt(memoryNodes.expiresAt, now))!);

@@ -1,4 +1,4 @@
-import { and,asc,count,desc,eq,lt,sql,type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, lt, sql, type SQL } from "drizzle-orm";
 import { anyOf } from "~/db/any-of";
 import { memoryMessages } from "~/db/schema";
 import type { DbOrTx } from "~/db/types";
@@ -69,10 +69,14 @@ export async function listRecentMessages(
 }
 
 /** Messages by id within the tenant, in log order; unknown ids are simply absent. */
-export async function getMessagesByIds(db: DbOrTx, params: { tenantId: string; ids: readonly string[] }): Promise<StoredMessage[]> {
+export async function getMessagesByIds(
+  db: DbOrTx,
+  params: { tenantId: string; ids: readonly string[] },
+): Promise<StoredMessage[]> {
   const ids = [...new Set(params.ids)];
   if (ids.length === 0) return [];
-  if (ids.length > MAX_IDS_PER_LOOKUP) throw badRequest("too_many_ids", `Ask for at most ${MAX_IDS_PER_LOOKUP} message ids at once.`);
+  if (ids.length > MAX_IDS_PER_LOOKUP)
+    throw badRequest("too_many_ids", `Ask for at most ${MAX_IDS_PER_LOOKUP} message ids at once.`);
   return db
     .select(messageColumns)
     .from(memoryMessages)
@@ -84,10 +88,16 @@ export async function getMessagesByIds(db: DbOrTx, params: { tenantId: string; i
  * Every message of `ids`, however many, read MAX_IDS_PER_LOOKUP at a time: for a card's evidence across
  * its revisions, or an export page's (a cap there left the rest out, or called it erased).
  */
-export async function getAllMessagesByIds(db: DbOrTx, params: { tenantId: string; ids: readonly string[] }): Promise<StoredMessage[]> {
+export async function getAllMessagesByIds(
+  db: DbOrTx,
+  params: { tenantId: string; ids: readonly string[] },
+): Promise<StoredMessage[]> {
   const ids = [...new Set(params.ids)];
   const found: StoredMessage[] = [];
-  for (let i = 0; i < ids.length; i += MAX_IDS_PER_LOOKUP) found.push(...(await getMessagesByIds(db, { tenantId: params.tenantId, ids: ids.slice(i, i + MAX_IDS_PER_LOOKUP) })));
+  for (let i = 0; i < ids.length; i += MAX_IDS_PER_LOOKUP)
+    found.push(
+      ...(await getMessagesByIds(db, { tenantId: params.tenantId, ids: ids.slice(i, i + MAX_IDS_PER_LOOKUP) })),
+    );
   return found;
 }
 
@@ -99,13 +109,22 @@ export async function resolveTrustedMessageIds(
   db: DbOrTx,
   params: { tenantId: string; sessionId: string; ids: readonly string[] },
 ): Promise<string[]> {
-  const ids = [...new Set(params.ids.filter((id) => typeof id === "string" && id.length > 0 && id.length <= MAX_ID_CHARS))];
+  const ids = [
+    ...new Set(params.ids.filter((id) => typeof id === "string" && id.length > 0 && id.length <= MAX_ID_CHARS)),
+  ];
   if (ids.length === 0) return [];
-  if (ids.length > MAX_IDS_PER_LOOKUP) throw badRequest("too_many_ids", `Send at most ${MAX_IDS_PER_LOOKUP} message ids at once.`);
+  if (ids.length > MAX_IDS_PER_LOOKUP)
+    throw badRequest("too_many_ids", `Send at most ${MAX_IDS_PER_LOOKUP} message ids at once.`);
   const rows = await db
     .select({ id: memoryMessages.id })
     .from(memoryMessages)
-    .where(and(eq(memoryMessages.tenantId, params.tenantId), eq(memoryMessages.sessionId, params.sessionId), anyOf(memoryMessages.id, ids)));
+    .where(
+      and(
+        eq(memoryMessages.tenantId, params.tenantId),
+        eq(memoryMessages.sessionId, params.sessionId),
+        anyOf(memoryMessages.id, ids),
+      ),
+    );
   const found = new Set(rows.map((row) => row.id));
   return ids.filter((id) => found.has(id));
 }
@@ -127,13 +146,20 @@ export type SessionOverview = {
  */
 export async function listSessions(
   db: DbOrTx,
-  params: { tenantId: string; userScopeId?: string; sessionIds?: readonly string[]; limit?: number; cursor?: string | null },
+  params: {
+    tenantId: string;
+    userScopeId?: string;
+    sessionIds?: readonly string[];
+    limit?: number;
+    cursor?: string | null;
+  },
 ): Promise<{ sessions: SessionOverview[]; nextCursor: string | null }> {
   const limit = Math.min(Math.max(Math.trunc(params.limit ?? 50), 1), 200);
   let having: SQL | undefined;
   if (params.cursor) {
     const before = Number(params.cursor);
-    if (!Number.isSafeInteger(before) || before < 0) throw badRequest("invalid_cursor", "cursor must be the nextCursor of a previous listSessions page.");
+    if (!Number.isSafeInteger(before) || before < 0)
+      throw badRequest("invalid_cursor", "cursor must be the nextCursor of a previous listSessions page.");
     having = sql`max(${memoryMessages.seq}) < ${before}`;
   }
   const lastSeq = sql`max(${memoryMessages.seq})`.mapWith(Number);

@@ -32,9 +32,24 @@ const TABLES: { table: string; read: string; columns: string[]; rebuild: (row: R
       return [fields.searchTitle, fields.searchKeys, fields.searchValues, fields.searchBody];
     },
   },
-  { table: "memory_messages", read: "content", columns: ["search_text"], rebuild: (row) => [segmentForSearch(row.content as string)] },
-  { table: "memory_tree_summaries", read: "content", columns: ["search_text"], rebuild: (row) => [segmentForSearch(row.content as string)] },
-  { table: "memory_chunks", read: "search_text as old_search_text", columns: ["search_text"], rebuild: (row) => [toSimplifiedHan(row.old_search_text as string)] },
+  {
+    table: "memory_messages",
+    read: "content",
+    columns: ["search_text"],
+    rebuild: (row) => [segmentForSearch(row.content as string)],
+  },
+  {
+    table: "memory_tree_summaries",
+    read: "content",
+    columns: ["search_text"],
+    rebuild: (row) => [segmentForSearch(row.content as string)],
+  },
+  {
+    table: "memory_chunks",
+    read: "search_text as old_search_text",
+    columns: ["search_text"],
+    rebuild: (row) => [toSimplifiedHan(row.old_search_text as string)],
+  },
 ];
 
 const BATCH = 500;
@@ -53,7 +68,10 @@ export async function reindexSearchText(db: Database, params: { tenantId: string
     for (;;) {
       const rows = await queryRows<Row>(
         db,
-        sql`select id, ${sql.raw(read)}, ${sql.join(columns.map((c) => sql.identifier(c)), sql`, `)} from ${sql.identifier(table)}
+        sql`select id, ${sql.raw(read)}, ${sql.join(
+          columns.map((c) => sql.identifier(c)),
+          sql`, `,
+        )} from ${sql.identifier(table)}
             where tenant_id = ${params.tenantId} and id > ${after} order by id limit ${BATCH}`,
       );
       if (rows.length === 0) break;
@@ -65,8 +83,13 @@ export async function reindexSearchText(db: Database, params: { tenantId: string
       if (updates.length > 0) {
         await db.transaction(async (tx) => {
           for (const { id, next } of updates) {
-            const set = sql.join(columns.map((c, i) => sql`${sql.identifier(c)} = ${next[i]}`), sql`, `);
-            await tx.execute(sql`update ${sql.identifier(table)} set ${set} where tenant_id = ${params.tenantId} and id = ${id}`);
+            const set = sql.join(
+              columns.map((c, i) => sql`${sql.identifier(c)} = ${next[i]}`),
+              sql`, `,
+            );
+            await tx.execute(
+              sql`update ${sql.identifier(table)} set ${set} where tenant_id = ${params.tenantId} and id = ${id}`,
+            );
           }
         });
       }

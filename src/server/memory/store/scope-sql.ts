@@ -11,7 +11,9 @@ type ScopedColumns = { scopeType: AnyColumn; scopeId: AnyColumn };
  */
 export function scopePatternsCondition(patterns: readonly ScopePattern[], columns: ScopedColumns = memoryNodes): SQL {
   if (patterns.length === 0) return sql`false`;
-  const parts = patterns.map((p) => (p.id === "*" ? eq(columns.scopeType, p.type) : and(eq(columns.scopeType, p.type), eq(columns.scopeId, p.id))!));
+  const parts = patterns.map((p) =>
+    p.id === "*" ? eq(columns.scopeType, p.type) : and(eq(columns.scopeType, p.type), eq(columns.scopeId, p.id))!,
+  );
   return parts.length === 1 ? parts[0]! : or(...parts)!;
 }
 
@@ -24,6 +26,12 @@ export function scopePatternsFilter(patterns: readonly ScopePattern[], columns: 
   if (patterns.length === 0) return sql`false`;
   const exact = patterns.filter((p) => p.id !== "*").map((p) => `${p.type}:${p.id}`);
   const parts = patterns.filter((p) => p.id === "*").map((p) => eq(columns.scopeType, p.type));
-  if (exact.length > 0) parts.push(sql`(${columns.scopeType} || ':' || ${columns.scopeId}) in (${sql.join(exact.map((scope) => sql`${scope}`), sql`, `)})`);
+  if (exact.length > 0)
+    parts.push(
+      sql`(${columns.scopeType} || ':' || ${columns.scopeId}) in (${sql.join(
+        exact.map((scope) => sql`${scope}`),
+        sql`, `,
+      )})`,
+    );
   return parts.length === 1 ? parts[0]! : or(...parts)!;
 }

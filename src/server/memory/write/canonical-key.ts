@@ -17,8 +17,7 @@ export type ItemKeyResult = { ok: true; itemKey: string } | { ok: false; reason:
 
 export type CanonicalKeyRejection = ItemKeyRejection | "item_key_required" | "item_key_not_allowed";
 export type CanonicalKeyResult =
-  | { ok: true; key: string; itemKey: string | null }
-  | { ok: false; reason: CanonicalKeyRejection; message: string };
+  { ok: true; key: string; itemKey: string | null } | { ok: false; reason: CanonicalKeyRejection; message: string };
 
 /** Whitespace touching a CJK character is dropped: Chinese has no spaces, so " 香 菜 " is "香菜". */
 const SPACE_NEAR_CJK = new RegExp(`(?<=[${CJK_CHAR_CLASS}])\\s+|\\s+(?=[${CJK_CHAR_CLASS}])`, "gu");
@@ -61,10 +60,12 @@ const looksRandom = (token: string) =>
 const reject = (reason: ItemKeyRejection, message: string): ItemKeyResult => ({ ok: false, reason, message });
 
 function rejectRaw(raw: string): ItemKeyResult | undefined {
-  if (SENTENCE_PUNCTUATION.test(raw)) return reject("sentence", "itemKey must be a short concept, not a sentence or a list");
+  if (SENTENCE_PUNCTUATION.test(raw))
+    return reject("sentence", "itemKey must be a short concept, not a sentence or a list");
   if (DATE_PATTERNS.some((re) => re.test(raw))) return reject("timestamp", "itemKey must not contain a date or time");
   if (UUID.test(raw)) return reject("random_id", "itemKey must not be a random id");
-  if ((raw.match(/[A-Za-z0-9+/=]{16,}/g) ?? []).some(looksRandom)) return reject("random_id", "itemKey must not be a random id");
+  if ((raw.match(/[A-Za-z0-9+/=]{16,}/g) ?? []).some(looksRandom))
+    return reject("random_id", "itemKey must not be a random id");
   return undefined;
 }
 
@@ -72,7 +73,8 @@ function rejectNormalized(itemKey: string): ItemKeyResult | undefined {
   const tokens = itemKey.split("_");
   for (const token of tokens) {
     if (/^\d+$/.test(token)) {
-      if (looksLikeCompactDate(token) || looksLikeEpoch(token)) return reject("timestamp", "itemKey must not contain a date or timestamp");
+      if (looksLikeCompactDate(token) || looksLikeEpoch(token))
+        return reject("timestamp", "itemKey must not contain a date or timestamp");
       if (token.length >= 9) return reject("random_id", "itemKey must not be a long number or id");
     }
     if (token.length >= 12 && /^[0-9a-f]+$/.test(token) && /\d/.test(token) && /[a-f]/.test(token)) {
@@ -80,12 +82,14 @@ function rejectNormalized(itemKey: string): ItemKeyResult | undefined {
     }
     if (looksRandom(token)) return reject("random_id", "itemKey must not be a random token");
   }
-  if (/(?:^|_)(19|20)\d{2}_\d{1,2}_\d{1,2}(?:_|$)/.test(itemKey)) return reject("timestamp", "itemKey must not contain a date");
+  if (/(?:^|_)(19|20)\d{2}_\d{1,2}_\d{1,2}(?:_|$)/.test(itemKey))
+    return reject("timestamp", "itemKey must not contain a date");
   if (tokens.length > MAX_ITEM_TOKENS) return reject("sentence", `itemKey must be at most ${MAX_ITEM_TOKENS} words`);
   if ((itemKey.match(CJK_RUN) ?? []).some((run) => [...run].length > MAX_CJK_RUN)) {
     return reject("sentence", `itemKey must be a short concept (at most ${MAX_CJK_RUN} CJK characters)`);
   }
-  if ([...itemKey].length > MAX_ITEM_KEY_LENGTH) return reject("too_long", `itemKey must be at most ${MAX_ITEM_KEY_LENGTH} characters`);
+  if ([...itemKey].length > MAX_ITEM_KEY_LENGTH)
+    return reject("too_long", `itemKey must be at most ${MAX_ITEM_KEY_LENGTH} characters`);
   return undefined;
 }
 
@@ -98,7 +102,8 @@ export function normalizeItemKey(raw: string): ItemKeyResult {
   if (typeof raw !== "string") return reject("empty", "itemKey must be a non-empty string");
   const nfkc = raw.normalize("NFKC").trim();
   // Cheap bound before the regexes below: nothing this long is a short concept.
-  if (nfkc.length > MAX_ITEM_KEY_LENGTH * 8) return reject("too_long", `itemKey must be at most ${MAX_ITEM_KEY_LENGTH} characters`);
+  if (nfkc.length > MAX_ITEM_KEY_LENGTH * 8)
+    return reject("too_long", `itemKey must be at most ${MAX_ITEM_KEY_LENGTH} characters`);
   const early = rejectRaw(nfkc);
   if (early) return early;
   const itemKey = nfkc
@@ -130,13 +135,22 @@ export function itemKeyFromTitle(title: string): string | undefined {
 }
 
 /** `def.key` for single-slot kinds, `def.key:<normalized item>` for itemized ones. */
-export function canonicalKey(def: Pick<KindDefinition, "kind" | "key" | "itemized">, itemKey?: string | null): CanonicalKeyResult {
+export function canonicalKey(
+  def: Pick<KindDefinition, "kind" | "key" | "itemized">,
+  itemKey?: string | null,
+): CanonicalKeyResult {
   const given = typeof itemKey === "string" && itemKey.trim() !== "";
   if (!def.itemized) {
-    if (given) return { ok: false, reason: "item_key_not_allowed", message: `kind ${def.kind} is a single slot (one per scope) and takes no itemKey: leave itemKey out, and update or supersede the existing card to change it` };
+    if (given)
+      return {
+        ok: false,
+        reason: "item_key_not_allowed",
+        message: `kind ${def.kind} is a single slot (one per scope) and takes no itemKey: leave itemKey out, and update or supersede the existing card to change it`,
+      };
     return { ok: true, key: def.key, itemKey: null };
   }
-  if (!given) return { ok: false, reason: "item_key_required", message: `kind ${def.kind} is itemized and needs an itemKey` };
+  if (!given)
+    return { ok: false, reason: "item_key_required", message: `kind ${def.kind} is itemized and needs an itemKey` };
   const item = normalizeItemKey(itemKey);
   if (!item.ok) return item;
   return { ok: true, key: `${def.key}:${item.itemKey}`, itemKey: item.itemKey };

@@ -13,7 +13,8 @@ export const sameContent = (row: MemoryNodeRow, draft: NodeDraft) =>
   sameText(row.content, draft.content) &&
   (row.expiresAt?.getTime() ?? null) === (draft.expiresAt?.getTime() ?? null);
 
-export const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((item) => b.includes(item));
+export const sameSet = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((item) => b.includes(item));
 
 /**
  * An update changes nothing when the card's content is the same (sameContent) and so is every other
@@ -44,7 +45,10 @@ export function updatedFields(target: MemoryNodeRow, sent: Partial<NodeFields>):
     content: sent.content ?? target.content,
     valueJson: sent.valueJson ?? sent.value ?? target.valueJson ?? undefined,
   };
-  const restated = !sameText(fields.title, target.title) || !sameText(fields.content, target.content) || canonicalJson(fields.valueJson ?? null) !== canonicalJson(target.valueJson ?? null);
+  const restated =
+    !sameText(fields.title, target.title) ||
+    !sameText(fields.content, target.content) ||
+    canonicalJson(fields.valueJson ?? null) !== canonicalJson(target.valueJson ?? null);
   return {
     ...fields,
     tags: sent.tags ?? target.tags,

@@ -54,7 +54,14 @@ export type DraftEnvironment = { tenant: Pick<Tenant, "writePolicy" | "sensitive
 export function buildDraft(
   env: DraftEnvironment,
   ctx: MemoryCallContext,
-  input: { def: KindDefinition; scope: MemoryScope; itemKey: string | null | undefined; fields: NodeFields; explicit: boolean; allowDowngrade: boolean },
+  input: {
+    def: KindDefinition;
+    scope: MemoryScope;
+    itemKey: string | null | undefined;
+    fields: NodeFields;
+    explicit: boolean;
+    allowDowngrade: boolean;
+  },
 ): NodeDraft {
   const { def, fields, explicit } = input;
   const notes: string[] = [];
@@ -64,33 +71,57 @@ export function buildDraft(
   if (!value.ok) throw reject(value.reason, value.message);
 
   const fromTitle = !input.itemKey && def.itemized && !def.itemKeyFromValue && def.itemKeyFromTitle;
-  const key = canonicalKey(def, input.itemKey ?? (def.itemized ? (def.itemKeyFromValue?.(value.value) ?? (fromTitle ? itemKeyFromTitle(fields.title) : undefined)) : undefined));
+  const key = canonicalKey(
+    def,
+    input.itemKey ??
+      (def.itemized
+        ? (def.itemKeyFromValue?.(value.value) ?? (fromTitle ? itemKeyFromTitle(fields.title) : undefined))
+        : undefined),
+  );
   if (!key.ok && fromTitle) {
-    throw reject("item_key_required", `kind ${def.kind} holds one card per item, and the title "${fields.title.slice(0, 80)}" makes no item (${key.message}). Send itemKey: a short name for this ${def.kind.replace(/_/g, " ")} (e.g. "database", "release_day").`);
+    throw reject(
+      "item_key_required",
+      `kind ${def.kind} holds one card per item, and the title "${fields.title.slice(0, 80)}" makes no item (${key.message}). Send itemKey: a short name for this ${def.kind.replace(/_/g, " ")} (e.g. "database", "release_day").`,
+    );
   }
   if (!key.ok) {
     // A single slot refused an itemKey: advice on writing a good itemKey would contradict the fix.
-    const advice = key.reason === "item_key_not_allowed" ? "" : ' Send a short, stable itemKey naming the concept (e.g. "hermes_studio", "香菜"), not a sentence, timestamp or random id.';
+    const advice =
+      key.reason === "item_key_not_allowed"
+        ? ""
+        : ' Send a short, stable itemKey naming the concept (e.g. "hermes_studio", "香菜"), not a sentence, timestamp or random id.';
     throw reject(key.reason, `${key.message}.${advice}`);
   }
 
   if (!explicit && env.tenant.writePolicy === "explicit-only") {
-    throw reject("explicit_only_policy", `This organisation only stores memory the user explicitly asked for. Set ${EXPLICIT_INTENT_FLAG} only if the user said so; otherwise do not write.`);
+    throw reject(
+      "explicit_only_policy",
+      `This organisation only stores memory the user explicitly asked for. Set ${EXPLICIT_INTENT_FLAG} only if the user said so; otherwise do not write.`,
+    );
   }
 
   const downgrade = (reason: string, why: string) => {
     if (!input.allowDowngrade || !ctx.defaults.session || !def.allowedScopes.includes("session")) {
-      throw reject(reason, `${why}. Ask the user to confirm (then send ${EXPLICIT_INTENT_FLAG}) or store it for this session with scope "session:<id>".`);
+      throw reject(
+        reason,
+        `${why}. Ask the user to confirm (then send ${EXPLICIT_INTENT_FLAG}) or store it for this session with scope "session:<id>".`,
+      );
     }
     scope = ctx.defaults.session;
     notes.push(`downgraded_to_session: ${why}`);
   };
 
-  if (!explicit && def.requiresExplicitIntent && scope.type !== "session") downgrade("explicit_intent_required", `kind ${def.kind} needs the user's explicit request outside a session`);
-  if (!explicit && scope.type === "user") downgrade("user_scope_needs_explicit_intent", "user scope holds only what the user explicitly stated");
+  if (!explicit && def.requiresExplicitIntent && scope.type !== "session")
+    downgrade("explicit_intent_required", `kind ${def.kind} needs the user's explicit request outside a session`);
+  if (!explicit && scope.type === "user")
+    downgrade("user_scope_needs_explicit_intent", "user scope holds only what the user explicitly stated");
 
   const expiresAt = fields.expiresAt ?? null;
-  if (expiresAt && expiresAt.getTime() <= env.now.getTime()) throw reject("expires_in_past", `expiresAt ${expiresAt.toISOString()} is already past; send a future time or omit it.`);
+  if (expiresAt && expiresAt.getTime() <= env.now.getTime())
+    throw reject(
+      "expires_in_past",
+      `expiresAt ${expiresAt.toISOString()} is already past; send a future time or omit it.`,
+    );
   let scopeCheck = checkKindScope(def, scope.type, { hasExpiry: expiresAt !== null });
   if (!scopeCheck.ok && scopeCheck.reason === "expiry_required") {
     downgrade("expiry_required", scopeCheck.message);
@@ -98,15 +129,27 @@ export function buildDraft(
   }
   if (!scopeCheck.ok) throw reject(scopeCheck.reason, scopeCheck.message);
 
-  if (scope.type === "global" && isAgent(ctx)) throw reject("global_read_only", "Agents may not write the global scope; use user, workspace, session or context scope.");
+  if (scope.type === "global" && isAgent(ctx))
+    throw reject(
+      "global_read_only",
+      "Agents may not write the global scope; use user, workspace, session or context scope.",
+    );
   if (!scopeAllowed(scope, ctx.writeScopes)) {
-    throw new OperationFailure("rejected", "scope_not_writable", `You may not write scope ${formatScope(scope)}. Ask an admin for a write grant, or write a scope you hold.`, { scope: formatScope(scope) });
+    throw new OperationFailure(
+      "rejected",
+      "scope_not_writable",
+      `You may not write scope ${formatScope(scope)}. Ask an admin for a write grant, or write a scope you hold.`,
+      { scope: formatScope(scope) },
+    );
   }
 
   const sources = [...new Set(fields.sourceMessageIds ?? [])];
   const untrusted = sources.filter((id) => !ctx.trustedMessageIds.includes(id));
   if (untrusted.length) {
-    throw reject("untrusted_source", `sourceMessageIds ${untrusted.join(", ")} are not evidence captured for this turn. Use only ids returned by message_append for the current turn, or omit them.`);
+    throw reject(
+      "untrusted_source",
+      `sourceMessageIds ${untrusted.join(", ")} are not evidence captured for this turn. Use only ids returned by message_append for the current turn, or omit them.`,
+    );
   }
 
   let title = fields.title;
@@ -115,11 +158,16 @@ export function buildDraft(
   let tags = fields.tags ?? [];
   let entities = fields.entities ?? [];
   let redacted = false;
-  const findings = findSensitiveInDraft({ title, content, itemKey: key.itemKey, valueJson, tags, entities }).filter((f) => f.severity !== "low");
+  const findings = findSensitiveInDraft({ title, content, itemKey: key.itemKey, valueJson, tags, entities }).filter(
+    (f) => f.severity !== "low",
+  );
   if (findings.length) {
     const where = [...new Set(findings.map((f) => `${f.type} in ${f.field}`))].join(", ");
     if (env.tenant.sensitivePolicy === "reject" || findings.some((f) => f.field === "itemKey")) {
-      throw reject("sensitive_content", `The write contains secrets or personal identifiers (${where}). Memory does not store them; leave them out.`);
+      throw reject(
+        "sensitive_content",
+        `The write contains secrets or personal identifiers (${where}). Memory does not store them; leave them out.`,
+      );
     }
     title = redactSensitive(title);
     content = redactSensitive(content);
@@ -129,7 +177,10 @@ export function buildDraft(
     redacted = true;
     // What pattern redaction cannot reach (a secret-named JSON property) is refused rather than kept.
     if (findSensitiveInDraft({ title, content, valueJson, tags, entities }).some((f) => f.severity !== "low")) {
-      throw reject("sensitive_content", `The write contains secrets (${where}) that cannot be redacted safely; leave them out.`);
+      throw reject(
+        "sensitive_content",
+        `The write contains secrets (${where}) that cannot be redacted safely; leave them out.`,
+      );
     }
     notes.push(`redacted: ${where}`);
   }

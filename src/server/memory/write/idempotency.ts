@@ -17,11 +17,21 @@ export async function findIdempotentResponse<T>(db: DbOrTx, params: IdempotencyP
   const [row] = await db
     .select()
     .from(idempotencyKeys)
-    .where(and(eq(idempotencyKeys.tenantId, params.tenantId), eq(idempotencyKeys.principalId, params.principalId), eq(idempotencyKeys.key, params.key)))
+    .where(
+      and(
+        eq(idempotencyKeys.tenantId, params.tenantId),
+        eq(idempotencyKeys.principalId, params.principalId),
+        eq(idempotencyKeys.key, params.key),
+      ),
+    )
     .limit(1);
   if (!row) return undefined;
   if (row.requestHash !== params.hash) {
-    throw new ServiceError("CONFLICT", "idempotency_key_reused", `Idempotency key "${params.key}" was already used for a different request. Use a new key for a new request.`);
+    throw new ServiceError(
+      "CONFLICT",
+      "idempotency_key_reused",
+      `Idempotency key "${params.key}" was already used for a different request. Use a new key for a new request.`,
+    );
   }
   return row.response as T;
 }
@@ -31,8 +41,19 @@ export async function findIdempotentResponse<T>(db: DbOrTx, params: IdempotencyP
  * and retries into a replay. Started at once (not at the caller's await): it may travel with the
  * COMMIT (pipelined.ts).
  */
-export function storeIdempotentResponse(db: DbOrTx, params: { tenantId: string; principalId: string; key: string; hash: string; response: unknown }): Promise<unknown> {
-  return startNow(db.insert(idempotencyKeys).values({ tenantId: params.tenantId, principalId: params.principalId, key: params.key, requestHash: params.hash, response: params.response }));
+export function storeIdempotentResponse(
+  db: DbOrTx,
+  params: { tenantId: string; principalId: string; key: string; hash: string; response: unknown },
+): Promise<unknown> {
+  return startNow(
+    db.insert(idempotencyKeys).values({
+      tenantId: params.tenantId,
+      principalId: params.principalId,
+      key: params.key,
+      requestHash: params.hash,
+      response: params.response,
+    }),
+  );
 }
 
 /**
@@ -41,6 +62,8 @@ export function storeIdempotentResponse(db: DbOrTx, params: { tenantId: string; 
  * instead of acting on what the first call left behind (a card it already deleted reads as a conflict).
  */
 export async function claimIdempotencyKey<T>(tx: Transaction, params: IdempotencyParams): Promise<T | undefined> {
-  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`idempotency|${params.tenantId}|${params.principalId}|${params.key}`}, 0))`);
+  await tx.execute(
+    sql`select pg_advisory_xact_lock(hashtextextended(${`idempotency|${params.tenantId}|${params.principalId}|${params.key}`}, 0))`,
+  );
   return findIdempotentResponse<T>(tx, params);
 }

@@ -12,7 +12,14 @@ import { writeOperationSchema } from "./schema";
 const createOperationSchema = writeOperationSchema.options[0];
 
 /** The card a create would replace, as a person needs it to decide. */
-export type ReplacedCard = { id: string; title: string; content: string; valueJson: unknown; revision: number; updatedAt: string };
+export type ReplacedCard = {
+  id: string;
+  title: string;
+  content: string;
+  valueJson: unknown;
+  revision: number;
+  updatedAt: string;
+};
 
 export type CreatePreview =
   | { ok: false; status: "rejected" | "conflict"; reason: string; message: string }
@@ -36,7 +43,11 @@ export type CreatePreview =
  * <card>" with replace / cancel instead of finding a card superseded afterwards; the rules are
  * memoryWrite's own (draftCreate), never a copy in the client.
  */
-export async function previewCreate(db: Database, ctx: MemoryCallContext, rawOperation: unknown): Promise<CreatePreview> {
+export async function previewCreate(
+  db: Database,
+  ctx: MemoryCallContext,
+  rawOperation: unknown,
+): Promise<CreatePreview> {
   const op = parseInput(createOperationSchema, rawOperation, "create operation");
   const { tenant, registry } = await loadTenantWithKinds(db, ctx.tenantId);
   let draft;
@@ -47,7 +58,9 @@ export async function previewCreate(db: Database, ctx: MemoryCallContext, rawOpe
     return { ok: false, status: error.status, reason: error.reason, message: error.message };
   }
   // A writable scope is readable too; the check keeps this read inside what the caller may see.
-  const occupant = scopeAllowed(draft.scope, ctx.readScopes) ? await findActiveInSlot(db, { tenantId: ctx.tenantId, scope: draft.scope, key: draft.key }) : undefined;
+  const occupant = scopeAllowed(draft.scope, ctx.readScopes)
+    ? await findActiveInSlot(db, { tenantId: ctx.tenantId, scope: draft.scope, key: draft.key })
+    : undefined;
   return {
     ok: true,
     kind: draft.def.kind,
@@ -57,7 +70,14 @@ export async function previewCreate(db: Database, ctx: MemoryCallContext, rawOpe
     scope: formatScope(draft.scope),
     notes: draft.notes,
     replaces: occupant
-      ? { id: occupant.id, title: occupant.title, content: occupant.content, valueJson: occupant.valueJson, revision: occupant.revision, updatedAt: occupant.updatedAt.toISOString() }
+      ? {
+          id: occupant.id,
+          title: occupant.title,
+          content: occupant.content,
+          valueJson: occupant.valueJson,
+          revision: occupant.revision,
+          updatedAt: occupant.updatedAt.toISOString(),
+        }
       : null,
     unchanged: occupant ? sameContent(occupant, draft) : false,
   };

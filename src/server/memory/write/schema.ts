@@ -2,7 +2,16 @@ import { z } from "zod";
 import { strictInput } from "~/server/validation";
 
 /** Limits that keep one call from writing an unbounded amount. */
-export const WRITE_LIMITS = { operations: 50, title: 300, content: 4000, tags: 32, tagLength: 64, sources: 50, valueBytes: 16_000, valueDepth: 8 } as const;
+export const WRITE_LIMITS = {
+  operations: 50,
+  title: 300,
+  content: 4000,
+  tags: 32,
+  tagLength: 64,
+  sources: 50,
+  valueBytes: 16_000,
+  valueDepth: 8,
+} as const;
 
 /**
  * Whether `value` nests deeper than `limit` levels, by a loop that stops there: a value nested 20,000
@@ -14,7 +23,8 @@ function nestsDeeperThan(value: unknown, limit: number): boolean {
     const { value: current, depth } = stack.pop()!;
     if (current === null || typeof current !== "object") continue;
     if (depth + 1 > limit) return true;
-    for (const child of Array.isArray(current) ? current : Object.values(current)) stack.push({ value: child, depth: depth + 1 });
+    for (const child of Array.isArray(current) ? current : Object.values(current))
+      stack.push({ value: child, depth: depth + 1 });
   }
   return false;
 }
@@ -27,13 +37,18 @@ export const boundedJson = z.unknown().superRefine((value, ctx) => {
     return;
   }
   const size = Buffer.byteLength(JSON.stringify(value) ?? "", "utf8");
-  if (size > WRITE_LIMITS.valueBytes) ctx.addIssue({ code: "custom", message: `valueJson is ${size} bytes; at most ${WRITE_LIMITS.valueBytes}` });
+  if (size > WRITE_LIMITS.valueBytes)
+    ctx.addIssue({ code: "custom", message: `valueJson is ${size} bytes; at most ${WRITE_LIMITS.valueBytes}` });
 });
 
 const label = z.string().trim().min(1).max(WRITE_LIMITS.tagLength);
 const isoDate = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
 /** 0..1 rounded to 6 decimals: the `real` columns cannot hold values that underflow float4 (1e-125 failed the insert). */
-const unitInterval = z.number().min(0).max(1).transform((n) => Math.round(n * 1e6) / 1e6);
+const unitInterval = z
+  .number()
+  .min(0)
+  .max(1)
+  .transform((n) => Math.round(n * 1e6) / 1e6);
 
 const nodeFieldsShape = {
   title: z.string().trim().min(1).max(WRITE_LIMITS.title),
@@ -49,7 +64,9 @@ const nodeFieldsShape = {
   sourceMessageIds: z.array(z.string().min(1).max(100)).max(WRITE_LIMITS.sources).optional(),
 };
 
-const NODE_KEYS = Object.keys(nodeFieldsShape).filter((key) => key !== "value").join(", ");
+const NODE_KEYS = Object.keys(nodeFieldsShape)
+  .filter((key) => key !== "value")
+  .join(", ");
 
 /**
  * A card's fields. Unknown keys are refused, not dropped: a misnamed or misplaced field ("scope" or
@@ -77,19 +94,39 @@ const target = { targetId: z.string().min(1).max(100), expectedRevision: z.numbe
  * inside "node". (An update's itemKey is refused this way too: its slot is the target's.)
  */
 function strictOperation<S extends { op: z.ZodLiteral<string> } & z.ZodRawShape>(shape: S) {
-  return strictInput(shape, (unknown, takes) => `a ${shape.op.value} operation does not take ${unknown}. It takes ${takes}; the card's fields (${NODE_KEYS}) go inside "node"`);
+  return strictInput(
+    shape,
+    (unknown, takes) =>
+      `a ${shape.op.value} operation does not take ${unknown}. It takes ${takes}; the card's fields (${NODE_KEYS}) go inside "node"`,
+  );
 }
 
 export const writeOperationSchema = z.discriminatedUnion("op", [
-  strictOperation({ op: z.literal("create"), kind: z.string().min(1).max(64), itemKey: z.string().max(200).optional(), scope: z.string().max(220).optional(), node: nodeFieldsSchema, ...common }),
+  strictOperation({
+    op: z.literal("create"),
+    kind: z.string().min(1).max(64),
+    itemKey: z.string().max(200).optional(),
+    scope: z.string().max(220).optional(),
+    node: nodeFieldsSchema,
+    ...common,
+  }),
   strictOperation({ op: z.literal("update"), ...target, node: nodeFieldsSchema.partial(), ...common }),
-  strictOperation({ op: z.literal("supersede"), ...target, kind: z.string().min(1).max(64).optional(), itemKey: z.string().max(200).optional(), node: nodeFieldsSchema, ...common }),
+  strictOperation({
+    op: z.literal("supersede"),
+    ...target,
+    kind: z.string().min(1).max(64).optional(),
+    itemKey: z.string().max(200).optional(),
+    node: nodeFieldsSchema,
+    ...common,
+  }),
   strictOperation({ op: z.literal("expire"), ...target, ...common }),
 ]);
 export type WriteOperation = z.infer<typeof writeOperationSchema>;
 
 /** What one operation may hold, for the refusal of an operation sent without the list around it. */
-const OPERATION_KEYS = [...new Set(writeOperationSchema.options.flatMap((option) => Object.keys(option.shape)))].join(", ");
+const OPERATION_KEYS = [...new Set(writeOperationSchema.options.flatMap((option) => Object.keys(option.shape)))].join(
+  ", ",
+);
 
 /** A batch, even of one: an operation's keys at the top level are refused with the shape to send instead. */
 export const memoryWriteInputSchema = strictInput(

@@ -5,7 +5,16 @@
  * because a user may legitimately ask to remember a contact.
  */
 
-export const SENSITIVE_TYPES = ["private_key", "api_key", "token", "password", "card_number", "national_id", "phone", "email"] as const;
+export const SENSITIVE_TYPES = [
+  "private_key",
+  "api_key",
+  "token",
+  "password",
+  "card_number",
+  "national_id",
+  "phone",
+  "email",
+] as const;
 export type SensitiveType = (typeof SENSITIVE_TYPES)[number];
 export type SensitiveSeverity = "low" | "high" | "critical";
 
@@ -67,7 +76,11 @@ const looksLikeSecretWord = (value: string) => /[\d\W_]/.test(value);
 
 // Order is priority: when two findings overlap, the earlier detector wins.
 const DETECTORS: readonly Detector[] = [
-  { type: "private_key", pattern: /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g },
+  {
+    type: "private_key",
+    pattern:
+      /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g,
+  },
   { type: "token", pattern: /\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g }, // JWT
   { type: "api_key", pattern: /\bsk-[A-Za-z0-9_-]{20,}/g, accept: hasLetterAndDigit }, // OpenAI, Anthropic
   { type: "api_key", pattern: /\b[rsp]k_(?:live|test)_[0-9A-Za-z]{16,}\b/g }, // Stripe
@@ -78,28 +91,44 @@ const DETECTORS: readonly Detector[] = [
   { type: "token", pattern: /\bBearer\s+([A-Za-z0-9._~+/=-]{16,})/gi, group: 1 },
   {
     type: "api_key",
-    pattern: /\b(?:api[_-]?key|secret[_-]?key|access[_-]?key(?:[_-]?id)?|client[_-]?secret|aws[_-]?secret[_-]?access[_-]?key|app[_-]?secret)\b\s*["']?\s*[:=]\s*["']?([A-Za-z0-9_\-./+=]{8,})/gi,
+    pattern:
+      /\b(?:api[_-]?key|secret[_-]?key|access[_-]?key(?:[_-]?id)?|client[_-]?secret|aws[_-]?secret[_-]?access[_-]?key|app[_-]?secret)\b\s*["']?\s*[:=]\s*["']?([A-Za-z0-9_\-./+=]{8,})/gi,
     group: 1,
   },
   {
     type: "token",
-    pattern: /\b(?:access[_-]?token|auth[_-]?token|refresh[_-]?token|api[_-]?token|token|secret)\b\s*["']?\s*[:=]\s*["']?([A-Za-z0-9_\-./+=]{12,})/gi,
+    pattern:
+      /\b(?:access[_-]?token|auth[_-]?token|refresh[_-]?token|api[_-]?token|token|secret)\b\s*["']?\s*[:=]\s*["']?([A-Za-z0-9_\-./+=]{12,})/gi,
     group: 1,
     accept: hasLetterAndDigit,
   },
-  { type: "password", pattern: /\b(?:password|passwd|pwd|passcode|pass ?phrase)\b\s*["']?\s*[:=]\s*["']?([^\s"',;]{1,128})/gi, group: 1 },
-  { type: "password", pattern: /\b(?:password|passwd|passcode)\s+(?:is|was)\s+["']?([^\s"',;]{1,128})/gi, group: 1, accept: looksLikeSecretWord },
+  {
+    type: "password",
+    pattern: /\b(?:password|passwd|pwd|passcode|pass ?phrase)\b\s*["']?\s*[:=]\s*["']?([^\s"',;]{1,128})/gi,
+    group: 1,
+  },
+  {
+    type: "password",
+    pattern: /\b(?:password|passwd|passcode)\s+(?:is|was)\s+["']?([^\s"',;]{1,128})/gi,
+    group: 1,
+    accept: looksLikeSecretWord,
+  },
   // Chinese: the secret is ASCII, so "密码是什么" (a question) does not match.
   { type: "password", pattern: /(?:密码|口令|密钥|pin码|PIN码)\s*(?:是|为|:|：|=)\s*([!-~]{1,128})/g, group: 1 },
   {
     type: "national_id",
-    pattern: /(?<![0-9A-Za-z])[1-9]\d{5}(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx](?![0-9A-Za-z])/g,
+    pattern:
+      /(?<![0-9A-Za-z])[1-9]\d{5}(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx](?![0-9A-Za-z])/g,
     accept: isChineseResidentId,
   },
   { type: "card_number", pattern: /(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])/g, accept: isCardNumber },
   { type: "national_id", pattern: /(?<!\d)(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?!\d)/g }, // US SSN
   // The lookbehind stops a retry at every character of a long run (quadratic on "xxxx…").
-  { type: "email", pattern: /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})*\.[A-Za-z]{2,24}(?![A-Za-z])/g },
+  {
+    type: "email",
+    pattern:
+      /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})*\.[A-Za-z]{2,24}(?![A-Za-z])/g,
+  },
   { type: "phone", pattern: /(?<![\d+])(?:\+?86[ -]?)?1[3-9]\d[ -]?\d{4}[ -]?\d{4}(?!\d)/g }, // Chinese mobile
   { type: "phone", pattern: /(?<![\w+])\+\d{1,3}[ -]?(?:\(\d{1,4}\)[ -]?)?\d{2,4}(?:[ -]?\d{2,4}){1,3}(?!\d)/g }, // international
   { type: "phone", pattern: /(?<!\d)\(?\d{3}\)?[ .-]\d{3}[ .-]\d{4}(?!\d)/g }, // North American
@@ -116,7 +145,8 @@ function collect(text: string): SensitiveFinding[] {
       if (detector.accept && !detector.accept(value)) continue;
       const start = match.index + (group === 0 ? 0 : match[0].lastIndexOf(value));
       const end = start + value.length;
-      if (!overlaps(start, end)) accepted.push({ type: detector.type, severity: SENSITIVE_SEVERITY[detector.type], start, end });
+      if (!overlaps(start, end))
+        accepted.push({ type: detector.type, severity: SENSITIVE_SEVERITY[detector.type], start, end });
     }
   }
   return accepted.sort((a, b) => a.start - b.start);
@@ -132,7 +162,8 @@ export type RedactOptions = {
   minSeverity?: SensitiveSeverity;
 };
 
-const atLeast = (finding: SensitiveFinding, min: SensitiveSeverity) => SEVERITY_RANK[finding.severity] >= SEVERITY_RANK[min];
+const atLeast = (finding: SensitiveFinding, min: SensitiveSeverity) =>
+  SEVERITY_RANK[finding.severity] >= SEVERITY_RANK[min];
 
 /** Replaces each finding with `[REDACTED:<type>]`. */
 export function redactSensitive(text: string, options: RedactOptions = {}): string {
@@ -151,7 +182,8 @@ export function redactSensitive(text: string, options: RedactOptions = {}): stri
 export function redactSensitiveJson(value: unknown, options: RedactOptions = {}): unknown {
   if (typeof value === "string") return redactSensitive(value, options);
   if (Array.isArray(value)) return value.map((item) => redactSensitiveJson(item, options));
-  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactSensitiveJson(item, options)]));
+  if (value && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactSensitiveJson(item, options)]));
   return value;
 }
 
@@ -177,7 +209,8 @@ export type DraftFinding = SensitiveFinding & {
 };
 
 /** A JSON property named like a secret makes its whole value one, even when the value looks harmless ("hunter"). */
-const SECRET_PROPERTY = /^(?:password|passwd|pwd|passcode|passphrase|secret|client_?secret|api_?key|access_?key|secret_?key|private_?key|token|access_?token|refresh_?token|auth_?token|密码|口令|密钥)$/i;
+const SECRET_PROPERTY =
+  /^(?:password|passwd|pwd|passcode|passphrase|secret|client_?secret|api_?key|access_?key|secret_?key|private_?key|token|access_?token|refresh_?token|auth_?token|密码|口令|密钥)$/i;
 
 function secretTypeForProperty(name: string): SensitiveType {
   if (/key/i.test(name) || name === "密钥") return /private/i.test(name) ? "private_key" : "api_key";
@@ -188,13 +221,19 @@ function secretTypeForProperty(name: string): SensitiveType {
 const DRAFT_FIELDS = ["title", "content", "itemKey", "valueJson", "tags", "entities"] as const;
 
 /** Walks strings (and secret-named properties) in a value, calling `visit` with each leaf's path. */
-function walk(value: unknown, path: string, visit: (text: string, path: string, secretProperty?: string) => void, property?: string) {
+function walk(
+  value: unknown,
+  path: string,
+  visit: (text: string, path: string, secretProperty?: string) => void,
+  property?: string,
+) {
   const secretProperty = property && SECRET_PROPERTY.test(property) ? property : undefined;
   if (typeof value === "string") visit(value, path, secretProperty);
   else if (typeof value === "number" && secretProperty) visit(String(value), path, secretProperty);
   else if (Array.isArray(value)) value.forEach((item, i) => walk(item, `${path}[${i}]`, visit, property));
   else if (value && typeof value === "object") {
-    for (const [key, child] of Object.entries(value as Record<string, unknown>)) walk(child, `${path}.${key}`, visit, key);
+    for (const [key, child] of Object.entries(value as Record<string, unknown>))
+      walk(child, `${path}.${key}`, visit, key);
   }
 }
 

@@ -32,7 +32,9 @@ export const shadowSlotLock = (tenantId: string, domain: string, key: string): S
  * hands the aggregate its rows in array order.
  */
 export function takeSlotLocks(locks: readonly SlotLock[]): SQL | null {
-  const unique = [...new Map(locks.map((lock) => [`${lock.seed}${SEP}${lock.name}`, lock])).values()].sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
+  const unique = [...new Map(locks.map((lock) => [`${lock.seed}${SEP}${lock.name}`, lock])).values()].sort((a, b) =>
+    a.order < b.order ? -1 : a.order > b.order ? 1 : 0,
+  );
   if (unique.length === 0) return null;
   return sql`select count(pg_advisory_xact_lock(hashtextextended(t.name, t.seed))) as n
     from unnest(${sql.param(unique.map((lock) => lock.name))}::text[], ${sql.param(unique.map((lock) => lock.seed))}::int8[]) as t(name, seed)`;

@@ -1,34 +1,41 @@
-import { and,eq,inArray } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { startNow } from "~/db/start-now";
-import type { Database,Transaction } from "~/db/types";
-import { memoryMessages,type MemoryNodeRow } from "~/db/schema";
+import type { Database, Transaction } from "~/db/types";
+import { memoryMessages, type MemoryNodeRow } from "~/db/schema";
 import { newId } from "~/server/ids";
 import { recordAudit } from "../store/audit";
-import { commitWith,type PipelinedStatements } from "~/db/pipelined";
+import { commitWith, type PipelinedStatements } from "~/db/pipelined";
 import type { MemoryCallContext } from "../call-context";
-import { loadTenantWithKinds,type KindRegistry } from "../kinds/custom";
+import { loadTenantWithKinds, type KindRegistry } from "../kinds/custom";
 import { enqueueEmbedJobs } from "../embeddings/vectors";
-import { claimIdempotencyKey,findIdempotentResponse,requestHash,storeIdempotentResponse } from "./idempotency";
+import { claimIdempotencyKey, findIdempotentResponse, requestHash, storeIdempotentResponse } from "./idempotency";
 import { auditSnapshot } from "../store/card-view";
-import { canonicalJson,endActiveRevision,findActiveInSlot,getNodeRow,insertNodeIfSlotFree,insertNodeRow,newRevisionStamp } from "../store/card-revisions";
-import { contentionBackoff,isRetryableWriteError,MAX_WRITE_ATTEMPTS } from "~/db/pg-errors";
-import { formatScope,parseScope,scopeAllowed,type MemoryScope } from "../scope";
-import { buildNodeSearchFields } from "../store/search-fields";
-import { buildDraft,OperationFailure,type DraftEnvironment,type NodeDraft } from "./draft";
 import {
-memoryWriteInputSchema,
-type MemoryWriteResult,
-type NodeFields,
-type WriteOperation,
-type WriteOperationResult,
+  canonicalJson,
+  endActiveRevision,
+  findActiveInSlot,
+  getNodeRow,
+  insertNodeIfSlotFree,
+  insertNodeRow,
+  newRevisionStamp,
+} from "../store/card-revisions";
+import { contentionBackoff, isRetryableWriteError, MAX_WRITE_ATTEMPTS } from "~/db/pg-errors";
+import { formatScope, parseScope, scopeAllowed, type MemoryScope } from "../scope";
+import { buildNodeSearchFields } from "../store/search-fields";
+import { buildDraft, OperationFailure, type DraftEnvironment, type NodeDraft } from "./draft";
+import {
+  memoryWriteInputSchema,
+  type MemoryWriteResult,
+  type NodeFields,
+  type WriteOperation,
+  type WriteOperationResult,
 } from "./schema";
 import { parseInput } from "~/server/validation";
-import { kindNames,unknownKindText } from "../kinds/unknown";
+import { kindNames, unknownKindText } from "../kinds/unknown";
 import { MIN_CONFIDENCE } from "../retrieval/conflicts";
-import { scopedSlotLock,shadowSlotLock,takeSlotLocks } from "./shadow-lock";
-import { sameContent,updateChangesNothing,updatedFields } from "./compare";
-import { abortedResults,summarize } from "./outcome";
-
+import { scopedSlotLock, shadowSlotLock, takeSlotLocks } from "./shadow-lock";
+import { sameContent, updateChangesNothing, updatedFields } from "./compare";
+import { abortedResults, summarize } from "./outcome";
 
 export type WriteEnvironment = DraftEnvironment & { registry: KindRegistry };
 type Env = WriteEnvironment;
@@ -51,12 +58,20 @@ class BatchFailed extends Error {
 function resolveKindOrFail(env: Env, kind: string) {
   const def = env.registry.resolve(kind);
   if (!def) {
-    throw new OperationFailure("rejected", "unknown_kind", `${unknownKindText(env.registry, kind)}. Use one of: ${kindNames(env.registry)} (custom_fact with an itemKey for anything else).`);
+    throw new OperationFailure(
+      "rejected",
+      "unknown_kind",
+      `${unknownKindText(env.registry, kind)}. Use one of: ${kindNames(env.registry)} (custom_fact with an itemKey for anything else).`,
+    );
   }
   return def;
 }
 
-function requestedScope(ctx: MemoryCallContext, scopeText: string | undefined, defaultScope: MemoryScope["type"]): MemoryScope {
+function requestedScope(
+  ctx: MemoryCallContext,
+  scopeText: string | undefined,
+  defaultScope: MemoryScope["type"],
+): MemoryScope {
   if (scopeText) return parseScope(scopeText);
   if (defaultScope === "global") return { type: "global", id: "" };
   const scope = ctx.defaults[defaultScope as keyof MemoryCallContext["defaults"]];
@@ -64,9 +79,18 @@ function requestedScope(ctx: MemoryCallContext, scopeText: string | undefined, d
     // The turn named one the caller may not use: "send scope workspace:w1" would only be refused next.
     const named = ctx.unreadableDefaults?.find((s) => s.type === defaultScope);
     if (named) {
-      throw new OperationFailure("rejected", "scope_not_writable", `This turn's ${defaultScope} ${formatScope(named)} is outside your grants, so the card has nowhere to go. Ask an admin for a grant on ${formatScope(named)}, or send a scope you hold.`, { scope: formatScope(named) });
+      throw new OperationFailure(
+        "rejected",
+        "scope_not_writable",
+        `This turn's ${defaultScope} ${formatScope(named)} is outside your grants, so the card has nowhere to go. Ask an admin for a grant on ${formatScope(named)}, or send a scope you hold.`,
+        { scope: formatScope(named) },
+      );
     }
-    throw new OperationFailure("rejected", "scope_required", `No default ${defaultScope} scope for this call; send scope, e.g. "${defaultScope}:<id>".`);
+    throw new OperationFailure(
+      "rejected",
+      "scope_required",
+      `No default ${defaultScope} scope for this call; send scope, e.g. "${defaultScope}:<id>".`,
+    );
   }
   return scope;
 }
@@ -78,7 +102,11 @@ function prepare(env: Env, ctx: MemoryCallContext, op: WriteOperation): Prepared
 }
 
 /** A create's card with every rule applied (write-preview.ts shows it before a person saves). */
-export function draftCreate(env: Env, ctx: MemoryCallContext, op: Extract<WriteOperation, { op: "create" }>): NodeDraft {
+export function draftCreate(
+  env: Env,
+  ctx: MemoryCallContext,
+  op: Extract<WriteOperation, { op: "create" }>,
+): NodeDraft {
   const def = resolveKindOrFail(env, op.kind);
   let scope: MemoryScope;
   try {
@@ -87,7 +115,14 @@ export function draftCreate(env: Env, ctx: MemoryCallContext, op: Extract<WriteO
     if (error instanceof OperationFailure) throw error;
     throw new OperationFailure("rejected", "invalid_scope", error instanceof Error ? error.message : String(error));
   }
-  return buildDraft(env, ctx, { def, scope, itemKey: op.itemKey, fields: op.node, explicit: op.explicitUserIntent === true, allowDowngrade: true });
+  return buildDraft(env, ctx, {
+    def,
+    scope,
+    itemKey: op.itemKey,
+    fields: op.node,
+    explicit: op.explicitUserIntent === true,
+    allowDowngrade: true,
+  });
 }
 
 const citedMessages = (op: WriteOperation): readonly string[] => ("node" in op && op.node?.sourceMessageIds) || [];
@@ -98,7 +133,11 @@ const citedMessages = (op: WriteOperation): readonly string[] => ("node" in op &
  * first operation citing a message that is gone, with its failure; an erasure that starts later
  * waits for this commit and then finds the cards.
  */
-async function lockEvidence(tx: Transaction, tenantId: string, prepared: readonly Prepared[]): Promise<{ index: number; failure: OperationFailure } | null> {
+async function lockEvidence(
+  tx: Transaction,
+  tenantId: string,
+  prepared: readonly Prepared[],
+): Promise<{ index: number; failure: OperationFailure } | null> {
   const cited = [...new Set(prepared.flatMap((item) => citedMessages(item.op)))];
   if (cited.length === 0) return null;
   const present = await tx
@@ -110,32 +149,62 @@ async function lockEvidence(tx: Transaction, tenantId: string, prepared: readonl
   const index = prepared.findIndex((item) => citedMessages(item.op).some((id) => !found.has(id)));
   if (index < 0) return null;
   const missing = citedMessages(prepared[index]!.op).filter((id) => !found.has(id));
-  return { index, failure: new OperationFailure("rejected", "source_erased", `sourceMessageIds ${missing.join(", ")} no longer exist (the conversation was erased); nothing was written. Leave them out, or do not save what was erased.`) };
+  return {
+    index,
+    failure: new OperationFailure(
+      "rejected",
+      "source_erased",
+      `sourceMessageIds ${missing.join(", ")} no longer exist (the conversation was erased); nothing was written. Leave them out, or do not save what was erased.`,
+    ),
+  };
 }
 
 /** Loads the card an id-targeted operation names and checks it is still what the caller last read. */
-async function loadTarget(tx: Transaction, ctx: MemoryCallContext, op: Extract<WriteOperation, { targetId: string }>): Promise<MemoryNodeRow> {
+async function loadTarget(
+  tx: Transaction,
+  ctx: MemoryCallContext,
+  op: Extract<WriteOperation, { targetId: string }>,
+): Promise<MemoryNodeRow> {
   const row = await getNodeRow(tx, { tenantId: ctx.tenantId, id: op.targetId, forUpdate: true });
   const scope = row ? { type: row.scopeType, id: row.scopeId } : null;
   if (!row || !scope || !scopeAllowed(scope, ctx.readScopes)) {
-    throw new OperationFailure("rejected", "not_found", `No memory ${op.targetId} in scopes you can read. Find it with memory_search first.`);
+    throw new OperationFailure(
+      "rejected",
+      "not_found",
+      `No memory ${op.targetId} in scopes you can read. Find it with memory_search first.`,
+    );
   }
   if (!scopeAllowed(scope, ctx.writeScopes)) {
-    throw new OperationFailure("rejected", "scope_not_writable", `You may read but not write scope ${formatScope(scope)}.`, { scope: formatScope(scope) });
+    throw new OperationFailure(
+      "rejected",
+      "scope_not_writable",
+      `You may read but not write scope ${formatScope(scope)}.`,
+      { scope: formatScope(scope) },
+    );
   }
   if (row.status !== "active") {
-    throw new OperationFailure("conflict", "not_active", `Memory ${row.id} is ${row.status}${row.supersededById ? ` (replaced by ${row.supersededById})` : ""}; read the current card with memory_get and retry against it.`, {
-      nodeId: row.id,
-      currentRevision: row.revision,
-      currentStatus: row.status,
-    });
+    throw new OperationFailure(
+      "conflict",
+      "not_active",
+      `Memory ${row.id} is ${row.status}${row.supersededById ? ` (replaced by ${row.supersededById})` : ""}; read the current card with memory_get and retry against it.`,
+      {
+        nodeId: row.id,
+        currentRevision: row.revision,
+        currentStatus: row.status,
+      },
+    );
   }
   if (row.revision !== op.expectedRevision) {
-    throw new OperationFailure("conflict", "revision_mismatch", `Memory ${row.id} is at revision ${row.revision}, not ${op.expectedRevision}: it changed since you read it. Re-read it with memory_get and retry.`, {
-      nodeId: row.id,
-      currentRevision: row.revision,
-      currentStatus: row.status,
-    });
+    throw new OperationFailure(
+      "conflict",
+      "revision_mismatch",
+      `Memory ${row.id} is at revision ${row.revision}, not ${op.expectedRevision}: it changed since you read it. Re-read it with memory_get and retry.`,
+      {
+        nodeId: row.id,
+        currentRevision: row.revision,
+        currentStatus: row.status,
+      },
+    );
   }
   return row;
 }
@@ -171,13 +240,38 @@ function nodeValues(ctx: MemoryCallContext, draft: NodeDraft, now: Date) {
 }
 
 /** Ends `previous` and inserts the next revision of its chain in its place. */
-async function writeNextRevision(tx: Transaction, ctx: MemoryCallContext, previous: MemoryNodeRow, values: ReturnType<typeof nodeValues>, now: Date) {
+async function writeNextRevision(
+  tx: Transaction,
+  ctx: MemoryCallContext,
+  previous: MemoryNodeRow,
+  values: ReturnType<typeof nodeValues>,
+  now: Date,
+) {
   const id = newId("mem");
-  const ended = await endActiveRevision(tx, { tenantId: ctx.tenantId, id: previous.id, expectedRevision: previous.revision, status: "superseded", actor: ctx.actor, supersededById: id, at: now });
+  const ended = await endActiveRevision(tx, {
+    tenantId: ctx.tenantId,
+    id: previous.id,
+    expectedRevision: previous.revision,
+    status: "superseded",
+    actor: ctx.actor,
+    supersededById: id,
+    at: now,
+  });
   if (!ended) {
-    throw new OperationFailure("conflict", "revision_mismatch", `Memory ${previous.id} changed while writing; re-read it and retry.`, { nodeId: previous.id });
+    throw new OperationFailure(
+      "conflict",
+      "revision_mismatch",
+      `Memory ${previous.id} changed while writing; re-read it and retry.`,
+      { nodeId: previous.id },
+    );
   }
-  return insertNodeRow(tx, { ...values, id, revision: previous.revision + 1, lineageId: previous.lineageId, supersedesId: previous.id });
+  return insertNodeRow(tx, {
+    ...values,
+    id,
+    revision: previous.revision + 1,
+    lineageId: previous.lineageId,
+    supersedesId: previous.id,
+  });
 }
 
 /** Saved but never recalled would be a silent failure: a card under the recall threshold says so. */
@@ -186,10 +280,22 @@ function unrecalledNote(row: Pick<MemoryNodeRow, "confidence">): string {
   return ` Its confidence ${row.confidence} is under ${MIN_CONFIDENCE}: memory_search and memory_context leave it out (listed in omitted as low_confidence) until an update raises it.`;
 }
 
-async function apply(tx: Transaction, env: Env, ctx: MemoryCallContext, index: number, prepared: Prepared, audits: PipelinedStatements): Promise<WriteOperationResult> {
+async function apply(
+  tx: Transaction,
+  env: Env,
+  ctx: MemoryCallContext,
+  index: number,
+  prepared: Prepared,
+  audits: PipelinedStatements,
+): Promise<WriteOperationResult> {
   const { op } = prepared;
   const reason = op.reason ?? null;
-  const done = (row: MemoryNodeRow, status: WriteOperationResult["status"], message: string, extra: Partial<WriteOperationResult> = {}): WriteOperationResult => ({
+  const done = (
+    row: MemoryNodeRow,
+    status: WriteOperationResult["status"],
+    message: string,
+    extra: Partial<WriteOperationResult> = {},
+  ): WriteOperationResult => ({
     index,
     op: op.op,
     status,
@@ -214,16 +320,48 @@ async function apply(tx: Transaction, env: Env, ctx: MemoryCallContext, index: n
     if (!existing) {
       // Empty when read, taken when inserting: a writer that bypassed the slot lock; the batch is retried.
       if (!row) throw new SlotRaceError();
-      audits.send(recordAudit(tx, ctx, { eventType: "create", nodeId: row.id, lineageId: row.lineageId, scope: draft.scope, reason, after: auditSnapshot(row) }));
+      audits.send(
+        recordAudit(tx, ctx, {
+          eventType: "create",
+          nodeId: row.id,
+          lineageId: row.lineageId,
+          scope: draft.scope,
+          reason,
+          after: auditSnapshot(row),
+        }),
+      );
       return done(row, "created", `Saved ${row.key} as ${row.id}. This write is done; do not repeat it.`, notes);
     }
     if (row) throw new Error(`Internal error: the slot of ${draft.key} was read after its insert.`);
     if (sameContent(existing, draft)) {
-      audits.send(recordAudit(tx, ctx, { eventType: "noop", nodeId: existing.id, lineageId: existing.lineageId, scope: draft.scope, reason: reason ?? "same slot, same content" }));
-      return done(existing, "noop", `Memory ${existing.id} (${existing.key}) already says this; nothing changed. Do not repeat this write.`, notes);
+      audits.send(
+        recordAudit(tx, ctx, {
+          eventType: "noop",
+          nodeId: existing.id,
+          lineageId: existing.lineageId,
+          scope: draft.scope,
+          reason: reason ?? "same slot, same content",
+        }),
+      );
+      return done(
+        existing,
+        "noop",
+        `Memory ${existing.id} (${existing.key}) already says this; nothing changed. Do not repeat this write.`,
+        notes,
+      );
     }
     const next = await writeNextRevision(tx, ctx, existing, values, env.now);
-    audits.send(recordAudit(tx, ctx, { eventType: "supersede", nodeId: next.id, lineageId: next.lineageId, scope: draft.scope, reason, before: auditSnapshot(existing), after: auditSnapshot(next) }));
+    audits.send(
+      recordAudit(tx, ctx, {
+        eventType: "supersede",
+        nodeId: next.id,
+        lineageId: next.lineageId,
+        scope: draft.scope,
+        reason,
+        before: auditSnapshot(existing),
+        after: auditSnapshot(next),
+      }),
+    );
     // A create that lands on a taken slot replaces its card: said plainly, so the agent can tell the
     // user (a second decision once replaced the first without a word).
     const replaced = { id: existing.id, title: existing.title, revision: existing.revision };
@@ -239,20 +377,48 @@ async function apply(tx: Transaction, env: Env, ctx: MemoryCallContext, index: n
   const scope = { type: target.scopeType, id: target.scopeId };
 
   if (op.op === "expire") {
-    const row = await endActiveRevision(tx, { tenantId: ctx.tenantId, id: target.id, expectedRevision: op.expectedRevision, status: "expired", actor: ctx.actor, at: env.now });
-    if (!row) throw new OperationFailure("conflict", "revision_mismatch", `Memory ${target.id} changed while expiring it; re-read and retry.`, { nodeId: target.id });
-    audits.send(recordAudit(tx, ctx, { eventType: "expire", nodeId: row.id, lineageId: row.lineageId, scope, reason, before: auditSnapshot(target), after: auditSnapshot(row) }));
+    const row = await endActiveRevision(tx, {
+      tenantId: ctx.tenantId,
+      id: target.id,
+      expectedRevision: op.expectedRevision,
+      status: "expired",
+      actor: ctx.actor,
+      at: env.now,
+    });
+    if (!row)
+      throw new OperationFailure(
+        "conflict",
+        "revision_mismatch",
+        `Memory ${target.id} changed while expiring it; re-read and retry.`,
+        { nodeId: target.id },
+      );
+    audits.send(
+      recordAudit(tx, ctx, {
+        eventType: "expire",
+        nodeId: row.id,
+        lineageId: row.lineageId,
+        scope,
+        reason,
+        before: auditSnapshot(target),
+        after: auditSnapshot(row),
+      }),
+    );
     return done(row, "expired", `Memory ${row.id} is expired and will no longer be recalled. This write is done.`);
   }
 
   const def = resolveKindOrFail(env, op.op === "supersede" && op.kind ? op.kind : target.kind);
   const fields: NodeFields = op.op === "update" ? updatedFields(target, op.node) : op.node;
-  const itemKey = op.op === "supersede" ? (op.itemKey ?? (def.kind === target.kind ? target.itemKey : undefined)) : target.itemKey;
+  const itemKey =
+    op.op === "supersede" ? (op.itemKey ?? (def.kind === target.kind ? target.itemKey : undefined)) : target.itemKey;
   const explicit = op.explicitUserIntent === true;
   const draft = buildDraft(env, ctx, { def, scope, itemKey, fields, explicit, allowDowngrade: false });
   // Recall shows a card's content, not its value: a new value under the old sentence ("Answer in
   // English." over "zh-CN") would keep recalling what the user changed.
-  if (op.op === "update" && op.node.content === undefined && canonicalJson(draft.valueJson ?? null) !== canonicalJson(target.valueJson ?? null)) {
+  if (
+    op.op === "update" &&
+    op.node.content === undefined &&
+    canonicalJson(draft.valueJson ?? null) !== canonicalJson(target.valueJson ?? null)
+  ) {
     throw new OperationFailure(
       "rejected",
       "content_required",
@@ -264,23 +430,51 @@ async function apply(tx: Transaction, env: Env, ctx: MemoryCallContext, index: n
   draft.sourceMessageIds = [...new Set([...target.sourceMessageIds, ...draft.sourceMessageIds])];
   // A supersede that restates the card word for word is no new fact either (same slot, same content: noop).
   if (updateChangesNothing(target, draft, op.node)) {
-    audits.send(recordAudit(tx, ctx, { eventType: "noop", nodeId: target.id, lineageId: target.lineageId, scope, reason: reason ?? `${op.op} without a change` }));
+    audits.send(
+      recordAudit(tx, ctx, {
+        eventType: "noop",
+        nodeId: target.id,
+        lineageId: target.lineageId,
+        scope,
+        reason: reason ?? `${op.op} without a change`,
+      }),
+    );
     return done(target, "noop", `Memory ${target.id} already says this; nothing changed.`);
   }
   if (draft.key !== target.key) {
     const occupant = await findActiveInSlot(tx, { tenantId: ctx.tenantId, scope, key: draft.key, forUpdate: true });
     if (occupant) {
-      throw new OperationFailure("conflict", "slot_occupied", `Slot ${draft.key} already holds ${occupant.id}; update that card instead, or expire it first.`, { nodeId: occupant.id, currentRevision: occupant.revision });
+      throw new OperationFailure(
+        "conflict",
+        "slot_occupied",
+        `Slot ${draft.key} already holds ${occupant.id}; update that card instead, or expire it first.`,
+        { nodeId: occupant.id, currentRevision: occupant.revision },
+      );
     }
   }
   const row = await writeNextRevision(tx, ctx, target, nodeValues(ctx, draft, env.now), env.now);
   const eventType = op.op === "update" ? "update" : "supersede";
-  audits.send(recordAudit(tx, ctx, { eventType, nodeId: row.id, lineageId: row.lineageId, scope, reason, before: auditSnapshot(target), after: auditSnapshot(row) }));
+  audits.send(
+    recordAudit(tx, ctx, {
+      eventType,
+      nodeId: row.id,
+      lineageId: row.lineageId,
+      scope,
+      reason,
+      before: auditSnapshot(target),
+      after: auditSnapshot(row),
+    }),
+  );
   const status = op.op === "update" ? "updated" : "superseded";
-  return done(row, status, `Saved revision ${row.revision} of ${row.key} as ${row.id} (replaces ${target.id}). This write is done; do not repeat it.`, {
-    previousId: target.id,
-    ...(draft.notes.length ? { notes: draft.notes } : {}),
-  });
+  return done(
+    row,
+    status,
+    `Saved revision ${row.revision} of ${row.key} as ${row.id} (replaces ${target.id}). This write is done; do not repeat it.`,
+    {
+      previousId: target.id,
+      ...(draft.notes.length ? { notes: draft.notes } : {}),
+    },
+  );
 }
 
 /**
@@ -295,13 +489,17 @@ async function lockSlots(tx: Transaction, tenantId: string, prepared: Prepared[]
   // writing k2, k1 each waited for the other (a second per deadlock; under load past the retries).
   // Taken here first, all in one order, the trigger finds it held.
   const statement = takeSlotLocks(
-    drafts.flatMap((d) => [scopedSlotLock(tenantId, formatScope(d.scope), d.def.domain, d.key), shadowSlotLock(tenantId, d.def.domain, d.key)]),
+    drafts.flatMap((d) => [
+      scopedSlotLock(tenantId, formatScope(d.scope), d.def.domain, d.key),
+      shadowSlotLock(tenantId, d.def.domain, d.key),
+    ]),
   );
   // Sent at once (startNow), before the slot reads issued after this call: Postgres runs them in order.
   if (statement) await startNow(tx.execute(statement));
 }
 
-const scopeNamedBy = (op: WriteOperation | undefined) => (op && "scope" in op && typeof op.scope === "string" ? op.scope : undefined);
+const scopeNamedBy = (op: WriteOperation | undefined) =>
+  op && "scope" in op && typeof op.scope === "string" ? op.scope : undefined;
 
 function scopeOrNull(text: string): MemoryScope | null {
   try {
@@ -378,7 +576,14 @@ export async function memoryWrite(db: Database, ctx: MemoryCallContext, rawInput
           const answer: MemoryWriteResult = { done: true, message: summarize(results, true), results };
           // The audit rows, the embedding jobs (new revisions get their vector from the queue; the
           // write never waits on a provider) and the idempotent reply go out with the COMMIT.
-          audits.send(enqueueEmbedJobs(tx, { tenantId: ctx.tenantId, targets: results.filter((r) => r.nodeId && r.status !== "noop" && r.status !== "expired").map((r) => ({ kind: "node" as const, id: r.nodeId! })) }));
+          audits.send(
+            enqueueEmbedJobs(tx, {
+              tenantId: ctx.tenantId,
+              targets: results
+                .filter((r) => r.nodeId && r.status !== "noop" && r.status !== "expired")
+                .map((r) => ({ kind: "node" as const, id: r.nodeId! })),
+            }),
+          );
           if (idem) audits.send(storeIdempotentResponse(tx, { ...idem, response: answer }));
           return answer;
         });
@@ -412,7 +617,13 @@ export async function memoryWrite(db: Database, ctx: MemoryCallContext, rawInput
       // The refused scope goes on the row, so the log can say where the write was headed.
       const named = r.scope ?? scopeNamedBy(operations[r.index]);
       const scope = named ? scopeOrNull(named) : null;
-      await recordAudit(tx, ctx, { eventType: "rejected", nodeId: r.nodeId ?? null, scope, reason: `${r.status}: ${r.reason}`, metadata: { index: r.index, op: r.op, message: r.message, ...(named && !scope ? { scope: named } : {}) } });
+      await recordAudit(tx, ctx, {
+        eventType: "rejected",
+        nodeId: r.nodeId ?? null,
+        scope,
+        reason: `${r.status}: ${r.reason}`,
+        metadata: { index: r.index, op: r.op, message: r.message, ...(named && !scope ? { scope: named } : {}) },
+      });
     }
     if (idem) await storeIdempotentResponse(tx, { ...idem, response: answer });
     return undefined;

@@ -9,7 +9,14 @@ export { EmbeddingProviderError } from "./openai";
 
 export type EmbeddingConfig = Pick<
   typeof env,
-  "EMBEDDING_PROVIDER" | "EMBEDDING_MODEL" | "EMBEDDING_DIMENSIONS" | "EMBEDDING_BASE_URL" | "EMBEDDING_API_KEY" | "EMBEDDING_TIMEOUT_MS" | "EMBEDDING_REQUEST_DIMENSIONS" | "EMBEDDING_MAX_TOKENS"
+  | "EMBEDDING_PROVIDER"
+  | "EMBEDDING_MODEL"
+  | "EMBEDDING_DIMENSIONS"
+  | "EMBEDDING_BASE_URL"
+  | "EMBEDDING_API_KEY"
+  | "EMBEDDING_TIMEOUT_MS"
+  | "EMBEDDING_REQUEST_DIMENSIONS"
+  | "EMBEDDING_MAX_TOKENS"
 >;
 
 /** Builds the provider a configuration names; throws a ServiceError saying which variable to set. */
@@ -18,7 +25,11 @@ export function createEmbeddingProvider(config: EmbeddingConfig): EmbeddingProvi
     return createLocalEmbeddingProvider({ model: config.EMBEDDING_MODEL, dimensions: config.EMBEDDING_DIMENSIONS });
   }
   if (config.EMBEDDING_MODEL === LOCAL_EMBEDDING_MODEL) {
-    throw new ServiceError("INTERNAL_SERVER_ERROR", "embedding_model_required", `EMBEDDING_PROVIDER=openai needs EMBEDDING_MODEL set to the endpoint's model name (e.g. text-embedding-3-small, nomic-embed-text).`);
+    throw new ServiceError(
+      "INTERNAL_SERVER_ERROR",
+      "embedding_model_required",
+      `EMBEDDING_PROVIDER=openai needs EMBEDDING_MODEL set to the endpoint's model name (e.g. text-embedding-3-small, nomic-embed-text).`,
+    );
   }
   return createOpenAiEmbeddingProvider({
     baseUrl: config.EMBEDDING_BASE_URL,

@@ -51,7 +51,8 @@ async function errorDetail(response: Response): Promise<string> {
 }
 
 /** Counting tokens costs far more than a length check: only a text that could be over the limit is encoded (a token holds at least one character). */
-const cutToTokens = (text: string, maxTokens: number) => (text.length <= maxTokens ? text : truncateToTokens(text, maxTokens));
+const cutToTokens = (text: string, maxTokens: number) =>
+  text.length <= maxTokens ? text : truncateToTokens(text, maxTokens);
 
 /**
  * Any OpenAI-compatible `POST /v1/embeddings` (OpenAI, Ollama, vLLM, TEI, LM Studio, DashScope).
@@ -65,43 +66,85 @@ export function createOpenAiEmbeddingProvider(config: OpenAiEmbeddingConfig): Em
 
   async function embedBatch(texts: readonly string[], signal?: AbortSignal): Promise<number[][]> {
     const timeout = AbortSignal.timeout(config.timeoutMs);
-    const body = { model: config.model, input: texts, encoding_format: "float", ...(config.requestDimensions ? { dimensions: config.dimensions } : {}) };
+    const body = {
+      model: config.model,
+      input: texts,
+      encoding_format: "float",
+      ...(config.requestDimensions ? { dimensions: config.dimensions } : {}),
+    };
     let response: Response;
     try {
-      response = await postJson(doFetch, endpoint, { apiKey: config.apiKey, body, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
+      response = await postJson(doFetch, endpoint, {
+        apiKey: config.apiKey,
+        body,
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      });
     } catch (error) {
       if (timeout.aborted) {
-        throw new EmbeddingProviderError("embedding_timeout", `The embedding endpoint ${endpoint} did not answer within ${config.timeoutMs} ms. Check that it is up, or raise EMBEDDING_TIMEOUT_MS.`, true);
+        throw new EmbeddingProviderError(
+          "embedding_timeout",
+          `The embedding endpoint ${endpoint} did not answer within ${config.timeoutMs} ms. Check that it is up, or raise EMBEDDING_TIMEOUT_MS.`,
+          true,
+        );
       }
-      const cause = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
-      throw new EmbeddingProviderError("embedding_unreachable", `Cannot reach the embedding endpoint ${endpoint} (${cause}). Check EMBEDDING_BASE_URL.`, true);
+      const cause =
+        error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
+      throw new EmbeddingProviderError(
+        "embedding_unreachable",
+        `Cannot reach the embedding endpoint ${endpoint} (${cause}). Check EMBEDDING_BASE_URL.`,
+        true,
+      );
     }
     if (!response.ok) {
       const detail = await errorDetail(response);
       if (response.status === 401 || response.status === 403) {
-        throw new EmbeddingProviderError("embedding_unauthorized", `The embedding endpoint refused the credentials (HTTP ${response.status}: ${detail}). Check EMBEDDING_API_KEY.`, false);
+        throw new EmbeddingProviderError(
+          "embedding_unauthorized",
+          `The embedding endpoint refused the credentials (HTTP ${response.status}: ${detail}). Check EMBEDDING_API_KEY.`,
+          false,
+        );
       }
       if (response.status === 404) {
-        throw new EmbeddingProviderError("embedding_not_found", `The embedding endpoint answered 404 for model "${config.model}" (${detail}). Check EMBEDDING_BASE_URL (it should end in /v1) and EMBEDDING_MODEL.`, false);
+        throw new EmbeddingProviderError(
+          "embedding_not_found",
+          `The embedding endpoint answered 404 for model "${config.model}" (${detail}). Check EMBEDDING_BASE_URL (it should end in /v1) and EMBEDDING_MODEL.`,
+          false,
+        );
       }
       const retryable = response.status === 429 || response.status >= 500;
-      throw new EmbeddingProviderError("embedding_http_error", `The embedding endpoint answered HTTP ${response.status}: ${detail}.`, retryable);
+      throw new EmbeddingProviderError(
+        "embedding_http_error",
+        `The embedding endpoint answered HTTP ${response.status}: ${detail}.`,
+        retryable,
+      );
     }
     let parsed: EmbeddingResponse;
     try {
       parsed = (await response.json()) as EmbeddingResponse;
     } catch {
-      throw new EmbeddingProviderError("embedding_bad_response", `The embedding endpoint ${endpoint} did not answer with JSON; is EMBEDDING_BASE_URL an OpenAI-compatible API?`, false);
+      throw new EmbeddingProviderError(
+        "embedding_bad_response",
+        `The embedding endpoint ${endpoint} did not answer with JSON; is EMBEDDING_BASE_URL an OpenAI-compatible API?`,
+        false,
+      );
     }
     const data = Array.isArray(parsed.data) ? parsed.data : [];
     if (data.length !== texts.length) {
-      throw new EmbeddingProviderError("embedding_bad_response", `The embedding endpoint returned ${data.length} vectors for ${texts.length} texts.`, false);
+      throw new EmbeddingProviderError(
+        "embedding_bad_response",
+        `The embedding endpoint returned ${data.length} vectors for ${texts.length} texts.`,
+        false,
+      );
     }
     const ordered = [...data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
     return ordered.map((item) => {
       const vector = item.embedding;
       if (!Array.isArray(vector) || vector.some((x) => typeof x !== "number" || !Number.isFinite(x))) {
-        throw new EmbeddingProviderError("embedding_bad_response", "The embedding endpoint returned a vector that is not a list of numbers (base64 encoding is not supported).", false);
+        throw new EmbeddingProviderError(
+          "embedding_bad_response",
+          "The embedding endpoint returned a vector that is not a list of numbers (base64 encoding is not supported).",
+          false,
+        );
       }
       if (vector.length !== config.dimensions) {
         throw new EmbeddingProviderError(
@@ -123,7 +166,9 @@ export function createOpenAiEmbeddingProvider(config: OpenAiEmbeddingConfig): Em
       const out: number[][] = [];
       for (let i = 0; i < texts.length; i += batchSize) {
         // Servers reject empty input strings; a blank text gets a blank placeholder the caller ignores.
-        const batch = texts.slice(i, i + batchSize).map((t) => (t.trim() ? (maxInputTokens ? cutToTokens(t, maxInputTokens) : t) : " "));
+        const batch = texts
+          .slice(i, i + batchSize)
+          .map((t) => (t.trim() ? (maxInputTokens ? cutToTokens(t, maxInputTokens) : t) : " "));
         out.push(...(await embedBatch(batch, options?.signal)));
       }
       return out;

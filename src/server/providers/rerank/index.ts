@@ -47,7 +47,8 @@ export function scoresFromAnswer(answer: unknown, count: number): number[] | str
   if (!entries) return "the answer has neither `results` nor a list of scores";
   const scores: (number | undefined)[] = Array.from({ length: count }, () => undefined);
   for (const { index, score } of entries) {
-    if (typeof index !== "number" || !Number.isInteger(index) || index < 0 || index >= count) return `an answer entry has index ${String(index)}, outside 0..${count - 1}`;
+    if (typeof index !== "number" || !Number.isInteger(index) || index < 0 || index >= count)
+      return `an answer entry has index ${String(index)}, outside 0..${count - 1}`;
     if (typeof score !== "number" || !Number.isFinite(score)) return `the score for document ${index} is not a number`;
     scores[index] = score;
   }
@@ -73,7 +74,10 @@ export function createReranker(config: RerankConfig): Reranker {
       return failed ?? { scores: answers.flatMap((a) => ("scores" in a ? a.scores : [])) };
 
       async function rerankBatch(batch: string[]): Promise<{ scores: number[] } | { error: string }> {
-        const body = config.format === "tei" ? { query, texts: batch, truncate: true } : { model: config.model, query, documents: batch, top_n: batch.length, return_documents: false };
+        const body =
+          config.format === "tei"
+            ? { query, texts: batch, truncate: true }
+            : { model: config.model, query, documents: batch, top_n: batch.length, return_documents: false };
         let response: Response;
         try {
           response = await postJson(doFetch, endpoint, { apiKey: config.apiKey, body, signal });
@@ -88,7 +92,9 @@ export function createReranker(config: RerankConfig): Reranker {
           return { error: signal.aborted ? timedOut() : "the rerank endpoint's answer is not JSON" };
         }
         const scores = scoresFromAnswer(answer, batch.length);
-        return typeof scores === "string" ? { error: `the rerank endpoint's answer is unusable: ${scores}` } : { scores };
+        return typeof scores === "string"
+          ? { error: `the rerank endpoint's answer is unusable: ${scores}` }
+          : { scores };
       }
     },
   };
@@ -104,7 +110,14 @@ export function getReranker(): Reranker | null {
   if (configured !== undefined) return configured;
   configured =
     env.RERANK_BASE_URL && (env.RERANK_MODEL || env.RERANK_FORMAT === "tei")
-      ? createReranker({ baseUrl: env.RERANK_BASE_URL, model: env.RERANK_MODEL ?? "", apiKey: env.RERANK_API_KEY, timeoutMs: env.RERANK_TIMEOUT_MS, topN: env.RERANK_TOP_N, format: env.RERANK_FORMAT })
+      ? createReranker({
+          baseUrl: env.RERANK_BASE_URL,
+          model: env.RERANK_MODEL ?? "",
+          apiKey: env.RERANK_API_KEY,
+          timeoutMs: env.RERANK_TIMEOUT_MS,
+          topN: env.RERANK_TOP_N,
+          format: env.RERANK_FORMAT,
+        })
       : null;
   return configured;
 }

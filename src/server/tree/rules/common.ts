@@ -27,14 +27,45 @@ export function sentencesOf(text: string): string[] {
     .map((s) => s.slice(0, 300));
 }
 
-const STOP = new Set(["a", "an", "the", "my", "our", "your", "some", "to", "of", "for", "and", "in", "on", "at", "with", "it", "that", "this", "really", "so", "very", "just", "more", "be", "up", "out", "about"]);
+const STOP = new Set([
+  "a",
+  "an",
+  "the",
+  "my",
+  "our",
+  "your",
+  "some",
+  "to",
+  "of",
+  "for",
+  "and",
+  "in",
+  "on",
+  "at",
+  "with",
+  "it",
+  "that",
+  "this",
+  "really",
+  "so",
+  "very",
+  "just",
+  "more",
+  "be",
+  "up",
+  "out",
+  "about",
+]);
 
 /**
  * An item key from a phrase: a prefix and its first content words (at most four; at most eight
  * Chinese characters), so "continue my education in counseling" is `plan:continue education counseling`.
  */
 export function itemFrom(prefix: string, phrase: string): string | undefined {
-  const cleaned = phrase.normalize("NFKC").replace(/[^\p{L}\p{M}\p{N}'’\s]+/gu, " ").trim();
+  const cleaned = phrase
+    .normalize("NFKC")
+    .replace(/[^\p{L}\p{M}\p{N}'’\s]+/gu, " ")
+    .trim();
   if (isChinese(cleaned)) {
     const han = [...cleaned.replace(/\s+/g, "")].slice(0, 8).join("");
     return han ? `${prefix}:${han}` : undefined;
@@ -50,7 +81,9 @@ export function itemFrom(prefix: string, phrase: string): string | undefined {
 /** A phrase cut at the first clause boundary, trimmed, at most `max` characters. */
 export function phrase(text: string, max = 80): string {
   return text
-    .split(/[,.!?;:，。！？；：]|\s+(?:because|but|so|and then|since|which|when)\s+|\s+and (?=(?:it|that|this|i|we|she|he|they|then)\b)/i)[0]!
+    .split(
+      /[,.!?;:，。！？；：]|\s+(?:because|but|so|and then|since|which|when)\s+|\s+and (?=(?:it|that|this|i|we|she|he|they|then)\b)/i,
+    )[0]!
     .trim()
     .slice(0, max)
     .trim()
@@ -58,7 +91,18 @@ export function phrase(text: string, max = 80): string {
 }
 
 /** A create of an inferred (unless explicit) card quoting the sentence it came from. */
-export function fact(sentence: Sentence, kind: string, fields: { itemKey?: string; title: string; value?: unknown; tags?: string[]; entities?: string[]; scopeHint?: "session" | "workspace" }): ExtractedOperation {
+export function fact(
+  sentence: Sentence,
+  kind: string,
+  fields: {
+    itemKey?: string;
+    title: string;
+    value?: unknown;
+    tags?: string[];
+    entities?: string[];
+    scopeHint?: "session" | "workspace";
+  },
+): ExtractedOperation {
   return {
     op: "create",
     kind,

@@ -6,7 +6,8 @@
  */
 export type Resolved = { text: string; correction: boolean };
 
-const CUE_EN = /^(?:actually|correction|sorry|oops|wait|no)\b[,:]?\s*|\b(?:I meant|what I meant (?:was|is)|to correct myself)\b[,:]?\s*/i;
+const CUE_EN =
+  /^(?:actually|correction|sorry|oops|wait|no)\b[,:]?\s*|\b(?:I meant|what I meant (?:was|is)|to correct myself)\b[,:]?\s*/i;
 const NOT_BUT_EN = /\bnot ([\w$€£¥.,' -]{1,40}?),? but (?:rather )?([\w$€£¥.' -]{1,40})/i;
 const NOT_BUT_ZH = /不是([\u4e00-\u9fffA-Za-z0-9.]{1,20}?)[，,]?\s*(?:而)?是([\u4e00-\u9fffA-Za-z0-9.]{1,20})/;
 const CUE_ZH = /^(?:其实|更正[：:]?|纠正一下[，,：:]?|说错了[，,]?|不对[，,]?)\s*/;

@@ -11,9 +11,12 @@ const DID_EN = new RegExp(
   "i",
 );
 // "I'm starting a dance studio", "I've been volunteering at the shelter", "I'm working on a fan project".
-const DOING_EN = /\b(?:I'm|I am|I've been|I have been|we're|we are|we've been|Been|Still) (?:now |currently |still |also |really )?((?:starting|working on|building|writing|learning|training for|taking|studying|volunteering|saving for|looking for|searching for|renovating|painting|making|creating|organizing|running|teaching|coaching|raising|fostering|practicing|practising|preparing for|on the hunt for|following|discussing|exploring|thinking of|getting into|collecting|reading|playing)\b.{3,100})/i;
-const DID_ZH = /我(?:们)?(?:刚|刚刚|最近|昨天|上周|上个月|今天|终于|已经)?(?:去了|参加了|完成了|买了|学会了|开始了|报名了|养了|领养了|画了|写了|做了|搬到了|换了|拿到了|考上了|通过了)([\u4e00-\u9fffA-Za-z0-9]{2,20})/;
-const WHEN = /\b(?:yesterday|today|last (?:week|weekend|month|year|night|summer|winter|spring|fall)|this (?:week|weekend|month|year|morning)|recently|a (?:few|couple of) (?:days|weeks|months|years) ago|\d+ (?:days|weeks|months|years) ago|in (?:19|20)\d{2})\b|昨天|上周|上个月|去年|今天|最近/i;
+const DOING_EN =
+  /\b(?:I'm|I am|I've been|I have been|we're|we are|we've been|Been|Still) (?:now |currently |still |also |really )?((?:starting|working on|building|writing|learning|training for|taking|studying|volunteering|saving for|looking for|searching for|renovating|painting|making|creating|organizing|running|teaching|coaching|raising|fostering|practicing|practising|preparing for|on the hunt for|following|discussing|exploring|thinking of|getting into|collecting|reading|playing)\b.{3,100})/i;
+const DID_ZH =
+  /我(?:们)?(?:刚|刚刚|最近|昨天|上周|上个月|今天|终于|已经)?(?:去了|参加了|完成了|买了|学会了|开始了|报名了|养了|领养了|画了|写了|做了|搬到了|换了|拿到了|考上了|通过了)([\u4e00-\u9fffA-Za-z0-9]{2,20})/;
+const WHEN =
+  /\b(?:yesterday|today|last (?:week|weekend|month|year|night|summer|winter|spring|fall)|this (?:week|weekend|month|year|morning)|recently|a (?:few|couple of) (?:days|weeks|months|years) ago|\d+ (?:days|weeks|months|years) ago|in (?:19|20)\d{2})\b|昨天|上周|上个月|去年|今天|最近/i;
 
 /** Experiences: what the user did, made or got, with when it happened if the sentence says. */
 export const experiences: Family = (s) => {
@@ -24,7 +27,14 @@ export const experiences: Family = (s) => {
     const item = itemFrom("did", what);
     if (!m || !item || what.length < 2) return [];
     const when = s.text.match(WHEN)?.[0];
-    return [fact(s, "custom_fact", { itemKey: item, title: `做过：${what}`, value: when ? { what, when } : what, tags: ["event"] })];
+    return [
+      fact(s, "custom_fact", {
+        itemKey: item,
+        title: `做过：${what}`,
+        value: when ? { what, when } : what,
+        tags: ["event"],
+      }),
+    ];
   }
   // A question asks about the other person ("Did you go …?"); a sentence to "you" is about them.
   if (/\?\s*$/.test(s.text)) return [];
@@ -37,5 +47,12 @@ export const experiences: Family = (s) => {
   const item = itemFrom(did ? "did" : "doing", said);
   if (!item || what.length < 3 || said.split(/\s+/).length < 3) return [];
   const when = s.text.match(WHEN)?.[0];
-  return [fact(s, "custom_fact", { itemKey: item, title: `${said[0]!.toUpperCase()}${said.slice(1)}`, value: when ? { what: said, when } : said, tags: ["event"] })];
+  return [
+    fact(s, "custom_fact", {
+      itemKey: item,
+      title: `${said[0]!.toUpperCase()}${said.slice(1)}`,
+      value: when ? { what: said, when } : said,
+      tags: ["event"],
+    }),
+  ];
 };

@@ -13,7 +13,17 @@ import { statements } from "./statements";
 import { work } from "./work";
 
 /** The families, in the order their cards are proposed. */
-export const FAMILIES: readonly Family[] = [identity, relationships, work, places, plans, decisions, preferences, birthdays, experiences];
+export const FAMILIES: readonly Family[] = [
+  identity,
+  relationships,
+  work,
+  places,
+  plans,
+  decisions,
+  preferences,
+  birthdays,
+  experiences,
+];
 
 /** At most this many cards from one message: a long message must not flood memory. */
 export const MAX_CARDS_PER_MESSAGE = 6;

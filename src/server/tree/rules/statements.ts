@@ -2,9 +2,11 @@ import { fact, itemFrom, type Family } from "./common";
 
 // The user telling something about themselves: a first-person subject, or none as people chat
 // ("Been discussing collaborations…"), with a verb of having, doing or being.
-const SELF_EN = /^(?:(?:so|and|but|also|well|yeah|oh|wow|actually|honestly|lately|recently|today|yesterday|last \w+|this \w+)[,!]?\s+)*(?:I|I'm|I've|I'd|I'll|we|we're|we've|my|our|been|just|got|had|have|started|finished)\b/i;
+const SELF_EN =
+  /^(?:(?:so|and|but|also|well|yeah|oh|wow|actually|honestly|lately|recently|today|yesterday|last \w+|this \w+)[,!]?\s+)*(?:I|I'm|I've|I'd|I'll|we|we're|we've|my|our|been|just|got|had|have|started|finished)\b/i;
 const ABOUT_YOU = /\byou(?:r|'re|'ve|'ll|'d)?\b/gi;
-const FEELING_ONLY = /^(?:I'm|I am|I was|I feel|I felt|I'm so|I'm really|I'm just)\s+(?:so |really |very |super |just |totally |definitely )*(?:glad|happy|sorry|proud|thankful|grateful|excited|stoked|thrilled|touched|sure|not sure|good|fine|okay|ok|here|in|down|all ears|curious|impressed|amazed)\b/i;
+const FEELING_ONLY =
+  /^(?:I'm|I am|I was|I feel|I felt|I'm so|I'm really|I'm just)\s+(?:so |really |very |super |just |totally |definitely )*(?:glad|happy|sorry|proud|thankful|grateful|excited|stoked|thrilled|touched|sure|not sure|good|fine|okay|ok|here|in|down|all ears|curious|impressed|amazed)\b/i;
 const CONTENT_WORDS = /\b[a-z][a-z'-]{3,}\b/gi;
 
 /**

@@ -9,7 +9,11 @@ import { pageTitle } from "~/i18n/metadata";
 
 export const generateMetadata = pageTitle("nav.grants");
 
-export default async function GrantsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function GrantsPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const [{ t }, api, query] = await Promise.all([getI18n(), serverApi(), searchParams]);
   const [grants, members, keys, workspaces, choices] = await Promise.all([
     attempt(() => api.grants.list()),
@@ -29,17 +33,28 @@ export default async function GrantsPage({ searchParams }: { searchParams: Promi
     <>
       <PageHeader title={t("grants.title")} description={t("grants.description")} />
       {!grants.ok || !members.ok ? (
-        <ErrorState title={failed?.code === "FORBIDDEN" ? t("common.notAllowed") : t("common.error")} message={failed?.code === "FORBIDDEN" ? t("common.adminOnly") : (failed?.message ?? "")} />
+        <ErrorState
+          title={failed?.code === "FORBIDDEN" ? t("common.notAllowed") : t("common.error")}
+          message={failed?.code === "FORBIDDEN" ? t("common.adminOnly") : (failed?.message ?? "")}
+        />
       ) : (
         <>
-          {missing.length ? <ErrorState title={t("common.error")} message={t("grants.partial", { what: missing.join(" ") })} /> : null}
+          {missing.length ? (
+            <ErrorState title={t("common.error")} message={t("grants.partial", { what: missing.join(" ") })} />
+          ) : null}
           <GrantsMatrix
-          grants={grants.data}
-          members={members.data.map((m) => ({ userId: m.userId, email: m.email, name: m.name, role: m.role }))}
-          keys={keys.ok ? keys.data.filter((k) => k.status === "active").map((k) => ({ id: k.id, name: k.name, ownerEmail: k.ownerEmail })) : []}
-          scopes={scopes}
-          labels={labels}
-          choices={choices.ok ? scopeChoiceList(choices.data) : []}
+            grants={grants.data}
+            members={members.data.map((m) => ({ userId: m.userId, email: m.email, name: m.name, role: m.role }))}
+            keys={
+              keys.ok
+                ? keys.data
+                    .filter((k) => k.status === "active")
+                    .map((k) => ({ id: k.id, name: k.name, ownerEmail: k.ownerEmail }))
+                : []
+            }
+            scopes={scopes}
+            labels={labels}
+            choices={choices.ok ? scopeChoiceList(choices.data) : []}
           />
         </>
       )}

@@ -14,12 +14,18 @@ export default async function KeysPage() {
   const members = tenant.role === "admin" ? await attempt(() => api.admin.members.list()) : null;
   return (
     <>
-      <PageHeader title={t("keys.title")} description={tenant.role === "admin" ? t("keys.descriptionAdmin") : t("keys.descriptionMember")} />
+      <PageHeader
+        title={t("keys.title")}
+        description={tenant.role === "admin" ? t("keys.descriptionAdmin") : t("keys.descriptionMember")}
+      />
       {!keys.ok ? (
         <ErrorState title={t("common.error")} message={keys.message} />
       ) : (
         <div className="space-y-6">
-          <CreateKeyForm selfId={me.user.id} members={members?.ok ? members.data.map((m) => ({ userId: m.userId, email: m.email })) : null} />
+          <CreateKeyForm
+            selfId={me.user.id}
+            members={members?.ok ? members.data.map((m) => ({ userId: m.userId, email: m.email })) : null}
+          />
           <KeysTable keys={keys.data} />
         </div>
       )}

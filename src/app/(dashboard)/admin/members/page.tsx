@@ -14,7 +14,10 @@ export default async function MembersPage() {
     <>
       <PageHeader title={t("members.title")} description={t("members.description")} />
       {!members.ok ? (
-        <ErrorState title={t("common.notAllowed")} message={members.code === "FORBIDDEN" ? t("common.adminOnly") : members.message} />
+        <ErrorState
+          title={t("common.notAllowed")}
+          message={members.code === "FORBIDDEN" ? t("common.adminOnly") : members.message}
+        />
       ) : (
         <div className="space-y-6">
           <AddMemberForm />

@@ -13,9 +13,15 @@ export default async function SettingsPage() {
   const [org, kinds] = await Promise.all([api.organization.get(), attempt(() => api.admin.kinds.list())]);
   return (
     <>
-      <PageHeader title={t("settings.title")} description={t("settings.description", { name: organisationLabel(t, org.name) })} />
+      <PageHeader
+        title={t("settings.title")}
+        description={t("settings.description", { name: organisationLabel(t, org.name) })}
+      />
       {!kinds.ok ? (
-        <ErrorState title={t("common.notAllowed")} message={kinds.code === "FORBIDDEN" ? t("common.adminOnly") : kinds.message} />
+        <ErrorState
+          title={t("common.notAllowed")}
+          message={kinds.code === "FORBIDDEN" ? t("common.adminOnly") : kinds.message}
+        />
       ) : (
         <div className="grid gap-6 xl:grid-cols-2">
           <PolicyForm initial={{ writePolicy: org.writePolicy, sensitivePolicy: org.sensitivePolicy }} />

@@ -21,17 +21,30 @@ export const generateMetadata = pageTitle("title.memory");
 export default async function MemoryCardPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const api = await serverApi();
-  const [detail, kinds, i18n] = await Promise.all([attempt(() => api.memory.card({ id: decodeURIComponent(id) })), api.memory.kinds(), getI18n()]);
+  const [detail, kinds, i18n] = await Promise.all([
+    attempt(() => api.memory.card({ id: decodeURIComponent(id) })),
+    api.memory.kinds(),
+    getI18n(),
+  ]);
   const { t, number } = i18n;
   // Unknown or unreadable: 404. Anything else (a malformed id…) says what went wrong.
   if (!detail.ok && detail.code === "NOT_FOUND") notFound();
-  if (!detail.ok) return <ErrorState title={t("common.error")} message={detail.message} action={<LinkButton href="/memories">{t("memories.title")}</LinkButton>} />;
-  const { node, revisions, events, evidence, missingEvidenceIds, hiddenEvidenceCount, currentId, writable, usage } = detail.data;
+  if (!detail.ok)
+    return (
+      <ErrorState
+        title={t("common.error")}
+        message={detail.message}
+        action={<LinkButton href="/memories">{t("memories.title")}</LinkButton>}
+      />
+    );
+  const { node, revisions, events, evidence, missingEvidenceIds, hiddenEvidenceCount, currentId, writable, usage } =
+    detail.data;
   const scopeLabels = await scopeLabelsFor([node.scope]);
   const isCurrent = node.status === "active";
   // A forgotten or expired card that nothing followed (its chain's last revision) can be brought
   // back, or erased for good as it is.
-  const chainEnded = writable && !currentId && !node.supersededById && (node.status === "deleted" || node.status === "expired");
+  const chainEnded =
+    writable && !currentId && !node.supersededById && (node.status === "deleted" || node.status === "expired");
 
   return (
     <div className="space-y-6">
@@ -63,7 +76,10 @@ export default async function MemoryCardPage({ params }: { params: Promise<{ id:
       </header>
 
       {!isCurrent ? (
-        <p role="note" className="rounded-xl border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900 dark:border-amber-900 dark:bg-amber-950/40 dark:text-amber-200">
+        <p
+          role="note"
+          className="rounded-xl border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900 dark:border-amber-900 dark:bg-amber-950/40 dark:text-amber-200"
+        >
           {currentId ? (
             <>
               {t("card.notCurrent", { status: t(`status.${node.status}`) })}{" "}
@@ -82,7 +98,10 @@ export default async function MemoryCardPage({ params }: { params: Promise<{ id:
       ) : null}
       {isCurrent && node.confidence < MIN_CONFIDENCE ? (
         // Search and memory_context leave such a card out; without this the page gives no hint why.
-        <p role="note" className="rounded-xl border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900 dark:border-amber-900 dark:bg-amber-950/40 dark:text-amber-200">
+        <p
+          role="note"
+          className="rounded-xl border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900 dark:border-amber-900 dark:bg-amber-950/40 dark:text-amber-200"
+        >
           {t("card.unrecalled", { confidence: number(node.confidence), threshold: number(MIN_CONFIDENCE) })}
         </p>
       ) : null}
@@ -105,11 +124,32 @@ export default async function MemoryCardPage({ params }: { params: Promise<{ id:
                 { label: t("field.kind"), value: node.kind },
                 { label: t("field.scope"), value: <ScopeName scope={node.scope} label={scopeLabels[node.scope]} /> },
                 { label: t("field.domain"), value: categoryLabel(t, node.domain) },
-                { label: t("field.category"), value: node.categoryPath.length ? <Link className="text-indigo-600 hover:underline" href={`/memories?category=${encodeURIComponent(node.categoryPath.join("/"))}`}>{node.categoryPath.map((segment) => categoryLabel(t, segment)).join(" / ")}</Link> : "—" },
+                {
+                  label: t("field.category"),
+                  value: node.categoryPath.length ? (
+                    <Link
+                      className="text-indigo-600 hover:underline"
+                      href={`/memories?category=${encodeURIComponent(node.categoryPath.join("/"))}`}
+                    >
+                      {node.categoryPath.map((segment) => categoryLabel(t, segment)).join(" / ")}
+                    </Link>
+                  ) : (
+                    "—"
+                  ),
+                },
                 { label: t("field.type"), value: nodeTypeLabel(t, node.type) },
-                { label: t("field.confidence"), value: <Meter value={node.confidence} label={t("field.confidence")} /> },
-                { label: t("field.importance"), value: <Meter value={node.importance} label={t("field.importance")} /> },
-                { label: t("field.tags"), value: node.tags.length ? node.tags.map((tag) => <Badge key={tag}>#{tag}</Badge>) : "—" },
+                {
+                  label: t("field.confidence"),
+                  value: <Meter value={node.confidence} label={t("field.confidence")} />,
+                },
+                {
+                  label: t("field.importance"),
+                  value: <Meter value={node.importance} label={t("field.importance")} />,
+                },
+                {
+                  label: t("field.tags"),
+                  value: node.tags.length ? node.tags.map((tag) => <Badge key={tag}>#{tag}</Badge>) : "—",
+                },
                 { label: t("field.entities"), value: node.entities.length ? node.entities.join(", ") : "—" },
                 { label: t("field.explicit"), value: node.explicitUserIntent ? t("common.yes") : t("common.no") },
                 { label: t("field.redacted"), value: node.redacted ? t("common.yes") : t("common.no") },
@@ -119,7 +159,10 @@ export default async function MemoryCardPage({ params }: { params: Promise<{ id:
                 { label: t("card.sources"), value: number(node.sourceMessageIds.length) },
                 {
                   label: t("card.recalls"),
-                  value: usage.chainRecallCount > usage.recallCount ? t("card.recallsChain", { n: number(usage.recallCount), total: number(usage.chainRecallCount) }) : number(usage.recallCount),
+                  value:
+                    usage.chainRecallCount > usage.recallCount
+                      ? t("card.recallsChain", { n: number(usage.recallCount), total: number(usage.chainRecallCount) })
+                      : number(usage.recallCount),
                 },
                 { label: t("card.lastRecalled"), value: <LocalTime value={usage.lastRecalledAt} /> },
                 { label: t("card.hotness"), value: <Meter value={usage.hotness} label={t("card.hotness")} /> },

@@ -8,9 +8,16 @@ export const dynamic = "force-dynamic";
 export async function GET(request: Request) {
   const url = new URL(request.url);
   const scopes = url.searchParams.getAll("scope").filter(Boolean);
-  const statuses = url.searchParams.getAll("status").filter((s): s is NodeStatus => (NODE_STATUSES as readonly string[]).includes(s));
+  const statuses = url.searchParams
+    .getAll("status")
+    .filter((s): s is NodeStatus => (NODE_STATUSES as readonly string[]).includes(s));
   const includeEvidence = url.searchParams.get("evidence") === "1";
-  const input = { scopes: scopes.length ? scopes : undefined, statuses: statuses.length ? statuses : undefined, includeEvidence, limit: 500 };
+  const input = {
+    scopes: scopes.length ? scopes : undefined,
+    statuses: statuses.length ? statuses : undefined,
+    includeEvidence,
+    limit: 500,
+  };
   const api = await serverApi();
   const stamp = new Date().toISOString().slice(0, 10);
   return streamPages({

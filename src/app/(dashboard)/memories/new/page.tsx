@@ -8,7 +8,12 @@ export const generateMetadata = pageTitle("create.title");
 
 export default async function NewMemoryPage() {
   const api = await serverApi();
-  const [kinds, scopes, choices, { t }] = await Promise.all([api.memory.kinds(), api.memory.scopes(), api.memory.scopeChoices(), getI18n()]);
+  const [kinds, scopes, choices, { t }] = await Promise.all([
+    api.memory.kinds(),
+    api.memory.scopes(),
+    api.memory.scopeChoices(),
+    getI18n(),
+  ]);
   return (
     <>
       <PageHeader title={t("create.title")} description={t("create.description")} />

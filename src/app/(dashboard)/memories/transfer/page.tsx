@@ -11,7 +11,9 @@ export default async function TransferPage() {
   const [{ t }, api] = await Promise.all([getI18n(), serverApi()]);
   const [scopes, facets] = await Promise.all([api.memory.scopes(), api.memory.facets()]);
   // Scopes that hold cards, plus the concrete scopes the person may read.
-  const choices = [...new Set([...facets.scopes.map((s) => s.scope), ...scopes.read.filter((s) => !s.endsWith(":*"))])].sort();
+  const choices = [
+    ...new Set([...facets.scopes.map((s) => s.scope), ...scopes.read.filter((s) => !s.endsWith(":*"))]),
+  ].sort();
   const labels = await scopeLabelsFor(choices);
   return (
     <>

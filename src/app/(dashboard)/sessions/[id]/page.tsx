@@ -14,7 +14,13 @@ export const generateMetadata = pageTitle("title.session");
 
 const LIST_FIELDS = ["constraints", "preferences", "decisions", "completedWork", "pendingWork", "knownIssues"] as const;
 
-export default async function SessionPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function SessionPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ id: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const [{ id }, query] = await Promise.all([params, searchParams]);
   const sessionId = decodeURIComponent(id);
   const before = typeof query.before === "string" && /^\d+$/.test(query.before) ? Number(query.before) : undefined;
@@ -23,7 +29,14 @@ export default async function SessionPage({ params, searchParams }: { params: Pr
   const detail = await attempt(() => api.memory.session({ sessionId, before, aroundMessageId: at }));
   // Unknown or unreadable: 404. Anything else (a malformed cursor…) says what went wrong.
   if (!detail.ok && detail.code === "NOT_FOUND") notFound();
-  if (!detail.ok) return <ErrorState title={t("common.error")} message={detail.message} action={<LinkButton href="/sessions">{t("sessions.title")}</LinkButton>} />;
+  if (!detail.ok)
+    return (
+      <ErrorState
+        title={t("common.error")}
+        message={detail.message}
+        action={<LinkButton href="/sessions">{t("sessions.title")}</LinkButton>}
+      />
+    );
   const s = detail.data;
   const base = `/sessions/${encodeURIComponent(sessionId)}`;
 
@@ -48,8 +61,16 @@ export default async function SessionPage({ params, searchParams }: { params: Pr
           title={t("sessions.messages")}
           actions={
             <div className="flex gap-2">
-              {s.olderBefore ? <LinkButton size="sm" href={`${base}?before=${s.olderBefore}`}>{t("sessions.older")}</LinkButton> : null}
-              {s.hasNewer ? <LinkButton size="sm" href={base}>{t("sessions.latest")}</LinkButton> : null}
+              {s.olderBefore ? (
+                <LinkButton size="sm" href={`${base}?before=${s.olderBefore}`}>
+                  {t("sessions.older")}
+                </LinkButton>
+              ) : null}
+              {s.hasNewer ? (
+                <LinkButton size="sm" href={base}>
+                  {t("sessions.latest")}
+                </LinkButton>
+              ) : null}
             </div>
           }
         >
@@ -73,9 +94,17 @@ export default async function SessionPage({ params, searchParams }: { params: Pr
                     <p className="mt-2 flex flex-wrap items-center gap-1 text-xs text-zinc-500">
                       {t("sessions.savedAs")}
                       {m.savedAs.map((card) => (
-                        <Link key={card.id} href={`/memories/${card.id}`} className="rounded-full bg-indigo-50 px-2 py-0.5 break-all text-indigo-700 hover:underline dark:bg-indigo-950 dark:text-indigo-300">
+                        <Link
+                          key={card.id}
+                          href={`/memories/${card.id}`}
+                          className="rounded-full bg-indigo-50 px-2 py-0.5 break-all text-indigo-700 hover:underline dark:bg-indigo-950 dark:text-indigo-300"
+                        >
                           {card.title}
-                          {card.extracted ? <span className="ml-1 text-[10px] tracking-wide text-indigo-500 uppercase">{t("sessions.extracted")}</span> : null}
+                          {card.extracted ? (
+                            <span className="ml-1 text-[10px] tracking-wide text-indigo-500 uppercase">
+                              {t("sessions.extracted")}
+                            </span>
+                          ) : null}
                         </Link>
                       ))}
                     </p>
@@ -103,7 +132,11 @@ export default async function SessionPage({ params, searchParams }: { params: Pr
                       <span>{sum.generator}</span>
                     </div>
                     <p className="mt-1 whitespace-pre-wrap">{sum.summary}</p>
-                    {sum.currentGoal ? <p className="mt-1 text-xs"><span className="font-medium">{t("sessions.goal")}:</span> {sum.currentGoal}</p> : null}
+                    {sum.currentGoal ? (
+                      <p className="mt-1 text-xs">
+                        <span className="font-medium">{t("sessions.goal")}:</span> {sum.currentGoal}
+                      </p>
+                    ) : null}
                     {LIST_FIELDS.filter((f) => sum[f].length).map((f) => (
                       <p key={f} className="mt-1 text-xs">
                         <span className="font-medium">{t(`summary.${f}`)}:</span> {sum[f].join("; ")}
@@ -114,7 +147,14 @@ export default async function SessionPage({ params, searchParams }: { params: Pr
               </ol>
             )}
           </Panel>
-          <Panel title={t("sessions.cards")} description={s.cards.some((c) => c.extracted && !c.explicit && c.status === "active") ? t("sessions.reviewHint") : undefined}>
+          <Panel
+            title={t("sessions.cards")}
+            description={
+              s.cards.some((c) => c.extracted && !c.explicit && c.status === "active")
+                ? t("sessions.reviewHint")
+                : undefined
+            }
+          >
             {s.cards.length === 0 ? (
               <p className="text-sm text-zinc-500">{t("sessions.noCards")}</p>
             ) : (
@@ -122,22 +162,32 @@ export default async function SessionPage({ params, searchParams }: { params: Pr
                 {s.cards.map((c) => (
                   <li key={c.id} className="space-y-1">
                     <div className="flex items-center justify-between gap-2">
-                      <Link href={`/memories/${c.id}`} className="min-w-0 truncate text-indigo-700 hover:underline dark:text-indigo-300">
+                      <Link
+                        href={`/memories/${c.id}`}
+                        className="min-w-0 truncate text-indigo-700 hover:underline dark:text-indigo-300"
+                      >
                         {c.title}
                       </Link>
                       <span className="flex shrink-0 gap-1">
-                        {c.extracted ? <Badge tone="zinc">{t(c.explicit ? "sessions.extracted" : "sessions.inferred")}</Badge> : null}
+                        {c.extracted ? (
+                          <Badge tone="zinc">{t(c.explicit ? "sessions.extracted" : "sessions.inferred")}</Badge>
+                        ) : null}
                         <Badge tone={STATUS_TONE[c.status]}>{t(`status.${c.status as "active"}`)}</Badge>
                       </span>
                     </div>
                     {c.extracted && c.sourceMessageIds[0] ? (
                       <p className="text-xs text-zinc-500">
-                        <Link href={`${base}?at=${encodeURIComponent(c.sourceMessageIds[0])}#${encodeURIComponent(c.sourceMessageIds[0])}`} className="hover:underline">
+                        <Link
+                          href={`${base}?at=${encodeURIComponent(c.sourceMessageIds[0])}#${encodeURIComponent(c.sourceMessageIds[0])}`}
+                          className="hover:underline"
+                        >
                           {t("sessions.fromTurn")} <span className="font-mono break-all">{c.sourceMessageIds[0]}</span>
                         </Link>
                       </p>
                     ) : null}
-                    {c.extracted && !c.explicit && c.status === "active" ? <ReviewCard id={c.id} revision={c.revision} title={c.title} /> : null}
+                    {c.extracted && !c.explicit && c.status === "active" ? (
+                      <ReviewCard id={c.id} revision={c.revision} title={c.title} />
+                    ) : null}
                   </li>
                 ))}
               </ul>

@@ -10,7 +10,10 @@ const handler = NextAuth(authOptions);
 /** Password sign-ins past their limit get 429 with Retry-After before next-auth runs. */
 async function POST(req: Request, context: { params: Promise<{ nextauth: string[] }> }): Promise<Response> {
   const throttled = await throttledSignInResponse(req, await getDb());
-  return throttled ?? (handler as (req: Request, context: { params: Promise<{ nextauth: string[] }> }) => Promise<Response>)(req, context);
+  return (
+    throttled ??
+    (handler as (req: Request, context: { params: Promise<{ nextauth: string[] }> }) => Promise<Response>)(req, context)
+  );
 }
 
 export { handler as GET, POST };
