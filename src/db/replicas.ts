@@ -40,8 +40,8 @@ export type ReplicaOptions = {
   timeoutMs?: number;
   /** How long one read on a replica may run (DATABASE_READ_TIMEOUT_MS): statement_timeout there, and routing's wait. */
   readTimeoutMs?: number;
-  /** Told once per state change of a replica (the server logs it). */
-  onStateChange?: (status: ReplicaStatus, previous: ReplicaState) => void;
+  /** Told once per state change of a replica, and of its first probe (`previous` null), so a replica down from the start is reported too (the server logs it). */
+  onStateChange?: (status: ReplicaStatus, previous: ReplicaState | null) => void;
 };
 
 export type Replica = {
@@ -52,6 +52,8 @@ export type Replica = {
   replay: bigint | null;
   /** Since when the oldest statement still unanswered was sent (a hung standby): past timeoutMs, no more are queued behind it. */
   pending?: { since: number };
+  /** Whether a probe has set its state yet (before that it is "down", "not probed yet"). */
+  probed?: boolean;
 };
 
 export type ReplicaHandle = { name: string; db: Database; close: () => Promise<void> };
@@ -234,7 +236,8 @@ export class ReadReplicas {
   }
 
   private setStatus(replica: Replica, next: Omit<ReplicaStatus, "name">) {
-    const previous = replica.status.state;
+    const previous = replica.probed ? replica.status.state : null;
+    replica.probed = true;
     replica.status = { name: replica.name, ...next };
     if (previous !== next.state) {
       this.options.onStateChange?.(replica.status, previous);
@@ -302,7 +305,7 @@ export class ReadReplicas {
   }
 }
 
-type StateListener = (status: ReplicaStatus, previous: ReplicaState) => void;
+type StateListener = (status: ReplicaStatus, previous: ReplicaState | null) => void;
 // Next.js bundles route handlers apart from start-up code; the database handle is shared on globalThis,
 // so what belongs to it is too.
 type Shared = {

@@ -140,12 +140,16 @@ export async function routeWork<T>(
 /** Forget every remembered write (tests). */
 export const forgetRecentWrites = () => recentWrites.clear();
 
-// Replica state changes, once each, in the server's log (subscribed once per process).
+// Replica state changes, once each (and each replica's first state, so one down from the start is a
+// warning too), in the server's log (subscribed once per process).
 if (!shared.logging) {
   shared.logging = true;
   onReplicaStateChange((status, previous) => {
     if (status.state === "up")
-      log("info", `read replica ${status.name} takes reads (was ${previous}; lag ${status.lagMs ?? "?"} ms)`);
+      log(
+        "info",
+        `read replica ${status.name} takes reads (${previous ? `was ${previous}; ` : ""}lag ${status.lagMs ?? "?"} ms)`,
+      );
     else if (status.state === "lagging")
       log(
         "warn",
