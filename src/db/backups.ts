@@ -2,8 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 
 /**
- * The embedded database's copies taken before a migration (002: copy the data directory aside before
- * changing its schema). They live next to it in `backups/<name>-<ISO stamp>`, so names sort by age.
+ * The embedded database's copies taken before a migration (the data directory is copied aside before
+ * its schema changes: docs/operations.md). They live next to it in `backups/<name>-<ISO stamp>`, so names sort by age.
  */
 const backupsRoot = (dataDir: string) => path.join(path.dirname(path.resolve(dataDir)), "backups");
 

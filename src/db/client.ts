@@ -258,7 +258,7 @@ async function openEmbedded(
       const pending = await pendingMigrations(db, migrationsFolder);
       const hasData = (await appliedMigrationTags(db)).length > 0;
       if (pending.length > 0 && hasData) {
-        // 002's rule: copy the data directory aside before changing its schema; restore it if the change fails.
+        // Copy the data directory aside before a schema change; restore it if the change fails (docs/operations.md).
         await client.close();
         const backupDir = backupDataDir(dataDir);
         client = await openPglite(dataDir);

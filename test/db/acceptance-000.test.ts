@@ -1,5 +1,7 @@
 /**
- * The twelve acceptance tests of seed 000 ("测试验收"), one `it` each, through the public services.
+ * Twelve acceptance tests of the memory model ("测试验收"): evidence, summaries, exact and default recall,
+ * supersede, expiry, soft and hard forget, confirmation, atomic writes, degraded context, normalization.
+ * One `it` each, through the public services.
  */
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

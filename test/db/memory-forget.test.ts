@@ -154,7 +154,7 @@ describe(`memory_forget (${TEST_BACKEND})`, () => {
       expect(await exact(key), key).toEqual(["香菜"]);
     expect(await exact("profile_name")).toEqual(["Ada"]);
     expect(await exact("no_such_key")).toEqual([]);
-    // 000's own forget call, key and value as it writes them.
+    // A forget call with a kind name as key and the item as value, as agents write it.
     const result = await memoryForget(handle.db, ctx, {
       selector: { key: "avoid_ingredient", valueJson: "香菜" },
       reason: "用户明确要求忘记该饮食偏好",

@@ -79,7 +79,7 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect(await exactIds({ kinds: ["flavor_profile"], valueJson: { 辣: "少" } })).toEqual([flavor]);
     expect(await exactIds({ kinds: ["flavor_profile"], valueJson: "多辣" })).toEqual([]);
     expect(await exactIds({ kinds: ["avoid_ingredient"], valueJson: "香" })).toEqual([]);
-    // 000's own forget example, word for word.
+    // A full forget selector as agents send it (docs/memory-model.md, Forget).
     const forgot = await memoryForget(handle.db, ctx, {
       selector: {
         domain: "生活技能",
@@ -477,7 +477,7 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect(first.exact.map((n) => n.id)).toEqual([sessionEn]);
     expect(first.omitted).toContainEqual({ nodeId: userZh, reason: "conflict_lost" });
 
-    // Another session's card is only visible in that session (002: session scope = this conversation).
+    // Another session's card is only visible in that session (session scope = this conversation).
     const [otherSession] = await write(ctx, lang("session:s2", "French"));
     const second = await search(ctx, { kinds: ["language_preference"] });
     expect(second.exact.map((n) => n.id)).toEqual([sessionEn]);

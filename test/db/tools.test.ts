@@ -123,7 +123,7 @@ describe(`agent tools over tRPC and MCP (${TEST_BACKEND})`, () => {
       found: true,
       node: { id: nodeId, revision: 1, key: "cooking.avoid_ingredient:peanuts" },
     });
-    // 000's lookup fields: by the structured value, narrowed by type and domain.
+    // Lookup fields: by the structured value, narrowed by type and domain.
     const card = (await tools(full).memory_get({ id: nodeId })).node!;
     expect(
       await tools(full).memory_get({ valueJson: card.valueJson, type: card.type, domain: card.domain }),

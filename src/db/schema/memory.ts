@@ -39,8 +39,8 @@ export const ACTOR_TYPES = ["user", "api_key", "system"] as const;
  * the user's profile (name, home, occupation, the people in their life) and the standing types
  * (tasks, constraints, preferences, decisions). Literal here because a partial index needs them in
  * its predicate; test/unit/standing-index.test.ts keeps them equal to the kinds registry. A
- * workspace's facts stand too (000's default recall: "当前 workspace active constraints / decisions /
- * facts"), read apart with a limit of their own: a team keeps hundreds.
+ * workspace's facts stand too (docs/retrieval.md, memory_context: "当前 workspace active constraints /
+ * decisions / facts"), read apart with a limit of their own: a team keeps hundreds.
  */
 export const STANDING_INDEX_KINDS = [
   "interaction_contract",
@@ -130,7 +130,7 @@ export const memoryMessages = pgTable(
   ],
 );
 
-/** Chained summaries per session (000): each one reads only the previous summary and the new messages. */
+/** Chained summaries per session (docs/memory-model.md): each reads only the previous one and the new messages. */
 export const memorySummaries = pgTable(
   "memory_summaries",
   {
@@ -161,7 +161,7 @@ export const memorySummaries = pgTable(
   ],
 );
 
-/** The memory cards: the one operable long-term memory (002). */
+/** The memory cards: the one operable long-term memory (docs/memory-model.md). */
 export const memoryNodes = pgTable(
   "memory_nodes",
   {

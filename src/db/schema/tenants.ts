@@ -10,11 +10,14 @@ export const tenants = pgTable(
     id: text("id").primaryKey(),
     name: text("name").notNull(),
     slug: text("slug").notNull(),
-    /** `any`: agents may write inferred facts; `explicit-only`: writes need explicitUserIntent (002). */
+    /**
+     * `any`: agents may write inferred facts; `explicit-only`: writes need explicitUserIntent
+     * (docs/memory-model.md).
+     */
     writePolicy: text("write_policy", { enum: ["any", "explicit-only"] })
       .notNull()
       .default("any"),
-    /** What to do with secrets / personal identifiers found in a write (000 敏感信息). */
+    /** What to do with secrets / personal identifiers found in a write (docs/memory-model.md). */
     sensitivePolicy: text("sensitive_policy", { enum: ["reject", "redact"] })
       .notNull()
       .default("reject"),

@@ -7,12 +7,12 @@ const tenantFk = () => tenantIdColumn().references(() => tenants.id, { onDelete:
 
 export type ScoreReason = { rule: string; delta: number; detail?: string };
 
-/** L0 of the memory tree (003): canonicalized, chunked, fast-scored message text, kept in full. */
+/** L0 of the memory tree (docs/memory-tree.md): canonicalized, chunked, fast-scored message text, kept in full. */
 export const memoryChunks = pgTable(
   "memory_chunks",
   {
     tenantId: tenantFk(),
-    /** Deterministic: hash of source + session + position + content (003), so re-ingest is a no-op. */
+    /** Deterministic: hash of source + session + position + content, so re-ingest is a no-op. */
     id: text("id").notNull(),
     sessionId: text("session_id").notNull(),
     userScopeId: text("user_scope_id"),

@@ -4,7 +4,7 @@ import { memoryNodes } from "./memory";
 
 /**
  * How often agents were handed each card (search hits, lookups, context blocks) and its hotness
- * (003's engine: +0.05 a recall, ×0.95 a day), which search ranking boosts by. Kept beside the cards,
+ * (+0.05 a recall, ×0.95 a day: docs/retrieval.md), which search ranking boosts by. Kept beside the cards,
  * not on them: a card row carries seven GIN indexes and a generated tsvector, so bumping a counter
  * there would rewrite all of them on every recall; these narrow rows update in place. Deleting a card
  * deletes its row (cascade), so a hard delete leaves no trace here.

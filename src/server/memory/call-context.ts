@@ -21,9 +21,9 @@ export type MemoryCallContext = {
   unreadableDefaults?: MemoryScope[];
   /** Message ids captured as evidence for the current turn: the only acceptable sourceMessageIds. */
   trustedMessageIds: readonly string[];
-  /** The user asked to forget something in this turn (002: memoryForgetIntent). */
+  /** The user asked to forget something in this turn (docs/memory-model.md, Forget). */
   forgetIntent?: boolean;
-  /** The user asked to forget everything (002: memoryForgetAllIntent). */
+  /** The user asked to forget everything (needed for `all`). */
   forgetAllIntent?: boolean;
   toolCallId?: string | null;
 };

@@ -6,7 +6,7 @@ export type MemoryScope = { type: ScopeType; id: string };
 /** A grant pattern: a concrete scope, or `session:*` (any session). */
 export type ScopePattern = { type: ScopeType; id: string | "*" };
 
-/** Read priority when facts conflict (000): session > workspace > user > context > global. */
+/** Read priority when facts conflict (docs/memory-model.md): session > workspace > user > context > global. */
 export const SCOPE_PRIORITY: Record<ScopeType, number> = { session: 5, workspace: 4, user: 3, context: 2, global: 1 };
 
 const SCOPE_RE = /^(session|workspace|user|context|global)(?::(.+))?$/;

@@ -1,6 +1,6 @@
 /**
  * Search-text segmentation. `to_tsvector('simple', …)` splits only on spaces and punctuation, so a
- * Chinese sentence would be one lexeme (003's pitfall). We split text into words ourselves before
+ * Chinese sentence would be one lexeme and never match a word in it. We split text into words ourselves before
  * it is stored and before it is queried:
  * - Intl.Segmenter (ICU dictionary, offline) gives words: 记住 我 以后 做饭 不要 香菜.
  * - Dictionary words differ between a card and a query (香菜炒蛋 may be one word or two, depending

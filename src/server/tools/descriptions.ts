@@ -1,7 +1,7 @@
 import { EXPLICIT_INTENT_FLAG, type KindDefinition } from "~/server/memory";
 
 /**
- * What each tool tells the model (002: the descriptions teach correct use). Kept next to each other
+ * What each tool tells the model: the descriptions teach correct use. Kept next to each other
  * so the rules read as one contract: kinds before queryText, `all` for listing, get before change,
  * evidence only from the host, explicit intent only when the user asked, never claim a failed change.
  */

@@ -3,7 +3,7 @@ import type { DbOrTx } from "~/db/types";
 import { memoryMessages } from "~/db/schema";
 import { resolveTrustedMessageIds } from "~/server/memory";
 
-/** How far back a write may cite evidence: the session's latest messages only (002: "this turn"). */
+/** How far back a write may cite evidence: the session's latest messages only (this turn's: docs/memory-model.md). */
 export const EVIDENCE_WINDOW_MESSAGES = 50;
 
 /**

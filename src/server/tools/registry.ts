@@ -14,10 +14,11 @@ import { isToolName, toolAllowed } from "./listing";
 import { TOOL_NAMES, type ToolName, type ToolResults, type WithConsistency } from "./results";
 
 /**
- * The agent tools (002's four plus memory_context and message_append): one registry serving
- * tools.list / tools.call / the per-tool procedures and MCP, so every transport offers the same
- * tools to the same key and runs the same checks. The tools themselves are in definitions.ts, what
- * tools.list shows in listing.ts, their answers' types in results.ts; this file admits and runs a call.
+ * The agent tools (memory_search, memory_get, memory_write, memory_forget, memory_context and
+ * message_append): one registry serving tools.list / tools.call / the per-tool procedures and MCP, so
+ * every transport offers the same tools to the same key and runs the same checks. The tools themselves
+ * are in definitions.ts, what tools.list shows in listing.ts, their answers' types in results.ts; this
+ * file admits and runs a call.
  */
 
 export {

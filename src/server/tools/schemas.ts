@@ -33,7 +33,7 @@ export const memoryGetInputSchema = strictShape("memory_get", {
   itemKey: z.string().trim().min(1).max(200).optional(),
   key: z.string().trim().min(1).max(300).optional(),
   scope: z.string().trim().min(1).max(220).optional(),
-  /** 000's lookup fields: narrow by type, domain or the structured value. */
+  /** Lookup fields: narrow by type, domain or the structured value. */
   type: z.enum(NODE_TYPES).optional(),
   domain: z.string().trim().min(1).max(64).optional(),
   valueJson: boundedJson.optional(),

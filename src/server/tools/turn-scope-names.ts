@@ -12,7 +12,7 @@ function turnScope(value: unknown, defaults: MemoryCallContext["defaults"]): unk
 }
 
 /**
- * 000 names scopes by type (`memory_forget({scope: 'user', …})`, MemoryQuery's `scopes`): the model
+ * Agents name scopes by type (`memory_forget({scope: 'user', …})`, MemoryQuery's `scopes`): the model
  * knows "the user" and "this session", not their ids. A bare user / session / workspace in a tool's
  * scope fields means the turn's own scope of that type; without one it stays as sent (and is refused
  * with the reason).

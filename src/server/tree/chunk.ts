@@ -3,7 +3,7 @@ import { countTokens } from "~/server/text/token-count";
 
 export const MAX_CHUNK_TOKENS = 3000;
 
-/** 003's canonical form: a metadata line, then the text. */
+/** The canonical form (docs/memory-tree.md, hot path): a metadata line, then the text. */
 export function canonicalizeMessage(message: {
   role: string;
   source: string;

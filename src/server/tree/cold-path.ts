@@ -43,7 +43,10 @@ const KEEP_WORDS = /记住|偏好|喜欢|预算|必须|重要|\bremember\b|\bpre
 const body = (canonical: string) => canonical.replace(/^\[role:[^\n]*\n\n/, "");
 const visibleLength = (text: string) => [...text.replace(/\s+/g, "")].length;
 
-/** 003's DeepScorer fallback: keep what names memory-worthy things, drop fragments, keep the rest by fast score. */
+/**
+ * Deep scoring without a model (docs/memory-tree.md, `deep_score`): keep what names memory-worthy
+ * things, drop fragments, keep the rest by fast score.
+ */
 export function deepScoreByRules(text: string, fastScoreValue: number): { admitted: boolean; score: number } {
   if (KEEP_WORDS.test(text)) return { admitted: true, score: Math.max(fastScoreValue, 0.5) };
   if (visibleLength(text) < 15) return { admitted: false, score: Math.min(fastScoreValue, 0.1) };
@@ -126,7 +129,7 @@ export async function routeTopicsForSession(db: Database, params: { tenantId: st
         eq(memoryChunks.tenantId, tenantId),
         eq(memoryChunks.sessionId, sessionId),
         eq(memoryChunks.admission, "admitted"),
-        // NOT EXISTS, not NOT IN: 003's pitfall of NULLs emptying a NOT IN.
+        // NOT EXISTS, not NOT IN: one NULL in the list would make NOT IN match nothing.
         notExists(
           db
             .select({ one: sql`1` })
@@ -258,7 +261,10 @@ export async function rebuildTopicSummary(
   return "rebuilt";
 }
 
-/** 003's Sealer: the oldest SEAL_THRESHOLD admitted chunks of a session become one L1 summary; they are marked sealed. */
+/**
+ * The sealer (docs/memory-tree.md): the oldest SEAL_THRESHOLD admitted chunks of a session become one
+ * L1 summary; they are marked sealed.
+ */
 export async function sealSession(
   db: Database,
   params: { tenantId: string; sessionId: string; llm: LlmClient | null },

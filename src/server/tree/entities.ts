@@ -1,5 +1,5 @@
 /**
- * Entity extraction for the cold path: 003's patterns (repo, url, version, date, money, project)
+ * Entity extraction for the cold path (docs/memory-tree.md): patterns (repo, url, version, date, money, project)
  * plus Chinese names and places found through word segmentation and cue words.
  */
 export type EntityType = "repo" | "url" | "version" | "date" | "money" | "project" | "person" | "place";
@@ -126,7 +126,10 @@ export function extractEntities(text: string): Entity[] {
   return [...found.values()];
 }
 
-/** The topic an entity is routed to (003's TopicRouter): `repo:org/name`, `person:张三`; dates and money stay entities only. */
+/**
+ * The topic an entity is routed to (docs/memory-tree.md, topics): `repo:org/name`, `person:张三`; dates
+ * and money stay entities only.
+ */
 export function topicForEntity(
   entity: Entity,
 ): { name: string; type: "project" | "person" | "place" | "tool" | "entity" } | null {

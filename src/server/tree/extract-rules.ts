@@ -1,7 +1,7 @@
 import { familyOperations } from "./rules";
 
 /**
- * 000's extraction flow, rule-based (no LLM): candidate memory operations from one user message.
+ * Extraction (docs/memory-tree.md), rule-based (no LLM): candidate memory operations from one user message.
  * Everything proposed still goes through memoryWrite's rules; an inferred fact never becomes an
  * explicit user-scope card because `explicit` is only set when the user used an explicit cue.
  */

@@ -1,8 +1,9 @@
 import type { ScoreReason } from "~/db/schema";
 
 /**
- * 003's fourteen hot-path rules (no LLM), in Chinese and English. Each rule that matches adds its
- * weight and records a reason; short texts are halved. Scores are capped at 1.
+ * The fourteen fast-score rules of the hot path (docs/memory-tree.md; no LLM), in Chinese and English.
+ * Each rule that matches adds its weight and records a reason; short texts are halved. Scores are
+ * capped at 1.
  */
 type Rule = { rule: string; delta: number; pattern: RegExp };
 

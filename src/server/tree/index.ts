@@ -1,5 +1,5 @@
 /**
- * The memory tree's front door (003: chunks, topics, sealed summaries, extraction and session
+ * The memory tree's front door (docs/memory-tree.md: chunks, topics, sealed summaries, extraction and session
  * summaries as background jobs). Code outside src/server/tree imports from here. The tree depends on
  * the memory core, never the reverse: it subscribes to the core's events (registerTreeSubscribers).
  */

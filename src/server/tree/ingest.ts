@@ -21,7 +21,7 @@ export const normalizeTopicName = (name: string) => name.normalize("NFKC").trim(
 export const EXTRACT_DELAY_MS = 30_000;
 
 /**
- * 003's hot path, no LLM: canonicalize → chunk (deterministic ids, duplicates ignored) → fast score
+ * The hot path (docs/memory-tree.md), no LLM: canonicalize → chunk (deterministic ids, duplicates ignored) → fast score
  * (reasons stored) → persist with search text, then queue the cold path for the session. Runs in the
  * caller's transaction (the one that stored the messages), so evidence and chunks appear together.
  */

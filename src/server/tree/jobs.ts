@@ -106,7 +106,7 @@ async function llmOperations(llm: LlmClient, text: string): Promise<ExtractedOpe
     }));
 }
 
-/** 000's extraction: propose operations from new user messages and write them through the normal rules. */
+/** Extraction (docs/memory-tree.md): propose operations from new user messages, write them through the normal rules. */
 export async function extractFromSession(
   db: Database,
   params: { tenantId: string; sessionId: string; llm: LlmClient | null; maxCardsPerHour?: number },

@@ -13,7 +13,7 @@ import { queryRows } from "~/db/raw";
 import { notFound } from "~/server/errors";
 import { buildTsQueryText, segmentQuery } from "~/server/text/segment";
 
-/** 003's retrieval API over the memory tree, tenant-scoped. Session filters narrow further. */
+/** The memory tree's retrieval API (docs/memory-tree.md), tenant-scoped. Session filters narrow further. */
 export type ChunkHit = {
   id: string;
   sessionId: string;
@@ -31,7 +31,7 @@ const body = (canonical: string) => canonical.replace(/^\[role:[^\n]*\n\n/, "");
 
 /**
  * Full-text over segmented chunk text (Chinese works: the text was word-segmented before indexing —
- * 003's LIKE fallback is not needed), with a substring fallback for what segmentation split apart;
+ * no LIKE scan is needed), with a substring fallback for what segmentation split apart;
  * ranked by text rank, then score and topic hotness.
  */
 export async function searchChunks(
@@ -164,7 +164,7 @@ export async function searchBySession(db: DbOrTx, params: { tenantId: string; se
   return { chunks: chunks.map((c) => ({ ...c, content: body(c.content) })), summaries };
 }
 
-/** Totals for the tenant (003's get_global_stats). */
+/** Totals for the tenant: active cards, messages, chunks, topics, summaries, recent jobs (`memory -- stats`). */
 export async function getGlobalStats(db: DbOrTx, params: { tenantId: string }) {
   const t = params.tenantId;
   const [[nodes], [messages], chunkStates, [topics], [summaries], jobs] = await Promise.all([

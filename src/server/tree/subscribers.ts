@@ -3,10 +3,10 @@ import { rebuildTopicSummary } from "./cold-path";
 import { ingestCapturedMessages } from "./ingest";
 
 /**
- * The memory tree listens to the core: captured messages become chunks in their transaction (003's hot
- * path), and an erasure that took chunks from a topic rebuilds or removes it. Every entry point calls
- * this once before it touches memory (the server's start-up, the tRPC root, the worker, the CLI, the
- * tests' database helper, the benchmarks); calling it again changes nothing.
+ * The memory tree listens to the core: captured messages become chunks in their transaction (the hot
+ * path, docs/memory-tree.md), and an erasure that took chunks from a topic rebuilds or removes it.
+ * Every entry point calls this once before it touches memory (the server's start-up, the tRPC root,
+ * the worker, the CLI, the tests' database helper, the benchmarks); calling it again changes nothing.
  */
 export function registerTreeSubscribers(): void {
   subscribeToMemory({

@@ -2,7 +2,7 @@ import { familyOperations } from "./rules";
 import { sentencesOf } from "./rules/common";
 import { goalOf } from "./rules/plans";
 
-/** The list fields of 000's summary, filled offline by patterns. */
+/** The list fields of a session summary (docs/memory-tree.md, `summarize`), filled offline by patterns. */
 export type SummaryLists = {
   constraints: string[];
   preferences: string[];

@@ -24,9 +24,10 @@ const answerSchema = z.object({
 export type SummaryIncrement = z.output<typeof answerSchema>;
 
 /**
- * 000's summary chain written by a model: the previous summary plus the new messages only, as a
- * goal / decisions / completed / pending structure in the conversation's language. Throws when the
- * model fails or answers out of shape; the caller keeps the extractive summary then.
+ * The session's summary chain (docs/memory-model.md) written by a model: the previous summary plus
+ * the new messages only, as a goal / decisions / completed / pending structure in the conversation's
+ * language. Throws when the model fails or answers out of shape; the caller keeps the extractive summary
+ * then.
  */
 export async function llmSummaryIncrement(
   llm: LlmClient,

@@ -11,7 +11,7 @@ import {
 import { forbidden } from "~/server/errors";
 import { createTRPCRouter, tenantProcedure } from "../trpc";
 
-/** The memory tree's retrieval API (003) for people in the dashboard. */
+/** The memory tree's retrieval API (docs/memory-tree.md) for people in the dashboard. */
 const treeProcedure = tenantProcedure.use(async ({ ctx, next }) => {
   // Grants from the primary, even when the retrieval runs on a read replica (a revocation ends at once).
   const memory = await buildUserCallContext(ctx.primaryDb, {

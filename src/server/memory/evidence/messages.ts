@@ -17,7 +17,7 @@ import { segmentForSearch } from "~/server/text/segment";
 import { redactSensitive, redactSensitiveJson } from "../write/sensitive";
 
 /**
- * The message log (000 layer 1): trusted evidence the host captured, append-only. Ids are
+ * The message log (docs/memory-model.md): trusted evidence the host captured, append-only. Ids are
  * deterministic so a retried append lands on the same rows instead of duplicating the conversation.
  */
 
@@ -218,7 +218,7 @@ export async function appendMessages(
   const { tenantId } = ctx;
   const { sessionId } = input;
   // Secrets and high-risk identifiers pasted into a chat are not kept in the evidence log either
-  // (000: sensitive data must not silently become memory). Redacted before the id is made, so a
+  // (sensitive data must not silently become memory: docs/memory-model.md). Redacted before the id is made, so a
   // resent message still lands on the stored one.
   const incoming = input.messages.map((message) => ({
     ...message,
@@ -281,7 +281,7 @@ export async function appendMessages(
       previousId = id;
       batchIds.add(id);
     }
-    // 003's hot path runs in this transaction: evidence and its chunks appear together.
+    // The hot path (docs/memory-tree.md) runs in this transaction: evidence and its chunks appear together.
     if (fresh.length)
       await memorySubscriber("messagesCaptured")(tx, {
         tenantId,

@@ -9,7 +9,7 @@ import { pgErrorCode } from "~/db/pg-errors";
 import { anyOf } from "~/db/any-of";
 
 /**
- * Chained summaries (000 layer 2): summary_001 → summary_002 → … per session. A new summary reads only
+ * Chained summaries (docs/memory-model.md): summary_001 → summary_002 → … per session. A new summary reads only
  * the previous one plus the messages since, so it must name the chain's current tip as its parent;
  * anything else means another writer moved the chain and this summary was built on stale input.
  */

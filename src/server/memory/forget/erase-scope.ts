@@ -12,7 +12,7 @@ export type ScopeErasureReceipt = ErasureReceipt & { scope: string; sessionsEras
 export type ScopeErasureResult = { done: boolean; reason?: string; message: string; receipt?: ScopeErasureReceipt };
 
 /**
- * 000's "删除某个用户长期记忆 / 某个 workspace 记忆": every card of one person's profile or of one
+ * Erase memory (docs/dashboard.md; "删除某个用户长期记忆 / 某个 workspace 记忆"): every card of one person's profile or of one
  * workspace, all revisions, erased for good in one transaction. For a person, `conversations` also
  * erases every conversation captured for them (messages, summaries, memory tree and their session
  * cards) — "彻底删除相关对话". Audited as one hard delete, with the receipt's counts.

@@ -10,7 +10,7 @@ export const forgetSelectorSchema = strictShape("a selector", {
   scope: z.string().max(220).optional(),
   domain: z.string().max(64).optional(),
   kind: z.string().max(64).optional(),
-  /** 000's MemoryNode type: fact, preference, constraint, task, decision. */
+  /** The card's type: fact, preference, constraint, task, decision, … */
   type: z.enum(NODE_TYPES).optional(),
   key: z.string().max(300).optional(),
   itemKey: z.string().max(200).optional(),

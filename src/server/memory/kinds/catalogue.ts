@@ -13,7 +13,7 @@ import {
 } from "./value-shapes";
 
 /**
- * The built-in kinds as data (002's slots + 000's cooking schema), the names a model tends to invent
+ * The built-in kinds as data (the controlled slots and the cooking kinds), the names a model tends to invent
  * for them, and the kinds merged into others. docs/memory-model.md lists them.
  */
 
@@ -58,7 +58,7 @@ const ingredientKind = (kind: string, description: string) =>
   });
 
 export const BUILT_IN_KINDS: readonly KindDefinition[] = [
-  // 002's single slots.
+  // Single slots: one card per scope.
   builtIn({
     kind: "interaction_contract",
     key: "interaction.relationship",
@@ -191,7 +191,7 @@ export const BUILT_IN_KINDS: readonly KindDefinition[] = [
     allowedScopes: SCOPE_TYPES,
     description: "Any other stable fact the user asked to remember, one card per itemKey.",
   }),
-  // 002's itemized kinds.
+  // Itemized kinds: one card per item.
   builtIn({
     kind: "accessibility_need",
     key: "profile.accessibility",
@@ -285,7 +285,7 @@ export const BUILT_IN_KINDS: readonly KindDefinition[] = [
     temporary: true,
     description: "A temporary state of the user that matters for a while (health, travel, mood).",
   }),
-  // 000's cooking schema (生活技能 / 做饭).
+  // The cooking kinds (生活技能 / 做饭).
   ingredientKind(
     "avoid_ingredient",
     "An ingredient or food the user avoids (dislike, allergy, religion), one card per item.",
@@ -348,7 +348,7 @@ export const BUILT_IN_KINDS: readonly KindDefinition[] = [
   }),
 ];
 
-/** Names a model tends to invent → the controlled kind (000: the same meaning must get one key). */
+/** Names a model tends to invent → the controlled kind (the same meaning must get one key: docs/memory-model.md). */
 export const kindKeySynonyms: Readonly<Record<string, string>> = {
   relationship_contract: "interaction_contract",
   interaction: "interaction_contract",

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { NodeType, ScopeType } from "~/db/schema";
 
 /**
- * What a kind is (002's controlled slots): the model names a kind; its definition decides the
+ * What a kind is (a controlled slot, docs/memory-model.md): the model names a kind; its definition decides the
  * canonical key, domain, category, type, value shape, scope and intent rules, so the same fact always
  * lands in the same slot. The built-in ones are in catalogue.ts; resolution and checks in registry.ts.
  */
@@ -35,11 +35,11 @@ export type KindDefinition = {
   itemKeyFromTitle?: boolean;
   defaultScope: ScopeType;
   allowedScopes: readonly ScopeType[];
-  /** Writes need `explicitUserIntent` (user said "remember…"); 000: long-term user facts only when explicit. */
+  /** Writes need `explicitUserIntent` (user said "remember…"): long-term user facts only when explicit. */
   requiresExplicitIntent: boolean;
   /** Injected into every turn's context regardless of relevance. */
   alwaysRecall: boolean;
-  /** A transient state: it needs `expiresAt` in any scope but `session` (000: no undated temporary state in user scope). */
+  /** A transient state: it needs `expiresAt` in any scope but `session` (no undated temporary state in user scope). */
   temporary: boolean;
   description: string;
   source: "builtin" | "custom";

@@ -31,7 +31,7 @@ export function describeKind(def: KindDefinition) {
   };
 }
 
-/** Kinds injected into every turn (002's ALWAYS_RECALLED_MEMORY_KINDS). */
+/** Kinds injected into every turn ("always recalled" in docs/memory-model.md). */
 export const ALWAYS_RECALLED_KINDS: readonly string[] = BUILT_IN_KINDS.filter((def) => def.alwaysRecall).map(
   (def) => def.kind,
 );

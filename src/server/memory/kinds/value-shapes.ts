@@ -27,7 +27,7 @@ export const SHAPE_SCHEMAS: Record<ValueShape, z.ZodType> = {
   any: z.unknown(),
 };
 
-/** `"香菜"` or `{ ingredient: "香菜" }` → "香菜": lets a 000-style write without itemKey still find its slot. */
+/** `"香菜"` or `{ ingredient: "香菜" }` → "香菜": lets a write without itemKey still find its slot. */
 export const itemFromFields =
   (fields: readonly string[]) =>
   (value: unknown): string | undefined => {

@@ -3,7 +3,7 @@ import { SCOPE_PRIORITY, type MemoryScope } from "../scope";
 import type { OmitReason } from "./search-schema";
 
 /**
- * 000's conflict resolution, applied before anything is returned. Cards for the same slot
+ * Conflict resolution (docs/retrieval.md), applied before anything is returned. Cards for the same slot
  * (domain + canonical key) compete, and one wins:
  *   unexpired > expired (only ever both present with includeExpired: a lapsed override does not
  *   shadow a live card), then session > workspace > user > context > global, explicit > inferred,

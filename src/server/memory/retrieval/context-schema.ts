@@ -6,7 +6,7 @@ import { strictShape } from "~/server/validation";
 export const DEFAULT_CONTEXT_TOKEN_BUDGET = 4000;
 export const DEFAULT_RECENT_MESSAGE_LIMIT = 20;
 
-/** `memory_context`: the automatic recall block for one turn (000's MemoryContext). */
+/** `memory_context`: the automatic recall block for one turn (MemoryContext, docs/retrieval.md). */
 export const memoryContextInputSchema = strictShape(
   "memory_context",
   {

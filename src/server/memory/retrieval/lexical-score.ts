@@ -3,9 +3,9 @@ import { segmentForSearch } from "~/server/text/segment";
 import { queryTerms, type QueryTerm } from "./query-terms";
 
 /**
- * 002's relevanceScore, for cards ranked in memory rather than by the database (`asOf` reads):
- * title 5, entities/key 4, tags/value 3, category/content 2 per matched query term, plus
- * importance × 2 + confidence. Zero term matches means not relevant at all.
+ * The in-memory relevance score (docs/retrieval.md), for cards ranked in memory rather than by the
+ * database (`asOf` reads): title 5, entities/key 4, tags/value 3, category/content 2 per matched query
+ * term, plus importance × 2 + confidence. Zero term matches means not relevant at all.
  */
 const FIELD_WEIGHTS = { title: 5, keys: 4, values: 3, body: 2 } as const;
 
@@ -34,7 +34,7 @@ export function lexicalMatch(node: MemoryNode, terms: readonly QueryTerm[]): num
   return score;
 }
 
-/** Cards matching the query, best first, with 002's score. */
+/** Cards matching the query, best first, by that score. */
 export function rankLexically<T extends MemoryNode>(
   nodes: readonly T[],
   queryText: string,

@@ -3,7 +3,7 @@ import { toSimplifiedHan } from "~/server/text/han-variants";
 /**
  * List-all phrasing ("列出所有记忆", "show all my memories") is a request to enumerate, not a text
  * search: searching for the words "all memories" would find nothing and wrongly suggest that memory
- * is empty (002's isListAllMemoryQuery). Patterns are anchored, so a topical request such as
+ * is empty. Patterns are anchored, so a topical request such as
  * "show all my memories about cooking" stays a search.
  */
 

@@ -62,7 +62,7 @@ function warningFor(part: string, error: unknown): string {
 }
 
 /**
- * `buildMemoryContext` (000's MemoryContext): what the agent should know this turn — recent
+ * `buildMemoryContext` (MemoryContext, docs/retrieval.md): what the agent should know this turn — recent
  * messages, the latest summary, always-recalled kinds, the user's profile, active tasks,
  * constraints, preferences, decisions and workspace facts, and the cards relevant to the user's
  * message — chosen under a token budget counted with the real tokenizer and rendered as one prompt

@@ -43,7 +43,7 @@ const currentFirst = (now: Date) =>
   sql`(${memoryNodes.status} = 'active' and (${memoryNodes.expiresAt} is null or ${memoryNodes.expiresAt} > ${now.toISOString()}::timestamptz))`;
 
 /**
- * The exact path (000): structured filters only, index-backed by (tenant, scope, status, key), the
+ * The exact path (docs/retrieval.md): structured filters only, index-backed by (tenant, scope, status, key), the
  * category prefix index and the value_json GIN index. Current cards come first; non-current ones
  * ride along only so that the caller learns why they were left out.
  */

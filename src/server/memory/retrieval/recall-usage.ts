@@ -7,7 +7,7 @@ import { bufferedWriter } from "~/db/buffered-writes";
 
 /**
  * Recall counts: every card an agent is handed (search hits, a lookup, a context block) counts once
- * per call, and heats up by 003's +0.05 (capped at 1); a daily job cools every card by ×0.95.
+ * per call, and heats up by +0.05 (capped at 1); a daily job cools every card by ×0.95.
  * Search ranking boosts by hotness. People browsing the dashboard do not count.
  */
 type Recall = { tenantId: string; nodeId: string; at: string };

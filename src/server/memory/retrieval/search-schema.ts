@@ -6,7 +6,10 @@ import { boundedJson } from "../write/schema";
 
 export const SEARCH_LIMITS = { defaultLimit: 10, maxLimit: 50, queryText: 1000 } as const;
 
-/** MemoryQuery (000) with 002's tool fields. Known categories go in `kinds`; open questions in `queryText`; `all` enumerates. */
+/**
+ * MemoryQuery, the `memory_search` input (docs/retrieval.md). Known categories go in `kinds`; open
+ * questions in `queryText`; `all` enumerates.
+ */
 export const memorySearchInputSchema = strictShape(
   "memory_search",
   {

@@ -321,7 +321,7 @@ function describe(
 }
 
 /**
- * `memory_search` (000's MemoryQuery → {exact, relevant, omitted}): the exact path for structured
+ * `memory_search` (MemoryQuery → {exact, relevant, omitted}, docs/retrieval.md): the exact path for structured
  * filters, the hybrid relevant path for queryText, enumeration for `all` or list-all phrasing, and
  * evidence on request. Everything is restricted to ctx.tenantId and the caller's readable scopes
  * (narrowed, never widened, by `scopes`), conflict-resolved, and cut to `limit`.

@@ -16,7 +16,7 @@ import { termShare, termShares } from "./term-shares";
  *
  * - fullText: BM25 over the generated `search_vector` (segmented text, `simple` configuration).
  *   The GIN index finds the rows with any query term; BM25 (field-weighted for cards: title 5,
- *   key/entities 4, tags/value 3, content 2 as in 002) ranks them. ts_rank_cd has no IDF, so a
+ *   key/entities 4, tags/value 3, content 2) ranks them. ts_rank_cd has no IDF, so a
  *   question full of common words ranked noise first; BM25 does not.
  * - trigram: pg_trgm word_similarity of the segmented query against the segmented text: catches
  *   typos and partial words the full-text lexemes miss.
@@ -28,7 +28,7 @@ export type TextSource = {
   owner: "node_id" | "message_id" | "chunk_id";
   /**
    * The vector's weight classes and what a match in each counts for BM25 (cards: title A 5,
-   * key/entities B 4, tags/value C 3, content D 2, as in 002 — relative to D). Evidence has one class.
+   * key/entities B 4, tags/value C 3, content D 2, relative to D). Evidence has one class.
    */
   classes: readonly { label: "A" | "B" | "C" | "D" | ""; weight: number }[];
   /** The vector the full-text match tests: exactly the GIN-indexed expression, or the index is not used. */

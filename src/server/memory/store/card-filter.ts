@@ -31,7 +31,7 @@ export function categoryPrefixCondition(prefix: string | string[]): SQL {
 /**
  * A value as the filter states it: objects and arrays by containment ({spicy:"low"} matches
  * {spicy:"low", oil:"low"}); a scalar as the whole value, an element of a list, a top-level field of
- * an object, or the card's item — 000's {key: "avoid_ingredient", valueJson: "香菜"} names the card
+ * an object, or the card's item — {key: "avoid_ingredient", valueJson: "香菜"} names the card
  * written as {ingredient: "香菜", note: "讨厌味道"}, whose item is 香菜.
  */
 function valueMatch(value: unknown): SQL {
@@ -52,9 +52,9 @@ export function valueJsonCondition(value: unknown, def?: KindDefinition): SQL {
 
 /**
  * A key as an agent sends it: a canonical key (`cooking.avoid_ingredient:香菜`, normalized like a
- * write), or a slot or kind name as in 000's examples (`{key: "avoid_ingredient", valueJson: "香菜"}`,
- * synonyms such as `disliked_ingredient` too), which means that kind's cards. Stored keys are always
- * canonical, so the literal text alone found nothing for the names 000 uses. Unknown keys match literally.
+ * write), or a slot or kind name (`{key: "avoid_ingredient", valueJson: "香菜"}`, synonyms such as
+ * `disliked_ingredient` too), which means that kind's cards (docs/memory-model.md, Forget). Stored keys are
+ * always canonical, so the literal text alone found nothing for such names. Unknown keys match literally.
  */
 const keyKind = (key: string, registry: KindRegistry) => {
   const at = key.indexOf(":");
@@ -84,9 +84,9 @@ export function resolveKeyFilter(key: string, registry: KindRegistry): { keys: s
 
 /**
  * A key as an agent sends it: a canonical key (`cooking.avoid_ingredient:香菜`, normalized like a
- * write), or a slot or kind name as in 000's examples (`{key: "avoid_ingredient", valueJson: "香菜"}`,
- * synonyms such as `disliked_ingredient` too), which means that kind's cards. Stored keys are always
- * canonical, so the literal text alone found nothing for the names 000 uses. Unknown keys match literally.
+ * write), or a slot or kind name (`{key: "avoid_ingredient", valueJson: "香菜"}`, synonyms such as
+ * `disliked_ingredient` too), which means that kind's cards (docs/memory-model.md, Forget). Stored keys are
+ * always canonical, so the literal text alone found nothing for such names. Unknown keys match literally.
  */
 function keyCondition(key: string, registry: KindRegistry): SQL {
   const resolved = resolveKeyFilter(key, registry);

@@ -7,7 +7,7 @@ import type { ScopePattern } from "../scope";
 import { scopePatternsCondition } from "./scope-sql";
 
 /**
- * 000's exact path: active cards in the caller's scopes matching structured fields
+ * The exact path (docs/retrieval.md): active cards in the caller's scopes matching structured fields
  * (scope + domain + category prefix + type + key + valueJson), unexpired unless asked. Index-backed:
  * (tenant, scope, status, key), the category text_pattern_ops index and the value_json GIN index.
  */

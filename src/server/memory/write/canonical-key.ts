@@ -2,7 +2,7 @@ import type { KindDefinition } from "../kinds/definition";
 import { CJK_CHAR_CLASS } from "~/server/text/segment";
 
 /**
- * Server-made canonical keys (002): the model names a kind and, for itemized kinds, a short stable
+ * Server-made canonical keys (docs/memory-model.md): the model names a kind and, for itemized kinds, a short stable
  * item ("香菜", "hermes_studio"); the server turns that into `slot.key:item`. The item must be a
  * concept, never a sentence, a timestamp or a random id, or the same fact would get a new slot
  * every time and never be superseded.

@@ -7,7 +7,7 @@ import { formatScope, scopeAllowed, type MemoryScope } from "../scope";
 import { carriesRedactionMark, findSensitiveInDraft, redactSensitive, redactSensitiveJson } from "./sensitive";
 import { EXPLICIT_INTENT_FLAG, type NodeFields } from "./schema";
 
-/** 002's defaults: explicit facts are trusted more and matter more. */
+/** Default confidence and importance (docs/memory-model.md): explicit facts are trusted more and matter more. */
 export const DEFAULT_CONFIDENCE = { explicit: 0.98, inferred: 0.7 } as const;
 export const DEFAULT_IMPORTANCE = { explicit: 0.9, inferred: 0.6 } as const;
 
@@ -49,7 +49,7 @@ export type DraftEnvironment = { tenant: Pick<Tenant, "writePolicy" | "sensitive
 /**
  * Applies the write rules to one card's fields. `scope` is where the caller wants it; with
  * `allowDowngrade`, facts that may not enter a long-term scope (inferred, or temporary without expiry)
- * go to the current session instead, as 000 prescribes, and a note says so.
+ * go to the current session instead (docs/memory-model.md, write rules), and a note says so.
  */
 export function buildDraft(
   env: DraftEnvironment,

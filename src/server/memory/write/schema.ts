@@ -54,7 +54,7 @@ const nodeFieldsShape = {
   title: z.string().trim().min(1).max(WRITE_LIMITS.title),
   content: z.string().trim().min(1).max(WRITE_LIMITS.content),
   valueJson: boundedJson.optional(),
-  /** 002: older callers send `value`; it means valueJson. */
+  /** Older callers send `value`; it means valueJson. */
   value: boundedJson.optional(),
   tags: z.array(label).max(WRITE_LIMITS.tags).optional(),
   entities: z.array(label).max(WRITE_LIMITS.tags).optional(),

@@ -1,5 +1,5 @@
 /**
- * Sensitive-data detection (000: 敏感信息 must not silently become long-term memory). Secrets
+ * Sensitive-data detection (sensitive data must not silently become long-term memory: docs/memory-model.md). Secrets
  * (keys, tokens, passwords, private keys) and high-risk identifiers (card numbers, national ids)
  * are what the write path redacts or rejects; email and phone are reported at low severity,
  * because a user may legitimately ask to remember a contact.

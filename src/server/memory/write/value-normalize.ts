@@ -1,5 +1,5 @@
 /**
- * Value synonyms for the cooking kinds (000's 受控 Schema: `少辣` → `{ spicy: "low" }`): the model
+ * Value synonyms for the cooking kinds (controlled values: `少辣` → `{ spicy: "low" }`): the model
  * may say the same taste in many ways, and exact retrieval only works on one structured value.
  */
 
