@@ -10,6 +10,7 @@ import { answerMetrics } from "~/server/http/metrics-endpoint";
 import { enqueueJob } from "~/server/jobs/queue";
 import { setMetricsDatabase } from "~/server/metrics";
 import { createKey, createOrg, trpcHttp } from "../support/agents";
+import { callerAs } from "../support/trpc";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 
 /** /api/metrics on either backend (read replicas have their own file, read-replicas.test.ts). */
@@ -91,6 +92,25 @@ describe(`metrics (${TEST_BACKEND})`, () => {
     expect(delta("memory_requests_total", { surface: "agent", name: "tools.memory_write" })).toBe(0);
     expect(delta("memory_requests_total", {})).toBe(4);
     expect(delta("memory_request_duration_seconds_count", {})).toBe(4);
+  });
+
+  it("counts dashboard procedures by name, their latency and errors by reason", async () => {
+    const org = await createOrg(handle.db);
+    const asAdmin = callerAs(handle.db, { userId: org.adminId, tenantId: org.tenantId });
+    const before = await scrape();
+    await asAdmin.memory.kinds();
+    await asAdmin.memory.kinds();
+    await expect(asAdmin.memory.card({ id: 42 } as never)).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(callerAs(handle.db).memory.kinds()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    const after = await scrape();
+    const delta = (name: string, labels: Record<string, string>) =>
+      value(after, name, labels) - value(before, name, labels);
+    expect(delta("memory_requests_total", { surface: "dashboard", name: "memory.kinds", outcome: "ok" })).toBe(2);
+    expect(delta("memory_requests_total", { surface: "dashboard", name: "memory.kinds", outcome: "error" })).toBe(1);
+    expect(delta("memory_request_duration_seconds_count", { surface: "dashboard", name: "memory.kinds" })).toBe(3);
+    expect(delta("memory_request_errors_total", { surface: "dashboard", name: "memory.card" })).toBe(1);
+    expect(delta("memory_requests_total", { surface: "dashboard" })).toBe(4);
+    expect(delta("memory_requests_total", { surface: "tool" })).toBe(0);
   });
 
   it("reports the job queue by type, dead letters, the pool and the mode", async () => {
