@@ -1,10 +1,9 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { Session } from "next-auth";
-import { and, eq } from "drizzle-orm";
 import { z, ZodError } from "zod";
 import type { Database } from "~/db/types";
-import { tenantMembers, type TenantRole } from "~/db/schema";
-import { listMemberships } from "~/server/auth/accounts";
+import type { TenantRole } from "~/db/schema";
+import { findMembership, listMemberships } from "~/server/auth/accounts";
 import { authenticateAgentKey } from "~/server/auth/agent-auth";
 import { admitMeteredAgentCall } from "~/server/auth/agent-call";
 import { TENANT_COOKIE } from "~/server/auth/tenant-cookie";
@@ -192,10 +191,7 @@ export const tenantProcedure = signedInProcedure
     const named = ctx.headers.get(TENANT_HEADER);
     let membership: { tenantId: string; role: TenantRole } | undefined;
     if (named) {
-      [membership] = await ctx.db
-        .select({ tenantId: tenantMembers.tenantId, role: tenantMembers.role })
-        .from(tenantMembers)
-        .where(and(eq(tenantMembers.tenantId, named), eq(tenantMembers.userId, ctx.user.id)));
+      membership = await findMembership(ctx.db, { tenantId: named, userId: ctx.user.id });
       if (!membership)
         throw new TRPCError({ code: "FORBIDDEN", message: `You are not a member of organisation ${named}.` });
       if (ctx.user.onlyTenantId && ctx.user.onlyTenantId !== named)

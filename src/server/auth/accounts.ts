@@ -63,6 +63,18 @@ export async function listMemberships(db: DbOrTx, userId: string, onlyTenantId?:
     .orderBy(asc(tenantMembers.createdAt));
 }
 
+/** A person's membership of one organisation (its role), if they are a member. */
+export async function findMembership(
+  db: DbOrTx,
+  params: { tenantId: string; userId: string },
+): Promise<{ tenantId: string; role: TenantRole } | undefined> {
+  const [membership] = await db
+    .select({ tenantId: tenantMembers.tenantId, role: tenantMembers.role })
+    .from(tenantMembers)
+    .where(and(eq(tenantMembers.tenantId, params.tenantId), eq(tenantMembers.userId, params.userId)));
+  return membership;
+}
+
 async function createTenant(db: DbOrTx, name: string) {
   const id = newId("ten");
   const slug = `${
