@@ -33,7 +33,7 @@ const cilantro = {
   },
 };
 
-describe(`seed 000 acceptance (${TEST_BACKEND})`, () => {
+describe(`acceptance tests: messages, summaries, cards, forgetting, failures (${TEST_BACKEND})`, () => {
   let handle: TestDatabase;
   beforeAll(async () => {
     handle = await openTestDatabase();

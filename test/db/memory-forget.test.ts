@@ -134,7 +134,7 @@ describe(`memory_forget (${TEST_BACKEND})`, () => {
     expect(after.filter((r) => r.status === "active").map((r) => r.valueJson)).toEqual(["花生"]);
   });
 
-  it("finds cards by 000's key names (avoid_ingredient, a synonym, the slot) in selectors and searches", async () => {
+  it("finds cards by a kind, synonym or slot name given as key in selectors and searches", async () => {
     const t = await createTenant(handle.db);
     const ctx = agentContext(t, { forgetIntent: true });
     await write(handle.db, ctx, "avoid_ingredient", "香菜", "不吃香菜。", "香菜");

@@ -25,7 +25,7 @@ describe(`memory_write (${TEST_BACKEND})`, () => {
   const nodesOf = (t: string) => handle.db.select().from(memoryNodes).where(eq(memoryNodes.tenantId, t));
   const auditOf = (t: string) => handle.db.select().from(memoryAuditEvents).where(eq(memoryAuditEvents.tenantId, t));
 
-  it("creates a card in its canonical slot with 002's explicit defaults and an audit row", async () => {
+  it("creates a card in its canonical slot with the explicit-intent defaults and an audit row", async () => {
     const t = await createTenant(handle.db);
     const result = await memoryWrite(handle.db, agentContext(t), {
       operations: [

@@ -97,7 +97,7 @@ describe(`migrations (${TEST_BACKEND})`, () => {
     expect(applied.map((r) => r.tag)).toEqual(readMigrationFiles().map((m) => m.tag));
   });
 
-  it("declares the search indexes the seeds need (GIN tsvector, GIN trigram, tenant-leading keys)", async () => {
+  it("declares the indexes search needs (GIN tsvector, GIN trigram, tenant-leading keys)", async () => {
     const indexes = await queryRows<{ indexname: string; indexdef: string }>(
       handle.db,
       sql`select indexname, indexdef from pg_indexes where schemaname = 'public'`,

@@ -530,7 +530,7 @@ describe(`agent tools over tRPC and MCP (${TEST_BACKEND})`, () => {
     await expect(caller.memory_get({})).rejects.toMatchObject({ code: "BAD_REQUEST" });
   });
 
-  it("reads 000's bare scope types (scope: 'user') as the turn's own scopes", async () => {
+  it("reads bare scope types (scope: 'user') as the turn's own scopes", async () => {
     const turn = { sessionId: "chat-bare", forgetIntent: true };
     const written = await tools(full).memory_write({
       operations: [

@@ -373,7 +373,7 @@ describe(`memory tree (${TEST_BACKEND})`, () => {
     ).toEqual([]);
   });
 
-  it("extracts seed 000's two preference cards with the message as source, and supersedes on correction", async () => {
+  it("extracts two cooking preference cards with the message as source, and supersedes on correction", async () => {
     const { t, u, by } = await capturingAgent(handle.db);
     const first = await appendMessages(handle.db, by, {
       sessionId: "cook",

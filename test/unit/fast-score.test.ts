@@ -7,8 +7,8 @@ import { bumpHotness, decayHotness, hotnessStatus } from "~/server/tree/hotness"
 
 const rules = (text: string) => fastScore(text).reasons.map((r) => r.rule);
 
-describe("003 fast score", () => {
-  it("scores the seed's example with explicit-remember, money and time (and project, success)", () => {
+describe("fast score", () => {
+  it("scores a short Chinese budget-and-deadline note with explicit-remember, money and time (and project, success)", () => {
     const { score, reasons } = fastScore("记住：项目预算 5 万，9 月 15 日前完成。");
     expect(reasons.map((r) => r.rule)).toEqual(
       expect.arrayContaining(["explicit_remember", "money", "time", "project", "success"]),
@@ -60,7 +60,7 @@ describe("chunks, entities, hotness, extraction rules", () => {
     expect(chunks.join("")).toBe(long);
   });
 
-  it("extracts 003's entity types and routes them to topics", () => {
+  it("extracts repos, versions, money, dates, people and places, and routes them to topics", () => {
     const entities = extractEntities(
       "看看 github.com/acme/widgets 的 v1.2.3，预算 5 万，2026-05-19 和同事张伟开会，我住在杭州",
     );
@@ -97,7 +97,7 @@ describe("chunks, entities, hotness, extraction rules", () => {
     for (const text of ["我在家工作", "我现在在公司，", "周末在家里，"]) expect(of(text, "place"), text).toEqual([]);
   });
 
-  it("follows 003's hotness math", () => {
+  it("bumps hotness by 0.05, decays it ×0.95 a day and grades it active, warm, archived", () => {
     expect(bumpHotness(0.5)).toBeCloseTo(0.55, 10);
     expect(decayHotness(1, 1)).toBeCloseTo(0.95, 10);
     expect(decayHotness(1, 14)).toBeCloseTo(0.95 ** 14, 10);
@@ -106,7 +106,7 @@ describe("chunks, entities, hotness, extraction rules", () => {
     expect(hotnessStatus(0.1)).toBe("archived");
   });
 
-  it("proposes seed 000's two cooking cards and the later correction", () => {
+  it("proposes an avoided ingredient and a flavor profile, then the later correction", () => {
     const ops = extractOperations("以后做饭别给我推荐香菜，我喜欢少油少辣。");
     expect(ops.map((o) => [o.op, o.kind, o.itemKey ?? null, o.explicit, o.node.valueJson])).toEqual([
       ["create", "avoid_ingredient", "香菜", true, "香菜"],

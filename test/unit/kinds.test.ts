@@ -21,7 +21,7 @@ const kind = (name: string): KindDefinition => {
 };
 
 describe("built-in registry", () => {
-  it("has 002's single slots with their canonical keys", () => {
+  it("has the built-in kinds' fixed slots with their canonical keys", () => {
     const slots: Record<string, string> = {
       interaction_contract: "interaction.relationship",
       profile_name: "profile.identity.name",
@@ -39,7 +39,7 @@ describe("built-in registry", () => {
     expect(kind("profile_name").itemized).toBe(false);
   });
 
-  it("has 000's cooking kinds under 生活技能/做饭/饮食偏好, explicit intent, user scope", () => {
+  it("has the cooking kinds under 生活技能/做饭/饮食偏好, explicit intent, user scope", () => {
     for (const name of [
       "avoid_ingredient",
       "preferred_ingredient",

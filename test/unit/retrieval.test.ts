@@ -246,7 +246,7 @@ describe("BM25 and fusion", () => {
     expect(score.recency).toBeCloseTo(0.5 * 0.15, 5);
     expect(score.fullText).toBe(3);
   });
-  it("ranks cards lexically with 002's field weights for history reads", () => {
+  it("ranks cards lexically by field weights (title first) for history reads", () => {
     const ranked = rankLexically(
       [
         node({ id: "body", title: "x", content: "likes tea" }),
@@ -263,7 +263,7 @@ describe("conflict resolution", () => {
   const chain = { session: { type: "session" as const, id: "s1" }, user: { type: "user" as const, id: "u1" } };
   const winner = (a: MemoryNode, b: MemoryNode) => (compareForConflict(a, b, NOW) < 0 ? a.id : b.id);
 
-  it("applies 000's order: unexpired, scope, explicit, temporary, newer, confidence, importance", () => {
+  it("resolves a slot in order: unexpired, scope, explicit, temporary, newer, confidence, importance", () => {
     expect(winner(node({ id: "session", scope: "session:s1" }), node({ id: "user" }))).toBe("session");
     expect(winner(node({ id: "workspace", scope: "workspace:w1" }), node({ id: "global", scope: "global" }))).toBe(
       "workspace",

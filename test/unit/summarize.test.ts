@@ -8,7 +8,7 @@ const assistant = (content: string) => ({ role: "assistant" as const, content })
 const stored = (next: ReturnType<typeof summarizeIncrement>) =>
   ({ ...next, id: "sum_prev" }) as unknown as MemorySummary;
 
-describe("extractive session summaries with 000's fields", () => {
+describe("extractive session summaries: goal, constraints, preferences, decisions, work, issues", () => {
   it("fills the goal and every list by patterns in Chinese", () => {
     const next = summarizeIncrement(undefined, [
       user("我们在做北京的旅行计划，预算5万。"),
