@@ -58,18 +58,24 @@ describe("layering", () => {
     expect(offending).toEqual([]);
   });
 
-  it("code outside the core and the tree enters them through their front doors", () => {
-    const offending = sourceFiles("src")
-      .filter((file) => !within(file, "src/server/memory") && !within(file, "src/server/tree"))
-      .flatMap((file) =>
-        importsOf(file)
-          .filter((spec) => /^~\/server\/(memory|tree)\/./.test(spec))
-          .map((spec) => `${file} → ${spec}`),
-      );
+  it("code outside the core and the tree enters them through their front doors, by alias or relative path", () => {
+    const deepInto = (file: string, spec: string, area: string) =>
+      resolved(file, spec)?.startsWith(`${area}${path.sep}`) ?? false;
+    const offending = sourceFiles("src").flatMap((file) =>
+      importsOf(file)
+        .filter(
+          (spec) =>
+            (!within(file, "src/server/memory") && deepInto(file, spec, "src/server/memory")) ||
+            (!within(file, "src/server/tree") &&
+              !within(file, "src/server/memory") &&
+              deepInto(file, spec, "src/server/tree")),
+        )
+        .map((spec) => `${file} → ${spec}`),
+    );
     expect(offending).toEqual([]);
   });
 
-  it("npm run lint refuses a deep import into the core, the core importing the tree, and infrastructure importing the domain", async () => {
+  it("npm run lint refuses deep imports into the core or the tree, the core importing the tree, and infrastructure importing the domain", async () => {
     const eslint = new ESLint({ cwd: root });
     const cases = [
       {
@@ -83,6 +89,18 @@ describe("layering", () => {
       {
         filePath: "src/server/jobs/probe.ts",
         code: 'import { memoryWrite } from "~/server/memory";\nexport const probe = memoryWrite;\n',
+      },
+      {
+        filePath: "src/server/dashboard/probe.ts",
+        code: 'import { memoryWrite } from "../memory/write/write";\nexport const probe = memoryWrite;\n',
+      },
+      {
+        filePath: "src/server/tree/probe.ts",
+        code: 'import { memoryWrite } from "~/server/memory/write/write";\nexport const probe = memoryWrite;\n',
+      },
+      {
+        filePath: "src/server/memory/forget/probe.ts",
+        code: 'import { HOTNESS } from "../../tree/hotness";\nexport const probe = HOTNESS;\n',
       },
     ];
     for (const { filePath, code } of cases) {
@@ -98,5 +116,11 @@ describe("layering", () => {
       { filePath: path.join(root, "src/server/dashboard/probe.ts") },
     );
     expect(allowed?.messages.filter((m) => m.ruleId === "no-restricted-imports")).toEqual([]);
+    // A schema file that happens to be named memory.ts is not the memory core.
+    const [schema] = await eslint.lintText(
+      'import { memoryNodes } from "./memory";\nexport const probe = memoryNodes;\n',
+      { filePath: path.join(root, "src/db/schema/probe.ts") },
+    );
+    expect(schema?.messages.filter((m) => m.ruleId === "no-restricted-imports")).toEqual([]);
   }, 60_000);
 });

@@ -10,7 +10,7 @@ import { anyOf } from "~/db/any-of";
 /**
  * Vectors for cards, evidence messages and memory-tree chunks, stored per (owner, model) in
  * memory_embeddings with the hash of the text they were made from. Writes never wait on a provider:
- * they enqueue an `embed` job (see embeddings-jobs.ts); search works without any vector.
+ * they enqueue an `embed` job (see embeddings/jobs.ts); search works without any vector.
  */
 
 export type EmbedTargetKind = "node" | "message" | "chunk";

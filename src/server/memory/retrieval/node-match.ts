@@ -13,7 +13,7 @@ import type { MemoryNode } from "../store/card-view";
 
 /**
  * NodeFilter evaluated on loaded cards — for `asOf` reads, which come from history rather than from
- * the indexed query. Same meaning as node-filter.ts's SQL.
+ * the indexed query. Same meaning as store/card-filter.ts's SQL.
  */
 
 function jsonContains(container: unknown, contained: unknown): boolean {
@@ -31,7 +31,7 @@ function jsonContains(container: unknown, contained: unknown): boolean {
   );
 }
 
-/** As node-filter.ts's valueMatch: containment for objects; a scalar as the value, an element, a top-level field or the item. */
+/** As store/card-filter.ts's valueMatch: containment for objects; a scalar as the value, an element, a top-level field or the item. */
 function valueMatches(node: MemoryNode, wanted: unknown): boolean {
   const nodeValue = node.valueJson;
   if (typeof wanted === "object" && wanted !== null) return jsonContains(nodeValue, wanted);

@@ -101,7 +101,7 @@ function prepare(env: Env, ctx: MemoryCallContext, op: WriteOperation): Prepared
   return { op, draft: draftCreate(env, ctx, op) };
 }
 
-/** A create's card with every rule applied (write-preview.ts shows it before a person saves). */
+/** A create's card with every rule applied (write/preview.ts shows it before a person saves). */
 export function draftCreate(
   env: Env,
   ctx: MemoryCallContext,
