@@ -5,7 +5,7 @@ import { findActiveInSlot } from "../store/card-revisions";
 import { formatScope, scopeAllowed } from "../scope";
 import { parseInput } from "~/server/validation";
 import { sameContent } from "./compare";
-import { draftCreate } from "./write";
+import { draftCreate } from "./prepare";
 import { OperationFailure } from "./draft";
 import { writeOperationSchema } from "./schema";
 
