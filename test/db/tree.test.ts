@@ -30,7 +30,7 @@ import {
 } from "~/server/tree/cold-path";
 import { EXTRACT_DELAY_MS } from "~/server/tree/ingest";
 import { extractFromSession, summarizeSession, treeJobHandlers } from "~/server/tree/jobs";
-import { eraseConversation } from "~/server/memory/forget/erase";
+import { eraseConversation } from "~/server/memory/forget/erase-conversation";
 import type { LlmClient } from "~/server/providers/llm";
 import { drainJobs } from "../support/jobs";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";

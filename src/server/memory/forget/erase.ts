@@ -1,32 +1,17 @@
-import { and, arrayOverlaps, eq, inArray, or, sql } from "drizzle-orm";
+import { and, eq, inArray, or, sql } from "drizzle-orm";
 import type { Transaction } from "~/db/types";
-import {
-  idempotencyKeys,
-  memoryAuditEvents,
-  memoryChunks,
-  memoryChunkTopics,
-  memoryEmbeddings,
-  memoryJobs,
-  memoryMessages,
-  memoryNodes,
-  memorySummaries,
-  memoryTreeSummaries,
-} from "~/db/schema";
-import { queryRows } from "~/db/raw";
-import { enqueueJob } from "~/server/jobs/queue";
-import { memorySubscriber } from "../events";
+import { idempotencyKeys, memoryAuditEvents, memoryEmbeddings, memoryMessages, memoryNodes } from "~/db/schema";
 import { recordAudit } from "../store/audit";
 import { shadowSlotLock, takeSlotLocks } from "../write/shadow-lock";
-import { lockSessionSummaries } from "../evidence/summaries";
 import type { Actor } from "../call-context";
 import type { ErasureReceipt } from "./schema";
 import type { MemoryScope } from "../scope";
 import { TENANT_AUDIT_TABLE, TENANT_MEMORY_TABLES, type TenantMemoryTableName } from "./tenant-tables";
+import { count, deleteJobsNaming } from "./erase-jobs";
+import { eraseEvidence } from "./erase-evidence";
 
 /** Kinds of cards erased (hard delete) that cited a message, kept on the message (names only, no content): the extractor does not propose them again. */
 export const ERASED_KINDS_FIELD = "erasedMemoryKinds";
-
-const count = (rows: unknown[]) => rows.length;
 
 /**
  * An audit row with the content taken out: its snapshots, its reason (the caller's words, which may
@@ -96,25 +81,6 @@ export const ERASED_REPLY = {
   message:
     "This call was done before; the memory it named has since been erased permanently (hard delete), so nothing was done again. Send a new call with a new idempotency key to write it anew.",
 };
-
-/** Deletes the queued jobs about these rows (embed jobs name `{kind, id}`, the others `nodeId`); returns how many. */
-async function deleteJobsNaming(
-  tx: Transaction,
-  tenantId: string,
-  kind: "node" | "message" | "chunk",
-  ids: readonly string[],
-): Promise<number> {
-  const naming = or(
-    and(sql`${memoryJobs.payload}->>'kind' = ${kind}`, inArray(sql`${memoryJobs.payload}->>'id'`, [...ids])),
-    kind === "node" ? inArray(sql`${memoryJobs.payload}->>'nodeId'`, [...ids]) : undefined,
-  );
-  return count(
-    await tx
-      .delete(memoryJobs)
-      .where(and(eq(memoryJobs.tenantId, tenantId), naming))
-      .returning({ id: memoryJobs.id }),
-  );
-}
 
 /**
  * An erased override's slots: the broader cards it marked `shadowed` (0013) lose the mark unless another
@@ -250,115 +216,6 @@ async function markErasedKinds(
   }
 }
 
-/** Erases messages and what was built on them (summaries, memory tree); counts go into `receipt`. */
-async function eraseEvidence(tx: Transaction, tenantId: string, messageIds: string[], receipt: ErasureReceipt) {
-  // Each affected chain is held (in a fixed order) while its summaries go, so a summary being written
-  // from these messages either lands first and is deleted here, or is refused (appendSummary counts them).
-  const sessions = await tx
-    .selectDistinct({ id: memoryMessages.sessionId })
-    .from(memoryMessages)
-    .where(and(eq(memoryMessages.tenantId, tenantId), inArray(memoryMessages.id, messageIds)));
-  for (const id of sessions.map((row) => row.id).sort()) await lockSessionSummaries(tx, tenantId, id);
-  // Summaries whose message range covers an erased message, and every later summary of that session
-  // (each one was built from its parent, so they all carry the erased text forward).
-  const affected = await queryRows<{ session_id: string; from_seq: number }>(
-    tx,
-    sql`select s.session_id, min(fm.seq) as from_seq
-        from ${memorySummaries} s
-        join ${memoryMessages} fm on fm.tenant_id = s.tenant_id and fm.id = s.from_message_id
-        join ${memoryMessages} tm on tm.tenant_id = s.tenant_id and tm.id = s.to_message_id
-        join ${memoryMessages} m on m.tenant_id = s.tenant_id and m.session_id = s.session_id and m.seq between fm.seq and tm.seq
-        where s.tenant_id = ${tenantId} and m.id in (${sql.join(
-          messageIds.map((id) => sql`${id}`),
-          sql`, `,
-        )})
-        group by s.session_id`,
-  );
-  for (const { session_id, from_seq } of affected) {
-    const removed = await queryRows<{ id: string }>(
-      tx,
-      sql`delete from ${memorySummaries} s using ${memoryMessages} fm
-          where s.tenant_id = ${tenantId} and s.session_id = ${session_id}
-            and fm.tenant_id = s.tenant_id and fm.id = s.from_message_id and fm.seq >= ${from_seq}
-          returning s.id`,
-    );
-    receipt.summariesRemoved += removed.length;
-  }
-  await eraseMemoryTree(tx, tenantId, messageIds, receipt);
-  const removedMessages = await tx
-    .delete(memoryMessages)
-    .where(and(eq(memoryMessages.tenantId, tenantId), inArray(memoryMessages.id, messageIds)))
-    .returning({ id: memoryMessages.id });
-  receipt.messagesRemoved = removedMessages.length;
-  receipt.messageIds = removedMessages.map((m) => m.id);
-  receipt.jobsRemoved += await deleteJobsNaming(tx, tenantId, "message", messageIds);
-}
-
-/**
- * The memory tree built on erased messages: their chunks, the L1 summaries sealing one of them, the
- * daily digests quoting such a summary, and the topic summaries drawn from them (rebuilt from the
- * topic's remaining chunks; a topic left with none is removed, its name came from the erased text).
- * The other chunks of a removed L1 summary are unsealed, and their session queued to seal again.
- */
-async function eraseMemoryTree(tx: Transaction, tenantId: string, messageIds: string[], receipt: ErasureReceipt) {
-  const inTenant = eq(memoryChunks.tenantId, tenantId);
-  const topicRows = await tx
-    .selectDistinct({ topicId: memoryChunkTopics.topicId })
-    .from(memoryChunkTopics)
-    .innerJoin(
-      memoryChunks,
-      and(eq(memoryChunks.tenantId, memoryChunkTopics.tenantId), eq(memoryChunks.id, memoryChunkTopics.chunkId)),
-    )
-    .where(and(inTenant, inArray(memoryChunks.messageId, messageIds)));
-  const chunkRows = await tx
-    .delete(memoryChunks)
-    .where(and(inTenant, inArray(memoryChunks.messageId, messageIds)))
-    .returning({ id: memoryChunks.id });
-  receipt.chunksRemoved = chunkRows.length;
-  if (chunkRows.length === 0) return;
-  receipt.jobsRemoved += await deleteJobsNaming(
-    tx,
-    tenantId,
-    "chunk",
-    chunkRows.map((c) => c.id),
-  );
-
-  const sealing = await tx
-    .delete(memoryTreeSummaries)
-    .where(
-      and(
-        eq(memoryTreeSummaries.tenantId, tenantId),
-        arrayOverlaps(
-          memoryTreeSummaries.chunkIds,
-          chunkRows.map((c) => c.id),
-        ),
-      ),
-    )
-    .returning({ id: memoryTreeSummaries.id, sessionId: memoryTreeSummaries.sessionId });
-  if (sealing.length) {
-    const sealingIds = sealing.map((s) => s.id);
-    const digests = await tx
-      .delete(memoryTreeSummaries)
-      .where(
-        and(eq(memoryTreeSummaries.tenantId, tenantId), arrayOverlaps(memoryTreeSummaries.childSummaryIds, sealingIds)),
-      )
-      .returning({ id: memoryTreeSummaries.id });
-    receipt.treeSummariesRemoved = sealing.length + digests.length;
-    await tx
-      .update(memoryChunks)
-      .set({ admission: "admitted", sealedIntoId: null })
-      .where(and(inTenant, inArray(memoryChunks.sealedIntoId, sealingIds)));
-    for (const sessionId of new Set(sealing.flatMap((s) => (s.sessionId ? [s.sessionId] : [])))) {
-      await enqueueJob(tx, { tenantId, type: "seal", dedupeKey: `seal:${sessionId}`, payload: { sessionId } });
-    }
-  }
-  for (const { topicId } of topicRows) {
-    const outcome = await memorySubscriber("topicLostChunks")(tx, { tenantId, topicId });
-    if (outcome === "removed") receipt.topicsRemoved++;
-    else receipt.topicsRebuilt++;
-  }
-}
-
 /** Every card of one scope, all revisions, with what eraseLineages takes along (evidence stays). */
 export async function eraseScopeCards(
   tx: Transaction,
@@ -380,90 +237,4 @@ export async function eraseScopeCards(
     eraseEvidence: false,
     now: params.now,
   });
-}
-
-/**
- * The ids of a session's messages, oldest first, locked: a card the background extractor writes from
- * them meanwhile (memoryWrite share-locks what it cites) either commits first, and is then found and
- * erased with the session, or waits and finds its evidence gone.
- */
-async function lockSessionMessageIds(tx: Transaction, tenantId: string, sessionId: string): Promise<string[]> {
-  const rows = await tx
-    .select({ id: memoryMessages.id })
-    .from(memoryMessages)
-    .where(and(eq(memoryMessages.tenantId, tenantId), eq(memoryMessages.sessionId, sessionId)))
-    .orderBy(memoryMessages.seq)
-    .for("update");
-  return rows.map((m) => m.id);
-}
-
-/** Current cards (any scope) that cite one of these messages: they outlive an erased conversation. */
-async function activeCardsCiting(tx: Transaction, tenantId: string, messageIds: string[]): Promise<number> {
-  if (messageIds.length === 0) return 0;
-  const [row] = await tx
-    .select({ n: sql<number>`count(*)`.mapWith(Number) })
-    .from(memoryNodes)
-    .where(
-      and(
-        eq(memoryNodes.tenantId, tenantId),
-        eq(memoryNodes.status, "active"),
-        arrayOverlaps(memoryNodes.sourceMessageIds, messageIds),
-      ),
-    );
-  return row?.n ?? 0;
-}
-
-export type ConversationErasure = ErasureReceipt & {
-  /** Current cards in other scopes (a profile, a workspace) that cited the conversation: they stay, their evidence shows as erased. */
-  cardsCitingKept: number;
-};
-
-/**
- * A whole conversation, for good: every card of its session scope, then its messages and what was
- * built on them (eraseEvidence), any summary of it left, and its queued jobs. Null, with nothing
- * erased, when the session holds neither messages nor cards. Runs inside the caller's transaction.
- */
-export async function eraseConversation(
-  tx: Transaction,
-  params: { tenantId: string; sessionId: string; now: Date },
-): Promise<ConversationErasure | null> {
-  const { tenantId, sessionId } = params;
-  // Messages and the summary chain first: a summarizer or extractor that read them before must find them gone.
-  await lockSessionSummaries(tx, tenantId, sessionId);
-  const messageIds = await lockSessionMessageIds(tx, tenantId, sessionId);
-  const cards = await eraseScopeCards(tx, { tenantId, scope: { type: "session", id: sessionId }, now: params.now });
-  if (messageIds.length === 0 && cards.nodeIds.length === 0) return null;
-  const receipt: ConversationErasure = { ...cards, cardsCitingKept: await activeCardsCiting(tx, tenantId, messageIds) };
-  if (messageIds.length) await eraseEvidence(tx, tenantId, messageIds, receipt);
-  // A summary whose messages were already gone is not reached through them.
-  receipt.summariesRemoved += (
-    await tx
-      .delete(memorySummaries)
-      .where(and(eq(memorySummaries.tenantId, tenantId), eq(memorySummaries.sessionId, sessionId)))
-      .returning({ id: memorySummaries.id })
-  ).length;
-  receipt.jobsRemoved += (
-    await tx
-      .delete(memoryJobs)
-      .where(and(eq(memoryJobs.tenantId, tenantId), sql`${memoryJobs.payload}->>'sessionId' = ${sessionId}`))
-      .returning({ id: memoryJobs.id })
-  ).length;
-  return receipt;
-}
-
-/** Two receipts as one: counts summed, ids joined. */
-export function mergeReceipts(a: ErasureReceipt, b: ErasureReceipt): ErasureReceipt {
-  const merged = { ...a };
-  for (const key of Object.keys(b) as (keyof ErasureReceipt)[]) {
-    const [x, y] = [a[key], b[key]];
-    if (typeof x === "number" && typeof y === "number") (merged[key] as number) = x + y;
-    else if (Array.isArray(x) && Array.isArray(y)) (merged[key] as string[]) = [...x, ...y];
-  }
-  return merged;
-}
-
-/** A receipt's counts without its id lists, for an audit row. */
-export function receiptCounts(receipt: ErasureReceipt) {
-  const { nodeIds: _n, lineageIds: _l, messageIds: _m, ...counts } = receipt;
-  return counts;
 }
