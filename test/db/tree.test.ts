@@ -21,13 +21,9 @@ import { memoryForget } from "~/server/memory/forget/forget";
 import { parseScopePattern } from "~/server/memory/scope";
 import { getLatestSummary } from "~/server/memory/evidence/summaries";
 import { createLlmClient } from "~/server/providers/llm";
-import {
-  decayTopicHotness,
-  routeTopicsForSession,
-  SEAL_THRESHOLD,
-  sealSession,
-  SESSION_BATCH,
-} from "~/server/tree/cold-path";
+import { decayTopicHotness, routeTopicsForSession } from "~/server/tree/topics";
+import { SEAL_THRESHOLD, SESSION_BATCH } from "~/server/tree/cold-path";
+import { sealSession } from "~/server/tree/seal";
 import { EXTRACT_DELAY_MS } from "~/server/tree/ingest";
 import { extractFromSession, summarizeSession, treeJobHandlers } from "~/server/tree/jobs";
 import { eraseConversation } from "~/server/memory/forget/erase-conversation";

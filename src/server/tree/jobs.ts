@@ -17,17 +17,11 @@ import {
 } from "~/server/memory";
 import { countTokens } from "~/server/text/token-count";
 import { createLlmClient, parseJsonObject, type LlmClient } from "~/server/providers/llm";
-import {
-  continueLater,
-  decayTopicHotness,
-  deepScoreSession,
-  lastProcessedSeq,
-  messagesAfter,
-  routeTopicsForSession,
-  sealSession,
-  SESSION_BATCH,
-  writeDailyDigest,
-} from "./cold-path";
+import { continueLater, lastProcessedSeq, messagesAfter, SESSION_BATCH } from "./cold-path";
+import { decayTopicHotness, routeTopicsForSession } from "./topics";
+import { deepScoreSession } from "./deep-score";
+import { sealSession } from "./seal";
+import { writeDailyDigest } from "./digest";
 import { restatementAware } from "./extract-restated";
 import { sessionCardCap } from "./extract-cap";
 import { env } from "~/env";

@@ -1,5 +1,5 @@
 import { subscribeToMemory } from "~/server/memory";
-import { rebuildTopicSummary } from "./cold-path";
+import { rebuildTopicSummary } from "./topics";
 import { ingestCapturedMessages } from "./ingest";
 
 /**
