@@ -10,7 +10,8 @@ import { buildTsQueryText } from "~/server/text/segment";
 import { nodeWhere } from "~/server/memory/retrieval/node-search";
 import { queryTerms } from "~/server/memory/retrieval/query-terms";
 import { scopeLexeme, scopesTsQuery } from "~/server/memory/retrieval/scope-lexemes";
-import { fullTextHits, NODE_SOURCE } from "~/server/memory/retrieval/signals";
+import { fullTextHits } from "~/server/memory/retrieval/signals";
+import { NODE_SOURCE } from "~/server/memory/retrieval/text-sources";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { agentContext, createOp as create, createTenant, writeCards } from "../support/memory";
 

@@ -9,7 +9,7 @@ import { isListAllQuery } from "~/server/memory/retrieval/list-all";
 import { anyTermTsQuery, queryTerms, termTsQuery } from "~/server/memory/retrieval/query-terms";
 import { narrowReadScopes, turnScopes } from "~/server/memory/retrieval/scopes";
 import { rankingFeaturesWithout } from "~/server/memory/retrieval/ranking-features";
-import { bm25Scores } from "~/server/memory/retrieval/signals";
+import { bm25Scores } from "~/server/memory/retrieval/bm25";
 import {
   countJoinedLines,
   countLineTokens,

@@ -6,16 +6,8 @@ import { queryRows } from "~/db/raw";
 import { reciprocalRankFusion, round, type SignalHits } from "./fusion";
 import type { QueryTerm } from "./query-terms";
 import type { EvidenceHit, ScoreComponents } from "./search-schema";
-import {
-  CHUNK_SOURCE,
-  fullTextMatch,
-  MESSAGE_SOURCE,
-  scopeStats,
-  trigramHits,
-  vectorHits,
-  type FullTextHit,
-  type TextSource,
-} from "./signals";
+import { CHUNK_SOURCE, MESSAGE_SOURCE, type TextSource } from "./text-sources";
+import { fullTextMatch, scopeStats, trigramHits, vectorHits, type FullTextHit } from "./signals";
 import { anyOf } from "~/db/any-of";
 import { ALL_RANKING_FEATURES, type RankingFeatures } from "./ranking-features";
 import { reorderBySecondStage, SECOND_STAGE_CANDIDATES, type SecondStageFeatures } from "./second-stage";

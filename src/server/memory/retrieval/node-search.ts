@@ -10,7 +10,8 @@ import { scopePatternsCondition, scopePatternsFilter } from "../store/scope-sql"
 import { boostedScore, reciprocalRankFusion, relativeFloor, type SignalHits } from "./fusion";
 import type { QueryTerm } from "./query-terms";
 import type { ScoreComponents, SearchHit } from "./search-schema";
-import { fullTextMatch, NODE_SOURCE, trigramHits, vectorHits, type ScopedMatch, type StatsPart } from "./signals";
+import { fullTextMatch, trigramHits, vectorHits, type ScopedMatch, type StatsPart } from "./signals";
+import { NODE_SOURCE } from "./text-sources";
 import { anyOf } from "~/db/any-of";
 
 /**

@@ -2,12 +2,12 @@ import { sql, type SQL } from "drizzle-orm";
 import { PgTransaction } from "drizzle-orm/pg-core";
 import { jsonValue, queryRows } from "~/db/raw";
 import { startNow } from "~/db/start-now";
-import { SCOPED_SEARCH_VECTOR_IN_QUERY } from "~/db/schema";
-import { RANKED_NODE_RECORD_JSON } from "../store/card-records";
 import type { DbOrTx } from "~/db/types";
 import { cachedCorpusStats, type CorpusStats } from "./corpus-stats";
 import { anyTermTsQuery, termTsQuery, type QueryTerm } from "./query-terms";
 import { termShare, termShares } from "./term-shares";
+import type { TextSource } from "./text-sources";
+import { documentFrequencies, scoreBm25, type MatchedDoc } from "./bm25";
 
 /**
  * The three retrieval signals, each one SQL statement over one searchable table, restricted by the
@@ -23,136 +23,12 @@ import { termShare, termShares } from "./term-shares";
  * - vector: pgvector cosine over memory_embeddings for one model, exact within the caller's scope.
  */
 
-export type TextSource = {
-  table: "memory_nodes" | "memory_messages" | "memory_chunks";
-  owner: "node_id" | "message_id" | "chunk_id";
-  /**
-   * The vector's weight classes and what a match in each counts for BM25 (cards: title A 5,
-   * key/entities B 4, tags/value C 3, content D 2, relative to D). Evidence has one class.
-   */
-  classes: readonly { label: "A" | "B" | "C" | "D" | ""; weight: number }[];
-  /** The vector the full-text match tests: exactly the GIN-indexed expression, or the index is not used. */
-  matchVector: string;
-  /** Document length for BM25's normalization: the segmented text it was indexed from. */
-  length: string;
-  /** Columns returned with each full-text hit (evidence needs session and order for context). */
-  extra: readonly string[];
-  /** Columns a trigram candidate must closely match (`%>`); the first is GIN-indexed (gin_trgm_ops). */
-  trigramColumns: readonly string[];
-  trigramText: string;
-  /** The row's record as one JSON value (cards: RANKED_NODE_RECORD_JSON), for full-text calls that ask for records. */
-  record?: string;
-};
-
-export const NODE_SOURCE: TextSource = {
-  table: "memory_nodes",
-  owner: "node_id",
-  // Scoped: the vector plus a lexeme for the card's tenant and scope (memory_nodes_scoped_search_idx).
-  matchVector: SCOPED_SEARCH_VECTOR_IN_QUERY,
-  classes: [
-    { label: "A", weight: 2.5 },
-    { label: "B", weight: 2 },
-    { label: "C", weight: 1.5 },
-    { label: "D", weight: 1 },
-  ],
-  length:
-    "length(memory_nodes.search_title) + length(memory_nodes.search_keys) + length(memory_nodes.search_values) + length(memory_nodes.search_body)",
-  extra: [],
-  trigramColumns: ["memory_nodes.search_body", "memory_nodes.search_title"],
-  trigramText: `memory_nodes.search_title || ' ' || memory_nodes.search_body`,
-  record: RANKED_NODE_RECORD_JSON,
-};
-export const MESSAGE_SOURCE: TextSource = {
-  table: "memory_messages",
-  owner: "message_id",
-  matchVector: "memory_messages.search_vector",
-  classes: [{ label: "", weight: 1 }],
-  length: "length(memory_messages.search_text)",
-  extra: ["session_id", "seq", "role"],
-  trigramColumns: ["memory_messages.search_text"],
-  trigramText: "memory_messages.search_text",
-};
-export const CHUNK_SOURCE: TextSource = {
-  table: "memory_chunks",
-  owner: "chunk_id",
-  matchVector: "memory_chunks.search_vector",
-  classes: [{ label: "", weight: 1 }],
-  length: "length(memory_chunks.search_text)",
-  extra: ["session_id", "seq", "role"],
-  trigramColumns: ["memory_chunks.search_text"],
-  trigramText: "memory_chunks.search_text",
-};
-
 export type Hit = { id: string; score: number };
 /** `record`: the row's record (TextSource.record's JSON), when the call asked for records and the match was small enough. */
 export type FullTextHit = Hit & { extra: Record<string, unknown>; record?: unknown[] };
 
-/**
- * BM25 constants: the usual k1; b below the usual 0.75 because a long turn or card usually says
- * more, not the same thing padded (LoCoMo recall@10: b 0.75 → 0.59, 0.4 → 0.61, with k1 1.2).
- */
-const BM25_K1 = 1.2;
-const BM25_B = 0.5;
 /** Rows read per full-text query; past this the rows with the best plain ts_rank are kept. */
 const MAX_FULL_TEXT_ROWS = 3000;
-
-export type MatchedDoc = {
-  id: string;
-  length: number;
-  /** Per query term: the summed weight of the classes it occurs in (0 = absent). */ tf: readonly number[];
-};
-
-/**
- * BM25 over documents that match at least one term. Term frequency is presence per weight class
- * (turns and cards are short: a content word rarely repeats, and binary tf measured the same on
- * LoCoMo), document frequency is counted over the matches — exact, since every row containing a
- * term is among them, unless the term was left out of the match (`dfAtLeast` then estimates it) —
- * and N and the mean length come from the whole scope.
- */
-export function bm25Scores(
-  docs: readonly MatchedDoc[],
-  terms: readonly QueryTerm[],
-  stats: CorpusStats,
-  dfAtLeast: readonly number[] = [],
-): Hit[] {
-  return scoreBm25(docs, terms, stats, documentFrequencies(docs, terms.length, dfAtLeast));
-}
-
-/** bm25Scores with the document frequencies already counted (documentFrequencies). */
-function scoreBm25(
-  docs: readonly MatchedDoc[],
-  terms: readonly QueryTerm[],
-  stats: CorpusStats,
-  df: readonly number[],
-): Hit[] {
-  const n = Math.max(stats.n, docs.length, ...df);
-  const avglen = Math.max(stats.avglen, 1);
-  const idf = df.map((d) => Math.log(1 + (n - d + 0.5) / (d + 0.5)));
-  // A single character's weight scaled by how rare it is (idf / the idf of a term in one row).
-  const rarest = Math.log(1 + (n - 0.5) / 1.5);
-  const weight = terms.map((term, i) => (term.idfScaled ? term.weight * Math.min(1, idf[i]! / rarest) : term.weight));
-  const hits: Hit[] = [];
-  for (const doc of docs) {
-    const norm = BM25_K1 * (1 - BM25_B + (BM25_B * doc.length) / avglen);
-    let score = 0;
-    terms.forEach((term, i) => {
-      const tf = doc.tf[i]!;
-      if (tf > 0) score += (weight[i]! * idf[i]! * tf * (BM25_K1 + 1)) / (tf + norm);
-    });
-    if (score > 0) hits.push({ id: doc.id, score });
-  }
-  return hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
-}
-
-/** Per query term: matched documents containing it, at least `dfAtLeast` (a term left out of the match). */
-function documentFrequencies(docs: readonly MatchedDoc[], termCount: number, dfAtLeast: readonly number[]): number[] {
-  return Array.from({ length: termCount }, (_, i) =>
-    Math.max(
-      dfAtLeast[i] ?? 0,
-      docs.reduce((count, doc) => count + (doc.tf[i]! > 0 ? 1 : 0), 0),
-    ),
-  );
-}
 
 /** Disjoint parts of a search's scope (one scope each), counted and cached one by one. */
 export type StatsPart = { key: string; where: SQL };
