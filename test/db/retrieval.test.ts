@@ -13,7 +13,7 @@ import { queryTerms } from "~/server/memory/retrieval/query-terms";
 import { rankingFeaturesWithout } from "~/server/memory/retrieval/ranking-features";
 import { flushQueryLog, recordQuery } from "~/server/memory/retrieval/query-log";
 import { memorySearch } from "~/server/memory/retrieval/search";
-import { disjointScopes } from "~/server/memory/retrieval/scopes";
+import { disjointScopes } from "~/server/memory/retrieval/read-scopes";
 import { COMMON_TERM_SHARE, fullTextHits, scopeStats } from "~/server/memory/retrieval/signals";
 import { NODE_SOURCE } from "~/server/memory/retrieval/text-sources";
 import { termShare, termShares } from "~/server/memory/retrieval/term-shares";

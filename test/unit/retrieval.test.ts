@@ -7,7 +7,7 @@ import { boostedScore, reciprocalRankFusion, relativeFloor } from "~/server/memo
 import { rankLexically } from "~/server/memory/retrieval/lexical-score";
 import { isListAllQuery } from "~/server/memory/retrieval/list-all";
 import { anyTermTsQuery, queryTerms, termTsQuery } from "~/server/memory/retrieval/query-terms";
-import { narrowReadScopes, turnScopes } from "~/server/memory/retrieval/scopes";
+import { narrowReadScopes, turnScopes } from "~/server/memory/retrieval/read-scopes";
 import { rankingFeaturesWithout } from "~/server/memory/retrieval/ranking-features";
 import { bm25Scores } from "~/server/memory/retrieval/bm25";
 import {

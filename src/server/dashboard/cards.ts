@@ -5,7 +5,7 @@ import { categoryPrefixCondition, formatScope, type ScopePattern, scopePatternsC
 import { buildTsQueryText, segmentQuery } from "~/server/text/segment";
 import type { CardFilter } from "./card-filter";
 import { clampLimit, decodeCursor, encodeCursor } from "./cursor";
-import { requireReadableScopes } from "./scopes";
+import { requireReadableScopes } from "./scope-access";
 
 export const CARD_PAGE = { default: 50, max: 200 } as const;
 

@@ -1,7 +1,7 @@
 import type { DbOrTx } from "~/db/types";
 import { listSessions, scopeAllowed, type ScopePattern } from "~/server/memory";
 import { listMembers } from "./members";
-import { canReadAllSessions } from "./scopes";
+import { canReadAllSessions } from "./scope-access";
 import { labelScopes, type ScopeLabel } from "./scope-labels";
 import { listWorkspaces } from "./workspaces";
 

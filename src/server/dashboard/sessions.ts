@@ -14,7 +14,7 @@ import {
   sessionOwnersColumn,
 } from "~/server/memory";
 import { EXTRACTOR_ACTOR_ID } from "~/server/tree";
-import { canReadAllSessions } from "./scopes";
+import { canReadAllSessions } from "./scope-access";
 
 export type SessionListItem = {
   sessionId: string;

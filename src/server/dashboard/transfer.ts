@@ -18,7 +18,7 @@ import {
 import { unknownScopeRefusals } from "./scope-labels";
 import { sessionReadable } from "./sessions";
 import { clampLimit } from "./cursor";
-import { requireReadableScopes } from "./scopes";
+import { requireReadableScopes } from "./scope-access";
 
 /**
  * JSONL import/export of memory cards. One line = one card, in the shape `memory_write` creates take,

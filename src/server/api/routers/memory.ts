@@ -5,7 +5,7 @@ import { listAuditEvents, auditFilterSchema, AUDIT_PAGE } from "~/server/dashboa
 import { cardFilterSchema } from "~/server/dashboard/card-filter";
 import { getCardDetail, explainRecall } from "~/server/dashboard/card-detail";
 import { browseCards, cardFacets, categoryTree, CARD_PAGE } from "~/server/dashboard/cards";
-import { canReadAllSessions, requireReadableScopes } from "~/server/dashboard/scopes";
+import { canReadAllSessions, requireReadableScopes } from "~/server/dashboard/scope-access";
 import { listScopeChoices } from "~/server/dashboard/scope-choices";
 import { labelScopes, requireKnownScopes } from "~/server/dashboard/scope-labels";
 import { previewRecall } from "~/server/dashboard/recall-preview";

@@ -20,7 +20,7 @@ import { nodeFilterConditions } from "../store/card-filter";
 import { endActiveRevision, getNodeRow } from "../store/card-revisions";
 import { formatScope, parseScope, scopeAllowed } from "../scope";
 import { retryOnContention } from "~/db/pg-errors";
-import { turnScopes } from "../retrieval/scopes";
+import { turnScopes } from "../retrieval/read-scopes";
 import { scopePatternsCondition } from "../store/scope-sql";
 import { parseInput } from "~/server/validation";
 import { unknownKindsNotice } from "../kinds/unknown";

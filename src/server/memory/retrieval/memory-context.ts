@@ -14,7 +14,7 @@ import { loadRecentMessages, loadStandingNodes, type RecentMessage } from "./con
 import { messageLine, nodeLine, selectWithinBudget, type ContextItem, type SectionName } from "./context-render";
 import { memoryContextInputSchema, type MemoryContextInput, type MemoryContextResult } from "./context-schema";
 import { recordQuery } from "./query-log";
-import { turnScopes } from "./scopes";
+import { turnScopes } from "./read-scopes";
 import { memorySearch } from "./search";
 import { parseInput } from "~/server/validation";
 

@@ -22,7 +22,7 @@ import { rerankEvidence } from "./rerank";
 import { getReranker, type Reranker } from "~/server/providers/rerank";
 import { scopesTsQuery } from "./scope-lexemes";
 import { slotChain, withOverridingCards } from "./slot-rivals";
-import { disjointScopes, narrowReadScopes, turnScopes } from "./scopes";
+import { disjointScopes, narrowReadScopes, turnScopes } from "./read-scopes";
 import {
   memorySearchInputSchema,
   SEARCH_LIMITS,
