@@ -12,7 +12,7 @@ import { newId } from "~/server/ids";
 import { canonicalKey } from "~/server/memory/write/canonical-key";
 import { resolveKind } from "~/server/memory/kinds/registry";
 import { appendMessages } from "~/server/memory/evidence/messages";
-import { buildNodeSearchFields } from "~/server/memory/store/search-fields";
+import { buildCardSearchFields } from "~/server/memory/store/search-fields";
 import { memoryWrite } from "~/server/memory/write/write";
 import { itemCard, profileCards, rng, sessionMessages, type CardSpec, type Rng } from "./corpus";
 import { withCardIndexesBuiltAfterLoad, withShadowMarksAfterLoad } from "./index-after-load";
@@ -40,7 +40,7 @@ export type SeedResult = {
   writePathMs: number[];
 };
 
-type NodeInsert = typeof memoryNodes.$inferInsert;
+type CardInsert = typeof memoryNodes.$inferInsert;
 type Scope = { type: "user" | "session" | "workspace" | "global"; id: string };
 
 const DAY = 86_400_000;
@@ -51,7 +51,7 @@ const WORKSPACES = 20;
 const seededUsage = new Map<string, typeof memoryNodeUsage.$inferInsert>();
 
 /** A card row exactly as memoryWrite would store it: registry key/domain/category, segmented search columns. */
-function cardRow(r: Rng, tenantId: string, scope: Scope, spec: CardSpec, actorId: string, now: number): NodeInsert {
+function cardRow(r: Rng, tenantId: string, scope: Scope, spec: CardSpec, actorId: string, now: number): CardInsert {
   const def = resolveKind(spec.kind);
   if (!def) throw new Error(`unknown kind ${spec.kind}`);
   const key = canonicalKey(def, def.itemized ? spec.itemKey : null);
@@ -92,7 +92,7 @@ function cardRow(r: Rng, tenantId: string, scope: Scope, spec: CardSpec, actorId
     updatedById: actorId,
     createdAt: at,
     updatedAt: at,
-    ...buildNodeSearchFields({
+    ...buildCardSearchFields({
       title: spec.title,
       content: spec.content,
       key: key.key,
@@ -106,9 +106,9 @@ function cardRow(r: Rng, tenantId: string, scope: Scope, spec: CardSpec, actorId
 }
 
 /** The active card plus, sometimes, the revision it superseded (same lineage), as a history would hold. */
-function withHistory(r: Rng, row: NodeInsert, share: number): NodeInsert[] {
+function withHistory(r: Rng, row: CardInsert, share: number): CardInsert[] {
   if (!r.chance(share)) return [row];
-  const old: NodeInsert = {
+  const old: CardInsert = {
     ...row,
     id: newId("mem"),
     status: "superseded",
@@ -123,7 +123,7 @@ function withHistory(r: Rng, row: NodeInsert, share: number): NodeInsert[] {
   return [old, { ...row, revision: 2, lineageId: old.id, supersedesId: old.id }];
 }
 
-async function bulkInsert(db: DbOrTx, rows: NodeInsert[], onProgress?: (done: number) => void) {
+async function bulkInsert(db: DbOrTx, rows: CardInsert[], onProgress?: (done: number) => void) {
   const BATCH = 400;
   const PER_TX = 10;
   for (let i = 0; i < rows.length; i += BATCH * PER_TX) {
@@ -146,9 +146,9 @@ function generateCards(
   total: number,
   users: { id: string; keyId: string; sessions: string[] }[],
   options: { withWorkspaces: boolean },
-): NodeInsert[] {
+): CardInsert[] {
   const now = Date.now();
-  const rows: NodeInsert[] = [];
+  const rows: CardInsert[] = [];
   for (const user of users) {
     if (rows.length >= total) break;
     for (const spec of profileCards(r, `user-${user.id.slice(-4)}`))

@@ -114,39 +114,39 @@ test("an agent runs a turn over plain JSON: append, write with evidence, search,
     turn,
   });
   expect(written).toMatchObject({ done: true, results: [{ status: "created" }] });
-  const nodeId = written.results[0]!.nodeId!;
+  const cardId = written.results[0]!.nodeId!;
 
   const found = await ok<{ exact: Node[]; relevant: Node[] }>(agent, "tools.memory_search", {
     kinds: ["food_avoidance"],
   });
-  expect(found.exact.map((n) => n.id)).toContain(nodeId);
+  expect(found.exact.map((n) => n.id)).toContain(cardId);
   const viaCall = await ok<{ exact: Node[] }>(agent, "tools.call", {
     name: "memory_search",
     arguments: { kinds: ["food_avoidance"] },
   });
-  expect(viaCall.exact.map((n) => n.id)).toContain(nodeId);
+  expect(viaCall.exact.map((n) => n.id)).toContain(cardId);
 
   const context = await ok<{ prompt: string; usedMemoryIds: string[] }>(agent, "tools.memory_context", {
     queryText: "Can I eat a sauce made with peanuts?",
     turn,
   });
-  expect(context.usedMemoryIds).toContain(nodeId);
+  expect(context.usedMemoryIds).toContain(cardId);
   expect(context.prompt).toContain("Peanut allergy");
 
-  const got = await ok<{ node: Node }>(agent, "tools.memory_get", { id: nodeId });
-  const forget = { id: nodeId, expectedRevision: got.node.revision, reason: "the user asked to forget the allergy" };
+  const got = await ok<{ node: Node }>(agent, "tools.memory_get", { id: cardId });
+  const forget = { id: cardId, expectedRevision: got.node.revision, reason: "the user asked to forget the allergy" };
   const refused = await ok<{ done: boolean; reason: string }>(agent, "tools.memory_forget", { ...forget, turn });
   expect(refused).toMatchObject({ done: false, reason: "forget_intent_required" });
   const forgotten = await ok<{ done: boolean; deletedIds: string[] }>(agent, "tools.memory_forget", {
     ...forget,
     turn: { ...turn, forgetIntent: true },
   });
-  expect(forgotten).toMatchObject({ done: true, deletedIds: [nodeId] });
+  expect(forgotten).toMatchObject({ done: true, deletedIds: [cardId] });
 
   const after = await ok<{ exact: Node[]; relevant: Node[] }>(agent, "tools.memory_search", {
     kinds: ["food_avoidance"],
   });
-  expect([...after.exact, ...after.relevant].map((n) => n.id)).not.toContain(nodeId);
+  expect([...after.exact, ...after.relevant].map((n) => n.id)).not.toContain(cardId);
 });
 
 test("bad calls get clean, actionable errors", async () => {
@@ -259,20 +259,20 @@ test("an MCP client gets the same tools over Streamable HTTP", async ({ playwrig
     turn,
   );
   expect(written).toMatchObject({ isError: false, structuredContent: { done: true } });
-  const nodeId = written.structuredContent.results[0]!.nodeId!;
+  const cardId = written.structuredContent.results[0]!.nodeId!;
 
   const found = await call<{ exact: Node[] }>("memory_search", { kinds: ["home_location"] });
-  expect(found.structuredContent.exact.map((n) => n.id)).toContain(nodeId);
+  expect(found.structuredContent.exact.map((n) => n.id)).toContain(cardId);
   expect(JSON.parse(found.content[0]!.text)).toEqual(found.structuredContent);
 
   const forgotten = await call<{ done: boolean }>(
     "memory_forget",
-    { id: nodeId, expectedRevision: 1, reason: "user asked" },
+    { id: cardId, expectedRevision: 1, reason: "user asked" },
     { forgetIntent: true },
   );
   expect(forgotten).toMatchObject({ isError: false, structuredContent: { done: true } });
   const after = await call<{ exact: Node[] }>("memory_search", { kinds: ["home_location"] });
-  expect(after.structuredContent.exact.map((n) => n.id)).not.toContain(nodeId);
+  expect(after.structuredContent.exact.map((n) => n.id)).not.toContain(cardId);
 
   const anonymous = await playwright.request.newContext({ baseURL });
   const denied = await anonymous.post("/api/mcp", {

@@ -2,7 +2,7 @@ import { createWriteStream } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { once } from "node:events";
 import { and, asc, eq } from "drizzle-orm";
-import { NODE_STATUSES, tenantMembers, type NodeStatus } from "~/db/schema";
+import { CARD_STATUSES, tenantMembers, type CardStatus } from "~/db/schema";
 import type { Database } from "~/db/types";
 import { findUserByEmail } from "~/server/auth/accounts";
 import { buildUserCallContext, EVERYTHING } from "~/server/auth/permissions";
@@ -23,11 +23,11 @@ const list = (text: string | undefined) =>
     .map((s) => s.trim())
     .filter(Boolean);
 
-function statusesOf(text: string | undefined): NodeStatus[] | undefined {
+function statusesOf(text: string | undefined): CardStatus[] | undefined {
   const wanted = list(text);
-  const unknown = wanted?.filter((s) => !(NODE_STATUSES as readonly string[]).includes(s)) ?? [];
-  if (unknown.length) throw new Error(`Unknown status(es) ${unknown.join(", ")}; use ${NODE_STATUSES.join(", ")}.`);
-  return wanted as NodeStatus[] | undefined;
+  const unknown = wanted?.filter((s) => !(CARD_STATUSES as readonly string[]).includes(s)) ?? [];
+  if (unknown.length) throw new Error(`Unknown status(es) ${unknown.join(", ")}; use ${CARD_STATUSES.join(", ")}.`);
+  return wanted as CardStatus[] | undefined;
 }
 
 /**

@@ -37,10 +37,10 @@ import { callerAs } from "../support/trpc";
 type Caller = ReturnType<typeof callerAs>;
 
 type CreateOp = Extract<z.input<typeof writeOperationSchema>, { op: "create" }>;
-const create = (kind: string, node: CreateOp["node"], extra: { itemKey?: string; scope?: string } = {}): CreateOp => ({
+const create = (kind: string, card: CreateOp["node"], extra: { itemKey?: string; scope?: string } = {}): CreateOp => ({
   op: "create",
   kind,
-  node,
+  node: card,
   ...extra,
 });
 
@@ -537,8 +537,8 @@ describe(`dashboard queries and procedures (${TEST_BACKEND})`, () => {
     it("filters by node lineage and exports every matching event as CSV / JSONL lines", async () => {
       const [card] = (await admin.api.memory.browse({ filter: { kinds: ["avoid_ingredient"] } })).cards;
       const detail = await admin.api.memory.card({ id: card!.id });
-      const byNode = await admin.api.memory.audit({ filter: { nodeId: detail.node.lineageId } });
-      expect(byNode.events.map((e) => e.eventType)).toEqual(["update", "create"]);
+      const byCard = await admin.api.memory.audit({ filter: { nodeId: detail.node.lineageId } });
+      expect(byCard.events.map((e) => e.eventType)).toEqual(["update", "create"]);
       const viewer = {
         tenantId: admin.tenantId,
         role: "admin" as const,

@@ -2,11 +2,11 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recordFromJson } from "~/server/memory/store/card-records";
 import { loadKindRegistry } from "~/server/memory/kinds/custom";
-import { nodeWhere } from "~/server/memory/retrieval/node-search";
+import { cardWhere } from "~/server/memory/retrieval/card-search";
 import { queryTerms } from "~/server/memory/retrieval/query-terms";
 import { fullTextHits } from "~/server/memory/retrieval/signals";
-import { NODE_SOURCE } from "~/server/memory/retrieval/text-sources";
-import { memoryNodeRecordColumns, memoryNodes, memoryNodeUsage } from "~/db/schema";
+import { CARD_SOURCE } from "~/server/memory/retrieval/text-sources";
+import { memoryCardRecordColumns, memoryNodes, memoryNodeUsage } from "~/db/schema";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { agentContext, createOp as create, createTenant, writeCards } from "../support/memory";
 
@@ -72,7 +72,7 @@ describe(`full-text candidates with their records (${TEST_BACKEND})`, () => {
     await handle.db
       .insert(memoryNodeUsage)
       .values({ tenantId, nodeId: ids[0]!, recallCount: 3, lastRecalledAt: new Date(), hotness: 0.125 });
-    const where = nodeWhere({
+    const where = cardWhere({
       tenantId,
       scopes: ctx.readScopes,
       filter: {},
@@ -81,10 +81,10 @@ describe(`full-text candidates with their records (${TEST_BACKEND})`, () => {
     });
     const terms = queryTerms("quokka");
 
-    const hits = await fullTextHits(handle.db, { source: NODE_SOURCE, where, terms, limit: 10, recordsUpTo: 10 });
+    const hits = await fullTextHits(handle.db, { source: CARD_SOURCE, where, terms, limit: 10, recordsUpTo: 10 });
     expect(hits.map((h) => h.id).sort()).toEqual([...ids].sort());
     const viaDrizzle = await handle.db
-      .select(memoryNodeRecordColumns)
+      .select(memoryCardRecordColumns)
       .from(memoryNodes)
       .where(and(eq(memoryNodes.tenantId, tenantId), inArray(memoryNodes.id, ids)));
     const expected = new Map(viaDrizzle.map((row) => [row.id, { ...row, hotness: row.id === ids[0] ? 0.125 : 0 }]));
@@ -98,11 +98,11 @@ describe(`full-text candidates with their records (${TEST_BACKEND})`, () => {
     }
 
     // More matches than the cap: ids only (the caller reads the rows it needs).
-    const capped = await fullTextHits(handle.db, { source: NODE_SOURCE, where, terms, limit: 10, recordsUpTo: 4 });
+    const capped = await fullTextHits(handle.db, { source: CARD_SOURCE, where, terms, limit: 10, recordsUpTo: 4 });
     expect(capped.map((h) => h.id).sort()).toEqual(hits.map((h) => h.id).sort());
     expect(capped.every((h) => h.record === undefined)).toBe(true);
     // Not asked: no records.
-    const plain = await fullTextHits(handle.db, { source: NODE_SOURCE, where, terms, limit: 10 });
+    const plain = await fullTextHits(handle.db, { source: CARD_SOURCE, where, terms, limit: 10 });
     expect(plain.every((h) => h.record === undefined)).toBe(true);
   });
 });

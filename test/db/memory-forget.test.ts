@@ -14,7 +14,7 @@ import type { Database } from "~/db/types";
 import { newId } from "~/server/ids";
 import type { MemoryCallContext } from "~/server/memory/call-context";
 import { memoryForget } from "~/server/memory/forget/forget";
-import { restoreNode } from "~/server/memory/forget/restore";
+import { restoreCard } from "~/server/memory/forget/restore";
 import { eraseSession } from "~/server/memory/forget/erase-session";
 import { eraseScopeMemory } from "~/server/memory/forget/erase-scope";
 import { eraseTenantMemory } from "~/server/memory/forget/erase";
@@ -272,9 +272,9 @@ describe(`memory_forget (${TEST_BACKEND})`, () => {
     await memoryForget(handle.db, ctx, { id: first.nodeId!, expectedRevision: 1, reason: "用户说忘掉" });
 
     expect(
-      await restoreNode(handle.db, person, { id: first.nodeId!, expectedRevision: 2, reason: "mistake" }),
+      await restoreCard(handle.db, person, { id: first.nodeId!, expectedRevision: 2, reason: "mistake" }),
     ).toMatchObject({ done: false, reason: "conflict" });
-    const restored = await restoreNode(handle.db, person, {
+    const restored = await restoreCard(handle.db, person, {
       id: first.nodeId!,
       expectedRevision: 1,
       reason: "forgotten by mistake",
@@ -305,14 +305,14 @@ describe(`memory_forget (${TEST_BACKEND})`, () => {
     expect(found.relevant.map((h) => h.id)).toContain(restored.nodeId);
     // Only once.
     expect(
-      await restoreNode(handle.db, person, { id: first.nodeId!, expectedRevision: 1, reason: "again" }),
+      await restoreCard(handle.db, person, { id: first.nodeId!, expectedRevision: 1, reason: "again" }),
     ).toMatchObject({ done: false, reason: "not_ended" });
 
     // Forgotten again, then a new card takes the slot: the restore names it and changes nothing.
     await memoryForget(handle.db, ctx, { id: restored.nodeId!, expectedRevision: 2, reason: "forget" });
     const replacement = await write(handle.db, ctx, "custom_fact", "commute", "Takes the train now.", "train");
     expect(
-      await restoreNode(handle.db, person, { id: restored.nodeId!, expectedRevision: 2, reason: "undo" }),
+      await restoreCard(handle.db, person, { id: restored.nodeId!, expectedRevision: 2, reason: "undo" }),
     ).toMatchObject({ done: false, reason: "slot_occupied", occupantId: replacement.nodeId });
     const active = await handle.db
       .select()
@@ -322,7 +322,7 @@ describe(`memory_forget (${TEST_BACKEND})`, () => {
     // Someone who may not write the scope cannot restore.
     const reader = personContext(t, { writeScopes: [] });
     expect(
-      await restoreNode(handle.db, reader, { id: restored.nodeId!, expectedRevision: 2, reason: "x" }),
+      await restoreCard(handle.db, reader, { id: restored.nodeId!, expectedRevision: 2, reason: "x" }),
     ).toMatchObject({ done: false, reason: "scope_not_writable" });
   });
 
@@ -553,13 +553,13 @@ describe(`memory_forget (${TEST_BACKEND})`, () => {
         },
       ],
     });
-    const nodeId = created.results[0]!.nodeId!;
+    const cardId = created.results[0]!.nodeId!;
     // A refused update (valueJson without content) quotes the card's sentence in its audit row.
     const refused = await memoryWrite(handle.db, ctx, {
       operations: [
         {
           op: "update",
-          targetId: nodeId,
+          targetId: cardId,
           expectedRevision: 1,
           explicitUserIntent: true,
           node: { valueJson: "elsewhere" },
@@ -576,7 +576,7 @@ describe(`memory_forget (${TEST_BACKEND})`, () => {
     expect(await embedJobs()).toHaveLength(1);
 
     const erased = await memoryForget(handle.db, ctx, {
-      id: nodeId,
+      id: cardId,
       expectedRevision: 1,
       mode: "hard",
       reason: "erase my job",

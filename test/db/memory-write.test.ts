@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryAuditEvents, memoryNodes, tenants } from "~/db/schema";
 import { ServiceError } from "~/server/errors";
 import { loadKindRegistry } from "~/server/memory/kinds/custom";
-import { findActiveNodes } from "~/server/memory/store/exact-query";
-import { getNodeHistory, readMemoryAsOf } from "~/server/memory/retrieval/history";
+import { findActiveCards } from "~/server/memory/store/exact-query";
+import { getCardHistory, readMemoryAsOf } from "~/server/memory/retrieval/history";
 import { parseScopePattern } from "~/server/memory/scope";
 import { memoryForget } from "~/server/memory/forget/forget";
 import { memorySearch } from "~/server/memory/retrieval/search";
@@ -22,7 +22,7 @@ describe(`memory_write (${TEST_BACKEND})`, () => {
   });
   afterAll(async () => handle?.destroy());
 
-  const nodesOf = (t: string) => handle.db.select().from(memoryNodes).where(eq(memoryNodes.tenantId, t));
+  const cardsOf = (t: string) => handle.db.select().from(memoryNodes).where(eq(memoryNodes.tenantId, t));
   const auditOf = (t: string) => handle.db.select().from(memoryAuditEvents).where(eq(memoryAuditEvents.tenantId, t));
 
   it("creates a card in its canonical slot with the explicit-intent defaults and an audit row", async () => {
@@ -44,7 +44,7 @@ describe(`memory_write (${TEST_BACKEND})`, () => {
       scope: "user:u1",
       revision: 1,
     });
-    const [row] = await nodesOf(t);
+    const [row] = await cardsOf(t);
     expect(row).toMatchObject({
       confidence: 0.98,
       importance: expect.closeTo(0.9, 5),
@@ -71,7 +71,7 @@ describe(`memory_write (${TEST_BACKEND})`, () => {
     });
     expect(again.results[0]).toMatchObject({ status: "noop", revision: 1 });
     expect(again.done).toBe(true);
-    expect(await nodesOf(t)).toHaveLength(1);
+    expect(await cardsOf(t)).toHaveLength(1);
   });
 
   it("applies an update that changes only the title, tags, confidence or importance; an identical one is a noop", async () => {
@@ -92,23 +92,25 @@ describe(`memory_write (${TEST_BACKEND})`, () => {
     ).results;
     let revision = created!.revision!;
     let id = created!.nodeId!;
-    const update = async (node: Record<string, unknown>) => {
+    const update = async (card: Record<string, unknown>) => {
       const [result] = (
         await memoryWrite(handle.db, ctx, {
-          operations: [{ op: "update", targetId: id, expectedRevision: revision, explicitUserIntent: true, node }],
+          operations: [
+            { op: "update", targetId: id, expectedRevision: revision, explicitUserIntent: true, node: card },
+          ],
         })
       ).results;
       if (result!.status === "updated") ({ revision, nodeId: id } = result as { revision: number; nodeId: string });
       return result!;
     };
     // Each of these used to answer "already says this; nothing changed" and drop the edit.
-    for (const node of [
+    for (const card of [
       { title: "Folding bike" },
       { tags: ["travel", "commute"] },
       { confidence: 0.5 },
       { importance: 0.2 },
     ]) {
-      expect(await update(node), JSON.stringify(node)).toMatchObject({ status: "updated" });
+      expect(await update(card), JSON.stringify(card)).toMatchObject({ status: "updated" });
     }
     const [current] = await handle.db
       .select()
@@ -133,7 +135,7 @@ describe(`memory_write (${TEST_BACKEND})`, () => {
         content: " Rides  a Brompton. ",
       }),
     ).toMatchObject({ status: "noop", revision: 5 });
-    expect(await nodesOf(t)).toHaveLength(5);
+    expect(await cardsOf(t)).toHaveLength(5);
     // What it did not send stays while the card says the same (above: importance alone kept confidence
     // 0.5); a new statement gets a new statement's confidence, by intent, as a create would.
     expect(await update({ content: "Rides a Brompton to work." })).toMatchObject({ status: "updated", revision: 6 });
@@ -159,14 +161,16 @@ describe(`memory_write (${TEST_BACKEND})`, () => {
         ],
       })
     ).results;
-    const update = (node: Record<string, unknown>) =>
+    const update = (card: Record<string, unknown>) =>
       memoryWrite(handle.db, ctx, {
-        operations: [{ op: "update", targetId: created!.nodeId!, expectedRevision: 1, explicitUserIntent: true, node }],
+        operations: [
+          { op: "update", targetId: created!.nodeId!, expectedRevision: 1, explicitUserIntent: true, node: card },
+        ],
       });
     const valueOnly = await update({ valueJson: "zh-CN" });
     expect(valueOnly).toMatchObject({ done: false, results: [{ status: "rejected", reason: "content_required" }] });
     expect(valueOnly.results[0]!.message).toContain("Answer in English.");
-    expect(await nodesOf(t)).toHaveLength(1);
+    expect(await cardsOf(t)).toHaveLength(1);
     // The same value, or a value with the sentence that states it, goes through.
     expect((await update({ valueJson: "en", title: "Reply language" })).results[0]).toMatchObject({
       status: "updated",
@@ -230,7 +234,7 @@ describe(`memory_write (${TEST_BACKEND})`, () => {
       ],
     });
     expect(third.results[0]).toMatchObject({ status: "updated", revision: 3, previousId: second.results[0]!.nodeId });
-    const history = await getNodeHistory(handle.db, ctx, first.results[0]!.nodeId!);
+    const history = await getCardHistory(handle.db, ctx, first.results[0]!.nodeId!);
     expect(history.revisions.map((r) => [r.revision, r.status, r.valueJson])).toEqual([
       [1, "superseded", "nurse"],
       [2, "superseded", "doctor"],
@@ -244,10 +248,10 @@ describe(`memory_write (${TEST_BACKEND})`, () => {
   it("answers a supersede that restates the card word for word with noop, not a new revision", async () => {
     const t = await createTenant(handle.db);
     const ctx = agentContext(t);
-    const node = { title: "Job", content: "Works as a nurse.", valueJson: "nurse" };
+    const card = { title: "Job", content: "Works as a nurse.", valueJson: "nurse" };
     const [created] = (
       await memoryWrite(handle.db, ctx, {
-        operations: [{ op: "create", kind: "occupation", explicitUserIntent: true, node }],
+        operations: [{ op: "create", kind: "occupation", explicitUserIntent: true, node: card }],
       })
     ).results;
     const same = await memoryWrite(handle.db, ctx, {
@@ -257,12 +261,12 @@ describe(`memory_write (${TEST_BACKEND})`, () => {
           targetId: created!.nodeId!,
           expectedRevision: 1,
           explicitUserIntent: true,
-          node: { ...node, content: " Works as a  nurse. " },
+          node: { ...card, content: " Works as a  nurse. " },
         },
       ],
     });
     expect(same).toMatchObject({ done: true, results: [{ status: "noop", nodeId: created!.nodeId, revision: 1 }] });
-    expect(await nodesOf(t)).toHaveLength(1);
+    expect(await cardsOf(t)).toHaveLength(1);
     expect((await auditOf(t)).map((a) => a.eventType).sort()).toEqual(["create", "noop"]);
     const changed = await memoryWrite(handle.db, ctx, {
       operations: [
@@ -271,7 +275,7 @@ describe(`memory_write (${TEST_BACKEND})`, () => {
           targetId: created!.nodeId!,
           expectedRevision: 1,
           explicitUserIntent: true,
-          node: { ...node, content: "Works as a midwife.", valueJson: "midwife" },
+          node: { ...card, content: "Works as a midwife.", valueJson: "midwife" },
         },
       ],
     });
@@ -316,7 +320,7 @@ describe(`memory_write (${TEST_BACKEND})`, () => {
     });
     expect(stale.done).toBe(false);
     expect(stale.results[0]).toMatchObject({ status: "conflict", reason: "not_active", currentStatus: "superseded" });
-    const [active] = await findActiveNodes(handle.db, {
+    const [active] = await findActiveCards(handle.db, {
       tenantId: t,
       scopes: ctx.readScopes,
       filter: { kinds: ["long_term_goal"] },
@@ -374,7 +378,7 @@ describe(`memory_write (${TEST_BACKEND})`, () => {
     );
     expect(results.filter((r) => r.done)).toHaveLength(1);
     expect(results.filter((r) => !r.done).every((r) => r.results[0]!.status === "conflict")).toBe(true);
-    const rows = await nodesOf(t);
+    const rows = await cardsOf(t);
     expect(rows.map((r) => r.revision).sort()).toEqual([1, 2]);
     expect(rows.filter((r) => r.status === "active")).toHaveLength(1);
   });
@@ -404,7 +408,7 @@ describe(`memory_write (${TEST_BACKEND})`, () => {
     });
     expect(result.results[0]).toMatchObject({ status: "rejected", reason: "untrusted_source" });
     expect(result.results[0]!.message).toMatch(/msg_forged/);
-    expect(await nodesOf(t)).toHaveLength(0);
+    expect(await cardsOf(t)).toHaveLength(0);
     const ok = await memoryWrite(handle.db, agentContext(t, { trustedMessageIds: [real, "msg_erased"] }), {
       operations: [
         {
@@ -440,7 +444,7 @@ describe(`memory_write (${TEST_BACKEND})`, () => {
       ],
     });
     expect(gone.results[0]).toMatchObject({ status: "rejected", reason: "source_erased" });
-    expect(await nodesOf(t)).toHaveLength(1);
+    expect(await cardsOf(t)).toHaveLength(1);
   });
 
   it("enforces the explicit-only write policy", async () => {
@@ -604,7 +608,7 @@ describe(`memory_write (${TEST_BACKEND})`, () => {
       [1, "rejected", "unknown_kind"],
       [2, "rejected", "invalid_value"],
     ]);
-    expect(await nodesOf(t)).toHaveLength(0);
+    expect(await cardsOf(t)).toHaveLength(0);
     const audit = await auditOf(t);
     expect(audit.map((a) => a.eventType)).toEqual(["rejected", "rejected"]);
   });
@@ -640,7 +644,7 @@ describe(`memory_write (${TEST_BACKEND})`, () => {
       });
       const error = await write.catch((e: unknown) => e);
       expect(String((error as Error).cause ?? error)).toMatch(/injected failure/);
-      expect(await nodesOf(t)).toHaveLength(0);
+      expect(await cardsOf(t)).toHaveLength(0);
       expect(await auditOf(t)).toHaveLength(0);
     } finally {
       await handle.db.execute(sql.raw(`drop trigger explode_${t} on memory_nodes`));
@@ -663,7 +667,7 @@ describe(`memory_write (${TEST_BACKEND})`, () => {
     const first = await memoryWrite(handle.db, agentContext(t), input);
     const retry = await memoryWrite(handle.db, agentContext(t), input);
     expect(retry).toMatchObject({ done: true, replayed: true, results: first.results });
-    expect(await nodesOf(t)).toHaveLength(1);
+    expect(await cardsOf(t)).toHaveLength(1);
     await expect(
       memoryWrite(handle.db, agentContext(t), {
         ...input,
@@ -725,7 +729,7 @@ describe(`memory_write (${TEST_BACKEND})`, () => {
     await handle.db.update(tenants).set({ sensitivePolicy: "redact" }).where(eq(tenants.id, t));
     const redacted = await memoryWrite(handle.db, agentContext(t), { operations: [op] });
     expect(redacted.results[0]!.status).toBe("created");
-    const [row] = await nodesOf(t);
+    const [row] = await cardsOf(t);
     expect(row?.content).toContain("[REDACTED:");
     expect(row?.content).not.toContain(secret);
     expect(row?.redacted).toBe(true);
@@ -803,7 +807,7 @@ describe(`memory_write (${TEST_BACKEND})`, () => {
       operations: [{ op: "expire", targetId: created.results[0]!.nodeId!, expectedRevision: 1 }],
     });
     expect(attack.results[0]).toMatchObject({ status: "rejected", reason: "not_found" });
-    const [row] = await nodesOf(a);
+    const [row] = await cardsOf(a);
     expect(row?.status).toBe("active");
   });
 
@@ -926,6 +930,6 @@ describe(`memory_write (${TEST_BACKEND})`, () => {
       node: { id: card!.nodeId, revision: 1, title: "Editor", content: "Uses neovim." },
     });
     expect(readBack).toContain('node does not take "id", "revision"');
-    expect((await nodesOf(t)).map((n) => n.content)).toEqual(["Uses vim."]);
+    expect((await cardsOf(t)).map((n) => n.content)).toEqual(["Uses vim."]);
   });
 });

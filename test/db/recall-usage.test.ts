@@ -24,12 +24,12 @@ describe(`recall counts and hotness (${TEST_BACKEND})`, () => {
   let org: Awaited<ReturnType<typeof createOrg>>;
   let secret: string;
   const tools = () => callerAs(handle.db, { bearer: secret }).tools;
-  const usageOf = async (nodeId: string) => {
+  const usageOf = async (cardId: string) => {
     await flushRecalls(handle.db);
     const [row] = await handle.db
       .select()
       .from(memoryNodeUsage)
-      .where(and(eq(memoryNodeUsage.tenantId, org.tenantId), eq(memoryNodeUsage.nodeId, nodeId)));
+      .where(and(eq(memoryNodeUsage.tenantId, org.tenantId), eq(memoryNodeUsage.nodeId, cardId)));
     return row;
   };
   const write = async (...ops: ReturnType<typeof card>[]) => {

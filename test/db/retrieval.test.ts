@@ -8,14 +8,14 @@ import { memoryForget } from "~/server/memory/forget/forget";
 import { appendMessages } from "~/server/memory/evidence/messages";
 import { parseScopePattern } from "~/server/memory/scope";
 import { loadKindRegistry } from "~/server/memory/kinds/custom";
-import { nodeWhere } from "~/server/memory/retrieval/node-search";
+import { cardWhere } from "~/server/memory/retrieval/card-search";
 import { queryTerms } from "~/server/memory/retrieval/query-terms";
 import { rankingFeaturesWithout } from "~/server/memory/retrieval/ranking-features";
 import { flushQueryLog, recordQuery } from "~/server/memory/retrieval/query-log";
 import { memorySearch } from "~/server/memory/retrieval/search";
 import { disjointScopes } from "~/server/memory/retrieval/read-scopes";
 import { COMMON_TERM_SHARE, fullTextHits, scopeStats } from "~/server/memory/retrieval/signals";
-import { NODE_SOURCE } from "~/server/memory/retrieval/text-sources";
+import { CARD_SOURCE } from "~/server/memory/retrieval/text-sources";
 import { termShare, termShares } from "~/server/memory/retrieval/term-shares";
 import { memoryWrite } from "~/server/memory/write/write";
 import { reindexSearchText } from "~/server/memory/store/reindex-search-text";
@@ -438,18 +438,18 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect(termShare(shares, terms[0]!)).toBeGreaterThan(COMMON_TERM_SHARE);
     expect(termShare(shares, terms[1]!)).toBeLessThanOrEqual(COMMON_TERM_SHARE);
 
-    const where = nodeWhere({
+    const where = cardWhere({
       tenantId,
       scopes: ctx.readScopes,
       filter: {},
       registry: await loadKindRegistry(handle.db, tenantId),
       statuses: ["active"],
     });
-    const selective = await fullTextHits(handle.db, { source: NODE_SOURCE, where, terms, limit: 100, minimum: 10 });
+    const selective = await fullTextHits(handle.db, { source: CARD_SOURCE, where, terms, limit: 100, minimum: 10 });
     // Only rows with the rare term were read (the common one still scores them).
     expect(selective.map((h) => h.id).sort()).toEqual([both, ...rare].sort());
     // Too few rare matches for the caller: the common term selects too, ranked below them.
-    const fallback = await fullTextHits(handle.db, { source: NODE_SOURCE, where, terms, limit: 500, minimum: 20 });
+    const fallback = await fullTextHits(handle.db, { source: CARD_SOURCE, where, terms, limit: 500, minimum: 20 });
     expect(fallback).toHaveLength(1 + rare.length + common.length);
     expect(
       fallback
@@ -931,15 +931,15 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     );
     const registry = await loadKindRegistry(handle.db, tenantId);
     const scopes = ["user:u1", "session:s1", "workspace:w1", "global"].map(parseScopePattern);
-    const where = (s: typeof scopes) => nodeWhere({ tenantId, scopes: s, filter: {}, registry, statuses: ["active"] });
-    const whole = await scopeStats(handle.db, NODE_SOURCE, where(scopes));
+    const where = (s: typeof scopes) => cardWhere({ tenantId, scopes: s, filter: {}, registry, statuses: ["active"] });
+    const whole = await scopeStats(handle.db, CARD_SOURCE, where(scopes));
     const parts = scopes.map((scope, i) => ({ key: `stats-test-${tenantId}-${i}`, where: where([scope]) }));
-    const summed = await scopeStats(handle.db, NODE_SOURCE, where(scopes), undefined, parts);
+    const summed = await scopeStats(handle.db, CARD_SOURCE, where(scopes), undefined, parts);
     expect(whole.n).toBe(4);
     expect(summed.n).toBe(whole.n);
     expect(summed.avglen).toBeCloseTo(whole.avglen, 9);
     // Cached per part: a second caller sharing the workspace reads it from the cache, and the answer is the same.
-    expect(await scopeStats(handle.db, NODE_SOURCE, where(scopes), undefined, parts)).toEqual(summed);
+    expect(await scopeStats(handle.db, CARD_SOURCE, where(scopes), undefined, parts)).toEqual(summed);
     // A member's default grant: "session:*" (every session) is one part, and a session it covers is not counted twice.
     await writeCards(handle.db, ctx, card("session:s2", 5, "another session's words"));
     const granted = ["user:u1", "session:*", "session:s1", "global"].map(parseScopePattern);
@@ -948,8 +948,8 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
       key: `stats-test-${tenantId}-wild-${i}`,
       where: where([scope]),
     }));
-    const wholeGranted = await scopeStats(handle.db, NODE_SOURCE, where(granted));
-    const summedGranted = await scopeStats(handle.db, NODE_SOURCE, where(granted), undefined, wildcardParts);
+    const wholeGranted = await scopeStats(handle.db, CARD_SOURCE, where(granted));
+    const summedGranted = await scopeStats(handle.db, CARD_SOURCE, where(granted), undefined, wildcardParts);
     expect([wholeGranted.n, summedGranted.n]).toEqual([4, 4]);
     expect(summedGranted.avglen).toBeCloseTo(wholeGranted.avglen, 9);
   });

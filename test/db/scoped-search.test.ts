@@ -7,11 +7,11 @@ import { loadKindRegistry } from "~/server/memory/kinds/custom";
 import { parseScopePattern, type ScopePattern } from "~/server/memory/scope";
 import { scopePatternsCondition, scopePatternsFilter } from "~/server/memory/store/scope-sql";
 import { buildTsQueryText } from "~/server/text/segment";
-import { nodeWhere } from "~/server/memory/retrieval/node-search";
+import { cardWhere } from "~/server/memory/retrieval/card-search";
 import { queryTerms } from "~/server/memory/retrieval/query-terms";
 import { scopeLexeme, scopesTsQuery } from "~/server/memory/retrieval/scope-lexemes";
 import { fullTextHits } from "~/server/memory/retrieval/signals";
-import { NODE_SOURCE } from "~/server/memory/retrieval/text-sources";
+import { CARD_SOURCE } from "~/server/memory/retrieval/text-sources";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { agentContext, createOp as create, createTenant, writeCards } from "../support/memory";
 
@@ -37,8 +37,8 @@ describe(`scoped full-text index (${TEST_BACKEND})`, () => {
       statuses: ["active" as const],
     };
     return {
-      where: nodeWhere(base),
-      scoped: { query: scopesTsQuery(tenantId, scopes)!, where: nodeWhere({ ...base, indexable: false }) },
+      where: cardWhere(base),
+      scoped: { query: scopesTsQuery(tenantId, scopes)!, where: cardWhere({ ...base, indexable: false }) },
     };
   };
 
@@ -127,7 +127,7 @@ describe(`scoped full-text index (${TEST_BACKEND})`, () => {
     const { where, scoped } = await matchParams(tenantId, [parseScopePattern(scope)]);
     const terms = queryTerms(hex.slice(0, 4));
     for (const match of [undefined, scoped])
-      expect(await fullTextHits(handle.db, { source: NODE_SOURCE, where, terms, limit: 10, scoped: match })).toEqual(
+      expect(await fullTextHits(handle.db, { source: CARD_SOURCE, where, terms, limit: 10, scoped: match })).toEqual(
         [],
       );
   });
@@ -182,8 +182,8 @@ describe(`scoped full-text index (${TEST_BACKEND})`, () => {
       text.endsWith(":*") ? { type: text.slice(0, -2) as ScopePattern["type"], id: "*" } : parseScopePattern(text);
     for (const [patterns, expected] of cases) {
       const { where, scoped: match } = await matchParams(tenantId, patterns.map(patternOf));
-      const plain = await fullTextHits(handle.db, { source: NODE_SOURCE, where, terms, limit: 10 });
-      const scoped = await fullTextHits(handle.db, { source: NODE_SOURCE, where, terms, limit: 10, scoped: match });
+      const plain = await fullTextHits(handle.db, { source: CARD_SOURCE, where, terms, limit: 10 });
+      const scoped = await fullTextHits(handle.db, { source: CARD_SOURCE, where, terms, limit: 10, scoped: match });
       expect(
         scoped.map((h) => h.id),
         patterns.join(", "),

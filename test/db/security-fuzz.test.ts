@@ -84,7 +84,7 @@ describe(`tools.call under random and hostile input (${TEST_BACKEND})`, () => {
     w(1, hostileString),
   );
   const goodText = fc.constantFrom("Some content.", "内容：不吃香菜", "Rides a Brompton", "Works nights");
-  const nodeArb = fc.oneof(
+  const cardArb = fc.oneof(
     w(
       8,
       fc.record({ title: fc.constantFrom("Title", "标题"), content: goodText }, { requiredKeys: ["title", "content"] }),
@@ -119,14 +119,14 @@ describe(`tools.call under random and hostile input (${TEST_BACKEND})`, () => {
     kind: fc.constantFrom("custom_fact", "project_context", "temporary_state"),
     itemKey: fc.constantFrom("bike", "wifi", "seed_a", "香菜"),
     explicitUserIntent: fc.constant(true),
-    node: nodeArb,
+    node: cardArb,
   });
   const goodChange = fc.record({
     op: fc.constantFrom("update", "supersede", "expire"),
     targetId: idArb,
     expectedRevision: fc.integer({ min: 1, max: 3 }),
     explicitUserIntent: fc.constant(true),
-    node: nodeArb,
+    node: cardArb,
   });
   const wildOp = fc.record(
     {
@@ -140,7 +140,7 @@ describe(`tools.call under random and hostile input (${TEST_BACKEND})`, () => {
       targetId: idArb,
       expectedRevision: fc.oneof(fc.integer({ min: -1, max: 4 }), fc.constant(undefined)),
       explicitUserIntent: fc.oneof(fc.boolean(), fc.constant(undefined)),
-      node: nodeArb,
+      node: cardArb,
     },
     { requiredKeys: ["op"] },
   );

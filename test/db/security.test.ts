@@ -30,7 +30,7 @@ describe(`agent endpoint security (${TEST_BACKEND})`, () => {
   let b: Awaited<ReturnType<typeof createOrg>>;
   let keyA: string;
   let keyB: string;
-  let nodeB: string;
+  let cardB: string;
 
   beforeAll(async () => {
     handle = await openTestDatabase();
@@ -39,7 +39,7 @@ describe(`agent endpoint security (${TEST_BACKEND})`, () => {
     keyA = (await createKey(handle.db, { tenantId: a.tenantId, ownerUserId: a.adminId })).secret;
     keyB = (await createKey(handle.db, { tenantId: b.tenantId, ownerUserId: b.adminId })).secret;
     const written = await callerAs(handle.db, { bearer: keyB }).tools.memory_write(create("secret_plan"));
-    nodeB = written.results[0]!.nodeId!;
+    cardB = written.results[0]!.nodeId!;
   });
   afterAll(async () => handle?.destroy());
 
@@ -85,36 +85,36 @@ describe(`agent endpoint security (${TEST_BACKEND})`, () => {
     const agent = tools(keyA);
     const guessed = "mem_0000000000000000000x";
 
-    const foreignGet = await agent.memory_get({ id: nodeB }).catch((e: unknown) => e);
+    const foreignGet = await agent.memory_get({ id: cardB }).catch((e: unknown) => e);
     const guessedGet = await agent.memory_get({ id: guessed }).catch((e: unknown) => e);
-    expect(shape(foreignGet, nodeB)).toEqual(shape(guessedGet, guessed));
-    expect(shape(foreignGet, nodeB)).toMatchObject({ code: "NOT_FOUND", reason: "not_found" });
+    expect(shape(foreignGet, cardB)).toEqual(shape(guessedGet, guessed));
+    expect(shape(foreignGet, cardB)).toMatchObject({ code: "NOT_FOUND", reason: "not_found" });
 
     const update = (targetId: string) => ({
       operations: [{ op: "update" as const, targetId, expectedRevision: 1, node: { content: "hijacked" } }],
     });
-    const foreignWrite = await agent.memory_write(update(nodeB));
+    const foreignWrite = await agent.memory_write(update(cardB));
     const guessedWrite = await agent.memory_write(update(guessed));
     expect(foreignWrite).toMatchObject({ done: false, results: [{ status: "rejected", reason: "not_found" }] });
-    expect(foreignWrite.results[0]!.message.replaceAll(nodeB, "<id>")).toBe(
+    expect(foreignWrite.results[0]!.message.replaceAll(cardB, "<id>")).toBe(
       guessedWrite.results[0]!.message.replaceAll(guessed, "<id>"),
     );
 
     const forget = (id: string) =>
       agent.memory_forget({ id, expectedRevision: 1, reason: "test", turn: { forgetIntent: true } });
-    const foreignForget = await forget(nodeB);
+    const foreignForget = await forget(cardB);
     const guessedForget = await forget(guessed);
     expect(foreignForget).toMatchObject({ done: false, reason: "not_found", deletedIds: [] });
-    expect(foreignForget.message.replaceAll(nodeB, "<id>")).toBe(guessedForget.message.replaceAll(guessed, "<id>"));
+    expect(foreignForget.message.replaceAll(cardB, "<id>")).toBe(guessedForget.message.replaceAll(guessed, "<id>"));
 
     const all = await agent.memory_search({ all: true });
-    expect(JSON.stringify(all)).not.toContain(nodeB);
+    expect(JSON.stringify(all)).not.toContain(cardB);
     const everything = await agent.memory_forget({
       all: true,
       reason: "clear",
       turn: { forgetIntent: true, forgetAllIntent: true },
     });
-    expect(everything.deletedIds).not.toContain(nodeB);
+    expect(everything.deletedIds).not.toContain(cardB);
 
     // Evidence and message threading stay inside the tenant too, even with the same session id.
     const theirs = await tools(keyB).message_append({
@@ -139,7 +139,7 @@ describe(`agent endpoint security (${TEST_BACKEND})`, () => {
     const [still] = await handle.db
       .select()
       .from(memoryNodes)
-      .where(and(eq(memoryNodes.tenantId, b.tenantId), eq(memoryNodes.id, nodeB)));
+      .where(and(eq(memoryNodes.tenantId, b.tenantId), eq(memoryNodes.id, cardB)));
     expect(still).toMatchObject({ status: "active", revision: 1, content: "Something about secret_plan." });
   });
 
@@ -152,9 +152,9 @@ describe(`agent endpoint security (${TEST_BACKEND})`, () => {
       })
     ).secret;
     const written = await tools(noForget).memory_write(create("keep_me"));
-    const nodeId = written.results[0]!.nodeId!;
+    const cardId = written.results[0]!.nodeId!;
     expect((await tools(noForget).list()).tools.map((t) => t.name)).not.toContain("memory_forget");
-    const attempt = { id: nodeId, expectedRevision: 1, reason: "user asked", turn: { forgetIntent: true } };
+    const attempt = { id: cardId, expectedRevision: 1, reason: "user asked", turn: { forgetIntent: true } };
     await expect(tools(noForget).memory_forget(attempt)).rejects.toMatchObject({
       code: "FORBIDDEN",
       cause: { reason: "missing_permission", details: { permission: "memory:forget", tool: "memory_forget" } },
@@ -178,30 +178,30 @@ describe(`agent endpoint security (${TEST_BACKEND})`, () => {
       cause: { details: { permission: "messages:write" } },
     });
 
-    const [row] = await handle.db.select().from(memoryNodes).where(eq(memoryNodes.id, nodeId));
+    const [row] = await handle.db.select().from(memoryNodes).where(eq(memoryNodes.id, cardId));
     expect(row?.status).toBe("active");
   });
 
   it("takes access away from existing keys as soon as the owner's grant is removed", async () => {
     const memberKey = (await createKey(handle.db, { tenantId: a.tenantId, ownerUserId: a.memberId })).secret;
     const written = await tools(memberKey).memory_write(create("member_fact"));
-    const nodeId = written.results[0]!.nodeId!;
-    expect((await tools(memberKey).memory_get({ id: nodeId })).found).toBe(true);
+    const cardId = written.results[0]!.nodeId!;
+    expect((await tools(memberKey).memory_get({ id: cardId })).found).toBe(true);
 
     const admin = callerAs(handle.db, { userId: a.adminId });
     const grants = await admin.grants.list({ principalType: "user", principalId: a.memberId });
     const userGrant = grants.find((g) => g.scope === `user:${a.memberId}`)!;
     await admin.grants.remove({ grantId: userGrant.id });
 
-    await expect(tools(memberKey).memory_get({ id: nodeId })).rejects.toMatchObject({ code: "NOT_FOUND" });
-    expect((await tools(memberKey).memory_search({ all: true })).exact.map((n) => n.id)).not.toContain(nodeId);
+    await expect(tools(memberKey).memory_get({ id: cardId })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    expect((await tools(memberKey).memory_search({ all: true })).exact.map((n) => n.id)).not.toContain(cardId);
     // No grant at all: the key has no default user scope left to write to.
     expect(await tools(memberKey).memory_write(create("member_fact_2"))).toMatchObject({
       done: false,
       results: [{ reason: "scope_required" }],
     });
     const forget = await tools(memberKey).memory_forget({
-      id: nodeId,
+      id: cardId,
       expectedRevision: 1,
       reason: "x",
       turn: { forgetIntent: true },
@@ -216,7 +216,7 @@ describe(`agent endpoint security (${TEST_BACKEND})`, () => {
       canRead: true,
       canWrite: false,
     });
-    expect((await tools(memberKey).memory_get({ id: nodeId })).found).toBe(true);
+    expect((await tools(memberKey).memory_get({ id: cardId })).found).toBe(true);
     await expect(tools(memberKey).memory_write(create("member_fact_3"))).rejects.toMatchObject({
       code: "FORBIDDEN",
       cause: {

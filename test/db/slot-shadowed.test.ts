@@ -9,7 +9,7 @@ import { queryRows } from "~/db/raw";
 import { SCOPE_TYPES } from "~/db/schema";
 import type { MemoryCallContext } from "~/server/memory/call-context";
 import { memoryForget } from "~/server/memory/forget/forget";
-import { restoreNode } from "~/server/memory/forget/restore";
+import { restoreCard } from "~/server/memory/forget/restore";
 import { eraseSession } from "~/server/memory/forget/erase-session";
 import { EVERYTHING } from "~/server/auth/permissions";
 import { parseScopePattern, SCOPE_PRIORITY } from "~/server/memory/scope";
@@ -93,7 +93,7 @@ describe(`shadowed cards (${TEST_BACKEND})`, () => {
     await memoryForget(handle.db, ctx2, { id: sessionCard!, expectedRevision: 1, reason: "the user asked" });
     const [userCard] = await write(ctx2, tone("user:u1", "Playful."));
     expect((await shadowedOf(t2)).get(userCard!)).toBe(false);
-    const restored = await restoreNode(handle.db, ctx2, {
+    const restored = await restoreCard(handle.db, ctx2, {
       id: sessionCard!,
       expectedRevision: 1,
       reason: "the user changed their mind",

@@ -3,7 +3,7 @@ import { PgDialect } from "drizzle-orm/pg-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "~/db/raw";
 import { parseScopePattern } from "~/server/memory/scope";
-import { standingNodesStatement } from "~/server/memory/retrieval/context-parts";
+import { standingCardsStatement } from "~/server/memory/retrieval/context-parts";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { createTenant } from "../support/memory";
 
@@ -27,7 +27,7 @@ describe(`standing cards statement (${TEST_BACKEND})`, () => {
   it("uses the partial standing and workspace-facts indexes in a generic plan", async () => {
     const tenantId = await createTenant(handle.db);
     const scopes = ["user:u1", "workspace:w1", "session:s1", "global"].map(parseScopePattern);
-    const query = new PgDialect().sqlToQuery(standingNodesStatement({ tenantId, scopes, now: new Date() }));
+    const query = new PgDialect().sqlToQuery(standingCardsStatement({ tenantId, scopes, now: new Date() }));
     const plan = await handle.db.transaction(async (tx) => {
       // Tiny tables are scanned whatever the indexes; this asks which index a cached plan *can* use.
       await tx.execute(

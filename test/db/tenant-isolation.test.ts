@@ -285,8 +285,8 @@ const PROCEDURES: Record<string, { access: Access; probe: (k: Kit) => Promise<vo
       k.clean(events.filter((e) => e.eventType !== "rejected"));
       for (const e of events.filter((e) => e.eventType === "rejected"))
         expect(e).toMatchObject({ nodeId: null, before: null, after: null });
-      const byNode = (await k.call({ filter: { nodeId: k.fx.a.nodeId } })) as { events: unknown[] };
-      expect(byNode.events).toEqual([]);
+      const byCard = (await k.call({ filter: { nodeId: k.fx.a.nodeId } })) as { events: unknown[] };
+      expect(byCard.events).toEqual([]);
     },
   },
   "memory.stats": { access: "tenant", probe: noLeak },
@@ -906,11 +906,11 @@ describe(`tenant isolation, generated from the router (${TEST_BACKEND})`, () => 
             problems.push(`${where}: filter matched ${(data.exact as unknown[]).length} card(s)`);
           // Written text is stored exactly as sent.
           if (tool.name === "memory_write" && data.done === true) {
-            const nodeId = (data.results as { nodeId: string }[])[0]!.nodeId;
+            const cardId = (data.results as { nodeId: string }[])[0]!.nodeId;
             const [row] = await handle.db
               .select()
               .from(memoryNodes)
-              .where(sql`${memoryNodes.tenantId} = ${fx.a.tenantId} and ${memoryNodes.id} = ${nodeId}`);
+              .where(sql`${memoryNodes.tenantId} = ${fx.a.tenantId} and ${memoryNodes.id} = ${cardId}`);
             const stored: Record<string, unknown> = {
               "operations[].node.title": row?.title,
               "operations[].node.content": row?.content,

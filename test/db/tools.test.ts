@@ -102,35 +102,35 @@ describe(`agent tools over tRPC and MCP (${TEST_BACKEND})`, () => {
 
     const written = await tools(full).memory_write({ ...peanutWrite(appended.messageIds), turn });
     expect(written).toMatchObject({ done: true, results: [{ status: "created" }] });
-    const nodeId = written.results[0]!.nodeId!;
-    const [row] = await handle.db.select().from(memoryNodes).where(eq(memoryNodes.id, nodeId));
+    const cardId = written.results[0]!.nodeId!;
+    const [row] = await handle.db.select().from(memoryNodes).where(eq(memoryNodes.id, cardId));
     expect(row?.sourceMessageIds).toEqual(appended.messageIds);
     expect(row?.scopeId).toBe(org.memberId);
 
     const found = await tools(full).memory_search({ kinds: ["food_avoidance"] });
-    expect(found.exact.map((n) => n.id)).toContain(nodeId);
+    expect(found.exact.map((n) => n.id)).toContain(cardId);
     const context = await tools(full).memory_context({ queryText: "can I eat peanuts?", turn });
-    expect(context.usedMemoryIds).toContain(nodeId);
+    expect(context.usedMemoryIds).toContain(cardId);
     expect(context.prompt).toContain("Peanut allergy");
     // What the agent gets over HTTP, already: plain JSON (dates as ISO strings), nothing lost in transit.
     expect(context.recentMessages).toHaveLength(1);
     expect(context).toStrictEqual(JSON.parse(JSON.stringify(context)));
     expect(found).toStrictEqual(JSON.parse(JSON.stringify(found)));
 
-    const got = await tools(full).memory_get({ id: nodeId });
+    const got = await tools(full).memory_get({ id: cardId });
     // food_avoidance is a synonym of avoid_ingredient, whose slot the card takes.
     expect(got).toMatchObject({
       found: true,
-      node: { id: nodeId, revision: 1, key: "cooking.avoid_ingredient:peanuts" },
+      node: { id: cardId, revision: 1, key: "cooking.avoid_ingredient:peanuts" },
     });
     // Lookup fields: by the structured value, narrowed by type and domain.
-    const card = (await tools(full).memory_get({ id: nodeId })).node!;
+    const card = (await tools(full).memory_get({ id: cardId })).node!;
     expect(
       await tools(full).memory_get({ valueJson: card.valueJson, type: card.type, domain: card.domain }),
-    ).toMatchObject({ found: true, node: { id: nodeId } });
+    ).toMatchObject({ found: true, node: { id: cardId } });
     expect(await tools(full).memory_get({ valueJson: card.valueJson, type: "task" })).toMatchObject({ found: false });
 
-    const refused = await tools(full).memory_forget({ id: nodeId, expectedRevision: 1, reason: "user asked", turn });
+    const refused = await tools(full).memory_forget({ id: cardId, expectedRevision: 1, reason: "user asked", turn });
     expect(refused).toMatchObject({ done: false, reason: "forget_intent_required", deletedIds: [] });
     // A selector naming another type matches nothing and deletes nothing.
     expect(
@@ -141,18 +141,18 @@ describe(`agent tools over tRPC and MCP (${TEST_BACKEND})`, () => {
       }),
     ).toMatchObject({ done: false, reason: "no_match" });
     const forgotten = await tools(full).memory_forget({
-      id: nodeId,
+      id: cardId,
       expectedRevision: 1,
       reason: "user asked",
       turn: { ...turn, forgetIntent: true },
     });
-    expect(forgotten).toMatchObject({ done: true, deletedIds: [nodeId] });
+    expect(forgotten).toMatchObject({ done: true, deletedIds: [cardId] });
     expect((await tools(full).memory_search({ kinds: ["food_avoidance"] })).exact).toHaveLength(0);
 
     const events = await handle.db
       .select()
       .from(memoryAuditEvents)
-      .where(and(eq(memoryAuditEvents.tenantId, org.tenantId), eq(memoryAuditEvents.nodeId, nodeId)));
+      .where(and(eq(memoryAuditEvents.tenantId, org.tenantId), eq(memoryAuditEvents.nodeId, cardId)));
     expect(events.map((e) => e.eventType).sort()).toEqual(["create", "delete"]);
     expect(events.every((e) => e.toolCallId === "call_1" && e.actorType === "api_key")).toBe(true);
   });
@@ -778,7 +778,7 @@ describe(`agent tools over tRPC and MCP (${TEST_BACKEND})`, () => {
         }),
       );
       expect(written.body?.result).toMatchObject({ isError: false, structuredContent: { done: true } });
-      const nodeId = (written.body?.result?.structuredContent as { results: { nodeId: string }[] }).results[0]!.nodeId;
+      const cardId = (written.body?.result?.structuredContent as { results: { nodeId: string }[] }).results[0]!.nodeId;
 
       // memory_context: the model reads the budgeted block, not every recalled card as JSON.
       const recalled = await mcp(
@@ -804,7 +804,7 @@ describe(`agent tools over tRPC and MCP (${TEST_BACKEND})`, () => {
         full,
         rpc(7, "tools/call", {
           name: "memory_forget",
-          arguments: { id: nodeId, expectedRevision: 1, reason: "asked" },
+          arguments: { id: cardId, expectedRevision: 1, reason: "asked" },
         }),
       );
       expect(failed.body?.result).toMatchObject({
@@ -815,13 +815,13 @@ describe(`agent tools over tRPC and MCP (${TEST_BACKEND})`, () => {
         full,
         rpc(8, "tools/call", {
           name: "memory_forget",
-          arguments: { id: nodeId, expectedRevision: 1, reason: "asked" },
+          arguments: { id: cardId, expectedRevision: 1, reason: "asked" },
           _meta: { turn: { forgetIntent: true } },
         }),
       );
       expect(forgotten.body?.result).toMatchObject({
         isError: false,
-        structuredContent: { done: true, deletedIds: [nodeId] },
+        structuredContent: { done: true, deletedIds: [cardId] },
       });
 
       const unknown = await mcp(full, rpc(9, "tools/call", { name: "drop_tables", arguments: {} }));
@@ -900,7 +900,7 @@ describe(`agent tools over tRPC and MCP (${TEST_BACKEND})`, () => {
           _meta: { turn: { sessionId: "mcp-forget-only" } },
         }),
       );
-      const nodeId = (written.body?.result?.structuredContent as { results: { nodeId: string }[] }).results[0]!.nodeId;
+      const cardId = (written.body?.result?.structuredContent as { results: { nodeId: string }[] }).results[0]!.nodeId;
       const forgetOnly = (
         await createKey(handle.db, {
           tenantId: org.tenantId,
@@ -912,13 +912,13 @@ describe(`agent tools over tRPC and MCP (${TEST_BACKEND})`, () => {
         forgetOnly,
         rpc(2, "tools/call", {
           name: "memory_forget",
-          arguments: { id: nodeId, expectedRevision: 1, reason: "asked" },
+          arguments: { id: cardId, expectedRevision: 1, reason: "asked" },
           _meta: { turn: { forgetIntent: true } },
         }),
       );
       expect(forgot.body?.result).toMatchObject({
         isError: false,
-        structuredContent: { done: true, deletedIds: [nodeId] },
+        structuredContent: { done: true, deletedIds: [cardId] },
       });
     });
 

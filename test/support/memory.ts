@@ -40,11 +40,11 @@ export function personContext(tenantId: string, overrides: Partial<MemoryCallCon
 export type Op = Record<string, unknown>;
 
 /** A `create` operation with explicit user intent (`extra`: itemKey, scope, …). */
-export const createOp = (kind: string, node: Record<string, unknown>, extra: Op = {}): Op => ({
+export const createOp = (kind: string, card: Record<string, unknown>, extra: Op = {}): Op => ({
   op: "create",
   kind,
   explicitUserIntent: true,
-  node,
+  node: card,
   ...extra,
 });
 

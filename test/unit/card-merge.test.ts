@@ -3,7 +3,7 @@ import { draftFromCard } from "~/components/memories/card-draft";
 import {
   conflictingFields,
   mergeCard,
-  nodeFromValues,
+  cardFromValues,
   resolveMerge,
   type CardValues,
 } from "~/components/memories/card-merge";
@@ -97,7 +97,7 @@ describe("three-way card merge", () => {
   });
 
   it("sends every field, scores included, and leaves an absent value to the server", () => {
-    expect(nodeFromValues({ ...base, valueJson: null, title: "  Tea  " })).toEqual({
+    expect(cardFromValues({ ...base, valueJson: null, title: "  Tea  " })).toEqual({
       title: "Tea",
       content: base.content,
       tags: ["drinks"],

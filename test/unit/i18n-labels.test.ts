@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ACTOR_TYPES, NODE_TYPES } from "~/db/schema";
+import { ACTOR_TYPES, CARD_TYPES } from "~/db/schema";
 import { htmlLang } from "~/i18n/config";
 import {
   actorTypeLabel,
@@ -9,7 +9,7 @@ import {
   kindDescription,
   kindValueHint,
   messageRoleLabel,
-  nodeTypeLabel,
+  cardTypeLabel,
   organisationLabel,
   scoreLabel,
 } from "~/i18n/labels";
@@ -77,9 +77,9 @@ describe("display labels in both languages", () => {
     ]) {
       expect(scoreLabel(zh, name), name).toMatch(HAN);
     }
-    for (const type of NODE_TYPES) {
-      expect(nodeTypeLabel(en, type)).toBe(type);
-      expect(nodeTypeLabel(zh, type), type).toMatch(HAN);
+    for (const type of CARD_TYPES) {
+      expect(cardTypeLabel(en, type)).toBe(type);
+      expect(cardTypeLabel(zh, type), type).toMatch(HAN);
     }
     for (const role of ["system", "user", "assistant", "tool"]) expect(messageRoleLabel(zh, role), role).toMatch(HAN);
     expect(eventLabel(zh, "some_future_event")).toBe("some_future_event");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { NODE_TYPES, SCOPE_TYPES } from "~/db/schema";
+import { CARD_TYPES, SCOPE_TYPES } from "~/db/schema";
 import { BUILT_IN_KINDS, kindKeySynonyms, MERGED_KINDS } from "~/server/memory/kinds/catalogue";
 import { buildCustomKind } from "~/server/memory/kinds/custom-schema";
 import type { KindDefinition } from "~/server/memory/kinds/definition";
@@ -66,7 +66,7 @@ describe("built-in registry", () => {
       expect(keys.has(def.key), def.key).toBe(false);
       kinds.add(def.kind);
       keys.add(def.key);
-      expect(NODE_TYPES).toContain(def.type);
+      expect(CARD_TYPES).toContain(def.type);
       expect(def.allowedScopes).toContain(def.defaultScope);
       for (const scope of def.allowedScopes) expect(SCOPE_TYPES).toContain(scope);
       expect(def.description).toMatch(/^[A-Z].+\.$/);

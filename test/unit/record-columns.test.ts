@@ -1,11 +1,11 @@
 import { getTableColumns } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { memoryNodeRecordColumns, memoryNodes } from "~/db/schema";
+import { memoryCardRecordColumns, memoryNodes } from "~/db/schema";
 
 describe("memoryNodeRecordColumns", () => {
   it("is every card column but the search ones (only the database's matching reads those) and the unused legacy counters", () => {
     const all = Object.keys(getTableColumns(memoryNodes));
-    const record = Object.keys(memoryNodeRecordColumns);
+    const record = Object.keys(memoryCardRecordColumns);
     expect(all.filter((c) => !record.includes(c)).sort()).toEqual([
       "legacyAccessCount",
       "legacyHotness",

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { MemoryNode } from "~/server/memory/store/card-view";
+import type { MemoryCard } from "~/server/memory/store/card-view";
 import { compareForConflict, conflictKey, resolveConflicts } from "~/server/memory/retrieval/conflicts";
 import { selectWithinBudget, type ContextItem, type SectionName } from "~/server/memory/retrieval/context-render";
 import { boostedScore, reciprocalRankFusion, relativeFloor } from "~/server/memory/retrieval/fusion";
@@ -22,7 +22,7 @@ import { parseScopePattern } from "~/server/memory/scope";
 
 const NOW = new Date("2026-01-10T12:00:00Z");
 
-function node(overrides: Partial<MemoryNode> = {}): MemoryNode {
+function card(overrides: Partial<MemoryCard> = {}): MemoryCard {
   return {
     id: "mem_a",
     scope: "user:u1",
@@ -249,9 +249,9 @@ describe("BM25 and fusion", () => {
   it("ranks cards lexically by field weights (title first) for history reads", () => {
     const ranked = rankLexically(
       [
-        node({ id: "body", title: "x", content: "likes tea" }),
-        node({ id: "title", title: "Tea", content: "x" }),
-        node({ id: "none", title: "x", content: "y" }),
+        card({ id: "body", title: "x", content: "likes tea" }),
+        card({ id: "title", title: "Tea", content: "x" }),
+        card({ id: "none", title: "x", content: "y" }),
       ],
       "tea",
     );
@@ -261,44 +261,44 @@ describe("BM25 and fusion", () => {
 
 describe("conflict resolution", () => {
   const chain = { session: { type: "session" as const, id: "s1" }, user: { type: "user" as const, id: "u1" } };
-  const winner = (a: MemoryNode, b: MemoryNode) => (compareForConflict(a, b, NOW) < 0 ? a.id : b.id);
+  const winner = (a: MemoryCard, b: MemoryCard) => (compareForConflict(a, b, NOW) < 0 ? a.id : b.id);
 
   it("resolves a slot in order: unexpired, scope, explicit, temporary, newer, confidence, importance", () => {
-    expect(winner(node({ id: "session", scope: "session:s1" }), node({ id: "user" }))).toBe("session");
-    expect(winner(node({ id: "workspace", scope: "workspace:w1" }), node({ id: "global", scope: "global" }))).toBe(
+    expect(winner(card({ id: "session", scope: "session:s1" }), card({ id: "user" }))).toBe("session");
+    expect(winner(card({ id: "workspace", scope: "workspace:w1" }), card({ id: "global", scope: "global" }))).toBe(
       "workspace",
     );
-    expect(winner(node({ id: "lapsed", scope: "session:s1", status: "expired" }), node({ id: "live" }))).toBe("live");
+    expect(winner(card({ id: "lapsed", scope: "session:s1", status: "expired" }), card({ id: "live" }))).toBe("live");
     expect(
       winner(
-        node({ id: "inferred", explicitUserIntent: false, updatedAt: "2026-01-09T00:00:00Z" }),
-        node({ id: "explicit" }),
+        card({ id: "inferred", explicitUserIntent: false, updatedAt: "2026-01-09T00:00:00Z" }),
+        card({ id: "explicit" }),
       ),
     ).toBe("explicit");
-    expect(winner(node({ id: "long" }), node({ id: "temporary", expiresAt: "2026-02-01T00:00:00Z" }))).toBe(
+    expect(winner(card({ id: "long" }), card({ id: "temporary", expiresAt: "2026-02-01T00:00:00Z" }))).toBe(
       "temporary",
     );
-    expect(winner(node({ id: "old" }), node({ id: "new", updatedAt: "2026-01-05T00:00:00Z" }))).toBe("new");
-    expect(winner(node({ id: "sure", confidence: 0.99 }), node({ id: "unsure", confidence: 0.5 }))).toBe("sure");
-    expect(winner(node({ id: "minor", importance: 0.1 }), node({ id: "major", importance: 0.9 }))).toBe("major");
+    expect(winner(card({ id: "old" }), card({ id: "new", updatedAt: "2026-01-05T00:00:00Z" }))).toBe("new");
+    expect(winner(card({ id: "sure", confidence: 0.99 }), card({ id: "unsure", confidence: 0.5 }))).toBe("sure");
+    expect(winner(card({ id: "minor", importance: 0.1 }), card({ id: "major", importance: 0.9 }))).toBe("major");
   });
 
   it("shares a slot along the caller's scope chain only", () => {
-    expect(conflictKey(node({ scope: "session:s1" }), chain)).toBe(conflictKey(node({ scope: "user:u1" }), chain));
-    expect(conflictKey(node({ scope: "session:s2" }), chain)).not.toBe(conflictKey(node({ scope: "user:u1" }), chain));
-    expect(conflictKey(node({ scope: "global" }), chain)).toBe(conflictKey(node({ scope: "context:app/x" }), chain));
+    expect(conflictKey(card({ scope: "session:s1" }), chain)).toBe(conflictKey(card({ scope: "user:u1" }), chain));
+    expect(conflictKey(card({ scope: "session:s2" }), chain)).not.toBe(conflictKey(card({ scope: "user:u1" }), chain));
+    expect(conflictKey(card({ scope: "global" }), chain)).toBe(conflictKey(card({ scope: "context:app/x" }), chain));
   });
 
   it("keeps winners in rank order and explains every omission", () => {
     const { kept, omitted } = resolveConflicts(
       [
-        node({ id: "user-lang" }),
-        node({ id: "session-lang", scope: "session:s1" }),
-        node({ id: "old-rev", key: "profile.name", status: "superseded" }),
-        node({ id: "lapsed", key: "x", expiresAt: "2026-01-01T00:00:00Z" }),
-        node({ id: "shaky", key: "y", confidence: 0.2 }),
-        node({ id: "gone", key: "z", status: "deleted" }),
-        node({ id: "other", key: "profile.name" }),
+        card({ id: "user-lang" }),
+        card({ id: "session-lang", scope: "session:s1" }),
+        card({ id: "old-rev", key: "profile.name", status: "superseded" }),
+        card({ id: "lapsed", key: "x", expiresAt: "2026-01-01T00:00:00Z" }),
+        card({ id: "shaky", key: "y", confidence: 0.2 }),
+        card({ id: "gone", key: "z", status: "deleted" }),
+        card({ id: "other", key: "profile.name" }),
       ],
       { now: NOW, chain },
     );

@@ -4,7 +4,7 @@ import { useRouter } from "next/navigation";
 import { useI18n } from "~/i18n/client";
 import { Dialog } from "../dialog";
 import { buttonClass } from "../ui";
-import { nodeFromValues } from "./card-merge";
+import { cardFromValues } from "./card-merge";
 import { cardValues } from "./card-values";
 import { ConflictMerge } from "./conflict-merge";
 import type { CardWrite, Conflict } from "./card-write";
@@ -56,7 +56,7 @@ export function ConflictDialog({
                   op: "update",
                   targetId: current.id,
                   expectedRevision: current.revision,
-                  node: nodeFromValues(merged),
+                  node: cardFromValues(merged),
                   ...(pending.reason ? { reason: pending.reason } : {}),
                 },
                 pending,

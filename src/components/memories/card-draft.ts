@@ -111,7 +111,7 @@ export function draftFromCard(
 }
 
 /** The `node` of a memory_write operation (`_shape` unused, as for draftFromCard). The form blocks saving while the JSON does not parse. */
-export function nodeFromDraft(draft: CardDraft, _shape?: Shape) {
+export function cardFromDraft(draft: CardDraft, _shape?: Shape) {
   const parsed = parseValue(draft.value, draft.valueMode);
   if (!parsed.ok)
     throw new Error(

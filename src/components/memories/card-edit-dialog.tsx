@@ -5,7 +5,7 @@ import { useI18n } from "~/i18n/client";
 import type { KindOption } from "~/trpc/types";
 import { Dialog } from "../dialog";
 import { FormError } from "../form";
-import { draftFromCard, nodeFromDraft, type CardDraft } from "./card-draft";
+import { draftFromCard, cardFromDraft, type CardDraft } from "./card-draft";
 import { CardFields } from "./card-fields";
 import { DialogFooter } from "./card-dialog-parts";
 import type { Card, CardWrite } from "./card-write";
@@ -39,7 +39,7 @@ export function EditCardDialog({
                 op: "update",
                 targetId: card.id,
                 expectedRevision: card.revision,
-                node: nodeFromDraft(draft, kind?.valueShape),
+                node: cardFromDraft(draft, kind?.valueShape),
                 ...(pending.reason ? { reason: pending.reason } : {}),
               },
               pending,

@@ -144,7 +144,7 @@ export function resolveMerge(
  * that changes the text and leaves the scores out gets the kind's default scores (a confidence the
  * other tab set would be lost).
  */
-export function nodeFromValues(values: CardValues) {
+export function cardFromValues(values: CardValues) {
   return {
     title: values.title.trim(),
     content: values.content.trim(),

@@ -6,7 +6,7 @@ import type { KindOption } from "~/trpc/types";
 import { Dialog } from "../dialog";
 import { FormError } from "../form";
 import { inputClass } from "../ui";
-import { draftFromCard, nodeFromDraft, type CardDraft } from "./card-draft";
+import { draftFromCard, cardFromDraft, type CardDraft } from "./card-draft";
 import { CardFields } from "./card-fields";
 import { DialogFooter } from "./card-dialog-parts";
 import type { Card, CardWrite } from "./card-write";
@@ -45,7 +45,7 @@ export function SupersedeCardDialog({
                 expectedRevision: card.revision,
                 kind: kindName,
                 ...(target?.itemized && item.trim() ? { itemKey: item.trim() } : {}),
-                node: nodeFromDraft(draft, target?.valueShape),
+                node: cardFromDraft(draft, target?.valueShape),
                 ...(draft.reason.trim() ? { reason: draft.reason.trim() } : {}),
               },
               writer.pendingFrom(draft),

@@ -1,5 +1,5 @@
 import type { KindOption } from "~/trpc/types";
-import { draftFromCard, nodeFromDraft, type CardDraft } from "./card-draft";
+import { draftFromCard, cardFromDraft, type CardDraft } from "./card-draft";
 import type { CardValues } from "./card-merge";
 
 type Shape = KindOption["valueShape"] | undefined;
@@ -34,7 +34,7 @@ export const cardValues = (card: CardLike): CardValues => ({
 export function valuesFromDraft(draft: CardDraft, card: CardLike, shape: Shape): CardValues {
   const base = cardValues(card);
   const untouched = draftFromCard(card, shape);
-  const node = nodeFromDraft(draft, shape);
+  const node = cardFromDraft(draft, shape);
   const touched = (name: keyof CardDraft) => draft[name] !== untouched[name];
   return {
     title: touched("title") ? node.title : base.title,

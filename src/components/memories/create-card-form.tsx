@@ -13,7 +13,7 @@ import type { ScopeLabel } from "~/server/dashboard/scope-labels";
 import { scopeChoiceList } from "../scope-choice-list";
 import { ScopePicker } from "../scope-picker";
 import { buttonClass, hintId, inputClass, Labeled, Panel } from "../ui";
-import { emptyDraft, nodeFromDraft, type CardDraft } from "./card-draft";
+import { emptyDraft, cardFromDraft, type CardDraft } from "./card-draft";
 import { CardFields } from "./card-fields";
 import { ReplaceWarning, type CreatePreview } from "./replace-warning";
 import { refusalText } from "./write-refusal";
@@ -79,7 +79,7 @@ export function CreateCardForm({
     kind: kindName,
     ...(kind?.itemized && itemKey.trim() ? { itemKey: itemKey.trim() } : {}),
     ...(scope.trim() ? { scope: scope.trim() } : {}),
-    node: nodeFromDraft(draft),
+    node: cardFromDraft(draft),
     ...(draft.reason.trim() ? { reason: draft.reason.trim() } : {}),
   });
   const signatureOf = (op: ReturnType<typeof operation>) => JSON.stringify(op);

@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { useI18n } from "~/i18n/client";
-import { categoryLabel, nodeTypeLabel } from "~/i18n/labels";
+import { categoryLabel, cardTypeLabel } from "~/i18n/labels";
 import type { CardFilter } from "~/server/dashboard/card-filter";
 import { cardFilterToSearchParams } from "~/server/dashboard/card-filter-url";
 import type { CardFacets, CategoryTreeNode, DomainTree } from "~/server/dashboard/cards";
@@ -206,7 +206,7 @@ export function FilterPanel({
           {select(
             "type",
             t("field.type"),
-            types.map((ty) => ({ value: ty, label: nodeTypeLabel(t, ty) })),
+            types.map((ty) => ({ value: ty, label: cardTypeLabel(t, ty) })),
             t("memories.anyType"),
           )}
           {(["tags", "entities"] as const).map((name) => (

@@ -19,9 +19,9 @@ import { memoryChunks } from "./tree";
 
 export const SCOPE_TYPES = ["session", "workspace", "user", "context", "global"] as const;
 export type ScopeType = (typeof SCOPE_TYPES)[number];
-export const NODE_STATUSES = ["active", "superseded", "expired", "deleted"] as const;
-export type NodeStatus = (typeof NODE_STATUSES)[number];
-export const NODE_TYPES = [
+export const CARD_STATUSES = ["active", "superseded", "expired", "deleted"] as const;
+export type CardStatus = (typeof CARD_STATUSES)[number];
+export const CARD_TYPES = [
   "preference",
   "fact",
   "decision",
@@ -31,7 +31,7 @@ export const NODE_TYPES = [
   "constraint",
   "correction",
 ] as const;
-export type NodeType = (typeof NODE_TYPES)[number];
+export type CardType = (typeof CARD_TYPES)[number];
 export const ACTOR_TYPES = ["user", "api_key", "system"] as const;
 
 /**
@@ -58,7 +58,7 @@ export const STANDING_INDEX_TYPES = [
   "constraint",
   "preference",
   "decision",
-] as const satisfies readonly (typeof NODE_TYPES)[number][];
+] as const satisfies readonly (typeof CARD_TYPES)[number][];
 const sqlList = (values: readonly string[]) => values.map((v) => `'${v}'`).join(", ");
 /**
  * memory_nodes_standing_idx's predicate as query text. Literal, not parameters: a cached (generic)
@@ -181,11 +181,11 @@ export const memoryNodes = pgTable(
       .default(sql`'{}'::text[]`),
     /** `/`-joined category path for prefix queries. */
     categoryPathText: text("category_path_text").notNull().default(""),
-    type: text("type", { enum: NODE_TYPES }).notNull(),
+    type: text("type", { enum: CARD_TYPES }).notNull(),
     valueJson: jsonb("value_json"),
     title: text("title").notNull(),
     content: text("content").notNull(),
-    status: text("status", { enum: NODE_STATUSES }).notNull().default("active"),
+    status: text("status", { enum: CARD_STATUSES }).notNull().default("active"),
     revision: integer("revision").notNull().default(1),
     /** Root of the revision chain (the first revision's id). */
     lineageId: text("lineage_id").notNull(),
@@ -408,7 +408,7 @@ export const memoryQueryLog = pgTable(
 
 export type MemoryMessage = typeof memoryMessages.$inferSelect;
 export type MemorySummary = typeof memorySummaries.$inferSelect;
-export type MemoryNodeRow = typeof memoryNodes.$inferSelect;
+export type MemoryCardRow = typeof memoryNodes.$inferSelect;
 
 /**
  * A card as the retrieval paths read it: every column but the search ones (and the unused legacy counters), which only the database's
@@ -426,7 +426,7 @@ const {
   legacyLastAccessedAt: _last,
   ...recordColumns
 } = getTableColumns(memoryNodes);
-export const memoryNodeRecordColumns = recordColumns;
+export const memoryCardRecordColumns = recordColumns;
 type UnreadColumns =
   | "searchTitle"
   | "searchKeys"
@@ -436,7 +436,7 @@ type UnreadColumns =
   | "legacyHotness"
   | "legacyAccessCount"
   | "legacyLastAccessedAt";
-export type MemoryNodeRecord = Omit<MemoryNodeRow, UnreadColumns> & {
+export type MemoryCardRecord = Omit<MemoryCardRow, UnreadColumns> & {
   /** Recall hotness (memory_node_usage), present where a ranked search read it with the record. */
   hotness?: number;
 };

@@ -51,7 +51,7 @@ export type CardDetail = {
 /** Everything the card page shows, if the viewer may read the card's scope (else NOT_FOUND). */
 export async function getCardDetail(db: DbOrTx, ctx: ReadCtx, id: string): Promise<CardDetail> {
   const history = await getNodeHistory(db, ctx, id);
-  const node = history.revisions.find((r) => r.id === id)!;
+  const card = history.revisions.find((r) => r.id === id)!;
   const cited = [...new Set(history.revisions.flatMap((r) => r.sourceMessageIds))];
   const [events, messages, label, usage] = await Promise.all([
     toAuditEntries(db, ctx.tenantId, history.events),
@@ -70,7 +70,7 @@ export async function getCardDetail(db: DbOrTx, ctx: ReadCtx, id: string): Promi
   // the card is theirs to read, the chat is not.
   const readable = messages.filter((m) => sessionReadable(ctx.readScopes, m.sessionId));
   return {
-    node,
+    node: card,
     revisions: history.revisions.map((r) => ({
       ...r,
       createdByLabel: label(r.createdBy).label,
@@ -88,7 +88,7 @@ export async function getCardDetail(db: DbOrTx, ctx: ReadCtx, id: string): Promi
     })),
     missingEvidenceIds: cited.filter((c) => !found.has(c)),
     hiddenEvidenceCount: messages.length - readable.length,
-    writable: scopeAllowed(parseScope(node.scope), ctx.writeScopes ?? []),
+    writable: scopeAllowed(parseScope(card.scope), ctx.writeScopes ?? []),
     usage: {
       recallCount: own?.recallCount ?? 0,
       chainRecallCount: [...usage.values()].reduce((sum, u) => sum + u.recallCount, 0),
@@ -118,17 +118,17 @@ export async function explainRecall(
   id: string,
   query?: string,
 ): Promise<WhyRecalled> {
-  const node = await getMemoryNode(db, ctx, id);
-  const queryText = (query?.trim() || node.title).slice(0, 1000);
+  const card = await getMemoryNode(db, ctx, id);
+  const queryText = (query?.trim() || card.title).slice(0, 1000);
   // Shown on every card page: a view, not a search anyone made, so it stays out of the query log.
   const result = await memorySearch(
     db,
     ctx,
-    { queryText, limit: 50, includeExpired: node.status === "expired" },
+    { queryText, limit: 50, includeExpired: card.status === "expired" },
     { logQuery: false },
   );
   const hits = [...result.exact, ...result.relevant];
-  const index = hits.findIndex((h) => h.id === node.id);
+  const index = hits.findIndex((h) => h.id === card.id);
   const hit = index >= 0 ? hits[index]! : null;
   return {
     query: queryText,
@@ -136,6 +136,6 @@ export async function explainRecall(
     total: hits.length,
     matchedBy: hit?.matchedBy ?? [],
     score: hit?.score ?? null,
-    omittedBecause: result.omitted.find((o) => o.nodeId === node.id)?.reason ?? null,
+    omittedBecause: result.omitted.find((o) => o.nodeId === card.id)?.reason ?? null,
   };
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { NODE_STATUSES, NODE_TYPES } from "~/db/schema";
+import { CARD_STATUSES, CARD_TYPES } from "~/db/schema";
 
 /**
  * What the memory browser filters by. The same shape travels in the URL (shareable, back button),
@@ -15,9 +15,9 @@ export const cardFilterSchema = z.object({
   domain: label.optional(),
   /** `/`-joined category prefix (`生活技能/做饭`). */
   category: z.string().trim().min(1).max(300).optional(),
-  types: z.array(z.enum(NODE_TYPES)).max(NODE_TYPES.length).optional(),
+  types: z.array(z.enum(CARD_TYPES)).max(CARD_TYPES.length).optional(),
   /** Default: active only. */
-  statuses: z.array(z.enum(NODE_STATUSES)).max(NODE_STATUSES.length).optional(),
+  statuses: z.array(z.enum(CARD_STATUSES)).max(CARD_STATUSES.length).optional(),
   tags: z.array(label).max(20).optional(),
   entities: z.array(label).max(20).optional(),
   minConfidence: unit.optional(),
@@ -51,8 +51,8 @@ export function cardFilterFromSearchParams(params: SearchParams): CardFilter {
     kinds: list(params.kind),
     domain: one(params.domain),
     category: one(params.category),
-    types: list(params.type).filter((t) => (NODE_TYPES as readonly string[]).includes(t)),
-    statuses: list(params.status).filter((s) => (NODE_STATUSES as readonly string[]).includes(s)),
+    types: list(params.type).filter((t) => (CARD_TYPES as readonly string[]).includes(t)),
+    statuses: list(params.status).filter((s) => (CARD_STATUSES as readonly string[]).includes(s)),
     tags: list(params.tag),
     entities: list(params.entity),
     minConfidence: fraction(params.minConfidence),

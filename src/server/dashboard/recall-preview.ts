@@ -106,7 +106,7 @@ export async function previewRecall(
   });
 
   const inPrompt = CARD_SECTIONS.flatMap((section) =>
-    result[SECTION_FIELD[section]].map((node) => ({ section, node })),
+    result[SECTION_FIELD[section]].map((card) => ({ section, node: card })),
   );
   const userIds = [
     ...new Set([

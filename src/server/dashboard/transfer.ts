@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, inArray } from "drizzle-orm";
 import { z } from "zod";
 import type { Database, DbOrTx } from "~/db/types";
-import { memoryNodes, NODE_STATUSES } from "~/db/schema";
+import { memoryNodes, CARD_STATUSES } from "~/db/schema";
 import { knownServiceError } from "~/server/errors";
 import { logServerError } from "~/server/log";
 import {
@@ -57,7 +57,7 @@ export type ExportParams = {
   tenantId: string;
   readScopes: readonly ScopePattern[];
   scopes?: string[];
-  statuses?: (typeof NODE_STATUSES)[number][];
+  statuses?: (typeof CARD_STATUSES)[number][];
   includeEvidence?: boolean;
 };
 

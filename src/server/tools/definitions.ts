@@ -170,25 +170,25 @@ export const TOOLS: { [N in ToolName]: ToolDefinition<N> } = {
         withTurnScopeNames("memory_get", call.args, ctx.defaults),
       );
       if (input.id !== undefined) {
-        const node = await getMemoryNode(db, ctx, input.id);
-        if (node.status === "active") {
-          await recordRecalls(db, ctx.tenantId, [node.id]);
+        const card = await getMemoryNode(db, ctx, input.id);
+        if (card.status === "active") {
+          await recordRecalls(db, ctx.tenantId, [card.id]);
           return {
             found: true,
-            node,
-            message: `Memory ${node.id} (${node.key}) is active at revision ${node.revision}. To change it send targetId "${node.id}" with expectedRevision ${node.revision}.`,
+            node: card,
+            message: `Memory ${card.id} (${card.key}) is active at revision ${card.revision}. To change it send targetId "${card.id}" with expectedRevision ${card.revision}.`,
           };
         }
         // An id from before an update names an old revision: lead to the card that is current now.
-        const current = await currentRevisionOf(db, { tenantId: ctx.tenantId, lineageId: node.lineageId });
+        const current = await currentRevisionOf(db, { tenantId: ctx.tenantId, lineageId: card.lineageId });
         const next = current
           ? `The current card of this memory is ${current.id} at revision ${current.revision}: to change it send targetId "${current.id}" with expectedRevision ${current.revision}.`
           : "Nothing of this memory is current any more, so there is nothing to change.";
         return {
           found: true,
-          node,
+          node: card,
           ...(current ? { currentId: current.id, currentRevision: current.revision } : {}),
-          message: `Memory ${node.id} (${node.key}) is ${node.status} (revision ${node.revision}). ${next}`,
+          message: `Memory ${card.id} (${card.key}) is ${card.status} (revision ${card.revision}). ${next}`,
         };
       }
       const result = await memorySearch(db, ctx, {
@@ -202,30 +202,30 @@ export const TOOLS: { [N in ToolName]: ToolDefinition<N> } = {
         limit: 2,
       });
       const hits = result.exact.filter((hit) => !input.scope || hit.scope === input.scope);
-      const nodes: MemoryNode[] = hits.map(({ matchedBy: _m, score: _s, ...node }) => node);
-      if (nodes.length === 0) {
+      const cards: MemoryNode[] = hits.map(({ matchedBy: _m, score: _s, ...node }) => node);
+      if (cards.length === 0) {
         const warnings = result.warnings?.length ? ` ${result.warnings.join(" ")}` : "";
         return {
           found: false,
           message: `No active memory matches that lookup in scopes you can read.${warnings} Try memory_search (e.g. with all: true) before concluding it is not stored.`,
         };
       }
-      if (nodes.length > 1) {
+      if (cards.length > 1) {
         // Only two are read: "2 cards match" said there were two when there were six.
         const more = result.omitted.some((o) => o.reason === "over_limit") || result.omittedCount !== undefined;
         const count = more ? "More than one card matches (these are two of them)" : "2 cards match";
         return {
           found: false,
-          candidates: nodes,
+          candidates: cards,
           message: `${count}; call memory_get again with the id of the one you mean, or list them all with memory_search (kinds, all: true).`,
         };
       }
-      const node = nodes[0]!;
-      await recordRecalls(db, ctx.tenantId, [node.id]);
+      const card = cards[0]!;
+      await recordRecalls(db, ctx.tenantId, [card.id]);
       return {
         found: true,
-        node,
-        message: `Memory ${node.id} (${node.key}) is at revision ${node.revision}. To change it send targetId "${node.id}" with expectedRevision ${node.revision}.`,
+        node: card,
+        message: `Memory ${card.id} (${card.key}) is at revision ${card.revision}. To change it send targetId "${card.id}" with expectedRevision ${card.revision}.`,
       };
     },
   },

@@ -1,4 +1,4 @@
-import { ACTOR_TYPES, NODE_STATUSES, NODE_TYPES } from "~/db/schema";
+import { ACTOR_TYPES, CARD_STATUSES, CARD_TYPES } from "~/db/schema";
 import { API_KEY_PERMISSIONS } from "~/db/schema/permissions";
 import { MESSAGE_ROLES } from "~/server/memory";
 import type { JsonSchema } from "./json-schema";
@@ -34,7 +34,7 @@ function object(
   };
 }
 
-const nodeProperties: Record<string, JsonSchema> = {
+const cardProperties: Record<string, JsonSchema> = {
   id: str,
   scope: { type: "string", examples: ["user:usr_…", "session:chat-42", "workspace:ws_…", "global"] },
   kind: str,
@@ -42,11 +42,11 @@ const nodeProperties: Record<string, JsonSchema> = {
   itemKey: nullable(str),
   domain: str,
   categoryPath: strings,
-  type: { enum: [...NODE_TYPES] },
+  type: { enum: [...CARD_TYPES] },
   valueJson: any,
   title: str,
   content: str,
-  status: { enum: [...NODE_STATUSES] },
+  status: { enum: [...CARD_STATUSES] },
   revision: int,
   lineageId: str,
   supersedesId: nullable(str),
@@ -175,10 +175,10 @@ const toolDescriptor = object({
 
 /** The answers' schemas, by component name, and which answer each tool gives. */
 export const RESULT_SCHEMAS: Record<string, JsonSchema> = {
-  MemoryNode: object(nodeProperties, [], "A memory card."),
+  MemoryNode: object(cardProperties, [], "A memory card."),
   SearchHit: object(
     {
-      ...nodeProperties,
+      ...cardProperties,
       matchedBy: list({ enum: ["exact", "enumeration", "full_text", "trigram", "vector", "slot"] }),
       score: ref("ScoreComponents"),
     },

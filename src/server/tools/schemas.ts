@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { NODE_TYPES } from "~/db/schema";
+import { CARD_TYPES } from "~/db/schema";
 import { boundedJson, MAX_MESSAGE_CHARS, MAX_MESSAGES_PER_APPEND, MESSAGE_ROLES } from "~/server/memory";
 import { strictShape } from "~/server/validation";
 
@@ -34,7 +34,7 @@ export const memoryGetInputSchema = strictShape("memory_get", {
   key: z.string().trim().min(1).max(300).optional(),
   scope: z.string().trim().min(1).max(220).optional(),
   /** Lookup fields: narrow by type, domain or the structured value. */
-  type: z.enum(NODE_TYPES).optional(),
+  type: z.enum(CARD_TYPES).optional(),
   domain: z.string().trim().min(1).max(64).optional(),
   valueJson: boundedJson.optional(),
 }).refine(

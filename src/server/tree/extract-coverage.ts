@@ -1,6 +1,6 @@
 import { and, eq, gte, inArray, or, sql } from "drizzle-orm";
 import type { DbOrTx } from "~/db/types";
-import { memoryNodes, NODE_STATUSES } from "~/db/schema";
+import { memoryNodes, CARD_STATUSES } from "~/db/schema";
 import {
   cardsCitingMessages,
   ERASED_KINDS_FIELD,
@@ -44,7 +44,7 @@ export async function capturedFromMessages(
   const citing = await cardsCitingMessages(db, {
     tenantId: params.tenantId,
     messageIds: params.messages.map((m) => m.id),
-    statuses: NODE_STATUSES,
+    statuses: CARD_STATUSES,
   });
   return (message: ExtractedMessage, candidate: Candidate, siblings: readonly Candidate[] = [candidate]): boolean => {
     const cards = citing.get(message.id) ?? [];

@@ -76,13 +76,13 @@ function unique<T>(items: T[], key: (t: T) => string): T[] {
 }
 
 /** The user's word that an ingredient they avoided is fine now: it replaces the avoidance card of that item. */
-const avoidanceCorrection = (item: string, node: ExtractedOperation["node"]): ExtractedOperation => ({
+const avoidanceCorrection = (item: string, card: ExtractedOperation["node"]): ExtractedOperation => ({
   op: "supersede",
   kind: "avoid_ingredient",
   itemKey: item,
   explicit: true,
   target: { kind: "avoid_ingredient", itemKey: item },
-  node,
+  node: card,
 });
 
 /** Whether a forget request names this candidate: its item, one of its entities or tags ("忘掉我的忌口"). */

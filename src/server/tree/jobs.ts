@@ -160,7 +160,7 @@ export async function extractFromSession(
         })
       )
         continue;
-      const node = { ...candidate.node, sourceMessageIds: [message.id] };
+      const card = { ...candidate.node, sourceMessageIds: [message.id] };
       const scope =
         candidate.scopeHint === "workspace"
           ? (ctx.defaults.workspace ?? ctx.defaults.session)
@@ -173,7 +173,7 @@ export async function extractFromSession(
         itemKey: candidate.itemKey,
         explicitUserIntent: candidate.explicit,
         ...(scope ? { scope: `${scope.type}:${scope.id}` } : {}),
-        node,
+        node: card,
         reason: candidate.correction ? "user corrected an earlier statement" : "extracted from conversation",
       };
       if (candidate.target) {
@@ -192,7 +192,7 @@ export async function extractFromSession(
             kind: candidate.kind,
             itemKey: candidate.itemKey,
             explicitUserIntent: candidate.explicit,
-            node,
+            node: card,
             reason: "user corrected an earlier preference",
           };
         } else if (candidate.requiresTarget) continue;

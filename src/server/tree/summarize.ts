@@ -4,7 +4,7 @@ import { familyOperations } from "./rules";
 import { sentencesOf } from "./rules/common";
 import { similarity, summaryFields } from "./summarize-fields";
 
-/** Every this many new messages (or tokens), the session's summary chain gets its next node (docs/memory-tree.md). */
+/** Every this many new messages (or tokens), the session's summary chain gets its next summary (docs/memory-tree.md). */
 export const SUMMARY_EVERY_MESSAGES = 10;
 export const SUMMARY_EVERY_TOKENS = 3000;
 /** Words (a CJK character counts as one) of sentences a summary keeps: earlier ones and new ones together. */

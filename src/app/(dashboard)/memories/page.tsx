@@ -3,7 +3,7 @@ import { CardTable, SearchResults } from "~/components/memories/card-table";
 import { FilterPanel } from "~/components/memories/filter-panel";
 import { SearchBox } from "~/components/memories/search-box";
 import { EmptyState, ErrorState, LinkButton, Pager } from "~/components/ui";
-import { NODE_TYPES } from "~/db/schema";
+import { CARD_TYPES } from "~/db/schema";
 import { getI18n } from "~/i18n/server";
 import { cardFilterFromSearchParams, cardFilterToSearchParams, type CardFilter } from "~/server/dashboard/card-filter";
 import type { CardFacets } from "~/server/dashboard/cards";
@@ -134,7 +134,7 @@ export default async function MemoriesPage({ searchParams }: { searchParams: Pro
             filter={filter}
             facets={facets.ok ? facets.data : NO_FACETS}
             tree={tree.ok ? tree.data : []}
-            types={NODE_TYPES}
+            types={CARD_TYPES}
             scopeLabels={labels}
           />
         </div>

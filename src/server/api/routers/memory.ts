@@ -28,7 +28,7 @@ import {
   SEARCH_LIMITS,
   type writeOperationSchema,
 } from "~/server/memory";
-import { NODE_STATUSES } from "~/db/schema";
+import { CARD_STATUSES } from "~/db/schema";
 import { createTRPCRouter, tenantProcedure } from "../trpc";
 
 /**
@@ -109,7 +109,7 @@ export const memoryRouter = createTRPCRouter({
   ),
 
   categoryTree: memoryProcedure
-    .input(z.object({ statuses: z.array(z.enum(NODE_STATUSES)).optional() }).default({}))
+    .input(z.object({ statuses: z.array(z.enum(CARD_STATUSES)).optional() }).default({}))
     .query(({ ctx, input }) =>
       categoryTree(ctx.db, { tenantId: ctx.tenant.id, readScopes: ctx.memory.readScopes, statuses: input.statuses }),
     ),
@@ -303,7 +303,7 @@ export const memoryRouter = createTRPCRouter({
     .input(
       z.object({
         scopes: z.array(z.string().max(220)).max(20).optional(),
-        statuses: z.array(z.enum(NODE_STATUSES)).optional(),
+        statuses: z.array(z.enum(CARD_STATUSES)).optional(),
         includeEvidence: z.boolean().default(false),
         cursor,
         limit: z.number().int().min(1).max(EXPORT_PAGE.max).optional(),

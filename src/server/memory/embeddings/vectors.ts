@@ -30,15 +30,15 @@ function valueText(value: unknown): string[] {
 }
 
 /** What a card's vector is made of: what it says, not its bookkeeping. */
-export function nodeEmbeddingText(node: {
+export function cardEmbeddingText(card: {
   title: string;
   content: string;
   tags: readonly string[];
   entities: readonly string[];
   valueJson: unknown;
 }): string {
-  const extra = [...node.entities, ...node.tags, ...valueText(node.valueJson)].join(" ");
-  return [node.title, node.content, extra].filter(Boolean).join("\n").slice(0, MAX_EMBED_CHARS);
+  const extra = [...card.entities, ...card.tags, ...valueText(card.valueJson)].join(" ");
+  return [card.title, card.content, extra].filter(Boolean).join("\n").slice(0, MAX_EMBED_CHARS);
 }
 
 export const evidenceEmbeddingText = (content: string) => content.slice(0, MAX_EMBED_CHARS);
@@ -71,7 +71,7 @@ async function loadTexts(
       })
       .from(memoryNodes)
       .where(and(eq(memoryNodes.tenantId, tenantId), anyOf(memoryNodes.id, ids)));
-    return new Map(rows.map((row) => [row.id, nodeEmbeddingText(row)]));
+    return new Map(rows.map((row) => [row.id, cardEmbeddingText(row)]));
   }
   const table = kind === "message" ? memoryMessages : memoryChunks;
   const rows = await db

@@ -1,10 +1,10 @@
 import { and, arrayOverlaps, eq, inArray } from "drizzle-orm";
-import { memoryNodes, type NodeStatus } from "~/db/schema";
+import { memoryNodes, type CardStatus } from "~/db/schema";
 import type { DbOrTx } from "~/db/types";
 import type { ScopePattern } from "../scope";
 import { scopePatternsCondition } from "../store/scope-sql";
 
-export type CitingCard = { id: string; title: string; kind: string; itemKey: string | null; status: NodeStatus };
+export type CitingCard = { id: string; title: string; kind: string; itemKey: string | null; status: CardStatus };
 
 /** At most this many cards are read for one set of messages. */
 const MAX_CITING = 500;
@@ -20,7 +20,7 @@ export async function cardsCitingMessages(
     tenantId: string;
     messageIds: readonly string[];
     readScopes?: readonly ScopePattern[];
-    statuses?: readonly NodeStatus[];
+    statuses?: readonly CardStatus[];
   },
 ): Promise<Map<string, CitingCard[]>> {
   const byMessage = new Map<string, CitingCard[]>();

@@ -126,12 +126,12 @@ export async function eraseLineages(
     })
     .from(memoryNodes)
     .where(and(eq(memoryNodes.tenantId, tenantId), inArray(memoryNodes.lineageId, lineageIds)));
-  const nodeIds = rows.map((r) => r.id);
+  const cardIds = rows.map((r) => r.id);
   const receipt: ErasureReceipt = {
     erasedAt: params.now.toISOString(),
-    nodeIds,
+    nodeIds: cardIds,
     lineageIds,
-    revisionsRemoved: nodeIds.length,
+    revisionsRemoved: cardIds.length,
     embeddingsRemoved: 0,
     messagesRemoved: 0,
     messageIds: [],
@@ -144,15 +144,15 @@ export async function eraseLineages(
     idempotencyRecordsRemoved: 0,
     jobsRemoved: 0,
   };
-  if (nodeIds.length === 0) return receipt;
+  if (cardIds.length === 0) return receipt;
 
   receipt.embeddingsRemoved = count(
     await tx
       .delete(memoryEmbeddings)
-      .where(and(eq(memoryEmbeddings.tenantId, tenantId), inArray(memoryEmbeddings.nodeId, nodeIds)))
+      .where(and(eq(memoryEmbeddings.tenantId, tenantId), inArray(memoryEmbeddings.nodeId, cardIds)))
       .returning({ id: memoryEmbeddings.id }),
   );
-  await tx.delete(memoryNodes).where(and(eq(memoryNodes.tenantId, tenantId), inArray(memoryNodes.id, nodeIds)));
+  await tx.delete(memoryNodes).where(and(eq(memoryNodes.tenantId, tenantId), inArray(memoryNodes.id, cardIds)));
   await clearShadowMarksOf(
     tx,
     tenantId,
@@ -166,25 +166,25 @@ export async function eraseLineages(
       .where(
         and(
           eq(memoryAuditEvents.tenantId, tenantId),
-          or(inArray(memoryAuditEvents.lineageId, lineageIds), inArray(memoryAuditEvents.nodeId, nodeIds)),
+          or(inArray(memoryAuditEvents.lineageId, lineageIds), inArray(memoryAuditEvents.nodeId, cardIds)),
         ),
       )
       .returning({ id: memoryAuditEvents.id }),
   );
   // A stored reply that names an erased card is replaced by a tombstone, not deleted: a late retry of
   // the call (the ambiguous-commit case idempotency keys exist for) would otherwise write the card again.
-  const mentionsNode = sql`(${sql.join(
-    nodeIds.map((id) => sql`${idempotencyKeys.response}::text like ${`%${id}%`}`),
+  const mentionsCard = sql`(${sql.join(
+    cardIds.map((id) => sql`${idempotencyKeys.response}::text like ${`%${id}%`}`),
     sql` or `,
   )})`;
   receipt.idempotencyRecordsRemoved = count(
     await tx
       .update(idempotencyKeys)
       .set({ response: ERASED_REPLY })
-      .where(and(eq(idempotencyKeys.tenantId, tenantId), mentionsNode))
+      .where(and(eq(idempotencyKeys.tenantId, tenantId), mentionsCard))
       .returning({ key: idempotencyKeys.key }),
   );
-  receipt.jobsRemoved = await deleteJobsNaming(tx, tenantId, "node", nodeIds);
+  receipt.jobsRemoved = await deleteJobsNaming(tx, tenantId, "node", cardIds);
 
   const messageIds = [...new Set(rows.flatMap((r) => r.sources))];
   if (params.eraseEvidence) {

@@ -1,6 +1,6 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Database, Transaction } from "~/db/types";
-import { memoryMessages, memoryNodes, type MemoryNodeRow } from "~/db/schema";
+import { memoryMessages, memoryNodes, type MemoryCardRow } from "~/db/schema";
 import { recordAudit } from "../store/audit";
 import { commitWith } from "~/db/pipelined";
 import { isAgent, type MemoryCallContext } from "../call-context";
@@ -16,8 +16,8 @@ import {
 } from "../write/idempotency";
 import { currentRevisionOf } from "../retrieval/history";
 import { auditSnapshot } from "../store/card-view";
-import { nodeFilterConditions } from "../store/card-filter";
-import { endActiveRevision, getNodeRow } from "../store/card-revisions";
+import { structuredFilterConditions } from "../store/card-filter";
+import { endActiveRevision, getCardRow } from "../store/card-revisions";
 import { formatScope, parseScope, scopeAllowed } from "../scope";
 import { retryOnContention } from "~/db/pg-errors";
 import { turnScopes } from "../retrieval/read-scopes";
@@ -27,7 +27,7 @@ import { unknownKindsNotice } from "../kinds/unknown";
 
 type Input = ReturnType<typeof memoryForgetInputSchema.parse>;
 
-const candidate = (row: MemoryNodeRow): ForgetCandidate => ({
+const candidate = (row: MemoryCardRow): ForgetCandidate => ({
   id: row.id,
   revision: row.revision,
   scope: formatScope({ type: row.scopeType, id: row.scopeId }),
@@ -56,7 +56,7 @@ async function resolveTargets(
   registry: KindRegistry,
   ctx: MemoryCallContext,
   input: Input,
-): Promise<MemoryForgetResult | MemoryNodeRow[]> {
+): Promise<MemoryForgetResult | MemoryCardRow[]> {
   const hard = input.mode === "hard";
   if (input.all || input.selector) {
     // An agent forgets in its own conversation, not in every session a `session:*` grant reaches
@@ -69,7 +69,7 @@ async function resolveTargets(
     if (input.selector) {
       const { kind, type, ...rest } = input.selector;
       conditions.push(
-        ...nodeFilterConditions(
+        ...structuredFilterConditions(
           { ...rest, kinds: kind ? [kind] : undefined, types: type ? [type] : undefined },
           registry,
         ),
@@ -114,10 +114,10 @@ async function resolveTargets(
   const targets = [...(input.targets ?? [{ id: input.id!, expectedRevision: input.expectedRevision! }])].sort((a, b) =>
     a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
   );
-  const rows: MemoryNodeRow[] = [];
+  const rows: MemoryCardRow[] = [];
   const conflicts: NonNullable<MemoryForgetResult["conflicts"]> = [];
   for (const target of targets) {
-    const row = await getNodeRow(tx, { tenantId: ctx.tenantId, id: target.id, forUpdate: true });
+    const row = await getCardRow(tx, { tenantId: ctx.tenantId, id: target.id, forUpdate: true });
     const scope = row && { type: row.scopeType, id: row.scopeId };
     if (!row || !scope || !scopeAllowed(scope, ctx.readScopes)) {
       return refused(input.mode, "not_found", `No memory ${target.id} in scopes you can read.`);

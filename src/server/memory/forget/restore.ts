@@ -1,12 +1,12 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { Database } from "~/db/types";
-import { memoryNodes, type MemoryNodeRow } from "~/db/schema";
+import { memoryNodes, type MemoryCardRow } from "~/db/schema";
 import { newId } from "~/server/ids";
 import { recordAudit } from "../store/audit";
 import type { MemoryCallContext } from "../call-context";
 import { enqueueEmbedJobs } from "../embeddings/vectors";
 import { auditSnapshot } from "../store/card-view";
-import { findActiveInSlot, getNodeRow, insertNodeIfSlotFree, newRevisionStamp } from "../store/card-revisions";
+import { findActiveInSlot, getCardRow, insertCardIfSlotFree, newRevisionStamp } from "../store/card-revisions";
 import { retryOnContention } from "~/db/pg-errors";
 import { formatScope, scopeAllowed } from "../scope";
 
@@ -27,7 +27,7 @@ const refused = (reason: string, message: string, extra: Partial<RestoreResult> 
 });
 
 /** The restored revision: the ended card's own fields, current again, its expiry dropped when it had passed. */
-function restoredValues(row: MemoryNodeRow, ctx: MemoryCallContext, id: string, now: Date) {
+function restoredValues(row: MemoryCardRow, ctx: MemoryCallContext, id: string, now: Date) {
   // Fields of the ended revision that describe its place in the chain or its end are not copied.
   const { searchVector: _vector, id: _id, status: _status, supersededById: _next, endedAt: _ended, ...fields } = row;
   return {
@@ -47,7 +47,7 @@ function restoredValues(row: MemoryNodeRow, ctx: MemoryCallContext, id: string, 
  * since the person read it, when the card was replaced rather than ended, or when its slot now holds
  * another card (that card is named; edit it instead). Hard-deleted cards are gone for good.
  */
-export async function restoreNode(
+export async function restoreCard(
   db: Database,
   ctx: MemoryCallContext,
   input: { id: string; expectedRevision: number; reason: string },
@@ -55,7 +55,7 @@ export async function restoreNode(
   return retryOnContention(() =>
     db.transaction(async (tx) => {
       const now = new Date();
-      const row = await getNodeRow(tx, { tenantId: ctx.tenantId, id: input.id, forUpdate: true });
+      const row = await getCardRow(tx, { tenantId: ctx.tenantId, id: input.id, forUpdate: true });
       const scope = row ? { type: row.scopeType, id: row.scopeId } : null;
       if (!row || !scope || !scopeAllowed(scope, ctx.readScopes))
         return refused("not_found", `No memory ${input.id} in scopes you can read.`);
@@ -79,7 +79,7 @@ export async function restoreNode(
         );
 
       const id = newId("mem");
-      const restored = await insertNodeIfSlotFree(tx, restoredValues(row, ctx, id, now));
+      const restored = await insertCardIfSlotFree(tx, restoredValues(row, ctx, id, now));
       if (!restored) {
         const occupant = await findActiveInSlot(tx, { tenantId: ctx.tenantId, scope, key: row.key });
         return refused(

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { NODE_TYPES } from "~/db/schema";
+import { CARD_TYPES } from "~/db/schema";
 import { strictShape } from "~/server/validation";
 import { boundedJson } from "../write/schema";
 
@@ -11,7 +11,7 @@ export const forgetSelectorSchema = strictShape("a selector", {
   domain: z.string().max(64).optional(),
   kind: z.string().max(64).optional(),
   /** The card's type: fact, preference, constraint, task, decision, … */
-  type: z.enum(NODE_TYPES).optional(),
+  type: z.enum(CARD_TYPES).optional(),
   key: z.string().max(300).optional(),
   itemKey: z.string().max(200).optional(),
   valueJson: boundedJson.optional(),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { NODE_TYPES, SCOPE_TYPES } from "~/db/schema";
+import { CARD_TYPES, SCOPE_TYPES } from "~/db/schema";
 import { BUILT_IN_KINDS, MERGED_KINDS } from "./catalogue";
 import { VALUE_SHAPES, type KindDefinition, type ValueShape } from "./definition";
 import { resolveKind } from "./registry";
@@ -17,7 +17,7 @@ export const customKindDefinitionSchema = z
     key: z.string().max(64).regex(SLOT_KEY, "dot-separated lower-case segments, e.g. hobby.instrument"),
     domain: z.string().trim().min(1).max(64),
     categoryPath: z.array(z.string().trim().min(1).max(64)).max(8).default([]),
-    type: z.enum(NODE_TYPES),
+    type: z.enum(CARD_TYPES),
     itemized: z.boolean().default(false),
     valueShape: z.enum(VALUE_SHAPES).default("any"),
     defaultScope: z.enum(SCOPE_TYPES).default("user"),

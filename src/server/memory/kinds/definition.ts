@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { NodeType, ScopeType } from "~/db/schema";
+import type { CardType, ScopeType } from "~/db/schema";
 
 /**
  * What a kind is (a controlled slot, docs/memory-model.md): the model names a kind; its definition decides the
@@ -17,7 +17,7 @@ export type KindDefinition = {
   key: string;
   domain: string;
   categoryPath: readonly string[];
-  type: NodeType;
+  type: CardType;
   /** Many cards per scope (one per item) instead of one slot. */
   itemized: boolean;
   valueShape: ValueShape;

@@ -1,4 +1,4 @@
-import type { MemoryNode } from "../store/card-view";
+import type { MemoryCard } from "../store/card-view";
 import { SCOPE_PRIORITY, type MemoryScope } from "../scope";
 import type { OmitReason } from "./search-schema";
 
@@ -21,30 +21,30 @@ export type Omitted = { nodeId: string; reason: OmitReason };
 
 const scopeText = (scope: MemoryScope) => `${scope.type}:${scope.id}`;
 
-function parseNodeScope(scope: string): MemoryScope {
+function parseCardScope(scope: string): MemoryScope {
   const at = scope.indexOf(":");
   return at < 0
     ? { type: scope as MemoryScope["type"], id: "" }
     : { type: scope.slice(0, at) as MemoryScope["type"], id: scope.slice(at + 1) };
 }
 
-const isExpiredAt = (node: Pick<MemoryNode, "status" | "expiresAt">, now: Date) =>
-  node.status === "expired" || (node.expiresAt !== null && new Date(node.expiresAt).getTime() <= now.getTime());
+const isExpiredAt = (card: Pick<MemoryCard, "status" | "expiresAt">, now: Date) =>
+  card.status === "expired" || (card.expiresAt !== null && new Date(card.expiresAt).getTime() <= now.getTime());
 
 /** The slot a card competes for. */
-export function conflictKey(node: Pick<MemoryNode, "scope" | "domain" | "key">, chain: ScopeChain): string {
-  const scope = parseNodeScope(node.scope);
+export function conflictKey(card: Pick<MemoryCard, "scope" | "domain" | "key">, chain: ScopeChain): string {
+  const scope = parseCardScope(card.scope);
   const own = chain[scope.type as keyof ScopeChain];
   const inChain =
     scope.type === "global" || scope.type === "context" || (own !== undefined && scopeText(own) === scopeText(scope));
-  return inChain ? `${node.domain}\u0000${node.key}` : `${node.scope}\u0000${node.domain}\u0000${node.key}`;
+  return inChain ? `${card.domain}\u0000${card.key}` : `${card.scope}\u0000${card.domain}\u0000${card.key}`;
 }
 
 /** Negative when `a` should win over `b`. */
-export function compareForConflict(a: MemoryNode, b: MemoryNode, now: Date): number {
+export function compareForConflict(a: MemoryCard, b: MemoryCard, now: Date): number {
   const rules: number[] = [
     Number(isExpiredAt(a, now)) - Number(isExpiredAt(b, now)),
-    SCOPE_PRIORITY[parseNodeScope(b.scope).type] - SCOPE_PRIORITY[parseNodeScope(a.scope).type],
+    SCOPE_PRIORITY[parseCardScope(b.scope).type] - SCOPE_PRIORITY[parseCardScope(a.scope).type],
     Number(b.explicitUserIntent) - Number(a.explicitUserIntent),
     Number(b.expiresAt !== null) - Number(a.expiresAt !== null),
     new Date(b.updatedAt).getTime() - new Date(a.updatedAt).getTime(),
@@ -58,33 +58,33 @@ export function compareForConflict(a: MemoryNode, b: MemoryNode, now: Date): num
  * Splits ranked candidates into the ones that may be returned (same order) and the omitted ones.
  * `asOf` treats every candidate as current at that moment (history reads).
  */
-export function resolveConflicts<T extends MemoryNode>(
+export function resolveConflicts<T extends MemoryCard>(
   candidates: readonly T[],
   options: { now: Date; chain: ScopeChain; includeExpired?: boolean; asOf?: boolean },
 ): { kept: T[]; omitted: Omitted[] } {
   const omitted: Omitted[] = [];
   const eligible: T[] = [];
   const seen = new Set<string>();
-  for (const node of candidates) {
-    if (seen.has(node.id)) continue;
-    seen.add(node.id);
-    if (node.status === "deleted") continue;
-    if (!options.asOf && node.status === "superseded") omitted.push({ nodeId: node.id, reason: "superseded" });
-    else if (!options.asOf && !options.includeExpired && isExpiredAt(node, options.now))
-      omitted.push({ nodeId: node.id, reason: "expired" });
-    else if (node.confidence < MIN_CONFIDENCE) omitted.push({ nodeId: node.id, reason: "low_confidence" });
-    else eligible.push(node);
+  for (const card of candidates) {
+    if (seen.has(card.id)) continue;
+    seen.add(card.id);
+    if (card.status === "deleted") continue;
+    if (!options.asOf && card.status === "superseded") omitted.push({ nodeId: card.id, reason: "superseded" });
+    else if (!options.asOf && !options.includeExpired && isExpiredAt(card, options.now))
+      omitted.push({ nodeId: card.id, reason: "expired" });
+    else if (card.confidence < MIN_CONFIDENCE) omitted.push({ nodeId: card.id, reason: "low_confidence" });
+    else eligible.push(card);
   }
   const winners = new Map<string, T>();
-  for (const node of eligible) {
-    const key = conflictKey(node, options.chain);
+  for (const card of eligible) {
+    const key = conflictKey(card, options.chain);
     const current = winners.get(key);
-    if (!current || compareForConflict(node, current, options.now) < 0) winners.set(key, node);
+    if (!current || compareForConflict(card, current, options.now) < 0) winners.set(key, card);
   }
   const kept: T[] = [];
-  for (const node of eligible) {
-    if (winners.get(conflictKey(node, options.chain)) === node) kept.push(node);
-    else omitted.push({ nodeId: node.id, reason: "conflict_lost" });
+  for (const card of eligible) {
+    if (winners.get(conflictKey(card, options.chain)) === card) kept.push(card);
+    else omitted.push({ nodeId: card.id, reason: "conflict_lost" });
   }
   return { kept, omitted };
 }

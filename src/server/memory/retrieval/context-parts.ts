@@ -9,7 +9,7 @@ import {
 } from "~/db/schema";
 import type { DbOrTx } from "~/db/types";
 import { RECORD_COLUMNS, RECORD_OF_ROW, recordFromJson } from "../store/card-records";
-import { toMemoryNode, type MemoryNode } from "../store/card-view";
+import { toMemoryCard, type MemoryCard } from "../store/card-view";
 import type { ScopePattern } from "../scope";
 import { scopePatternsCondition } from "../store/scope-sql";
 import { evidenceScopeCondition } from "./evidence";
@@ -55,8 +55,8 @@ const MAX_WORKSPACE_FACTS = 30;
 /** Cards of an organisation's own always-recalled kinds read per turn, besides the standing ones. */
 const MAX_CUSTOM_ALWAYS = 50;
 
-export type StandingNodes = {
-  nodes: MemoryNode[];
+export type StandingCards = {
+  nodes: MemoryCard[];
   /** Ids of cards whose kind an admin defined with `alwaysRecall` (their kinds are not built in). */
   customAlwaysIds: ReadonlySet<string>;
 };
@@ -68,19 +68,19 @@ type StandingParams = { tenantId: string; scopes: readonly ScopePattern[]; now: 
  * organisation's own marked `alwaysRecall`, whatever their type), the user's profile, active tasks,
  * constraints, preferences, decisions and workspace facts (standingNodesStatement).
  */
-export async function loadStandingNodes(db: DbOrTx, params: StandingParams): Promise<StandingNodes> {
+export async function loadStandingCards(db: DbOrTx, params: StandingParams): Promise<StandingCards> {
   const rows = await queryRows<{ record: string | unknown[]; custom_always: boolean }>(
     db,
-    standingNodesStatement(params),
+    standingCardsStatement(params),
   );
-  const nodes = new Map<string, MemoryNode>();
+  const cards = new Map<string, MemoryCard>();
   const customAlwaysIds = new Set<string>();
   for (const row of rows) {
-    const node = toMemoryNode(recordFromJson(row.record));
-    nodes.set(node.id, node);
-    if (row.custom_always) customAlwaysIds.add(node.id);
+    const card = toMemoryCard(recordFromJson(row.record));
+    cards.set(card.id, card);
+    if (row.custom_always) customAlwaysIds.add(card.id);
   }
-  return { nodes: [...nodes.values()], customAlwaysIds };
+  return { nodes: [...cards.values()], customAlwaysIds };
 }
 
 /**
@@ -91,7 +91,7 @@ export async function loadStandingNodes(db: DbOrTx, params: StandingParams): Pro
  * kinds. That last branch is driven from memory_kinds (lateral): with no kind marked alwaysRecall — the
  * usual case — it reads no card at all, where a filter on memory_nodes read every card in scope.
  */
-export function standingNodesStatement(params: StandingParams): SQL {
+export function standingCardsStatement(params: StandingParams): SQL {
   const workspaces = params.scopes.filter((scope) => scope.type === "workspace");
   const workspaceFacts = workspaces.map(
     (scope) => sql`union all
@@ -100,7 +100,7 @@ export function standingNodesStatement(params: StandingParams): SQL {
         order by ${memoryNodes.importance} desc nulls last, ${memoryNodes.updatedAt} desc nulls last limit ${MAX_WORKSPACE_FACTS})`,
   );
   return sql`select ${RECORD_OF_ROW}, memory_nodes.custom_always from (
-      (select ${RECORD_COLUMNS}, false as custom_always from ${memoryNodes} ${standingNodesQuery(params)})
+      (select ${RECORD_COLUMNS}, false as custom_always from ${memoryNodes} ${standingCardsQuery(params)})
       ${sql.join(workspaceFacts, sql` `)}
       union all
       (select memory_nodes.*, true as custom_always from ${memoryKinds} k cross join lateral (
@@ -119,7 +119,7 @@ const currentIn = (params: StandingParams) =>
   and(eq(memoryNodes.tenantId, params.tenantId), scopePatternsCondition(params.scopes), expiryOk(params.now));
 
 /** The standing query after its select list: `where … order by … limit` (tenant first). */
-export function standingNodesQuery(params: StandingParams): SQL {
+export function standingCardsQuery(params: StandingParams): SQL {
   // memory_nodes_standing_idx's own predicate (the standing kinds and types), as
   // literal text so that the planner can read that index in a cached plan too.
   const where = and(currentIn(params), sql.raw(STANDING_CARDS_PREDICATE));

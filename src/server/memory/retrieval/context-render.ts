@@ -1,4 +1,4 @@
-import type { MemoryNode } from "../store/card-view";
+import type { MemoryCard } from "../store/card-view";
 import { countJoinedLines, countLineTokens, countTokens, truncateToTokens } from "~/server/text/token-count";
 
 /**
@@ -60,11 +60,11 @@ const CLOSE = "</memory>";
 /** No single card or message may take more than this share of the budget. */
 const MAX_ITEM_SHARE = 0.25;
 
-export type ContextItem = { section: SectionName; id: string; text: string; node?: MemoryNode; order: number };
+export type ContextItem = { section: SectionName; id: string; text: string; node?: MemoryCard; order: number };
 
-export const nodeLine = (node: MemoryNode) => {
-  const scope = node.scope === "global" ? "global" : node.scope.split(":")[0];
-  return `- [${node.id}] (${scope}) ${node.title}: ${node.content}`;
+export const cardLine = (card: MemoryCard) => {
+  const scope = card.scope === "global" ? "global" : card.scope.split(":")[0];
+  return `- [${card.id}] (${scope}) ${card.title}: ${card.content}`;
 };
 export const messageLine = (message: { id: string; role: string; content: string }) =>
   `- [${message.id}] ${message.role}: ${message.content}`;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { MemoryMessage, MemorySummary } from "~/db/schema";
-import type { MemoryNode } from "../store/card-view";
+import type { MemoryCard } from "../store/card-view";
 import { strictShape } from "~/server/validation";
 
 export const DEFAULT_CONTEXT_TOKEN_BUDGET = 4000;
@@ -35,15 +35,15 @@ export type MemoryContextResult = {
   prompt: string;
   recentMessages: Pick<MemoryMessage, "id" | "role" | "content" | "createdAt">[];
   latestSummary: MemorySummary | null;
-  alwaysRecalled: MemoryNode[];
+  alwaysRecalled: MemoryCard[];
   /** The user's profile facts: name, home, occupation, the people in their life. */
-  profile: MemoryNode[];
-  activeTasks: MemoryNode[];
-  constraints: MemoryNode[];
-  preferences: MemoryNode[];
+  profile: MemoryCard[];
+  activeTasks: MemoryCard[];
+  constraints: MemoryCard[];
+  preferences: MemoryCard[];
   /** Decisions, and the facts of the workspaces read this turn. */
-  facts: MemoryNode[];
-  relevantNodes: MemoryNode[];
+  facts: MemoryCard[];
+  relevantNodes: MemoryCard[];
   usedMemoryIds: string[];
   diagnostics: MemoryContextDiagnostics;
 };

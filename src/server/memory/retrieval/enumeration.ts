@@ -1,9 +1,9 @@
 import { and, inArray, notInArray, sql, type SQL } from "drizzle-orm";
-import { memoryNodes, type MemoryNodeRecord } from "~/db/schema";
+import { memoryNodes, type MemoryCardRecord } from "~/db/schema";
 import type { DbOrTx } from "~/db/types";
 import { badRequest } from "~/server/errors";
-import { selectNodeRecords } from "../store/card-records";
-import { fetchFilteredNodes } from "./node-search";
+import { selectCardRecords } from "../store/card-records";
+import { fetchFilteredCards } from "./card-search";
 
 /** Where an enumeration page ended: the last card's importance and id (the page order). */
 type PagePosition = { importance: number; id: string };
@@ -34,9 +34,9 @@ function decodeEnumerationCursor(cursor: string): PagePosition {
 
 export type EnumerationPage = {
   /** The page's cards, most important first. */
-  rows: MemoryNodeRecord[];
+  rows: MemoryCardRecord[];
   /** Cards of other pages holding the same slots in other scopes: the conflict resolution needs them. */
-  rivals: MemoryNodeRecord[];
+  rivals: MemoryCardRecord[];
   nextCursor: string | null;
 };
 
@@ -55,7 +55,7 @@ export async function fetchEnumerationPage(
     ? // importance is a real: compared as one, the value read back as JSON is exactly the stored one.
       sql`and (${memoryNodes.importance} < ${after.importance}::real or (${memoryNodes.importance} = ${after.importance}::real and ${memoryNodes.id} > ${after.id}))`
     : sql``;
-  const fetched = await selectNodeRecords(
+  const fetched = await selectCardRecords(
     db,
     sql`where ${params.where} ${position} order by ${memoryNodes.importance} desc, ${memoryNodes.id} asc limit ${params.limit + 1}`,
   );
@@ -63,7 +63,7 @@ export async function fetchEnumerationPage(
   const last = rows.at(-1);
   const keys = [...new Set(rows.map((r) => r.key))];
   const rivals = keys.length
-    ? await fetchFilteredNodes(db, {
+    ? await fetchFilteredCards(db, {
         where: and(
           params.where,
           inArray(memoryNodes.key, keys),

@@ -51,10 +51,10 @@ export type BoostInput = {
  * The final score of a card: relevance first, lifted by what makes a memory worth recalling.
  * Each boost is reported as its own contribution, so "why was this recalled" has an answer.
  */
-export function boostedScore(fused: Fused, node: BoostInput, now: Date): ScoreComponents {
-  const ageDays = Math.max(0, (now.getTime() - new Date(node.updatedAt).getTime()) / 86_400_000);
+export function boostedScore(fused: Fused, card: BoostInput, now: Date): ScoreComponents {
+  const ageDays = Math.max(0, (now.getTime() - new Date(card.updatedAt).getTime()) / 86_400_000);
   const recency = Math.pow(0.5, ageDays / RECENCY_HALF_LIFE_DAYS);
-  const hotness = Math.min(1, Math.max(0, node.hotness ?? 0));
+  const hotness = Math.min(1, Math.max(0, card.hotness ?? 0));
   const contribution = (weight: number, value: number) => round(fused.fused * weight * value);
   // Spelled out, not `...fused.components`: spreading into a literal that adds properties costs
   // ~6 µs per object on Node 20 (a literal ~0.01 µs), and this runs for every candidate of every search.
@@ -64,11 +64,11 @@ export function boostedScore(fused: Fused, node: BoostInput, now: Date): ScoreCo
     trigram,
     vector,
     fused: round(fused.fused),
-    importance: contribution(BOOST_WEIGHTS.importance, node.importance),
-    confidence: contribution(BOOST_WEIGHTS.confidence, node.confidence),
+    importance: contribution(BOOST_WEIGHTS.importance, card.importance),
+    confidence: contribution(BOOST_WEIGHTS.confidence, card.confidence),
     recency: contribution(BOOST_WEIGHTS.recency, recency),
     hotness: contribution(BOOST_WEIGHTS.hotness, hotness),
-    explicit: contribution(BOOST_WEIGHTS.explicit, node.explicitUserIntent ? 1 : 0),
+    explicit: contribution(BOOST_WEIGHTS.explicit, card.explicitUserIntent ? 1 : 0),
     final: 0,
   };
   components.final = round(

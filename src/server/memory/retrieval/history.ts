@@ -1,24 +1,24 @@
 import { and, asc, desc, eq, gt, inArray, isNull, lte, or, sql, type SQL } from "drizzle-orm";
 import type { DbOrTx } from "~/db/types";
-import { memoryAuditEvents, memoryNodeRecordColumns, memoryNodes, type MemoryAuditEvent } from "~/db/schema";
+import { memoryAuditEvents, memoryCardRecordColumns, memoryNodes, type MemoryAuditEvent } from "~/db/schema";
 import { notFound } from "~/server/errors";
 import type { MemoryCallContext } from "../call-context";
-import { getNodeRow } from "../store/card-revisions";
-import { toMemoryNode, type MemoryNode } from "../store/card-view";
+import { getCardRow } from "../store/card-revisions";
+import { toMemoryCard, type MemoryCard } from "../store/card-view";
 import { scopeAllowed, type ScopePattern } from "../scope";
 import { scopePatternsCondition } from "../store/scope-sql";
 
 /** One card by id, if the caller may read its scope (otherwise it does not exist for them). */
-export async function getMemoryNode(
+export async function getMemoryCard(
   db: DbOrTx,
   ctx: Pick<MemoryCallContext, "tenantId" | "readScopes">,
   id: string,
-): Promise<MemoryNode> {
-  const row = await getNodeRow(db, { tenantId: ctx.tenantId, id });
+): Promise<MemoryCard> {
+  const row = await getCardRow(db, { tenantId: ctx.tenantId, id });
   if (!row || !scopeAllowed({ type: row.scopeType, id: row.scopeId }, ctx.readScopes)) {
     throw notFound("not_found", `No memory ${id} in scopes you can read.`);
   }
-  return toMemoryNode(row);
+  return toMemoryCard(row);
 }
 
 /** The current (active) revision of a card's chain, when there is one: where a stale id should lead. */
@@ -40,28 +40,28 @@ export async function currentRevisionOf(
   return row;
 }
 
-export type NodeHistory = { lineageId: string; revisions: MemoryNode[]; events: MemoryAuditEvent[] };
+export type CardHistory = { lineageId: string; revisions: MemoryCard[]; events: MemoryAuditEvent[] };
 
 /** The whole revision chain a card belongs to (oldest first) and its audit timeline. */
-export async function getNodeHistory(
+export async function getCardHistory(
   db: DbOrTx,
   ctx: Pick<MemoryCallContext, "tenantId" | "readScopes">,
   id: string,
-): Promise<NodeHistory> {
-  const node = await getMemoryNode(db, ctx, id);
+): Promise<CardHistory> {
+  const card = await getMemoryCard(db, ctx, id);
   const [rows, events] = await Promise.all([
     db
-      .select(memoryNodeRecordColumns)
+      .select(memoryCardRecordColumns)
       .from(memoryNodes)
-      .where(and(eq(memoryNodes.tenantId, ctx.tenantId), eq(memoryNodes.lineageId, node.lineageId)))
+      .where(and(eq(memoryNodes.tenantId, ctx.tenantId), eq(memoryNodes.lineageId, card.lineageId)))
       .orderBy(asc(memoryNodes.revision)),
     db
       .select()
       .from(memoryAuditEvents)
-      .where(and(eq(memoryAuditEvents.tenantId, ctx.tenantId), eq(memoryAuditEvents.lineageId, node.lineageId)))
+      .where(and(eq(memoryAuditEvents.tenantId, ctx.tenantId), eq(memoryAuditEvents.lineageId, card.lineageId)))
       .orderBy(asc(memoryAuditEvents.createdAt), asc(memoryAuditEvents.id)),
   ]);
-  return { lineageId: node.lineageId, revisions: rows.map(toMemoryNode), events };
+  return { lineageId: card.lineageId, revisions: rows.map(toMemoryCard), events };
 }
 
 /**
@@ -72,7 +72,7 @@ export async function getNodeHistory(
 export async function readMemoryAsOf(
   db: DbOrTx,
   params: { tenantId: string; scopes: readonly ScopePattern[]; asOf: Date; kinds?: string[]; limit?: number },
-): Promise<MemoryNode[]> {
+): Promise<MemoryCard[]> {
   const conditions: SQL[] = [
     eq(memoryNodes.tenantId, params.tenantId),
     scopePatternsCondition(params.scopes),
@@ -85,10 +85,10 @@ export async function readMemoryAsOf(
   ];
   if (params.kinds?.length) conditions.push(inArray(memoryNodes.kind, params.kinds));
   const rows = await db
-    .select(memoryNodeRecordColumns)
+    .select(memoryCardRecordColumns)
     .from(memoryNodes)
     .where(and(...conditions))
     .orderBy(desc(memoryNodes.importance), desc(memoryNodes.updatedAt))
     .limit(Math.min(params.limit ?? 200, 1000));
-  return rows.map(toMemoryNode);
+  return rows.map(toMemoryCard);
 }

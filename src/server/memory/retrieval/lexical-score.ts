@@ -1,4 +1,4 @@
-import type { MemoryNode } from "../store/card-view";
+import type { MemoryCard } from "../store/card-view";
 import { segmentForSearch } from "~/server/text/segment";
 import { queryTerms, type QueryTerm } from "./query-terms";
 
@@ -9,13 +9,13 @@ import { queryTerms, type QueryTerm } from "./query-terms";
  */
 const FIELD_WEIGHTS = { title: 5, keys: 4, values: 3, body: 2 } as const;
 
-function fieldTokens(node: MemoryNode) {
-  const value = node.valueJson === null || node.valueJson === undefined ? "" : JSON.stringify(node.valueJson);
+function fieldTokens(card: MemoryCard) {
+  const value = card.valueJson === null || card.valueJson === undefined ? "" : JSON.stringify(card.valueJson);
   return {
-    title: new Set(segmentForSearch(node.title).split(" ")),
-    keys: new Set(segmentForSearch([node.key.replace(/[._:]/g, " "), ...node.entities].join(" ")).split(" ")),
-    values: new Set(segmentForSearch([...node.tags, value].join(" ")).split(" ")),
-    body: new Set(segmentForSearch([node.content, ...node.categoryPath].join(" ")).split(" ")),
+    title: new Set(segmentForSearch(card.title).split(" ")),
+    keys: new Set(segmentForSearch([card.key.replace(/[._:]/g, " "), ...card.entities].join(" ")).split(" ")),
+    values: new Set(segmentForSearch([...card.tags, value].join(" ")).split(" ")),
+    body: new Set(segmentForSearch([card.content, ...card.categoryPath].join(" ")).split(" ")),
   };
 }
 
@@ -23,8 +23,8 @@ const matches = (tokens: Set<string>, term: QueryTerm) =>
   term.prefix ? [...tokens].some((t) => t.startsWith(term.term)) : tokens.has(term.term);
 
 /** The lexical match alone (0 when no query term occurs in the card). */
-export function lexicalMatch(node: MemoryNode, terms: readonly QueryTerm[]): number {
-  const fields = fieldTokens(node);
+export function lexicalMatch(card: MemoryCard, terms: readonly QueryTerm[]): number {
+  const fields = fieldTokens(card);
   let score = 0;
   for (const term of terms) {
     for (const [field, weight] of Object.entries(FIELD_WEIGHTS) as [keyof typeof FIELD_WEIGHTS, number][]) {
@@ -35,14 +35,14 @@ export function lexicalMatch(node: MemoryNode, terms: readonly QueryTerm[]): num
 }
 
 /** Cards matching the query, best first, by that score. */
-export function rankLexically<T extends MemoryNode>(
-  nodes: readonly T[],
+export function rankLexically<T extends MemoryCard>(
+  cards: readonly T[],
   queryText: string,
 ): { node: T; score: number }[] {
   const terms = queryTerms(queryText);
   if (terms.length === 0) return [];
-  return nodes
-    .map((node) => ({ node, match: lexicalMatch(node, terms) }))
+  return cards
+    .map((card) => ({ node: card, match: lexicalMatch(card, terms) }))
     .filter((x) => x.match > 0)
     .map((x) => ({ node: x.node, score: x.match + x.node.importance * 2 + x.node.confidence }))
     .sort((a, b) => b.score - a.score);

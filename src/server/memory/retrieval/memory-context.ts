@@ -6,12 +6,12 @@ import type { EmbeddingProvider } from "~/server/providers/embeddings";
 import type { MemoryCallContext } from "../call-context";
 import { ALWAYS_RECALLED_KINDS, PROFILE_KINDS } from "../kinds/registry";
 import { getLatestSummary, summaryForContext } from "../evidence/summaries";
-import type { MemoryNode } from "../store/card-view";
+import type { MemoryCard } from "../store/card-view";
 import { pgErrorCode } from "~/db/pg-errors";
 import { scopeAllowed } from "../scope";
 import { resolveConflicts } from "./conflicts";
-import { loadRecentMessages, loadStandingNodes, type RecentMessage } from "./context-parts";
-import { messageLine, nodeLine, selectWithinBudget, type ContextItem, type SectionName } from "./context-render";
+import { loadRecentMessages, loadStandingCards, type RecentMessage } from "./context-parts";
+import { messageLine, cardLine, selectWithinBudget, type ContextItem, type SectionName } from "./context-render";
 import { memoryContextInputSchema, type MemoryContextInput, type MemoryContextResult } from "./context-schema";
 import { recordQuery } from "./query-log";
 import { turnScopes } from "./read-scopes";
@@ -22,17 +22,17 @@ export type ContextOptions = { embeddings?: EmbeddingProvider | null; now?: Date
 
 const ALWAYS = new Set(ALWAYS_RECALLED_KINDS);
 const PROFILE = new Set(PROFILE_KINDS);
-const TYPE_SECTIONS: Partial<Record<MemoryNode["type"], SectionName>> = {
+const TYPE_SECTIONS: Partial<Record<MemoryCard["type"], SectionName>> = {
   constraint: "constraints",
   task: "activeTasks",
   preference: "preferences",
 };
 
 /** The prompt section of a standing card (loadStandingNodes says which cards stand). */
-function standingSection(node: MemoryNode): SectionName {
-  if (ALWAYS.has(node.kind)) return "alwaysRecalled";
-  if (PROFILE.has(node.kind)) return "profile";
-  return TYPE_SECTIONS[node.type] ?? "facts";
+function standingSection(card: MemoryCard): SectionName {
+  if (ALWAYS.has(card.kind)) return "alwaysRecalled";
+  if (PROFILE.has(card.kind)) return "profile";
+  return TYPE_SECTIONS[card.type] ?? "facts";
 }
 
 /** Cards searched for the turn's text before the budget picks. */
@@ -123,7 +123,7 @@ export async function buildMemoryContext(
           ? loadRecentMessages(db, { tenantId, scopes: ctx.readScopes, sessionId, limit: input.recentMessageLimit })
           : ([] as RecentMessage[]),
       ),
-      settle(() => loadStandingNodes(db, { tenantId, scopes, now })),
+      settle(() => loadStandingCards(db, { tenantId, scopes, now })),
       settle(async () =>
         input.queryText
           ? memorySearch(
@@ -158,29 +158,29 @@ export async function buildMemoryContext(
     // Standing cards and search hits are conflict-resolved as one set: a hit that loses its slot to a
     // standing card (the user's default under this session's override) is not recalled beside the
     // winner. Cards the search found again are not repeated.
-    const standingNodes = standing.ok ? standing.value.nodes : [];
+    const standingCards = standing.ok ? standing.value.nodes : [];
     const found = relevant.ok && relevant.value ? [...relevant.value.exact, ...relevant.value.relevant] : [];
-    const resolved = resolveConflicts([...standingNodes, ...found], { now, chain });
+    const resolved = resolveConflicts([...standingCards, ...found], { now, chain });
     const customAlways = standing.ok ? standing.value.customAlwaysIds : new Set<string>();
-    const sectionOf = (node: MemoryNode): SectionName =>
-      customAlways.has(node.id) ? "alwaysRecalled" : standingSection(node);
-    const standingIds = new Set(standingNodes.map((n) => n.id));
+    const sectionOf = (card: MemoryCard): SectionName =>
+      customAlways.has(card.id) ? "alwaysRecalled" : standingSection(card);
+    const standingIds = new Set(standingCards.map((n) => n.id));
     const keptStanding = resolved.kept.filter((n) => standingIds.has(n.id));
-    const relevantNodes = resolved.kept.filter((n) => !standingIds.has(n.id));
+    const relevantCards = resolved.kept.filter((n) => !standingIds.has(n.id));
 
     const candidates: ContextItem[] = [
-      ...keptStanding.map((node, order) => ({
-        section: sectionOf(node),
-        id: node.id,
-        text: nodeLine(node),
-        node,
+      ...keptStanding.map((card, order) => ({
+        section: sectionOf(card),
+        id: card.id,
+        text: cardLine(card),
+        node: card,
         order,
       })),
-      ...relevantNodes.map((node, order) => ({
+      ...relevantCards.map((card, order) => ({
         section: "relevant" as const,
-        id: node.id,
-        text: nodeLine(node),
-        node,
+        id: card.id,
+        text: cardLine(card),
+        node: card,
         order,
       })),
       ...(summary.ok && summary.value
@@ -196,7 +196,7 @@ export async function buildMemoryContext(
     ];
     const selection = selectWithinBudget(candidates, input.tokenBudget);
     const kept = new Set(selection.items.map((item) => `${item.section}:${item.id}`));
-    const nodesIn = (section: SectionName) =>
+    const cardsIn = (section: SectionName) =>
       selection.items
         .filter((i) => i.section === section && i.node)
         .sort((a, b) => a.order - b.order)
@@ -218,13 +218,13 @@ export async function buildMemoryContext(
       prompt: selection.prompt,
       recentMessages: (recent.ok ? recent.value : []).filter((m) => kept.has(`recent:${m.id}`)).reverse(),
       latestSummary: summary.ok && summary.value && kept.has(`summary:${summary.value.id}`) ? summary.value : null,
-      alwaysRecalled: nodesIn("alwaysRecalled"),
-      profile: nodesIn("profile"),
-      activeTasks: nodesIn("activeTasks"),
-      constraints: nodesIn("constraints"),
-      preferences: nodesIn("preferences"),
-      facts: nodesIn("facts"),
-      relevantNodes: nodesIn("relevant"),
+      alwaysRecalled: cardsIn("alwaysRecalled"),
+      profile: cardsIn("profile"),
+      activeTasks: cardsIn("activeTasks"),
+      constraints: cardsIn("constraints"),
+      preferences: cardsIn("preferences"),
+      facts: cardsIn("facts"),
+      relevantNodes: cardsIn("relevant"),
       usedMemoryIds,
       diagnostics: {
         enabled: true,

@@ -51,13 +51,13 @@ const recalls = bufferedWriter<Recall>({ what: "recall counts", delayMs: 1000, b
 export async function recordRecalls(
   db: DbOrTx,
   tenantId: string,
-  nodeIds: readonly string[],
+  cardIds: readonly string[],
   now = new Date(),
 ): Promise<void> {
   const at = now.toISOString();
   await recalls.add(
     db,
-    [...new Set(nodeIds)].map((nodeId) => ({ tenantId, nodeId, at })),
+    [...new Set(cardIds)].map((cardId) => ({ tenantId, nodeId: cardId, at })),
   );
 }
 

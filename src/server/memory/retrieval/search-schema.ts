@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { NODE_TYPES } from "~/db/schema";
-import type { MemoryNode } from "../store/card-view";
+import { CARD_TYPES } from "~/db/schema";
+import type { MemoryCard } from "../store/card-view";
 import { strictShape } from "~/server/validation";
 import { boundedJson } from "../write/schema";
 
@@ -19,7 +19,7 @@ export const memorySearchInputSchema = strictShape(
     itemKey: z.string().max(200).optional(),
     domain: z.string().max(64).optional(),
     categoryPathPrefix: z.union([z.string().max(300), z.array(z.string().max(64)).max(8)]).optional(),
-    types: z.array(z.enum(NODE_TYPES)).max(8).optional(),
+    types: z.array(z.enum(CARD_TYPES)).max(8).optional(),
     key: z.string().max(300).optional(),
     valueJson: boundedJson.optional(),
     tags: z.array(z.string().min(1).max(64)).max(20).optional(),
@@ -64,7 +64,7 @@ export type ScoreComponents = {
 };
 
 /** `slot`: not matched itself, it overrides a matched card's slot in a more specific scope of the turn (slot-rivals.ts). */
-export type SearchHit = MemoryNode & {
+export type SearchHit = MemoryCard & {
   matchedBy: ("exact" | "enumeration" | "full_text" | "trigram" | "vector" | "slot")[];
   score?: ScoreComponents;
 };

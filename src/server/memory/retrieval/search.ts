@@ -1,19 +1,19 @@
-import type { MemoryNodeRecord, NodeStatus } from "~/db/schema";
+import type { MemoryCardRecord, CardStatus } from "~/db/schema";
 import type { DbOrTx } from "~/db/types";
 import type { EmbeddingProvider } from "~/server/providers/embeddings";
 import type { MemoryCallContext } from "../call-context";
 import { BUILT_IN_KIND_REGISTRY, loadKindRegistry, type KindRegistry } from "../kinds/custom";
 import { readMemoryAsOf } from "./history";
-import { filterKindNames, type NodeFilter } from "../store/card-filter";
-import { toMemoryNode, type MemoryNode } from "../store/card-view";
+import { filterKindNames, type StructuredCardFilter } from "../store/card-filter";
+import { toMemoryCard, type MemoryCard } from "../store/card-view";
 import type { ScopePattern } from "../scope";
 import { resolveConflicts, type Omitted } from "./conflicts";
 import { searchEvidence } from "./evidence";
 import { rankLexically } from "./lexical-score";
 import { isListAllQuery } from "./list-all";
-import { nodeMatchesFilter } from "./node-match";
+import { cardMatchesFilter } from "./card-match";
 import { fetchEnumerationPage } from "./enumeration";
-import { fetchFilteredNodes, nodeWhere, rankNodesByText } from "./node-search";
+import { fetchFilteredCards, cardWhere, rankCardsByText } from "./card-search";
 import { embedQuery, resolveProvider, type QueryVector } from "./query-embedding";
 import { recordQuery } from "./query-log";
 import { queryTerms, trigramQueryText } from "./query-terms";
@@ -55,7 +55,7 @@ type ParsedInput = ReturnType<typeof memorySearchInputSchema.parse>;
 const MAX_OMITTED = 50;
 /** Non-current cards (superseded, expired) ride along with exact hits to explain what was left out. */
 const EXACT_HISTORY_ALLOWANCE = 20;
-const HISTORY_STATUSES: readonly NodeStatus[] = ["active", "expired", "superseded"];
+const HISTORY_STATUSES: readonly CardStatus[] = ["active", "expired", "superseded"];
 
 function splitFilters(input: ParsedInput, queryText: string | undefined) {
   // With words to search for, `kinds` alone narrows the search rather than listing the kinds' cards:
@@ -63,13 +63,13 @@ function splitFilters(input: ParsedInput, queryText: string | undefined) {
   // about the WiFi out. A slot (key, itemKey, valueJson) still identifies cards exactly.
   const kindsNarrow =
     queryText !== undefined && input.itemKey === undefined && input.key === undefined && input.valueJson === undefined;
-  const identifying: NodeFilter = {
+  const identifying: StructuredCardFilter = {
     kinds: kindsNarrow ? undefined : input.kinds,
     itemKey: input.itemKey,
     key: input.key,
     valueJson: input.valueJson,
   };
-  const narrowing: NodeFilter = {
+  const narrowing: StructuredCardFilter = {
     kinds: kindsNarrow ? input.kinds : undefined,
     domain: input.domain,
     categoryPathPrefix: input.categoryPathPrefix,
@@ -77,7 +77,7 @@ function splitFilters(input: ParsedInput, queryText: string | undefined) {
     tags: input.tags,
     entities: input.entities,
   };
-  const present = (f: NodeFilter) =>
+  const present = (f: StructuredCardFilter) =>
     Object.values(f).some((v) => v !== undefined && !(Array.isArray(v) && v.length === 0) && v !== "");
   return {
     identifying,
@@ -106,8 +106,8 @@ function plan(input: ParsedInput): Plan {
 }
 
 type Candidates = {
-  exact: MemoryNode[];
-  relevant: (MemoryNode & { score?: SearchHit["score"]; matchedBy: SearchHit["matchedBy"] })[];
+  exact: MemoryCard[];
+  relevant: (MemoryCard & { score?: SearchHit["score"]; matchedBy: SearchHit["matchedBy"] })[];
   evidence?: EvidenceHit[];
   warnings: string[];
   /** Exact hits that did not match the filters themselves: they override a card that did (slot-rivals.ts). */
@@ -131,18 +131,18 @@ async function currentCandidates(
   const warnings: string[] = [];
   const base = { tenantId: ctx.tenantId, scopes, registry };
   const chain = slotChain(ctx.tenantId, ctx.defaults, scopes);
-  let exactRows: MemoryNodeRecord[] = [];
+  let exactRows: MemoryCardRecord[] = [];
   const slotIds = new Set<string>();
-  const currentStatuses: NodeStatus[] = input.includeExpired ? ["active", "expired"] : ["active"];
+  const currentStatuses: CardStatus[] = input.includeExpired ? ["active", "expired"] : ["active"];
   if (p.listAll) {
     const page = await fetchEnumerationPage(db, {
-      where: nodeWhere({ ...base, filter: p.all, statuses: currentStatuses }),
+      where: cardWhere({ ...base, filter: p.all, statuses: currentStatuses }),
       cursor: input.cursor,
       limit,
       now,
     });
     return {
-      exact: [...page.rows, ...page.rivals].map(toMemoryNode),
+      exact: [...page.rows, ...page.rivals].map(toMemoryCard),
       relevant: [],
       warnings,
       otherPages: new Set(page.rivals.map((r) => r.id)),
@@ -151,8 +151,8 @@ async function currentCandidates(
   }
   if (p.runExact) {
     const statuses = p.hasIdentifying ? HISTORY_STATUSES : currentStatuses;
-    exactRows = await fetchFilteredNodes(db, {
-      where: nodeWhere({ ...base, filter: p.all, statuses }),
+    exactRows = await fetchFilteredCards(db, {
+      where: cardWhere({ ...base, filter: p.all, statuses }),
       now,
       limit: limit + EXACT_HISTORY_ALLOWANCE,
     });
@@ -183,9 +183,9 @@ async function currentCandidates(
     if (embedded.warning) warnings.push(embedded.warning);
     const exactIds = new Set(exactRows.map((r) => r.id));
     const scopeQuery = scopesTsQuery(ctx.tenantId, scopes);
-    const ranked = await rankNodesByText(db, {
+    const ranked = await rankCardsByText(db, {
       tenantId: ctx.tenantId,
-      where: nodeWhere({ ...base, filter: p.narrowing, statuses: HISTORY_STATUSES }),
+      where: cardWhere({ ...base, filter: p.narrowing, statuses: HISTORY_STATUSES }),
       terms,
       trigramText: trigramQueryText(p.queryText),
       vector,
@@ -195,18 +195,18 @@ async function currentCandidates(
       scoped: scopeQuery
         ? {
             query: scopeQuery,
-            where: nodeWhere({ ...base, filter: p.narrowing, statuses: HISTORY_STATUSES, indexable: false }),
+            where: cardWhere({ ...base, filter: p.narrowing, statuses: HISTORY_STATUSES, indexable: false }),
           }
         : undefined,
       statsParts: disjointScopes(scopes).map((scope) => ({
         key: JSON.stringify([ctx.tenantId, scope, p.narrowing]),
-        where: nodeWhere({ ...base, scopes: [scope], filter: p.narrowing, statuses: HISTORY_STATUSES }),
+        where: cardWhere({ ...base, scopes: [scope], filter: p.narrowing, statuses: HISTORY_STATUSES }),
       })),
     });
-    // Object.assign onto the fresh node, not a spread copy (see boostedScore: ~6 µs per copied card).
+    // Object.assign onto the fresh card, not a spread copy (see boostedScore: ~6 µs per copied card).
     for (const r of ranked)
       if (!exactIds.has(r.row.id))
-        relevant.push(Object.assign(toMemoryNode(r.row), { score: r.score, matchedBy: r.matchedBy }));
+        relevant.push(Object.assign(toMemoryCard(r.row), { score: r.score, matchedBy: r.matchedBy }));
     if (input.includeEvidence) {
       const reranker = options.reranker === undefined ? getReranker() : options.reranker;
       const first = await searchEvidence(db, {
@@ -226,7 +226,7 @@ async function currentCandidates(
       } else evidence = first;
     }
   }
-  return { exact: exactRows.map(toMemoryNode), relevant, evidence, warnings, slotIds };
+  return { exact: exactRows.map(toMemoryCard), relevant, evidence, warnings, slotIds };
 }
 
 /** `asOf`: memory as it stood then (history.ts decides which revisions were current), ranked in memory. */
@@ -243,12 +243,12 @@ async function asOfCandidates(
   const kinds = p.all.kinds && filterKindNames(p.all.kinds, registry);
   const then = await readMemoryAsOf(db, { tenantId: ctx.tenantId, scopes, asOf, kinds, limit: 1000 });
   // Each of these revisions was the current one at asOf, whatever became of it since.
-  const current = then.map((node) => ({ ...node, status: "active" as const }));
-  const exact = p.runExact ? current.filter((n) => nodeMatchesFilter(n, p.all, registry)) : [];
+  const current = then.map((card) => ({ ...card, status: "active" as const }));
+  const exact = p.runExact ? current.filter((n) => cardMatchesFilter(n, p.all, registry)) : [];
   const relevant: Candidates["relevant"] = [];
   if (p.runRelevant && p.queryText) {
     const exactIds = new Set(exact.map((n) => n.id));
-    const pool = current.filter((n) => !exactIds.has(n.id) && nodeMatchesFilter(n, p.narrowing, registry));
+    const pool = current.filter((n) => !exactIds.has(n.id) && cardMatchesFilter(n, p.narrowing, registry));
     for (const { node, score } of rankLexically(pool, p.queryText))
       relevant.push({ ...node, score: { fullText: score, final: score }, matchedBy: ["full_text"] });
   }
@@ -380,7 +380,7 @@ export async function memorySearch(
       nodeId: n.id,
       reason: "over_limit" as const,
     }));
-    // The exact nodes were made for this call (toMemoryNode above): extended in place, not copied.
+    // The exact cards were made for this call (toMemoryCard above): extended in place, not copied.
     const exact: SearchHit[] = exactKept.slice(0, limit).map((n) =>
       Object.assign(n, {
         matchedBy: (found.slotIds?.has(n.id)

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
-import type { MemoryNodeRecord } from "~/db/schema";
+import type { MemoryCardRecord } from "~/db/schema";
 import type { DbOrTx } from "~/db/types";
-import { selectNodeRecords } from "../store/card-records";
+import { selectCardRecords } from "../store/card-records";
 import { SCOPE_PRIORITY, scopeAllowed, type ScopePattern } from "../scope";
 import type { ScopeChain } from "./conflicts";
 
@@ -39,8 +39,8 @@ export function slotChain(
 async function readSlotRivals(
   db: DbOrTx,
   chain: SlotChain,
-  shadowed: readonly MemoryNodeRecord[],
-): Promise<MemoryNodeRecord[]> {
+  shadowed: readonly MemoryCardRecord[],
+): Promise<MemoryCardRecord[]> {
   const scans = chain.scopes.flatMap(({ type, id }) => {
     const keys = [
       ...new Set(shadowed.filter((c) => SCOPE_PRIORITY[c.scopeType] < SCOPE_PRIORITY[type]).map((c) => c.key)),
@@ -51,7 +51,7 @@ async function readSlotRivals(
     ];
   });
   if (scans.length === 0) return [];
-  return selectNodeRecords(
+  return selectCardRecords(
     db,
     sql`where memory_nodes.tenant_id = ${chain.tenantId} and memory_nodes.status = 'active' and (${sql.join(scans, sql` or `)})`,
   );
@@ -66,8 +66,8 @@ export async function withOverridingCards<T>(
   db: DbOrTx,
   chain: SlotChain | undefined,
   items: T[],
-  rowOf: (item: T) => MemoryNodeRecord,
-  make: (rival: MemoryNodeRecord, overridden: T) => T,
+  rowOf: (item: T) => MemoryCardRecord,
+  make: (rival: MemoryCardRecord, overridden: T) => T,
 ): Promise<{ items: T[]; added: T[] }> {
   const shadowed = items.filter((item) => rowOf(item).shadowed && rowOf(item).status === "active");
   if (!chain || shadowed.length === 0) return { items, added: [] };

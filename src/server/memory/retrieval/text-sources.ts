@@ -1,5 +1,5 @@
 import { SCOPED_SEARCH_VECTOR_IN_QUERY } from "~/db/schema";
-import { RANKED_NODE_RECORD_JSON } from "../store/card-records";
+import { RANKED_CARD_RECORD_JSON } from "../store/card-records";
 
 /** Where each signal reads: the searchable tables, their weight classes and what a hit returns. */
 export type TextSource = {
@@ -23,7 +23,7 @@ export type TextSource = {
   record?: string;
 };
 
-export const NODE_SOURCE: TextSource = {
+export const CARD_SOURCE: TextSource = {
   table: "memory_nodes",
   owner: "node_id",
   // Scoped: the vector plus a lexeme for the card's tenant and scope (memory_nodes_scoped_search_idx).
@@ -39,7 +39,7 @@ export const NODE_SOURCE: TextSource = {
   extra: [],
   trigramColumns: ["memory_nodes.search_body", "memory_nodes.search_title"],
   trigramText: `memory_nodes.search_title || ' ' || memory_nodes.search_body`,
-  record: RANKED_NODE_RECORD_JSON,
+  record: RANKED_CARD_RECORD_JSON,
 };
 export const MESSAGE_SOURCE: TextSource = {
   table: "memory_messages",

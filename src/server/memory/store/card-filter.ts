@@ -1,5 +1,5 @@
 import { arrayOverlaps, eq, inArray, like, sql, type SQL } from "drizzle-orm";
-import { memoryNodes, type NodeType } from "~/db/schema";
+import { memoryNodes, type CardType } from "~/db/schema";
 import { canonicalKey, normalizeItemKey } from "../write/canonical-key";
 import type { KindRegistry } from "../kinds/custom";
 import type { KindDefinition } from "../kinds/definition";
@@ -7,14 +7,14 @@ import { storedKindNames, storedSlotKeys } from "../kinds/registry";
 import { parseScope } from "../scope";
 
 /** Structured card filters shared by exact queries, forget selectors and the dashboard browser. */
-export type NodeFilter = {
+export type StructuredCardFilter = {
   scope?: string;
   domain?: string;
   kinds?: string[];
   /** With exactly one kind: its item, normalized like writes do. */
   itemKey?: string;
   key?: string;
-  types?: NodeType[];
+  types?: CardType[];
   valueJson?: unknown;
   categoryPathPrefix?: string | string[];
   tags?: string[];
@@ -94,7 +94,7 @@ function keyCondition(key: string, registry: KindRegistry): SQL {
 }
 
 /** The kind whose value normalizer applies to a filter's valueJson, when it names exactly one. */
-export function filterValueKind(filter: NodeFilter, registry: KindRegistry): KindDefinition | undefined {
+export function filterValueKind(filter: StructuredCardFilter, registry: KindRegistry): KindDefinition | undefined {
   if (filter.kinds?.length === 1) return registry.resolve(filter.kinds[0]!) ?? undefined;
   return !filter.kinds?.length && filter.key ? (keyKind(filter.key, registry) ?? undefined) : undefined;
 }
@@ -122,7 +122,7 @@ export function filterKindNames(kinds: readonly string[], registry: KindRegistry
   ];
 }
 
-export function nodeFilterConditions(filter: NodeFilter, registry: KindRegistry): SQL[] {
+export function structuredFilterConditions(filter: StructuredCardFilter, registry: KindRegistry): SQL[] {
   const conditions: SQL[] = [];
   if (filter.scope) {
     const scope = parseScope(filter.scope);

@@ -1,10 +1,10 @@
 import { sql, type SQL } from "drizzle-orm";
 import { jsonValue, queryRows } from "~/db/raw";
-import { memoryNodeRecordColumns, memoryNodes, type MemoryNodeRecord } from "~/db/schema";
+import { memoryCardRecordColumns, memoryNodes, type MemoryCardRecord } from "~/db/schema";
 import type { DbOrTx } from "~/db/types";
 
 /** The record's properties with their columns, in select order. */
-const RECORD_FIELDS = Object.entries(memoryNodeRecordColumns);
+const RECORD_FIELDS = Object.entries(memoryCardRecordColumns);
 const RECORD_COLUMN_LIST = RECORD_FIELDS.map(([, column]) => `"memory_nodes"."${column.name}"`).join(", ");
 
 /**
@@ -13,21 +13,21 @@ const RECORD_COLUMN_LIST = RECORD_FIELDS.map(([, column]) => `"memory_nodes"."${
  * parse each, a Drizzle decoder each and a Date per timestamp — reading a turn's 200 standing cards
  * as columns was a quarter of memory_context's server CPU (docs/history/performance-rounds.md, round 9).
  */
-export const NODE_RECORD_JSON = `json_build_array(${RECORD_COLUMN_LIST})`;
+export const CARD_RECORD_JSON = `json_build_array(${RECORD_COLUMN_LIST})`;
 
 /**
  * NODE_RECORD_JSON with the card's hotness appended (memory_node_usage; 0 when never recalled), for the
  * ranked search paths that boost by it. One primary-key probe per record, so only where ranking needs it.
  */
 const HOTNESS_OF_ROW = `coalesce((select u.hotness from memory_node_usage u where u.tenant_id = "memory_nodes"."tenant_id" and u.node_id = "memory_nodes"."id"), 0)`;
-export const RANKED_NODE_RECORD_JSON = `json_build_array(${RECORD_COLUMN_LIST}, ${HOTNESS_OF_ROW})`;
+export const RANKED_CARD_RECORD_JSON = `json_build_array(${RECORD_COLUMN_LIST}, ${HOTNESS_OF_ROW})`;
 
 /**
  * A record from NODE_RECORD_JSON's array: JSON already holds the values as Drizzle's column decoders
  * would return them (arrays, numbers, booleans, parsed jsonb), except timestamps, which come as text.
  * A row read on its own comes as text; one inside a json_agg result, already parsed.
  */
-export function recordFromJson(json: string | readonly unknown[]): MemoryNodeRecord {
+export function recordFromJson(json: string | readonly unknown[]): MemoryCardRecord {
   const values = jsonValue<readonly unknown[]>(json);
   const record: Record<string, unknown> = {};
   for (let i = 0; i < RECORD_FIELDS.length; i++) {
@@ -42,13 +42,13 @@ export function recordFromJson(json: string | readonly unknown[]): MemoryNodeRec
   }
   // RANKED_NODE_RECORD_JSON's extra element.
   if (values.length > RECORD_FIELDS.length) record.hotness = values[RECORD_FIELDS.length];
-  return record as MemoryNodeRecord;
+  return record as MemoryCardRecord;
 }
 
 /** The record's columns, for an inner select; the outer one builds RECORD_OF_ROW over the rows it keeps. */
 export const RECORD_COLUMNS = sql.raw(RECORD_COLUMN_LIST);
-export const RECORD_OF_ROW = sql.raw(`${NODE_RECORD_JSON} as record`);
-const RANKED_RECORD_OF_ROW = sql.raw(`${RANKED_NODE_RECORD_JSON} as record`);
+export const RECORD_OF_ROW = sql.raw(`${CARD_RECORD_JSON} as record`);
+const RANKED_RECORD_OF_ROW = sql.raw(`${RANKED_CARD_RECORD_JSON} as record`);
 
 /**
  * `select <record> from memory_nodes <rest>`: `rest` holds the where (tenant first), order and limit.
@@ -57,11 +57,11 @@ const RANKED_RECORD_OF_ROW = sql.raw(`${RANKED_NODE_RECORD_JSON} as record`);
  * candidates for its 200). An outer query that only projects keeps the subquery's order (a test
  * checks order and limit against Drizzle's own select).
  */
-export async function selectNodeRecords(
+export async function selectCardRecords(
   db: DbOrTx,
   rest: SQL,
   options: { withHotness?: boolean } = {},
-): Promise<MemoryNodeRecord[]> {
+): Promise<MemoryCardRecord[]> {
   const record = options.withHotness ? RANKED_RECORD_OF_ROW : RECORD_OF_ROW;
   const rows = await queryRows<{ record: string | unknown[] }>(
     db,

@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { startNow } from "~/db/start-now";
 import type { DbOrTx } from "~/db/types";
-import { memoryNodes, type MemoryNodeRow, type NodeStatus } from "~/db/schema";
+import { memoryNodes, type MemoryCardRow, type CardStatus } from "~/db/schema";
 import type { Actor } from "../call-context";
 import type { MemoryScope } from "../scope";
 
@@ -16,10 +16,10 @@ export const newRevisionStamp = (actor: Actor, at: Date) => ({
 });
 
 /** One card by id within the tenant; `forUpdate` locks it for the rest of the transaction. */
-export async function getNodeRow(
+export async function getCardRow(
   db: DbOrTx,
   params: { tenantId: string; id: string; forUpdate?: boolean },
-): Promise<MemoryNodeRow | undefined> {
+): Promise<MemoryCardRow | undefined> {
   const query = db
     .select()
     .from(memoryNodes)
@@ -33,7 +33,7 @@ export async function getNodeRow(
 export async function findActiveInSlot(
   db: DbOrTx,
   params: { tenantId: string; scope: MemoryScope; key: string; forUpdate?: boolean },
-): Promise<MemoryNodeRow | undefined> {
+): Promise<MemoryCardRow | undefined> {
   const query = db
     .select()
     .from(memoryNodes)
@@ -62,12 +62,12 @@ export async function endActiveRevision(
     tenantId: string;
     id: string;
     expectedRevision: number;
-    status: Exclude<NodeStatus, "active">;
+    status: Exclude<CardStatus, "active">;
     actor: Actor;
     supersededById?: string;
     at: Date;
   },
-): Promise<MemoryNodeRow | undefined> {
+): Promise<MemoryCardRow | undefined> {
   const [row] = await db
     .update(memoryNodes)
     .set({
@@ -90,7 +90,7 @@ export async function endActiveRevision(
   return row;
 }
 
-export async function insertNodeRow(db: DbOrTx, values: typeof memoryNodes.$inferInsert): Promise<MemoryNodeRow> {
+export async function insertCardRow(db: DbOrTx, values: typeof memoryNodes.$inferInsert): Promise<MemoryCardRow> {
   const [row] = await db.insert(memoryNodes).values(values).returning();
   return row!;
 }
@@ -100,10 +100,10 @@ export async function insertNodeRow(db: DbOrTx, values: typeof memoryNodes.$infe
  * inserted and undefined is returned), so that a create can be sent together with the read of its
  * slot instead of after it.
  */
-export async function insertNodeIfSlotFree(
+export async function insertCardIfSlotFree(
   db: DbOrTx,
   values: typeof memoryNodes.$inferInsert,
-): Promise<MemoryNodeRow | undefined> {
+): Promise<MemoryCardRow | undefined> {
   const [row] = await startNow(
     db
       .insert(memoryNodes)

@@ -1,8 +1,8 @@
-import type { MemoryNodeRecord, MemoryNodeRow } from "~/db/schema";
+import type { MemoryCardRecord, MemoryCardRow } from "~/db/schema";
 import { formatScope } from "../scope";
 
 /** A memory card as tools, the dashboard and the CLI see it (no search columns). */
-export type MemoryNode = {
+export type MemoryCard = {
   id: string;
   scope: string;
   kind: string;
@@ -10,11 +10,11 @@ export type MemoryNode = {
   itemKey: string | null;
   domain: string;
   categoryPath: string[];
-  type: MemoryNodeRow["type"];
+  type: MemoryCardRow["type"];
   valueJson: unknown;
   title: string;
   content: string;
-  status: MemoryNodeRow["status"];
+  status: MemoryCardRow["status"];
   revision: number;
   lineageId: string;
   supersedesId: string | null;
@@ -26,15 +26,15 @@ export type MemoryNode = {
   sourceMessageIds: string[];
   explicitUserIntent: boolean;
   redacted: boolean;
-  createdBy: { type: MemoryNodeRow["createdByType"]; id: string | null };
-  updatedBy: { type: MemoryNodeRow["updatedByType"]; id: string | null };
+  createdBy: { type: MemoryCardRow["createdByType"]; id: string | null };
+  updatedBy: { type: MemoryCardRow["updatedByType"]; id: string | null };
   createdAt: string;
   updatedAt: string;
   expiresAt: string | null;
   endedAt: string | null;
 };
 
-export function toMemoryNode(row: MemoryNodeRecord): MemoryNode {
+export function toMemoryCard(row: MemoryCardRecord): MemoryCard {
   return {
     id: row.id,
     scope: formatScope({ type: row.scopeType, id: row.scopeId }),
@@ -69,7 +69,7 @@ export function toMemoryNode(row: MemoryNodeRecord): MemoryNode {
 }
 
 /** The audit payload of a card: what it said, for before/after. */
-export function auditSnapshot(row: MemoryNodeRow) {
+export function auditSnapshot(row: MemoryCardRow) {
   return {
     id: row.id,
     revision: row.revision,

@@ -1,8 +1,8 @@
 import { and, desc, eq, gt, isNull, or, type SQL } from "drizzle-orm";
 import type { DbOrTx } from "~/db/types";
-import { memoryNodeRecordColumns, memoryNodes, type MemoryNodeRecord } from "~/db/schema";
+import { memoryCardRecordColumns, memoryNodes, type MemoryCardRecord } from "~/db/schema";
 import type { KindRegistry } from "../kinds/custom";
-import { nodeFilterConditions, type NodeFilter } from "./card-filter";
+import { structuredFilterConditions, type StructuredCardFilter } from "./card-filter";
 import type { ScopePattern } from "../scope";
 import { scopePatternsCondition } from "./scope-sql";
 
@@ -11,18 +11,18 @@ import { scopePatternsCondition } from "./scope-sql";
  * (scope + domain + category prefix + type + key + valueJson), unexpired unless asked. Index-backed:
  * (tenant, scope, status, key), the category text_pattern_ops index and the value_json GIN index.
  */
-export async function findActiveNodes(
+export async function findActiveCards(
   db: DbOrTx,
   params: {
     tenantId: string;
     scopes: readonly ScopePattern[];
-    filter: NodeFilter;
+    filter: StructuredCardFilter;
     registry: KindRegistry;
     includeExpired?: boolean;
     now?: Date;
     limit?: number;
   },
-): Promise<MemoryNodeRecord[]> {
+): Promise<MemoryCardRecord[]> {
   const now = params.now ?? new Date();
   const conditions: SQL[] = [
     eq(memoryNodes.tenantId, params.tenantId),
@@ -30,11 +30,11 @@ export async function findActiveNodes(
     params.includeExpired
       ? or(eq(memoryNodes.status, "active"), eq(memoryNodes.status, "expired"))!
       : eq(memoryNodes.status, "active"),
-    ...nodeFilterConditions(params.filter, params.registry),
+    ...structuredFilterConditions(params.filter, params.registry),
   ];
   if (!params.includeExpired) conditions.push(or(isNull(memoryNodes.expiresAt), gt(memoryNodes.expiresAt, now))!);
   return db
-    .select(memoryNodeRecordColumns)
+    .select(memoryCardRecordColumns)
     .from(memoryNodes)
     .where(and(...conditions))
     .orderBy(desc(memoryNodes.importance), desc(memoryNodes.confidence), desc(memoryNodes.updatedAt))

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { queryRows } from "~/db/raw";
 import type { Database } from "~/db/types";
 import { toSimplifiedHan } from "~/server/text/han-variants";
-import { buildNodeSearchFields } from "./search-fields";
+import { buildCardSearchFields } from "./search-fields";
 import { segmentForSearch } from "~/server/text/segment";
 
 type Row = Record<string, unknown> & { id: string };
@@ -18,7 +18,7 @@ const TABLES: { table: string; read: string; columns: string[]; rebuild: (row: R
     read: "title, content, key, item_key, entities, tags, value_json::text as value_json_text, category_path",
     columns: ["search_title", "search_keys", "search_values", "search_body"],
     rebuild: (row) => {
-      const fields = buildNodeSearchFields({
+      const fields = buildCardSearchFields({
         title: row.title as string,
         content: row.content as string,
         key: row.key as string,

@@ -17,7 +17,7 @@ function flattenValue(value: unknown, out: string[] = []): string[] {
  * The segmented text columns behind a card's weighted tsvector (title A, key/entities B,
  * tags/value C, content D). Segmenting here is what makes Chinese searchable with `simple`.
  */
-export function buildNodeSearchFields(node: {
+export function buildCardSearchFields(card: {
   title: string;
   content: string;
   key: string;
@@ -28,9 +28,9 @@ export function buildNodeSearchFields(node: {
   categoryPath: readonly string[];
 }) {
   return {
-    searchTitle: segmentForSearch(node.title),
-    searchKeys: segmentForSearch([node.key.replace(/[._:]/g, " "), node.itemKey ?? "", ...node.entities].join(" ")),
-    searchValues: segmentForSearch([...node.tags, ...flattenValue(node.valueJson), ...node.categoryPath].join(" ")),
-    searchBody: segmentForSearch(node.content),
+    searchTitle: segmentForSearch(card.title),
+    searchKeys: segmentForSearch([card.key.replace(/[._:]/g, " "), card.itemKey ?? "", ...card.entities].join(" ")),
+    searchValues: segmentForSearch([...card.tags, ...flattenValue(card.valueJson), ...card.categoryPath].join(" ")),
+    searchBody: segmentForSearch(card.content),
   };
 }

@@ -1,4 +1,4 @@
-import type { MemoryNodeRow } from "~/db/schema";
+import type { MemoryCardRow } from "~/db/schema";
 import type { Transaction } from "~/db/types";
 import type { PipelinedStatements } from "~/db/pipelined";
 import { newId } from "~/server/ids";
@@ -6,13 +6,13 @@ import type { MemoryCallContext } from "../call-context";
 import { MIN_CONFIDENCE } from "../retrieval/conflicts";
 import { formatScope } from "../scope";
 import { recordAudit } from "../store/audit";
-import { canonicalJson, endActiveRevision, findActiveInSlot, insertNodeIfSlotFree } from "../store/card-revisions";
+import { canonicalJson, endActiveRevision, findActiveInSlot, insertCardIfSlotFree } from "../store/card-revisions";
 import { auditSnapshot } from "../store/card-view";
 import { sameContent, updateChangesNothing, updatedFields } from "./compare";
 import { buildDraft, OperationFailure } from "./draft";
 import { resolveKindOrFail, type Prepared, type WriteEnvironment } from "./prepare";
-import { nodeValues, writeNextRevision } from "./revision";
-import type { NodeFields, WriteOperationResult } from "./schema";
+import { cardRowValues, writeNextRevision } from "./revision";
+import type { CardFieldsInput, WriteOperationResult } from "./schema";
 import { loadTarget } from "./target";
 
 /** A slot found empty was taken before the insert (a writer outside the slot lock): retried like a unique violation. */
@@ -24,7 +24,7 @@ export class SlotRaceError extends Error {
 }
 
 /** Saved but never recalled would be a silent failure: a card under the recall threshold says so. */
-function unrecalledNote(row: Pick<MemoryNodeRow, "confidence">): string {
+function unrecalledNote(row: Pick<MemoryCardRow, "confidence">): string {
   if (row.confidence >= MIN_CONFIDENCE) return "";
   return ` Its confidence ${row.confidence} is under ${MIN_CONFIDENCE}: memory_search and memory_context leave it out (listed in omitted as low_confidence) until an update raises it.`;
 }
@@ -40,7 +40,7 @@ export async function apply(
   const { op } = prepared;
   const reason = op.reason ?? null;
   const done = (
-    row: MemoryNodeRow,
+    row: MemoryCardRow,
     status: WriteOperationResult["status"],
     message: string,
     extra: Partial<WriteOperationResult> = {},
@@ -62,9 +62,9 @@ export async function apply(
     // The slot's read and the insert of a first revision go out together: the insert only happens
     // when the read finds the slot empty (it is locked by lockSlots, so no one fills it in between).
     const id = newId("mem");
-    const values = nodeValues(ctx, draft, env.now);
+    const values = cardRowValues(ctx, draft, env.now);
     const found = findActiveInSlot(tx, { tenantId: ctx.tenantId, scope: draft.scope, key: draft.key, forUpdate: true });
-    const inserted = insertNodeIfSlotFree(tx, { ...values, id, revision: 1, lineageId: id, supersedesId: null });
+    const inserted = insertCardIfSlotFree(tx, { ...values, id, revision: 1, lineageId: id, supersedesId: null });
     const [existing, row] = await Promise.all([found, inserted]);
     if (!existing) {
       // Empty when read, taken when inserting: a writer that bypassed the slot lock; the batch is retried.
@@ -156,7 +156,7 @@ export async function apply(
   }
 
   const def = resolveKindOrFail(env, op.op === "supersede" && op.kind ? op.kind : target.kind);
-  const fields: NodeFields = op.op === "update" ? updatedFields(target, op.node) : op.node;
+  const fields: CardFieldsInput = op.op === "update" ? updatedFields(target, op.node) : op.node;
   const itemKey =
     op.op === "supersede" ? (op.itemKey ?? (def.kind === target.kind ? target.itemKey : undefined)) : target.itemKey;
   const explicit = op.explicitUserIntent === true;
@@ -201,7 +201,7 @@ export async function apply(
       );
     }
   }
-  const row = await writeNextRevision(tx, ctx, target, nodeValues(ctx, draft, env.now), env.now);
+  const row = await writeNextRevision(tx, ctx, target, cardRowValues(ctx, draft, env.now), env.now);
   const eventType = op.op === "update" ? "update" : "supersede";
   audits.send(
     recordAudit(tx, ctx, {

@@ -1,13 +1,13 @@
-import type { MemoryNodeRow } from "~/db/schema";
+import type { MemoryCardRow } from "~/db/schema";
 import { canonicalJson } from "../store/card-revisions";
-import type { NodeDraft } from "./draft";
-import type { NodeFields } from "./schema";
+import type { DraftedCard } from "./draft";
+import type { CardFieldsInput } from "./schema";
 
 /** Whether a write changes a card: what noop, update and supersede decide on. */
 
 export const sameText = (a: string, b: string) => a.replace(/\s+/g, " ").trim() === b.replace(/\s+/g, " ").trim();
 
-export const sameContent = (row: MemoryNodeRow, draft: NodeDraft) =>
+export const sameContent = (row: MemoryCardRow, draft: DraftedCard) =>
   row.key === draft.key &&
   canonicalJson(row.valueJson) === canonicalJson(draft.valueJson) &&
   sameText(row.content, draft.content) &&
@@ -22,7 +22,7 @@ export const sameSet = (a: readonly string[], b: readonly string[]) =>
  * says this; nothing changed" and dropped the edit (a card raised above the recall threshold stayed
  * hidden). New evidence (sourceMessageIds) is a change too, and so is an inferred card made explicit.
  */
-export const updateChangesNothing = (target: MemoryNodeRow, draft: NodeDraft, sent: Partial<NodeFields>) =>
+export const updateChangesNothing = (target: MemoryCardRow, draft: DraftedCard, sent: Partial<CardFieldsInput>) =>
   sameContent(target, draft) &&
   // A person confirming an inferred card (explicitUserIntent) makes it explicit: a change of its own.
   !(draft.explicit && !target.explicitUserIntent) &&
@@ -39,7 +39,7 @@ export const updateChangesNothing = (target: MemoryNodeRow, draft: NodeDraft, se
  * certain); when title, content or value change, they are those of a new statement (by intent), as
  * for a create.
  */
-export function updatedFields(target: MemoryNodeRow, sent: Partial<NodeFields>): NodeFields {
+export function updatedFields(target: MemoryCardRow, sent: Partial<CardFieldsInput>): CardFieldsInput {
   const fields = {
     title: sent.title ?? target.title,
     content: sent.content ?? target.content,

@@ -5,14 +5,14 @@ import type { KindDefinition } from "../kinds/definition";
 import { checkKindScope, validateKindValue } from "../kinds/registry";
 import { formatScope, scopeAllowed, type MemoryScope } from "../scope";
 import { carriesRedactionMark, findSensitiveInDraft, redactSensitive, redactSensitiveJson } from "./sensitive";
-import { EXPLICIT_INTENT_FLAG, type NodeFields } from "./schema";
+import { EXPLICIT_INTENT_FLAG, type CardFieldsInput } from "./schema";
 
 /** Default confidence and importance (docs/memory-model.md): explicit facts are trusted more and matter more. */
 export const DEFAULT_CONFIDENCE = { explicit: 0.98, inferred: 0.7 } as const;
 export const DEFAULT_IMPORTANCE = { explicit: 0.9, inferred: 0.6 } as const;
 
 /** A card ready to insert: every rule of the kind, scope, intent, provenance and sensitivity applied. */
-export type NodeDraft = {
+export type DraftedCard = {
   def: KindDefinition;
   scope: MemoryScope;
   key: string;
@@ -58,11 +58,11 @@ export function buildDraft(
     def: KindDefinition;
     scope: MemoryScope;
     itemKey: string | null | undefined;
-    fields: NodeFields;
+    fields: CardFieldsInput;
     explicit: boolean;
     allowDowngrade: boolean;
   },
-): NodeDraft {
+): DraftedCard {
   const { def, fields, explicit } = input;
   const notes: string[] = [];
   let scope = input.scope;

@@ -2,13 +2,13 @@ import type { MemoryCallContext } from "../call-context";
 import type { KindRegistry } from "../kinds/custom";
 import { kindNames, unknownKindText } from "../kinds/unknown";
 import { formatScope, parseScope, type MemoryScope } from "../scope";
-import { buildDraft, OperationFailure, type DraftEnvironment, type NodeDraft } from "./draft";
+import { buildDraft, OperationFailure, type DraftEnvironment, type DraftedCard } from "./draft";
 import type { WriteOperation } from "./schema";
 
 export type WriteEnvironment = DraftEnvironment & { registry: KindRegistry };
 type Env = WriteEnvironment;
 /** An operation of a batch, with its card drafted when it is a create. */
-export type Prepared = { op: WriteOperation; draft?: NodeDraft };
+export type Prepared = { op: WriteOperation; draft?: DraftedCard };
 
 export function resolveKindOrFail(env: Env, kind: string) {
   const def = env.registry.resolve(kind);
@@ -61,7 +61,7 @@ export function draftCreate(
   env: Env,
   ctx: MemoryCallContext,
   op: Extract<WriteOperation, { op: "create" }>,
-): NodeDraft {
+): DraftedCard {
   const def = resolveKindOrFail(env, op.kind);
   let scope: MemoryScope;
   try {

@@ -1,13 +1,13 @@
-import type { MemoryNodeRow } from "~/db/schema";
+import type { MemoryCardRow } from "~/db/schema";
 import type { Transaction } from "~/db/types";
 import { newId } from "~/server/ids";
 import type { MemoryCallContext } from "../call-context";
-import { endActiveRevision, insertNodeRow, newRevisionStamp } from "../store/card-revisions";
-import { buildNodeSearchFields } from "../store/search-fields";
-import { OperationFailure, type NodeDraft } from "./draft";
+import { endActiveRevision, insertCardRow, newRevisionStamp } from "../store/card-revisions";
+import { buildCardSearchFields } from "../store/search-fields";
+import { OperationFailure, type DraftedCard } from "./draft";
 
 /** A drafted card's row, all but its place in a revision chain (id, revision, lineage, predecessor). */
-export function nodeValues(ctx: MemoryCallContext, draft: NodeDraft, now: Date) {
+export function cardRowValues(ctx: MemoryCallContext, draft: DraftedCard, now: Date) {
   return {
     tenantId: ctx.tenantId,
     scopeType: draft.scope.type,
@@ -32,7 +32,7 @@ export function nodeValues(ctx: MemoryCallContext, draft: NodeDraft, now: Date) 
     redacted: draft.redacted,
     ...newRevisionStamp(ctx.actor, now),
     expiresAt: draft.expiresAt,
-    ...buildNodeSearchFields({ ...draft, categoryPath: draft.def.categoryPath }),
+    ...buildCardSearchFields({ ...draft, categoryPath: draft.def.categoryPath }),
   };
 }
 
@@ -40,8 +40,8 @@ export function nodeValues(ctx: MemoryCallContext, draft: NodeDraft, now: Date) 
 export async function writeNextRevision(
   tx: Transaction,
   ctx: MemoryCallContext,
-  previous: MemoryNodeRow,
-  values: ReturnType<typeof nodeValues>,
+  previous: MemoryCardRow,
+  values: ReturnType<typeof cardRowValues>,
   now: Date,
 ) {
   const id = newId("mem");
@@ -62,7 +62,7 @@ export async function writeNextRevision(
       { nodeId: previous.id },
     );
   }
-  return insertNodeRow(tx, {
+  return insertCardRow(tx, {
     ...values,
     id,
     revision: previous.revision + 1,

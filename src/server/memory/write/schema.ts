@@ -50,7 +50,7 @@ const unitInterval = z
   .max(1)
   .transform((n) => Math.round(n * 1e6) / 1e6);
 
-const nodeFieldsShape = {
+const cardFieldsShape = {
   title: z.string().trim().min(1).max(WRITE_LIMITS.title),
   content: z.string().trim().min(1).max(WRITE_LIMITS.content),
   valueJson: boundedJson.optional(),
@@ -64,7 +64,7 @@ const nodeFieldsShape = {
   sourceMessageIds: z.array(z.string().min(1).max(100)).max(WRITE_LIMITS.sources).optional(),
 };
 
-const NODE_KEYS = Object.keys(nodeFieldsShape)
+const CARD_KEYS = Object.keys(cardFieldsShape)
   .filter((key) => key !== "value")
   .join(", ");
 
@@ -73,12 +73,12 @@ const NODE_KEYS = Object.keys(nodeFieldsShape)
  * "explicitUserIntent" inside node, "tag" for tags) would otherwise vanish and the write still succeed
  * without it. A card read back and sent whole is refused the same way, naming the keys to leave out.
  */
-export const nodeFieldsSchema = strictInput(
-  nodeFieldsShape,
+export const cardFieldsSchema = strictInput(
+  cardFieldsShape,
   (keys) =>
-    `node does not take ${keys}. node holds ${NODE_KEYS}; kind, itemKey, scope and explicitUserIntent go on the operation beside "op"; what a card shows when read (id, key, revision, status, timestamps) is not written`,
+    `node does not take ${keys}. node holds ${CARD_KEYS}; kind, itemKey, scope and explicitUserIntent go on the operation beside "op"; what a card shows when read (id, key, revision, status, timestamps) is not written`,
 );
-export type NodeFields = z.infer<typeof nodeFieldsSchema>;
+export type CardFieldsInput = z.infer<typeof cardFieldsSchema>;
 
 /** Where the intent flag goes, as refusals and the tool description tell agents (inside `node` it is refused). */
 export const EXPLICIT_INTENT_FLAG = 'explicitUserIntent: true on the operation, beside "op", not inside "node"';
@@ -97,7 +97,7 @@ function strictOperation<S extends { op: z.ZodLiteral<string> } & z.ZodRawShape>
   return strictInput(
     shape,
     (unknown, takes) =>
-      `a ${shape.op.value} operation does not take ${unknown}. It takes ${takes}; the card's fields (${NODE_KEYS}) go inside "node"`,
+      `a ${shape.op.value} operation does not take ${unknown}. It takes ${takes}; the card's fields (${CARD_KEYS}) go inside "node"`,
   );
 }
 
@@ -107,16 +107,16 @@ export const writeOperationSchema = z.discriminatedUnion("op", [
     kind: z.string().min(1).max(64),
     itemKey: z.string().max(200).optional(),
     scope: z.string().max(220).optional(),
-    node: nodeFieldsSchema,
+    node: cardFieldsSchema,
     ...common,
   }),
-  strictOperation({ op: z.literal("update"), ...target, node: nodeFieldsSchema.partial(), ...common }),
+  strictOperation({ op: z.literal("update"), ...target, node: cardFieldsSchema.partial(), ...common }),
   strictOperation({
     op: z.literal("supersede"),
     ...target,
     kind: z.string().min(1).max(64).optional(),
     itemKey: z.string().max(200).optional(),
-    node: nodeFieldsSchema,
+    node: cardFieldsSchema,
     ...common,
   }),
   strictOperation({ op: z.literal("expire"), ...target, ...common }),

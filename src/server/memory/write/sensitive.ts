@@ -192,7 +192,7 @@ const REDACTION_MARK = /\[REDACTED:[a-z_]+\]/;
 /** Whether any string in a value carries a redaction mark (redacted before, e.g. by the export it came from); JSON text escapes none of its characters. */
 export const carriesRedactionMark = (value: unknown): boolean => REDACTION_MARK.test(JSON.stringify(value) ?? "");
 
-// ---- whole node drafts -----------------------------------------------------------------------
+// ---- whole card drafts -----------------------------------------------------------------------
 
 export type SensitiveDraft = {
   title?: unknown;
@@ -237,7 +237,7 @@ function walk(
   }
 }
 
-/** Findings across a node draft's title, content, itemKey, valueJson (deep, keys included), tags and entities. */
+/** Findings across a card draft's title, content, itemKey, valueJson (deep, keys included), tags and entities. */
 export function findSensitiveInDraft(draft: SensitiveDraft): DraftFinding[] {
   const findings: DraftFinding[] = [];
   for (const field of DRAFT_FIELDS) {

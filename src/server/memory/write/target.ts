@@ -1,8 +1,8 @@
-import type { MemoryNodeRow } from "~/db/schema";
+import type { MemoryCardRow } from "~/db/schema";
 import type { Transaction } from "~/db/types";
 import type { MemoryCallContext } from "../call-context";
 import { formatScope, scopeAllowed } from "../scope";
-import { getNodeRow } from "../store/card-revisions";
+import { getCardRow } from "../store/card-revisions";
 import { OperationFailure } from "./draft";
 import type { WriteOperation } from "./schema";
 
@@ -11,8 +11,8 @@ export async function loadTarget(
   tx: Transaction,
   ctx: MemoryCallContext,
   op: Extract<WriteOperation, { targetId: string }>,
-): Promise<MemoryNodeRow> {
-  const row = await getNodeRow(tx, { tenantId: ctx.tenantId, id: op.targetId, forUpdate: true });
+): Promise<MemoryCardRow> {
+  const row = await getCardRow(tx, { tenantId: ctx.tenantId, id: op.targetId, forUpdate: true });
   const scope = row ? { type: row.scopeType, id: row.scopeId } : null;
   if (!row || !scope || !scopeAllowed(scope, ctx.readScopes)) {
     throw new OperationFailure(

@@ -8,7 +8,7 @@ import { RestoreCard } from "~/components/memories/restore-card";
 import { AuditTimeline, EvidenceList, RevisionTimeline } from "~/components/memories/timelines";
 import { WhyRecalled } from "~/components/memories/why-recalled";
 import { Badge, ErrorState, Fields, LinkButton, Meter, Panel, STATUS_TONE } from "~/components/ui";
-import { categoryLabel, nodeTypeLabel } from "~/i18n/labels";
+import { categoryLabel, cardTypeLabel } from "~/i18n/labels";
 import { getI18n } from "~/i18n/server";
 import { MIN_CONFIDENCE } from "~/server/memory";
 import { ScopeName } from "~/components/scope-name";
@@ -137,7 +137,7 @@ export default async function MemoryCardPage({ params }: { params: Promise<{ id:
                     "—"
                   ),
                 },
-                { label: t("field.type"), value: nodeTypeLabel(t, node.type) },
+                { label: t("field.type"), value: cardTypeLabel(t, node.type) },
                 {
                   label: t("field.confidence"),
                   value: <Meter value={node.confidence} label={t("field.confidence")} />,

@@ -1,4 +1,4 @@
-import { NODE_STATUSES, type NodeStatus } from "~/db/schema";
+import { CARD_STATUSES, type CardStatus } from "~/db/schema";
 import { streamPages } from "~/trpc/download";
 import { serverApi } from "~/trpc/server";
 
@@ -10,7 +10,7 @@ export async function GET(request: Request) {
   const scopes = url.searchParams.getAll("scope").filter(Boolean);
   const statuses = url.searchParams
     .getAll("status")
-    .filter((s): s is NodeStatus => (NODE_STATUSES as readonly string[]).includes(s));
+    .filter((s): s is CardStatus => (CARD_STATUSES as readonly string[]).includes(s));
   const includeEvidence = url.searchParams.get("evidence") === "1";
   const input = {
     scopes: scopes.length ? scopes : undefined,

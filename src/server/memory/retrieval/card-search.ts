@@ -1,9 +1,9 @@
 import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
-import { memoryNodes, type MemoryNodeRecord, type NodeStatus } from "~/db/schema";
+import { memoryNodes, type MemoryCardRecord, type CardStatus } from "~/db/schema";
 import type { DbOrTx } from "~/db/types";
 import type { KindRegistry } from "../kinds/custom";
-import { nodeFilterConditions, type NodeFilter } from "../store/card-filter";
-import { recordFromJson, selectNodeRecords } from "../store/card-records";
+import { structuredFilterConditions, type StructuredCardFilter } from "../store/card-filter";
+import { recordFromJson, selectCardRecords } from "../store/card-records";
 import { withOverridingCards, type SlotChain } from "./slot-rivals";
 import type { ScopePattern } from "../scope";
 import { scopePatternsCondition, scopePatternsFilter } from "../store/scope-sql";
@@ -11,7 +11,7 @@ import { boostedScore, reciprocalRankFusion, relativeFloor, type SignalHits } fr
 import type { QueryTerm } from "./query-terms";
 import type { ScoreComponents, SearchHit } from "./search-schema";
 import { fullTextMatch, trigramHits, vectorHits, type ScopedMatch, type StatsPart } from "./signals";
-import { NODE_SOURCE } from "./text-sources";
+import { CARD_SOURCE } from "./text-sources";
 import { anyOf } from "~/db/any-of";
 
 /**
@@ -22,12 +22,12 @@ import { anyOf } from "~/db/any-of";
  * plan of a prepared statement (which guesses half the table per tenant), of the whole tenant —
  * 100,000 entries and 11 ms at 100k cards, for a match of 40 rows that removes none of them.
  */
-export function nodeWhere(params: {
+export function cardWhere(params: {
   tenantId: string;
   scopes: readonly ScopePattern[];
-  filter: NodeFilter;
+  filter: StructuredCardFilter;
   registry: KindRegistry;
-  statuses: readonly NodeStatus[];
+  statuses: readonly CardStatus[];
   indexable?: boolean;
 }): SQL {
   const indexable = params.indexable !== false;
@@ -35,7 +35,7 @@ export function nodeWhere(params: {
     indexable ? eq(memoryNodes.tenantId, params.tenantId) : sql`(${memoryNodes.tenantId} || '') = ${params.tenantId}`,
     indexable ? scopePatternsCondition(params.scopes) : scopePatternsFilter(params.scopes),
     inArray(memoryNodes.status, [...params.statuses]),
-    ...nodeFilterConditions(params.filter, params.registry),
+    ...structuredFilterConditions(params.filter, params.registry),
   )!;
 }
 
@@ -48,11 +48,11 @@ const currentFirst = (now: Date) =>
  * category prefix index and the value_json GIN index. Current cards come first; non-current ones
  * ride along only so that the caller learns why they were left out.
  */
-export async function fetchFilteredNodes(
+export async function fetchFilteredCards(
   db: DbOrTx,
   params: { where: SQL; now: Date; limit: number },
-): Promise<MemoryNodeRecord[]> {
-  return selectNodeRecords(
+): Promise<MemoryCardRecord[]> {
+  return selectCardRecords(
     db,
     sql`where ${params.where}
         order by ${currentFirst(params.now)} desc, ${memoryNodes.importance} desc, ${memoryNodes.confidence} desc, ${memoryNodes.updatedAt} desc, ${memoryNodes.id} asc
@@ -60,13 +60,13 @@ export async function fetchFilteredNodes(
   );
 }
 
-export async function loadNodeRows(
+export async function loadCardRows(
   db: DbOrTx,
   tenantId: string,
   ids: readonly string[],
-): Promise<Map<string, MemoryNodeRecord>> {
+): Promise<Map<string, MemoryCardRecord>> {
   if (ids.length === 0) return new Map();
-  const rows = await selectNodeRecords(
+  const rows = await selectCardRecords(
     db,
     sql`where ${and(eq(memoryNodes.tenantId, tenantId), anyOf(memoryNodes.id, ids))}`,
     { withHotness: true },
@@ -80,7 +80,7 @@ export async function loadNodeRows(
  */
 const RECORDS_WITH_MATCHES = 100;
 /** Signal weights for cards: full text is the precise one, vectors catch rewording, trigrams typos. */
-export const NODE_SIGNAL_WEIGHTS = { fullText: 1, vector: 0.7, trigram: 0.5 } as const;
+export const CARD_SIGNAL_WEIGHTS = { fullText: 1, vector: 0.7, trigram: 0.5 } as const;
 /** Full-text hits scoring under this share of the best one matched only incidental words. */
 const FULL_TEXT_FLOOR = 0.1;
 const TRIGRAM_MIN_SIMILARITY = 0.35;
@@ -104,13 +104,13 @@ function needsTypoRescue(
   return fullTextCount < candidates / 4 && words.length <= TRIGRAM_MAX_TERMS && words.some((word) => !word.found);
 }
 
-export type RankedNode = { row: MemoryNodeRecord; score: ScoreComponents; matchedBy: SearchHit["matchedBy"] };
+export type RankedCard = { row: MemoryCardRecord; score: ScoreComponents; matchedBy: SearchHit["matchedBy"] };
 
 /**
  * The relevant path: BM25 full text, trigram and vector candidates fused by rank, then boosted by
  * importance, confidence, recency, hotness and explicit intent. Best first.
  */
-export async function rankNodesByText(
+export async function rankCardsByText(
   db: DbOrTx,
   params: {
     tenantId: string;
@@ -130,11 +130,11 @@ export async function rankNodesByText(
     /** The caller's chain scopes: a card overriding a candidate there joins the ranking in its place (slot-rivals.ts). */
     slotChain?: SlotChain;
   },
-): Promise<RankedNode[]> {
+): Promise<RankedCard[]> {
   const { where, candidates } = params;
   const lists: SignalHits[] = [];
   const { hits: fullText, found } = await fullTextMatch(db, {
-    source: NODE_SOURCE,
+    source: CARD_SOURCE,
     where,
     terms: params.terms,
     limit: candidates,
@@ -145,41 +145,41 @@ export async function rankNodesByText(
   });
   lists.push({
     signal: "fullText",
-    weight: NODE_SIGNAL_WEIGHTS.fullText,
+    weight: CARD_SIGNAL_WEIGHTS.fullText,
     hits: relativeFloor(fullText, FULL_TEXT_FLOOR),
   });
   if (needsTypoRescue(params.terms, found, fullText.length, candidates)) {
     const hits = await trigramHits(db, {
-      source: NODE_SOURCE,
+      source: CARD_SOURCE,
       where,
       text: params.trigramText,
       limit: candidates,
       minSimilarity: TRIGRAM_MIN_SIMILARITY,
     });
-    lists.push({ signal: "trigram", weight: NODE_SIGNAL_WEIGHTS.trigram, hits });
+    lists.push({ signal: "trigram", weight: CARD_SIGNAL_WEIGHTS.trigram, hits });
   }
   if (params.vector) {
     const hits = await vectorHits(db, {
-      source: NODE_SOURCE,
+      source: CARD_SOURCE,
       where,
       vector: params.vector.values,
       model: params.vector.model,
       limit: candidates,
       minSimilarity: params.vector.minSimilarity,
     });
-    lists.push({ signal: "vector", weight: NODE_SIGNAL_WEIGHTS.vector * params.vector.weight, hits });
+    lists.push({ signal: "vector", weight: CARD_SIGNAL_WEIGHTS.vector * params.vector.weight, hits });
   }
   const fused = reciprocalRankFusion(lists);
   // Full-text hits usually come with their records (decoded for the fused ones only); the rest are read here.
   const records = new Map(fullText.map((hit) => [hit.id, hit.record]));
-  const rows = new Map<string, MemoryNodeRecord>();
+  const rows = new Map<string, MemoryCardRecord>();
   for (const { id } of fused) {
     const record = records.get(id);
     if (record) rows.set(id, recordFromJson(record));
   }
   const missing = fused.filter((f) => !rows.has(f.id)).map((f) => f.id);
-  if (missing.length > 0) for (const [id, row] of await loadNodeRows(db, params.tenantId, missing)) rows.set(id, row);
-  const ranked: RankedNode[] = [];
+  if (missing.length > 0) for (const [id, row] of await loadCardRows(db, params.tenantId, missing)) rows.set(id, row);
+  const ranked: RankedCard[] = [];
   for (const f of fused) {
     const row = rows.get(f.id);
     if (!row) continue;
@@ -196,7 +196,7 @@ export async function rankNodesByText(
     params.slotChain,
     ranked,
     (r) => r.row,
-    (row, overridden): RankedNode => ({ row, score: { ...overridden.score }, matchedBy: ["slot"] }),
+    (row, overridden): RankedCard => ({ row, score: { ...overridden.score }, matchedBy: ["slot"] }),
   );
   return withOverrides.items;
 }

@@ -1,7 +1,7 @@
 import { asc, desc, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { memoryNodeRecordColumns, memoryNodes } from "~/db/schema";
-import { selectNodeRecords } from "~/server/memory/store/card-records";
+import { memoryCardRecordColumns, memoryNodes } from "~/db/schema";
+import { selectCardRecords } from "~/server/memory/store/card-records";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { agentContext, createOp, createTenant, writeCards } from "../support/memory";
 
@@ -37,11 +37,11 @@ describe(`card records read without Drizzle's row mapper (${TEST_BACKEND})`, () 
     );
     const where = eq(memoryNodes.tenantId, t);
     const viaDrizzle = await handle.db
-      .select(memoryNodeRecordColumns)
+      .select(memoryCardRecordColumns)
       .from(memoryNodes)
       .where(where)
       .orderBy(asc(memoryNodes.id));
-    const fast = await selectNodeRecords(handle.db, sql`where ${where} order by ${memoryNodes.id} asc`);
+    const fast = await selectCardRecords(handle.db, sql`where ${where} order by ${memoryNodes.id} asc`);
     expect(fast).toHaveLength(2);
     expect(fast).toStrictEqual(viaDrizzle);
     expect(fast[0]!.createdAt).toBeInstanceOf(Date);
@@ -64,12 +64,12 @@ describe(`card records read without Drizzle's row mapper (${TEST_BACKEND})`, () 
     );
     const where = eq(memoryNodes.tenantId, t);
     const viaDrizzle = await handle.db
-      .select(memoryNodeRecordColumns)
+      .select(memoryCardRecordColumns)
       .from(memoryNodes)
       .where(where)
       .orderBy(desc(memoryNodes.importance), asc(memoryNodes.id))
       .limit(7);
-    const fast = await selectNodeRecords(
+    const fast = await selectCardRecords(
       handle.db,
       sql`where ${where} order by ${memoryNodes.importance} desc, ${memoryNodes.id} asc limit 7`,
     );

@@ -7,9 +7,9 @@ import {
   filterValueKind,
   resolveKeyFilter,
   storedItemKeys,
-  type NodeFilter,
+  type StructuredCardFilter,
 } from "../store/card-filter";
-import type { MemoryNode } from "../store/card-view";
+import type { MemoryCard } from "../store/card-view";
 
 /**
  * NodeFilter evaluated on loaded cards — for `asOf` reads, which come from history rather than from
@@ -32,51 +32,51 @@ function jsonContains(container: unknown, contained: unknown): boolean {
 }
 
 /** As store/card-filter.ts's valueMatch: containment for objects; a scalar as the value, an element, a top-level field or the item. */
-function valueMatches(node: MemoryNode, wanted: unknown): boolean {
-  const nodeValue = node.valueJson;
-  if (typeof wanted === "object" && wanted !== null) return jsonContains(nodeValue, wanted);
+function valueMatches(card: MemoryCard, wanted: unknown): boolean {
+  const cardValue = card.valueJson;
+  if (typeof wanted === "object" && wanted !== null) return jsonContains(cardValue, wanted);
   const json = canonicalJson(wanted);
-  if (canonicalJson(nodeValue) === json) return true;
-  if (Array.isArray(nodeValue)) return nodeValue.some((item) => canonicalJson(item) === json);
+  if (canonicalJson(cardValue) === json) return true;
+  if (Array.isArray(cardValue)) return cardValue.some((item) => canonicalJson(item) === json);
   if (
-    nodeValue !== null &&
-    typeof nodeValue === "object" &&
-    Object.values(nodeValue).some((field) => canonicalJson(field) === json)
+    cardValue !== null &&
+    typeof cardValue === "object" &&
+    Object.values(cardValue).some((field) => canonicalJson(field) === json)
   )
     return true;
   const item = typeof wanted === "string" ? normalizeItemKey(wanted) : undefined;
-  return Boolean(item?.ok && node.itemKey === item.itemKey);
+  return Boolean(item?.ok && card.itemKey === item.itemKey);
 }
 
-export function nodeMatchesFilter(node: MemoryNode, filter: NodeFilter, registry: KindRegistry): boolean {
-  if (filter.scope && node.scope !== filter.scope) return false;
-  if (filter.domain && node.domain !== filter.domain) return false;
+export function cardMatchesFilter(card: MemoryCard, filter: StructuredCardFilter, registry: KindRegistry): boolean {
+  if (filter.scope && card.scope !== filter.scope) return false;
+  if (filter.domain && card.domain !== filter.domain) return false;
   if (filter.kinds?.length) {
     const defs = filter.kinds.map((k) => registry.resolve(k));
-    if (!filterKindNames(filter.kinds, registry).includes(node.kind)) return false;
+    if (!filterKindNames(filter.kinds, registry).includes(card.kind)) return false;
     const def = defs[0];
     if (filter.itemKey && defs.length === 1 && def) {
-      if (!storedItemKeys(def, filter.itemKey)?.includes(node.key)) return false;
+      if (!storedItemKeys(def, filter.itemKey)?.includes(card.key)) return false;
     }
   }
   if (filter.key) {
     const resolved = resolveKeyFilter(filter.key, registry);
-    if ("kinds" in resolved ? !resolved.kinds.includes(node.kind) : !resolved.keys.includes(node.key)) return false;
+    if ("kinds" in resolved ? !resolved.kinds.includes(card.kind) : !resolved.keys.includes(card.key)) return false;
   }
-  if (filter.types?.length && !filter.types.includes(node.type)) return false;
+  if (filter.types?.length && !filter.types.includes(card.type)) return false;
   if (
     filter.valueJson !== undefined &&
-    !filterValues(filter.valueJson, filterValueKind(filter, registry)).some((value) => valueMatches(node, value))
+    !filterValues(filter.valueJson, filterValueKind(filter, registry)).some((value) => valueMatches(card, value))
   )
     return false;
   if (filter.categoryPathPrefix && filter.categoryPathPrefix.length) {
     const prefix = Array.isArray(filter.categoryPathPrefix)
       ? filter.categoryPathPrefix.join("/")
       : filter.categoryPathPrefix.replace(/\/+$/, "");
-    const path = node.categoryPath.join("/");
+    const path = card.categoryPath.join("/");
     if (path !== prefix && !path.startsWith(`${prefix}/`)) return false;
   }
-  if (filter.tags?.length && !filter.tags.some((t) => node.tags.includes(t))) return false;
-  if (filter.entities?.length && !filter.entities.some((e) => node.entities.includes(e))) return false;
+  if (filter.tags?.length && !filter.tags.some((t) => card.tags.includes(t))) return false;
+  if (filter.entities?.length && !filter.entities.some((e) => card.entities.includes(e))) return false;
   return true;
 }
