@@ -158,6 +158,9 @@ describe(`acceptance tests: messages, summaries, cards, forgetting, failures (${
   it("6. after expiresAt passes, the node is no longer injected", async () => {
     const t = await createTenant(handle.db);
     const ctx = agentContext(t);
+    const expiresAt = new Date(Date.now() + 60_000);
+    // Read again a second after it expired: the reads take that moment, no waiting.
+    const afterExpiry = { now: new Date(expiresAt.getTime() + 1000) };
     const created = await memoryWrite(handle.db, ctx, {
       operations: [
         {
@@ -168,7 +171,7 @@ describe(`acceptance tests: messages, summaries, cards, forgetting, failures (${
             title: "今天少辣",
             content: "今天胃不舒服，推荐少辣。",
             valueJson: ["今天少辣"],
-            expiresAt: new Date(Date.now() + 1500).toISOString(),
+            expiresAt: expiresAt.toISOString(),
           },
         },
       ],
@@ -177,10 +180,9 @@ describe(`acceptance tests: messages, summaries, cards, forgetting, failures (${
     expect((await buildMemoryContext(handle.db, ctx, { queryText: "今晚吃什么" })).usedMemoryIds).toContain(
       created.results[0]!.nodeId,
     );
-    await new Promise((r) => setTimeout(r, 1700));
-    const later = await buildMemoryContext(handle.db, ctx, { queryText: "今晚吃什么" });
+    const later = await buildMemoryContext(handle.db, ctx, { queryText: "今晚吃什么" }, afterExpiry);
     expect(later.usedMemoryIds).not.toContain(created.results[0]!.nodeId);
-    expect((await memorySearch(handle.db, ctx, { kinds: ["hard_constraint"] })).exact).toEqual([]);
+    expect((await memorySearch(handle.db, ctx, { kinds: ["hard_constraint"] }, afterExpiry)).exact).toEqual([]);
   });
 
   it("7. after soft delete, the node is no longer retrieved", async () => {

@@ -11,9 +11,8 @@ import { memorySearch } from "~/server/memory/retrieval/search";
 import { memoryWrite } from "~/server/memory/write/write";
 import { appendMessages } from "~/server/memory/evidence/messages";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
+import { steppingClock } from "../support/clock";
 import { agentContext, createTenant, personContext } from "../support/memory";
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe(`memory_write (${TEST_BACKEND})`, () => {
   let handle: TestDatabase;
@@ -814,7 +813,9 @@ describe(`memory_write (${TEST_BACKEND})`, () => {
   it("answers asOf reads with what memory said at that moment", async () => {
     const t = await createTenant(handle.db);
     const ctx = agentContext(t);
-    await memoryWrite(handle.db, ctx, {
+    const clock = steppingClock();
+    const writeNow = (input: unknown) => memoryWrite(handle.db, ctx, input, { now: clock() });
+    await writeNow({
       operations: [
         {
           op: "create",
@@ -824,10 +825,8 @@ describe(`memory_write (${TEST_BACKEND})`, () => {
         },
       ],
     });
-    await sleep(30);
-    const between = new Date();
-    await sleep(30);
-    const second = await memoryWrite(handle.db, ctx, {
+    const between = clock();
+    const second = await writeNow({
       operations: [
         {
           op: "create",
@@ -837,10 +836,8 @@ describe(`memory_write (${TEST_BACKEND})`, () => {
         },
       ],
     });
-    await sleep(30);
-    const afterSecond = new Date();
-    await sleep(30);
-    await memoryWrite(handle.db, ctx, {
+    const afterSecond = clock();
+    await writeNow({
       operations: [{ op: "expire", targetId: second.results[0]!.nodeId!, expectedRevision: 2 }],
     });
     const at = async (asOf: Date) =>
@@ -851,7 +848,7 @@ describe(`memory_write (${TEST_BACKEND})`, () => {
     expect(await at(new Date(Date.now() - 3_600_000))).toEqual([]);
     // A fact the user has since forgotten is not recalled from the past either (search's asOf reads this).
     const [pet] = (
-      await memoryWrite(handle.db, ctx, {
+      await writeNow({
         operations: [
           {
             op: "create",
@@ -863,11 +860,14 @@ describe(`memory_write (${TEST_BACKEND})`, () => {
         ],
       })
     ).results;
-    await sleep(30);
-    const beforeForget = new Date();
-    await sleep(30);
+    const beforeForget = clock();
     expect(await at(beforeForget)).toEqual(["cat"]);
-    await memoryForget(handle.db, personContext(t), { id: pet!.nodeId, expectedRevision: 1, reason: "user asked" });
+    await memoryForget(
+      handle.db,
+      personContext(t),
+      { id: pet!.nodeId, expectedRevision: 1, reason: "user asked" },
+      { now: clock() },
+    );
     expect(await at(beforeForget)).toEqual([]);
     expect(
       (

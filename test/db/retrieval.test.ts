@@ -20,9 +20,17 @@ import { termShare, termShares } from "~/server/memory/retrieval/term-shares";
 import { memoryWrite } from "~/server/memory/write/write";
 import { reindexSearchText } from "~/server/memory/store/reindex-search-text";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
-import { agentContext, createOp as create, createTenant, noVectors, type Op, writeCards } from "../support/memory";
+import { steppingClock } from "../support/clock";
+import {
+  agentContext,
+  createOp as create,
+  createTenant,
+  noVectors,
+  type Op,
+  writeCards,
+  writeCardsAt,
+} from "../support/memory";
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe(`memory_search (${TEST_BACKEND})`, () => {
   let handle: TestDatabase;
@@ -32,6 +40,8 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
   afterAll(async () => handle?.destroy());
 
   const write = (ctx: MemoryCallContext, ...operations: Op[]) => writeCards(handle.db, ctx, ...operations);
+  const writeAt = (now: Date, ctx: MemoryCallContext, ...operations: Op[]) =>
+    writeCardsAt(handle.db, ctx, now, ...operations);
   const search = (ctx: MemoryCallContext, input: Record<string, unknown>) =>
     memorySearch(handle.db, ctx, input, noVectors);
 
@@ -263,6 +273,10 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
   it("never returns superseded, expired or deleted cards by default, and says why they were left out", async () => {
     const tenantId = await createTenant(handle.db);
     const ctx = agentContext(tenantId);
+    // A search a moment after this card expires (its clock, not a wait).
+    const expiresAt = new Date(Date.now() + 60_000);
+    const later = (input: Record<string, unknown>) =>
+      memorySearch(handle.db, ctx, input, { ...noVectors, now: new Date(expiresAt.getTime() + 1000) });
     const [nurse] = await write(
       ctx,
       create("occupation", { title: "Job", content: "Works as a nurse in Boston.", valueJson: "nurse" }),
@@ -279,7 +293,7 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
           title: "Upset stomach",
           content: "Stomach upset today in Boston: nothing spicy.",
           valueJson: "upset stomach",
-          expiresAt: new Date(Date.now() + 1500).toISOString(),
+          expiresAt: expiresAt.toISOString(),
         },
         { scope: "user:u1", itemKey: "stomach" },
       ),
@@ -307,9 +321,8 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
       { id: deleted!, expectedRevision: 1, reason: "user asked" },
     );
     expect(forgot.deletedIds).toEqual([deleted]);
-    await sleep(1700);
 
-    const result = await search(ctx, { queryText: "Boston" });
+    const result = await later({ queryText: "Boston" });
     const returned = [...result.exact, ...result.relevant].map((n) => n.id);
     expect(returned).toContain(doctor);
     for (const gone of [nurse, expiring, expired, deleted]) expect(returned).not.toContain(gone);
@@ -322,11 +335,11 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     );
     expect(result.omitted.map((o) => o.nodeId)).not.toContain(deleted);
 
-    const exact = await search(ctx, { kinds: ["occupation"] });
+    const exact = await later({ kinds: ["occupation"] });
     expect(exact.exact.map((n) => n.id)).toEqual([doctor]);
     expect(exact.omitted).toContainEqual({ nodeId: nurse, reason: "superseded" });
 
-    const withExpired = await search(ctx, { queryText: "Boston", includeExpired: true });
+    const withExpired = await later({ queryText: "Boston", includeExpired: true });
     const all = [...withExpired.exact, ...withExpired.relevant].map((n) => n.id);
     expect(all).toEqual(expect.arrayContaining([doctor, expiring, expired]));
     expect(all).not.toContain(deleted);
@@ -502,14 +515,14 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
       explicitUserIntent: explicit,
       node: { title: "Database", content: text, valueJson: text },
     });
-    const [explicitA] = await write(contexts, decision("context:app/a", "Use Postgres.", true));
-    await sleep(20);
-    const [inferredB] = await write(contexts, decision("context:app/b", "Use SQLite.", false));
+    const clock = steppingClock();
+    const [explicitA] = await writeAt(clock(), contexts, decision("context:app/a", "Use Postgres.", true));
+    const [inferredB] = await writeAt(clock(), contexts, decision("context:app/b", "Use SQLite.", false));
     const decided = await search(contexts, { kinds: ["durable_decision"] });
     expect(decided.exact.map((n) => n.id)).toEqual([explicitA]);
     expect(decided.omitted).toContainEqual({ nodeId: inferredB, reason: "conflict_lost" });
-    await sleep(20);
-    const [newerB] = await write(
+    const [newerB] = await writeAt(
+      clock(),
       contexts,
       create(
         "communication_preference",
@@ -517,8 +530,8 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
         { scope: "context:app/b", itemKey: "tone" },
       ),
     );
-    await sleep(20);
-    const [newestA] = await write(
+    const [newestA] = await writeAt(
+      clock(),
       contexts,
       create(
         "communication_preference",
@@ -673,14 +686,15 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
 
   it("answers as of an earlier moment", async () => {
     const ctx = agentContext(await createTenant(handle.db));
-    const [nurse] = await write(
+    const clock = steppingClock();
+    const [nurse] = await writeAt(
+      clock(),
       ctx,
       create("occupation", { title: "Job", content: "Works as a nurse.", valueJson: "nurse" }),
     );
-    await sleep(30);
-    const between = new Date().toISOString();
-    await sleep(30);
-    const [doctor] = await write(
+    const between = clock().toISOString();
+    const [doctor] = await writeAt(
+      clock(),
       ctx,
       create("occupation", { title: "Job", content: "Works as a doctor.", valueJson: "doctor" }),
     );

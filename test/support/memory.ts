@@ -53,7 +53,17 @@ export const noVectors = { embeddings: null } as const;
 
 /** Writes one batch that must succeed (the test fails with the service's message otherwise); returns the node ids in order. */
 export async function writeCards(db: Database, ctx: MemoryCallContext, ...operations: Op[]): Promise<string[]> {
-  const result = await memoryWrite(db, ctx, { operations });
+  return writeCardsAt(db, ctx, undefined, ...operations);
+}
+
+/** writeCards at a given moment (a test's clock), so cards are ordered without sleeping. */
+export async function writeCardsAt(
+  db: Database,
+  ctx: MemoryCallContext,
+  now: Date | undefined,
+  ...operations: Op[]
+): Promise<string[]> {
+  const result = await memoryWrite(db, ctx, { operations }, { now });
   if (!result.done) throw new Error(`memory_write did not commit: ${result.message}`);
   return result.results.map((r) => r.nodeId!);
 }

@@ -29,3 +29,6 @@ export type MemoryCallContext = {
 };
 
 export const isAgent = (ctx: Pick<MemoryCallContext, "actor">) => ctx.actor.type === "api_key";
+
+/** The moment a call acts at: the system clock unless the caller fixes it (tests, to order events without sleeping). */
+export type CallTime = { now?: Date };

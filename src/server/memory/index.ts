@@ -4,7 +4,7 @@
  * says so; tests and benchmarks may reach in). Rooms: write/, forget/, kinds/, evidence/,
  * embeddings/, retrieval/, store/ (the SQL); docs/architecture.md is the map.
  */
-export type { MemoryCallContext } from "./call-context";
+export type { CallTime, MemoryCallContext } from "./call-context";
 export { processEmbedJobs } from "./embeddings/jobs";
 export { enqueueMissingEmbeddings } from "./embeddings/vectors";
 export { cardsCitingMessages } from "./evidence/citing-cards";

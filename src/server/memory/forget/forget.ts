@@ -3,7 +3,7 @@ import type { Database, Transaction } from "~/db/types";
 import { memoryMessages, memoryNodes, type MemoryCardRow } from "~/db/schema";
 import { recordAudit } from "../store/audit";
 import { commitWith } from "~/db/pipelined";
-import { isAgent, type MemoryCallContext } from "../call-context";
+import { isAgent, type CallTime, type MemoryCallContext } from "../call-context";
 import { BUILT_IN_KIND_REGISTRY, loadKindRegistry, type KindRegistry } from "../kinds/custom";
 import { eraseLineages } from "./erase";
 import { canEraseSession } from "./erase-session";
@@ -196,6 +196,7 @@ export async function memoryForget(
   db: Database,
   ctx: MemoryCallContext,
   rawInput: unknown,
+  time: CallTime = {},
 ): Promise<MemoryForgetResult> {
   const input = parseInput(memoryForgetInputSchema, rawInput, "memory_forget input");
   if (isAgent(ctx) && !ctx.forgetIntent) {
@@ -234,7 +235,7 @@ export async function memoryForget(
       // A twin still running holds the key: its answer, once committed, is this call's too.
       const stored = idem ? await claimIdempotencyKey<MemoryForgetResult>(tx, idem) : undefined;
       if (stored) return { ...stored, replayed: true };
-      const now = new Date();
+      const now = time.now ?? new Date();
       const resolved = await resolveTargets(tx, registry, ctx, input);
       if (!Array.isArray(resolved)) return resolved;
       let result: MemoryForgetResult;

@@ -2,7 +2,7 @@ import type { Database } from "~/db/types";
 import { commitWith } from "~/db/pipelined";
 import { contentionBackoff, isRetryableWriteError, MAX_WRITE_ATTEMPTS } from "~/db/pg-errors";
 import { parseInput } from "~/server/validation";
-import type { MemoryCallContext } from "../call-context";
+import type { CallTime, MemoryCallContext } from "../call-context";
 import { enqueueEmbedJobs } from "../embeddings/vectors";
 import { loadTenantWithKinds } from "../kinds/custom";
 import { parseScope, type MemoryScope } from "../scope";
@@ -42,7 +42,12 @@ function scopeOrNull(text: string): MemoryScope | null {
  * one transaction (all or nothing), each with an audit row in that transaction. Rejections are
  * audited too, in their own transaction, after the batch rolled back.
  */
-export async function memoryWrite(db: Database, ctx: MemoryCallContext, rawInput: unknown): Promise<MemoryWriteResult> {
+export async function memoryWrite(
+  db: Database,
+  ctx: MemoryCallContext,
+  rawInput: unknown,
+  time: CallTime = {},
+): Promise<MemoryWriteResult> {
   const { operations, idempotencyKey } = parseInput(memoryWriteInputSchema, rawInput, "memory_write input");
   const principalId = `${ctx.actor.type}:${ctx.actor.id ?? "system"}`;
   const hash = requestHash(rawInput);
@@ -53,7 +58,7 @@ export async function memoryWrite(db: Database, ctx: MemoryCallContext, rawInput
   }
 
   const { tenant, registry } = await loadTenantWithKinds(db, ctx.tenantId);
-  const env: WriteEnvironment = { tenant, registry, now: new Date() };
+  const env: WriteEnvironment = { tenant, registry, now: time.now ?? new Date() };
 
   // Pass 1: every static problem of every operation, so the caller can fix them all in one go.
   const failures = new Map<number, OperationFailure>();
