@@ -5,7 +5,8 @@
  * and every query runs through memorySearch({queryText, includeEvidence: true}) as an agent whose
  * only readable scope is that conversation's. A MiniSearch BM25 baseline ranks the same texts in
  * the same run, and so does a plain Okapi BM25 over words and CJK bigrams; the service is judged against
- * the better of the two. Writes a JSON report per dataset to bench/results/.
+ * the better of the two. Writes a JSON report to bench/results/: one per dataset, or with --all one
+ * `recall-all-…` file holding every dataset's report.
  *
  *   npm run bench:recall -- --dataset bench/data/locomo.json [--limit-conversations N]
  *     [--embeddings local|none|configured] [--vector-weight W] [--dims 256] [--k 10] [--no-speaker]
@@ -371,15 +372,10 @@ async function main() {
   try {
     for (const file of files) {
       const { report: out, misses, candidates } = await runDataset(handle, file, opts);
-      fs.mkdirSync(opts.out, { recursive: true });
-      const reportFile = path.join(
-        opts.out,
-        `${[out.dataset.name, mode, ...variant(opts)].join("-")}-${out.ranAt.replace(/[:.]/g, "-")}.json`,
-      );
-      fs.writeFileSync(reportFile, `${JSON.stringify(out, null, 2)}\n`);
       console.log(`\n## ${out.dataset.name}`);
       printTable(out.service, out.baselines);
-      console.log(`report: ${path.relative(process.cwd(), reportFile)}`);
+      if (files.length === 1)
+        console.log(`report: ${path.relative(process.cwd(), writeReport(opts, out.dataset.name, mode, out))}`);
       if (opts.misses) {
         const missFile = files.length > 1 ? opts.misses.replace(/(\.jsonl?)?$/, `-${out.dataset.name}$1`) : opts.misses;
         fs.writeFileSync(missFile, misses.map((m) => JSON.stringify(m)).join("\n") + (misses.length ? "\n" : ""));
@@ -396,10 +392,23 @@ async function main() {
       }
       summaries.push({ name: out.dataset.name, out });
     }
+    if (files.length > 1) {
+      // One file for the whole run: the datasets are judged together, and results/ keeps one of each kind.
+      const combined = { ranAt: summaries[0]?.out.ranAt, backend: mode, datasets: summaries.map((s) => s.out) };
+      console.log(`\nreport: ${path.relative(process.cwd(), writeReport(opts, "recall-all", mode, combined))}`);
+    }
     if (summaries.length > 1 || opts.markdown) console.log(`\n${markdownTables(summaries)}`);
   } finally {
     await handle.close();
   }
+}
+
+function writeReport(opts: Options, name: string, mode: string, body: { ranAt?: string }): string {
+  fs.mkdirSync(opts.out, { recursive: true });
+  const ranAt = (body.ranAt ?? new Date().toISOString()).replace(/[:.]/g, "-");
+  const file = path.join(opts.out, `${[name, mode, ...variant(opts)].join("-")}-${ranAt}.json`);
+  fs.writeFileSync(file, `${JSON.stringify(body, null, 2)}\n`);
+  return file;
 }
 
 /** What sets a run apart from the default one, for its file name. */
