@@ -3,9 +3,13 @@ import nextTs from "eslint-config-next/typescript";
 
 /**
  * An import path into `area` (memory, tree, or both) under src/server, by the ~/ alias or a relative
- * path; `deep`: a file inside it rather than its front door.
+ * path; `deep`: a file inside it rather than its front door (then also `./memory/…` from src/server and
+ * `./server/memory/…` from src, the only places a `./` path reaches it).
  */
-const into = (area, deep) => `^(~/server/|(\\.\\./)+(server/)?)(${area})${deep ? "/." : "(/|$)"}`;
+const into = (area, deep) =>
+  deep
+    ? `^(~/server/|(\\.\\./)+(server/)?|\\./(server/)?)(${area})/.`
+    : `^(~/server/|(\\.\\./)+(server/)?)(${area})(/|$)`;
 const DEEP_INTO_MEMORY = {
   regex: into("memory", true),
   message: "Import the memory core from ~/server/memory (its index.ts), not from a file inside it.",

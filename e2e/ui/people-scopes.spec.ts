@@ -75,7 +75,7 @@ test("scopes are chosen from people, workspaces and sessions; a made-up scope is
   );
   const options = await picker
     .locator("option")
-    .evaluateAll((cards) => cards.map((n) => (n as HTMLOptionElement).value));
+    .evaluateAll((options) => options.map((n) => (n as HTMLOptionElement).value));
   expect(options.every((value) => /^(user|workspace|session):\S+$|^global$/.test(value))).toBe(true);
   await shot(page, "people-scope-picker");
 

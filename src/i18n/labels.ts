@@ -22,7 +22,7 @@ export const scoreLabel = (t: Translate, component: string) => labelOf(t, "score
 /** How a search hit was found (`full_text`, `exact`, `slot`). */
 export const matchLabel = (t: Translate, matchedBy: string) => labelOf(t, "match", matchedBy);
 /** A card's type (`preference`, `fact`). */
-export const cardTypeLabel = (t: Translate, type: string) => labelOf(t, "nodeType", type);
+export const cardTypeLabel = (t: Translate, type: string) => labelOf(t, "cardType", type);
 /** Who spoke a message (`user`, `assistant`). */
 export const messageRoleLabel = (t: Translate, role: string) => labelOf(t, "role", role);
 export const omitReasonLabel = (t: Translate, reason: string) => labelOf(t, "omit", reason);

@@ -261,7 +261,7 @@ describe(`dashboard queries and procedures (${TEST_BACKEND})`, () => {
       });
       const detail = await admin.api.memory.card({ id: updated.results[0]!.nodeId! });
       expect(detail.revisions.map((r) => `${r.revision}:${r.status}`)).toEqual(["1:superseded", "2:active"]);
-      expect(detail.currentId).toBe(detail.node.id);
+      expect(detail.currentId).toBe(detail.card.id);
       expect(detail.revisions[1]!.supersedesId).toBe(cardId);
       expect(detail.events.map((e) => e.eventType)).toEqual(["update", "create"]);
       expect(detail.events[0]!.actor).toMatchObject({ type: "user", id: admin.userId, label: "Ada <ada@example.com>" });
@@ -537,7 +537,7 @@ describe(`dashboard queries and procedures (${TEST_BACKEND})`, () => {
     it("filters by node lineage and exports every matching event as CSV / JSONL lines", async () => {
       const [card] = (await admin.api.memory.browse({ filter: { kinds: ["avoid_ingredient"] } })).cards;
       const detail = await admin.api.memory.card({ id: card!.id });
-      const byCard = await admin.api.memory.audit({ filter: { nodeId: detail.node.lineageId } });
+      const byCard = await admin.api.memory.audit({ filter: { nodeId: detail.card.lineageId } });
       expect(byCard.events.map((e) => e.eventType)).toEqual(["update", "create"]);
       const viewer = {
         tenantId: admin.tenantId,

@@ -67,7 +67,7 @@ describe(`erasing a forgotten card directly (${TEST_BACKEND})`, () => {
     return {
       id: current.nodeId!,
       revision: current.revision!,
-      lineageId: (await admin.api.memory.card({ id: current.nodeId! })).node.lineageId,
+      lineageId: (await admin.api.memory.card({ id: current.nodeId! })).card.lineageId,
     };
   }
 
@@ -75,7 +75,7 @@ describe(`erasing a forgotten card directly (${TEST_BACKEND})`, () => {
     const card = await forgottenCard("erase-me");
     const page = await admin.api.memory.card({ id: card.id });
     // What the card page checks before offering "Erase permanently" next to "Restore".
-    expect(page.node).toMatchObject({ status: "deleted", supersededById: null });
+    expect(page.card).toMatchObject({ status: "deleted", supersededById: null });
     expect(page.currentId).toBeNull();
     expect(page.writable).toBe(true);
 
@@ -114,7 +114,7 @@ describe(`erasing a forgotten card directly (${TEST_BACKEND})`, () => {
     });
     expect(stale).toMatchObject({ done: false, reason: "conflict" });
     expect(stale.conflicts?.[0]).toMatchObject({ id: card.id, currentId: restored.nodeId });
-    expect((await admin.api.memory.card({ id: restored.nodeId! })).node.status).toBe("active");
+    expect((await admin.api.memory.card({ id: restored.nodeId! })).card.status).toBe("active");
   });
 
   it("is refused to someone who may not write the card's scope", async () => {
@@ -127,6 +127,6 @@ describe(`erasing a forgotten card directly (${TEST_BACKEND})`, () => {
     });
     expect(attempt.done).toBe(false);
     expect(attempt.reason).toMatch(/not_found|scope_not_writable/);
-    expect((await admin.api.memory.card({ id: card.id })).node.status).toBe("deleted");
+    expect((await admin.api.memory.card({ id: card.id })).card.status).toBe("deleted");
   });
 });

@@ -31,7 +31,6 @@ import {
   writeCardsAt,
 } from "../support/memory";
 
-
 describe(`memory_search (${TEST_BACKEND})`, () => {
   let handle: TestDatabase;
   beforeAll(async () => {

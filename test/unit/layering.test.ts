@@ -102,6 +102,14 @@ describe("layering", () => {
         filePath: "src/server/memory/forget/probe.ts",
         code: 'import { HOTNESS } from "../../tree/hotness";\nexport const probe = HOTNESS;\n',
       },
+      {
+        filePath: "src/server/probe.ts",
+        code: 'import { memoryWrite } from "./memory/write/write";\nexport const probe = memoryWrite;\n',
+      },
+      {
+        filePath: "src/probe.ts",
+        code: 'import { memoryWrite } from "./server/memory/write/write";\nexport const probe = memoryWrite;\n',
+      },
     ];
     for (const { filePath, code } of cases) {
       const [result] = await eslint.lintText(code, { filePath: path.join(root, filePath) });

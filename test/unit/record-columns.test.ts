@@ -2,7 +2,7 @@ import { getTableColumns } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { memoryCardRecordColumns, memoryNodes } from "~/db/schema";
 
-describe("memoryNodeRecordColumns", () => {
+describe("memoryCardRecordColumns", () => {
   it("is every card column but the search ones (only the database's matching reads those) and the unused legacy counters", () => {
     const all = Object.keys(getTableColumns(memoryNodes));
     const record = Object.keys(memoryCardRecordColumns);

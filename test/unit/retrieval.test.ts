@@ -255,7 +255,7 @@ describe("BM25 and fusion", () => {
       ],
       "tea",
     );
-    expect(ranked.map((r) => r.node.id)).toEqual(["title", "body"]);
+    expect(ranked.map((r) => r.card.id)).toEqual(["title", "body"]);
   });
 });
 
@@ -375,7 +375,7 @@ describe("context budget", () => {
   });
 
   it("says a card was cut, and leaves out one that would keep only its id and a few words", () => {
-    const node = { id: "n1" } as ContextItem["node"];
+    const node = { id: "n1" } as ContextItem["card"];
     const long: ContextItem = {
       section: "constraints",
       id: "n1",
@@ -383,7 +383,7 @@ describe("context budget", () => {
         "- [mem_0tvngdb3kk9q] (user) Dinner rules: " +
         "no dairy, no gluten, little salt, ".repeat(20) +
         "above all never peanuts.",
-      node,
+      card: node,
       order: 0,
     };
     const cut = selectWithinBudget([long], 300);
@@ -395,7 +395,7 @@ describe("context budget", () => {
       section: "alwaysRecalled",
       id,
       text: `- [${id}] (user) Language: ` + "always answer in Chinese ".repeat(6),
-      node: { id } as ContextItem["node"],
+      card: { id } as ContextItem["card"],
       order: 0,
     });
     for (let budget = 60; budget <= 400; budget += 7) {

@@ -91,7 +91,7 @@ export function AuditFilters({
           </select>
         </FieldRow>
         {field("actorId", t("audit.actorId"))}
-        {field("node", t("audit.node"), "text", "mem_…")}
+        {field("node", t("audit.card"), "text", "mem_…")}
         {field("scope", t("field.scope"), "text", "user:…")}
         {field("from", t("audit.from"), "date")}
         {field("to", t("audit.to"), "date")}

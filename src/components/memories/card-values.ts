@@ -34,16 +34,16 @@ export const cardValues = (card: CardLike): CardValues => ({
 export function valuesFromDraft(draft: CardDraft, card: CardLike, shape: Shape): CardValues {
   const base = cardValues(card);
   const untouched = draftFromCard(card, shape);
-  const node = cardFromDraft(draft, shape);
+  const drafted = cardFromDraft(draft, shape);
   const touched = (name: keyof CardDraft) => draft[name] !== untouched[name];
   return {
-    title: touched("title") ? node.title : base.title,
-    content: touched("content") ? node.content : base.content,
-    valueJson: touched("value") && node.valueJson !== undefined ? node.valueJson : base.valueJson,
-    tags: touched("tags") ? node.tags : base.tags,
-    entities: touched("entities") ? node.entities : base.entities,
-    confidence: touched("confidence") && node.confidence !== undefined ? node.confidence : base.confidence,
-    importance: touched("importance") && node.importance !== undefined ? node.importance : base.importance,
-    expiresAt: touched("expiresAt") ? node.expiresAt : base.expiresAt,
+    title: touched("title") ? drafted.title : base.title,
+    content: touched("content") ? drafted.content : base.content,
+    valueJson: touched("value") && drafted.valueJson !== undefined ? drafted.valueJson : base.valueJson,
+    tags: touched("tags") ? drafted.tags : base.tags,
+    entities: touched("entities") ? drafted.entities : base.entities,
+    confidence: touched("confidence") && drafted.confidence !== undefined ? drafted.confidence : base.confidence,
+    importance: touched("importance") && drafted.importance !== undefined ? drafted.importance : base.importance,
+    expiresAt: touched("expiresAt") ? drafted.expiresAt : base.expiresAt,
   };
 }

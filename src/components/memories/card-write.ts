@@ -8,7 +8,7 @@ import type { CardDraft } from "./card-draft";
 import type { CardValues } from "./card-merge";
 import { cardValues, valuesFromDraft } from "./card-values";
 
-export type Card = CardDetailData["node"];
+export type Card = CardDetailData["card"];
 type Revision = CardDetailData["revisions"][number];
 type WriteResult = RouterOutputs["memory"]["write"];
 type WriteOperation = RouterInputs["memory"]["write"]["operations"][number];

@@ -1,10 +1,10 @@
 import type { DbOrTx } from "~/db/types";
 import {
   getAllMessagesByIds,
-  getMemoryNode,
-  getNodeHistory,
+  getMemoryCard,
+  getCardHistory,
   type MemoryCallContext,
-  type MemoryNode,
+  type MemoryCard,
   memorySearch,
   type OmitReason,
   parseScope,
@@ -30,9 +30,9 @@ export type EvidenceMessage = {
 };
 
 export type CardDetail = {
-  node: MemoryNode;
+  card: MemoryCard;
   /** The whole revision chain, oldest first; `node` is one of them. */
-  revisions: (MemoryNode & { createdByLabel: string; updatedByLabel: string })[];
+  revisions: (MemoryCard & { createdByLabel: string; updatedByLabel: string })[];
   /** The chain's current revision, when it still has one (else the chain ended: expired or deleted). */
   currentId: string | null;
   events: AuditEntry[];
@@ -50,7 +50,7 @@ export type CardDetail = {
 
 /** Everything the card page shows, if the viewer may read the card's scope (else NOT_FOUND). */
 export async function getCardDetail(db: DbOrTx, ctx: ReadCtx, id: string): Promise<CardDetail> {
-  const history = await getNodeHistory(db, ctx, id);
+  const history = await getCardHistory(db, ctx, id);
   const card = history.revisions.find((r) => r.id === id)!;
   const cited = [...new Set(history.revisions.flatMap((r) => r.sourceMessageIds))];
   const [events, messages, label, usage] = await Promise.all([
@@ -61,7 +61,7 @@ export async function getCardDetail(db: DbOrTx, ctx: ReadCtx, id: string): Promi
       ctx.tenantId,
       history.revisions.flatMap((r) => [r.createdBy, r.updatedBy]),
     ),
-    recallUsageOf(db, { tenantId: ctx.tenantId, nodeIds: history.revisions.map((r) => r.id) }),
+    recallUsageOf(db, { tenantId: ctx.tenantId, cardIds: history.revisions.map((r) => r.id) }),
   ]);
   const own = usage.get(id);
   const lastRecalls = [...usage.values()].map((u) => u.lastRecalledAt.getTime());
@@ -70,7 +70,7 @@ export async function getCardDetail(db: DbOrTx, ctx: ReadCtx, id: string): Promi
   // the card is theirs to read, the chat is not.
   const readable = messages.filter((m) => sessionReadable(ctx.readScopes, m.sessionId));
   return {
-    node: card,
+    card: card,
     revisions: history.revisions.map((r) => ({
       ...r,
       createdByLabel: label(r.createdBy).label,
@@ -118,7 +118,7 @@ export async function explainRecall(
   id: string,
   query?: string,
 ): Promise<WhyRecalled> {
-  const card = await getMemoryNode(db, ctx, id);
+  const card = await getMemoryCard(db, ctx, id);
   const queryText = (query?.trim() || card.title).slice(0, 1000);
   // Shown on every card page: a view, not a search anyone made, so it stays out of the query log.
   const result = await memorySearch(

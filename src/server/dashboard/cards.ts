@@ -190,18 +190,18 @@ export function foldCategoryTree(rows: readonly { domain: string; path: string; 
     segments.forEach((name, i) => {
       if (i < start) return;
       const path = segments.slice(0, i + 1).join("/");
-      let card = level.find((c) => c.name === name);
-      if (!card) {
-        card = { name, path, count: 0, children: [] };
-        level.push(card);
+      let node = level.find((c) => c.name === name);
+      if (!node) {
+        node = { name, path, count: 0, children: [] };
+        level.push(node);
       }
-      card.count += row.count;
-      level = card.children;
+      node.count += row.count;
+      level = node.children;
     });
   }
-  const sort = (cards: CategoryTreeNode[]) => {
-    cards.sort((a, b) => b.count - a.count || a.name.localeCompare(b.name));
-    cards.forEach((card) => sort(card.children));
+  const sort = (nodes: CategoryTreeNode[]) => {
+    nodes.sort((a, b) => b.count - a.count || a.name.localeCompare(b.name));
+    nodes.forEach((node) => sort(node.children));
   };
   const out = [...domains.values()].sort((a, b) => b.count - a.count || a.domain.localeCompare(b.domain));
   out.forEach((d) => sort(d.categories));

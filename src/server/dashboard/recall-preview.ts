@@ -8,7 +8,7 @@ import {
   type MemoryCallContext,
   type MemoryContextDiagnostics,
   type MemoryContextResult,
-  type MemoryNode,
+  type MemoryCard,
   scopeAllowed,
   type ScopePattern,
 } from "~/server/memory";
@@ -53,7 +53,7 @@ const CARD_SECTIONS = [
 ] as const;
 /** The result's lists of cards, by the prompt section they fill. */
 type CardList = {
-  [K in keyof MemoryContextResult]: MemoryContextResult[K] extends MemoryNode[] ? K : never;
+  [K in keyof MemoryContextResult]: MemoryContextResult[K] extends MemoryCard[] ? K : never;
 }[keyof MemoryContextResult];
 const SECTION_FIELD: Record<RecalledCard["section"], CardList> = {
   alwaysRecalled: "alwaysRecalled",

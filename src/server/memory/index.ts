@@ -24,7 +24,7 @@ export type { ScopeErasureReceipt } from "./forget/erase-scope";
 export { canEraseSession, eraseSession, sessionOwnersColumn } from "./forget/erase-session";
 export type { SessionErasureReceipt } from "./forget/erase-session";
 export { memoryForget } from "./forget/forget";
-export { restoreCard as restoreNode } from "./forget/restore";
+export { restoreCard } from "./forget/restore";
 export { memoryForgetInputSchema } from "./forget/schema";
 export type { ErasureReceipt, MemoryForgetInput, MemoryForgetResult } from "./forget/schema";
 export { TENANT_MEMORY_TABLES } from "./forget/tenant-tables";
@@ -41,11 +41,7 @@ export type { KindDefinition } from "./kinds/definition";
 export { MIN_CONFIDENCE } from "./retrieval/conflicts";
 export { memoryContextInputSchema } from "./retrieval/context-schema";
 export type { MemoryContextDiagnostics, MemoryContextInput, MemoryContextResult } from "./retrieval/context-schema";
-export {
-  currentRevisionOf,
-  getMemoryCard as getMemoryNode,
-  getCardHistory as getNodeHistory,
-} from "./retrieval/history";
+export { currentRevisionOf, getMemoryCard, getCardHistory } from "./retrieval/history";
 export { buildMemoryContext } from "./retrieval/memory-context";
 export { coolRecallHotness, recallUsageOf, recordRecalls } from "./retrieval/recall-usage";
 export { memorySearch } from "./retrieval/search";
@@ -69,8 +65,8 @@ export type { MemoryScope, ScopePattern } from "./scope";
 export { recordAudit } from "./store/audit";
 export { categoryPrefixCondition } from "./store/card-filter";
 export { canonicalJson, findActiveInSlot } from "./store/card-revisions";
-export type { MemoryCard as MemoryNode } from "./store/card-view";
-export { findActiveCards as findActiveNodes } from "./store/exact-query";
+export type { MemoryCard } from "./store/card-view";
+export { findActiveCards } from "./store/exact-query";
 export { reindexSearchText } from "./store/reindex-search-text";
 export { scopePatternsCondition } from "./store/scope-sql";
 export { normalizeItemKey } from "./write/canonical-key";

@@ -2,13 +2,13 @@ import {
   appendMessages,
   buildMemoryContext,
   currentRevisionOf,
-  getMemoryNode,
+  getMemoryCard,
   type MemoryCallContext,
   memoryContextInputSchema,
   memoryForget,
   memoryForgetInputSchema,
   type MemoryForgetResult,
-  type MemoryNode,
+  type MemoryCard,
   memorySearch,
   memorySearchInputSchema,
   memoryWrite,
@@ -170,7 +170,7 @@ export const TOOLS: { [N in ToolName]: ToolDefinition<N> } = {
         withTurnScopeNames("memory_get", call.args, ctx.defaults),
       );
       if (input.id !== undefined) {
-        const card = await getMemoryNode(db, ctx, input.id);
+        const card = await getMemoryCard(db, ctx, input.id);
         if (card.status === "active") {
           await recordRecalls(db, ctx.tenantId, [card.id]);
           return {
@@ -202,7 +202,7 @@ export const TOOLS: { [N in ToolName]: ToolDefinition<N> } = {
         limit: 2,
       });
       const hits = result.exact.filter((hit) => !input.scope || hit.scope === input.scope);
-      const cards: MemoryNode[] = hits.map(({ matchedBy: _m, score: _s, ...node }) => node);
+      const cards: MemoryCard[] = hits.map(({ matchedBy: _m, score: _s, ...node }) => node);
       if (cards.length === 0) {
         const warnings = result.warnings?.length ? ` ${result.warnings.join(" ")}` : "";
         return {

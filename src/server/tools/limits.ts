@@ -27,10 +27,10 @@ export function jsonShapeProblem(
   limits: { maxDepth: number; maxNodes: number; maxBytes?: number } = ARGUMENT_LIMITS,
 ): ShapeProblem | null {
   const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
-  let cards = 0;
+  let values = 0;
   while (stack.length) {
     const { value: current, depth } = stack.pop()!;
-    if (++cards > limits.maxNodes)
+    if (++values > limits.maxNodes)
       return {
         reason: "too_many_values",
         message: `The arguments hold more than ${limits.maxNodes} values; send less per call.`,

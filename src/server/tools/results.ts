@@ -1,7 +1,7 @@
 import {
   type MemoryContextResult,
   type MemoryForgetResult,
-  type MemoryNode,
+  type MemoryCard,
   type MemorySearchResult,
   type MemoryWriteResult,
 } from "~/server/memory";
@@ -38,9 +38,9 @@ export const contextAsJson = (result: MemoryContextResult): Jsonify<MemoryContex
 
 export type MemoryGetResult = {
   found: boolean;
-  node?: MemoryNode;
+  node?: MemoryCard;
   /** Several cards matched a lookup without id: pick one by id. */
-  candidates?: MemoryNode[];
+  candidates?: MemoryCard[];
   /** The id named an old revision: the card current now, the one to change. */
   currentId?: string;
   currentRevision?: number;

@@ -6,7 +6,7 @@ import { log } from "~/server/log";
 import {
   appendSummary,
   coolRecallHotness,
-  findActiveNodes,
+  findActiveCards,
   getLatestSummary,
   loadTenantWithKinds,
   type MemoryCallContext,
@@ -177,7 +177,7 @@ export async function extractFromSession(
         reason: candidate.correction ? "user corrected an earlier statement" : "extracted from conversation",
       };
       if (candidate.target) {
-        const [current] = await findActiveNodes(db, {
+        const [current] = await findActiveCards(db, {
           tenantId: params.tenantId,
           scopes: ctx.readScopes,
           registry,

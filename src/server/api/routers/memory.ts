@@ -23,7 +23,7 @@ import {
   memoryWrite,
   parseScope,
   previewCreate,
-  restoreNode,
+  restoreCard,
   scopeAllowed,
   SEARCH_LIMITS,
   type writeOperationSchema,
@@ -210,7 +210,7 @@ export const memoryRouter = createTRPCRouter({
         reason: z.string().trim().min(1).max(500),
       }),
     )
-    .mutation(({ ctx, input }) => restoreNode(ctx.db, ctx.memory, input)),
+    .mutation(({ ctx, input }) => restoreCard(ctx.db, ctx.memory, input)),
 
   sessions: memoryProcedure
     .input(z.object({ cursor, limit: z.number().int().min(1).max(200).optional() }).default({}))

@@ -12,7 +12,7 @@ import {
 import type { MemoryCard } from "../store/card-view";
 
 /**
- * NodeFilter evaluated on loaded cards — for `asOf` reads, which come from history rather than from
+ * StructuredCardFilter evaluated on loaded cards — for `asOf` reads, which come from history rather than from
  * the indexed query. Same meaning as store/card-filter.ts's SQL.
  */
 

@@ -124,7 +124,7 @@ export async function rankCardsByText(
     statsParts?: readonly StatsPart[];
     /**
      * The caller's scopes as scope lexemes (scopesTsQuery, wildcards included), with `where` for the
-     * full-text match written so no index serves its tenant and scopes (nodeWhere's `indexable: false`).
+     * full-text match written so no index serves its tenant and scopes (cardWhere's `indexable: false`).
      */
     scoped?: ScopedMatch;
     /** The caller's chain scopes: a card overriding a candidate there joins the ranking in its place (slot-rivals.ts). */

@@ -56,7 +56,7 @@ const MAX_WORKSPACE_FACTS = 30;
 const MAX_CUSTOM_ALWAYS = 50;
 
 export type StandingCards = {
-  nodes: MemoryCard[];
+  cards: MemoryCard[];
   /** Ids of cards whose kind an admin defined with `alwaysRecall` (their kinds are not built in). */
   customAlwaysIds: ReadonlySet<string>;
 };
@@ -66,7 +66,7 @@ type StandingParams = { tenantId: string; scopes: readonly ScopePattern[]; now: 
 /**
  * Current cards that matter whatever the user said: the always-recalled kinds (built in, and the
  * organisation's own marked `alwaysRecall`, whatever their type), the user's profile, active tasks,
- * constraints, preferences, decisions and workspace facts (standingNodesStatement).
+ * constraints, preferences, decisions and workspace facts (standingCardsStatement).
  */
 export async function loadStandingCards(db: DbOrTx, params: StandingParams): Promise<StandingCards> {
   const rows = await queryRows<{ record: string | unknown[]; custom_always: boolean }>(
@@ -80,7 +80,7 @@ export async function loadStandingCards(db: DbOrTx, params: StandingParams): Pro
     cards.set(card.id, card);
     if (row.custom_always) customAlwaysIds.add(card.id);
   }
-  return { nodes: [...cards.values()], customAlwaysIds };
+  return { cards: [...cards.values()], customAlwaysIds };
 }
 
 /**

@@ -60,7 +60,7 @@ const CLOSE = "</memory>";
 /** No single card or message may take more than this share of the budget. */
 const MAX_ITEM_SHARE = 0.25;
 
-export type ContextItem = { section: SectionName; id: string; text: string; node?: MemoryCard; order: number };
+export type ContextItem = { section: SectionName; id: string; text: string; card?: MemoryCard; order: number };
 
 export const cardLine = (card: MemoryCard) => {
   const scope = card.scope === "global" ? "global" : card.scope.split(":")[0];
@@ -99,9 +99,9 @@ const CUT_NOTE_TOKENS = countTokens(CUT_NOTE);
  * while the model read nothing of it; a card keeps its id and says it was cut.
  */
 function cutItem(item: ContextItem, whole: number, limit: number): string {
-  const room = limit - 1 - (item.node ? CUT_NOTE_TOKENS : 0);
+  const room = limit - 1 - (item.card ? CUT_NOTE_TOKENS : 0);
   if (room < Math.max(13, Math.min(Math.ceil(whole / 2), 24))) return "";
-  return item.node ? `${truncateToTokens(item.text, room)}${CUT_NOTE}` : truncateToTokens(item.text, room);
+  return item.card ? `${truncateToTokens(item.text, room)}${CUT_NOTE}` : truncateToTokens(item.text, room);
 }
 
 /**
@@ -164,7 +164,7 @@ export function selectWithinBudget(
       section: item.section,
       id: item.id,
       text: chosen.get(item)!,
-      node: item.node,
+      card: item.card,
       order: item.order,
     }));
   let lines = contextLines(asChosen(picked));

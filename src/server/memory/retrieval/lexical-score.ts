@@ -38,12 +38,12 @@ export function lexicalMatch(card: MemoryCard, terms: readonly QueryTerm[]): num
 export function rankLexically<T extends MemoryCard>(
   cards: readonly T[],
   queryText: string,
-): { node: T; score: number }[] {
+): { card: T; score: number }[] {
   const terms = queryTerms(queryText);
   if (terms.length === 0) return [];
   return cards
-    .map((card) => ({ node: card, match: lexicalMatch(card, terms) }))
+    .map((card) => ({ card, match: lexicalMatch(card, terms) }))
     .filter((x) => x.match > 0)
-    .map((x) => ({ node: x.node, score: x.match + x.node.importance * 2 + x.node.confidence }))
+    .map((x) => ({ card: x.card, score: x.match + x.card.importance * 2 + x.card.confidence }))
     .sort((a, b) => b.score - a.score);
 }

@@ -28,7 +28,7 @@ const TYPE_SECTIONS: Partial<Record<MemoryCard["type"], SectionName>> = {
   preference: "preferences",
 };
 
-/** The prompt section of a standing card (loadStandingNodes says which cards stand). */
+/** The prompt section of a standing card (loadStandingCards says which cards stand). */
 function standingSection(card: MemoryCard): SectionName {
   if (ALWAYS.has(card.kind)) return "alwaysRecalled";
   if (PROFILE.has(card.kind)) return "profile";
@@ -158,7 +158,7 @@ export async function buildMemoryContext(
     // Standing cards and search hits are conflict-resolved as one set: a hit that loses its slot to a
     // standing card (the user's default under this session's override) is not recalled beside the
     // winner. Cards the search found again are not repeated.
-    const standingCards = standing.ok ? standing.value.nodes : [];
+    const standingCards = standing.ok ? standing.value.cards : [];
     const found = relevant.ok && relevant.value ? [...relevant.value.exact, ...relevant.value.relevant] : [];
     const resolved = resolveConflicts([...standingCards, ...found], { now, chain });
     const customAlways = standing.ok ? standing.value.customAlwaysIds : new Set<string>();
@@ -198,15 +198,15 @@ export async function buildMemoryContext(
     const kept = new Set(selection.items.map((item) => `${item.section}:${item.id}`));
     const cardsIn = (section: SectionName) =>
       selection.items
-        .filter((i) => i.section === section && i.node)
+        .filter((i) => i.section === section && i.card)
         .sort((a, b) => a.order - b.order)
-        .map((i) => i.node!);
-    const usedMemoryIds = selection.items.filter((i) => i.node).map((i) => i.id);
+        .map((i) => i.card!);
+    const usedMemoryIds = selection.items.filter((i) => i.card).map((i) => i.id);
     // Each card left out counts once: a search's conflict_lost card is lost again in the joint resolution.
     const omittedIds = new Set([
       ...resolved.omitted.map((o) => o.nodeId),
       ...(relevant.ok && relevant.value ? relevant.value.omitted.map((o) => o.nodeId) : []),
-      ...selection.dropped.filter((i) => i.node).map((i) => i.id),
+      ...selection.dropped.filter((i) => i.card).map((i) => i.id),
     ]);
     // Past the search's list of 50 only its count is known.
     const unlisted =

@@ -79,8 +79,8 @@ export async function coolRecallHotness(db: DbOrTx, params: { tenantId: string }
 }
 
 /** The recall rows of some cards (e.g. one card's revisions), by card id; cards never recalled are absent. */
-export async function recallUsageOf(db: DbOrTx, params: { tenantId: string; nodeIds: readonly string[] }) {
-  if (params.nodeIds.length === 0)
+export async function recallUsageOf(db: DbOrTx, params: { tenantId: string; cardIds: readonly string[] }) {
+  if (params.cardIds.length === 0)
     return new Map<string, { recallCount: number; lastRecalledAt: Date; hotness: number }>();
   const rows = await db
     .select({
@@ -90,6 +90,6 @@ export async function recallUsageOf(db: DbOrTx, params: { tenantId: string; node
       hotness: memoryNodeUsage.hotness,
     })
     .from(memoryNodeUsage)
-    .where(and(eq(memoryNodeUsage.tenantId, params.tenantId), inArray(memoryNodeUsage.nodeId, [...params.nodeIds])));
+    .where(and(eq(memoryNodeUsage.tenantId, params.tenantId), inArray(memoryNodeUsage.nodeId, [...params.cardIds])));
   return new Map(rows.map(({ nodeId, ...usage }) => [nodeId, usage]));
 }

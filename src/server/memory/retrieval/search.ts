@@ -4,13 +4,12 @@ import type { EmbeddingProvider } from "~/server/providers/embeddings";
 import type { MemoryCallContext } from "../call-context";
 import { BUILT_IN_KIND_REGISTRY, loadKindRegistry, type KindRegistry } from "../kinds/custom";
 import { readMemoryAsOf } from "./history";
-import { filterKindNames, type StructuredCardFilter } from "../store/card-filter";
+import { filterKindNames } from "../store/card-filter";
 import { toMemoryCard, type MemoryCard } from "../store/card-view";
 import type { ScopePattern } from "../scope";
 import { resolveConflicts, type Omitted } from "./conflicts";
 import { searchEvidence } from "./evidence";
 import { rankLexically } from "./lexical-score";
-import { isListAllQuery } from "./list-all";
 import { cardMatchesFilter } from "./card-match";
 import { fetchEnumerationPage } from "./enumeration";
 import { fetchFilteredCards, cardWhere, rankCardsByText } from "./card-search";
@@ -36,6 +35,8 @@ import { badRequest } from "~/server/errors";
 import { parseInput } from "~/server/validation";
 import { unknownKindsNotice } from "../kinds/unknown";
 
+import { ParsedInput, Plan, plan } from "./search-plan";
+
 export type SearchOptions = {
   /** Embedding provider for the query vector; `null` turns the vector signal off. Default: the configured one. */
   embeddings?: EmbeddingProvider | null;
@@ -48,62 +49,11 @@ export type SearchOptions = {
   reranker?: Reranker | null;
 };
 
-type ParsedInput = ReturnType<typeof memorySearchInputSchema.parse>;
-
-/** Enumeration reads at most this many cards (the rest is reported as over the limit). */
 /** Omitted entries returned; `omittedCount` says how many there were in all. */
 const MAX_OMITTED = 50;
 /** Non-current cards (superseded, expired) ride along with exact hits to explain what was left out. */
 const EXACT_HISTORY_ALLOWANCE = 20;
 const HISTORY_STATUSES: readonly CardStatus[] = ["active", "expired", "superseded"];
-
-function splitFilters(input: ParsedInput, queryText: string | undefined) {
-  // With words to search for, `kinds` alone narrows the search rather than listing the kinds' cards:
-  // {kinds: ["custom_fact"], queryText: "wifi"} listed the ten most important facts and left the one
-  // about the WiFi out. A slot (key, itemKey, valueJson) still identifies cards exactly.
-  const kindsNarrow =
-    queryText !== undefined && input.itemKey === undefined && input.key === undefined && input.valueJson === undefined;
-  const identifying: StructuredCardFilter = {
-    kinds: kindsNarrow ? undefined : input.kinds,
-    itemKey: input.itemKey,
-    key: input.key,
-    valueJson: input.valueJson,
-  };
-  const narrowing: StructuredCardFilter = {
-    kinds: kindsNarrow ? input.kinds : undefined,
-    domain: input.domain,
-    categoryPathPrefix: input.categoryPathPrefix,
-    types: input.types,
-    tags: input.tags,
-    entities: input.entities,
-  };
-  const present = (f: StructuredCardFilter) =>
-    Object.values(f).some((v) => v !== undefined && !(Array.isArray(v) && v.length === 0) && v !== "");
-  return {
-    identifying,
-    narrowing,
-    all: { ...narrowing, ...identifying, kinds: input.kinds },
-    hasIdentifying: present(identifying),
-    hasNarrowing: present(narrowing),
-  };
-}
-
-type Plan = ReturnType<typeof splitFilters> & {
-  queryText?: string;
-  listAll: boolean;
-  runExact: boolean;
-  runRelevant: boolean;
-};
-
-function plan(input: ParsedInput): Plan {
-  const queryText = input.queryText?.trim() || undefined;
-  // "列出所有记忆" / "show all my memories" enumerates instead of searching for those words.
-  const listAll = input.all === true || isListAllQuery(queryText);
-  const filters = splitFilters(input, listAll ? undefined : queryText);
-  const runExact = listAll || filters.hasIdentifying || (filters.hasNarrowing && !queryText);
-  const runRelevant = !listAll && queryText !== undefined;
-  return { ...filters, queryText, listAll, runExact, runRelevant };
-}
 
 type Candidates = {
   exact: MemoryCard[];
@@ -249,8 +199,8 @@ async function asOfCandidates(
   if (p.runRelevant && p.queryText) {
     const exactIds = new Set(exact.map((n) => n.id));
     const pool = current.filter((n) => !exactIds.has(n.id) && cardMatchesFilter(n, p.narrowing, registry));
-    for (const { node, score } of rankLexically(pool, p.queryText))
-      relevant.push({ ...node, score: { fullText: score, final: score }, matchedBy: ["full_text"] });
+    for (const { card, score } of rankLexically(pool, p.queryText))
+      relevant.push({ ...card, score: { fullText: score, final: score }, matchedBy: ["full_text"] });
   }
   let evidence: EvidenceHit[] | undefined;
   if (input.includeEvidence && p.runRelevant && p.queryText) {

@@ -165,7 +165,7 @@ export async function fullTextMatch(
   return { hits, found, df, n: Math.max(stats.n, docs.length) };
 }
 
-/** The scope lexemes' tsquery, and `where` written so that no index serves its tenant and scopes (nodeWhere's `indexable: false`). */
+/** The scope lexemes' tsquery, and `where` written so that no index serves its tenant and scopes (cardWhere's `indexable: false`). */
 export type ScopedMatch = { query: string; where: SQL };
 
 /** [id, length, flags, ...extra, record?] */

@@ -19,7 +19,7 @@ export type TextSource = {
   /** Columns a trigram candidate must closely match (`%>`); the first is GIN-indexed (gin_trgm_ops). */
   trigramColumns: readonly string[];
   trigramText: string;
-  /** The row's record as one JSON value (cards: RANKED_NODE_RECORD_JSON), for full-text calls that ask for records. */
+  /** The row's record as one JSON value (cards: RANKED_CARD_RECORD_JSON), for full-text calls that ask for records. */
   record?: string;
 };
 

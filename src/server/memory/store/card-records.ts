@@ -16,14 +16,14 @@ const RECORD_COLUMN_LIST = RECORD_FIELDS.map(([, column]) => `"memory_nodes"."${
 export const CARD_RECORD_JSON = `json_build_array(${RECORD_COLUMN_LIST})`;
 
 /**
- * NODE_RECORD_JSON with the card's hotness appended (memory_node_usage; 0 when never recalled), for the
+ * CARD_RECORD_JSON with the card's hotness appended (memory_node_usage; 0 when never recalled), for the
  * ranked search paths that boost by it. One primary-key probe per record, so only where ranking needs it.
  */
 const HOTNESS_OF_ROW = `coalesce((select u.hotness from memory_node_usage u where u.tenant_id = "memory_nodes"."tenant_id" and u.node_id = "memory_nodes"."id"), 0)`;
 export const RANKED_CARD_RECORD_JSON = `json_build_array(${RECORD_COLUMN_LIST}, ${HOTNESS_OF_ROW})`;
 
 /**
- * A record from NODE_RECORD_JSON's array: JSON already holds the values as Drizzle's column decoders
+ * A record from CARD_RECORD_JSON's array: JSON already holds the values as Drizzle's column decoders
  * would return them (arrays, numbers, booleans, parsed jsonb), except timestamps, which come as text.
  * A row read on its own comes as text; one inside a json_agg result, already parsed.
  */
@@ -40,7 +40,7 @@ export function recordFromJson(json: string | readonly unknown[]): MemoryCardRec
           ? new Date(value as string)
           : value;
   }
-  // RANKED_NODE_RECORD_JSON's extra element.
+  // RANKED_CARD_RECORD_JSON's extra element.
   if (values.length > RECORD_FIELDS.length) record.hotness = values[RECORD_FIELDS.length];
   return record as MemoryCardRecord;
 }

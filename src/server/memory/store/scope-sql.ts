@@ -20,7 +20,7 @@ export function scopePatternsCondition(patterns: readonly ScopePattern[], column
 /**
  * The same restriction written so that no index can serve it: `type:id` compared as one text (types
  * hold no `:`, so the pair is read back unambiguously). For a statement whose index scan already keeps
- * to the scopes (see nodeWhere's `indexable: false`).
+ * to the scopes (see cardWhere's `indexable: false`).
  */
 export function scopePatternsFilter(patterns: readonly ScopePattern[], columns: ScopedColumns = memoryNodes): SQL {
   if (patterns.length === 0) return sql`false`;

@@ -37,14 +37,14 @@ export default async function MemoryCardPage({ params }: { params: Promise<{ id:
         action={<LinkButton href="/memories">{t("memories.title")}</LinkButton>}
       />
     );
-  const { node, revisions, events, evidence, missingEvidenceIds, hiddenEvidenceCount, currentId, writable, usage } =
+  const { card, revisions, events, evidence, missingEvidenceIds, hiddenEvidenceCount, currentId, writable, usage } =
     detail.data;
-  const scopeLabels = await scopeLabelsFor([node.scope]);
-  const isCurrent = node.status === "active";
+  const scopeLabels = await scopeLabelsFor([card.scope]);
+  const isCurrent = card.status === "active";
   // A forgotten or expired card that nothing followed (its chain's last revision) can be brought
   // back, or erased for good as it is.
   const chainEnded =
-    writable && !currentId && !node.supersededById && (node.status === "deleted" || node.status === "expired");
+    writable && !currentId && !card.supersededById && (card.status === "deleted" || card.status === "expired");
 
   return (
     <div className="space-y-6">
@@ -54,23 +54,23 @@ export default async function MemoryCardPage({ params }: { params: Promise<{ id:
             <Link href="/memories" className="hover:underline">
               {t("memories.title")}
             </Link>{" "}
-            / <span className="font-mono">{node.key}</span>
+            / <span className="font-mono">{card.key}</span>
           </p>
-          <h1 className="mt-1 text-2xl font-semibold tracking-tight">{node.title}</h1>
+          <h1 className="mt-1 text-2xl font-semibold tracking-tight">{card.title}</h1>
           <p className="mt-2 flex flex-wrap items-center gap-2 text-sm">
-            <Badge tone={STATUS_TONE[node.status]}>{t(`status.${node.status}`)}</Badge>
-            <span>{t("card.revisionN", { n: node.revision })}</span>
-            <span className="font-mono text-xs text-zinc-500">{node.kind}</span>
-            <span className="text-xs text-zinc-500" title={node.scope}>
-              {scopeLabels[node.scope]?.name ?? node.scope}
+            <Badge tone={STATUS_TONE[card.status]}>{t(`status.${card.status}`)}</Badge>
+            <span>{t("card.revisionN", { n: card.revision })}</span>
+            <span className="font-mono text-xs text-zinc-500">{card.kind}</span>
+            <span className="text-xs text-zinc-500" title={card.scope}>
+              {scopeLabels[card.scope]?.name ?? card.scope}
             </span>
           </p>
         </div>
-        {isCurrent && writable ? <CardActions key={`${node.id}:${node.revision}`} card={node} kinds={kinds} /> : null}
+        {isCurrent && writable ? <CardActions key={`${card.id}:${card.revision}`} card={card} kinds={kinds} /> : null}
         {chainEnded ? (
           <div className="flex flex-wrap gap-2">
-            <RestoreCard card={node} />
-            <EraseCard card={node} />
+            <RestoreCard card={card} />
+            <EraseCard card={card} />
           </div>
         ) : null}
       </header>
@@ -82,13 +82,13 @@ export default async function MemoryCardPage({ params }: { params: Promise<{ id:
         >
           {currentId ? (
             <>
-              {t("card.notCurrent", { status: t(`status.${node.status}`) })}{" "}
+              {t("card.notCurrent", { status: t(`status.${card.status}`) })}{" "}
               <Link href={`/memories/${currentId}`} className="font-medium underline">
                 {t("card.viewCurrent")}
               </Link>
             </>
           ) : (
-            t("card.chainEnded", { status: t(`status.${node.status}`) })
+            t("card.chainEnded", { status: t(`status.${card.status}`) })
           )}
         </p>
       ) : !writable ? (
@@ -96,67 +96,67 @@ export default async function MemoryCardPage({ params }: { params: Promise<{ id:
           {t("card.readOnly")}
         </p>
       ) : null}
-      {isCurrent && node.confidence < MIN_CONFIDENCE ? (
+      {isCurrent && card.confidence < MIN_CONFIDENCE ? (
         // Search and memory_context leave such a card out; without this the page gives no hint why.
         <p
           role="note"
           className="rounded-xl border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900 dark:border-amber-900 dark:bg-amber-950/40 dark:text-amber-200"
         >
-          {t("card.unrecalled", { confidence: number(node.confidence), threshold: number(MIN_CONFIDENCE) })}
+          {t("card.unrecalled", { confidence: number(card.confidence), threshold: number(MIN_CONFIDENCE) })}
         </p>
       ) : null}
 
       <div className="grid gap-6 xl:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
         <div className="space-y-6">
           <Panel title={t("card.what")}>
-            <p className="whitespace-pre-wrap">{node.content}</p>
+            <p className="whitespace-pre-wrap">{card.content}</p>
             <div className="mt-4 border-t border-zinc-100 pt-4 dark:border-zinc-800">
               <p className="mb-1 text-xs font-medium tracking-wide text-zinc-500 uppercase">{t("field.value")}</p>
-              <JsonValue value={node.valueJson} />
+              <JsonValue value={card.valueJson} />
             </div>
           </Panel>
           <Panel title={t("card.fields")}>
             <Fields
               items={[
-                { label: t("field.id"), value: <span className="font-mono text-xs">{node.id}</span> },
-                { label: t("field.key"), value: <span className="font-mono text-xs">{node.key}</span> },
-                { label: t("field.itemKey"), value: node.itemKey ?? "—" },
-                { label: t("field.kind"), value: node.kind },
-                { label: t("field.scope"), value: <ScopeName scope={node.scope} label={scopeLabels[node.scope]} /> },
-                { label: t("field.domain"), value: categoryLabel(t, node.domain) },
+                { label: t("field.id"), value: <span className="font-mono text-xs">{card.id}</span> },
+                { label: t("field.key"), value: <span className="font-mono text-xs">{card.key}</span> },
+                { label: t("field.itemKey"), value: card.itemKey ?? "—" },
+                { label: t("field.kind"), value: card.kind },
+                { label: t("field.scope"), value: <ScopeName scope={card.scope} label={scopeLabels[card.scope]} /> },
+                { label: t("field.domain"), value: categoryLabel(t, card.domain) },
                 {
                   label: t("field.category"),
-                  value: node.categoryPath.length ? (
+                  value: card.categoryPath.length ? (
                     <Link
                       className="text-indigo-600 hover:underline"
-                      href={`/memories?category=${encodeURIComponent(node.categoryPath.join("/"))}`}
+                      href={`/memories?category=${encodeURIComponent(card.categoryPath.join("/"))}`}
                     >
-                      {node.categoryPath.map((segment) => categoryLabel(t, segment)).join(" / ")}
+                      {card.categoryPath.map((segment) => categoryLabel(t, segment)).join(" / ")}
                     </Link>
                   ) : (
                     "—"
                   ),
                 },
-                { label: t("field.type"), value: cardTypeLabel(t, node.type) },
+                { label: t("field.type"), value: cardTypeLabel(t, card.type) },
                 {
                   label: t("field.confidence"),
-                  value: <Meter value={node.confidence} label={t("field.confidence")} />,
+                  value: <Meter value={card.confidence} label={t("field.confidence")} />,
                 },
                 {
                   label: t("field.importance"),
-                  value: <Meter value={node.importance} label={t("field.importance")} />,
+                  value: <Meter value={card.importance} label={t("field.importance")} />,
                 },
                 {
                   label: t("field.tags"),
-                  value: node.tags.length ? node.tags.map((tag) => <Badge key={tag}>#{tag}</Badge>) : "—",
+                  value: card.tags.length ? card.tags.map((tag) => <Badge key={tag}>#{tag}</Badge>) : "—",
                 },
-                { label: t("field.entities"), value: node.entities.length ? node.entities.join(", ") : "—" },
-                { label: t("field.explicit"), value: node.explicitUserIntent ? t("common.yes") : t("common.no") },
-                { label: t("field.redacted"), value: node.redacted ? t("common.yes") : t("common.no") },
-                { label: t("field.createdAt"), value: <LocalTime value={node.createdAt} /> },
-                { label: t("field.updatedAt"), value: <LocalTime value={node.updatedAt} /> },
-                { label: t("field.expiresAt"), value: <LocalTime value={node.expiresAt} /> },
-                { label: t("card.sources"), value: number(node.sourceMessageIds.length) },
+                { label: t("field.entities"), value: card.entities.length ? card.entities.join(", ") : "—" },
+                { label: t("field.explicit"), value: card.explicitUserIntent ? t("common.yes") : t("common.no") },
+                { label: t("field.redacted"), value: card.redacted ? t("common.yes") : t("common.no") },
+                { label: t("field.createdAt"), value: <LocalTime value={card.createdAt} /> },
+                { label: t("field.updatedAt"), value: <LocalTime value={card.updatedAt} /> },
+                { label: t("field.expiresAt"), value: <LocalTime value={card.expiresAt} /> },
+                { label: t("card.sources"), value: number(card.sourceMessageIds.length) },
                 {
                   label: t("card.recalls"),
                   value:
@@ -178,11 +178,11 @@ export default async function MemoryCardPage({ params }: { params: Promise<{ id:
         </div>
         <div className="space-y-6">
           <Panel title={t("card.revisions")} description={t("card.revisionsHint")}>
-            <RevisionTimeline revisions={revisions} currentPageId={node.id} />
+            <RevisionTimeline revisions={revisions} currentPageId={card.id} />
           </Panel>
           {isCurrent ? (
             <Panel title={t("card.whyRecalled")} description={t("card.whyHint")}>
-              <WhyRecalled id={node.id} title={node.title} />
+              <WhyRecalled id={card.id} title={card.title} />
             </Panel>
           ) : null}
         </div>
