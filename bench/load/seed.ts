@@ -9,7 +9,7 @@ import { addUserToTenant, registerAccount } from "~/server/auth/accounts";
 import { createApiKey } from "~/server/auth/api-keys";
 import { buildAgentCallContext } from "~/server/auth/permissions";
 import { newId } from "~/server/ids";
-import { canonicalKey } from "~/server/memory/write/canonical-key";
+import { canonicalKey } from "~/server/memory/kinds/canonical-key";
 import { resolveKind } from "~/server/memory/kinds/registry";
 import { appendMessages } from "~/server/memory/evidence/messages";
 import { buildCardSearchFields } from "~/server/memory/store/search-fields";

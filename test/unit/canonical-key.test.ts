@@ -4,7 +4,7 @@ import {
   itemKeyFromTitle,
   normalizeItemKey,
   parseCanonicalKey,
-} from "~/server/memory/write/canonical-key";
+} from "~/server/memory/kinds/canonical-key";
 import { resolveKind } from "~/server/memory/kinds/registry";
 
 const itemKeyOf = (raw: string) => {

@@ -58,6 +58,18 @@ describe("layering", () => {
     expect(offending).toEqual([]);
   });
 
+  it("the store holds the SQL and calls no service: it imports the database, kinds, scopes and text, never a service room", () => {
+    const services = ["write", "forget", "retrieval", "evidence", "embeddings"].map(
+      (room) => `src/server/memory/${room}`,
+    );
+    const offending = sourceFiles("src/server/memory/store").flatMap((file) =>
+      importsOf(file)
+        .filter((spec) => services.some((room) => within(resolved(file, spec), room)))
+        .map((spec) => `${file} → ${spec}`),
+    );
+    expect(offending).toEqual([]);
+  });
+
   it("code outside the core and the tree enters them through their front doors, by alias or relative path", () => {
     const deepInto = (file: string, spec: string, area: string) =>
       resolved(file, spec)?.startsWith(`${area}${path.sep}`) ?? false;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { detectSensitive, findSensitiveInDraft, redactSensitive } from "~/server/memory/write/sensitive";
+import { detectSensitive, findSensitiveInDraft, redactSensitive } from "~/server/text/sensitive";
 
 const found = (text: string) => detectSensitive(text).map((f) => [f.type, text.slice(f.start, f.end)]);
 

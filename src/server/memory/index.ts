@@ -69,7 +69,7 @@ export type { MemoryCard } from "./store/card-view";
 export { findActiveCards } from "./store/exact-query";
 export { reindexSearchText } from "./store/reindex-search-text";
 export { scopePatternsCondition } from "./store/scope-sql";
-export { normalizeItemKey } from "./write/canonical-key";
+export { normalizeItemKey } from "./kinds/canonical-key";
 export { OperationFailure } from "./write/draft";
 export { previewCreate } from "./write/preview";
 export { EXPLICIT_INTENT_FLAG, WRITE_LIMITS, boundedJson, memoryWriteInputSchema } from "./write/schema";

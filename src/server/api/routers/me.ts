@@ -2,9 +2,8 @@ import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { listMemberships } from "~/server/auth/accounts";
 import { answerInvitation, myInvitations } from "~/server/dashboard/members";
-import { closeAllSessionRecords } from "~/server/auth/session-records";
+import { signOutEverywhere } from "~/server/auth/sign-out-everywhere";
 import { forbidden } from "~/server/errors";
-import { recordAudit } from "~/server/memory";
 import { agentProcedure, createTRPCRouter, signedInProcedure, tenantProcedure } from "../trpc";
 
 /**
@@ -43,26 +42,7 @@ export const meRouter = createTRPCRouter({
     .input(z.object({ tenantId: z.string().min(1).max(100) }))
     .mutation(({ ctx, input }) => answer(ctx, input.tenantId, false)),
   /** Signs the caller out on every device and browser: each of their sessions ends on its next request. */
-  signOutEverywhere: signedInProcedure.mutation(({ ctx }) =>
-    ctx.db.transaction(async (tx) => {
-      const sessionsEnded = await closeAllSessionRecords(tx, ctx.user.id);
-      // Audited in each of the person's organisations, in the same transaction.
-      for (const { tenantId } of await listMemberships(tx, ctx.user.id)) {
-        await recordAudit(
-          tx,
-          { tenantId, actor: { type: "user", id: ctx.user.id } },
-          {
-            eventType: "member",
-            reason: "signed out everywhere",
-            before: { userId: ctx.user.id },
-            after: { userId: ctx.user.id },
-            metadata: { sessionsEnded, self: true },
-          },
-        );
-      }
-      return { sessionsEnded };
-    }),
-  ),
+  signOutEverywhere: signedInProcedure.mutation(({ ctx }) => signOutEverywhere(ctx.db, ctx.user.id)),
   /** The organisation this request acts in, and the caller's role there. */
   tenant: tenantProcedure.query(({ ctx }) => ctx.tenant),
   /** For agents: which key is calling, what it may do. Never returns the hash. */

@@ -14,7 +14,7 @@ import {
 import { enqueueEmbedJobs } from "../embeddings/vectors";
 import { memorySubscriber, type CapturedMessage } from "../events";
 import { segmentForSearch } from "~/server/text/segment";
-import { redactSensitive, redactSensitiveJson } from "../write/sensitive";
+import { redactSensitive, redactSensitiveJson } from "../../text/sensitive";
 
 /**
  * The message log (docs/memory-model.md): trusted evidence the host captured, append-only. Ids are

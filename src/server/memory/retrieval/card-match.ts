@@ -1,5 +1,5 @@
 import { canonicalJson } from "../store/card-revisions";
-import { normalizeItemKey } from "../write/canonical-key";
+import { normalizeItemKey } from "../kinds/canonical-key";
 import type { KindRegistry } from "../kinds/custom";
 import {
   filterKindNames,

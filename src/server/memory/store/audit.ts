@@ -3,7 +3,7 @@ import type { DbOrTx } from "~/db/types";
 import { memoryAuditEvents, type MemoryAuditEvent } from "~/db/schema";
 import type { MemoryCallContext } from "../call-context";
 import type { MemoryScope } from "../scope";
-import { redactSensitive } from "../write/sensitive";
+import { redactSensitive } from "~/server/text/sensitive";
 
 export type AuditEventType = MemoryAuditEvent["eventType"];
 

@@ -1,6 +1,6 @@
 import { arrayOverlaps, eq, inArray, like, sql, type SQL } from "drizzle-orm";
 import { memoryNodes, type CardType } from "~/db/schema";
-import { canonicalKey, normalizeItemKey } from "../write/canonical-key";
+import { canonicalKey, normalizeItemKey } from "../kinds/canonical-key";
 import type { KindRegistry } from "../kinds/custom";
 import type { KindDefinition } from "../kinds/definition";
 import { storedKindNames, storedSlotKeys } from "../kinds/registry";

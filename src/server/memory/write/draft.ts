@@ -1,10 +1,10 @@
 import type { Tenant } from "~/db/schema";
-import { canonicalKey, itemKeyFromTitle } from "./canonical-key";
+import { canonicalKey, itemKeyFromTitle } from "../kinds/canonical-key";
 import { isAgent, type MemoryCallContext } from "../call-context";
 import type { KindDefinition } from "../kinds/definition";
 import { checkKindScope, validateKindValue } from "../kinds/registry";
 import { formatScope, scopeAllowed, type MemoryScope } from "../scope";
-import { carriesRedactionMark, findSensitiveInDraft, redactSensitive, redactSensitiveJson } from "./sensitive";
+import { carriesRedactionMark, findSensitiveInDraft, redactSensitive, redactSensitiveJson } from "../../text/sensitive";
 import { EXPLICIT_INTENT_FLAG, type CardFieldsInput } from "./schema";
 
 /** Default confidence and importance (docs/memory-model.md): explicit facts are trusted more and matter more. */

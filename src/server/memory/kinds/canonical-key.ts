@@ -1,4 +1,4 @@
-import type { KindDefinition } from "../kinds/definition";
+import type { KindDefinition } from "./definition";
 import { CJK_CHAR_CLASS } from "~/server/text/segment";
 
 /**
