@@ -106,11 +106,11 @@ export async function previewRecall(
   });
 
   const inPrompt = CARD_SECTIONS.flatMap((section) =>
-    result[SECTION_FIELD[section]].map((card) => ({ section, node: card })),
+    result[SECTION_FIELD[section]].map((card) => ({ section, card })),
   );
   const userIds = [
     ...new Set([
-      ...inPrompt.flatMap(({ node }) => (node.scope.startsWith("user:") ? [node.scope.slice(5)] : [])),
+      ...inPrompt.flatMap(({ card }) => (card.scope.startsWith("user:") ? [card.scope.slice(5)] : [])),
       ...(agent ? [agent.agent.ownerUserId] : []),
     ]),
   ];
@@ -124,12 +124,12 @@ export async function previewRecall(
     prompt: result.prompt,
     promptTokens: countTokens(result.prompt),
     usedMemoryIds: result.usedMemoryIds,
-    cards: inPrompt.map(({ section, node }) => ({
-      id: node.id,
-      title: node.title,
+    cards: inPrompt.map(({ section, card }) => ({
+      id: card.id,
+      title: card.title,
       section,
-      scope: node.scope,
-      ownerLabel: node.scope.startsWith("user:") ? personLabel(node.scope.slice(5)) : null,
+      scope: card.scope,
+      ownerLabel: card.scope.startsWith("user:") ? personLabel(card.scope.slice(5)) : null,
     })),
     recentMessageCount: result.recentMessages.length,
     hasSummary: result.latestSummary !== null,

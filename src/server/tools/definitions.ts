@@ -202,7 +202,7 @@ export const TOOLS: { [N in ToolName]: ToolDefinition<N> } = {
         limit: 2,
       });
       const hits = result.exact.filter((hit) => !input.scope || hit.scope === input.scope);
-      const cards: MemoryCard[] = hits.map(({ matchedBy: _m, score: _s, ...node }) => node);
+      const cards: MemoryCard[] = hits.map(({ matchedBy: _m, score: _s, ...card }) => card);
       if (cards.length === 0) {
         const warnings = result.warnings?.length ? ` ${result.warnings.join(" ")}` : "";
         return {

@@ -173,14 +173,14 @@ export async function buildMemoryContext(
         section: sectionOf(card),
         id: card.id,
         text: cardLine(card),
-        node: card,
+        card,
         order,
       })),
       ...relevantCards.map((card, order) => ({
         section: "relevant" as const,
         id: card.id,
         text: cardLine(card),
-        node: card,
+        card,
         order,
       })),
       ...(summary.ok && summary.value
