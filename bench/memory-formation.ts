@@ -30,7 +30,7 @@ import type { Database } from "~/db/types";
 import { newId } from "~/server/ids";
 import { processJobsOnce } from "~/server/jobs/worker";
 import { appendMessages, MAX_MESSAGES_PER_APPEND } from "~/server/memory/evidence/messages";
-import { getLatestSummary } from "~/server/memory/evidence/summaries";
+import { getLatestSummary } from "~/server/memory/store/summaries";
 import { fastScore } from "~/server/tree/fast-score";
 import { summarizeSession, treeJobHandlers } from "~/server/tree/jobs";
 import { normalizeEvidence, parseSessionDate } from "./convert-locomo";

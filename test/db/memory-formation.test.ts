@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryAuditEvents, memoryMessages, memoryNodes } from "~/db/schema";
 import { appendMessages } from "~/server/memory/evidence/messages";
 import { parseScopePattern } from "~/server/memory/scope";
-import { getLatestSummary } from "~/server/memory/evidence/summaries";
+import { getLatestSummary } from "~/server/memory/store/summaries";
 import { createLlmClient } from "~/server/providers/llm";
 import { extractFromSession, treeJobHandlers } from "~/server/tree/jobs";
 import { registerAccount } from "~/server/auth/accounts";

@@ -3,7 +3,8 @@ import { memorySummaries, tenants } from "~/db/schema";
 import type { Actor } from "~/server/memory/call-context";
 import { appendMessages } from "~/server/memory/evidence/messages";
 import { pgErrorCode } from "~/db/pg-errors";
-import { appendSummary, getLatestSummary, getSummaryChain } from "~/server/memory/evidence/summaries";
+import { appendSummary, getSummaryChain } from "~/server/memory/evidence/summaries";
+import { getLatestSummary } from "~/server/memory/store/summaries";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 
 const system: Actor = { type: "system", id: null };

@@ -19,7 +19,7 @@ import { processJobsOnce, type JobHandlers } from "~/server/jobs/worker";
 import { appendMessages } from "~/server/memory/evidence/messages";
 import { memoryForget } from "~/server/memory/forget/forget";
 import { parseScopePattern } from "~/server/memory/scope";
-import { getLatestSummary } from "~/server/memory/evidence/summaries";
+import { getLatestSummary } from "~/server/memory/store/summaries";
 import { createLlmClient } from "~/server/providers/llm";
 import { decayTopicHotness, routeTopicsForSession } from "~/server/tree/topics";
 import { SEAL_THRESHOLD, SESSION_BATCH } from "~/server/tree/cold-path";

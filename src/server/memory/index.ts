@@ -17,7 +17,8 @@ export {
   listSessions,
   resolveTrustedMessageIds,
 } from "./store/messages";
-export { appendSummary, getLatestSummary, getSummaryChain } from "./evidence/summaries";
+export { appendSummary, getSummaryChain } from "./evidence/summaries";
+export { getLatestSummary } from "./store/summaries";
 export { eraseTenantMemory } from "./forget/erase";
 export { eraseScopeMemory } from "./forget/erase-scope";
 export type { ScopeErasureReceipt } from "./forget/erase-scope";

@@ -1,12 +1,18 @@
-import { and, between, count, eq, inArray, sql } from "drizzle-orm";
-import { memoryMessages, memorySummaries, type MemorySummary } from "~/db/schema";
-import { queryRows } from "~/db/raw";
+import type { MemorySummary } from "~/db/schema";
 import type { Database, DbOrTx } from "~/db/types";
 import { badRequest, ServiceError } from "~/server/errors";
 import { newId } from "~/server/ids";
 import type { MemoryCallContext } from "../call-context";
 import { pgErrorCode } from "~/db/pg-errors";
-import { anyOf } from "~/db/any-of";
+import {
+  countSessionMessagesBetween,
+  findSessionMessageSeqs,
+  getLatestSummary,
+  insertSummary,
+  lockSessionSummaries,
+  summariesByIds,
+  summaryChainIds,
+} from "../store/summaries";
 
 /**
  * Chained summaries (docs/memory-model.md): summary_001 → summary_002 → … per session. A new summary reads only
@@ -74,34 +80,6 @@ function checkText(value: unknown, field: string, max: number): string {
   return value.trim();
 }
 
-/** Serialises summary appends per session; the unique parent index already stops forks, this also stops two roots. */
-export const lockSessionSummaries = (db: DbOrTx, tenantId: string, sessionId: string) =>
-  db.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`memory_summaries:${tenantId}:${sessionId}`}, 0))`);
-
-/** Ids of the session's chain tips: summaries no other summary names as parent (one in a sound chain). */
-async function chainTips(db: DbOrTx, tenantId: string, sessionId: string): Promise<MemorySummary[]> {
-  return db
-    .select()
-    .from(memorySummaries)
-    .where(
-      and(
-        eq(memorySummaries.tenantId, tenantId),
-        eq(memorySummaries.sessionId, sessionId),
-        sql`not exists (select 1 from ${memorySummaries} as child where child.tenant_id = ${memorySummaries.tenantId} and child.parent_summary_id = ${memorySummaries.id})`,
-      ),
-    )
-    .orderBy(sql`${memorySummaries.createdAt} desc`);
-}
-
-/** The newest summary of a session, or undefined before the first one. */
-export async function getLatestSummary(
-  db: DbOrTx,
-  params: { tenantId: string; sessionId: string },
-): Promise<MemorySummary | undefined> {
-  const [tip] = await chainTips(db, params.tenantId, params.sessionId);
-  return tip;
-}
-
 /**
  * Appends the next summary of a session's chain in one transaction. Throws CONFLICT
  * `summary_chain_moved` (details.latestSummaryId) when `parentSummaryId` is not the current tip.
@@ -140,23 +118,19 @@ export async function appendSummary(
           `${input.expectedMessageCount - messageCount} of the messages this summary was written from were erased meanwhile; nothing was appended. Summarize the messages that are stored now.`,
         );
       }
-      const [row] = await tx
-        .insert(memorySummaries)
-        .values({
-          tenantId,
-          id: newId("sum"),
-          sessionId,
-          parentSummaryId: latest?.id ?? null,
-          fromMessageId,
-          toMessageId,
-          messageCount,
-          summary,
-          currentGoal,
-          ...lists,
-          generator,
-        })
-        .returning();
-      return row!;
+      return await insertSummary(tx, {
+        tenantId,
+        id: newId("sum"),
+        sessionId,
+        parentSummaryId: latest?.id ?? null,
+        fromMessageId,
+        toMessageId,
+        messageCount,
+        summary,
+        currentGoal,
+        ...lists,
+        generator,
+      });
     });
   } catch (error) {
     // A racing writer (without our lock, e.g. an older instance) took the parent: same answer as a moved chain.
@@ -173,16 +147,7 @@ async function countMessagesInRange(
   db: DbOrTx,
   params: { tenantId: string; sessionId: string; fromMessageId: string; toMessageId: string },
 ): Promise<number> {
-  const ends = await db
-    .select({ id: memoryMessages.id, seq: memoryMessages.seq })
-    .from(memoryMessages)
-    .where(
-      and(
-        eq(memoryMessages.tenantId, params.tenantId),
-        eq(memoryMessages.sessionId, params.sessionId),
-        inArray(memoryMessages.id, [params.fromMessageId, params.toMessageId]),
-      ),
-    );
+  const ends = await findSessionMessageSeqs(db, { ...params, ids: [params.fromMessageId, params.toMessageId] });
   const from = ends.find((row) => row.id === params.fromMessageId);
   const to = ends.find((row) => row.id === params.toMessageId);
   for (const [field, id, row] of [
@@ -201,17 +166,7 @@ async function countMessagesInRange(
       `fromMessageId ${params.fromMessageId} comes after toMessageId ${params.toMessageId}; swap them.`,
     );
   }
-  const [row] = await db
-    .select({ n: count() })
-    .from(memoryMessages)
-    .where(
-      and(
-        eq(memoryMessages.tenantId, params.tenantId),
-        eq(memoryMessages.sessionId, params.sessionId),
-        between(memoryMessages.seq, from!.seq, to!.seq),
-      ),
-    );
-  return row?.n ?? 0;
+  return countSessionMessagesBetween(db, { ...params, fromSeq: from!.seq, toSeq: to!.seq });
 }
 
 /**
@@ -225,24 +180,9 @@ export async function getSummaryChain(
   const limit = Math.min(Math.max(Math.trunc(params.limit ?? DEFAULT_CHAIN_LIMIT), 1), MAX_CHAIN_LIMIT);
   const tip = await getLatestSummary(db, params);
   if (!tip) return [];
-  const links = await queryRows<{ id: string; depth: number }>(
-    db,
-    sql`with recursive chain(id, parent_summary_id, depth) as (
-          select id, parent_summary_id, 1 from memory_summaries
-           where tenant_id = ${params.tenantId} and id = ${tip.id}
-          union all
-          select s.id, s.parent_summary_id, c.depth + 1 from memory_summaries s
-            join chain c on s.tenant_id = ${params.tenantId} and s.id = c.parent_summary_id
-           where s.session_id = ${params.sessionId} and c.depth < ${limit}
-        )
-        select id, depth from chain order by depth`,
-  );
-  const ids = links.map((link) => link.id);
+  const ids = await summaryChainIds(db, { ...params, tipId: tip.id, limit });
   if (ids.length <= 1) return [tip];
-  const rows = await db
-    .select()
-    .from(memorySummaries)
-    .where(and(eq(memorySummaries.tenantId, params.tenantId), anyOf(memorySummaries.id, ids)));
+  const rows = await summariesByIds(db, { tenantId: params.tenantId, ids });
   const byId = new Map(rows.map((row) => [row.id, row]));
   return ids.map((id) => byId.get(id)).filter((row): row is MemorySummary => row !== undefined);
 }

@@ -2,7 +2,7 @@ import { eraseScopeCards } from "./erase";
 import { and, arrayOverlaps, eq, sql } from "drizzle-orm";
 import type { Transaction } from "~/db/types";
 import { memoryJobs, memoryMessages, memoryNodes, memorySummaries } from "~/db/schema";
-import { lockSessionSummaries } from "../evidence/summaries";
+import { lockSessionSummaries } from "../store/summaries";
 import type { ErasureReceipt } from "./schema";
 import { eraseEvidence } from "./erase-evidence";
 

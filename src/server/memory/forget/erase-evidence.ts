@@ -4,7 +4,7 @@ import { memoryChunks, memoryChunkTopics, memoryMessages, memorySummaries, memor
 import { queryRows } from "~/db/raw";
 import { enqueueJob } from "~/server/jobs/queue";
 import { memorySubscriber } from "../events";
-import { lockSessionSummaries } from "../evidence/summaries";
+import { lockSessionSummaries } from "../store/summaries";
 import type { ErasureReceipt } from "./schema";
 import { deleteJobsNaming } from "./erase-jobs";
 
