@@ -1,11 +1,19 @@
-import { and, asc, count, eq, sql } from "drizzle-orm";
-import { jsonValue } from "~/db/raw";
-import { memoryKinds, memoryNodes, tenants, type Tenant } from "~/db/schema";
+import type { Tenant } from "~/db/schema";
 import type { Database, DbOrTx } from "~/db/types";
 import { badRequest, notFound, ServiceError } from "~/server/errors";
 import { log } from "~/server/log";
 import { unknownTenant } from "~/server/tenants/policy";
 import { recordAudit } from "../store/audit";
+import {
+  countActiveCardsOfKind,
+  deleteStoredKind,
+  findStoredKind,
+  findTenantWithStoredKinds,
+  lockTenantKinds,
+  storedKinds,
+  upsertStoredKind,
+  type StoredKind,
+} from "../store/kinds";
 import type { MemoryCallContext } from "../call-context";
 import { buildCustomKind, customKindDefinitionSchema } from "./custom-schema";
 import type { KindDefinition } from "./definition";
@@ -26,11 +34,6 @@ export type KindRegistry = {
 };
 
 type AuditCtx = Pick<MemoryCallContext, "tenantId" | "actor" | "toolCallId">;
-
-const storedKinds = (db: DbOrTx, tenantId: string) =>
-  db.select().from(memoryKinds).where(eq(memoryKinds.tenantId, tenantId)).orderBy(asc(memoryKinds.kind));
-
-type StoredKind = { kind: string; definition: Record<string, unknown> };
 
 /** Rebuilds stored rows into definitions, skipping (and logging) any that no longer validate. */
 function rebuild(tenantId: string, rows: readonly StoredKind[]): KindDefinition[] {
@@ -74,23 +77,10 @@ export async function loadTenantWithKinds(
   db: DbOrTx,
   tenantId: string,
 ): Promise<{ tenant: Tenant; registry: KindRegistry }> {
-  const kindRows = sql<
-    string | StoredKind[]
-  >`(select coalesce(json_agg(json_build_object('kind', k.kind, 'definition', k.definition) order by k.kind), '[]'::json)
-      from ${memoryKinds} k where k.tenant_id = ${tenants.id})`;
-  const [row] = await db
-    .select({ tenant: tenants, kinds: kindRows })
-    .from(tenants)
-    .where(eq(tenants.id, tenantId))
-    .limit(1);
+  const row = await findTenantWithStoredKinds(db, tenantId);
   if (!row) throw unknownTenant(tenantId);
-  const kinds = jsonValue(row.kinds);
-  return { tenant: row.tenant, registry: registryOf(rebuild(tenantId, kinds)) };
+  return { tenant: row.tenant, registry: registryOf(rebuild(tenantId, row.kinds)) };
 }
-
-/** Serialises kind changes per tenant, so two admins cannot both claim one slot key. */
-const lockTenantKinds = (db: DbOrTx, tenantId: string) =>
-  db.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`memory_kinds:${tenantId}`}, 0))`);
 
 /**
  * Creates or replaces a custom kind from an admin's JSON (customKindDefinitionSchema). Rejects,
@@ -106,13 +96,12 @@ export async function saveCustomKind(db: Database, ctx: AuditCtx, json: unknown)
     // Store the parsed input (defaults filled in), which rebuilds to the same definition on every read.
     const definition = customKindDefinitionSchema.parse(json) as Record<string, unknown>;
     const before = rows.find((row) => row.kind === built.definition.kind)?.definition ?? null;
-    await tx
-      .insert(memoryKinds)
-      .values({ tenantId: ctx.tenantId, kind: built.definition.kind, definition, createdById: ctx.actor.id })
-      .onConflictDoUpdate({
-        target: [memoryKinds.tenantId, memoryKinds.kind],
-        set: { definition, updatedAt: sql`now()` },
-      });
+    await upsertStoredKind(tx, {
+      tenantId: ctx.tenantId,
+      kind: built.definition.kind,
+      definition,
+      createdById: ctx.actor.id,
+    });
     await recordAudit(tx, ctx, {
       eventType: "kind",
       reason: before ? "custom kind updated" : "custom kind created",
@@ -136,31 +125,22 @@ export async function deleteCustomKind(
   const name = typeof kind === "string" ? kind.trim().toLowerCase() : "";
   return db.transaction(async (tx) => {
     await lockTenantKinds(tx, ctx.tenantId);
-    const [row] = await tx
-      .select()
-      .from(memoryKinds)
-      .where(and(eq(memoryKinds.tenantId, ctx.tenantId), eq(memoryKinds.kind, name)))
-      .limit(1);
+    const row = await findStoredKind(tx, { tenantId: ctx.tenantId, kind: name });
     if (!row)
       throw notFound(
         "unknown_kind",
         `This organisation has no custom kind "${kind}"; list the kinds to see which exist.`,
       );
-    const [inUse] = await tx
-      .select({ n: count() })
-      .from(memoryNodes)
-      .where(and(eq(memoryNodes.tenantId, ctx.tenantId), eq(memoryNodes.status, "active"), eq(memoryNodes.kind, name)));
-    if (inUse && inUse.n > 0) {
+    const activeCards = await countActiveCardsOfKind(tx, { tenantId: ctx.tenantId, kind: name });
+    if (activeCards > 0) {
       throw new ServiceError(
         "CONFLICT",
         "kind_in_use",
-        `${inUse.n} active memory card(s) use kind ${name}; expire or forget them before deleting the kind.`,
-        {
-          activeCards: inUse.n,
-        },
+        `${activeCards} active memory card(s) use kind ${name}; expire or forget them before deleting the kind.`,
+        { activeCards },
       );
     }
-    await tx.delete(memoryKinds).where(and(eq(memoryKinds.tenantId, ctx.tenantId), eq(memoryKinds.kind, name)));
+    await deleteStoredKind(tx, { tenantId: ctx.tenantId, kind: name });
     await recordAudit(tx, ctx, {
       eventType: "kind",
       reason: "custom kind deleted",
