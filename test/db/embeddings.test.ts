@@ -1,7 +1,8 @@
 import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryEmbeddings, memoryJobs } from "~/db/schema";
-import { embedJobKey, embedTargets, enqueueMissingEmbeddings } from "~/server/memory/embeddings/vectors";
+import { embedJobKey } from "~/server/memory/store/embeddings";
+import { embedTargets, enqueueMissingEmbeddings } from "~/server/memory/embeddings/vectors";
 import { handleEmbedJob, processEmbedJobs } from "~/server/memory/embeddings/jobs";
 import { appendMessages } from "~/server/memory/evidence/messages";
 import { memorySearch } from "~/server/memory/retrieval/search";

@@ -7,7 +7,8 @@ import { completeJobs, failJob, leaseJobs } from "~/server/jobs/queue";
 import { ServiceError } from "~/server/errors";
 import { log } from "~/server/log";
 import { getEmbeddingProvider, type EmbeddingProvider } from "~/server/providers/embeddings";
-import { embedTargets, type EmbedTarget, type EmbedTargetKind } from "./vectors";
+import { embedTargets } from "./vectors";
+import { type EmbedTarget, type EmbedTargetKind } from "../store/embeddings";
 
 /**
  * The `embed` job handler, self-contained so any worker loop can call it. Jobs go through the one

@@ -1,11 +1,16 @@
 import { createHash } from "node:crypto";
-import { and, eq, sql } from "drizzle-orm";
-import { memoryChunks, memoryEmbeddings, memoryJobs, memoryMessages, memoryNodes } from "~/db/schema";
-import { startNow } from "~/db/start-now";
 import type { DbOrTx } from "~/db/types";
-import { newId } from "~/server/ids";
 import { isZeroVector, type EmbeddingProvider } from "~/server/providers/embeddings/types";
-import { anyOf } from "~/db/any-of";
+import {
+  enqueueEmbedJobs,
+  findCardEmbedSources,
+  findCardsWithoutVector,
+  findEvidenceEmbedSources,
+  storedHashes,
+  upsertEmbeddings,
+  type EmbedTarget,
+  type EmbedTargetKind,
+} from "../store/embeddings";
 
 /**
  * Vectors for cards, evidence messages and memory-tree chunks, stored per (owner, model) in
@@ -13,10 +18,6 @@ import { anyOf } from "~/db/any-of";
  * they enqueue an `embed` job (see embeddings/jobs.ts); search works without any vector.
  */
 
-export type EmbedTargetKind = "node" | "message" | "chunk";
-export type EmbedTarget = { kind: EmbedTargetKind; id: string };
-
-/** Characters of text sent to a provider per item (models cut off far sooner anyway). */
 const MAX_EMBED_CHARS = 8000;
 
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
@@ -45,12 +46,6 @@ export const evidenceEmbeddingText = (content: string) => content.slice(0, MAX_E
 
 export const embeddingContentHash = (text: string) => sha256(text);
 
-const ownerColumn = {
-  node: memoryEmbeddings.nodeId,
-  message: memoryEmbeddings.messageId,
-  chunk: memoryEmbeddings.chunkId,
-} as const;
-
 /** The text of each target that still exists (hard-deleted owners are simply absent). */
 async function loadTexts(
   db: DbOrTx,
@@ -60,50 +55,11 @@ async function loadTexts(
 ): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
   if (kind === "node") {
-    const rows = await db
-      .select({
-        id: memoryNodes.id,
-        title: memoryNodes.title,
-        content: memoryNodes.content,
-        tags: memoryNodes.tags,
-        entities: memoryNodes.entities,
-        valueJson: memoryNodes.valueJson,
-      })
-      .from(memoryNodes)
-      .where(and(eq(memoryNodes.tenantId, tenantId), anyOf(memoryNodes.id, ids)));
+    const rows = await findCardEmbedSources(db, { tenantId, ids });
     return new Map(rows.map((row) => [row.id, cardEmbeddingText(row)]));
   }
-  const table = kind === "message" ? memoryMessages : memoryChunks;
-  const rows = await db
-    .select({ id: table.id, content: table.content })
-    .from(table)
-    .where(and(eq(table.tenantId, tenantId), anyOf(table.id, ids)));
+  const rows = await findEvidenceEmbedSources(db, { tenantId, kind, ids });
   return new Map(rows.map((row) => [row.id, evidenceEmbeddingText(row.content)]));
-}
-
-/** content_hash of the stored vector per owner, for this model at this dimension (a vector of another size is stale). */
-async function storedHashes(
-  db: DbOrTx,
-  tenantId: string,
-  model: string,
-  dimensions: number,
-  kind: EmbedTargetKind,
-  ids: string[],
-): Promise<Map<string, string>> {
-  if (ids.length === 0) return new Map();
-  const owner = ownerColumn[kind];
-  const rows = await db
-    .select({ owner, hash: memoryEmbeddings.contentHash })
-    .from(memoryEmbeddings)
-    .where(
-      and(
-        eq(memoryEmbeddings.tenantId, tenantId),
-        eq(memoryEmbeddings.model, model),
-        eq(memoryEmbeddings.dimensions, dimensions),
-        anyOf(owner, ids),
-      ),
-    );
-  return new Map(rows.filter((r) => r.owner !== null).map((r) => [r.owner!, r.hash]));
 }
 
 export type EmbedOutcome = { embedded: number; unchanged: number; missing: number; empty: number };
@@ -124,7 +80,13 @@ export async function embedTargets(
     if (ids.length === 0) continue;
     const [texts, hashes] = await Promise.all([
       loadTexts(db, params.tenantId, kind, ids),
-      storedHashes(db, params.tenantId, provider.model, provider.dimensions, kind, ids),
+      storedHashes(db, {
+        tenantId: params.tenantId,
+        model: provider.model,
+        dimensions: provider.dimensions,
+        kind,
+        ids,
+      }),
     ]);
     outcome.missing += ids.length - texts.size;
     const todo: { id: string; text: string; hash: string }[] = [];
@@ -158,77 +120,6 @@ export async function embedTargets(
   return outcome;
 }
 
-/** Inserts or replaces the vectors of one owner kind for one model. */
-export async function upsertEmbeddings(
-  db: DbOrTx,
-  params: {
-    tenantId: string;
-    model: string;
-    dimensions: number;
-    kind: EmbedTargetKind;
-    rows: readonly { id: string; vector: number[]; hash: string }[];
-  },
-): Promise<void> {
-  const owner = ownerColumn[params.kind];
-  // Batches keep each statement's parameter count far below Postgres' 65,535.
-  for (let i = 0; i < params.rows.length; i += 200) {
-    const batch = params.rows.slice(i, i + 200);
-    await db
-      .insert(memoryEmbeddings)
-      .values(
-        batch.map((row) => ({
-          tenantId: params.tenantId,
-          id: newId("emb"),
-          nodeId: params.kind === "node" ? row.id : null,
-          messageId: params.kind === "message" ? row.id : null,
-          chunkId: params.kind === "chunk" ? row.id : null,
-          model: params.model,
-          dimensions: params.dimensions,
-          embedding: row.vector,
-          contentHash: row.hash,
-        })),
-      )
-      .onConflictDoUpdate({
-        target: [memoryEmbeddings.tenantId, owner, memoryEmbeddings.model],
-        targetWhere: sql`${owner} is not null`,
-        set: {
-          embedding: sql`excluded.embedding`,
-          dimensions: sql`excluded.dimensions`,
-          contentHash: sql`excluded.content_hash`,
-          createdAt: sql`now()`,
-        },
-      });
-  }
-}
-
-/** Dedupe key of a target's embed job: one queued job per target at a time. */
-export const embedJobKey = (target: EmbedTarget) => `embed:${target.kind}:${target.id}`;
-
-/**
- * Queues an `embed` job per target, in the caller's transaction (so a rolled-back write queues
- * nothing). A target that already has a queued job is skipped by the dedupe index. Started at once
- * (not at the caller's await): it may travel with the COMMIT (pipelined.ts).
- */
-export function enqueueEmbedJobs(
-  db: DbOrTx,
-  params: { tenantId: string; targets: readonly EmbedTarget[] },
-): Promise<unknown> {
-  if (params.targets.length === 0) return Promise.resolve();
-  return startNow(
-    db
-      .insert(memoryJobs)
-      .values(
-        params.targets.map((target) => ({
-          tenantId: params.tenantId,
-          type: "embed" as const,
-          payload: { kind: target.kind, id: target.id },
-          dedupeKey: embedJobKey(target),
-        })),
-      )
-      .onConflictDoNothing(),
-  );
-}
-
 /**
  * Queues embed jobs for current cards without a vector for `model` at `dimensions` — after switching models or sizes, or
  * for cards written before the queue existed. Returns how many were queued (at most `limit`).
@@ -237,17 +128,7 @@ export async function enqueueMissingEmbeddings(
   db: DbOrTx,
   params: { tenantId: string; model: string; dimensions: number; limit?: number },
 ): Promise<number> {
-  const rows = await db
-    .select({ id: memoryNodes.id })
-    .from(memoryNodes)
-    .where(
-      and(
-        eq(memoryNodes.tenantId, params.tenantId),
-        eq(memoryNodes.status, "active"),
-        sql`not exists (select 1 from ${memoryEmbeddings} e where e.tenant_id = ${memoryNodes.tenantId} and e.node_id = ${memoryNodes.id} and e.model = ${params.model} and e.dimensions = ${params.dimensions})`,
-      ),
-    )
-    .limit(Math.min(Math.max(Math.trunc(params.limit ?? 1000), 1), 10_000));
+  const rows = await findCardsWithoutVector(db, params);
   await enqueueEmbedJobs(db, {
     tenantId: params.tenantId,
     targets: rows.map((row) => ({ kind: "node" as const, id: row.id })),

@@ -11,7 +11,7 @@ import {
   type MessageRole,
   type StoredMessage,
 } from "../store/messages";
-import { enqueueEmbedJobs } from "../embeddings/vectors";
+import { enqueueEmbedJobs } from "../store/embeddings";
 import { memorySubscriber, type CapturedMessage } from "../events";
 import { segmentForSearch } from "~/server/text/segment";
 import { redactSensitive, redactSensitiveJson } from "../../text/sensitive";

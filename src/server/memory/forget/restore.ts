@@ -4,7 +4,7 @@ import { memoryNodes, type MemoryCardRow } from "~/db/schema";
 import { newId } from "~/server/ids";
 import { recordAudit } from "../store/audit";
 import type { MemoryCallContext } from "../call-context";
-import { enqueueEmbedJobs } from "../embeddings/vectors";
+import { enqueueEmbedJobs } from "../store/embeddings";
 import { auditSnapshot } from "../store/card-view";
 import { findActiveInSlot, getCardRow, insertCardIfSlotFree, newRevisionStamp } from "../store/card-revisions";
 import { retryOnContention } from "~/db/pg-errors";

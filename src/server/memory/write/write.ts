@@ -3,7 +3,7 @@ import { commitWith } from "~/db/pipelined";
 import { contentionBackoff, isRetryableWriteError, MAX_WRITE_ATTEMPTS } from "~/db/pg-errors";
 import { parseInput } from "~/server/validation";
 import type { CallTime, MemoryCallContext } from "../call-context";
-import { enqueueEmbedJobs } from "../embeddings/vectors";
+import { enqueueEmbedJobs } from "../store/embeddings";
 import { loadTenantWithKinds } from "../kinds/custom";
 import { parseScope, type MemoryScope } from "../scope";
 import { recordAudit } from "../store/audit";
