@@ -1,34 +1,14 @@
-import { tenants } from "~/db/schema";
 import type { Database } from "~/db/types";
 import { describeError, log } from "~/server/log";
 import { processEmbedJobs } from "~/server/memory";
 import { createLlmClient } from "~/server/providers/llm";
-import { registerTreeSubscribers, treeJobHandlers } from "~/server/tree";
-import { enqueueOnce } from "~/server/jobs/queue";
+import { registerTreeSubscribers, scheduleTreeDailyJobs, treeJobHandlers } from "~/server/tree";
 import { newWorkerId, processJobsOnce } from "~/server/jobs/worker";
 
 const SCHEDULE_EVERY_MS = 15 * 60_000;
 
-/** Daily work per tenant: yesterday's digest (L2) and one day of hotness decay; each runs once per day. */
-export async function scheduleDailyJobs(db: Database, now = new Date()) {
-  const today = now.toISOString().slice(0, 10);
-  const yesterday = new Date(now.getTime() - 86_400_000).toISOString().slice(0, 10);
-  let scheduled = 0;
-  for (const { id } of await db.select({ id: tenants.id }).from(tenants)) {
-    if (
-      await enqueueOnce(db, {
-        tenantId: id,
-        type: "digest",
-        dedupeKey: `digest:${yesterday}`,
-        payload: { day: yesterday },
-      })
-    )
-      scheduled++;
-    if (await enqueueOnce(db, { tenantId: id, type: "hotness_decay", dedupeKey: `hotness_decay:${today}` }))
-      scheduled++;
-  }
-  return scheduled;
-}
+/** Daily work per tenant, each area's own (today: the memory tree's digest and hotness decay). */
+export const scheduleDailyJobs = (db: Database, now = new Date()) => scheduleTreeDailyJobs(db, now);
 
 /** One pass over every job type: memory-tree jobs through the generic queue, embeddings in batches. */
 export async function runJobsOnce(db: Database, workerId: string, handlers = treeJobHandlers(createLlmClient())) {

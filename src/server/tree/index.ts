@@ -7,4 +7,5 @@ export { readableSessions } from "./access";
 export { EXTRACTOR_ACTOR_ID } from "./extract-coverage";
 export { treeJobHandlers } from "./jobs";
 export { getGlobalStats, getHotTopics, getTopicSummary, searchBySession, searchChunks } from "./retrieval";
+export { scheduleTreeDailyJobs } from "./schedule";
 export { registerTreeSubscribers } from "./subscribers";
