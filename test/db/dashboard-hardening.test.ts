@@ -248,7 +248,9 @@ describe(`dashboard hardening (${TEST_BACKEND})`, () => {
       { method: "GET" },
     );
     expect(response.status).toBe(400);
-    expect(((await response.json()) as { error: { data: { reason?: string } } }).error.data.reason).toBeTruthy();
+    expect(((await response.json()) as { error: { data: { reason?: string } } }).error.data.reason).toBe(
+      "invalid_cursor",
+    );
   });
 
   it("caps tRPC batches and rate-limits each signed-in person per minute, counted in the database", async () => {
