@@ -28,8 +28,8 @@ async function storedCard(page: Page, url: string) {
   const response = await page.request.get(`/api/trpc/memory.card?input=${encodeURIComponent(JSON.stringify({ id }))}`);
   expect(response.ok(), await response.text()).toBe(true);
   return (
-    (await response.json()) as { result: { data: { node: { key: string; valueJson: unknown; revision: number } } } }
-  ).result.data.node;
+    (await response.json()) as { result: { data: { card: { key: string; valueJson: unknown; revision: number } } } }
+  ).result.data.card;
 }
 
 const warning = (page: Page) => page.getByRole("alertdialog", { name: "Saving would replace a card" });
