@@ -16,7 +16,7 @@ import type { CardFieldsInput, WriteOperationResult } from "./schema";
 import { loadTarget } from "./target";
 
 /** A slot found empty was taken before the insert (a writer outside the slot lock): retried like a unique violation. */
-export class SlotRaceError extends Error {
+class SlotRaceError extends Error {
   readonly code = "23505";
   constructor() {
     super("The memory slot was filled by a concurrent writer.");
