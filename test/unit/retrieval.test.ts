@@ -104,21 +104,15 @@ describe("list-all phrasing", () => {
 
 describe("query terms", () => {
   it("stems Latin words into prefixes and drops function words", () => {
-    expect(queryTerms("When did Melanie paint the sunrises?")).toEqual([
+    expect(queryTerms("When did Melanie paint the sunrises?").filter((t) => !t.translated)).toEqual([
       { term: "melani", prefix: true, weight: 1 },
       { term: "paint", prefix: true, weight: 1 },
       { term: "sunris", prefix: true, weight: 1 },
     ]);
   });
   it("adds CJK single characters at a lower weight next to words and bigrams", () => {
-    const terms = queryTerms("不吃香菜");
-    expect(terms.filter((t) => t.weight === 1).map((t) => t.term)).toEqual([
-      "不吃",
-      "香菜",
-      "吃香",
-      "cilantro",
-      "coriand",
-    ]);
+    const terms = queryTerms("不吃香菜").filter((t) => !t.translated);
+    expect(terms.filter((t) => t.weight === 1).map((t) => t.term)).toEqual(["不吃", "香菜", "吃香"]);
     expect(terms.filter((t) => t.weight < 1).map((t) => t.term)).toEqual(["吃", "香", "菜"]);
     expect(terms.filter((t) => t.weight < 1).every((t) => t.idfScaled)).toBe(true);
   });
@@ -155,12 +149,20 @@ describe("query terms", () => {
     expect(queryTerms("my dogs").map((t) => t.term)).toEqual(expect.arrayContaining(["dogs", "dog"]));
     expect(queryTerms("glass").map((t) => t.term)).not.toContain("glas");
   });
-  it("adds the other language's words for words about the user, and nothing for others", () => {
+  it("adds the other language's words from CC-CEDICT, each marked as a translation", () => {
     expect(queryTerms("我女儿").map((t) => t.term)).toEqual(expect.arrayContaining(["女儿", "daught"]));
     expect(queryTerms("my daughter's birthday").map((t) => t.term)).toEqual(
       expect.arrayContaining(["daught", "女儿", "birthday", "生日"]),
     );
-    expect(queryTerms("kubernetes cluster upgrade").map((t) => t.term)).toEqual(["kubernet", "clust", "upgrad"]);
+    // ICU's words, not greedy matching: 不吃香菜 is 不吃 / 香菜 (coriander), not 吃香 ("popular").
+    const cilantro = queryTerms("不吃香菜").filter((t) => t.translated);
+    expect(cilantro.map((t) => t.term)).toEqual(expect.arrayContaining(["coriand", "cilantro"]));
+    expect(cilantro.map((t) => t.term)).not.toContain("popular");
+    const english = queryTerms("kubernetes cluster upgrade");
+    expect(english.filter((t) => !t.translated).map((t) => t.term)).toEqual(["kubernet", "clust", "upgrad"]);
+    expect(english.filter((t) => t.translated).map((t) => t.term)).toEqual(expect.arrayContaining(["簇"]));
+    // Function and question words bring nothing: their glosses match chit-chat in any language.
+    expect(queryTerms("什么 的 了").filter((t) => t.translated)).toEqual([]);
   });
   it("quotes terms so input cannot inject tsquery operators", () => {
     expect(termTsQuery({ term: "o'brien", prefix: false, weight: 1 })).toBe("'o''brien'");

@@ -46,6 +46,7 @@ export { currentRevisionOf, getMemoryCard, getCardHistory } from "./retrieval/hi
 export { buildMemoryContext } from "./retrieval/memory-context";
 export { coolRecallHotness, recallUsageOf, recordRecalls } from "./retrieval/recall-usage";
 export { memorySearch } from "./retrieval/search";
+export { bilingualDictionary as loadSearchDictionary } from "./retrieval/bilingual-dictionary";
 export { SEARCH_LIMITS, memorySearchInputSchema } from "./retrieval/search-schema";
 export type {
   MemorySearchInput,

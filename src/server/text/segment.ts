@@ -107,6 +107,12 @@ const QUERY_STOP_WORDS = new Set([
 /** A query token too common to search for on its own ("什么", "我的", "the"). */
 export const isQueryStopWord = (token: string) => QUERY_STOP_WORDS.has(token);
 
+/** CJK characters too common to say anything on their own (they still count inside words and bigrams). */
+const COMMON_CJK_CHARACTERS = new Set([
+  ..."的了吗呢吧啊呀哦嗯么是我你他她它们这那个一不在有和也就都很还要会说到上下来去着过得地把被给让对吧谁哪几",
+]);
+export const isCommonCjkCharacter = (char: string) => COMMON_CJK_CHARACTERS.has(char);
+
 type Piece = { text: string; cjk: boolean };
 
 /** What both sides of a search compare: NFKC, lower case, simplified Han characters. */

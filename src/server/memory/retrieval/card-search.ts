@@ -9,6 +9,7 @@ import type { ScopePattern } from "../scope";
 import { scopePatternsCondition, scopePatternsFilter } from "../store/scope-sql";
 import { boostedScore, reciprocalRankFusion, relativeFloor, type SignalHits } from "./fusion";
 import type { QueryTerm } from "./query-terms";
+import { withTranslationsInScope } from "./translation-presence";
 import type { ScoreComponents, SearchHit } from "./search-schema";
 import { fullTextMatch, trigramHits, vectorHits, type ScopedMatch, type StatsPart } from "./signals";
 import { CARD_SOURCE } from "./text-sources";
@@ -129,14 +130,23 @@ export async function rankCardsByText(
     scoped?: ScopedMatch;
     /** The caller's chain scopes: a card overriding a candidate there joins the ranking in its place (slot-rivals.ts). */
     slotChain?: SlotChain;
+    /** What `where` reads (tenant, scopes, filters), as a cache key: which translated words occur there. */
+    scopeKey: string;
   },
 ): Promise<RankedCard[]> {
   const { where, candidates } = params;
   const lists: SignalHits[] = [];
-  const { hits: fullText, found } = await fullTextMatch(db, {
+  const terms = await withTranslationsInScope(db, {
     source: CARD_SOURCE,
     where,
     terms: params.terms,
+    scopeKey: params.scopeKey,
+    scoped: params.scoped,
+  });
+  const { hits: fullText, found } = await fullTextMatch(db, {
+    source: CARD_SOURCE,
+    where,
+    terms,
     limit: candidates,
     minimum: Math.ceil(candidates / 4),
     statsParts: params.statsParts,
@@ -148,7 +158,7 @@ export async function rankCardsByText(
     weight: CARD_SIGNAL_WEIGHTS.fullText,
     hits: relativeFloor(fullText, FULL_TEXT_FLOOR),
   });
-  if (needsTypoRescue(params.terms, found, fullText.length, candidates)) {
+  if (needsTypoRescue(terms, found, fullText.length, candidates)) {
     const hits = await trigramHits(db, {
       source: CARD_SOURCE,
       where,

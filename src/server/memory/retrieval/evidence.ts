@@ -5,6 +5,7 @@ import type { ScopePattern } from "../scope";
 import { queryRows } from "~/db/raw";
 import { reciprocalRankFusion, round, type SignalHits } from "./fusion";
 import type { QueryTerm } from "./query-terms";
+import { withTranslationsInScope } from "./translation-presence";
 import type { EvidenceHit, ScoreComponents } from "./search-schema";
 import { CHUNK_SOURCE, MESSAGE_SOURCE, type TextSource } from "./text-sources";
 import { fullTextMatch, scopeStats, trigramHits, vectorHits, type FullTextHit } from "./signals";
@@ -189,10 +190,12 @@ async function rankSource(
   query: EvidenceQuery,
   candidates: number,
 ): Promise<Ranked[]> {
+  const terms = await withTranslationsInScope(db, { source, where, terms: query.terms, scopeKey: statsKeyOf(query) });
+  query = { ...query, terms };
   const match = await fullTextMatch(db, {
     source,
     where,
-    terms: query.terms,
+    terms,
     limit: FULL_TEXT_CANDIDATES,
     minimum: query.limit,
     statsKey: statsKeyOf(query),

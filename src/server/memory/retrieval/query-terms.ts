@@ -1,5 +1,11 @@
 import { englishStem } from "~/server/text/english-stem";
-import { CJK_CHAR_CLASS, isQueryStopWord, normalizeSearchText, segmentQuery } from "~/server/text/segment";
+import {
+  CJK_CHAR_CLASS,
+  isCommonCjkCharacter,
+  isQueryStopWord,
+  normalizeSearchText,
+  segmentQuery,
+} from "~/server/text/segment";
 import { crossLanguageTerms } from "./cross-language";
 import { ALL_RANKING_FEATURES, type RankingFeatures } from "./ranking-features";
 
@@ -16,6 +22,8 @@ export type QueryTerm = {
   weight: number;
   /** A single CJK character whose weight is scaled by its IDF (a common character says little on its own). */
   idfScaled?: boolean;
+  /** Added in the other language (cross-language.ts): searched only where the scope holds that language's text. */
+  translated?: boolean;
 };
 
 const CJK = new RegExp(`[${CJK_CHAR_CLASS}]`, "u");
@@ -31,10 +39,6 @@ const MAX_CJK_UNIGRAMS = 128;
  * near-matches (跳舞 / 舞蹈) that single characters catch. Measured on MADial-zh: +0.10 recall@10.
  */
 const CJK_UNIGRAM_WEIGHT = 0.5;
-/** Characters too common to say anything on their own (they stay in words and bigrams). */
-const CJK_UNIGRAM_STOP = new Set([
-  ..."的了吗呢吧啊呀哦嗯么是我你他她它们这那个一不在有和也就都很还要会说到上下来去着过得地把被给让对吧谁哪几",
-]);
 
 const ENGLISH_STOP_WORDS = new Set(
   (
@@ -84,7 +88,7 @@ export function queryTerms(text: string, features: RankingFeatures = ALL_RANKING
       const cs = [...run];
       for (let i = 0; i + 1 < cs.length && seen.size < MAX_TERMS; i++) {
         const gram = cs[i]! + cs[i + 1]!;
-        if (seen.has(gram) || isQueryStopWord(gram) || CJK_UNIGRAM_STOP.has(cs[i]!) || CJK_UNIGRAM_STOP.has(cs[i + 1]!))
+        if (seen.has(gram) || isQueryStopWord(gram) || isCommonCjkCharacter(cs[i]!) || isCommonCjkCharacter(cs[i + 1]!))
           continue;
         seen.set(gram, { term: gram, prefix: false, weight: 1 });
       }
@@ -94,7 +98,7 @@ export function queryTerms(text: string, features: RankingFeatures = ALL_RANKING
   for (const [run] of features.cjkUnigrams ? normalized.matchAll(CJK_RUN) : []) {
     for (const char of run) {
       if (unigrams >= MAX_CJK_UNIGRAMS) break;
-      if (seen.has(char) || CJK_UNIGRAM_STOP.has(char)) continue;
+      if (seen.has(char) || isCommonCjkCharacter(char)) continue;
       seen.set(char, { term: char, prefix: false, weight: CJK_UNIGRAM_WEIGHT });
       unigrams++;
     }
@@ -102,7 +106,7 @@ export function queryTerms(text: string, features: RankingFeatures = ALL_RANKING
   const words = [...seen.values()];
   if (features.unigramIdf)
     for (const word of words) if (word.term.length === 1 && CJK.test(word.term)) word.idfScaled = true;
-  return features.crossLanguage ? [...words, ...crossLanguageTerms(words)] : words;
+  return features.crossLanguage ? [...words, ...crossLanguageTerms(normalized, words)] : words;
 }
 
 const quote = (token: string) => `'${token.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`;

@@ -8,7 +8,7 @@ export const RANKING_FEATURES = [
   "stemming",
   /** Single CJK characters of the query as extra terms, for near matches words and bigrams miss. */
   "cjkUnigrams",
-  /** Chinese ↔ English word bridge (cross-language.ts). */
+  /** Chinese ↔ English words by CC-CEDICT (cross-language.ts). */
   "crossLanguage",
   /** Evidence: full-text hits lend part of their score to the turns around them. */
   "contextSpread",

@@ -158,7 +158,17 @@ export function secondStageFeatures(
   n: number,
   text: string,
 ): SecondStageFeatures {
+  ({ terms, df } = ownWords(terms, df));
   return candidateFeatures(terms, termWeights(terms, df, n), queryPhrases(question), text);
+}
+
+/**
+ * The question's own terms and their document frequencies: a translation (cross-language.ts) stands
+ * for one of them, and counting both would halve the coverage of a text that holds every word asked.
+ */
+function ownWords(terms: readonly QueryTerm[], df: readonly number[]) {
+  const own = terms.flatMap((term, i) => (term.translated ? [] : [{ term, df: df[i] ?? 0 }]));
+  return { terms: own.map((o) => o.term), df: own.map((o) => o.df) };
 }
 
 /** The first stage's score lifted by the features. */
@@ -192,6 +202,7 @@ export function reorderBySecondStage(
   weights: SecondStageWeights = SECOND_STAGE_WEIGHTS,
 ): StagedResult[] {
   const best = Math.max(...candidates.map((c) => c.score), Number.MIN_VALUE);
+  ({ terms, df } = ownWords(terms, df));
   const termWeight = termWeights(terms, df, n);
   const phrases = weights.phrase > 0 ? queryPhrases(question) : null;
   return candidates

@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { MemoryCallContext } from "~/server/memory/call-context";
+import { appendMessages } from "~/server/memory/evidence/messages";
+import { parseScopePattern } from "~/server/memory/scope";
+import { queryTerms } from "~/server/memory/retrieval/query-terms";
+import { rankingFeaturesWithout } from "~/server/memory/retrieval/ranking-features";
+import { memorySearch } from "~/server/memory/retrieval/search";
+import { MESSAGE_SOURCE } from "~/server/memory/retrieval/text-sources";
+import { withTranslationsInScope } from "~/server/memory/retrieval/translation-presence";
+import { sql } from "drizzle-orm";
+import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
+import { agentContext, createTenant, noVectors } from "../support/memory";
+
+/** The CC-CEDICT bridge end to end: a question in one language finds what was said in the other. */
+describe(`cross-language search (${TEST_BACKEND})`, () => {
+  let handle: TestDatabase;
+  beforeAll(async () => {
+    handle = await openTestDatabase();
+  });
+  afterAll(async () => handle?.destroy());
+
+  const search = (ctx: MemoryCallContext, input: Record<string, unknown>) =>
+    memorySearch(handle.db, ctx, input, noVectors);
+  const diary = async (ctx: MemoryCallContext, sessionId: string, lines: string[]) =>
+    appendMessages(handle.db, ctx, {
+      sessionId,
+      userScopeId: "u1",
+      messages: lines.map((content) => ({ role: "user" as const, content })),
+    });
+
+  it("answers a Chinese question from English messages and an English one from Chinese messages", async () => {
+    const ctx = agentContext(await createTenant(handle.db));
+    await diary(ctx, "en", [
+      "We walked along the river this morning.",
+      "My cousin is allergic to peanuts, so no satay at the party.",
+      "The printer on the second floor jams again.",
+    ]);
+    await diary(ctx, "zh", ["今天下雨了，没出门。", "我女儿周末要去学跳舞。", "晚饭吃了饺子。"]);
+    const zh = await search(ctx, { queryText: "谁对花生过敏？", includeEvidence: true });
+    expect(zh.evidence?.[0]?.content).toMatch(/allergic to peanuts/);
+    const en = await search(ctx, { queryText: "What is my daughter learning at the weekend?", includeEvidence: true });
+    expect(en.evidence?.[0]?.content).toBe("我女儿周末要去学跳舞。");
+    // Without the bridge neither question has a word in common with its answer.
+    const off = rankingFeaturesWithout(["crossLanguage"]);
+    const plain = await memorySearch(
+      handle.db,
+      ctx,
+      { queryText: "谁对花生过敏？", includeEvidence: true },
+      {
+        ...noVectors,
+        ranking: off,
+      },
+    );
+    expect(plain.evidence?.some((e) => /peanuts/.test(e.content))).toBe(false);
+  });
+
+  it("keeps a translated word only where the caller's scope holds it, never by another tenant's text", async () => {
+    const tenantId = await createTenant(handle.db);
+    const ctx = agentContext(tenantId);
+    await diary(ctx, "zh-only", ["我的狗叫旺财。", "周末带狗去公园。"]);
+    // Another tenant's English text holds the translations; it must not count for this one.
+    const other = agentContext(await createTenant(handle.db));
+    await diary(other, "en-other", ["My dog chases every ball in the park."]);
+    const where = sql`memory_messages.tenant_id = ${tenantId}`;
+    const terms = queryTerms("我的狗在公园");
+    expect(terms.some((t) => t.translated && t.term === "dog")).toBe(true);
+    const kept = await withTranslationsInScope(handle.db, {
+      source: MESSAGE_SOURCE,
+      where,
+      terms,
+      scopeKey: `${tenantId}|zh-only`,
+    });
+    expect(kept.filter((t) => t.translated)).toEqual([]);
+    expect(kept.filter((t) => !t.translated)).toEqual(terms.filter((t) => !t.translated));
+    // Once the scope holds English, the words it holds are kept (and only those).
+    await diary(ctx, "en-now", ["The dog sleeps all afternoon."]);
+    const later = await withTranslationsInScope(handle.db, {
+      source: MESSAGE_SOURCE,
+      where,
+      terms,
+      scopeKey: `${tenantId}|with-english`,
+    });
+    expect(later.filter((t) => t.translated).map((t) => t.term)).toEqual(["dog"]);
+  });
+
+  it("searches the caller's readable scopes only, with translations as with its own words", async () => {
+    const tenantId = await createTenant(handle.db);
+    const writer = agentContext(tenantId);
+    await appendMessages(handle.db, writer, {
+      sessionId: "mine",
+      userScopeId: "u1",
+      messages: [{ role: "user", content: "My sister works as a nurse in Lyon." }],
+    });
+    await appendMessages(handle.db, writer, {
+      sessionId: "theirs",
+      userScopeId: "u2",
+      messages: [{ role: "user", content: "Secret: my sister works as a nurse in Oslo." }],
+    });
+    const reader = agentContext(tenantId, { readScopes: ["user:u1", "session:mine"].map(parseScopePattern) });
+    const result = await search(reader, { queryText: "我姐姐做什么工作？", includeEvidence: true });
+    expect(result.evidence?.[0]?.content).toMatch(/Lyon/);
+    expect(result.evidence?.some((e) => e.content.startsWith("Secret"))).toBe(false);
+  });
+});
