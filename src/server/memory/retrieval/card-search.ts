@@ -101,7 +101,10 @@ function needsTypoRescue(
   fullTextCount: number,
   candidates: number,
 ): boolean {
-  const words = terms.map((term, i) => ({ term, found: found[i] })).filter(({ term }) => term.weight >= 1);
+  // The question's own words: a translation not found says nothing of a typo.
+  const words = terms
+    .map((term, i) => ({ term, found: found[i] }))
+    .filter(({ term }) => term.weight >= 1 && !term.translated);
   return fullTextCount < candidates / 4 && words.length <= TRIGRAM_MAX_TERMS && words.some((word) => !word.found);
 }
 

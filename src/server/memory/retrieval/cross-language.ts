@@ -26,22 +26,32 @@ const MAX_TRANSLATED = 128;
 const HAN_RUN = /\p{sc=Han}+/gu;
 const LATIN_TERM = /^[a-z]+$/;
 
+/** Stemming is the bridge's dearest step, and a dictionary's glosses repeat. */
+const englishTermCache = new Map<string, readonly QueryTerm[]>();
+
 /**
  * The terms an English word is queried by (query-terms.ts: 4+ letters → stem prefix). A shorter word
  * is matched whole, so its plural comes too: 狗 must find "two dogs".
  */
-function englishTerms(word: string): QueryTerm[] {
-  const stem = englishStem(word);
-  if (stem.length >= 4) return [{ term: stem, prefix: true, weight: TRANSLATED_WEIGHT }];
-  return [word, `${word}s`].map((term) => ({ term, prefix: false, weight: TRANSLATED_WEIGHT }));
+function englishTerms(word: string): readonly QueryTerm[] {
+  let terms = englishTermCache.get(word);
+  if (!terms) {
+    const stem = englishStem(word);
+    terms =
+      stem.length >= 4
+        ? [{ term: stem, prefix: true, weight: TRANSLATED_WEIGHT }]
+        : [word, `${word}s`].map((term) => ({ term, prefix: false, weight: TRANSLATED_WEIGHT }));
+    if (englishTermCache.size > 50_000) englishTermCache.clear();
+    englishTermCache.set(word, terms);
+  }
+  return terms;
 }
 
-/** A Chinese headword as the index holds Chinese: a character (weighted as the query's characters are), a bigram, or a longer word's bigrams. */
-function chineseTerms(word: string): QueryTerm[] {
-  if (word.length === 1) return [{ term: word, prefix: false, weight: TRANSLATED_WEIGHT * 0.5, idfScaled: true }];
-  const grams = [...word].slice(1).map((c, i) => [...word][i]! + c);
-  return grams.map((term) => ({ term, prefix: false, weight: TRANSLATED_WEIGHT / grams.length }));
-}
+/** A Chinese headword (one or two characters) as the index holds it; a character weighs as the query's own characters do. */
+const chineseTerm = (word: string): QueryTerm =>
+  word.length === 1
+    ? { term: word, prefix: false, weight: TRANSLATED_WEIGHT * 0.5, idfScaled: true }
+    : { term: word, prefix: false, weight: TRANSLATED_WEIGHT };
 
 const segmenter = new Intl.Segmenter("zh", { granularity: "word" });
 
@@ -84,7 +94,7 @@ export function crossLanguageTerms(normalizedText: string, terms: readonly Query
   }
   for (const term of terms) {
     if (!LATIN_TERM.test(term.term)) continue;
-    for (const word of dictionary.chinese(term.term)) for (const chinese of chineseTerms(word)) add(chinese);
+    for (const word of dictionary.chinese(term.term)) add(chineseTerm(word));
   }
   const all = [...added.values()];
   return all.length > MAX_TRANSLATED ? all.slice(all.length - MAX_TRANSLATED) : all;

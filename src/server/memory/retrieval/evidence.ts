@@ -233,7 +233,7 @@ async function rankSource(
   if (
     features.trigramFallback &&
     fullText.length < query.limit &&
-    query.terms.filter((t) => t.weight >= 1).length <= TRIGRAM_MAX_TERMS
+    query.terms.filter((t) => t.weight >= 1 && !t.translated).length <= TRIGRAM_MAX_TERMS
   ) {
     const hits = await trigramHits(db, {
       source,

@@ -6,57 +6,94 @@ import type { ScopedMatch } from "./signals";
 import type { TextSource } from "./text-sources";
 
 /**
- * A query's translated words (cross-language.ts) count only where the caller's scope holds text in
- * that language at all. Every query term is flagged on every matched row, so a Chinese question over
- * one's Chinese memories would otherwise pay for its English words on each row (MADial-zh: search CPU
- * +60 % with the dictionary's words kept, nothing gained). One statement asks which translated words
- * occur anywhere in the scope (a GIN probe each, stopping at the first row); the answer is kept two
- * minutes per scope and word.
+ * A query's translated words (cross-language.ts) count only where the caller's scope holds them.
+ * Every query term is flagged on every matched row, so a Chinese question over one's Chinese
+ * memories would otherwise pay for its English words on each row (MADial-en: search CPU +60 %,
+ * nothing gained). One statement asks whether any translated word occurs in the scope (a GIN probe);
+ * only when one does, a second asks which. A word found is remembered two minutes per scope; a word
+ * not found, 15 seconds, so text just written is soon searchable across languages too.
  */
 
-const TTL_MS = 2 * 60_000;
-const MAX_ENTRIES = 20_000;
-const caches = new WeakMap<object, Map<string, { present: boolean; at: number }>>();
+const FOUND_TTL_MS = 2 * 60_000;
+const MISSING_TTL_MS = 15_000;
+/** Scopes remembered per database handle; past it, the memory starts over. */
+const MAX_SCOPES = 2_000;
+type Seen = { present: boolean; at: number };
+const caches = new WeakMap<object, Map<string, Map<string, Seen>>>();
 
 export async function withTranslationsInScope(
   db: DbOrTx,
-  params: { source: TextSource; where: SQL; terms: readonly QueryTerm[]; scopeKey: string; scoped?: ScopedMatch },
+  params: {
+    source: TextSource;
+    where: SQL;
+    terms: readonly QueryTerm[];
+    /** What `where` reads (tenant, scopes, filters): the answers are remembered under it. */
+    scopeKey: string;
+    scoped?: ScopedMatch;
+    now?: number;
+  },
 ): Promise<readonly QueryTerm[]> {
   const { source, terms } = params;
   if (!terms.some((t) => t.translated)) return terms;
-  const cache = caches.get(db) ?? new Map<string, { present: boolean; at: number }>();
-  caches.set(db, cache);
-  if (cache.size > MAX_ENTRIES) cache.clear();
-  const keyOf = (term: QueryTerm) => JSON.stringify([source.table, params.scopeKey, term.term, term.prefix]);
-  const now = Date.now();
-  const unknown = terms.filter((t) => {
-    if (!t.translated) return false;
-    const hit = cache.get(keyOf(t));
-    return !hit || now - hit.at >= TTL_MS;
-  });
-  if (unknown.length > 0) {
-    const t = sql.raw(source.table);
-    const vector = sql.raw(source.matchVector);
-    // One subquery, run once per word: a statement with a subquery per word spent longer planning
-    // (~0.2 ms each, embedded) than the index probes take.
-    const match = params.scoped
-      ? sql`${params.scoped.where} and ${vector} @@ (word.q && ${params.scoped.query}::tsquery)`
-      : sql`${params.where} and ${vector} @@ word.q`;
-    const probe = async (tsqueries: readonly string[]) => {
-      const [row] = await queryRows<{ present: string | number[] | null }>(
-        db,
-        sql`select array_to_json(array_agg(word.i))::text as present
-              from unnest(${`{${tsqueries.map((q) => `"${q.replace(/(["\\])/g, "\\$1")}"`).join(",")}}`}::tsquery[]) with ordinality as word(q, i)
-             where exists (select 1 from ${t} where ${match})`,
-      );
-      const found = typeof row?.present === "string" ? (JSON.parse(row.present) as number[]) : (row?.present ?? []);
-      const at = new Set(found.map(Number));
-      return tsqueries.map((_, i) => at.has(i + 1));
-    };
-    // One probe for all of them first: in a scope of one language (the common case) none occurs.
-    const [any] = await probe([anyTermTsQuery(unknown)]);
-    const present = !any ? [] : unknown.length === 1 ? [true] : await probe(unknown.map((term) => termTsQuery(term)));
-    unknown.forEach((term, i) => cache.set(keyOf(term), { present: present[i] === true, at: now }));
+  const now = params.now ?? Date.now();
+  const byScope = caches.get(db) ?? new Map<string, Map<string, Seen>>();
+  caches.set(db, byScope);
+  if (byScope.size > MAX_SCOPES) byScope.clear();
+  const scopeKey = JSON.stringify([source.table, params.scopeKey]);
+  const seen = byScope.get(scopeKey) ?? new Map<string, Seen>();
+  byScope.set(scopeKey, seen);
+  const keyOf = (term: QueryTerm) => (term.prefix ? `${term.term}:*` : term.term);
+  // Decided here, for this call: another search may reset the shared memory meanwhile.
+  const present = new Map<string, boolean>();
+  const unknown: QueryTerm[] = [];
+  for (const term of terms) {
+    if (!term.translated) continue;
+    const hit = seen.get(keyOf(term));
+    if (hit && now - hit.at < (hit.present ? FOUND_TTL_MS : MISSING_TTL_MS)) present.set(keyOf(term), hit.present);
+    else unknown.push(term);
   }
-  return terms.filter((t) => !t.translated || cache.get(keyOf(t))?.present === true);
+  if (unknown.length > 0) {
+    const found = await probe(db, params, [anyTermTsQuery(unknown)]);
+    const each = !found[0]
+      ? unknown.map(() => false)
+      : unknown.length === 1
+        ? [true]
+        : await probe(
+            db,
+            params,
+            unknown.map((term) => termTsQuery(term)),
+          );
+    unknown.forEach((term, i) => {
+      present.set(keyOf(term), each[i] === true);
+      seen.set(keyOf(term), { present: each[i] === true, at: now });
+    });
+  }
+  return terms.filter((t) => !t.translated || present.get(keyOf(t)) === true);
+}
+
+/**
+ * Which of these tsqueries match a row of the scope: one subquery, run once per tsquery (a statement
+ * with a subquery per word spent longer planning, ~0.2 ms each embedded, than the index probes take).
+ * The tsqueries travel as one bound array parameter.
+ */
+async function probe(
+  db: DbOrTx,
+  params: { source: TextSource; where: SQL; scoped?: ScopedMatch },
+  tsqueries: readonly string[],
+): Promise<boolean[]> {
+  const t = sql.raw(params.source.table);
+  const vector = sql.raw(params.source.matchVector);
+  const match = params.scoped
+    ? sql`${params.scoped.where} and ${vector} @@ (word.q && ${params.scoped.query}::tsquery)`
+    : sql`${params.where} and ${vector} @@ word.q`;
+  const literal = `{${tsqueries.map((q) => `"${q.replace(/(["\\])/g, "\\$1")}"`).join(",")}}`;
+  const [row] = await queryRows<{ present: string | number[] | null }>(
+    db,
+    sql`select array_to_json(array_agg(word.i))::text as present
+          from unnest(${literal}::tsquery[]) with ordinality as word(q, i)
+         where exists (select 1 from ${t} where ${match})`,
+  );
+  const hits = typeof row?.present === "string" ? (JSON.parse(row.present) as number[]) : (row?.present ?? []);
+  const at = new Set(hits.map(Number));
+  return tsqueries.map((_, i) => at.has(i + 1));
 }
