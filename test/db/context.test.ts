@@ -272,10 +272,11 @@ describe(`buildMemoryContext (${TEST_BACKEND})`, () => {
         { title: "Epilepsy", content: "Avoid suggesting flashing lights.", valueJson: "epilepsy" },
         { itemKey: "epilepsy" },
       ),
-      // Nothing in it answers the question below (its weekend would: 周末 finds "weekend" now).
+      // Nothing in it answers the question below, in either language (its weekend would: 周末 finds
+      // "weekend"; "plays" would too: 玩 is "play" in CC-CEDICT).
       create(
         "hobby",
-        { title: "Chess", content: "Plays chess in the evenings.", valueJson: "chess" },
+        { title: "Stamps", content: "Collects old stamps in the evenings.", valueJson: "stamps" },
         { itemKey: "chess" },
       ),
     );
