@@ -277,7 +277,7 @@ describe(`buildMemoryContext (${TEST_BACKEND})`, () => {
       create(
         "hobby",
         { title: "Stamps", content: "Collects old stamps in the evenings.", valueJson: "stamps" },
-        { itemKey: "chess" },
+        { itemKey: "stamps" },
       ),
     );
 
