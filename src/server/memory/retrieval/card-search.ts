@@ -8,8 +8,7 @@ import { withOverridingCards, type SlotChain } from "./slot-rivals";
 import type { ScopePattern } from "../scope";
 import { scopePatternsCondition, scopePatternsFilter } from "../store/scope-sql";
 import { boostedScore, reciprocalRankFusion, relativeFloor, type SignalHits } from "./fusion";
-import type { QueryTerm } from "./query-terms";
-import { withTranslationsInScope } from "./translation-presence";
+import { isOwnWord, type QueryTerm } from "./query-terms";
 import type { ScoreComponents, SearchHit } from "./search-schema";
 import { fullTextMatch, trigramHits, vectorHits, type ScopedMatch, type StatsPart } from "./signals";
 import { CARD_SOURCE } from "./text-sources";
@@ -101,10 +100,8 @@ function needsTypoRescue(
   fullTextCount: number,
   candidates: number,
 ): boolean {
-  // The question's own words: a translation not found says nothing of a typo.
-  const words = terms
-    .map((term, i) => ({ term, found: found[i] }))
-    .filter(({ term }) => term.weight >= 1 && !term.translated);
+  // A translation not found says nothing of a typo.
+  const words = terms.map((term, i) => ({ term, found: found[i] })).filter(({ term }) => isOwnWord(term));
   return fullTextCount < candidates / 4 && words.length <= TRIGRAM_MAX_TERMS && words.some((word) => !word.found);
 }
 
@@ -133,23 +130,18 @@ export async function rankCardsByText(
     scoped?: ScopedMatch;
     /** The caller's chain scopes: a card overriding a candidate there joins the ranking in its place (slot-rivals.ts). */
     slotChain?: SlotChain;
-    /** What `where` reads (tenant, scopes, filters), as a cache key: which translated words occur there. */
-    scopeKey: string;
   },
 ): Promise<RankedCard[]> {
   const { where, candidates } = params;
   const lists: SignalHits[] = [];
-  const terms = await withTranslationsInScope(db, {
+  const {
+    hits: fullText,
+    terms,
+    found,
+  } = await fullTextMatch(db, {
     source: CARD_SOURCE,
     where,
     terms: params.terms,
-    scopeKey: params.scopeKey,
-    scoped: params.scoped,
-  });
-  const { hits: fullText, found } = await fullTextMatch(db, {
-    source: CARD_SOURCE,
-    where,
-    terms,
     limit: candidates,
     minimum: Math.ceil(candidates / 4),
     statsParts: params.statsParts,

@@ -4,8 +4,7 @@ import type { DbOrTx } from "~/db/types";
 import type { ScopePattern } from "../scope";
 import { queryRows } from "~/db/raw";
 import { reciprocalRankFusion, round, type SignalHits } from "./fusion";
-import type { QueryTerm } from "./query-terms";
-import { withTranslationsInScope } from "./translation-presence";
+import { isOwnWord, type QueryTerm } from "./query-terms";
 import type { EvidenceHit, ScoreComponents } from "./search-schema";
 import { CHUNK_SOURCE, MESSAGE_SOURCE, type TextSource } from "./text-sources";
 import { fullTextMatch, scopeStats, trigramHits, vectorHits, type FullTextHit } from "./signals";
@@ -155,7 +154,7 @@ async function secondStage(
   source: TextSource,
   where: SQL,
   query: EvidenceQuery,
-  match: { df: number[]; n: number },
+  match: { terms: readonly QueryTerm[]; df: number[]; n: number },
   ranked: readonly Scored[],
 ): Promise<Scored[]> {
   const head = ranked.slice(0, SECOND_STAGE_CANDIDATES);
@@ -172,7 +171,7 @@ async function secondStage(
   const byId = new Map(head.map((h) => [h.id, h]));
   const reordered = reorderBySecondStage(
     query.queryText,
-    query.terms,
+    match.terms,
     match.df,
     match.n,
     head.map((h) => ({ id: h.id, score: h.score, text: text.get(h.id) ?? "" })),
@@ -190,12 +189,10 @@ async function rankSource(
   query: EvidenceQuery,
   candidates: number,
 ): Promise<Ranked[]> {
-  const terms = await withTranslationsInScope(db, { source, where, terms: query.terms, scopeKey: statsKeyOf(query) });
-  query = { ...query, terms };
   const match = await fullTextMatch(db, {
     source,
     where,
-    terms,
+    terms: query.terms,
     limit: FULL_TEXT_CANDIDATES,
     minimum: query.limit,
     statsKey: statsKeyOf(query),
@@ -233,7 +230,7 @@ async function rankSource(
   if (
     features.trigramFallback &&
     fullText.length < query.limit &&
-    query.terms.filter((t) => t.weight >= 1 && !t.translated).length <= TRIGRAM_MAX_TERMS
+    match.terms.filter(isOwnWord).length <= TRIGRAM_MAX_TERMS
   ) {
     const hits = await trigramHits(db, {
       source,

@@ -26,6 +26,9 @@ export type QueryTerm = {
   translated?: boolean;
 };
 
+/** A word the question itself holds: neither a single CJK character (weighted lower) nor a translation. */
+export const isOwnWord = (term: QueryTerm) => term.weight >= 1 && !term.translated;
+
 const CJK = new RegExp(`[${CJK_CHAR_CLASS}]`, "u");
 const CJK_RUN = new RegExp(`[${CJK_CHAR_CLASS}]+`, "gu");
 /**

@@ -142,7 +142,6 @@ async function currentCandidates(
       candidates: Math.max(limit * 4, 40),
       now,
       slotChain: chain,
-      scopeKey: JSON.stringify([ctx.tenantId, scopes, p.narrowing]),
       scoped: scopeQuery
         ? {
             query: scopeQuery,

@@ -8,6 +8,7 @@ import { anyTermTsQuery, termTsQuery, type QueryTerm } from "./query-terms";
 import { termShare, termShares } from "./term-shares";
 import type { TextSource } from "./text-sources";
 import { documentFrequencies, scoreBm25, type MatchedDoc } from "./bm25";
+import { withTranslationsInScope } from "./translation-presence";
 
 /**
  * The three retrieval signals, each one SQL statement over one searchable table, restricted by the
@@ -88,8 +89,18 @@ export async function fullTextHits(...args: Parameters<typeof fullTextMatch>): P
   return (await fullTextMatch(...args)).hits;
 }
 
-/** `df`: per query term, the rows in scope holding it (as BM25 counted them); `n`: the rows in scope. */
-export type FullTextMatch = { hits: FullTextHit[]; found: boolean[]; df: number[]; n: number };
+/**
+ * `terms`: the query terms matched — the caller's, less the translations its scope does not hold
+ * (translation-presence.ts); `found` and `df` are per term of these. `df`: the rows in scope holding
+ * the term (as BM25 counted them); `n`: the rows in scope.
+ */
+export type FullTextMatch = {
+  hits: FullTextHit[];
+  terms: readonly QueryTerm[];
+  found: boolean[];
+  df: number[];
+  n: number;
+};
 
 /**
  * fullTextHits, and which query terms occur anywhere in the caller's scope (`found`, one flag per
@@ -122,8 +133,16 @@ export async function fullTextMatch(
     recordsUpTo?: number;
   },
 ): Promise<FullTextMatch> {
-  const { terms, source } = params;
-  const none = { hits: [], found: terms.map(() => false), df: terms.map(() => 0), n: 0 };
+  const { source } = params;
+  const terms = await withTranslationsInScope(db, {
+    source,
+    where: params.where,
+    terms: params.terms,
+    scoped: params.scoped,
+    scopeKey: params.statsKey ?? (params.statsParts && JSON.stringify(params.statsParts.map((part) => part.key))),
+  });
+  params = { ...params, terms };
+  const none = { hits: [], terms, found: terms.map(() => false), df: terms.map(() => 0), n: 0 };
   if (!anyTermTsQuery(terms)) return none;
   const shares = await termShares(db, source.table);
   const share = terms.map((term) => termShare(shares, term));
@@ -165,7 +184,7 @@ export async function fullTextMatch(
       };
     });
   const found = df.map((count) => count > 0);
-  return { hits, found, df, n: Math.max(stats.n, docs.length) };
+  return { hits, terms, found, df, n: Math.max(stats.n, docs.length) };
 }
 
 /** The scope lexemes' tsquery, and `where` written so that no index serves its tenant and scopes (cardWhere's `indexable: false`). */

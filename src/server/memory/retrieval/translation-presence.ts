@@ -27,8 +27,8 @@ export async function withTranslationsInScope(
     source: TextSource;
     where: SQL;
     terms: readonly QueryTerm[];
-    /** What `where` reads (tenant, scopes, filters): the answers are remembered under it. */
-    scopeKey: string;
+    /** What `where` reads (tenant, scopes, filters): the answers are remembered under it (not at all without one). */
+    scopeKey?: string;
     scoped?: ScopedMatch;
     now?: number;
   },
@@ -36,12 +36,7 @@ export async function withTranslationsInScope(
   const { source, terms } = params;
   if (!terms.some((t) => t.translated)) return terms;
   const now = params.now ?? Date.now();
-  const byScope = caches.get(db) ?? new Map<string, Map<string, Seen>>();
-  caches.set(db, byScope);
-  if (byScope.size > MAX_SCOPES) byScope.clear();
-  const scopeKey = JSON.stringify([source.table, params.scopeKey]);
-  const seen = byScope.get(scopeKey) ?? new Map<string, Seen>();
-  byScope.set(scopeKey, seen);
+  const seen = rememberedFor(db, source, params.scopeKey);
   const keyOf = (term: QueryTerm) => (term.prefix ? `${term.term}:*` : term.term);
   // Decided here, for this call: another search may reset the shared memory meanwhile.
   const present = new Map<string, boolean>();
@@ -69,6 +64,18 @@ export async function withTranslationsInScope(
     });
   }
   return terms.filter((t) => !t.translated || present.get(keyOf(t)) === true);
+}
+
+/** The answers remembered for one scope of one table; a fresh, unshared map without a scope key. */
+function rememberedFor(db: DbOrTx, source: TextSource, scopeKey: string | undefined): Map<string, Seen> {
+  if (scopeKey === undefined) return new Map();
+  const byScope = caches.get(db) ?? new Map<string, Map<string, Seen>>();
+  caches.set(db, byScope);
+  if (byScope.size > MAX_SCOPES) byScope.clear();
+  const key = JSON.stringify([source.table, scopeKey]);
+  const seen = byScope.get(key) ?? new Map<string, Seen>();
+  byScope.set(key, seen);
+  return seen;
 }
 
 /**
