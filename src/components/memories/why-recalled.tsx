@@ -58,7 +58,7 @@ export function WhyRecalled({ id, title }: { id: string; title: string }) {
         </button>
       </form>
       {query.isPending ? (
-        <p role="status" className="text-zinc-500">
+        <p role="status" aria-busy="true" className="text-zinc-500">
           {t("common.loading")}
         </p>
       ) : query.isError ? (
