@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMemoryClient, MemoryApiError, type MemoryClient } from "../../packages/client/src/index";
 import { startAgentServer, startFaultProxy, trpcError, type AgentServer } from "../support/agent-server";
 import { TEST_BACKEND } from "../support/db";
+import { clearOfMinuteEnd } from "../support/clock";
 
 /**
  * The TypeScript client (packages/client) against a started agent endpoint: the real listener on a
@@ -154,6 +155,7 @@ describe(`@agent-memory/client against the agent endpoint (${TEST_BACKEND})`, ()
       apiKey: await server.newKey({ rateLimitPerMinute: 1 }),
       maxRetryDelayMs: 100,
     });
+    await clearOfMinuteEnd();
     await limited.search({ all: true });
     const tooMany = (await limited.search({ all: true }).catch((error: unknown) => error)) as MemoryApiError;
     expect(tooMany).toMatchObject({ status: 429, code: "TOO_MANY_REQUESTS", reason: "rate_limited", attempts: 1 });

@@ -15,6 +15,7 @@ import { serverOrigin } from "~/server/http/same-origin";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { nextAuthBrowser } from "../support/next-auth";
 import { callerAs } from "../support/trpc";
+import { clearOfMinuteEnd } from "../support/clock";
 
 /**
  * What an attack run on a server-mode install found on the dashboard's side (issue 30): each test
@@ -197,8 +198,7 @@ describe(`dashboard hardening (${TEST_BACKEND})`, () => {
       "cross_site_request",
     );
     // ... and the per-person rate limit.
-    const msLeft = 60_000 - (Date.now() % 60_000);
-    if (msLeft < 5000) await new Promise((resolve) => setTimeout(resolve, msLeft + 50));
+    await clearOfMinuteEnd();
     expect(
       (
         await http(person, "memory.scopes", {
@@ -266,8 +266,7 @@ describe(`dashboard hardening (${TEST_BACKEND})`, () => {
     expect((await http(admin.userId, batchOf(3), { method: "GET", rateLimitPerMinute: 0 })).status).toBe(200);
     // Per person and minute: a batch counts one per call; past the limit, 429 with Retry-After.
     // Counts are per minute: start early in one, so all six calls land in the same window.
-    const msLeft = 60_000 - (Date.now() % 60_000);
-    if (msLeft < 5000) await new Promise((resolve) => setTimeout(resolve, msLeft + 50));
+    await clearOfMinuteEnd();
     const other = (
       await registerAccount(handle.db, { email: "other@example.com", password: "other password 1", openSignup: true })
     ).user.id;

@@ -12,6 +12,7 @@ import { setMetricsDatabase } from "~/server/metrics";
 import { createKey, createOrg, trpcHttp } from "../support/agents";
 import { callerAs } from "../support/trpc";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
+import { clearOfMinuteEnd } from "../support/clock";
 
 /** /api/metrics on either backend (read replicas have their own file, read-replicas.test.ts). */
 describe(`metrics (${TEST_BACKEND})`, () => {
@@ -54,9 +55,7 @@ describe(`metrics (${TEST_BACKEND})`, () => {
     const org = await createOrg(handle.db);
     const key = await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.adminId, rateLimitPerMinute: 3 });
     const before = await scrape();
-    // Clear of a minute's end, so the three allowed calls and the refused one share a window.
-    const intoMinute = Date.now() % 60_000;
-    if (intoMinute > 55_000) await new Promise((resolve) => setTimeout(resolve, 60_500 - intoMinute));
+    await clearOfMinuteEnd();
     expect(
       (await trpcHttp(handle.db, "tools.memory_search", { bearer: key.secret, body: { queryText: "anything" } }))
         .status,

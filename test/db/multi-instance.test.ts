@@ -7,6 +7,7 @@ import { memorySearch } from "~/server/memory/retrieval/search";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { agentContext, createOp as create, createTenant, noVectors, writeCards } from "../support/memory";
 import { createKey, createOrg, trpcHttp } from "../support/agents";
+import { clearOfMinuteEnd } from "../support/clock";
 
 /**
  * Two app instances on one Postgres: each instance is its own process with its own pool, which is
@@ -103,9 +104,7 @@ describe.runIf(TEST_BACKEND === "postgres")("two instances on one Postgres", () 
   it("counts one rate limit per key across both instances, on the agent endpoint itself", async () => {
     const org = await createOrg(handle.db);
     const key = await createKey(handle.db, { tenantId: org.tenantId, ownerUserId: org.adminId, rateLimitPerMinute: 6 });
-    // Limits count per minute: start clear of a minute's end, so all ten calls fall in one window.
-    const intoMinute = Date.now() % 60_000;
-    if (intoMinute > 55_000) await new Promise((resolve) => setTimeout(resolve, 60_500 - intoMinute));
+    await clearOfMinuteEnd();
     const calls = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
         trpcHttp(i % 2 ? second.db : handle.db, "tools.memory_search", {

@@ -20,6 +20,7 @@ import { RedisClient } from "~/server/rate-limit/redis";
 import { openTestDatabase, recordingDb, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { createKey, createOrg, trpcHttp } from "../support/agents";
 import { callerAs } from "../support/trpc";
+import { clearOfMinuteEnd } from "../support/clock";
 
 const freePort = () =>
   new Promise<number>((resolve, reject) => {
@@ -87,6 +88,7 @@ describe(`per-key rate limits (${TEST_BACKEND})`, () => {
       rateLimitPerMinute: 3,
     });
     const tools = callerAs(handle.db, { bearer: secret }).tools;
+    await clearOfMinuteEnd();
     for (let i = 0; i < 3; i++) await tools.memory_search({ all: true });
     const error = await tools.memory_search({ all: true }).catch((e: unknown) => e);
     expect(error).toMatchObject({
