@@ -5,6 +5,7 @@ import { parseScopePattern } from "~/server/memory/scope";
 import { queryTerms } from "~/server/memory/retrieval/query-terms";
 import { rankingFeaturesWithout } from "~/server/memory/retrieval/ranking-features";
 import { memorySearch } from "~/server/memory/retrieval/search";
+import { fullTextMatch } from "~/server/memory/retrieval/signals";
 import { MESSAGE_SOURCE } from "~/server/memory/retrieval/text-sources";
 import { withTranslationsInScope } from "~/server/memory/retrieval/translation-presence";
 import { sql } from "drizzle-orm";
@@ -94,5 +95,25 @@ describe(`cross-language search (${TEST_BACKEND})`, () => {
     const result = await search(reader, { queryText: "我姐姐做什么工作？", includeEvidence: true });
     expect(result.evidence?.[0]?.content).toMatch(/Lyon/);
     expect(result.evidence?.some((e) => e.content.startsWith("Secret"))).toBe(false);
+  });
+
+  it("brings translations in only when the question's own words find fewer rows than the caller needs", async () => {
+    const tenantId = await createTenant(handle.db);
+    const ctx = agentContext(tenantId);
+    // A memory kept in both languages: every fact has its twin.
+    await diary(ctx, "zh", ["我的狗叫旺财。", "周末带狗去公园。"]);
+    await diary(ctx, "en", ["My dog is called Wangcai.", "At the weekend I take the dog to the park."]);
+    const where = sql`memory_messages.tenant_id = ${tenantId}`;
+    const terms = queryTerms("我的狗在公园");
+    const match = (minimum: number) =>
+      fullTextMatch(handle.db, { source: MESSAGE_SOURCE, where, terms, limit: 10, minimum, statsKey: tenantId });
+    const enough = await match(2);
+    expect(enough.terms.some((t) => t.translated)).toBe(false);
+    expect(enough.hits.map((h) => h.id)).toHaveLength(2);
+    const tooFew = await match(3);
+    expect(tooFew.terms.filter((t) => t.translated).map((t) => t.term)).toEqual(
+      expect.arrayContaining(["dog", "park"]),
+    );
+    expect(tooFew.hits).toHaveLength(4);
   });
 });

@@ -5,7 +5,7 @@ import { startNow } from "~/db/start-now";
 import type { DbOrTx } from "~/db/types";
 import { cachedCorpusStats, type CorpusStats } from "./corpus-stats";
 import { anyTermTsQuery, termTsQuery, type QueryTerm } from "./query-terms";
-import { termShare, termShares } from "./term-shares";
+import { termShare, termShares, type TermShares } from "./term-shares";
 import type { TextSource } from "./text-sources";
 import { documentFrequencies, scoreBm25, type MatchedDoc } from "./bm25";
 import { withTranslationsInScope } from "./translation-presence";
@@ -134,29 +134,31 @@ export async function fullTextMatch(
   },
 ): Promise<FullTextMatch> {
   const { source } = params;
-  const terms = await withTranslationsInScope(db, {
-    source,
-    where: params.where,
-    terms: params.terms,
-    scoped: params.scoped,
-    scopeKey: params.statsKey ?? (params.statsParts && JSON.stringify(params.statsParts.map((part) => part.key))),
-  });
-  params = { ...params, terms };
-  const none = { hits: [], terms, found: terms.map(() => false), df: terms.map(() => 0), n: 0 };
-  if (!anyTermTsQuery(terms)) return none;
+  const minimum = params.minimum ?? params.limit;
   const shares = await termShares(db, source.table);
-  const share = terms.map((term) => termShare(shares, term));
-  // A translation (cross-language.ts) searches only when the question's own words find too little:
-  // in a memory kept in both languages it would otherwise read every card's twin (bench:cpu, search
-  // only: +30 % server, +50 % Postgres CPU); it still scores the rows the own words found.
-  const selective = terms.filter((term, i) => share[i]! <= COMMON_TERM_SHARE && !term.translated);
-  let matched: readonly QueryTerm[] = selective.length > 0 && selective.length < terms.length ? selective : terms;
-  let rows = await matchRows(db, params, matched);
-  if (matched !== terms && rows.length < (params.minimum ?? params.limit)) {
-    matched = terms;
-    rows = await matchRows(db, params, matched);
+  // A translation (cross-language.ts) joins only when the question's own words find too little. In a
+  // memory kept in both languages it would otherwise read (and flag, on every row) each card's twin:
+  // bench:cpu, search only, +30 % server and +50 % Postgres CPU for nothing the own words missed.
+  const own = params.terms.filter((term) => !term.translated);
+  let terms: readonly QueryTerm[] = own;
+  let found = anyTermTsQuery(own) ? await matchOwn(db, { ...params, terms: own }, shares, minimum) : undefined;
+  if ((found?.rows.length ?? 0) < minimum && own.length < params.terms.length) {
+    const inScope = await withTranslationsInScope(db, {
+      source,
+      where: params.where,
+      terms: params.terms,
+      scoped: params.scoped,
+      scopeKey: params.statsKey ?? (params.statsParts && JSON.stringify(params.statsParts.map((part) => part.key))),
+    });
+    if (inScope.length > own.length) {
+      terms = inScope;
+      found = { rows: await matchRows(db, { ...params, terms }, terms), partial: false };
+    }
   }
-  if (rows.length === 0) return none;
+  if (!found || found.rows.length === 0)
+    return { hits: [], terms, found: terms.map(() => false), df: terms.map(() => 0), n: 0 };
+  const { rows } = found;
+  const share = terms.map((term) => termShare(shares, term));
   const stats = await scopeStats(db, source, params.where, params.statsKey, params.statsParts);
   const classes = source.classes.length;
   const docs: MatchedDoc[] = rows.map(([id, length, flagText]) => ({
@@ -167,7 +169,7 @@ export async function fullTextMatch(
     ),
   }));
   // Terms left out of the match (or cut by the row limit) are counted only where they co-occur.
-  const partial = matched !== terms || rows.length >= MAX_FULL_TEXT_ROWS;
+  const partial = found.partial || rows.length >= MAX_FULL_TEXT_ROWS;
   const dfAtLeast = partial ? share.map((s) => Math.round(s * stats.n)) : [];
   const rowOf = new Map(rows.map((row) => [row[0], row]));
   const recordAt = 3 + source.extra.length;
@@ -183,8 +185,27 @@ export async function fullTextMatch(
         record: (row[recordAt] as unknown[] | null) ?? undefined,
       };
     });
-  const found = df.map((count) => count > 0);
-  return { hits, terms, found, df, n: Math.max(stats.n, docs.length) };
+  return { hits, terms, found: df.map((count) => count > 0), df, n: Math.max(stats.n, docs.length) };
+}
+
+/**
+ * The rows holding a selective term (one in at most COMMON_TERM_SHARE of the table's rows); when
+ * they are fewer than `minimum`, or every term is selective, the rows holding any term.
+ * `partial`: common terms were left out of the match.
+ */
+async function matchOwn(
+  db: DbOrTx,
+  params: Parameters<typeof matchRows>[1],
+  shares: TermShares,
+  minimum: number,
+): Promise<{ rows: FlagRow[]; partial: boolean }> {
+  const { terms } = params;
+  const selective = terms.filter((term) => termShare(shares, term) <= COMMON_TERM_SHARE);
+  if (selective.length > 0 && selective.length < terms.length) {
+    const rows = await matchRows(db, params, selective);
+    if (rows.length >= minimum) return { rows, partial: true };
+  }
+  return { rows: await matchRows(db, params, terms), partial: false };
 }
 
 /** The scope lexemes' tsquery, and `where` written so that no index serves its tenant and scopes (cardWhere's `indexable: false`). */
