@@ -116,4 +116,29 @@ describe(`cross-language search (${TEST_BACKEND})`, () => {
     );
     expect(tooFew.hits).toHaveLength(4);
   });
+
+  it("ranks by translations the rows a name found when the question's own words are not in the scope", async () => {
+    const tenantId = await createTenant(handle.db);
+    const ctx = agentContext(tenantId);
+    await diary(ctx, "en", [
+      "Wangcai barks at night.",
+      "Wangcai chases the ball in the park.",
+      "Wangcai sleeps all day.",
+    ]);
+    const where = sql`memory_messages.tenant_id = ${tenantId}`;
+    const match = await fullTextMatch(handle.db, {
+      source: MESSAGE_SOURCE,
+      where,
+      terms: queryTerms("Wangcai 在公园里追什么"),
+      limit: 10,
+      minimum: 2,
+      statsKey: tenantId,
+    });
+    expect(match.terms.filter((t) => t.translated).map((t) => t.term)).toContain("park");
+    expect(match.hits).toHaveLength(3);
+    const [best, next] = match.hits;
+    expect(best!.score).toBeGreaterThan(next!.score);
+    const messages = await search(ctx, { queryText: "Wangcai 在公园里追什么", includeEvidence: true });
+    expect(messages.evidence?.[0]?.content).toBe("Wangcai chases the ball in the park.");
+  });
 });

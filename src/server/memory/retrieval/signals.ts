@@ -134,43 +134,16 @@ export async function fullTextMatch(
   },
 ): Promise<FullTextMatch> {
   const { source } = params;
-  const minimum = params.minimum ?? params.limit;
   const shares = await termShares(db, source.table);
-  // A translation (cross-language.ts) joins only when the question's own words find too little. In a
-  // memory kept in both languages it would otherwise read (and flag, on every row) each card's twin:
-  // bench:cpu, search only, +30 % server and +50 % Postgres CPU for nothing the own words missed.
-  const own = params.terms.filter((term) => !term.translated);
-  let terms: readonly QueryTerm[] = own;
-  let found = anyTermTsQuery(own) ? await matchOwn(db, { ...params, terms: own }, shares, minimum) : undefined;
-  if ((found?.rows.length ?? 0) < minimum && own.length < params.terms.length) {
-    const inScope = await withTranslationsInScope(db, {
-      source,
-      where: params.where,
-      terms: params.terms,
-      scoped: params.scoped,
-      scopeKey: params.statsKey ?? (params.statsParts && JSON.stringify(params.statsParts.map((part) => part.key))),
-    });
-    if (inScope.length > own.length) {
-      terms = inScope;
-      found = { rows: await matchRows(db, { ...params, terms }, terms), partial: false };
-    }
-  }
-  if (!found || found.rows.length === 0)
-    return { hits: [], terms, found: terms.map(() => false), df: terms.map(() => 0), n: 0 };
-  const { rows } = found;
-  const share = terms.map((term) => termShare(shares, term));
-  const stats = await scopeStats(db, source, params.where, params.statsKey, params.statsParts);
-  const classes = source.classes.length;
-  const docs: MatchedDoc[] = rows.map(([id, length, flagText]) => ({
-    id,
-    length: Number(length),
-    tf: terms.map((_, i) =>
-      source.classes.reduce((sum, c, j) => sum + (flagText[i * classes + j] === "1" ? c.weight : 0), 0),
-    ),
-  }));
+  const scope = () => scopeStats(db, source, params.where, params.statsKey, params.statsParts);
+  const found = await matchTerms(db, params, shares, scope);
+  const { terms, rows } = found;
+  if (rows.length === 0) return { hits: [], terms, found: terms.map(() => false), df: terms.map(() => 0), n: 0 };
+  const stats = await scope();
+  const docs = flaggedDocs(source, rows, terms.length);
   // Terms left out of the match (or cut by the row limit) are counted only where they co-occur.
   const partial = found.partial || rows.length >= MAX_FULL_TEXT_ROWS;
-  const dfAtLeast = partial ? share.map((s) => Math.round(s * stats.n)) : [];
+  const dfAtLeast = partial ? terms.map((term) => Math.round(termShare(shares, term) * stats.n)) : [];
   const rowOf = new Map(rows.map((row) => [row[0], row]));
   const recordAt = 3 + source.extra.length;
   const df = documentFrequencies(docs, terms.length, dfAtLeast);
@@ -189,23 +162,85 @@ export async function fullTextMatch(
 }
 
 /**
- * The rows holding a selective term (one in at most COMMON_TERM_SHARE of the table's rows); when
- * they are fewer than `minimum`, or every term is selective, the rows holding any term.
- * `partial`: common terms were left out of the match.
+ * Below this IDF-weighted share of the question's own terms occurring in the scope, the question is
+ * taken to be about text in the other language, and its translations join the match.
  */
-async function matchOwn(
+const OWN_WORDS_COVERAGE = 0.5;
+
+/**
+ * The rows to score and the terms they are flagged for. The rows holding a selective own term (one
+ * in at most COMMON_TERM_SHARE of the table's rows) come first; fewer than `minimum`, and the rows
+ * holding any term are matched, the translations the scope holds included. Translations
+ * (cross-language.ts) also score the selective rows when the own words mostly do not occur in the
+ * scope: a Chinese question over English turns finds them by a name and ranks them by its
+ * translations. Otherwise they are left out: in a memory kept in both languages they would be
+ * probed and flagged on every row for nothing (bench:cpu, search only: +15 % server, +35 % Postgres
+ * CPU). `partial`: terms were left out of the match.
+ */
+async function matchTerms(
   db: DbOrTx,
-  params: Parameters<typeof matchRows>[1],
+  params: Parameters<typeof fullTextMatch>[1],
   shares: TermShares,
-  minimum: number,
-): Promise<{ rows: FlagRow[]; partial: boolean }> {
-  const { terms } = params;
-  const selective = terms.filter((term) => termShare(shares, term) <= COMMON_TERM_SHARE);
-  if (selective.length > 0 && selective.length < terms.length) {
-    const rows = await matchRows(db, params, selective);
-    if (rows.length >= minimum) return { rows, partial: true };
+  scope: () => Promise<CorpusStats>,
+): Promise<{ rows: FlagRow[]; terms: readonly QueryTerm[]; partial: boolean }> {
+  const own = params.terms.filter((term) => !term.translated);
+  const translations = own.length < params.terms.length;
+  const selective = own.filter((term) => termShare(shares, term) <= COMMON_TERM_SHARE);
+  const first = selective.length > 0 ? await matchRows(db, { ...params, terms: own }, selective) : undefined;
+  const withTranslations = () =>
+    withTranslationsInScope(db, {
+      source: params.source,
+      where: params.where,
+      terms: params.terms,
+      scoped: params.scoped,
+      scopeKey: params.statsKey ?? (params.statsParts && JSON.stringify(params.statsParts.map((part) => part.key))),
+    });
+  if (first && first.length >= (params.minimum ?? params.limit)) {
+    const enough = { rows: first, terms: own, partial: selective.length < own.length };
+    if (!translations || ownCoverage(params.source, first, own, shares, await scope()) >= OWN_WORDS_COVERAGE)
+      return enough;
+    const terms = await withTranslations();
+    if (terms.length === own.length) return enough;
+    return { rows: await matchRows(db, { ...params, terms }, selective), terms, partial: true };
   }
-  return { rows: await matchRows(db, params, terms), partial: false };
+  const terms = translations ? await withTranslations() : own;
+  if (first && selective.length === terms.length) return { rows: first, terms, partial: false };
+  const rows = anyTermTsQuery(terms) ? await matchRows(db, { ...params, terms }, terms) : [];
+  return { rows, terms, partial: false };
+}
+
+/** The IDF-weighted share of `terms` occurring in the scope: in a matched row, or common by the table's statistics. */
+function ownCoverage(
+  source: TextSource,
+  rows: readonly FlagRow[],
+  terms: readonly QueryTerm[],
+  shares: TermShares,
+  stats: CorpusStats,
+): number {
+  const docs = flaggedDocs(source, rows, terms.length);
+  const dfAtLeast = terms.map((term) => Math.round(termShare(shares, term) * stats.n));
+  const df = documentFrequencies(docs, terms.length, dfAtLeast);
+  const n = Math.max(stats.n, docs.length, ...df);
+  let total = 0;
+  let present = 0;
+  terms.forEach((term, i) => {
+    const weight = term.weight * Math.log(1 + (n - df[i]! + 0.5) / (df[i]! + 0.5));
+    total += weight;
+    if (df[i]! > 0) present += weight;
+  });
+  return total === 0 ? 1 : present / total;
+}
+
+/** Each row's term frequencies: per term, the summed weight of the classes its flags say it occurs in. */
+function flaggedDocs(source: TextSource, rows: readonly FlagRow[], termCount: number): MatchedDoc[] {
+  const classes = source.classes.length;
+  return rows.map(([id, length, flagText]) => ({
+    id,
+    length: Number(length),
+    tf: Array.from({ length: termCount }, (_, i) =>
+      source.classes.reduce((sum, c, j) => sum + (flagText[i * classes + j] === "1" ? c.weight : 0), 0),
+    ),
+  }));
 }
 
 /** The scope lexemes' tsquery, and `where` written so that no index serves its tenant and scopes (cardWhere's `indexable: false`). */
