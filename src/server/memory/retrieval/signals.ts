@@ -168,14 +168,14 @@ export async function fullTextMatch(
 const OWN_WORDS_COVERAGE = 0.5;
 
 /**
- * The rows to score and the terms they are flagged for. The rows holding a selective own term (one
- * in at most COMMON_TERM_SHARE of the table's rows) come first; fewer than `minimum`, and the rows
- * holding any term are matched, the translations the scope holds included. Translations
- * (cross-language.ts) also score the selective rows when the own words mostly do not occur in the
- * scope: a Chinese question over English turns finds them by a name and ranks them by its
- * translations. Otherwise they are left out: in a memory kept in both languages they would be
- * probed and flagged on every row for nothing (bench:cpu, search only: +15 % server, +35 % Postgres
- * CPU). `partial`: terms were left out of the match.
+ * The rows to score and the terms they are flagged for. The rows holding a selective term (one in
+ * at most COMMON_TERM_SHARE of the table's rows) come first; fewer than `minimum`, and the rows
+ * holding any term are matched. Translations (cross-language.ts) take part only when the question's
+ * own words mostly do not occur in the scope: a Chinese question over English turns, found by a name
+ * or not at all, is ranked by its translations. A question whose own words occur is answered in its
+ * own language: in a memory kept in both languages the translations would otherwise be probed and
+ * flagged on every row for nothing (bench:cpu, search only: +15–25 % server, +15–40 % Postgres CPU).
+ * `partial`: terms were left out of the match.
  */
 async function matchTerms(
   db: DbOrTx,
@@ -184,27 +184,27 @@ async function matchTerms(
   scope: () => Promise<CorpusStats>,
 ): Promise<{ rows: FlagRow[]; terms: readonly QueryTerm[]; partial: boolean }> {
   const own = params.terms.filter((term) => !term.translated);
-  const translations = own.length < params.terms.length;
   const selective = own.filter((term) => termShare(shares, term) <= COMMON_TERM_SHARE);
-  const first = selective.length > 0 ? await matchRows(db, { ...params, terms: own }, selective) : undefined;
-  const withTranslations = () =>
-    withTranslationsInScope(db, {
-      source: params.source,
-      where: params.where,
-      terms: params.terms,
-      scoped: params.scoped,
-      scopeKey: params.statsKey ?? (params.statsParts && JSON.stringify(params.statsParts.map((part) => part.key))),
-    });
-  if (first && first.length >= (params.minimum ?? params.limit)) {
-    const enough = { rows: first, terms: own, partial: selective.length < own.length };
-    if (!translations || ownCoverage(params.source, first, own, shares, await scope()) >= OWN_WORDS_COVERAGE)
-      return enough;
-    const terms = await withTranslations();
-    if (terms.length === own.length) return enough;
+  const first = selective.length > 0 ? await matchRows(db, { ...params, terms: own }, selective) : [];
+  const translate =
+    own.length < params.terms.length &&
+    ownCoverage(params.source, first, own, shares, await scope()) < OWN_WORDS_COVERAGE;
+  const terms = translate
+    ? await withTranslationsInScope(db, {
+        source: params.source,
+        where: params.where,
+        terms: params.terms,
+        scoped: params.scoped,
+        scopeKey: params.statsKey ?? (params.statsParts && JSON.stringify(params.statsParts.map((part) => part.key))),
+      })
+    : own;
+  const sameTerms = terms.length === own.length;
+  if (selective.length > 0 && first.length >= (params.minimum ?? params.limit)) {
+    const partial = selective.length < own.length;
+    if (sameTerms) return { rows: first, terms, partial };
     return { rows: await matchRows(db, { ...params, terms }, selective), terms, partial: true };
   }
-  const terms = translations ? await withTranslations() : own;
-  if (first && selective.length === terms.length) return { rows: first, terms, partial: false };
+  if (sameTerms && selective.length === own.length) return { rows: first, terms, partial: false };
   const rows = anyTermTsQuery(terms) ? await matchRows(db, { ...params, terms }, terms) : [];
   return { rows, terms, partial: false };
 }
