@@ -2,7 +2,8 @@
  * Recall benchmark on memory-eval/v1 data (../shared/bench/README.md), through the real service:
  * each conversation is appended to its own session and user scope with appendMessages, its turns are
  * embedded with the configured provider functions (synchronously, instead of via the job queue),
- * and every query runs through memorySearch({queryText, includeEvidence: true}) as an agent whose
+ * the planner statistics are refreshed (as a memory in use has them), and every query runs through
+ * memorySearch({queryText, includeEvidence: true}) as an agent whose
  * only readable scope is that conversation's. A MiniSearch BM25 baseline ranks the same texts in
  * the same run, and so does a plain Okapi BM25 over words and CJK bigrams; the service is judged against
  * the better of the two. Writes a JSON report to bench/results/: one per dataset, or with --all one
@@ -11,9 +12,10 @@
  *   npm run bench:recall -- --dataset bench/data/locomo.json [--limit-conversations N]
  *     [--embeddings local|none|configured] [--vector-weight W] [--dims 256] [--k 10] [--no-speaker]
  *     [--ablate FEATURE,…] [--misses FILE.jsonl] [--candidates FILE.jsonl] [--markdown]
- *     [--db-url postgres://…/scratch_db] [--headline-exclude adversarial] [--out bench/results]
+ *     [--db-url postgres://…/scratch_db] [--no-analyze] [--headline-exclude adversarial] [--out bench/results]
  *   npm run bench:recall -- --all        every given dataset (bash bench/prepare-data.sh makes them), tables in Markdown
  */
+import { sql } from "drizzle-orm";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -26,6 +28,7 @@ import { embedTargets } from "~/server/memory/embeddings/vectors";
 import { appendMessages, MAX_MESSAGES_PER_APPEND } from "~/server/memory/evidence/messages";
 import { memorySearch } from "~/server/memory/retrieval/search";
 import { SEARCH_LIMITS } from "~/server/memory/retrieval/search-schema";
+import { termShares } from "~/server/memory/retrieval/term-shares";
 import { getEmbeddingProvider, type EmbeddingProvider } from "~/server/providers/embeddings";
 import { createLocalEmbeddingProvider } from "~/server/providers/embeddings/local";
 import {
@@ -78,6 +81,8 @@ type Options = {
   dims: number;
   k: number;
   speakerPrefix: boolean;
+  /** Refresh the planner's statistics after each conversation is written (default; `--no-analyze` skips it). */
+  analyze: boolean;
   dbUrl?: string;
   headlineExclude: string[];
   out: string;
@@ -114,12 +119,24 @@ function options(): Options {
     dims: Number(args.get("dims") ?? 256),
     k: Math.min(Number(args.get("k") ?? 10), SEARCH_LIMITS.maxLimit),
     speakerPrefix: !args.has("no-speaker"),
+    analyze: !args.has("no-analyze"),
     dbUrl: typeof args.get("db-url") === "string" ? String(args.get("db-url")) : undefined,
     headlineExclude: String(args.get("headline-exclude") ?? "adversarial")
       .split(",")
       .filter(Boolean),
     out: String(args.get("out") ?? path.resolve(import.meta.dirname, "results")),
   };
+}
+
+/**
+ * What a memory in use has: statistics as the maintenance job (embedded, every 15 minutes) or
+ * autovacuum (server) leave them after a bulk write. Search reads from them how common each word
+ * is (term-shares.ts); without them every word counts as rare, a state that lasts minutes in use.
+ */
+async function refreshStatistics(db: Handle["db"]) {
+  const tables = ["memory_messages", "memory_chunks", "memory_nodes"];
+  await db.execute(sql.raw(`analyze ${tables.join(", ")}`));
+  for (const table of tables) await termShares(db, table, { maxAgeMs: 0 });
 }
 
 function provider(opts: Options): EmbeddingProvider | null {
@@ -223,6 +240,7 @@ async function runDataset(handle: Handle, datasetFile: string, opts: Options) {
     }
     ingestMs += t1 - t0;
     embedMs += performance.now() - t1;
+    if (opts.analyze) await refreshStatistics(handle.db);
     turns += conversation.messages.length;
 
     const searchOptions = { embeddings: embedder, ranking };
@@ -343,6 +361,7 @@ async function runDataset(handle: Handle, datasetFile: string, opts: Options) {
           ? { model: embedder.model, dimensions: embedder.dimensions, signalWeight: embedder.signalWeight }
           : null,
         speakerPrefix: opts.speakerPrefix,
+        analyzed: opts.analyze,
         ablated: opts.ablate,
         warmUpQueriesPerConversation: WARM_UP_QUERIES,
         ingestMs: Math.round(ingestMs),

@@ -14,9 +14,9 @@ import { rankingFeaturesWithout } from "~/server/memory/retrieval/ranking-featur
 import { flushQueryLog, recordQuery } from "~/server/memory/retrieval/query-log";
 import { memorySearch } from "~/server/memory/retrieval/search";
 import { disjointScopes } from "~/server/memory/retrieval/read-scopes";
-import { COMMON_TERM_SHARE, fullTextHits, scopeStats } from "~/server/memory/retrieval/signals";
+import { fullTextHits, scopeStats } from "~/server/memory/retrieval/signals";
 import { CARD_SOURCE } from "~/server/memory/retrieval/text-sources";
-import { termShare, termShares } from "~/server/memory/retrieval/term-shares";
+import { COMMON_TERM_SHARE, termShare, termShares } from "~/server/memory/retrieval/term-shares";
 import { memoryWrite } from "~/server/memory/write/write";
 import { reindexSearchText } from "~/server/memory/store/reindex-search-text";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";

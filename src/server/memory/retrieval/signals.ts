@@ -5,7 +5,7 @@ import { startNow } from "~/db/start-now";
 import type { DbOrTx } from "~/db/types";
 import { cachedCorpusStats, type CorpusStats } from "./corpus-stats";
 import { anyTermTsQuery, termTsQuery, type QueryTerm } from "./query-terms";
-import { termShare, termShares, type TermShares } from "./term-shares";
+import { selectingTerms, termShare, termShares, type TermShares } from "./term-shares";
 import type { TextSource } from "./text-sources";
 import { documentFrequencies, scoreBm25, type MatchedDoc } from "./bm25";
 import { withTranslationsInScope } from "./translation-presence";
@@ -72,9 +72,6 @@ async function jsonRows<T>(db: DbOrTx, query: SQL): Promise<T[]> {
   if (rows === null) return [];
   return jsonValue(rows);
 }
-
-/** A term in more than this share of a table's rows selects no one: it only scores the rows other terms found. */
-export const COMMON_TERM_SHARE = 0.04;
 
 /**
  * Full-text candidates ranked by BM25. The database finds the rows with any selective query term (GIN
@@ -184,7 +181,7 @@ async function matchTerms(
   scope: () => Promise<CorpusStats>,
 ): Promise<{ rows: FlagRow[]; terms: readonly QueryTerm[]; partial: boolean }> {
   const own = params.terms.filter((term) => !term.translated);
-  const selective = own.filter((term) => termShare(shares, term) <= COMMON_TERM_SHARE);
+  const selective = selectingTerms(own, shares, (await scope()).n);
   const first = selective.length > 0 ? await matchRows(db, { ...params, terms: own }, selective) : [];
   const translate =
     own.length < params.terms.length &&
