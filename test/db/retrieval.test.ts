@@ -16,7 +16,7 @@ import { memorySearch } from "~/server/memory/retrieval/search";
 import { disjointScopes } from "~/server/memory/retrieval/read-scopes";
 import { fullTextHits, scopeStats } from "~/server/memory/retrieval/signals";
 import { CARD_SOURCE } from "~/server/memory/retrieval/text-sources";
-import { COMMON_TERM_SHARE, termShare, termShares } from "~/server/memory/retrieval/term-shares";
+import { termShare, termShares } from "~/server/memory/retrieval/term-shares";
 import { memoryWrite } from "~/server/memory/write/write";
 import { reindexSearchText } from "~/server/memory/store/reindex-search-text";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
@@ -425,7 +425,7 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect(crowded.relevant.map((n) => n.id)).not.toContain(userEn);
   });
 
-  it("lets terms common in the table score but not select rows, unless the rare terms find too few", async () => {
+  it("lets a term whose rows would pass the row budget score but not select, unless the rarer find too few", async () => {
     const tenantId = await createTenant(handle.db);
     const ctx = agentContext(tenantId);
     const note = (i: number, text: string): Op =>
@@ -447,8 +447,7 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     const shares = await termShares(handle.db, "memory_nodes", { maxAgeMs: 0 });
     const terms = queryTerms("quokka narwhal").filter((t) => !t.translated);
     expect(terms.map((t) => t.term)).toEqual(["quokka", "narwhal"]);
-    expect(termShare(shares, terms[0]!)).toBeGreaterThan(COMMON_TERM_SHARE);
-    expect(termShare(shares, terms[1]!)).toBeLessThanOrEqual(COMMON_TERM_SHARE);
+    expect(termShare(shares, terms[0]!)).toBeGreaterThan(termShare(shares, terms[1]!));
 
     const where = cardWhere({
       tenantId,
@@ -457,11 +456,17 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
       registry: await loadKindRegistry(handle.db, tenantId),
       statuses: ["active"],
     });
-    const selective = await fullTextHits(handle.db, { source: CARD_SOURCE, where, terms, limit: 100, minimum: 10 });
+    // A budget of 100 rows: the rare term (13 rows here) fits, the common one (350) does not.
+    const budget = { source: CARD_SOURCE, where, terms, rowBudget: 100 };
+    const selective = await fullTextHits(handle.db, { ...budget, limit: 100, minimum: 10 });
     // Only rows with the rare term were read (the common one still scores them).
     expect(selective.map((h) => h.id).sort()).toEqual([both, ...rare].sort());
     // Too few rare matches for the caller: the common term selects too, ranked below them.
-    const fallback = await fullTextHits(handle.db, { source: CARD_SOURCE, where, terms, limit: 500, minimum: 20 });
+    const fallback = await fullTextHits(handle.db, { ...budget, limit: 500, minimum: 20 });
+    expect(fallback).toHaveLength(1 + rare.length + common.length);
+    // The default budget (1,000 rows) holds both terms in a scope of 363 cards: both select.
+    const small = await fullTextHits(handle.db, { source: CARD_SOURCE, where, terms, limit: 500, minimum: 10 });
+    expect(small).toHaveLength(1 + rare.length + common.length);
     expect(fallback).toHaveLength(1 + rare.length + common.length);
     expect(
       fallback

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { queryTerms, type QueryTerm } from "~/server/memory/retrieval/query-terms";
-import { COMMON_TERM_SHARE, selectingTerms, termShare } from "~/server/memory/retrieval/term-shares";
+import { MATCH_ROWS_BUDGET, selectingTerms } from "~/server/memory/retrieval/term-shares";
 
 const term = (text: string): QueryTerm => ({ term: text, prefix: false, weight: 1 });
 
 describe("the terms that select rows", () => {
-  it("keeps the rarest selective terms while their estimated rows stay within the budget, in query order", () => {
+  it("keeps the rarest terms while their estimated rows in the scope stay within the budget, in query order", () => {
     const shares = new Map([
       ["a", 0.001],
       ["b", 0.03],
@@ -15,9 +15,11 @@ describe("the terms that select rows", () => {
     const terms = ["c", "d", "b", "a", "e"].map(term);
     // 20,000 rows in scope: e (untracked, so rare) 0, a 20, then b or c 600 each: one of them fits.
     expect(selectingTerms(terms, shares, 20_000).map((t) => t.term)).toEqual(["c", "a", "e"]);
-    // A small scope: every selective term fits; the common one never selects.
-    expect(selectingTerms(terms, shares, 500).map((t) => t.term)).toEqual(["c", "b", "a", "e"]);
-    expect(termShare(shares, term("d"))).toBeGreaterThan(COMMON_TERM_SHARE);
+    // A scope smaller than the budget: every term selects.
+    expect(MATCH_ROWS_BUDGET).toBeGreaterThan(900);
+    expect(selectingTerms(terms, shares, 900)).toEqual(terms);
+    // Between the two: the common term is the one left out.
+    expect(selectingTerms(terms, shares, 5_000).map((t) => t.term)).toEqual(["c", "b", "a", "e"]);
   });
 
   it("always keeps the rarest term, and every term when the table has no statistics yet", () => {

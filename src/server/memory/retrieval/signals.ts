@@ -74,13 +74,13 @@ async function jsonRows<T>(db: DbOrTx, query: SQL): Promise<T[]> {
 }
 
 /**
- * Full-text candidates ranked by BM25. The database finds the rows with any selective query term (GIN
- * index) and reports, per row, which term — common ones included — occurs in which weight class as a
+ * Full-text candidates ranked by BM25. The database finds the rows with any selecting query term (GIN
+ * index) and reports, per row, which term — the others included — occurs in which weight class as a
  * string of 0/1 flags: a few bytes instead of the text, and no unnesting of vectors inside (embedded)
- * Postgres. Common terms ("user", 项目, single characters) would make the database read and flag
- * most of the caller's scope for words that barely move BM25; they are left out of the match when
- * the selective terms find at least `minimum` rows, and their document frequency is estimated from
- * the table's statistics.
+ * Postgres. In a large scope, common terms ("user", 项目, single characters) would make the database
+ * read and flag much of it for words that barely move BM25: the terms select rarest first, within a
+ * row budget (selectingTerms), the others score the rows found, unless those are fewer than
+ * `minimum`, and their document frequency is estimated from the table's statistics.
  */
 export async function fullTextHits(...args: Parameters<typeof fullTextMatch>): Promise<FullTextHit[]> {
   return (await fullTextMatch(...args)).hits;
@@ -110,7 +110,7 @@ export async function fullTextMatch(
     where: SQL;
     terms: readonly QueryTerm[];
     limit: number;
-    /** Fewer selective matches than this and the common terms are matched too. Default: `limit`. */
+    /** Fewer rows found by the selecting terms than this and every term is matched. Default: `limit`. */
     minimum?: number;
     /** Cache key for the scope's row count and mean length. */
     statsKey?: string;
@@ -128,6 +128,8 @@ export async function fullTextMatch(
      * (building records for thousands of rows would cost more than the statement saved).
      */
     recordsUpTo?: number;
+    /** Rows the selecting terms may be expected to find (term-shares.ts); default MATCH_ROWS_BUDGET. */
+    rowBudget?: number;
   },
 ): Promise<FullTextMatch> {
   const { source } = params;
@@ -165,9 +167,8 @@ export async function fullTextMatch(
 const OWN_WORDS_COVERAGE = 0.5;
 
 /**
- * The rows to score and the terms they are flagged for. The rows holding a selective term (one in
- * at most COMMON_TERM_SHARE of the table's rows) come first; fewer than `minimum`, and the rows
- * holding any term are matched. Translations (cross-language.ts) take part only when the question's
+ * The rows to score and the terms they are flagged for. The rows holding a selecting term
+ * (selectingTerms) come first; fewer than `minimum`, and the rows holding any term are matched. Translations (cross-language.ts) take part only when the question's
  * own words mostly do not occur in the scope: a Chinese question over English turns, found by a name
  * or not at all, is ranked by its translations. A question whose own words occur is answered in its
  * own language: in a memory kept in both languages the translations would otherwise be probed and
@@ -181,8 +182,8 @@ async function matchTerms(
   scope: () => Promise<CorpusStats>,
 ): Promise<{ rows: FlagRow[]; terms: readonly QueryTerm[]; partial: boolean }> {
   const own = params.terms.filter((term) => !term.translated);
-  const selective = selectingTerms(own, shares, (await scope()).n);
-  const first = selective.length > 0 ? await matchRows(db, { ...params, terms: own }, selective) : [];
+  const selecting = selectingTerms(own, shares, (await scope()).n, params.rowBudget);
+  const first = selecting.length > 0 ? await matchRows(db, { ...params, terms: own }, selecting) : [];
   const translate =
     own.length < params.terms.length &&
     ownCoverage(params.source, first, own, shares, await scope()) < OWN_WORDS_COVERAGE;
@@ -196,17 +197,17 @@ async function matchTerms(
       })
     : own;
   const sameTerms = terms.length === own.length;
-  if (selective.length > 0 && first.length >= (params.minimum ?? params.limit)) {
-    const partial = selective.length < own.length;
+  if (selecting.length > 0 && first.length >= (params.minimum ?? params.limit)) {
+    const partial = selecting.length < own.length;
     if (sameTerms) return { rows: first, terms, partial };
-    return { rows: await matchRows(db, { ...params, terms }, selective), terms, partial: true };
+    return { rows: await matchRows(db, { ...params, terms }, selecting), terms, partial: true };
   }
-  if (sameTerms && selective.length === own.length) return { rows: first, terms, partial: false };
+  if (sameTerms && selecting.length === own.length) return { rows: first, terms, partial: false };
   const rows = anyTermTsQuery(terms) ? await matchRows(db, { ...params, terms }, terms) : [];
   return { rows, terms, partial: false };
 }
 
-/** The IDF-weighted share of `terms` occurring in the scope: in a matched row, or common by the table's statistics. */
+/** The IDF-weighted share of `terms` occurring in the matched rows. */
 function ownCoverage(
   source: TextSource,
   rows: readonly FlagRow[],
@@ -215,6 +216,9 @@ function ownCoverage(
   stats: CorpusStats,
 ): number {
   const docs = flaggedDocs(source, rows, terms.length);
+  // Occurring: flagged in a matched row. The table's statistics weigh a term, but cannot say it is in
+  // this scope: a table shared by tenants holds English for one whose memory is Chinese.
+  const inRows = documentFrequencies(docs, terms.length, []);
   const dfAtLeast = terms.map((term) => Math.round(termShare(shares, term) * stats.n));
   const df = documentFrequencies(docs, terms.length, dfAtLeast);
   const n = Math.max(stats.n, docs.length, ...df);
@@ -223,7 +227,7 @@ function ownCoverage(
   terms.forEach((term, i) => {
     const weight = term.weight * Math.log(1 + (n - df[i]! + 0.5) / (df[i]! + 0.5));
     total += weight;
-    if (df[i]! > 0) present += weight;
+    if (inRows[i]! > 0) present += weight;
   });
   return total === 0 ? 1 : present / total;
 }

@@ -41,31 +41,30 @@ export function termShare(shares: TermShares, term: QueryTerm): number {
   return Math.min(1, sum);
 }
 
-/** A term in more than this share of a table's rows selects no one: it only scores the rows other terms found. */
-export const COMMON_TERM_SHARE = 0.04;
-
 /**
  * Rows a match may be expected to read, by its selecting terms' shares of the table: past it the
- * commoner of them only score. A chatty Chinese line brings twenty characters that are each in 1–4 %
- * of the rows; together they selected (and had flagged for every term) over 3,000 of 10,000 rows.
+ * commoner terms only score the rows the rarer ones found. A chatty Chinese line brings twenty
+ * characters that are each in 1–4 % of the rows; together they selected (and had flagged for every
+ * term) over 3,000 of 10,000 messages. A scope smaller than this is matched by every term.
  */
-const MATCH_ROWS_BUDGET = 1000;
+export const MATCH_ROWS_BUDGET = 1000;
 
 /**
- * The terms that find rows: the selective ones (at most COMMON_TERM_SHARE of the table's rows), the
- * rarest first while their estimated rows in the scope stay within MATCH_ROWS_BUDGET (the rarest one
- * always), in the query's order.
+ * The terms that find rows: the rarest first while their estimated rows in the scope (share of the
+ * table × rows in scope) stay within MATCH_ROWS_BUDGET — the rarest one always — in the query's order.
  */
-export function selectingTerms(terms: readonly QueryTerm[], shares: TermShares, scopeRows: number): QueryTerm[] {
-  const selective = terms
-    .map((term, i) => ({ i, share: termShare(shares, term) }))
-    .filter((t) => t.share <= COMMON_TERM_SHARE)
-    .sort((a, b) => a.share - b.share);
+export function selectingTerms(
+  terms: readonly QueryTerm[],
+  shares: TermShares,
+  scopeRows: number,
+  budget = MATCH_ROWS_BUDGET,
+): QueryTerm[] {
+  const byRarity = terms.map((term, i) => ({ i, share: termShare(shares, term) })).sort((a, b) => a.share - b.share);
   const kept = new Set<number>();
   let rows = 0;
-  for (const t of selective) {
+  for (const t of byRarity) {
     rows += t.share * scopeRows;
-    if (kept.size > 0 && rows > MATCH_ROWS_BUDGET) break;
+    if (kept.size > 0 && rows > budget) break;
     kept.add(t.i);
   }
   return terms.filter((_, i) => kept.has(i));
