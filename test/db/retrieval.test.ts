@@ -464,9 +464,9 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     // Too few rare matches for the caller: the common term selects too, ranked below them.
     const fallback = await fullTextHits(handle.db, { ...budget, limit: 500, minimum: 20 });
     expect(fallback).toHaveLength(1 + rare.length + common.length);
-    // The default budget (1,000 rows) holds both terms in a scope of 363 cards: both select.
-    const small = await fullTextHits(handle.db, { source: CARD_SOURCE, where, terms, limit: 500, minimum: 10 });
-    expect(small).toHaveLength(1 + rare.length + common.length);
+    // A budget that holds both terms' rows: both select.
+    const ample = await fullTextHits(handle.db, { ...budget, rowBudget: 5000, limit: 500, minimum: 10 });
+    expect(ample).toHaveLength(1 + rare.length + common.length);
     expect(fallback).toHaveLength(1 + rare.length + common.length);
     expect(
       fallback

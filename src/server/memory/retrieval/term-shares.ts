@@ -45,7 +45,8 @@ export function termShare(shares: TermShares, term: QueryTerm): number {
  * Rows a match may be expected to read, by its selecting terms' shares of the table: past it the
  * commoner terms only score the rows the rarer ones found. A chatty Chinese line brings twenty
  * characters that are each in 1–4 % of the rows; together they selected (and had flagged for every
- * term) over 3,000 of 10,000 messages. A scope smaller than this is matched by every term.
+ * term) over 3,000 of 10,000 messages. A scope smaller than this is matched by every term. For a
+ * source with several weight classes (cards: four) the budget is divided among them.
  */
 export const MATCH_ROWS_BUDGET = 1000;
 
