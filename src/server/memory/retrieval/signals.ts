@@ -5,7 +5,7 @@ import { startNow } from "~/db/start-now";
 import type { DbOrTx } from "~/db/types";
 import { cachedCorpusStats, type CorpusStats } from "./corpus-stats";
 import { anyTermTsQuery, termTsQuery, type QueryTerm } from "./query-terms";
-import { MATCH_ROWS_BUDGET, selectingTerms, termShare, termShares, type TermShares } from "./term-shares";
+import { selectingTerms, termShare, termShares, type TermShares } from "./term-shares";
 import type { TextSource } from "./text-sources";
 import { documentFrequencies, scoreBm25, type MatchedDoc } from "./bm25";
 import { withTranslationsInScope } from "./translation-presence";
@@ -128,7 +128,7 @@ export async function fullTextMatch(
      * (building records for thousands of rows would cost more than the statement saved).
      */
     recordsUpTo?: number;
-    /** Rows the selecting terms may be expected to find (term-shares.ts); default MATCH_ROWS_BUDGET per weight class. */
+    /** Rows the selecting terms may be expected to find (selectingTerms); default the source's rowBudget. */
     rowBudget?: number;
   },
 ): Promise<FullTextMatch> {
@@ -182,9 +182,7 @@ async function matchTerms(
   scope: () => Promise<CorpusStats>,
 ): Promise<{ rows: FlagRow[]; terms: readonly QueryTerm[]; partial: boolean }> {
   const own = params.terms.filter((term) => !term.translated);
-  // Each matched row is flagged per term and weight class: a source with four classes (cards) reads a
-  // quarter of the rows for the same work.
-  const budget = params.rowBudget ?? MATCH_ROWS_BUDGET / params.source.classes.length;
+  const budget = params.rowBudget ?? params.source.rowBudget;
   const selecting = selectingTerms(own, shares, (await scope()).n, budget);
   const first = selecting.length > 0 ? await matchRows(db, { ...params, terms: own }, selecting) : [];
   const translate =

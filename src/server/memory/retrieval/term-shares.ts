@@ -42,23 +42,16 @@ export function termShare(shares: TermShares, term: QueryTerm): number {
 }
 
 /**
- * Rows a match may be expected to read, by its selecting terms' shares of the table: past it the
- * commoner terms only score the rows the rarer ones found. A chatty Chinese line brings twenty
- * characters that are each in 1–4 % of the rows; together they selected (and had flagged for every
- * term) over 3,000 of 10,000 messages. A scope smaller than this is matched by every term. For a
- * source with several weight classes (cards: four) the budget is divided among them.
- */
-export const MATCH_ROWS_BUDGET = 1000;
-
-/**
  * The terms that find rows: the rarest first while their estimated rows in the scope (share of the
- * table × rows in scope) stay within MATCH_ROWS_BUDGET — the rarest one always — in the query's order.
+ * table × rows in scope) stay within `budget` — the rarest one always — in the query's order. A chatty
+ * Chinese line brings twenty characters that are each in 1–4 % of the rows; together, unbudgeted,
+ * they selected (and had flagged for every term) over 3,000 of 10,000 messages.
  */
 export function selectingTerms(
   terms: readonly QueryTerm[],
   shares: TermShares,
   scopeRows: number,
-  budget = MATCH_ROWS_BUDGET,
+  budget: number,
 ): QueryTerm[] {
   const byRarity = terms.map((term, i) => ({ i, share: termShare(shares, term) })).sort((a, b) => a.share - b.share);
   const kept = new Set<number>();

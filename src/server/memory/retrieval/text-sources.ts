@@ -21,6 +21,15 @@ export type TextSource = {
   trigramText: string;
   /** The row's record as one JSON value (cards: RANKED_CARD_RECORD_JSON), for full-text calls that ask for records. */
   record?: string;
+  /**
+   * Rows a full-text match may expect its selecting terms to find (selectingTerms, term-shares.ts):
+   * past it, the commoner terms only score the rows the rarer found. A scope smaller than this is
+   * matched by every term. Measured: messages 500 (Chinese chit-chat in a 10k-message scope:
+   * Postgres p95 ~110 ms unbudgeted, ~35 ms at 1,000; PGlite p95 34 → 14 ms from 1,000 to 500;
+   * recall unchanged on every pooled set); cards 250, for four weight classes flagged per term
+   * (bench:cpu: at 1,000 Postgres CPU per search doubled; at 125, 7 % above 250).
+   */
+  rowBudget: number;
 };
 
 export const CARD_SOURCE: TextSource = {
@@ -40,6 +49,7 @@ export const CARD_SOURCE: TextSource = {
   trigramColumns: ["memory_nodes.search_body", "memory_nodes.search_title"],
   trigramText: `memory_nodes.search_title || ' ' || memory_nodes.search_body`,
   record: RANKED_CARD_RECORD_JSON,
+  rowBudget: 250,
 };
 export const MESSAGE_SOURCE: TextSource = {
   table: "memory_messages",
@@ -50,6 +60,7 @@ export const MESSAGE_SOURCE: TextSource = {
   extra: ["session_id", "seq", "role"],
   trigramColumns: ["memory_messages.search_text"],
   trigramText: "memory_messages.search_text",
+  rowBudget: 500,
 };
 export const CHUNK_SOURCE: TextSource = {
   table: "memory_chunks",
@@ -60,4 +71,5 @@ export const CHUNK_SOURCE: TextSource = {
   extra: ["session_id", "seq", "role"],
   trigramColumns: ["memory_chunks.search_text"],
   trigramText: "memory_chunks.search_text",
+  rowBudget: 500,
 };
