@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { queryTerms, type QueryTerm } from "~/server/memory/retrieval/query-terms";
 import { selectingTerms } from "~/server/memory/retrieval/term-shares";
-import { CARD_SOURCE, MESSAGE_SOURCE } from "~/server/memory/retrieval/text-sources";
 
 const term = (text: string): QueryTerm => ({ term: text, prefix: false, weight: 1 });
 
@@ -21,8 +20,12 @@ describe("the terms that select rows", () => {
     expect(selectingTerms(terms, shares, 5_000, 1000).map((t) => t.term)).toEqual(["c", "b", "a", "e"]);
     // A scope smaller than the budget: every term selects.
     expect(selectingTerms(terms, shares, 999, 1000)).toEqual(terms);
-    // Cards are flagged per term and four weight classes: they get a smaller budget than messages.
-    expect(CARD_SOURCE.rowBudget).toBeLessThan(MESSAGE_SOURCE.rowBudget);
+    // Even when the estimates add up past the budget (0.6 + 0.6 of 900 rows).
+    const heavy = new Map([
+      ["x", 0.6],
+      ["y", 0.6],
+    ]);
+    expect(selectingTerms(["x", "y"].map(term), heavy, 900, 1000).map((t) => t.term)).toEqual(["x", "y"]);
   });
 
   it("always keeps the rarest term, and every term when the table has no statistics yet", () => {

@@ -87,9 +87,9 @@ export async function fullTextHits(...args: Parameters<typeof fullTextMatch>): P
 }
 
 /**
- * `terms`: the query terms matched — the caller's, less the translations its scope does not hold
- * (translation-presence.ts); `found` and `df` are per term of these. `df`: the rows in scope holding
- * the term (as BM25 counted them); `n`: the rows in scope.
+ * `terms`: the query terms matched — the caller's own, with the translations its scope holds when the
+ * own words mostly do not occur (matchTerms); `found` and `df` are per term of these. `df`: the rows
+ * in scope holding the term (as BM25 counted them); `n`: the rows in scope.
  */
 export type FullTextMatch = {
   hits: FullTextHit[];
@@ -133,16 +133,27 @@ export async function fullTextMatch(
   },
 ): Promise<FullTextMatch> {
   const { source } = params;
+  const none = (terms: readonly QueryTerm[]) => ({
+    hits: [],
+    terms,
+    found: terms.map(() => false),
+    df: terms.map(() => 0),
+    n: 0,
+  });
+  if (!anyTermTsQuery(params.terms)) return none(params.terms);
   const shares = await termShares(db, source.table);
-  const scope = () => scopeStats(db, source, params.where, params.statsKey, params.statsParts);
-  const found = await matchTerms(db, params, shares, scope);
-  const { terms, rows } = found;
-  if (rows.length === 0) return { hits: [], terms, found: terms.map(() => false), df: terms.map(() => 0), n: 0 };
-  const stats = await scope();
+  let counted: Promise<CorpusStats> | undefined;
+  const countScope = () => (counted ??= scopeStats(db, source, params.where, params.statsKey, params.statsParts));
+  const matched = await matchTerms(db, params, shares, countScope);
+  const { terms, rows } = matched;
+  if (rows.length === 0) return none(terms);
+  const stats = await countScope();
   const docs = flaggedDocs(source, rows, terms.length);
-  // Terms left out of the match (or cut by the row limit) are counted only where they co-occur.
-  const partial = found.partial || rows.length >= MAX_FULL_TEXT_ROWS;
-  const dfAtLeast = partial ? terms.map((term) => Math.round(termShare(shares, term) * stats.n)) : [];
+  // A term that selected rows is counted exactly (every row holding it is a match), unless the row
+  // cap cut the match; one that only scored counts at least its share of the table.
+  const capped = rows.length >= MAX_FULL_TEXT_ROWS;
+  const selected = new Set(matched.selecting);
+  const dfAtLeast = estimatedDocumentFrequencies(terms, shares, stats.n, capped ? new Set() : selected);
   const rowOf = new Map(rows.map((row) => [row[0], row]));
   const recordAt = 3 + source.extra.length;
   const df = documentFrequencies(docs, terms.length, dfAtLeast);
@@ -160,6 +171,16 @@ export async function fullTextMatch(
   return { hits, terms, found: df.map((count) => count > 0), df, n: Math.max(stats.n, docs.length) };
 }
 
+/** Per term, at least its share of the table times the scope's rows; 0 for a term counted exactly. */
+function estimatedDocumentFrequencies(
+  terms: readonly QueryTerm[],
+  shares: TermShares,
+  scopeRows: number,
+  exact: ReadonlySet<QueryTerm>,
+): number[] {
+  return terms.map((term) => (exact.has(term) ? 0 : Math.round(termShare(shares, term) * scopeRows)));
+}
+
 /**
  * Below this IDF-weighted share of the question's own terms occurring in the scope, the question is
  * taken to be about text in the other language, and its translations join the match.
@@ -167,27 +188,27 @@ export async function fullTextMatch(
 const OWN_WORDS_COVERAGE = 0.5;
 
 /**
- * The rows to score and the terms they are flagged for. The rows holding a selecting term
- * (selectingTerms) come first; fewer than `minimum`, and the rows holding any term are matched. Translations (cross-language.ts) take part only when the question's
- * own words mostly do not occur in the scope: a Chinese question over English turns, found by a name
- * or not at all, is ranked by its translations. A question whose own words occur is answered in its
- * own language: in a memory kept in both languages the translations would otherwise be probed and
- * flagged on every row for nothing (bench:cpu, search only: +15–25 % server, +15–40 % Postgres CPU).
- * `partial`: terms were left out of the match.
+ * The rows to score, the terms they are flagged for, and those that selected them. The rows holding
+ * a selecting term (selectingTerms) come first; fewer than `minimum`, and the rows holding any term
+ * are matched. Translations (cross-language.ts) take part only when the question's own words mostly
+ * do not occur in the matched rows: a Chinese question over English turns, found by a name or not at
+ * all, is ranked by its translations. A question whose own words occur is answered in its own
+ * language: in a memory kept in both languages its translations would otherwise be probed and
+ * flagged on every row for nothing (docs/retrieval.md, "The bridge").
  */
 async function matchTerms(
   db: DbOrTx,
   params: Parameters<typeof fullTextMatch>[1],
   shares: TermShares,
-  scope: () => Promise<CorpusStats>,
-): Promise<{ rows: FlagRow[]; terms: readonly QueryTerm[]; partial: boolean }> {
+  countScope: () => Promise<CorpusStats>,
+): Promise<{ rows: FlagRow[]; terms: readonly QueryTerm[]; selecting: readonly QueryTerm[] }> {
   const own = params.terms.filter((term) => !term.translated);
-  const budget = params.rowBudget ?? params.source.rowBudget;
-  const selecting = selectingTerms(own, shares, (await scope()).n, budget);
+  const stats = await countScope();
+  const selecting = selectingTerms(own, shares, stats.n, params.rowBudget ?? params.source.rowBudget);
   const first = selecting.length > 0 ? await matchRows(db, { ...params, terms: own }, selecting) : [];
   const translate =
     own.length < params.terms.length &&
-    ownCoverage(params.source, first, own, shares, await scope()) < OWN_WORDS_COVERAGE;
+    ownCoverage(params.source, first, own, selecting, shares, stats) < OWN_WORDS_COVERAGE;
   const terms = translate
     ? await withTranslationsInScope(db, {
         source: params.source,
@@ -199,29 +220,34 @@ async function matchTerms(
     : own;
   const sameTerms = terms.length === own.length;
   if (selecting.length > 0 && first.length >= (params.minimum ?? params.limit)) {
-    const partial = selecting.length < own.length;
-    if (sameTerms) return { rows: first, terms, partial };
-    return { rows: await matchRows(db, { ...params, terms }, selecting), terms, partial: true };
+    if (sameTerms) return { rows: first, terms, selecting };
+    return { rows: await matchRows(db, { ...params, terms }, selecting), terms, selecting };
   }
-  if (sameTerms && selecting.length === own.length) return { rows: first, terms, partial: false };
+  if (sameTerms && selecting.length === own.length) return { rows: first, terms, selecting };
   const rows = anyTermTsQuery(terms) ? await matchRows(db, { ...params, terms }, terms) : [];
-  return { rows, terms, partial: false };
+  return { rows, terms, selecting: terms };
 }
 
-/** The IDF-weighted share of `terms` occurring in the matched rows. */
+/**
+ * The IDF-weighted share of `terms` flagged in the matched rows (none, no share). The table's
+ * statistics weigh a term but cannot say it is in this scope: a table shared by tenants holds
+ * English for one whose memory is Chinese.
+ */
 function ownCoverage(
   source: TextSource,
   rows: readonly FlagRow[],
   terms: readonly QueryTerm[],
+  selecting: readonly QueryTerm[],
   shares: TermShares,
   stats: CorpusStats,
 ): number {
   const docs = flaggedDocs(source, rows, terms.length);
-  // Occurring: flagged in a matched row. The table's statistics weigh a term, but cannot say it is in
-  // this scope: a table shared by tenants holds English for one whose memory is Chinese.
   const inRows = documentFrequencies(docs, terms.length, []);
-  const dfAtLeast = terms.map((term) => Math.round(termShare(shares, term) * stats.n));
-  const df = documentFrequencies(docs, terms.length, dfAtLeast);
+  const df = documentFrequencies(
+    docs,
+    terms.length,
+    estimatedDocumentFrequencies(terms, shares, stats.n, new Set(selecting)),
+  );
   const n = Math.max(stats.n, docs.length, ...df);
   let total = 0;
   let present = 0;
@@ -230,7 +256,7 @@ function ownCoverage(
     total += weight;
     if (inRows[i]! > 0) present += weight;
   });
-  return total === 0 ? 1 : present / total;
+  return total === 0 ? 0 : present / total;
 }
 
 /** Each row's term frequencies: per term, the summed weight of the classes its flags say it occurs in. */

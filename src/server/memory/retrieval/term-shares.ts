@@ -43,7 +43,8 @@ export function termShare(shares: TermShares, term: QueryTerm): number {
 
 /**
  * The terms that find rows: the rarest first while their estimated rows in the scope (share of the
- * table × rows in scope) stay within `budget` — the rarest one always — in the query's order. A chatty
+ * table × rows in scope) stay within `budget` — the rarest one always, every term in a scope of at
+ * most `budget` rows — in the query's order. A chatty
  * Chinese line brings twenty characters that are each in 1–4 % of the rows; together, unbudgeted,
  * they selected (and had flagged for every term) over 3,000 of 10,000 messages.
  */
@@ -53,6 +54,7 @@ export function selectingTerms(
   scopeRows: number,
   budget: number,
 ): QueryTerm[] {
+  if (scopeRows <= budget) return [...terms];
   const byRarity = terms.map((term, i) => ({ i, share: termShare(shares, term) })).sort((a, b) => a.share - b.share);
   const kept = new Set<number>();
   let rows = 0;

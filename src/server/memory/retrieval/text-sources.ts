@@ -22,12 +22,9 @@ export type TextSource = {
   /** The row's record as one JSON value (cards: RANKED_CARD_RECORD_JSON), for full-text calls that ask for records. */
   record?: string;
   /**
-   * Rows a full-text match may expect its selecting terms to find (selectingTerms, term-shares.ts):
-   * past it, the commoner terms only score the rows the rarer found. A scope smaller than this is
-   * matched by every term. Measured: messages 500 (Chinese chit-chat in a 10k-message scope:
-   * Postgres p95 ~110 ms unbudgeted, ~35 ms at 1,000; PGlite p95 34 → 14 ms from 1,000 to 500;
-   * recall unchanged on every pooled set); cards 250, for four weight classes flagged per term
-   * (bench:cpu: at 1,000 Postgres CPU per search doubled; at 125, 7 % above 250).
+   * Rows a full-text match may expect its selecting terms to find (selectingTerms): past it, the
+   * commoner terms only score the rows the rarer found. Cards, flagged per term and four weight
+   * classes, get half a message's. Measured in docs/retrieval.md ("Signals").
    */
   rowBudget: number;
 };
