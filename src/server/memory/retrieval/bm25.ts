@@ -31,6 +31,9 @@ export function bm25Scores(
   return scoreBm25(docs, terms, stats, documentFrequencies(docs, terms.length, dfAtLeast));
 }
 
+/** BM25's inverse document frequency of a term in `df` of `n` documents (never negative). */
+export const bm25Idf = (n: number, df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
+
 /** bm25Scores with the document frequencies already counted (documentFrequencies). */
 export function scoreBm25(
   docs: readonly MatchedDoc[],
@@ -40,7 +43,7 @@ export function scoreBm25(
 ): Hit[] {
   const n = Math.max(stats.n, docs.length, ...df);
   const avglen = Math.max(stats.avglen, 1);
-  const idf = df.map((d) => Math.log(1 + (n - d + 0.5) / (d + 0.5)));
+  const idf = df.map((d) => bm25Idf(n, d));
   // A single character's weight scaled by how rare it is (idf / the idf of a term in one row).
   const rarest = Math.log(1 + (n - 0.5) / 1.5);
   const weight = terms.map((term, i) => (term.idfScaled ? term.weight * Math.min(1, idf[i]! / rarest) : term.weight));

@@ -7,7 +7,7 @@ import { cachedCorpusStats, type CorpusStats } from "./corpus-stats";
 import { anyTermTsQuery, termTsQuery, type QueryTerm } from "./query-terms";
 import { selectingTerms, termShare, termShares, type TermShares } from "./term-shares";
 import type { TextSource } from "./text-sources";
-import { documentFrequencies, scoreBm25, type MatchedDoc } from "./bm25";
+import { bm25Idf, documentFrequencies, scoreBm25, type MatchedDoc } from "./bm25";
 import { withTranslationsInScope } from "./translation-presence";
 
 /**
@@ -148,7 +148,7 @@ export async function fullTextMatch(
   const { terms, rows } = matched;
   if (rows.length === 0) return none(terms);
   const stats = await countScope();
-  const docs = flaggedDocs(source, rows, terms.length);
+  const docs = matched.docs ?? flaggedDocs(source, rows, terms.length);
   // A term that selected rows is counted exactly (every row holding it is a match), unless the row
   // cap cut the match; one that only scored counts at least its share of the table.
   const capped = rows.length >= MAX_FULL_TEXT_ROWS;
@@ -201,14 +201,14 @@ async function matchTerms(
   params: Parameters<typeof fullTextMatch>[1],
   shares: TermShares,
   countScope: () => Promise<CorpusStats>,
-): Promise<{ rows: FlagRow[]; terms: readonly QueryTerm[]; selecting: readonly QueryTerm[] }> {
+): Promise<{ rows: FlagRow[]; terms: readonly QueryTerm[]; selecting: readonly QueryTerm[]; docs?: MatchedDoc[] }> {
   const own = params.terms.filter((term) => !term.translated);
   const stats = await countScope();
   const selecting = selectingTerms(own, shares, stats.n, params.rowBudget ?? params.source.rowBudget);
   const first = selecting.length > 0 ? await matchRows(db, { ...params, terms: own }, selecting) : [];
-  const translate =
-    own.length < params.terms.length &&
-    ownCoverage(params.source, first, own, selecting, shares, stats) < OWN_WORDS_COVERAGE;
+  // The own words' flags, read once: for the coverage, and for BM25 when these rows are the answer.
+  const docs = own.length < params.terms.length ? flaggedDocs(params.source, first, own.length) : undefined;
+  const translate = docs !== undefined && ownCoverage(docs, own, selecting, shares, stats) < OWN_WORDS_COVERAGE;
   const terms = translate
     ? await withTranslationsInScope(db, {
         source: params.source,
@@ -220,10 +220,10 @@ async function matchTerms(
     : own;
   const sameTerms = terms.length === own.length;
   if (selecting.length > 0 && first.length >= (params.minimum ?? params.limit)) {
-    if (sameTerms) return { rows: first, terms, selecting };
+    if (sameTerms) return { rows: first, terms, selecting, docs };
     return { rows: await matchRows(db, { ...params, terms }, selecting), terms, selecting };
   }
-  if (sameTerms && selecting.length === own.length) return { rows: first, terms, selecting };
+  if (sameTerms && selecting.length === own.length) return { rows: first, terms, selecting, docs };
   const rows = anyTermTsQuery(terms) ? await matchRows(db, { ...params, terms }, terms) : [];
   return { rows, terms, selecting: terms };
 }
@@ -234,14 +234,12 @@ async function matchTerms(
  * English for one whose memory is Chinese.
  */
 function ownCoverage(
-  source: TextSource,
-  rows: readonly FlagRow[],
+  docs: readonly MatchedDoc[],
   terms: readonly QueryTerm[],
   selecting: readonly QueryTerm[],
   shares: TermShares,
   stats: CorpusStats,
 ): number {
-  const docs = flaggedDocs(source, rows, terms.length);
   const inRows = documentFrequencies(docs, terms.length, []);
   const df = documentFrequencies(
     docs,
@@ -252,7 +250,7 @@ function ownCoverage(
   let total = 0;
   let present = 0;
   terms.forEach((term, i) => {
-    const weight = term.weight * Math.log(1 + (n - df[i]! + 0.5) / (df[i]! + 0.5));
+    const weight = term.weight * bm25Idf(n, df[i]!);
     total += weight;
     if (inRows[i]! > 0) present += weight;
   });
