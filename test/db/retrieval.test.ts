@@ -800,6 +800,47 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect(parts?.proximity).toBeGreaterThan(apartParts?.proximity ?? Number.POSITIVE_INFINITY);
   });
 
+  it("answers a question that describes a thing in two hops: its best hit names it, a second match finds the rest", async () => {
+    const tenantId = await createTenant(handle.db);
+    const ctx = agentContext(tenantId, { readScopes: ["user:u1"].map(parseScopePattern) });
+    const named = "周末去了表姐的婚礼，来了六百位客人。";
+    const answer = "婚礼一共办了三天，累坏了。";
+    const log = ["今天中午吃了面条。", named, "晚上看了一部电影。", "下周要交报告。", answer, "明天早上去跑步。"];
+    await appendMessages(handle.db, ctx, {
+      sessionId: "log",
+      userScopeId: "u1",
+      messages: log.map((content) => ({ role: "user", content })),
+    });
+    // Lines holding the bridge word that the caller cannot read (another user's in this organisation,
+    // and another organisation's): the second match keeps to the caller's scope too.
+    const unreadable = "婚礼上的蛋糕很好吃。";
+    await appendMessages(handle.db, agentContext(tenantId, { readScopes: ["user:u2"].map(parseScopePattern) }), {
+      sessionId: "other-log",
+      userScopeId: "u2",
+      messages: [{ role: "user", content: unreadable }],
+    });
+    const other = agentContext(await createTenant(handle.db), { readScopes: ["user:u1"].map(parseScopePattern) });
+    await appendMessages(handle.db, other, {
+      sessionId: "log",
+      userScopeId: "u1",
+      messages: [{ role: "user", content: unreadable }],
+    });
+    const question = { queryText: "有六百位客人的那次活动持续了多久？", includeEvidence: true };
+    const oneHop = await memorySearch(handle.db, ctx, question, {
+      ...noVectors,
+      ranking: rankingFeaturesWithout(["secondHop"]),
+    });
+    expect(oneHop.evidence?.[0]?.content).toBe(named);
+    expect(oneHop.evidence?.map((e) => e.content)).not.toContain(answer); // no word in common with the question
+
+    const twoHops = await search(ctx, question);
+    const contents = twoHops.evidence?.map((e) => e.content) ?? [];
+    expect(contents.slice(0, 2)).toEqual([named, answer]);
+    expect(twoHops.evidence?.[1]?.components?.hop).toBeGreaterThan(0);
+    expect(twoHops.evidence?.[0]?.components?.hop).toBeUndefined();
+    expect(contents).not.toContain(unreadable);
+  });
+
   it("finds a turn's neighbours in its own session when sessions were written at the same time", async () => {
     const tenantId = await createTenant(handle.db);
     const ctx = agentContext(tenantId, { readScopes: ["user:u1", "user:u2", "session:*"].map(parseScopePattern) });

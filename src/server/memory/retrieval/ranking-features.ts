@@ -22,6 +22,8 @@ export const RANKING_FEATURES = [
   "spreadAcrossRoles",
   /** Evidence: the best lexical candidates reordered by the coverage and proximity of the query's terms (second-stage.ts). */
   "secondStage",
+  /** Evidence: the best hits lend to rows sharing their rare words the question lacks (second-hop.ts). */
+  "secondHop",
 ] as const;
 
 export type RankingFeature = (typeof RANKING_FEATURES)[number];

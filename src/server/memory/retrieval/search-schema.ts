@@ -60,6 +60,8 @@ export type ScoreComponents = {
   coverage?: number;
   /** and how near each other they stand. */
   proximity?: number;
+  /** Evidence only: lent by the best hits that share this row's rare words (second-hop.ts). */
+  hop?: number;
   final: number;
 };
 

@@ -97,6 +97,9 @@ export type FullTextMatch = {
   found: boolean[];
   df: number[];
   n: number;
+  /** The matched rows' term flags (as BM25 read them) and the scope's mean length: to score other subsets of the terms. */
+  docs: MatchedDoc[];
+  avglen: number;
 };
 
 /**
@@ -130,6 +133,8 @@ export async function fullTextMatch(
     recordsUpTo?: number;
     /** Rows the selecting terms may be expected to find (selectingTerms); default the source's rowBudget. */
     rowBudget?: number;
+    /** Only these of `terms` may select rows; the others only score the rows they find (default: every term). */
+    selectFrom?: readonly QueryTerm[];
   },
 ): Promise<FullTextMatch> {
   const { source } = params;
@@ -139,6 +144,8 @@ export async function fullTextMatch(
     found: terms.map(() => false),
     df: terms.map(() => 0),
     n: 0,
+    docs: [],
+    avglen: 1,
   });
   if (!anyTermTsQuery(params.terms)) return none(params.terms);
   const shares = await termShares(db, source.table);
@@ -168,7 +175,15 @@ export async function fullTextMatch(
         record: (row[recordAt] as unknown[] | null) ?? undefined,
       };
     });
-  return { hits, terms, found: df.map((count) => count > 0), df, n: Math.max(stats.n, docs.length) };
+  return {
+    hits,
+    terms,
+    found: df.map((count) => count > 0),
+    df,
+    n: Math.max(stats.n, docs.length),
+    docs,
+    avglen: stats.avglen,
+  };
 }
 
 /** Per term, at least its share of the table times the scope's rows; 0 for a term counted exactly. */
@@ -204,7 +219,10 @@ async function matchTerms(
 ): Promise<{ rows: FlagRow[]; terms: readonly QueryTerm[]; selecting: readonly QueryTerm[]; docs?: MatchedDoc[] }> {
   const own = params.terms.filter((term) => !term.translated);
   const stats = await countScope();
-  const selecting = selectingTerms(own, shares, stats.n, params.rowBudget ?? params.source.rowBudget);
+  const { selectFrom } = params;
+  const selectable = selectFrom && new Set(selectFrom.map((term) => termTsQuery(term)));
+  const candidates = selectable ? own.filter((term) => selectable.has(termTsQuery(term))) : own;
+  const selecting = selectingTerms(candidates, shares, stats.n, params.rowBudget ?? params.source.rowBudget);
   const first = selecting.length > 0 ? await matchRows(db, { ...params, terms: own }, selecting) : [];
   // The own words' flags, read once: for the coverage, and for BM25 when these rows are the answer.
   const docs = own.length < params.terms.length ? flaggedDocs(params.source, first, own.length) : undefined;
