@@ -48,7 +48,7 @@ export const MAX_HOP_QUESTION_WORDS = 32;
 
 /** `inDialogue`: the seed stands among turns of another role (see HOP_SHARE). */
 export type HopSeed = { id: string; score: number; text: string; inDialogue?: boolean };
-/** `ceiling`: the best score among the seeds that lent to the row (see hopLoans). */
+/** `ceiling`: the best score among the seeds that lent to the row (see lendFromSeeds). */
 export type HopLoan = { id: string; hop: number; ceiling: number };
 
 const keyOf = (term: QueryTerm) => `${term.prefix ? "*" : ""}${term.term}`;
