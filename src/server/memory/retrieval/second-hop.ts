@@ -2,7 +2,7 @@ import type { SQL } from "drizzle-orm";
 import type { DbOrTx } from "~/db/types";
 import { scoreBm25, type MatchedDoc } from "./bm25";
 import type { CorpusStats } from "./corpus-stats";
-import { isOwnWord, queryTerms, type QueryTerm } from "./query-terms";
+import { isOwnWord, queryTerms, termTsQuery, type QueryTerm } from "./query-terms";
 import type { RankingFeatures } from "./ranking-features";
 import { fullTextMatch } from "./signals";
 import { termShare, termShares, type TermShares } from "./term-shares";
@@ -51,7 +51,8 @@ export type HopSeed = { id: string; score: number; text: string; inDialogue?: bo
 /** `ceiling`: the best score among the seeds that lent to the row (see lendFromSeeds). */
 export type HopLoan = { id: string; hop: number; ceiling: number };
 
-const keyOf = (term: QueryTerm) => `${term.prefix ? "*" : ""}${term.term}`;
+/** A term as the index reads it: one key for the same term however it was made (as fullTextMatch's selectFrom compares). */
+const keyOf = (term: QueryTerm) => termTsQuery(term);
 
 /**
  * A seed's bridge: its own words (single characters as words, no translations) the question does not hold,
