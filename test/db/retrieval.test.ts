@@ -744,7 +744,7 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect(own.evidence?.map((e) => e.content)).toEqual(["Secret: I went hiking at Mount Tamalpais alone."]);
   });
 
-  it("spreads context only in a dialogue: along one speaker's log the next line is another matter", async () => {
+  it("spreads context in full only in a dialogue: along one speaker's log the next line is another matter", async () => {
     const tenantId = await createTenant(handle.db);
     const ctx = agentContext(tenantId, { readScopes: ["user:u1", "session:*"].map(parseScopePattern) });
     await appendMessages(handle.db, ctx, {
@@ -771,6 +771,41 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     const chat = await search(ctx, { queryText: "表哥的妻子", includeEvidence: true });
     expect(chat.evidence?.[0]?.content).toBe("我表哥的妻子是老师。");
     expect(chat.evidence?.find((e) => e.content === "好的。")?.components?.context).toBeGreaterThan(0);
+  });
+
+  it("lends along a log only to a line holding the question's words its lender lacks, and keeps it below the lender", async () => {
+    const tenantId = await createTenant(handle.db);
+    const ctx = agentContext(tenantId, { readScopes: ["user:u1"].map(parseScopePattern) });
+    const named = "表姐的婚礼来了六百位客人。";
+    const answer = "婚宴一共办了三天。";
+    const chatter = "晚上看了一部电影。";
+    await appendMessages(handle.db, ctx, {
+      sessionId: "log",
+      userScopeId: "u1",
+      messages: ["今天去超市买了牛奶。", chatter, named, answer, "明天早上去跑步。"].map((content) => ({
+        role: "user",
+        content,
+      })),
+    });
+    const question = { queryText: "六百位客人那次办了几天？", includeEvidence: true };
+    const without = await memorySearch(handle.db, ctx, question, {
+      ...noVectors,
+      ranking: rankingFeaturesWithout(["logSpread", "secondHop"]),
+    });
+    expect(without.evidence?.find((e) => e.content === answer)?.components?.context ?? 0).toBe(0);
+    const lent = await memorySearch(handle.db, ctx, question, {
+      ...noVectors,
+      ranking: rankingFeaturesWithout(["secondHop"]),
+    });
+    const [first, second] = lent.evidence ?? [];
+    expect(first?.content).toBe(named);
+    expect(second?.content).toBe(answer);
+    const parts = second?.components;
+    expect(parts?.context).toBeGreaterThan(0);
+    // Below its lender: its own score and the loan stay under the lender's own score.
+    expect((parts?.fullText ?? 0) + (parts?.context ?? 0)).toBeLessThan(first?.components?.fullText ?? 0);
+    // The chit-chat next to the hit adds none of the question's words: it is lent nothing.
+    expect(lent.evidence?.find((e) => e.content === chatter)?.components?.context ?? 0).toBe(0);
   });
 
   it("reorders the best evidence by its second stage: the question's words together beat its words apart", async () => {

@@ -7,11 +7,12 @@ import { reciprocalRankFusion, round, type SignalHits } from "./fusion";
 import { isOwnWord, type QueryTerm } from "./query-terms";
 import type { EvidenceHit, ScoreComponents } from "./search-schema";
 import { CHUNK_SOURCE, MESSAGE_SOURCE, type TextSource } from "./text-sources";
-import { fullTextMatch, scopeStats, trigramHits, vectorHits, type FullTextHit } from "./signals";
+import { fullTextMatch, scopeStats, trigramHits, vectorHits } from "./signals";
 import { anyOf } from "~/db/any-of";
 import { ALL_RANKING_FEATURES, type RankingFeatures } from "./ranking-features";
-import { reorderBySecondStage, SECOND_STAGE_CANDIDATES, type SecondStageFeatures } from "./second-stage";
+import { reorderBySecondStage, SECOND_STAGE_CANDIDATES } from "./second-stage";
 import { HOP_BELOW_SEED, HOP_SEEDS, hopLoans } from "./second-hop";
+import { spreadOverSessions, type Scored } from "./context-spread";
 
 /**
  * Evidence search: the message log (and memory-tree chunks, when there are any) ranked with the
@@ -56,108 +57,11 @@ const statsKeyOf = (query: EvidenceQuery) =>
 
 /** Rank-fusion weights; the vector's is further scaled by the provider's own signalWeight. */
 export const EVIDENCE_SIGNAL_WEIGHTS = { fullText: 1, vector: 1, trigram: 0.4 } as const;
-/**
- * A turn is read in its conversation: part of each full-text hit's score is lent to the turns
- * before and after it in the same session (0.5 at ±1, 0.2 at ±2). Answers often sit next to the
- * turn that names the topic ("What did you do yesterday?" → "Went to the support group").
- * Measured on LoCoMo (categories 1–4, recall@10): 0.60 → 0.69.
- */
-const CONTEXT_SPREAD = [0.5, 0.2] as const;
-/** The best full-text hits lend to their neighbours; the tail's share would not change the top. */
-const SPREADING_HITS = 30;
 /** Full-text hits considered per source before spreading and fusion. */
 const FULL_TEXT_CANDIDATES = 200;
 /** Trigram similarity says little about sentence-like queries and costs a scan: short ones only, as a fallback. */
 const TRIGRAM_MAX_TERMS = 2;
 const TRIGRAM_MIN_SIMILARITY = 0.3;
-
-type Scored = {
-  id: string;
-  score: number;
-  own: number;
-  context: number;
-  secondStage?: SecondStageFeatures;
-  /** Lent by the second hop's seeds. */
-  hop?: number;
-};
-
-/** A neighbour row: the lender it belongs to, its id and role, and which side of the lender (-1 before, 1 after) at which distance order. */
-type NeighbourRow = [lender: string, id: string, role: string, side: -1 | 1];
-
-/**
- * Full-text scores spread over session neighbours. For each of the best hits, the two turns before and
- * the two after it in its session are read by the session index ((tenant, session, seq): `seq` is one
- * sequence for all sessions, so a session's turns are ordered by it but not numbered 1, 2, 3), within
- * the caller's scope like everything else; a long session costs no more than a short one. Each hit
- * lends to those turns — where they are a dialogue (`dialogueOnly`: a turn of another role among them).
- */
-async function spreadOverSessions(
-  db: DbOrTx,
-  source: TextSource,
-  where: SQL,
-  lenders: readonly FullTextHit[],
-  hits: readonly FullTextHit[],
-  dialogueOnly: boolean,
-): Promise<{ scored: Scored[]; dialogue: Set<string> }> {
-  const own = new Map(hits.map((h) => [h.id, h.score]));
-  // Turns seen to stand in a dialogue: a lender with a turn of another role around it, and the turns it lent to.
-  const dialogue = new Set<string>();
-  const spreaders = lenders.slice(0, SPREADING_HITS);
-  const context = new Map<string, number>();
-  if (spreaders.length > 0) {
-    const t = sql.raw(source.table);
-    const lenderRows = sql.join(
-      spreaders.map((h) => sql`(${h.id}, ${String(h.extra.session_id)}, ${Number(h.extra.seq)}::bigint)`),
-      sql`, `,
-    );
-    const side = (direction: "before" | "after") => {
-      const before = direction === "before";
-      return sql`(select ${t}.id, ${t}.role, ${before ? -1 : 1} as side, ${t}.seq from ${t}
-                   where ${where} and ${t}.session_id = l.session_id and ${t}.seq ${sql.raw(before ? "<" : ">")} l.seq
-                   order by ${t}.seq ${sql.raw(before ? "desc" : "asc")} limit 2)`;
-    };
-    const [row] = await queryRows<{ rows: string | null }>(
-      db,
-      sql`select json_agg(json_build_array(l.id, n.id, n.role, n.side) order by l.id, n.side, abs(n.seq - l.seq))::text as rows
-            from (values ${lenderRows}) as l(id, session_id, seq)
-            cross join lateral (${side("before")} union all ${side("after")}) as n`,
-    );
-    const rows = row?.rows ? (JSON.parse(row.rows) as NeighbourRow[]) : [];
-    const around = new Map<string, { before: NeighbourRow[]; after: NeighbourRow[] }>();
-    for (const r of rows) {
-      const entry = around.get(r[0]) ?? { before: [], after: [] };
-      (r[3] < 0 ? entry.before : entry.after).push(r);
-      around.set(r[0], entry);
-    }
-    for (const hit of spreaders) {
-      const near = around.get(hit.id);
-      if (!near) continue;
-      // Along one speaker's log (notes, a diary) the next line is another matter, not the reply.
-      const inDialogue = [...near.before, ...near.after].some((r) => r[2] !== String(hit.extra.role));
-      if (dialogueOnly && !inDialogue) continue;
-      if (inDialogue) dialogue.add(hit.id);
-      const lend = (neighbour: NeighbourRow | undefined, share: number) => {
-        if (!neighbour) return;
-        context.set(neighbour[1], (context.get(neighbour[1]) ?? 0) + share * hit.score);
-        if (inDialogue) dialogue.add(neighbour[1]);
-      };
-      lend(near.before[0], CONTEXT_SPREAD[0]);
-      lend(near.after[0], CONTEXT_SPREAD[0]);
-      lend(near.before[1], CONTEXT_SPREAD[1]);
-      lend(near.after[1], CONTEXT_SPREAD[1]);
-    }
-  }
-  const ids = new Set([...own.keys(), ...context.keys()]);
-  const scored = [...ids]
-    .map((id) => ({
-      id,
-      own: own.get(id) ?? 0,
-      context: context.get(id) ?? 0,
-      score: (own.get(id) ?? 0) + (context.get(id) ?? 0),
-    }))
-    .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
-  return { scored, dialogue };
-}
 
 type Ranked = { id: string; fused: number; components: ScoreComponents };
 
@@ -264,14 +168,14 @@ async function rankSource(
   });
   const fullText = match.hits;
   const features = query.features ?? ALL_RANKING_FEATURES;
-  const { scored: spreadHits, dialogue } = await spreadOverSessions(
-    db,
+  const { scored: spreadHits, dialogue } = await spreadOverSessions(db, {
     source,
     where,
-    features.contextSpread ? fullText : [],
-    fullText,
-    features.spreadAcrossRoles,
-  );
+    lenders: features.contextSpread ? fullText : [],
+    hits: fullText,
+    log: !features.spreadAcrossRoles ? "full" : features.logSpread ? "supplied" : "none",
+    match,
+  });
   const staged = features.secondStage && query.queryText;
   const readCount = Math.max(staged ? SECOND_STAGE_CANDIDATES : 0, features.secondHop ? HOP_SEEDS : 0);
   const text = await readTexts(

@@ -18,8 +18,10 @@ export const RANKING_FEATURES = [
   "cjkRunBigrams",
   /** Every single-character CJK term (word or added character) weighted by its IDF: a common character says little. */
   "unigramIdf",
-  /** Context spreading only between turns of different roles (a dialogue), not along one speaker's log. */
+  /** Context spreading lends its full share only between turns of different roles (a dialogue), not along one speaker's log. */
   "spreadAcrossRoles",
+  /** Along one speaker's log, a hit lends to a neighbour holding the question's words it lacks, up to just below itself (context-spread.ts). */
+  "logSpread",
   /** Evidence: the best lexical candidates reordered by the coverage and proximity of the query's terms (second-stage.ts). */
   "secondStage",
   /** Evidence: the best hits lend to rows sharing their rare words the question lacks (second-hop.ts). */

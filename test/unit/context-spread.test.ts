@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { LOG_BELOW_LENDER, spreadScore, suppliedShare } from "~/server/memory/retrieval/context-spread";
+
+describe("lending along a log: what a neighbour adds to its lender", () => {
+  // Three question terms weighing 1, 2 and 3 (IDF × term weight).
+  const weights = [1, 2, 3];
+
+  it("is the share of the weight the lender lacks that the neighbour holds", () => {
+    // The lender holds the first term; it lacks 2 + 3; the neighbour holds the third.
+    expect(suppliedShare(weights, [1, 0, 0], [0, 0, 1])).toBeCloseTo(3 / 5, 10);
+    expect(suppliedShare(weights, [1, 0, 0], [0, 1, 1])).toBeCloseTo(1, 10);
+  });
+
+  it("is nothing for a neighbour that only repeats the lender's words, holds none, or was not matched", () => {
+    expect(suppliedShare(weights, [1, 0, 0], [1, 0, 0])).toBe(0);
+    expect(suppliedShare(weights, [1, 0, 0], [0, 0, 0])).toBe(0);
+    expect(suppliedShare(weights, [1, 0, 0], undefined)).toBe(0);
+  });
+
+  it("is nothing when the lender holds every question word already", () => {
+    expect(suppliedShare(weights, [1, 1, 1], [0, 1, 1])).toBe(0);
+  });
+});
+
+describe("a row's score after spreading", () => {
+  it("adds a log loan only up to just below the best log lender", () => {
+    expect(spreadScore(2, 3, 10)).toBe(5);
+    expect(spreadScore(2, 30, 10)).toBeCloseTo(10 * LOG_BELOW_LENDER, 10);
+  });
+
+  it("never takes a row's own score (or its dialogue loans) down", () => {
+    expect(spreadScore(12, 5, 10)).toBe(12);
+    expect(spreadScore(9.995, 5, 10)).toBe(9.995);
+  });
+});
