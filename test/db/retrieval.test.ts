@@ -765,15 +765,21 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
         { role: "assistant", content: "好的。" },
       ],
     });
+    // Relative to its lender's own score, what the line after a hit is lent.
+    const lentAfter = (result: Awaited<ReturnType<typeof search>>, hit: string, next: string) =>
+      (result.evidence?.find((e) => e.content === next)?.components?.context ?? 0) /
+      (result.evidence?.find((e) => e.content === hit)?.components?.fullText ?? 1);
     const diary = await search(ctx, { queryText: "姐姐的丈夫", includeEvidence: true });
     expect(diary.evidence?.[0]?.content).toBe("我姐姐的丈夫在银行工作。");
-    expect(diary.evidence?.some((e) => (e.components?.context ?? 0) > 0)).toBe(false);
+    // Along the log, half a dialogue's share: the next line adds none of the question's words.
+    expect(lentAfter(diary, "我姐姐的丈夫在银行工作。", "晚上看了一部电影。")).toBeCloseTo(0.25, 5);
     const chat = await search(ctx, { queryText: "表哥的妻子", includeEvidence: true });
     expect(chat.evidence?.[0]?.content).toBe("我表哥的妻子是老师。");
-    expect(chat.evidence?.find((e) => e.content === "好的。")?.components?.context).toBeGreaterThan(0);
+    // In the dialogue, the full share (and more from the question two turns before it).
+    expect(lentAfter(chat, "我表哥的妻子是老师。", "好的。")).toBeGreaterThanOrEqual(0.5);
   });
 
-  it("lends along a log only to a line holding the question's words its lender lacks, and keeps it below the lender", async () => {
+  it("lends along a log more to a line holding the question's words its lender lacks, and keeps it below the lender", async () => {
     const tenantId = await createTenant(handle.db);
     const ctx = agentContext(tenantId, { readScopes: ["user:u1"].map(parseScopePattern) });
     const named = "表姐的婚礼来了六百位客人。";
@@ -788,11 +794,14 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
       })),
     });
     const question = { queryText: "六百位客人那次办了几天？", includeEvidence: true };
+    const contextOf = (result: Awaited<ReturnType<typeof search>>, content: string) =>
+      result.evidence?.find((e) => e.content === content)?.components?.context ?? 0;
     const without = await memorySearch(handle.db, ctx, question, {
       ...noVectors,
       ranking: rankingFeaturesWithout(["logSpread", "secondHop"]),
     });
-    expect(without.evidence?.find((e) => e.content === answer)?.components?.context ?? 0).toBe(0);
+    expect(contextOf(without, answer)).toBe(0);
+    expect(contextOf(without, chatter)).toBe(0);
     const lent = await memorySearch(handle.db, ctx, question, {
       ...noVectors,
       ranking: rankingFeaturesWithout(["secondHop"]),
@@ -801,11 +810,11 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect(first?.content).toBe(named);
     expect(second?.content).toBe(answer);
     const parts = second?.components;
-    expect(parts?.context).toBeGreaterThan(0);
+    // Both lines sit next to the hit; the one that adds the question's words (办, 天) is lent more.
+    expect(parts?.context).toBeGreaterThan(contextOf(lent, chatter));
+    expect(contextOf(lent, chatter)).toBeGreaterThan(0);
     // Below its lender: its own score and the loan stay under the lender's own score.
     expect((parts?.fullText ?? 0) + (parts?.context ?? 0)).toBeLessThan(first?.components?.fullText ?? 0);
-    // The chit-chat next to the hit adds none of the question's words: it is lent nothing.
-    expect(lent.evidence?.find((e) => e.content === chatter)?.components?.context ?? 0).toBe(0);
   });
 
   it("reorders the best evidence by its second stage: the question's words together beat its words apart", async () => {
@@ -868,12 +877,27 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect(oneHop.evidence?.[0]?.content).toBe(named);
     expect(oneHop.evidence?.map((e) => e.content)).not.toContain(answer); // no word in common with the question
 
-    const twoHops = await search(ctx, question);
+    // The hop alone (spreading along the log off: it lends the lines next to the hit a share too).
+    const twoHops = await memorySearch(handle.db, ctx, question, {
+      ...noVectors,
+      ranking: rankingFeaturesWithout(["logSpread"]),
+    });
     const contents = twoHops.evidence?.map((e) => e.content) ?? [];
     expect(contents.slice(0, 2)).toEqual([named, answer]);
     expect(twoHops.evidence?.[1]?.components?.hop).toBeGreaterThan(0);
     expect(twoHops.evidence?.[0]?.components?.hop).toBeUndefined();
     expect(contents).not.toContain(unreadable);
+
+    // Everything on: the lines just beside the hit are lent half a dialogue's share along the log;
+    // the answer follows them, above the line two away (lent less) and the lines not lent to at all.
+    const all = await search(ctx, question);
+    const ranked = all.evidence?.map((e) => e.content) ?? [];
+    expect(ranked[0]).toBe(named);
+    expect(all.evidence?.find((e) => e.content === answer)?.components?.hop).toBeGreaterThan(0);
+    expect(ranked.indexOf(answer)).toBeGreaterThan(0);
+    expect(ranked.indexOf(answer)).toBeLessThan(ranked.indexOf("下周要交报告。"));
+    expect(ranked).not.toContain("明天早上去跑步。");
+    expect(ranked).not.toContain(unreadable);
   });
 
   it("finds a turn's neighbours in its own session when sessions were written at the same time", async () => {

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { LOG_BELOW_LENDER, spreadScore, suppliedShare } from "~/server/memory/retrieval/context-spread";
+import {
+  LOG_BELOW_LENDER,
+  LOG_SHARE_FLOOR,
+  logMeasure,
+  spreadScore,
+  suppliedShare,
+} from "~/server/memory/retrieval/context-spread";
 
 describe("lending along a log: what a neighbour adds to its lender", () => {
   // Three question terms weighing 1, 2 and 3 (IDF × term weight).
@@ -19,6 +25,15 @@ describe("lending along a log: what a neighbour adds to its lender", () => {
 
   it("is nothing when the lender holds every question word already", () => {
     expect(suppliedShare(weights, [1, 1, 1], [0, 1, 1])).toBe(0);
+  });
+});
+
+describe("the part of a dialogue's share lent along a log", () => {
+  it("is half for a neighbour that adds nothing, all of it for one that completes the question", () => {
+    expect(logMeasure(0)).toBe(LOG_SHARE_FLOOR);
+    expect(LOG_SHARE_FLOOR).toBe(0.5);
+    expect(logMeasure(1)).toBe(1);
+    expect(logMeasure(0.6)).toBeCloseTo(0.8, 10);
   });
 });
 

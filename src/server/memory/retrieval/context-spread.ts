@@ -18,6 +18,8 @@ export const CONTEXT_SPREAD = [0.5, 0.2] as const;
 const SPREADING_HITS = 30;
 /** A neighbour lent to along a log rises at most to this share of its best lender: just below it. */
 export const LOG_BELOW_LENDER = 0.999;
+/** Along a log a hit lends at least this part of a dialogue's share; the rest by what the neighbour supplies. */
+export const LOG_SHARE_FLOOR = 0.5;
 
 export type Scored = {
   id: string;
@@ -64,6 +66,9 @@ export function suppliedShare(
   return lacking > 0 ? supplied / lacking : 0;
 }
 
+/** The part of a dialogue's share a hit lends along a log to a neighbour that supplies `supplied` (suppliedShare). */
+export const logMeasure = (supplied: number) => LOG_SHARE_FLOOR + (1 - LOG_SHARE_FLOOR) * supplied;
+
 /**
  * A row's score: `base` (its own score and what dialogue turns lent it) plus what log lines lent it,
  * that part taking it at most to just below its best log lender (`logCeiling`).
@@ -80,11 +85,11 @@ export function spreadScore(base: number, logLoan: number, logCeiling: number): 
  *
  * In a dialogue (a turn of another role among them) each hit lends its full share. Along one
  * speaker's log (notes, a diary, many stories pooled) the next line may be another matter, or the same
- * story's next fact: `log` says how such a hit lends. "supplied": in the measure that the neighbour
- * holds the question's words the hit lacks (suppliedShare: the two lines together answer more of the
- * question than the hit alone), and the neighbour rises at most to just below the hit. A line that
- * only repeats the hit's words, or holds none of the question's, is lent nothing: chit-chat next to a
- * fact stays where its own words put it.
+ * story's next fact: `log` says how such a hit lends. "supplied": half a dialogue's share, and up to
+ * all of it in the measure that the neighbour holds the question's words the hit lacks (suppliedShare:
+ * the two lines together answer more of the question than the hit alone); the neighbour rises at most
+ * to just below the hit. Without that ceiling, chit-chat lines around a hit lifted each other above a
+ * fact that stood alone (madial-zh-noisy MRR −0.038); docs/retrieval.md, "Spreading along a log".
  */
 export async function spreadOverSessions(
   db: DbOrTx,
@@ -142,8 +147,9 @@ export async function spreadOverSessions(
       const supplied = !inDialogue && params.log === "supplied";
       const lend = (neighbour: NeighbourRow | undefined, share: number) => {
         if (!neighbour) return;
-        const measure = supplied ? suppliedShare(weights, tfOf.get(hit.id) ?? [], tfOf.get(neighbour[1])) : 1;
-        if (measure <= 0) return;
+        const measure = supplied
+          ? logMeasure(suppliedShare(weights, tfOf.get(hit.id) ?? [], tfOf.get(neighbour[1])))
+          : 1;
         const loans = supplied ? logLoans : context;
         loans.set(neighbour[1], (loans.get(neighbour[1]) ?? 0) + measure * share * hit.score);
         if (supplied) logCeiling.set(neighbour[1], Math.max(logCeiling.get(neighbour[1]) ?? 0, hit.score));

@@ -20,7 +20,7 @@ export const RANKING_FEATURES = [
   "unigramIdf",
   /** Context spreading lends its full share only between turns of different roles (a dialogue), not along one speaker's log. */
   "spreadAcrossRoles",
-  /** Along one speaker's log, a hit lends to a neighbour holding the question's words it lacks, up to just below itself (context-spread.ts). */
+  /** Along one speaker's log, a hit lends half a dialogue's share, more to a neighbour holding the question's words it lacks, up to just below itself (context-spread.ts). */
   "logSpread",
   /** Evidence: the best lexical candidates reordered by the coverage and proximity of the query's terms (second-stage.ts). */
   "secondStage",

@@ -27,7 +27,7 @@ export const HOP_BELOW_SEED = 0.999;
 export const BRIDGE_TERMS = 6;
 /**
  * Share of a seed's score lent to a row holding all its bridge words: as context spreading lends at
- * ±1 along a log; less from a turn in a dialogue, whose neighbours context spreading lends to already
+ * ±1 in a dialogue; less from a turn in a dialogue, whose neighbours context spreading lends to already
  * (a full share there pushed direct answers out: LoCoMo single-hop hit@10 −0.018).
  */
 export const HOP_SHARE = 0.5;
