@@ -815,6 +815,9 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect(contextOf(lent, chatter)).toBeGreaterThan(0);
     // Below its lender: its own score and the loan stay under the lender's own score.
     expect((parts?.fullText ?? 0) + (parts?.context ?? 0)).toBeLessThan(first?.components?.fullText ?? 0);
+    // The answer is a hit too and lends back, but a line never rises above its lender: the stronger
+    // line keeps its own score.
+    expect(first?.components?.context).toBe(0);
   });
 
   it("reorders the best evidence by its second stage: the question's words together beat its words apart", async () => {

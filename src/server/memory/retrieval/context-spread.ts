@@ -13,7 +13,7 @@ import type { TextSource } from "./text-sources";
  * turn that names the topic ("What did you do yesterday?" → "Went to the support group").
  * Measured on LoCoMo (categories 1–4, recall@10): 0.60 → 0.69.
  */
-export const CONTEXT_SPREAD = [0.5, 0.2] as const;
+const CONTEXT_SPREAD = [0.5, 0.2] as const;
 /** The best full-text hits lend to their neighbours; the tail's share would not change the top. */
 const SPREADING_HITS = 30;
 /** A neighbour lent to along a log rises at most to this share of its best lender: just below it. */

@@ -27,8 +27,9 @@ export const HOP_BELOW_SEED = 0.999;
 export const BRIDGE_TERMS = 6;
 /**
  * Share of a seed's score lent to a row holding all its bridge words: as context spreading lends at
- * ±1 in a dialogue; less from a turn in a dialogue, whose neighbours context spreading lends to already
- * (a full share there pushed direct answers out: LoCoMo single-hop hit@10 −0.018).
+ * ±1 in a dialogue. Less from a seed in a dialogue, whose neighbours context spreading lends to in
+ * full already (a full share there pushed direct answers out: LoCoMo single-hop hit@10 −0.018); not
+ * less from a seed on a log, where spreading lends less (0.2 there: madial-zh-noisy hit@10 −0.023).
  */
 export const HOP_SHARE = 0.5;
 export const DIALOGUE_HOP_SHARE = 0.2;
