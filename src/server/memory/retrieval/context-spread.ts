@@ -1,9 +1,9 @@
 import { sql, type SQL } from "drizzle-orm";
 import { queryRows } from "~/db/raw";
 import type { DbOrTx } from "~/db/types";
-import { bm25Idf, type MatchedDoc } from "./bm25";
+import type { MatchedDoc } from "./bm25";
 import type { QueryTerm } from "./query-terms";
-import type { SecondStageFeatures } from "./second-stage";
+import { termWeights, type SecondStageFeatures } from "./second-stage";
 import type { FullTextHit } from "./signals";
 import type { TextSource } from "./text-sources";
 
@@ -46,7 +46,7 @@ export type LogSpreading = "none" | "full" | "supplied";
 type NeighbourRow = [lender: string, id: string, role: string, side: -1 | 1];
 
 /**
- * The share of the question's weight (IDF × term weight) the lender lacks that the neighbour holds:
+ * The share of the question's weight (termWeights: as the second stage weighs a term) the lender lacks that the neighbour holds:
  * 1 when the neighbour holds every question word the lender lacks, 0 when it adds none (or the
  * lender lacks none). `lender` and `neighbour`: term frequencies per question term (MatchedDoc.tf).
  */
@@ -136,7 +136,7 @@ export async function spreadOverSessions(
       (r[3] < 0 ? entry.before : entry.after).push(r);
       around.set(r[0], entry);
     }
-    const weights = match.terms.map((term, i) => term.weight * bm25Idf(match.n, match.df[i] ?? 0));
+    const weights = termWeights(match.terms, match.df, match.n);
     const tfOf = new Map(match.docs.map((doc) => [doc.id, doc.tf]));
     for (const hit of spreaders) {
       const near = around.get(hit.id);
