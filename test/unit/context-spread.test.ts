@@ -1,11 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  LOG_BELOW_LENDER,
-  LOG_SHARE_FLOOR,
-  logMeasure,
-  spreadScore,
-  suppliedShare,
-} from "~/server/memory/retrieval/context-spread";
+import { LOG_SHARE_FLOOR, logMeasure, suppliedShare } from "~/server/memory/retrieval/context-spread";
+import { BELOW_LENDER, liftBelowLender } from "~/server/memory/retrieval/lending";
 
 describe("lending along a log: what a neighbour adds to its lender", () => {
   // Three question terms weighing 1, 2 and 3 (IDF × term weight).
@@ -39,12 +34,12 @@ describe("the part of a dialogue's share lent along a log", () => {
 
 describe("a row's score after spreading", () => {
   it("adds a log loan only up to just below the best log lender", () => {
-    expect(spreadScore(2, 3, 10)).toBe(5);
-    expect(spreadScore(2, 30, 10)).toBeCloseTo(10 * LOG_BELOW_LENDER, 10);
+    expect(liftBelowLender(2, 3, 10)).toBe(5);
+    expect(liftBelowLender(2, 30, 10)).toBeCloseTo(10 * BELOW_LENDER, 10);
   });
 
   it("never takes a row's own score (or its dialogue loans) down", () => {
-    expect(spreadScore(12, 5, 10)).toBe(12);
-    expect(spreadScore(9.995, 5, 10)).toBe(9.995);
+    expect(liftBelowLender(12, 5, 10)).toBe(12);
+    expect(liftBelowLender(9.995, 5, 10)).toBe(9.995);
   });
 });

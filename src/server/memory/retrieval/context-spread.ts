@@ -3,6 +3,7 @@ import { queryRows } from "~/db/raw";
 import type { DbOrTx } from "~/db/types";
 import type { MatchedDoc } from "./bm25";
 import type { QueryTerm } from "./query-terms";
+import { liftBelowLender } from "./lending";
 import { termWeights, type SecondStageFeatures } from "./second-stage";
 import type { FullTextHit } from "./signals";
 import type { TextSource } from "./text-sources";
@@ -16,8 +17,6 @@ import type { TextSource } from "./text-sources";
 const CONTEXT_SPREAD = [0.5, 0.2] as const;
 /** The best full-text hits lend to their neighbours; the tail's share would not change the top. */
 const SPREADING_HITS = 30;
-/** A neighbour lent to along a log rises at most to this share of its best lender: just below it. */
-export const LOG_BELOW_LENDER = 0.999;
 /** Along a log a hit lends at least this part of a dialogue's share; the rest by what the neighbour supplies. */
 export const LOG_SHARE_FLOOR = 0.5;
 
@@ -68,14 +67,6 @@ export function suppliedShare(
 
 /** The part of a dialogue's share a hit lends along a log to a neighbour that supplies `supplied` (suppliedShare). */
 export const logMeasure = (supplied: number) => LOG_SHARE_FLOOR + (1 - LOG_SHARE_FLOOR) * supplied;
-
-/**
- * A row's score: `base` (its own score and what dialogue turns lent it) plus what log lines lent it,
- * that part taking it at most to just below its best log lender (`logCeiling`).
- */
-export function spreadScore(base: number, logLoan: number, logCeiling: number): number {
-  return base + Math.min(logLoan, Math.max(0, logCeiling * LOG_BELOW_LENDER - base));
-}
 
 /**
  * Full-text scores spread over session neighbours. For each of the best hits, the two turns before and
@@ -136,15 +127,17 @@ export async function spreadOverSessions(
       (r[3] < 0 ? entry.before : entry.after).push(r);
       around.set(r[0], entry);
     }
-    const weights = termWeights(match.terms, match.df, match.n);
-    const tfOf = new Map(match.docs.map((doc) => [doc.id, doc.tf]));
+    // What a neighbour adds to its lender: read only where a hit lends by it.
+    const byLog = params.log === "supplied";
+    const weights = byLog ? termWeights(match.terms, match.df, match.n) : [];
+    const tfOf = new Map(byLog ? match.docs.map((doc) => [doc.id, doc.tf]) : []);
     for (const hit of spreaders) {
       const near = around.get(hit.id);
       if (!near) continue;
       const inDialogue = [...near.before, ...near.after].some((r) => r[2] !== String(hit.extra.role));
       if (!inDialogue && params.log === "none") continue;
       if (inDialogue) dialogue.add(hit.id);
-      const supplied = !inDialogue && params.log === "supplied";
+      const supplied = !inDialogue && byLog;
       const lend = (neighbour: NeighbourRow | undefined, share: number) => {
         if (!neighbour) return;
         const measure = supplied
@@ -166,7 +159,8 @@ export async function spreadOverSessions(
     .map((id) => {
       const ownScore = own.get(id) ?? 0;
       const base = ownScore + (context.get(id) ?? 0);
-      const score = logLoans.has(id) ? spreadScore(base, logLoans.get(id)!, logCeiling.get(id)!) : base;
+      // What log lines lent takes it at most to just below its best log lender; dialogue loans have no ceiling.
+      const score = logLoans.has(id) ? liftBelowLender(base, logLoans.get(id)!, logCeiling.get(id)!) : base;
       return { id, own: ownScore, context: score - ownScore, score };
     })
     .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));

@@ -11,7 +11,8 @@ import { fullTextMatch, scopeStats, trigramHits, vectorHits } from "./signals";
 import { anyOf } from "~/db/any-of";
 import { ALL_RANKING_FEATURES, type RankingFeatures } from "./ranking-features";
 import { reorderBySecondStage, SECOND_STAGE_CANDIDATES } from "./second-stage";
-import { HOP_BELOW_SEED, HOP_SEEDS, hopLoans } from "./second-hop";
+import { HOP_SEEDS, hopLoans } from "./second-hop";
+import { liftBelowLender } from "./lending";
 import { spreadOverSessions, type Scored } from "./context-spread";
 
 /**
@@ -139,10 +140,9 @@ async function secondHop(
   const byId = new Map(ranked.map((r) => [r.id, { ...r }]));
   for (const loan of loans) {
     const entry = byId.get(loan.id) ?? { id: loan.id, score: 0, own: 0, context: 0 };
-    // A row lent to rises at most to just below the best seed that lent to it: the answer joins its
-    // seed. Without this, a repeat of a chit-chat seed (same words, same score) overtook the right
-    // answer (madial-zh-noisy-x2 MRR 0.191 → 0.143; with it 0.198).
-    const lifted = Math.min(entry.score + loan.hop, loan.ceiling * HOP_BELOW_SEED);
+    // The answer joins its seed: without the ceiling, a repeat of a chit-chat seed (same words, same
+    // score) overtook the right answer (madial-zh-noisy-x2 MRR 0.191 → 0.143; with it 0.198).
+    const lifted = liftBelowLender(entry.score, loan.hop, loan.ceiling);
     if (!(lifted > entry.score)) continue;
     entry.hop = lifted - entry.score;
     entry.score = lifted;

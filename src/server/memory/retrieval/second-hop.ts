@@ -21,8 +21,6 @@ import type { TextSource } from "./text-sources";
 
 /** Seeds: the first hop's best hits. */
 export const HOP_SEEDS = 3;
-/** A row lent to ends at most this share of the best seed that lent to it: just below it. */
-export const HOP_BELOW_SEED = 0.999;
 /** Bridge words taken from each seed, the rarest first. */
 export const BRIDGE_TERMS = 6;
 /**
