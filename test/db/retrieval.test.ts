@@ -1038,6 +1038,26 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect(Number(row!.ws)).toBe(1);
   });
 
+  it("finds the first card and the first message of a scope it searched while the scope was empty", async () => {
+    // A scope counted empty is not matched; the count is never cached, or these writes would stay unfound.
+    const ctx = agentContext(await createTenant(handle.db));
+    const question = { queryText: "Which herbs does the user avoid?", includeEvidence: true };
+    const empty = await search(ctx, question);
+    expect([empty.relevant, empty.evidence]).toEqual([[], []]);
+    const [herbs] = await write(
+      ctx,
+      create("custom_fact", { title: "Herbs", content: "The user avoids cilantro." }, { itemKey: "herbs" }),
+    );
+    await appendMessages(handle.db, ctx, {
+      sessionId: "s1",
+      userScopeId: "u1",
+      messages: [{ role: "user", content: "I avoid herbs like cilantro." }],
+    });
+    const found = await search(ctx, question);
+    expect(found.relevant.map((card) => card.id)).toEqual([herbs]);
+    expect(found.evidence?.map((e) => e.content)).toEqual(["I avoid herbs like cilantro."]);
+  });
+
   it("counts BM25 statistics per scope and sums them to exactly the whole scope's", async () => {
     const tenantId = await createTenant(handle.db);
     const ctx = agentContext(tenantId);

@@ -1,7 +1,8 @@
 /**
  * Collection statistics BM25 needs (rows in scope, their mean length), cached briefly per database
  * handle and scope: they move slowly, and counting a scope on every query is a measurable share of
- * an embedded search. Document frequencies are never cached — they are counted per query.
+ * an embedded search. Document frequencies are never cached — they are counted per query. A scope
+ * counted empty is counted again on its next search, never taken from the cache.
  */
 export type CorpusStats = { n: number; avglen: number };
 
@@ -28,6 +29,12 @@ export async function cachedCorpusStats(
   const now = Date.now();
   if (hit && now - hit.at < TTL_MS) return hit;
   const stats = await load();
+  // An empty scope is not remembered: its first row must be found at once (searches skip a scope
+  // counted empty), and counting an empty scope is an index probe that finds nothing.
+  if (stats.n === 0) {
+    cache.delete(key);
+    return stats;
+  }
   if (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value!);
   cache.set(key, { ...stats, at: now });
   return stats;

@@ -244,8 +244,8 @@ export async function searchEvidence(db: DbOrTx, query: EvidenceQuery): Promise<
   const rankedMessages = await rankSource(db, MESSAGE_SOURCE, messageWhere, query, candidates);
 
   // Chunks cut from a message would only repeat it; the ones with no message (imports, other
-  // sources) are searched too. Their count is cached with the corpus statistics, so a tenant
-  // without any costs one cached lookup.
+  // sources) are searched too. A scope without any costs one count that finds nothing (an empty
+  // count is not cached, so a chunk imported now is found at once).
   const chunkWhere = and(
     eq(memoryChunks.tenantId, query.tenantId),
     isNull(memoryChunks.messageId),

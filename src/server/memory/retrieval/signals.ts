@@ -151,6 +151,9 @@ export async function fullTextMatch(
   const shares = await termShares(db, source.table);
   let counted: Promise<CorpusStats> | undefined;
   const countScope = () => (counted ??= scopeStats(db, source, params.where, params.statsKey, params.statsParts));
+  // Nothing to match in an empty scope (a memory of messages only has no cards): no match, no probe
+  // for translations. An empty count is never cached, so a row written just now is found.
+  if ((await countScope()).n === 0) return none(params.terms);
   const matched = await matchTerms(db, params, shares, countScope);
   const { terms, rows } = matched;
   if (rows.length === 0) return none(terms);
