@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "~/db/raw";
-import { memoryQueryLog } from "~/db/schema";
+import { memoryMessages, memoryQueryLog } from "~/db/schema";
 import { ServiceError } from "~/server/errors";
 import type { MemoryCallContext } from "~/server/memory/call-context";
 import { memoryForget } from "~/server/memory/forget/forget";
@@ -733,6 +733,16 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     const result = await search(reader, { queryText: "hiking Tamalpais", includeEvidence: true });
     expect(result.evidence?.[0]?.content).toMatch(/Mount Tamalpais with my sister/);
     expect(result.evidence?.[0]?.components?.fullText).toBeGreaterThan(0);
+    // Each hit shows its row as stored, whether read with the second stage's head or after it.
+    const stored = await handle.db
+      .select()
+      .from(memoryMessages)
+      .where(and(eq(memoryMessages.tenantId, tenantId), eq(memoryMessages.sessionId, "s1")));
+    for (const hit of result.evidence ?? []) {
+      const row = stored.find((m) => m.id === hit.id);
+      expect(hit).toMatchObject({ kind: "message", sessionId: "s1", role: row?.role, content: row?.content });
+      expect(hit.createdAt).toBe(row?.createdAt.toISOString());
+    }
     expect(result.evidence?.some((e) => e.content.startsWith("Secret"))).toBe(false);
     // The turn before a strong hit is lent part of its score: the question it answers ranks too.
     const question = result.evidence?.find((e) => e.content.startsWith("What did you do"));

@@ -66,20 +66,38 @@ const TRIGRAM_MIN_SIMILARITY = 0.3;
 
 type Ranked = { id: string; fused: number; components: ScoreComponents };
 
-/** The text of rows `ids`, read back within the caller's `where` (tenant first). */
-async function readTexts(
+/** A row as an evidence hit shows it. */
+type EvidenceRow = { id: string; sessionId: string; role: string; content: string; createdAt: Date };
+
+/** Where a row's time is kept: a chunk keeps its message's as `occurred_at`. */
+const TIME_COLUMN = {
+  memory_messages: "created_at",
+  memory_chunks: "occurred_at",
+  memory_nodes: "created_at",
+} as const;
+
+/**
+ * Rows `ids` as a hit shows them, read back within the caller's `where` (tenant first). The rows the
+ * second stage reads for their text are kept, so the final hits seldom need a statement of their own.
+ */
+async function readRows(
   db: DbOrTx,
   source: TextSource,
   where: SQL,
   ids: readonly string[],
-): Promise<Map<string, string>> {
+): Promise<Map<string, EvidenceRow>> {
   if (ids.length === 0) return new Map();
   const t = sql.raw(source.table);
+  const time = sql.raw(`${source.table}.${TIME_COLUMN[source.table]}`);
   const [row] = await queryRows<{ rows: string | null }>(
     db,
-    sql`select json_agg(json_build_array(${t}.id, ${t}.content))::text as rows from ${t} where ${where} and ${anyOf(sql`${t}.id`, ids)}`,
+    sql`select json_agg(json_build_array(${t}.id, ${t}.content, ${t}.session_id, ${t}.role, ${time}))::text as rows
+          from ${t} where ${where} and ${anyOf(sql`${t}.id`, ids)}`,
   );
-  return new Map(row?.rows ? (JSON.parse(row.rows) as [string, string][]) : []);
+  const rows = row?.rows ? (JSON.parse(row.rows) as [string, string, string, string, string][]) : [];
+  return new Map(
+    rows.map(([id, content, sessionId, role, at]) => [id, { id, content, sessionId, role, createdAt: new Date(at) }]),
+  );
 }
 
 /**
@@ -151,13 +169,14 @@ async function secondHop(
   return [...byId.values()].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
 }
 
+/** A source's ranked candidates, and the rows read on the way (the second stage's head). */
 async function rankSource(
   db: DbOrTx,
   source: TextSource,
   where: SQL,
   query: EvidenceQuery,
   candidates: number,
-): Promise<Ranked[]> {
+): Promise<{ ranked: Ranked[]; rows: Map<string, EvidenceRow> }> {
   const match = await fullTextMatch(db, {
     source,
     where,
@@ -178,12 +197,13 @@ async function rankSource(
   });
   const staged = features.secondStage && query.queryText;
   const readCount = Math.max(staged ? SECOND_STAGE_CANDIDATES : 0, features.secondHop ? HOP_SEEDS : 0);
-  const text = await readTexts(
+  const rows = await readRows(
     db,
     source,
     where,
     spreadHits.slice(0, readCount).map((h) => h.id),
   );
+  const text = new Map([...rows.values()].map((row) => [row.id, row.content]));
   const restaged = staged ? secondStage(query, match, spreadHits, text) : spreadHits;
   const spread = features.secondHop
     ? await secondHop(db, source, where, query, match, restaged, text, dialogue)
@@ -218,7 +238,7 @@ async function rankSource(
     });
     lists.push({ signal: "trigram", weight: EVIDENCE_SIGNAL_WEIGHTS.trigram, hits });
   }
-  return reciprocalRankFusion(lists).map((f) => {
+  const ranked = reciprocalRankFusion(lists).map((f) => {
     const lex = lexical.get(f.id);
     const components: ScoreComponents = {
       ...f.components,
@@ -232,6 +252,7 @@ async function rankSource(
     };
     return { id: f.id, fused: f.fused, components };
   });
+  return { ranked, rows };
 }
 
 export async function searchEvidence(db: DbOrTx, query: EvidenceQuery): Promise<EvidenceHit[]> {
@@ -241,7 +262,7 @@ export async function searchEvidence(db: DbOrTx, query: EvidenceQuery): Promise<
     evidenceScopeCondition(memoryMessages, query.scopes),
     query.before ? lte(memoryMessages.createdAt, query.before) : undefined,
   )!;
-  const rankedMessages = await rankSource(db, MESSAGE_SOURCE, messageWhere, query, candidates);
+  const messages = await rankSource(db, MESSAGE_SOURCE, messageWhere, query, candidates);
 
   // Chunks cut from a message would only repeat it; the ones with no message (imports, other
   // sources) are searched too. A scope without any costs one count that finds nothing (an empty
@@ -253,46 +274,27 @@ export async function searchEvidence(db: DbOrTx, query: EvidenceQuery): Promise<
     query.before ? lte(memoryChunks.occurredAt, query.before) : undefined,
   )!;
   const chunkStats = await scopeStats(db, CHUNK_SOURCE, chunkWhere, statsKeyOf(query));
-  const rankedChunks = chunkStats.n > 0 ? await rankSource(db, CHUNK_SOURCE, chunkWhere, query, candidates) : [];
+  const chunks =
+    chunkStats.n > 0
+      ? await rankSource(db, CHUNK_SOURCE, chunkWhere, query, candidates)
+      : { ranked: [], rows: new Map<string, EvidenceRow>() };
 
   const top = [
-    ...rankedMessages.map((r) => ({ ...r, kind: "message" as const })),
-    ...rankedChunks.map((r) => ({ ...r, kind: "chunk" as const })),
+    ...messages.ranked.map((r) => ({ ...r, kind: "message" as const })),
+    ...chunks.ranked.map((r) => ({ ...r, kind: "chunk" as const })),
   ]
     .sort((a, b) => b.fused - a.fused || (a.id < b.id ? -1 : 1))
     .slice(0, query.limit);
-  const messageIds = top.filter((r) => r.kind === "message").map((r) => r.id);
-  const chunkIds = top.filter((r) => r.kind === "chunk").map((r) => r.id);
-  const [messages, chunks] = await Promise.all([
-    messageIds.length
-      ? db
-          .select({
-            id: memoryMessages.id,
-            sessionId: memoryMessages.sessionId,
-            role: memoryMessages.role,
-            content: memoryMessages.content,
-            createdAt: memoryMessages.createdAt,
-          })
-          .from(memoryMessages)
-          .where(and(eq(memoryMessages.tenantId, query.tenantId), anyOf(memoryMessages.id, messageIds)))
-      : [],
-    chunkIds.length
-      ? db
-          .select({
-            id: memoryChunks.id,
-            sessionId: memoryChunks.sessionId,
-            role: memoryChunks.role,
-            content: memoryChunks.content,
-            createdAt: memoryChunks.occurredAt,
-          })
-          .from(memoryChunks)
-          .where(and(eq(memoryChunks.tenantId, query.tenantId), anyOf(memoryChunks.id, chunkIds)))
-      : [],
+  // Only the hits not read on the way (found by the hop or by another signal past the head) are read now.
+  const unread = (kind: "message" | "chunk", known: Map<string, EvidenceRow>) =>
+    top.filter((r) => r.kind === kind && !known.has(r.id)).map((r) => r.id);
+  const [lateMessages, lateChunks] = await Promise.all([
+    readRows(db, MESSAGE_SOURCE, messageWhere, unread("message", messages.rows)),
+    readRows(db, CHUNK_SOURCE, chunkWhere, unread("chunk", chunks.rows)),
   ]);
-  type Row = { id: string; sessionId: string; role: string; content: string; createdAt: Date };
-  const rows = new Map<string, Row>([
-    ...messages.map((m): [string, Row] => [`message:${m.id}`, m]),
-    ...chunks.map((c): [string, Row] => [`chunk:${c.id}`, c]),
+  const rows = new Map<string, EvidenceRow>([
+    ...[...messages.rows, ...lateMessages].map(([id, row]): [string, EvidenceRow] => [`message:${id}`, row]),
+    ...[...chunks.rows, ...lateChunks].map(([id, row]): [string, EvidenceRow] => [`chunk:${id}`, row]),
   ]);
   const hits: EvidenceHit[] = [];
   for (const r of top) {
