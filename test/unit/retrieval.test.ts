@@ -131,6 +131,15 @@ describe("query terms", () => {
     expect(terms).toEqual(expect.arrayContaining(["送", "花", "吃", "饭"]));
     for (const word of ["谁", "哪里", "几"]) expect(terms).not.toContain(word);
   });
+  it("brings a dropped question word back neither as a bigram across its boundary nor as its characters", () => {
+    const terms = queryTerms("婚礼来了多少位客人？我养过哪些宠物？为什么").filter((t) => !t.translated);
+    const words = terms.map((t) => t.term);
+    expect(words).toEqual(expect.arrayContaining(["婚礼", "客人", "宠物", "位客", "宠"]));
+    for (const fragment of ["多少", "少位", "多", "少", "哪些", "些宠", "些", "为什", "什", "为"])
+      expect(words).not.toContain(fragment);
+    // The same characters in a content word still count: 多 and 少 of 多年 and 减少.
+    expect(queryTerms("多年来减少").map((t) => t.term)).toEqual(expect.arrayContaining(["多", "少"]));
+  });
   it("keeps a long pasted dialogue's later words (256 terms: 96 cut off its end, where the question is)", () => {
     const dialogue = Array.from(
       { length: 60 },

@@ -107,6 +107,24 @@ const QUERY_STOP_WORDS = new Set([
 /** A query token too common to search for on its own ("什么", "我的", "the"). */
 export const isQueryStopWord = (token: string) => QUERY_STOP_WORDS.has(token);
 
+/**
+ * `normalized` (normalizeSearchText's output) with each question or function word of two or more CJK
+ * characters (什么, 多少, 为什么, 哪些 …) blanked out, so that the bigrams across its boundary (多少钱 →
+ * 少钱) and its single characters (多, 少) do not bring back the word that was dropped.
+ */
+export function blankQueryStopWords(normalized: string): string {
+  let out = "";
+  let from = 0;
+  for (const piece of pieces(normalized)) {
+    if (!piece.cjk || chars(piece.text).length < 2 || !QUERY_STOP_WORDS.has(piece.text)) continue;
+    const at = normalized.indexOf(piece.text, from);
+    if (at < 0) continue;
+    out += normalized.slice(from, at) + " ".repeat(piece.text.length);
+    from = at + piece.text.length;
+  }
+  return out + normalized.slice(from);
+}
+
 /** CJK characters too common to say anything on their own (they still count inside words and bigrams). */
 const COMMON_CJK_CHARACTERS = new Set([
   ..."的了吗呢吧啊呀哦嗯么是我你他她它们这那个一不在有和也就都很还要会说到上下来去着过得地把被给让对吧谁哪几",
@@ -216,7 +234,9 @@ export function segmentQuery(text: string): string[] {
   const tokens: string[] = [];
   const normalized = normalize(text);
   for (const piece of pieces(normalized)) {
-    if (piece.cjk && chars(piece.text).length > 2) tokens.push(...bigrams(piece.text));
+    // A stop word stays whole, so that it is dropped whole: 为什么 as bigrams left 为什 behind.
+    if (piece.cjk && chars(piece.text).length > 2 && !QUERY_STOP_WORDS.has(piece.text))
+      tokens.push(...bigrams(piece.text));
     else tokens.push(piece.text);
   }
   tokens.push(...hyphenJoined(normalized));

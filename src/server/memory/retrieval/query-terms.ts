@@ -1,5 +1,6 @@
 import { englishStem } from "~/server/text/english-stem";
 import {
+  blankQueryStopWords,
   CJK_CHAR_CLASS,
   isCommonCjkCharacter,
   isQueryStopWord,
@@ -86,8 +87,10 @@ export function queryTerms(text: string, features: RankingFeatures = ALL_RANKING
   // characters the dictionary split ("姐夫" in "姐姐夫妇") says more than either character. Pairs with a
   // function character ("我也", "的猫") are left out: chit-chat is full of them (measured on
   // madial-zh-noisy: hit@10 0.313 with them, 0.351 without; docs/retrieval.md).
+  // Characters of a dropped question word (多少, 为什么) make neither bigrams nor single-character terms.
+  const content = blankQueryStopWords(normalized);
   if (features.cjkRunBigrams) {
-    for (const [run] of normalized.matchAll(CJK_RUN)) {
+    for (const [run] of content.matchAll(CJK_RUN)) {
       const cs = [...run];
       for (let i = 0; i + 1 < cs.length && seen.size < MAX_TERMS; i++) {
         const gram = cs[i]! + cs[i + 1]!;
@@ -98,7 +101,7 @@ export function queryTerms(text: string, features: RankingFeatures = ALL_RANKING
     }
   }
   let unigrams = 0;
-  for (const [run] of features.cjkUnigrams ? normalized.matchAll(CJK_RUN) : []) {
+  for (const [run] of features.cjkUnigrams ? content.matchAll(CJK_RUN) : []) {
     for (const char of run) {
       if (unigrams >= MAX_CJK_UNIGRAMS) break;
       if (seen.has(char) || isCommonCjkCharacter(char)) continue;
