@@ -137,6 +137,10 @@ describe("query terms", () => {
     expect(words).toEqual(expect.arrayContaining(["婚礼", "客人", "宠物", "位客", "宠"]));
     for (const fragment of ["多少", "少位", "多", "少", "哪些", "些宠", "些", "为什", "什", "为"])
       expect(words).not.toContain(fragment);
+    // Inside a longer dictionary word too: 多少钱 keeps 钱, not 少钱.
+    const price = queryTerms("那辆自行车花了多少钱？").map((t) => t.term);
+    expect(price).toContain("钱");
+    for (const fragment of ["少钱", "多少", "多", "少"]) expect(price).not.toContain(fragment);
     // The same characters in a content word still count: 多 and 少 of 多年 and 减少.
     expect(queryTerms("多年来减少").map((t) => t.term)).toEqual(expect.arrayContaining(["多", "少"]));
   });

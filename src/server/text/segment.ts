@@ -107,19 +107,49 @@ const QUERY_STOP_WORDS = new Set([
 /** A query token too common to search for on its own ("什么", "我的", "the"). */
 export const isQueryStopWord = (token: string) => QUERY_STOP_WORDS.has(token);
 
+/** Stop words of two or more CJK characters, longest first: found inside a longer word too (多少钱, 有什么). */
+const CJK_STOP_WORDS = [...QUERY_STOP_WORDS]
+  .filter((word) => CJK_CHAR.test(word) && [...word].length >= 2)
+  .sort((a, b) => [...b].length - [...a].length);
+
+/** A CJK word as the stop words inside it and the runs between them (多少钱 → 多少, 钱). */
+function stopWordParts(word: string): { text: string; stop: boolean }[] {
+  const parts: { text: string; stop: boolean }[] = [];
+  let run = "";
+  for (let i = 0; i < word.length;) {
+    const stop = CJK_STOP_WORDS.find((w) => word.startsWith(w, i));
+    if (stop) {
+      if (run) parts.push({ text: run, stop: false });
+      parts.push({ text: stop, stop: true });
+      run = "";
+      i += stop.length;
+    } else {
+      const char = String.fromCodePoint(word.codePointAt(i)!);
+      run += char;
+      i += char.length;
+    }
+  }
+  if (run) parts.push({ text: run, stop: false });
+  return parts;
+}
+
 /**
  * `normalized` (normalizeSearchText's output) with each question or function word of two or more CJK
- * characters (什么, 多少, 为什么, 哪些 …) blanked out, so that the bigrams across its boundary (多少钱 →
- * 少钱) and its single characters (多, 少) do not bring back the word that was dropped.
+ * characters (什么, 多少, 为什么, 哪些 …), alone or inside a longer word (多少钱), blanked out, so that
+ * the bigrams across its boundary (多少位 → 少位) and its single characters (多, 少) do not bring back
+ * the word that was dropped.
  */
 export function blankQueryStopWords(normalized: string): string {
   let out = "";
   let from = 0;
   for (const piece of pieces(normalized)) {
-    if (!piece.cjk || chars(piece.text).length < 2 || !QUERY_STOP_WORDS.has(piece.text)) continue;
+    if (!piece.cjk || chars(piece.text).length < 2) continue;
+    const parts = stopWordParts(piece.text);
+    if (!parts.some((part) => part.stop)) continue;
     const at = normalized.indexOf(piece.text, from);
     if (at < 0) continue;
-    out += normalized.slice(from, at) + " ".repeat(piece.text.length);
+    const blanked = parts.map((part) => (part.stop ? " ".repeat(part.text.length) : part.text)).join("");
+    out += normalized.slice(from, at) + blanked;
     from = at + piece.text.length;
   }
   return out + normalized.slice(from);
@@ -234,10 +264,16 @@ export function segmentQuery(text: string): string[] {
   const tokens: string[] = [];
   const normalized = normalize(text);
   for (const piece of pieces(normalized)) {
-    // A stop word stays whole, so that it is dropped whole: 为什么 as bigrams left 为什 behind.
-    if (piece.cjk && chars(piece.text).length > 2 && !QUERY_STOP_WORDS.has(piece.text))
-      tokens.push(...bigrams(piece.text));
-    else tokens.push(piece.text);
+    if (!piece.cjk || chars(piece.text).length <= 2) {
+      tokens.push(piece.text);
+      continue;
+    }
+    // A stop word stays whole, inside a longer word too, so that it is dropped whole: as bigrams,
+    // 为什么 left 为什 behind and 多少钱 left 少钱.
+    for (const part of stopWordParts(piece.text)) {
+      if (part.stop || chars(part.text).length <= 2) tokens.push(part.text);
+      else tokens.push(...bigrams(part.text));
+    }
   }
   tokens.push(...hyphenJoined(normalized));
   const unique = [...new Set(tokens)];
