@@ -1,7 +1,8 @@
 import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "~/db/raw";
-import { memoryMessages, memoryQueryLog } from "~/db/schema";
+import { memoryChunks, memoryMessages, memoryQueryLog } from "~/db/schema";
+import { segmentForSearch } from "~/server/text/segment";
 import { ServiceError } from "~/server/errors";
 import type { MemoryCallContext } from "~/server/memory/call-context";
 import { memoryForget } from "~/server/memory/forget/forget";
@@ -733,12 +734,20 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     const result = await search(reader, { queryText: "hiking Tamalpais", includeEvidence: true });
     expect(result.evidence?.[0]?.content).toMatch(/Mount Tamalpais with my sister/);
     expect(result.evidence?.[0]?.components?.fullText).toBeGreaterThan(0);
-    // Each hit shows its row as stored, whether read with the second stage's head or after it.
+    // Each hit shows its row as stored, whether read with the second stage's head or after it (with
+    // neither the second stage nor the hop, nothing is read on the way).
     const stored = await handle.db
       .select()
       .from(memoryMessages)
       .where(and(eq(memoryMessages.tenantId, tenantId), eq(memoryMessages.sessionId, "s1")));
-    for (const hit of result.evidence ?? []) {
+    const readLate = await memorySearch(
+      handle.db,
+      reader,
+      { queryText: "hiking Tamalpais", includeEvidence: true },
+      { ...noVectors, ranking: rankingFeaturesWithout(["secondStage", "secondHop"]) },
+    );
+    expect(readLate.evidence?.length).toBeGreaterThan(0);
+    for (const hit of [...(result.evidence ?? []), ...(readLate.evidence ?? [])]) {
       const row = stored.find((m) => m.id === hit.id);
       expect(hit).toMatchObject({ kind: "message", sessionId: "s1", role: row?.role, content: row?.content });
       expect(hit.createdAt).toBe(row?.createdAt.toISOString());
@@ -1066,6 +1075,37 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     const found = await search(ctx, question);
     expect(found.relevant.map((card) => card.id)).toEqual([herbs]);
     expect(found.evidence?.map((e) => e.content)).toEqual(["I avoid herbs like cilantro."]);
+  });
+
+  it("finds an imported chunk (no message behind it) with its own time, in a scope searched while it had none", async () => {
+    const tenantId = await createTenant(handle.db);
+    const ctx = agentContext(tenantId);
+    const question = { queryText: "quarterly budget review", includeEvidence: true };
+    expect((await search(ctx, question)).evidence).toEqual([]);
+    const occurredAt = new Date("2024-03-05T09:30:00.000Z");
+    const content = "The quarterly budget review moved to Friday.";
+    await handle.db.insert(memoryChunks).values({
+      tenantId,
+      id: "chunk-import-1",
+      sessionId: "s-import",
+      userScopeId: "u1",
+      messageId: null,
+      source: "import",
+      role: "user",
+      content,
+      contentHash: "h1",
+      searchText: segmentForSearch(content),
+      occurredAt,
+    });
+    const found = await search(ctx, question);
+    expect(found.evidence?.[0]).toMatchObject({
+      kind: "chunk",
+      id: "chunk-import-1",
+      sessionId: "s-import",
+      role: "user",
+      content,
+      createdAt: occurredAt.toISOString(),
+    });
   });
 
   it("counts BM25 statistics per scope and sums them to exactly the whole scope's", async () => {

@@ -141,6 +141,10 @@ describe("query terms", () => {
     const price = queryTerms("那辆自行车花了多少钱？").map((t) => t.term);
     expect(price).toContain("钱");
     for (const fragment of ["少钱", "多少", "多", "少"]) expect(price).not.toContain(fragment);
+    // Blanked where the word is, not where its characters meet across two words (很多|少年 … 多少人).
+    const crowd = queryTerms("很多少年参加了比赛，有多少人？").map((t) => t.term);
+    expect(crowd).toEqual(expect.arrayContaining(["很多", "少年", "多", "少"]));
+    expect(crowd).not.toContain("少人");
     // The same characters in a content word still count: 多 and 少 of 多年 and 减少.
     expect(queryTerms("多年来减少").map((t) => t.term)).toEqual(expect.arrayContaining(["多", "少"]));
   });

@@ -143,12 +143,13 @@ export function blankQueryStopWords(normalized: string): string {
   let out = "";
   let from = 0;
   for (const piece of pieces(normalized)) {
-    if (!piece.cjk || chars(piece.text).length < 2) continue;
-    const parts = stopWordParts(piece.text);
-    if (!parts.some((part) => part.stop)) continue;
+    // Every piece found moves past itself: 多少 must not be found across 很多|少年 before it.
     const at = normalized.indexOf(piece.text, from);
     if (at < 0) continue;
-    const blanked = parts.map((part) => (part.stop ? " ".repeat(part.text.length) : part.text)).join("");
+    const parts = piece.cjk && chars(piece.text).length >= 2 ? stopWordParts(piece.text) : [];
+    const blanked = parts.some((part) => part.stop)
+      ? parts.map((part) => (part.stop ? " ".repeat(part.text.length) : part.text)).join("")
+      : piece.text;
     out += normalized.slice(from, at) + blanked;
     from = at + piece.text.length;
   }

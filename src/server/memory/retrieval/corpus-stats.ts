@@ -1,8 +1,7 @@
 /**
  * Collection statistics BM25 needs (rows in scope, their mean length), cached briefly per database
  * handle and scope: they move slowly, and counting a scope on every query is a measurable share of
- * an embedded search. Document frequencies are never cached — they are counted per query. A scope
- * counted empty is counted again on its next search, never taken from the cache.
+ * an embedded search. Document frequencies are never cached — they are counted per query.
  */
 export type CorpusStats = { n: number; avglen: number };
 
@@ -21,21 +20,18 @@ export async function cachedCorpusStats(
   db: object,
   key: string | undefined,
   load: () => Promise<CorpusStats>,
-): Promise<CorpusStats> {
-  if (key === undefined) return load();
+  /** Count now, whatever the cache holds (and keep the new count). */
+  fresh = false,
+): Promise<CorpusStats & { cached: boolean }> {
+  if (key === undefined) return { ...(await load()), cached: false };
   const cache = caches.get(db) ?? new Map<string, CorpusStats & { at: number }>();
   caches.set(db, cache);
   const hit = cache.get(key);
   const now = Date.now();
-  if (hit && now - hit.at < TTL_MS) return hit;
+  if (!fresh && hit && now - hit.at < TTL_MS) return { n: hit.n, avglen: hit.avglen, cached: true };
   const stats = await load();
-  // An empty scope is not remembered: its first row must be found at once (searches skip a scope
-  // counted empty), and counting an empty scope is an index probe that finds nothing.
-  if (stats.n === 0) {
-    cache.delete(key);
-    return stats;
-  }
+  cache.delete(key);
   if (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value!);
   cache.set(key, { ...stats, at: now });
-  return stats;
+  return { ...stats, cached: false };
 }

@@ -38,7 +38,9 @@ export type StatsPart = { key: string; where: SQL };
  * Rows in scope and their mean searchable length (cached briefly when a key is given). With `parts`
  * (disjoint, together exactly `where`) each part is counted and cached on its own and the results
  * summed: a workspace or the global scope is then counted once for every caller that reads it,
- * instead of once per combination of scopes (at 1M cards a first count took ~120 ms).
+ * instead of once per combination of scopes (at 1M cards a first count took ~120 ms). An empty
+ * scope is never taken from the cache: a zero total is counted again, so that a search that skips a
+ * scope counted empty finds the first row written to it at once.
  */
 export async function scopeStats(
   db: DbOrTx,
@@ -48,17 +50,28 @@ export async function scopeStats(
   parts?: readonly StatsPart[],
 ): Promise<CorpusStats> {
   const t = sql.raw(source.table);
-  const count = (key: string | undefined, scope: SQL) =>
-    cachedCorpusStats(db, key && `${source.table}|${key}`, async () => {
-      const [row] = await queryRows<{ n: number | string; avglen: number | string | null }>(
-        db,
-        sql`select count(*) as n, avg(${sql.raw(source.length)}) as avglen from ${t} where ${scope}`,
-      );
-      return { n: Number(row?.n ?? 0), avglen: Number(row?.avglen ?? 1) };
-    });
-  if (!parts?.length) return count(statsKey, where);
-  const counted = await Promise.all(parts.map((part) => count(part.key, part.where)));
+  const count = (key: string | undefined, scope: SQL, fresh: boolean) =>
+    cachedCorpusStats(
+      db,
+      key && `${source.table}|${key}`,
+      async () => {
+        const [row] = await queryRows<{ n: number | string; avglen: number | string | null }>(
+          db,
+          sql`select count(*) as n, avg(${sql.raw(source.length)}) as avglen from ${t} where ${scope}`,
+        );
+        return { n: Number(row?.n ?? 0), avglen: Number(row?.avglen ?? 1) };
+      },
+      fresh,
+    );
+  const scopeParts: StatsPart[] = parts?.length ? [...parts] : [{ key: statsKey ?? "", where }];
+  const keyOf = (part: StatsPart) => (parts?.length ? part.key : statsKey);
+  let counted = await Promise.all(scopeParts.map((part) => count(keyOf(part), part.where, false)));
+  if (counted.every((c) => c.n === 0) && counted.some((c) => c.cached))
+    counted = await Promise.all(
+      scopeParts.map((part, i) => (counted[i]!.cached ? count(keyOf(part), part.where, true) : counted[i]!)),
+    );
   const n = counted.reduce((sum, c) => sum + c.n, 0);
+  if (!parts?.length) return { n, avglen: counted[0]!.avglen };
   return { n, avglen: n === 0 ? 1 : counted.reduce((sum, c) => sum + c.n * c.avglen, 0) / n };
 }
 
@@ -152,7 +165,7 @@ export async function fullTextMatch(
   let counted: Promise<CorpusStats> | undefined;
   const countScope = () => (counted ??= scopeStats(db, source, params.where, params.statsKey, params.statsParts));
   // Nothing to match in an empty scope (a memory of messages only has no cards): no match, no probe
-  // for translations. An empty count is never cached, so a row written just now is found.
+  // for translations. A zero is never served from the cache (scopeStats), so a row written now is found.
   if ((await countScope()).n === 0) return none(params.terms);
   const matched = await matchTerms(db, params, shares, countScope);
   const { terms, rows } = matched;
