@@ -133,29 +133,6 @@ function stopWordParts(word: string): { text: string; stop: boolean }[] {
   return parts;
 }
 
-/**
- * `normalized` (normalizeSearchText's output) with each question or function word of two or more CJK
- * characters (什么, 多少, 为什么, 哪些 …), alone or inside a longer word (多少钱), blanked out, so that
- * the bigrams across its boundary (多少位 → 少位) and its single characters (多, 少) do not bring back
- * the word that was dropped.
- */
-export function blankQueryStopWords(normalized: string): string {
-  let out = "";
-  let from = 0;
-  for (const piece of pieces(normalized)) {
-    // Every piece found moves past itself: 多少 must not be found across 很多|少年 before it.
-    const at = normalized.indexOf(piece.text, from);
-    if (at < 0) continue;
-    const parts = piece.cjk && chars(piece.text).length >= 2 ? stopWordParts(piece.text) : [];
-    const blanked = parts.some((part) => part.stop)
-      ? parts.map((part) => (part.stop ? " ".repeat(part.text.length) : part.text)).join("")
-      : piece.text;
-    out += normalized.slice(from, at) + blanked;
-    from = at + piece.text.length;
-  }
-  return out + normalized.slice(from);
-}
-
 /** CJK characters too common to say anything on their own (they still count inside words and bigrams). */
 const COMMON_CJK_CHARACTERS = new Set([
   ..."的了吗呢吧啊呀哦嗯么是我你他她它们这那个一不在有和也就都很还要会说到上下来去着过得地把被给让对吧谁哪几",
@@ -257,30 +234,53 @@ export function segmentForSearch(text: string): string {
   return [...words, ...extra].join(" ");
 }
 
+/** A query as search reads it (readQuery). */
+export type QueryText = {
+  /** normalizeSearchText's output. */
+  normalized: string;
+  /** segmentQuery's tokens. */
+  tokens: string[];
+  /**
+   * `normalized` with each question or function word of two or more CJK characters (什么, 多少,
+   * 为什么 …), alone or inside a longer word (多少钱), blanked out: bigrams across its boundary
+   * (多少位 → 少位) and its single characters (多, 少) must not bring back the word that was dropped.
+   */
+  content: string;
+};
+
 /**
  * Query tokens (deduplicated, in order): Latin/other words as they are, CJK words of ≤ 2 characters
- * as they are, longer CJK words as their bigrams. Stop words are dropped unless nothing else is left.
+ * as they are, longer CJK words as their bigrams. Stop words are dropped unless nothing else is left;
+ * one inside a longer word stays whole, so that it is dropped whole (as bigrams, 为什么 left 为什
+ * behind and 多少钱 left 少钱). One pass of the segmenter gives the tokens and `content`.
  */
-export function segmentQuery(text: string): string[] {
-  const tokens: string[] = [];
+export function readQuery(text: string): QueryText {
   const normalized = normalize(text);
+  const tokens: string[] = [];
+  let content = "";
+  let from = 0;
   for (const piece of pieces(normalized)) {
-    if (!piece.cjk || chars(piece.text).length <= 2) {
-      tokens.push(piece.text);
-      continue;
-    }
-    // A stop word stays whole, inside a longer word too, so that it is dropped whole: as bigrams,
-    // 为什么 left 为什 behind and 多少钱 left 少钱.
-    for (const part of stopWordParts(piece.text)) {
-      if (part.stop || chars(part.text).length <= 2) tokens.push(part.text);
+    const parts = piece.cjk ? stopWordParts(piece.text) : [{ text: piece.text, stop: false }];
+    for (const part of parts) {
+      if (!piece.cjk || part.stop || chars(part.text).length <= 2) tokens.push(part.text);
       else tokens.push(...bigrams(part.text));
     }
+    // Every piece found moves past itself: 多少 must not be found across 很多|少年 before it.
+    const at = normalized.indexOf(piece.text, from);
+    if (at < 0) continue;
+    const blanked = parts.map((part) => (part.stop ? " ".repeat(part.text.length) : part.text)).join("");
+    content += normalized.slice(from, at) + blanked;
+    from = at + piece.text.length;
   }
+  content += normalized.slice(from);
   tokens.push(...hyphenJoined(normalized));
   const unique = [...new Set(tokens)];
   const meaningful = unique.filter((token) => !QUERY_STOP_WORDS.has(token));
-  return meaningful.length > 0 ? meaningful : unique;
+  return { normalized, tokens: meaningful.length > 0 ? meaningful : unique, content };
 }
+
+/** readQuery's tokens. */
+export const segmentQuery = (text: string) => readQuery(text).tokens;
 
 export type TsQueryOptions = {
   /** `and`: every token must match (precise); `or`: any token (recall, rank by ts_rank_cd). */

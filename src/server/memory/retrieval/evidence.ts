@@ -69,13 +69,6 @@ type Ranked = { id: string; fused: number; components: ScoreComponents };
 /** A row as an evidence hit shows it. */
 type EvidenceRow = { id: string; sessionId: string; role: string; content: string; createdAt: Date };
 
-/** Where a row's time is kept: a chunk keeps its message's as `occurred_at`. */
-const TIME_COLUMN = {
-  memory_messages: "created_at",
-  memory_chunks: "occurred_at",
-  memory_nodes: "created_at",
-} as const;
-
 /**
  * Rows `ids` as a hit shows them, read back within the caller's `where` (tenant first). The rows the
  * second stage reads for their text are kept, so the final hits seldom need a statement of their own.
@@ -88,7 +81,7 @@ async function readRows(
 ): Promise<Map<string, EvidenceRow>> {
   if (ids.length === 0) return new Map();
   const t = sql.raw(source.table);
-  const time = sql.raw(`${source.table}.${TIME_COLUMN[source.table]}`);
+  const time = sql.raw(source.time ?? `${source.table}.created_at`);
   const [row] = await queryRows<{ rows: string | null }>(
     db,
     sql`select json_agg(json_build_array(${t}.id, ${t}.content, ${t}.session_id, ${t}.role, ${time}))::text as rows

@@ -1,12 +1,5 @@
 import { englishStem } from "~/server/text/english-stem";
-import {
-  blankQueryStopWords,
-  CJK_CHAR_CLASS,
-  isCommonCjkCharacter,
-  isQueryStopWord,
-  normalizeSearchText,
-  segmentQuery,
-} from "~/server/text/segment";
+import { CJK_CHAR_CLASS, isCommonCjkCharacter, isQueryStopWord, readQuery, segmentQuery } from "~/server/text/segment";
 import { crossLanguageTerms } from "./cross-language";
 import { ALL_RANKING_FEATURES, type RankingFeatures } from "./ranking-features";
 
@@ -65,10 +58,9 @@ function shortWordVariant(token: string): string | undefined {
 }
 
 export function queryTerms(text: string, features: RankingFeatures = ALL_RANKING_FEATURES): QueryTerm[] {
-  const tokens = segmentQuery(text);
+  const { normalized, tokens, content } = readQuery(text);
   const meaningful = tokens.filter((t) => !ENGLISH_STOP_WORDS.has(t));
   const chosen = meaningful.length > 0 ? meaningful : tokens;
-  const normalized = normalizeSearchText(text);
   const seen = new Map<string, QueryTerm>();
   for (const token of chosen) {
     if (seen.size >= MAX_TERMS) break;
@@ -88,7 +80,6 @@ export function queryTerms(text: string, features: RankingFeatures = ALL_RANKING
   // function character ("我也", "的猫") are left out: chit-chat is full of them (measured on
   // madial-zh-noisy: hit@10 0.313 with them, 0.351 without; docs/retrieval.md).
   // Characters of a dropped question word (多少, 为什么) make neither bigrams nor single-character terms.
-  const content = blankQueryStopWords(normalized);
   if (features.cjkRunBigrams) {
     for (const [run] of content.matchAll(CJK_RUN)) {
       const cs = [...run];

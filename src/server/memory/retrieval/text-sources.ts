@@ -16,6 +16,8 @@ export type TextSource = {
   length: string;
   /** Columns returned with each full-text hit (evidence needs session and order for context). */
   extra: readonly string[];
+  /** Evidence: the column holding a row's time (a chunk keeps its message's as `occurred_at`). */
+  time?: string;
   /** Columns a trigram candidate must closely match (`%>`); the first is GIN-indexed (gin_trgm_ops). */
   trigramColumns: readonly string[];
   trigramText: string;
@@ -55,6 +57,7 @@ export const MESSAGE_SOURCE: TextSource = {
   classes: [{ label: "", weight: 1 }],
   length: "length(memory_messages.search_text)",
   extra: ["session_id", "seq", "role"],
+  time: "memory_messages.created_at",
   trigramColumns: ["memory_messages.search_text"],
   trigramText: "memory_messages.search_text",
   rowBudget: 500,
@@ -66,6 +69,7 @@ export const CHUNK_SOURCE: TextSource = {
   classes: [{ label: "", weight: 1 }],
   length: "length(memory_chunks.search_text)",
   extra: ["session_id", "seq", "role"],
+  time: "memory_chunks.occurred_at",
   trigramColumns: ["memory_chunks.search_text"],
   trigramText: "memory_chunks.search_text",
   rowBudget: 500,
