@@ -17,6 +17,7 @@ import type { Database, DatabaseMode } from "./types";
 import { isConnectionLost } from "./connection-errors";
 import { registerPoolStats, type PoolStats } from "./pool-stats";
 import { withDropSafeTransactions, withPreparedStatements } from "./server-transactions";
+import { trackWrites } from "./write-generation";
 import {
   ReadReplicas,
   registerReadReplicas,
@@ -167,6 +168,7 @@ async function openEmbedded(
       migration = { ...(await runMigrations(db, migrationsFolder)), backupDir: null };
     }
     const finalClient = client;
+    trackWrites(db, finalClient);
     return {
       db,
       mode: "embedded",

@@ -1,3 +1,5 @@
+import { writeGeneration } from "~/db/write-generation";
+
 /**
  * Collection statistics BM25 needs (rows in scope, their mean length), cached briefly per database
  * handle and scope: they move slowly, and counting a scope on every query is a measurable share of
@@ -14,24 +16,36 @@ export type CorpusStats = { n: number; avglen: number };
  */
 const TTL_MS = 120_000;
 const MAX_ENTRIES = 10_000;
-const caches = new WeakMap<object, Map<string, CorpusStats & { at: number }>>();
+type Entry = CorpusStats & { at: number; generation: number | undefined };
+const caches = new WeakMap<object, Map<string, Entry>>();
 
+/**
+ * `current`: counted now, or read from a cache entry that nothing can have changed since (an
+ * embedded database written to by no statement since the count: ~/db/write-generation). A count
+ * that is not current may be up to two minutes old; the caller recounts it where that matters (an
+ * empty scope: signals.ts, scopeStats).
+ */
 export async function cachedCorpusStats(
   db: object,
-  key: string | undefined,
+  /** The table counted, and the scope's key within it (none: not cached). */
+  { table, key }: { table: string; key: string | undefined },
   load: () => Promise<CorpusStats>,
   /** Count now, whatever the cache holds (and keep the new count). */
   fresh = false,
-): Promise<CorpusStats & { cached: boolean }> {
-  if (key === undefined) return { ...(await load()), cached: false };
-  const cache = caches.get(db) ?? new Map<string, CorpusStats & { at: number }>();
+): Promise<CorpusStats & { current: boolean }> {
+  if (key === undefined) return { ...(await load()), current: true };
+  const cache = caches.get(db) ?? new Map<string, Entry>();
   caches.set(db, cache);
-  const hit = cache.get(key);
+  const cacheKey = `${table}|${key}`;
+  const hit = cache.get(cacheKey);
   const now = Date.now();
-  if (!fresh && hit && now - hit.at < TTL_MS) return { n: hit.n, avglen: hit.avglen, cached: true };
+  const generation = writeGeneration(db, table);
+  if (!fresh && hit && now - hit.at < TTL_MS)
+    return { n: hit.n, avglen: hit.avglen, current: hit.generation !== undefined && hit.generation === generation };
+  // The generation is read before the count: a write that lands while it runs makes the entry old.
   const stats = await load();
-  cache.delete(key);
+  cache.delete(cacheKey);
   if (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value!);
-  cache.set(key, { ...stats, at: now });
-  return { ...stats, cached: false };
+  cache.set(cacheKey, { ...stats, at: now, generation });
+  return { ...stats, current: true };
 }

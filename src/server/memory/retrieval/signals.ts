@@ -39,8 +39,9 @@ export type StatsPart = { key: string; where: SQL };
  * (disjoint, together exactly `where`) each part is counted and cached on its own and the results
  * summed: a workspace or the global scope is then counted once for every caller that reads it,
  * instead of once per combination of scopes (at 1M cards a first count took ~120 ms). An empty
- * scope is never taken from the cache: a zero total is counted again, so that a search that skips a
- * scope counted empty finds the first row written to it at once.
+ * scope is taken from the cache only when nothing was written since it was counted (embedded mode);
+ * otherwise a zero total is counted again, so that a search that skips a scope counted empty finds
+ * the first row written to it at once.
  */
 export async function scopeStats(
   db: DbOrTx,
@@ -53,7 +54,7 @@ export async function scopeStats(
   const count = (key: string | undefined, scope: SQL, fresh: boolean) =>
     cachedCorpusStats(
       db,
-      key && `${source.table}|${key}`,
+      { table: source.table, key },
       async () => {
         const [row] = await queryRows<{ n: number | string; avglen: number | string | null }>(
           db,
@@ -66,9 +67,9 @@ export async function scopeStats(
   const scopeParts: StatsPart[] = parts?.length ? [...parts] : [{ key: statsKey ?? "", where }];
   const keyOf = (part: StatsPart) => (parts?.length ? part.key : statsKey);
   let counted = await Promise.all(scopeParts.map((part) => count(keyOf(part), part.where, false)));
-  if (counted.every((c) => c.n === 0) && counted.some((c) => c.cached))
+  if (counted.every((c) => c.n === 0) && counted.some((c) => !c.current))
     counted = await Promise.all(
-      scopeParts.map((part, i) => (counted[i]!.cached ? count(keyOf(part), part.where, true) : counted[i]!)),
+      scopeParts.map((part, i) => (counted[i]!.current ? counted[i]! : count(keyOf(part), part.where, true))),
     );
   const n = counted.reduce((sum, c) => sum + c.n, 0);
   if (!parts?.length) return { n, avglen: counted[0]!.avglen };

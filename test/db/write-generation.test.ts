@@ -1,0 +1,105 @@
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { memoryChunks, memoryMessages, tenants } from "~/db/schema";
+import { writeGeneration } from "~/db/write-generation";
+import { appendMessages } from "~/server/memory/evidence/messages";
+import { memorySearch } from "~/server/memory/retrieval/search";
+import { segmentForSearch } from "~/server/text/segment";
+import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
+import { agentContext, createTenant, noVectors } from "../support/memory";
+
+describe(`write generations (${TEST_BACKEND})`, () => {
+  let handle: TestDatabase;
+  beforeAll(async () => {
+    handle = await openTestDatabase();
+  });
+  afterAll(async () => handle?.destroy());
+
+  const generation = (table: string) => writeGeneration(handle.db, table);
+
+  it("moves a table's generation on every write to it, in or out of a transaction, and not on reads or other tables' writes", async () => {
+    if (handle.mode === "server") {
+      // Other processes write to a server database: no generation can vouch for a cache there.
+      expect(generation("memory_messages")).toBeUndefined();
+      return;
+    }
+    const tenantId = await createTenant(handle.db);
+    const before = generation("memory_messages")!;
+    const chunks = generation("memory_chunks")!;
+    await handle.db.select().from(memoryMessages).limit(1);
+    await handle.db.execute(sql`select count(*) from memory_messages`);
+    expect(generation("memory_messages")).toBe(before);
+    await handle.db
+      .update(tenants)
+      .set({ name: "renamed" })
+      .where(sql`${tenants.id} = ${tenantId}`);
+    expect(generation("memory_messages")).toBe(before);
+    await appendMessages(handle.db, agentContext(tenantId), {
+      sessionId: "s1",
+      userScopeId: "u1",
+      messages: [{ role: "user", content: "hello" }],
+    });
+    const afterAppend = generation("memory_messages")!;
+    expect(afterAppend).toBeGreaterThan(before);
+    await handle.db.transaction(async (tx) => {
+      await tx.insert(memoryChunks).values({
+        tenantId,
+        id: "chunk-gen-1",
+        sessionId: "s-import",
+        userScopeId: "u1",
+        messageId: null,
+        source: "import",
+        role: "user",
+        content: "imported",
+        contentHash: "h-gen-1",
+        searchText: segmentForSearch("imported"),
+      });
+    });
+    expect(generation("memory_chunks")).toBeGreaterThan(chunks);
+    // A statement whose target is not read here (a common-table expression) moves every table.
+    const beforeCte = generation("memory_messages")!;
+    await handle.db.execute(
+      sql`with gone as (delete from memory_chunks where id = 'chunk-gen-1' returning id) select count(*) from gone`,
+    );
+    expect(generation("memory_messages")).toBeGreaterThan(beforeCte);
+  });
+
+  it("counts a scope found empty once, until something is written to its table, and finds the first row then", async () => {
+    const tenantId = await createTenant(handle.db);
+    const ctx = agentContext(tenantId);
+    const question = { queryText: "quarterly budget review", includeEvidence: true };
+    const counts: string[] = [];
+    const client = (handle.db as unknown as { $client: { query?: (text: string, ...rest: unknown[]) => unknown } })
+      .$client;
+    const spied = handle.mode === "embedded" ? client : undefined;
+    const query = spied?.query?.bind(spied);
+    if (spied && query)
+      spied.query = (text: string, ...rest: unknown[]) => {
+        if (/select count\(\*\) as n/.test(text) && text.includes("memory_chunks")) counts.push(text);
+        return query(text, ...rest);
+      };
+    try {
+      expect((await memorySearch(handle.db, ctx, question, noVectors)).evidence).toEqual([]);
+      expect((await memorySearch(handle.db, ctx, question, noVectors)).evidence).toEqual([]);
+      if (spied) expect(counts).toHaveLength(1);
+      const content = "The quarterly budget review moved to Friday.";
+      await handle.db.insert(memoryChunks).values({
+        tenantId,
+        id: "chunk-gen-2",
+        sessionId: "s-import",
+        userScopeId: "u1",
+        messageId: null,
+        source: "import",
+        role: "user",
+        content,
+        contentHash: "h-gen-2",
+        searchText: segmentForSearch(content),
+      });
+      const found = await memorySearch(handle.db, ctx, question, noVectors);
+      expect(found.evidence?.map((e) => e.id)).toEqual(["chunk-gen-2"]);
+      if (spied) expect(counts).toHaveLength(2);
+    } finally {
+      if (spied && query) spied.query = query;
+    }
+  });
+});
