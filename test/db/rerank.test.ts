@@ -2,11 +2,12 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendMessages } from "~/server/memory/evidence/messages";
+import { buildMemoryContext } from "~/server/memory/retrieval/memory-context";
 import { memorySearch } from "~/server/memory/retrieval/search";
 import { parseScopePattern } from "~/server/memory/scope";
 import { createReranker, scoresFromAnswer, type RerankConfig } from "~/server/providers/rerank";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
-import { agentContext, createTenant } from "../support/memory";
+import { agentContext, createOp, createTenant, writeCards } from "../support/memory";
 
 /**
  * A local stand-in for a re-ranking server (TEI, Jina, vLLM, Cohere-compatible), answering the
@@ -143,6 +144,77 @@ describe(`re-ranking endpoint (${TEST_BACKEND})`, () => {
     expect(few.evidence?.length).toBe(5);
     expect(few.evidence?.slice(0, 2).every((e) => e.components?.rerank !== undefined)).toBe(true);
     expect(few.evidence?.slice(2).every((e) => e.components?.rerank === undefined)).toBe(true);
+  });
+
+  /** Cards about the sister's husband: the lexical stage likes the wordy one best, the endpoint the bank. */
+  async function cards() {
+    const ctx = await diary();
+    const [tall, wordyBank, bank] = await writeCards(
+      handle.db,
+      ctx,
+      createOp(
+        "custom_fact",
+        { title: "姐夫", content: "我姐姐的丈夫很高，我姐姐的丈夫爱笑。", importance: 0.5 },
+        { itemKey: "tall" },
+      ),
+      createOp(
+        "custom_fact",
+        { title: "姐夫的工作", content: "我姐姐的丈夫在银行上班，我姐姐的丈夫很忙。", importance: 0.1 },
+        { itemKey: "wordy-bank" },
+      ),
+      createOp("custom_fact", { title: "银行", content: "他在银行做事。", importance: 1 }, { itemKey: "bank" }),
+    );
+    return { ctx, tall: tall!, wordyBank: wordyBank!, bank: bank! };
+  }
+
+  it("re-ranks the relevant cards too: the endpoint's relevance, boosted as the lexical one is", async () => {
+    const { ctx, tall, wordyBank, bank } = await cards();
+    const lexical = await search(ctx, { reranker: null });
+    // Lexically the fused ranks are close and the boosts decide: the tall card comes before the wordy bank card.
+    expect(lexical.relevant.map((c) => c.id)).toEqual([bank, tall, wordyBank]);
+    fake.setMode("ok");
+    const before = fake.requests.length;
+    const reranked = await search(ctx, { reranker: reranker() });
+    // Both bank cards score 0.9 (relevance 1 of 0–1): the more important one comes first, the other
+    // card (0.1, relevance 0) last.
+    expect(reranked.relevant.map((c) => c.id)).toEqual([bank, wordyBank, tall]);
+    const [first, second, third] = reranked.relevant;
+    expect(first?.score?.rerank).toBe(0.9);
+    expect(first?.score?.final).toBeGreaterThan(second!.score!.final);
+    expect(first?.score?.fullText).toBeGreaterThan(0);
+    expect(third?.score).toMatchObject({ rerank: 0.1, final: 0 });
+    expect(reranked.evidence?.[0]?.content).toMatch(/银行/);
+    expect(reranked.warnings).toBeUndefined();
+    // One request for the cards (title and text), one for the evidence.
+    const sent = fake.requests.slice(before).map((r) => r.documents as string[]);
+    expect(sent).toHaveLength(2);
+    expect(sent.flat()).toContain("银行\n他在银行做事。");
+  });
+
+  it("keeps the cards' lexical order, with one warning for both lists, when the endpoint fails", async () => {
+    const { ctx } = await cards();
+    const lexical = await search(ctx, { reranker: null });
+    fake.setMode("http-error");
+    const result = await search(ctx, { reranker: reranker() });
+    fake.setMode("ok");
+    expect(result.relevant.map((c) => c.id)).toEqual(lexical.relevant.map((c) => c.id));
+    expect(result.relevant.every((c) => c.score?.rerank === undefined)).toBe(true);
+    expect(result.warnings).toEqual([
+      "Re-ranking skipped, results are in lexical order: the rerank endpoint answered HTTP 500.",
+    ]);
+  });
+
+  it("leaves memory_context's cards in lexical order: it runs every turn, without a model's round trip", async () => {
+    const { ctx, tall } = await cards();
+    const before = fake.requests.length;
+    const context = await buildMemoryContext(
+      handle.db,
+      ctx,
+      { queryText: "我姐姐的丈夫做什么工作" },
+      { embeddings: null },
+    );
+    expect(JSON.stringify(context)).toContain(tall);
+    expect(fake.requests.length).toBe(before);
   });
 
   for (const [mode, why] of [

@@ -131,7 +131,8 @@ export async function buildMemoryContext(
               db,
               { ...ctx, readScopes: scopes, defaults: chain },
               { queryText: input.queryText, limit: RELEVANT_LIMIT },
-              { logQuery: false, embeddings: options.embeddings, now },
+              // Lexical order: context is built every turn, and a re-ranker's round trip would be paid each time.
+              { logQuery: false, embeddings: options.embeddings, now, reranker: null },
             )
           : null,
       ),

@@ -54,7 +54,10 @@ export type ScoreComponents = {
   recency?: number;
   hotness?: number;
   explicit?: number;
-  /** Evidence only, with a re-ranking endpoint configured: its score, which orders the hits. */
+  /**
+   * With a re-ranking endpoint configured, the endpoint's score: it orders evidence as it is; a
+   * card's, scaled to 0–1 over the candidates, is boosted as full-text relevance is (rerank.ts).
+   */
   rerank?: number;
   /** Evidence only, the second stage's parts (second-stage.ts): the IDF-weighted share of the query's terms the text holds, */
   coverage?: number;

@@ -17,7 +17,7 @@ import { embedQuery, resolveProvider, type QueryVector } from "./query-embedding
 import { recordQuery } from "./query-log";
 import { queryTerms, trigramQueryText } from "./query-terms";
 import type { RankingFeatures } from "./ranking-features";
-import { rerankEvidence } from "./rerank";
+import { rerankCards, rerankEvidence } from "./rerank";
 import { getReranker, type Reranker } from "~/server/providers/rerank";
 import { scopesTsQuery } from "./scope-lexemes";
 import { slotChain, withOverridingCards } from "./slot-rivals";
@@ -157,8 +157,16 @@ async function currentCandidates(
     for (const r of ranked)
       if (!exactIds.has(r.row.id))
         relevant.push(Object.assign(toMemoryCard(r.row), { score: r.score, matchedBy: r.matchedBy }));
+    const reranker = options.reranker === undefined ? getReranker() : options.reranker;
+    // The cards' request is in flight while the evidence is searched.
+    const cardsReranked = reranker
+      ? rerankCards(reranker, p.queryText, relevant).catch((error: unknown) => ({
+          cards: relevant,
+          error: error instanceof Error ? error.message : String(error),
+        }))
+      : undefined;
+    const rerankErrors: string[] = [];
     if (input.includeEvidence) {
-      const reranker = options.reranker === undefined ? getReranker() : options.reranker;
       const first = await searchEvidence(db, {
         tenantId: ctx.tenantId,
         scopes,
@@ -172,9 +180,17 @@ async function currentCandidates(
       if (reranker) {
         const reranked = await rerankEvidence(reranker, p.queryText, first, limit);
         evidence = reranked.hits;
-        if (reranked.warning) warnings.push(reranked.warning);
+        if (reranked.error) rerankErrors.push(reranked.error);
       } else evidence = first;
     }
+    if (cardsReranked) {
+      const reranked = await cardsReranked;
+      relevant.splice(0, relevant.length, ...reranked.cards);
+      if (reranked.error) rerankErrors.push(reranked.error);
+    }
+    // One endpoint, usually one reason: said once.
+    if (rerankErrors.length)
+      warnings.push(`Re-ranking skipped, results are in lexical order: ${[...new Set(rerankErrors)].join("; ")}.`);
   }
   return { exact: exactRows.map(toMemoryCard), relevant, evidence, warnings, slotIds };
 }
