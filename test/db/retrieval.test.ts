@@ -2,7 +2,6 @@ import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "~/db/raw";
 import { memoryChunks, memoryMessages, memoryQueryLog } from "~/db/schema";
-import { segmentForSearch } from "~/server/text/segment";
 import { ServiceError } from "~/server/errors";
 import type { MemoryCallContext } from "~/server/memory/call-context";
 import { memoryForget } from "~/server/memory/forget/forget";
@@ -26,6 +25,7 @@ import {
   agentContext,
   createOp as create,
   createTenant,
+  importedChunk,
   noVectors,
   type Op,
   writeCards,
@@ -1084,19 +1084,7 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect((await search(ctx, question)).evidence).toEqual([]);
     const occurredAt = new Date("2024-03-05T09:30:00.000Z");
     const content = "The quarterly budget review moved to Friday.";
-    await handle.db.insert(memoryChunks).values({
-      tenantId,
-      id: "chunk-import-1",
-      sessionId: "s-import",
-      userScopeId: "u1",
-      messageId: null,
-      source: "import",
-      role: "user",
-      content,
-      contentHash: "h1",
-      searchText: segmentForSearch(content),
-      occurredAt,
-    });
+    await handle.db.insert(memoryChunks).values(importedChunk(tenantId, "chunk-import-1", content, { occurredAt }));
     const found = await search(ctx, question);
     expect(found.evidence?.[0]).toMatchObject({
       kind: "chunk",

@@ -4,9 +4,8 @@ import { memoryChunks, memoryMessages, tenants } from "~/db/schema";
 import { writeGeneration } from "~/db/write-generation";
 import { appendMessages } from "~/server/memory/evidence/messages";
 import { memorySearch } from "~/server/memory/retrieval/search";
-import { segmentForSearch } from "~/server/text/segment";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
-import { agentContext, createTenant, noVectors } from "../support/memory";
+import { agentContext, createTenant, importedChunk, noVectors } from "../support/memory";
 
 describe(`write generations (${TEST_BACKEND})`, () => {
   let handle: TestDatabase;
@@ -42,18 +41,7 @@ describe(`write generations (${TEST_BACKEND})`, () => {
     const afterAppend = generation("memory_messages")!;
     expect(afterAppend).toBeGreaterThan(before);
     await handle.db.transaction(async (tx) => {
-      await tx.insert(memoryChunks).values({
-        tenantId,
-        id: "chunk-gen-1",
-        sessionId: "s-import",
-        userScopeId: "u1",
-        messageId: null,
-        source: "import",
-        role: "user",
-        content: "imported",
-        contentHash: "h-gen-1",
-        searchText: segmentForSearch("imported"),
-      });
+      await tx.insert(memoryChunks).values(importedChunk(tenantId, "chunk-gen-1", "imported"));
     });
     expect(generation("memory_chunks")).toBeGreaterThan(chunks);
     // A statement whose target is not read here (a common-table expression) moves every table.
@@ -83,18 +71,7 @@ describe(`write generations (${TEST_BACKEND})`, () => {
       expect((await memorySearch(handle.db, ctx, question, noVectors)).evidence).toEqual([]);
       if (spied) expect(counts).toHaveLength(1);
       const content = "The quarterly budget review moved to Friday.";
-      await handle.db.insert(memoryChunks).values({
-        tenantId,
-        id: "chunk-gen-2",
-        sessionId: "s-import",
-        userScopeId: "u1",
-        messageId: null,
-        source: "import",
-        role: "user",
-        content,
-        contentHash: "h-gen-2",
-        searchText: segmentForSearch(content),
-      });
+      await handle.db.insert(memoryChunks).values(importedChunk(tenantId, "chunk-gen-2", content));
       const found = await memorySearch(handle.db, ctx, question, noVectors);
       expect(found.evidence?.map((e) => e.id)).toEqual(["chunk-gen-2"]);
       if (spied) expect(counts).toHaveLength(2);

@@ -1,14 +1,37 @@
-import { tenants } from "~/db/schema";
+import { memoryChunks, tenants } from "~/db/schema";
 import type { Database } from "~/db/types";
 import { newId } from "~/server/ids";
 import type { MemoryCallContext } from "~/server/memory/call-context";
 import { parseScopePattern } from "~/server/memory/scope";
 import { memoryWrite } from "~/server/memory/write/write";
+import { segmentForSearch } from "~/server/text/segment";
 
 export async function createTenant(db: Database, overrides: Partial<typeof tenants.$inferInsert> = {}) {
   const id = newId("ten");
   await db.insert(tenants).values({ id, name: `Tenant ${id}`, slug: id, ...overrides });
   return id;
+}
+
+/** A memory-tree chunk as an import writes it (no message behind it), in user u1's scope. */
+export function importedChunk(
+  tenantId: string,
+  id: string,
+  content: string,
+  extra: Partial<typeof memoryChunks.$inferInsert> = {},
+): typeof memoryChunks.$inferInsert {
+  return {
+    tenantId,
+    id,
+    sessionId: "s-import",
+    userScopeId: "u1",
+    messageId: null,
+    source: "import",
+    role: "user",
+    content,
+    contentHash: `h-${id}`,
+    searchText: segmentForSearch(content),
+    ...extra,
+  };
 }
 
 /**
