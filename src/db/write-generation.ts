@@ -9,25 +9,36 @@ import type { PGlite, Transaction } from "@electric-sql/pglite";
  */
 type Counters = { everything: number; tables: Map<string, number> };
 
-const counters = new WeakMap<object, Counters>();
+// Shared on globalThis with the database handle (Next.js bundles route handlers apart from start-up).
+const counters = ((globalThis as Record<symbol, unknown>)[Symbol.for("agent-memory.writeGenerations")] ??= new WeakMap<
+  object,
+  Counters
+>()) as WeakMap<object, Counters>;
 
-/** A plain read: changes no table. */
-const READ_STATEMENT = /^\s*(select|show|explain|values)\b/i;
+/**
+ * Changes no table: a plain read, a setting, a transaction's bounds (its statements count on their
+ * own), and a common-table expression without a data-modifying word anywhere in it.
+ */
+const READ_STATEMENT =
+  /^\s*(select|show|values|set|reset|begin|start\s+transaction|commit|end|rollback|savepoint|release)\b/i;
+const WITH_STATEMENT = /^\s*with\b/i;
+const MODIFYING_WORD = /\b(insert|update|delete|merge|truncate|copy)\b/i;
+const isRead = (text: string) => READ_STATEMENT.test(text) || (WITH_STATEMENT.test(text) && !MODIFYING_WORD.test(text));
 /** The one table an insert, update or delete writes (as drizzle and our own SQL write them). */
 const WRITE_TARGET = /^\s*(?:insert\s+into|update|delete\s+from)\s+(?:only\s+)?(?:"?\w+"?\.)?"?(\w+)"?[\s(]/i;
 
 /**
  * Bumps the written table's generation for every insert, update or delete `client` runs, in or out
- * of a transaction, and every table's for any other statement that is not a plain read (a
- * common-table expression, DDL, `analyze`): a statement read wrongly costs a cache a recount, never
- * a stale answer. Transactions need no bump of their own: outside statements wait for them
+ * of a transaction, and every table's for any other statement that may write (a common-table
+ * expression that modifies, DDL, `analyze`, `explain analyze`, several statements at once): a
+ * statement read wrongly costs a cache a recount, never a stale answer. Transactions need no bump of their own: outside statements wait for them
  * (PGlite runs one at a time), and theirs bump as they run, before the commit makes them visible.
  */
 export function trackWrites(db: object, client: PGlite): void {
   const own: Counters = { everything: 0, tables: new Map() };
   counters.set(db, own);
   const note = (text: string) => {
-    if (READ_STATEMENT.test(text)) return;
+    if (isRead(text)) return;
     const table = WRITE_TARGET.exec(text)?.[1]?.toLowerCase();
     if (table === undefined) own.everything++;
     else own.tables.set(table, (own.tables.get(table) ?? 0) + 1);
@@ -45,8 +56,9 @@ export function trackWrites(db: object, client: PGlite): void {
       note(text);
       return query(text, params, options);
     };
+    // exec runs several statements at once: whatever they are, every table counts as written.
     target.exec = async (text, options) => {
-      note(text);
+      own.everything++;
       return exec(text, options);
     };
     return target;

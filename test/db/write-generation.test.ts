@@ -27,6 +27,12 @@ describe(`write generations (${TEST_BACKEND})`, () => {
     const chunks = generation("memory_chunks")!;
     await handle.db.select().from(memoryMessages).limit(1);
     await handle.db.execute(sql`select count(*) from memory_messages`);
+    await handle.db.execute(sql`with recent as (select id from memory_messages limit 1) select count(*) from recent`);
+    // A transaction's settings and savepoints change nothing; its reads neither.
+    await handle.db.transaction(async (tx) => {
+      await tx.execute(sql`set local synchronous_commit = off`);
+      await tx.transaction(async (inner) => void (await inner.select().from(memoryMessages).limit(1)));
+    });
     expect(generation("memory_messages")).toBe(before);
     await handle.db
       .update(tenants)
@@ -50,6 +56,11 @@ describe(`write generations (${TEST_BACKEND})`, () => {
       sql`with gone as (delete from memory_chunks where id = 'chunk-gen-1' returning id) select count(*) from gone`,
     );
     expect(generation("memory_messages")).toBeGreaterThan(beforeCte);
+    // Several statements at once are not read one by one: every table moves.
+    const beforeExec = generation("memory_nodes")!;
+    const client = (handle.db as unknown as { $client: { exec: (text: string) => Promise<unknown> } }).$client;
+    await client.exec("select 1; select 2;");
+    expect(generation("memory_nodes")).toBeGreaterThan(beforeExec);
   });
 
   it("counts a scope found empty once, until something is written to its table, and finds the first row then", async () => {
