@@ -175,14 +175,21 @@ describe(`re-ranking endpoint (${TEST_BACKEND})`, () => {
     fake.setMode("ok");
     const before = fake.requests.length;
     const reranked = await search(ctx, { reranker: reranker() });
-    // Both bank cards score 0.9 (relevance 1 of 0–1): the more important one comes first, the other
-    // card (0.1, relevance 0) last.
+    // Both bank cards score 0.9: the more important one comes first, the other card (0.1) last.
     expect(reranked.relevant.map((c) => c.id)).toEqual([bank, wordyBank, tall]);
     const [first, second, third] = reranked.relevant;
-    expect(first?.score?.rerank).toBe(0.9);
+    expect([first?.score?.rerank, second?.score?.rerank, third?.score?.rerank]).toEqual([0.9, 0.9, 0.1]);
     expect(first?.score?.final).toBeGreaterThan(second!.score!.final);
     expect(first?.score?.fullText).toBeGreaterThan(0);
-    expect(third?.score).toMatchObject({ rerank: 0.1, final: 0 });
+    // The boosts are shares of the endpoint's relevance now, as they were of the lexical one: they still add up.
+    for (const card of reranked.relevant) {
+      const { rerank = 0, importance = 0, confidence = 0, recency = 0, hotness = 0, explicit = 0, final } = card.score!;
+      expect(final).toBeCloseTo(rerank + importance + confidence + recency + hotness + explicit, 5);
+    }
+    expect(third!.score!.importance! / third!.score!.rerank!).toBeCloseTo(
+      lexical.relevant[1]!.score!.importance! / lexical.relevant[1]!.score!.fused!,
+      5,
+    );
     expect(reranked.evidence?.[0]?.content).toMatch(/银行/);
     expect(reranked.warnings).toBeUndefined();
     // One request for the cards (title and text), one for the evidence.
@@ -200,8 +207,54 @@ describe(`re-ranking endpoint (${TEST_BACKEND})`, () => {
     expect(result.relevant.map((c) => c.id)).toEqual(lexical.relevant.map((c) => c.id));
     expect(result.relevant.every((c) => c.score?.rerank === undefined)).toBe(true);
     expect(result.warnings).toEqual([
-      "Re-ranking skipped, results are in lexical order: the rerank endpoint answered HTTP 500.",
+      "Re-ranking skipped: memories and evidence are in lexical order (the rerank endpoint answered HTTP 500).",
     ]);
+  });
+
+  it("moves a card that overrides another's slot in this turn with that card, and keeps the override", async () => {
+    const { ctx, bank } = await cards();
+    // The session's card for the same slot shares no word with the question: it comes as the bank card's rival.
+    const [override] = await writeCards(
+      handle.db,
+      ctx,
+      createOp(
+        "custom_fact",
+        { title: "新去处", content: "现在在学校教书。" },
+        { itemKey: "bank", scope: "session:s1" },
+      ),
+    );
+    const lexical = await search(ctx, { reranker: null });
+    expect(lexical.relevant.find((c) => c.id === override)?.matchedBy).toEqual(["slot"]);
+    const reranked = await search(ctx, { reranker: reranker() });
+    // Judged by the bank card's text (0.9), placed where that card goes, which it overrides.
+    expect(reranked.relevant[0]?.id).toBe(override);
+    expect(reranked.relevant[0]?.score?.rerank).toBe(0.9);
+    expect(reranked.relevant.map((c) => c.id)).not.toContain(bank);
+    expect(reranked.omitted).toContainEqual({ nodeId: bank, reason: "conflict_lost" });
+    const judged = fake.requests.at(-2)?.documents as string[];
+    expect(judged).toContain("银行\n他在银行做事。");
+    expect(judged.join(" ")).not.toContain("现在在学校教书");
+  });
+
+  it("keeps the lexical order when the endpoint scores every card alike", async () => {
+    const { ctx } = await cards();
+    const lexical = await search(ctx, { reranker: null });
+    const alike = createReranker({
+      baseUrl,
+      model: "m",
+      timeoutMs: 300,
+      topN: 20,
+      format: "cohere",
+      fetch: async (_url, init) => {
+        const { documents } = JSON.parse(String(init?.body)) as { documents: string[] };
+        const results = documents.map((_, index) => ({ index, relevance_score: 0.5 }));
+        return new Response(JSON.stringify({ results }), { headers: { "content-type": "application/json" } });
+      },
+    });
+    const result = await search(ctx, { reranker: alike });
+    expect(result.relevant.map((c) => c.id)).toEqual(lexical.relevant.map((c) => c.id));
+    expect(result.relevant.map((c) => c.score?.final)).toEqual(lexical.relevant.map((c) => c.score?.final));
+    expect(result.relevant.every((c) => c.score?.rerank === 0.5)).toBe(true);
   });
 
   it("leaves memory_context's cards in lexical order: it runs every turn, without a model's round trip", async () => {

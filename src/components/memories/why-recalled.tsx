@@ -13,6 +13,7 @@ const COMPONENTS = [
   "trigram",
   "vector",
   "fused",
+  "rerank",
   "importance",
   "confidence",
   "recency",

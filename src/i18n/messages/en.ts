@@ -261,6 +261,7 @@ export const en = {
   "score.trigram": "trigram",
   "score.vector": "vector",
   "score.fused": "fused",
+  "score.rerank": "re-ranker",
   "score.importance": "importance",
   "score.confidence": "confidence",
   "score.recency": "recency",

@@ -254,6 +254,7 @@ export const zh: Record<MessageKey, string> = {
   "score.trigram": "三元组相似度",
   "score.vector": "向量",
   "score.fused": "融合",
+  "score.rerank": "重排序模型",
   "score.importance": "重要性",
   "score.confidence": "置信度",
   "score.recency": "新近度",

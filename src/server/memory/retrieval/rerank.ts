@@ -31,39 +31,79 @@ export async function rerankEvidence(
   return { hits: [...reranked, ...hits.slice(candidates.length)].slice(0, limit) };
 }
 
-/** What a card is judged by: its title and its text, as a person reads it. */
-type RerankableCard = { title: string; content: string; score?: ScoreComponents };
+/** What a card is judged by (its title and text, as a person reads them), and its lexical score. */
+type RerankableCard = { title: string; content: string; score?: ScoreComponents; matchedBy?: readonly string[] };
+
+/** The boosts boostedScore adds, each a share of the relevance (fusion.ts). */
+const BOOSTS = ["importance", "confidence", "recency", "hotness", "explicit"] as const;
 
 /**
- * The same for the relevant cards, whose lexical score carries boosts (importance, confidence,
- * recency, hotness, explicit intent: fusion.ts) as a multiple of the relevance it found. The
- * endpoint's scores, scaled to 0–1 over the candidates (servers answer probabilities or raw
- * logits), take the place of that relevance and the boosts multiply it as before: `rerank` is the
- * endpoint's score, `final` the boosted one. Cards past the candidates follow in lexical order.
+ * The same for the relevant cards, whose lexical score is a relevance (`fused`) plus boosts
+ * (importance, confidence, recency, hotness, explicit intent) that are shares of it. The endpoint's
+ * score takes the relevance's place, and the boosts are rescaled with it, so `final` is still the
+ * relevance plus the boosts: a probability (servers that answer 0–1) as it is, raw logits scaled to
+ * 0–1 over the candidates. A card that overrides another's slot in a more specific scope
+ * (matchedBy `slot`, placed just before it: slot-rivals.ts) moves with that card and takes its score.
+ * Scores that all agree say nothing: the lexical order stands. Cards past the candidates follow in
+ * lexical order.
  */
 export async function rerankCards<C extends RerankableCard>(
   reranker: Reranker,
   query: string,
   cards: readonly C[],
 ): Promise<{ cards: C[]; error?: string }> {
-  const candidates = cards.slice(0, reranker.topN);
-  if (candidates.length < 2) return { cards: [...cards] };
+  const groups: C[][] = [];
+  let pending: C[] = [];
+  for (const card of cards) {
+    pending.push(card);
+    if (card.matchedBy?.includes("slot")) continue;
+    groups.push(pending);
+    pending = [];
+  }
+  if (pending.length) groups.push(pending);
+  const candidates = groups.slice(0, reranker.topN);
+  const judged = candidates.map((group) => group.at(-1)!);
+  if (judged.length < 2) return { cards: [...cards] };
   const answer = await reranker.rerank(
     query,
-    candidates.map((card) => (card.content.startsWith(card.title) ? card.content : `${card.title}\n${card.content}`)),
+    judged.map((card) => (card.content.startsWith(card.title) ? card.content : `${card.title}\n${card.content}`)),
   );
   if ("error" in answer) return { cards: [...cards], error: answer.error };
   const { scores } = answer;
   const low = Math.min(...scores);
   const high = Math.max(...scores);
-  const ranked = candidates.map((card, i) => {
-    const relevance = high > low ? (scores[i]! - low) / (high - low) : 1;
-    const { fused, final } = card.score ?? {};
-    const boost = fused && final ? final / fused : 1;
-    const score: ScoreComponents = { ...card.score, rerank: scores[i]!, final: round(relevance * boost) };
-    // The card was made for this search (search.ts): extended in place, not copied.
-    return { card: Object.assign(card, { score }), final: score.final, lexicalRank: i };
+  const probabilities = low >= 0 && high <= 1;
+  const ranked = candidates.map((group, i) => {
+    const lexical = judged[i]!.score ?? { final: 0 };
+    const relevance = high === low ? undefined : probabilities ? scores[i]! : (scores[i]! - low) / (high - low);
+    const score: ScoreComponents = { ...lexical, rerank: scores[i]! };
+    if (relevance !== undefined) {
+      const share = lexical.fused ? relevance / lexical.fused : 0;
+      let final = relevance;
+      for (const boost of BOOSTS) {
+        const part = lexical[boost];
+        if (part === undefined) continue;
+        score[boost] = round(part * share);
+        final += score[boost];
+      }
+      score.final = round(final);
+    }
+    // The cards were made for this search (search.ts): extended in place, not copied.
+    for (const card of group) Object.assign(card, { score: { ...score } });
+    return { group, final: score.final, lexicalRank: i };
   });
-  ranked.sort((a, b) => b.final - a.final || a.lexicalRank - b.lexicalRank);
-  return { cards: [...ranked.map((r) => r.card), ...cards.slice(candidates.length)] };
+  if (high > low) ranked.sort((a, b) => b.final - a.final || a.lexicalRank - b.lexicalRank);
+  return { cards: [...ranked.flatMap((r) => r.group), ...groups.slice(candidates.length).flat()] };
+}
+
+/** The warning for lists the endpoint could not re-rank (what failed, and that the order is lexical). */
+export function rerankWarning(errors: { memories?: string; evidence?: string }): string | undefined {
+  const { memories, evidence } = errors;
+  if (memories && evidence && memories === evidence)
+    return `Re-ranking skipped: memories and evidence are in lexical order (${memories}).`;
+  const parts = [
+    memories && `memories are in lexical order (${memories})`,
+    evidence && `evidence is in lexical order (${evidence})`,
+  ].filter(Boolean);
+  return parts.length ? `Re-ranking skipped: ${parts.join("; ")}.` : undefined;
 }

@@ -17,7 +17,7 @@ import { embedQuery, resolveProvider, type QueryVector } from "./query-embedding
 import { recordQuery } from "./query-log";
 import { queryTerms, trigramQueryText } from "./query-terms";
 import type { RankingFeatures } from "./ranking-features";
-import { rerankCards, rerankEvidence } from "./rerank";
+import { rerankCards, rerankEvidence, rerankWarning } from "./rerank";
 import { getReranker, type Reranker } from "~/server/providers/rerank";
 import { scopesTsQuery } from "./scope-lexemes";
 import { slotChain, withOverridingCards } from "./slot-rivals";
@@ -32,6 +32,7 @@ import {
   type SearchHit,
 } from "./search-schema";
 import { badRequest } from "~/server/errors";
+import { logServerError } from "~/server/log";
 import { parseInput } from "~/server/validation";
 import { unknownKindsNotice } from "../kinds/unknown";
 
@@ -160,12 +161,12 @@ async function currentCandidates(
     const reranker = options.reranker === undefined ? getReranker() : options.reranker;
     // The cards' request is in flight while the evidence is searched.
     const cardsReranked = reranker
-      ? rerankCards(reranker, p.queryText, relevant).catch((error: unknown) => ({
-          cards: relevant,
-          error: error instanceof Error ? error.message : String(error),
-        }))
+      ? rerankCards(reranker, p.queryText, relevant).catch((error: unknown) => {
+          logServerError("re-ranking memories", error);
+          return { cards: relevant, error: "the re-ranking step failed" };
+        })
       : undefined;
-    const rerankErrors: string[] = [];
+    const rerankErrors: { memories?: string; evidence?: string } = {};
     if (input.includeEvidence) {
       const first = await searchEvidence(db, {
         tenantId: ctx.tenantId,
@@ -180,17 +181,16 @@ async function currentCandidates(
       if (reranker) {
         const reranked = await rerankEvidence(reranker, p.queryText, first, limit);
         evidence = reranked.hits;
-        if (reranked.error) rerankErrors.push(reranked.error);
+        rerankErrors.evidence = reranked.error;
       } else evidence = first;
     }
     if (cardsReranked) {
       const reranked = await cardsReranked;
       relevant.splice(0, relevant.length, ...reranked.cards);
-      if (reranked.error) rerankErrors.push(reranked.error);
+      rerankErrors.memories = reranked.error;
     }
-    // One endpoint, usually one reason: said once.
-    if (rerankErrors.length)
-      warnings.push(`Re-ranking skipped, results are in lexical order: ${[...new Set(rerankErrors)].join("; ")}.`);
+    const rerankSkipped = rerankWarning(rerankErrors);
+    if (rerankSkipped) warnings.push(rerankSkipped);
   }
   return { exact: exactRows.map(toMemoryCard), relevant, evidence, warnings, slotIds };
 }
