@@ -18,16 +18,3 @@ export async function queryRows<T extends Record<string, unknown>>(db: DbOrTx, q
 export function jsonValue<T>(value: string | T): T {
   return typeof value === "string" ? (JSON.parse(value) as T) : value;
 }
-
-/**
- * `text` as an SQL string constant, for a statement with so many values that binding each costs
- * more than writing it inline (signals.ts's term flags: Drizzle builds a bound value ~5× slower). An
- * escape string (E'…'): its backslash and quote escapes mean the same whatever
- * standard_conforming_strings says. No text value may hold a NUL; one would be dropped.
- */
-export function sqlStringLiteral(text: string): string {
-  return `E'${text
-    .replace(/\u0000/g, "")
-    .replace(/\\/g, "\\\\")
-    .replace(/'/g, "''")}'`;
-}

@@ -1,6 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import { PgTransaction } from "drizzle-orm/pg-core";
-import { jsonValue, queryRows, sqlStringLiteral } from "~/db/raw";
+import { jsonValue, queryRows } from "~/db/raw";
 import { startNow } from "~/db/start-now";
 import type { DbOrTx } from "~/db/types";
 import { cachedCorpusStats, type CorpusStats } from "./corpus-stats";
@@ -322,14 +322,11 @@ async function matchRows(
   const vector = sql.raw(`${source.table}.search_vector`);
   // `hit.vector` is the row's vector decompressed once (`|| ''` builds it in memory): testing the
   // stored one per flag would decompress it again for every term × class (4× the buffers measured).
-  // The flags' queries are written inline, one chunk: as bound values (a card query's ~50) building
-  // the statement cost more server time than the rest of it (docs/retrieval.md, "The CPU rule").
-  const flags = sql.raw(
-    terms
-      .flatMap((term) =>
-        source.classes.map((c) => `(hit.vector @@ ${sqlStringLiteral(termTsQuery(term, c.label))}::tsquery)::int`),
-      )
-      .join(", "),
+  const flags = sql.join(
+    terms.flatMap((term) =>
+      source.classes.map((c) => sql`(hit.vector @@ ${termTsQuery(term, c.label)}::tsquery)::int`),
+    ),
+    sql`, `,
   );
   const extra = sql.raw(source.extra.map((c) => `, hit.${c}`).join(""));
   const extraColumns = sql.raw(source.extra.map((c) => `, ${source.table}.${c}`).join(""));
