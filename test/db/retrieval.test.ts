@@ -14,7 +14,7 @@ import { rankingFeaturesWithout } from "~/server/memory/retrieval/ranking-featur
 import { flushQueryLog, recordQuery } from "~/server/memory/retrieval/query-log";
 import { memorySearch } from "~/server/memory/retrieval/search";
 import { disjointScopes } from "~/server/memory/retrieval/read-scopes";
-import { fullTextHits, scopeStats } from "~/server/memory/retrieval/signals";
+import { fullTextHits, fullTextMatch, scopeStats } from "~/server/memory/retrieval/signals";
 import { CARD_SOURCE } from "~/server/memory/retrieval/text-sources";
 import { termShare, termShares } from "~/server/memory/retrieval/term-shares";
 import { memoryWrite } from "~/server/memory/write/write";
@@ -476,6 +476,32 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
         .map((h) => h.id)
         .sort(),
     ).toEqual([both, ...rare].sort());
+  });
+
+  it("flags every term, quotes, backslashes and SQL in it included, as the term and nothing else", async () => {
+    const tenantId = await createTenant(handle.db);
+    const ctx = agentContext(tenantId);
+    const [card] = await write(
+      ctx,
+      create("custom_fact", { title: "Quokka", content: "The quokka report." }, { itemKey: "quokka" }),
+    );
+    const odd = (term: string, prefix = false) => ({ term, prefix, weight: 1 });
+    const terms = [odd("quokka"), odd("it's\\'); drop table memory_nodes; --"), odd("back\\slash", true), odd("\\")];
+    const where = cardWhere({
+      tenantId,
+      scopes: ctx.readScopes,
+      filter: {},
+      registry: await loadKindRegistry(handle.db, tenantId),
+      statuses: ["active"],
+    });
+    const match = await fullTextMatch(handle.db, { source: CARD_SOURCE, where, terms, limit: 10 });
+    expect(match.hits.map((h) => h.id)).toEqual([card]);
+    expect(match.found).toEqual([true, false, false, false]);
+    const [row] = await queryRows<{ n: number | string }>(
+      handle.db,
+      sql`select count(*) as n from memory_nodes where tenant_id = ${tenantId}`,
+    );
+    expect(Number(row?.n)).toBe(1);
   });
 
   it("resolves conflicts per slot: session over user, unexpired first, then explicit, temporary, newer", async () => {
