@@ -10,7 +10,7 @@ import { memoryWrite } from "~/server/memory/write/write";
 import { createLocalEmbeddingProvider } from "~/server/providers/embeddings/local";
 import { EmbeddingProviderError } from "~/server/providers/embeddings/openai";
 import type { EmbeddingProvider } from "~/server/providers/embeddings/types";
-import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
+import { openTestDatabase, recordingDb, TEST_BACKEND, type TestDatabase } from "../support/db";
 import { agentContext, createTenant } from "../support/memory";
 
 /** The local provider with its vectors counting fully, so a test can see the vector signal. */
@@ -265,5 +265,30 @@ describe(`embeddings through the job queue (${TEST_BACKEND})`, () => {
     expect(result.evidence?.[0]?.id).toBe(messages[0]!.id);
     expect(result.evidence?.[0]?.components?.vector).toBeGreaterThan(0);
     await expect(handleEmbedJob(handle.db, { tenantId, payload: {} }, local)).rejects.toThrow(/names no node/);
+  });
+});
+
+describe(`signals over an empty scope (${TEST_BACKEND})`, () => {
+  let handle: TestDatabase;
+  beforeAll(async () => {
+    handle = await openTestDatabase();
+  });
+  afterAll(async () => handle?.destroy());
+
+  it("asks no vector or trigram question of a scope with no cards, and finds the first card written there", async () => {
+    const tenantId = await createTenant(handle.db);
+    const ctx = agentContext(tenantId);
+    const { db: logged, statements } = await recordingDb(handle);
+    // One misspelt word: the card side would rescue it by trigrams, and look by vector.
+    const question = { queryText: "cilantor" };
+    const cardSignals = () =>
+      statements.filter((s) => s.includes("memory_nodes") && (s.includes("%>") || s.includes("<=>")));
+    expect((await memorySearch(logged, ctx, question, { embeddings: local, reranker: null })).relevant).toEqual([]);
+    expect(cardSignals()).toEqual([]);
+    const written = await memoryWrite(handle.db, ctx, { operations: [card("herbs", "The user avoids cilantro.")] });
+    await processEmbedJobs(handle.db, { provider: local, limit: 10 });
+    const found = await memorySearch(logged, ctx, question, { embeddings: local, reranker: null });
+    expect(found.relevant.map((c) => c.id)).toEqual([written.results[0]!.nodeId]);
+    expect(cardSignals().length).toBeGreaterThan(0);
   });
 });

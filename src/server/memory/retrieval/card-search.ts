@@ -138,6 +138,7 @@ export async function rankCardsByText(
     hits: fullText,
     terms,
     found,
+    scopeEmpty,
   } = await fullTextMatch(db, {
     source: CARD_SOURCE,
     where,
@@ -153,7 +154,8 @@ export async function rankCardsByText(
     weight: CARD_SIGNAL_WEIGHTS.fullText,
     hits: relativeFloor(fullText, FULL_TEXT_FLOOR),
   });
-  if (needsTypoRescue(terms, found, fullText.length, candidates)) {
+  // A scope with no card at all (counted by the full-text match) has nothing for the other signals.
+  if (!scopeEmpty && needsTypoRescue(terms, found, fullText.length, candidates)) {
     const hits = await trigramHits(db, {
       source: CARD_SOURCE,
       where,
@@ -163,7 +165,7 @@ export async function rankCardsByText(
     });
     lists.push({ signal: "trigram", weight: CARD_SIGNAL_WEIGHTS.trigram, hits });
   }
-  if (params.vector) {
+  if (params.vector && !scopeEmpty) {
     const hits = await vectorHits(db, {
       source: CARD_SOURCE,
       where,

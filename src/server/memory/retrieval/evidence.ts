@@ -205,7 +205,8 @@ async function rankSource(
   const lists: SignalHits[] = [
     { signal: "fullText", weight: EVIDENCE_SIGNAL_WEIGHTS.fullText, hits: spread.slice(0, candidates) },
   ];
-  if (query.vector && query.vector.weight > 0) {
+  // A scope with no row at all (counted by the full-text match) has nothing for the other signals.
+  if (query.vector && query.vector.weight > 0 && !match.scopeEmpty) {
     const hits = await vectorHits(db, {
       source,
       where,
@@ -219,6 +220,7 @@ async function rankSource(
   // Trigrams rescue a short lookup full text missed (a typo, a partial word); they cost a scan.
   if (
     features.trigramFallback &&
+    !match.scopeEmpty &&
     fullText.length < query.limit &&
     match.terms.filter(isOwnWord).length <= TRIGRAM_MAX_TERMS
   ) {

@@ -46,7 +46,7 @@ export type SearchOptions = {
   logQuery?: boolean;
   /** Ranking features to use (default: all); the recall benchmark switches them off one at a time. */
   ranking?: RankingFeatures;
-  /** Re-ranking endpoint for evidence; `null` turns it off. Default: the configured one (RERANK_BASE_URL), if any. */
+  /** Re-ranking endpoint for cards and evidence; `null` turns it off. Default: the configured one (RERANK_BASE_URL), if any. */
   reranker?: Reranker | null;
 };
 

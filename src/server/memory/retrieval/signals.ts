@@ -114,6 +114,8 @@ export type FullTextMatch = {
   /** The matched rows' term flags (as BM25 read them) and the scope's mean length: to score other subsets of the terms. */
   docs: MatchedDoc[];
   avglen: number;
+  /** The scope holds no row at all: no other signal need look there either. */
+  scopeEmpty?: true;
 };
 
 /**
@@ -166,8 +168,9 @@ export async function fullTextMatch(
   let counted: Promise<CorpusStats> | undefined;
   const countScope = () => (counted ??= scopeStats(db, source, params.where, params.statsKey, params.statsParts));
   // Nothing to match in an empty scope (a memory of messages only has no cards): no match, no probe
-  // for translations. A zero is never served from the cache (scopeStats), so a row written now is found.
-  if ((await countScope()).n === 0) return none(params.terms);
+  // for translations. A cached zero is trusted only while nothing was written to the table
+  // (scopeStats), so a row written now is found.
+  if ((await countScope()).n === 0) return { ...none(params.terms), scopeEmpty: true };
   const matched = await matchTerms(db, params, shares, countScope);
   const { terms, rows } = matched;
   if (rows.length === 0) return none(terms);
