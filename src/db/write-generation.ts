@@ -24,8 +24,22 @@ const READ_STATEMENT =
 const WITH_STATEMENT = /^\s*with\b/i;
 const MODIFYING_WORD = /\b(insert|update|delete|merge|truncate|copy)\b/i;
 const isRead = (text: string) => READ_STATEMENT.test(text) || (WITH_STATEMENT.test(text) && !MODIFYING_WORD.test(text));
-/** The one table an insert, update or delete writes (as drizzle and our own SQL write them). */
-const WRITE_TARGET = /^\s*(?:insert\s+into|update|delete\s+from)\s+(?:only\s+)?(?:"?\w+"?\.)?"?(\w+)"?[\s(]/i;
+/**
+ * The tables an insert, update or delete writes, wherever it stands (a common-table expression
+ * leases jobs and counts rate limits with one), as drizzle and our own SQL write them. Not a
+ * target: `for [no key] update` (a row lock) and `do update set` (an upsert's other half).
+ */
+const WRITE_TARGETS =
+  /(?<!\b(?:do|for|key)\s+)\b(?:insert\s+into|update|delete\s+from)\s+(?:only\s+)?(?:"?\w+"?\.)?"?(\w+)"?/gi;
+/** Writes whose tables are not read here: every table counts as written. */
+const OTHER_WRITES = /\b(merge|truncate|copy)\b/i;
+
+/** The tables `text` may write; undefined when that cannot be told (then: every table). */
+function writtenTables(text: string): string[] | undefined {
+  if (OTHER_WRITES.test(text)) return undefined;
+  const tables = [...text.matchAll(WRITE_TARGETS)].map((m) => m[1]!.toLowerCase());
+  return tables.length ? tables : undefined;
+}
 
 /**
  * Bumps the written table's generation for every insert, update or delete `client` runs, in or out
@@ -39,9 +53,9 @@ export function trackWrites(db: object, client: PGlite): void {
   counters.set(db, own);
   const note = (text: string) => {
     if (isRead(text)) return;
-    const table = WRITE_TARGET.exec(text)?.[1]?.toLowerCase();
-    if (table === undefined) own.everything++;
-    else own.tables.set(table, (own.tables.get(table) ?? 0) + 1);
+    const tables = writtenTables(text);
+    if (tables === undefined) own.everything++;
+    else for (const table of tables) own.tables.set(table, (own.tables.get(table) ?? 0) + 1);
   };
   const watch = <T extends Pick<Transaction, "query" | "exec" | "sql">>(target: T): T => {
     const query = target.query.bind(target);

@@ -236,6 +236,29 @@ describe(`re-ranking endpoint (${TEST_BACKEND})`, () => {
     expect(judged.join(" ")).not.toContain("现在在学校教书");
   });
 
+  it("scales raw logits to 0–1 over the candidates, and the boosts still add up to the final score", async () => {
+    const { ctx, bank, wordyBank, tall } = await cards();
+    const logits = createReranker({
+      baseUrl,
+      model: "m",
+      timeoutMs: 300,
+      topN: 20,
+      format: "cohere",
+      fetch: async (_url, init) => {
+        const { documents } = JSON.parse(String(init?.body)) as { documents: string[] };
+        const results = documents.map((d, index) => ({ index, relevance_score: d.includes("银行") ? 4.5 : -2 }));
+        return new Response(JSON.stringify({ results }), { headers: { "content-type": "application/json" } });
+      },
+    });
+    const result = await search(ctx, { reranker: logits });
+    expect(result.relevant.map((c) => c.id)).toEqual([bank, wordyBank, tall]);
+    expect(result.relevant.map((c) => c.score?.rerank)).toEqual([1, 1, 0]);
+    for (const card of result.relevant) {
+      const { rerank = 0, importance = 0, confidence = 0, recency = 0, hotness = 0, explicit = 0, final } = card.score!;
+      expect(final).toBeCloseTo(rerank + importance + confidence + recency + hotness + explicit, 5);
+    }
+  });
+
   it("keeps the lexical order when the endpoint scores every card alike", async () => {
     const { ctx } = await cards();
     const lexical = await search(ctx, { reranker: null });

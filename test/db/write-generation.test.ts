@@ -50,12 +50,30 @@ describe(`write generations (${TEST_BACKEND})`, () => {
       await tx.insert(memoryChunks).values(importedChunk(tenantId, "chunk-gen-1", "imported"));
     });
     expect(generation("memory_chunks")).toBeGreaterThan(chunks);
-    // A statement whose target is not read here (a common-table expression) moves every table.
-    const beforeCte = generation("memory_messages")!;
+    // A common-table expression moves the tables it writes, and only those: leasing jobs (a row
+    // lock, then an update) and counting a rate limit (an upsert) leave the memory tables be.
+    const messages = generation("memory_messages")!;
+    const chunksBefore = generation("memory_chunks")!;
     await handle.db.execute(
       sql`with gone as (delete from memory_chunks where id = 'chunk-gen-1' returning id) select count(*) from gone`,
     );
-    expect(generation("memory_messages")).toBeGreaterThan(beforeCte);
+    expect(generation("memory_chunks")).toBeGreaterThan(chunksBefore);
+    const jobs = generation("memory_jobs")!;
+    await handle.db.execute(
+      sql`with picked as (select id from memory_jobs where false for no key update skip locked) update memory_jobs set status = status where id in (select id from picked)`,
+    );
+    expect(generation("memory_jobs")).toBeGreaterThan(jobs);
+    const buckets = generation("rate_limit_buckets")!;
+    const set = generation("set")!; // `do update set` names no table
+    await handle.db.execute(
+      sql`insert into rate_limit_buckets (bucket, window_start, count) values (${tenantId}, 0, 1) on conflict (bucket) do update set count = rate_limit_buckets.count + 1`,
+    );
+    expect(generation("rate_limit_buckets")).toBeGreaterThan(buckets);
+    expect(generation("memory_messages")).toBe(messages);
+    expect(generation("set")).toBe(set);
+    // A write whose tables are not read here (copy, truncate, merge) moves every table.
+    await handle.db.execute(sql`truncate table rate_limit_buckets`);
+    expect(generation("memory_messages")).toBeGreaterThan(messages);
     // Several statements at once are not read one by one: every table moves.
     const beforeExec = generation("memory_nodes")!;
     const client = (handle.db as unknown as { $client: { exec: (text: string) => Promise<unknown> } }).$client;

@@ -260,8 +260,8 @@ export async function searchEvidence(db: DbOrTx, query: EvidenceQuery): Promise<
   const messages = await rankSource(db, MESSAGE_SOURCE, messageWhere, query, candidates);
 
   // Chunks cut from a message would only repeat it; the ones with no message (imports, other
-  // sources) are searched too. A scope without any costs one count that finds nothing (a zero is
-  // never served from the cache, so a chunk imported now is found at once).
+  // sources) are searched too. A scope without any costs one count that finds nothing, or none
+  // while nothing was written to the table since (scopeStats): a chunk imported now is found at once.
   const chunkWhere = and(
     eq(memoryChunks.tenantId, query.tenantId),
     isNull(memoryChunks.messageId),

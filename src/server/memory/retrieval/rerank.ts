@@ -76,7 +76,8 @@ export async function rerankCards<C extends RerankableCard>(
   const ranked = candidates.map((group, i) => {
     const lexical = judged[i]!.score ?? { final: 0 };
     const relevance = high === low ? undefined : probabilities ? scores[i]! : (scores[i]! - low) / (high - low);
-    const score: ScoreComponents = { ...lexical, rerank: scores[i]! };
+    // `rerank` is the relevance the boosts are shares of (a probability as answered, a logit scaled).
+    const score: ScoreComponents = { ...lexical, rerank: relevance === undefined ? scores[i]! : round(relevance) };
     if (relevance !== undefined) {
       const share = lexical.fused ? relevance / lexical.fused : 0;
       let final = relevance;
