@@ -148,6 +148,16 @@ describe(`re-ranking endpoint (${TEST_BACKEND})`, () => {
     expect(few.evidence?.slice(2).every((e) => e.components?.rerank === undefined)).toBe(true);
   });
 
+  /** A re-ranker that answers in process (no server) with `score` per document, in the Cohere shape. */
+  const scoringReranker = (score: (document: string) => number) =>
+    reranker({
+      fetch: async (_url, init) => {
+        const { documents } = JSON.parse(String(init?.body)) as { documents: string[] };
+        const results = documents.map((d, index) => ({ index, relevance_score: score(d) }));
+        return new Response(JSON.stringify({ results }), { headers: { "content-type": "application/json" } });
+      },
+    });
+
   /** Cards about the sister's husband: the lexical stage likes the wordy one best, the endpoint the bank. */
   async function cards() {
     const ctx = await diary();
@@ -240,18 +250,7 @@ describe(`re-ranking endpoint (${TEST_BACKEND})`, () => {
 
   it("scales raw logits to 0–1 over the candidates, and the boosts still add up to the final score", async () => {
     const { ctx, bank, wordyBank, tall } = await cards();
-    const logits = createReranker({
-      baseUrl,
-      model: "m",
-      timeoutMs: 5000,
-      topN: 20,
-      format: "cohere",
-      fetch: async (_url, init) => {
-        const { documents } = JSON.parse(String(init?.body)) as { documents: string[] };
-        const results = documents.map((d, index) => ({ index, relevance_score: d.includes("银行") ? 4.5 : -2 }));
-        return new Response(JSON.stringify({ results }), { headers: { "content-type": "application/json" } });
-      },
-    });
+    const logits = scoringReranker((d) => (d.includes("银行") ? 4.5 : -2));
     const result = await search(ctx, { reranker: logits });
     expect(result.relevant.map((c) => c.id)).toEqual([bank, wordyBank, tall]);
     expect(result.relevant.map((c) => c.score?.rerank)).toEqual([1, 1, 0]);
@@ -264,18 +263,7 @@ describe(`re-ranking endpoint (${TEST_BACKEND})`, () => {
   it("keeps the lexical order when the endpoint scores every card alike", async () => {
     const { ctx } = await cards();
     const lexical = await search(ctx, { reranker: null });
-    const alike = createReranker({
-      baseUrl,
-      model: "m",
-      timeoutMs: 5000,
-      topN: 20,
-      format: "cohere",
-      fetch: async (_url, init) => {
-        const { documents } = JSON.parse(String(init?.body)) as { documents: string[] };
-        const results = documents.map((_, index) => ({ index, relevance_score: 0.5 }));
-        return new Response(JSON.stringify({ results }), { headers: { "content-type": "application/json" } });
-      },
-    });
+    const alike = scoringReranker(() => 0.5);
     const result = await search(ctx, { reranker: alike });
     expect(result.relevant.map((c) => c.id)).toEqual(lexical.relevant.map((c) => c.id));
     expect(result.relevant.map((c) => c.score?.final)).toEqual(lexical.relevant.map((c) => c.score?.final));

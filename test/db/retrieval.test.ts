@@ -44,6 +44,15 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     writeCardsAt(handle.db, ctx, now, ...operations);
   const search = (ctx: MemoryCallContext, input: Record<string, unknown>) =>
     memorySearch(handle.db, ctx, input, noVectors);
+  /** The caller's active cards, as a full-text match reads them. */
+  const activeCardsWhere = async (tenantId: string, ctx: MemoryCallContext) =>
+    cardWhere({
+      tenantId,
+      scopes: ctx.readScopes,
+      filter: {},
+      registry: await loadKindRegistry(handle.db, tenantId),
+      statuses: ["active"],
+    });
 
   it("finds a card exactly by kind + valueJson and by canonical key", async () => {
     const ctx = agentContext(await createTenant(handle.db));
@@ -450,13 +459,7 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect(terms.map((t) => t.term)).toEqual(["quokka", "narwhal"]);
     expect(termShare(shares, terms[0]!)).toBeGreaterThan(termShare(shares, terms[1]!));
 
-    const where = cardWhere({
-      tenantId,
-      scopes: ctx.readScopes,
-      filter: {},
-      registry: await loadKindRegistry(handle.db, tenantId),
-      statuses: ["active"],
-    });
+    const where = await activeCardsWhere(tenantId, ctx);
     // A budget just over the rare term's estimated rows (its share of the table × the scope's 363
     // cards): the common term's estimate does not fit beside it.
     const rowBudget = Math.floor(termShare(shares, terms[1]!) * 363) + 1;
@@ -487,13 +490,7 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     );
     const odd = (term: string, prefix = false) => ({ term, prefix, weight: 1 });
     const terms = [odd("quokka"), odd("it's\\'); drop table memory_nodes; --"), odd("back\\slash", true), odd("\\")];
-    const where = cardWhere({
-      tenantId,
-      scopes: ctx.readScopes,
-      filter: {},
-      registry: await loadKindRegistry(handle.db, tenantId),
-      statuses: ["active"],
-    });
+    const where = await activeCardsWhere(tenantId, ctx);
     const match = await fullTextMatch(handle.db, { source: CARD_SOURCE, where, terms, limit: 10 });
     expect(match.hits.map((h) => h.id)).toEqual([card]);
     expect(match.found).toEqual([true, false, false, false]);
