@@ -15,6 +15,7 @@ import {
 import * as schema from "./schema";
 import type { Database, DatabaseMode } from "./types";
 import { isConnectionLost } from "./connection-errors";
+import { priceTextMatch } from "./match-cost";
 import { registerPoolStats, type PoolStats } from "./pool-stats";
 import { withDropSafeTransactions, withPreparedStatements } from "./server-transactions";
 import { trackWrites } from "./write-generation";
@@ -167,6 +168,7 @@ async function openEmbedded(
     } else if (migrate) {
       migration = { ...(await runMigrations(db, migrationsFolder)), backupDir: null };
     }
+    await priceTextMatch(db);
     const finalClient = client;
     trackWrites(db, finalClient);
     return {
