@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase } from "~/db/client";
 import { TEXT_MATCH_COST } from "~/db/match-cost";
 import { queryRows } from "~/db/raw";
 import { memorySearch } from "~/server/memory/retrieval/search";
@@ -24,36 +25,68 @@ describe(`the full-text match's price for the planner (${TEST_BACKEND})`, () => 
   });
   afterAll(async () => handle?.destroy());
 
-  it("prices tsvector @@ tsquery at what it costs on the embedded database, and leaves a server's catalog alone", async () => {
+  const matchCost = async (db = handle.db) => {
     const [row] = await queryRows<{ cost: number | string }>(
-      handle.db,
+      db,
       sql`select procost as cost from pg_proc where oid = 'pg_catalog.ts_match_vq(tsvector, tsquery)'::regprocedure`,
     );
-    expect(Number(row?.cost)).toBe(handle.mode === "embedded" ? TEXT_MATCH_COST : 1);
-  });
-
-  it("takes a sixth of a scope from the GIN index instead of testing every row", async () => {
-    if (handle.mode !== "embedded") return;
-    const plan = await queryRows<Record<string, string>>(
-      handle.db,
-      sql`explain select id from memory_messages
-           where tenant_id = ${tenantId} and user_scope_id = any(${"{u1}"}::text[])
-             and search_vector @@ to_tsquery('simple', ${"'花园' | '番茄' | '浇水'"})`,
-    );
-    const text = plan.map((r) => Object.values(r)[0]).join("\n");
-    expect(text).toContain("memory_messages_search_idx");
-    expect(text).not.toContain("Seq Scan");
-  });
-
-  it("still finds the same rows", async () => {
+    return Number(row?.cost);
+  };
+  const setMatchCost = (cost: number) =>
+    handle.db.execute(sql.raw(`alter function pg_catalog.ts_match_vq(tsvector, tsquery) cost ${cost}`));
+  const search = async () => {
     const result = await memorySearch(
       handle.db,
       agentContext(tenantId),
       { queryText: "花园的番茄浇水了吗", includeEvidence: true, limit: 10 },
       noVectors,
     );
-    const hits = result.evidence ?? [];
-    expect(hits).toHaveLength(10);
-    expect(hits.every((hit) => hit.content.startsWith("花园 番茄 浇水"))).toBe(true);
+    return result.evidence ?? [];
+  };
+
+  it.runIf(TEST_BACKEND === "pglite")(
+    "prices tsvector @@ tsquery at what it costs on the embedded database",
+    async () => {
+      expect(await matchCost()).toBe(TEXT_MATCH_COST);
+    },
+  );
+
+  it.runIf(TEST_BACKEND === "postgres")("leaves a server database's price as its administrator set it", async () => {
+    await setMatchCost(3);
+    const reopened = await openDatabase({ url: handle.url!, poolMax: 1 });
+    try {
+      expect(await matchCost(reopened.db)).toBe(3);
+    } finally {
+      await reopened.close();
+      await setMatchCost(1);
+    }
+  });
+
+  it.runIf(TEST_BACKEND === "pglite")(
+    "takes a sixth of a scope from the GIN index instead of testing every row",
+    async () => {
+      const plan = await queryRows<Record<string, string>>(
+        handle.db,
+        sql`explain select id from memory_messages
+           where tenant_id = ${tenantId} and user_scope_id = any(${"{u1}"}::text[])
+             and search_vector @@ to_tsquery('simple', ${"'花园' | '番茄' | '浇水'"})`,
+      );
+      const text = plan.map((r) => Object.values(r)[0]).join("\n");
+      expect(text).toContain("memory_messages_search_idx");
+      expect(text).not.toContain("Seq Scan");
+    },
+  );
+
+  it.runIf(TEST_BACKEND === "pglite")("finds the same rows by the index as by testing every row", async () => {
+    const byIndex = await search();
+    expect(byIndex).toHaveLength(10);
+    expect(byIndex.every((hit) => hit.content.startsWith("花园 番茄 浇水"))).toBe(true);
+    await setMatchCost(1);
+    try {
+      const byScan = await search();
+      expect(byScan.map((hit) => [hit.id, hit.score])).toEqual(byIndex.map((hit) => [hit.id, hit.score]));
+    } finally {
+      await setMatchCost(TEXT_MATCH_COST);
+    }
   });
 });
