@@ -1,0 +1,88 @@
+// `npm run bench:search-cpu -- [--cards 100000] [--searches 2000] [--ablate FEATURE,…] [--database-url URL]`
+//
+// What one search costs the process that runs it, without HTTP, tRPC or concurrency: bench:cpu's kept
+// database (`memory_cpu_<cards>`, seed it first with `npm run bench:cpu -- --mix search=100 --runs 1`)
+// and its workload's searches, each as its user's key would ask it, one at a time, in this process.
+// The CPU time of this process per search (user + system) is printed. Alternate two builds (git
+// worktrees sharing bench/.cache) on one machine to judge a change; `--ablate` switches ranking
+// features off (ranking-features.ts) to see what one of them costs.
+import fs from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { sql } from "drizzle-orm";
+import { openDatabase } from "~/db/client";
+import { queryRows } from "~/db/raw";
+import type { MemoryCallContext } from "~/server/memory/call-context";
+import { isRankingFeature, rankingFeaturesWithout } from "~/server/memory/retrieval/ranking-features";
+import { memorySearch } from "~/server/memory/retrieval/search";
+import { parseScopePattern } from "~/server/memory/scope";
+import type { Workload } from "./load/harness";
+import { ROOT } from "./load/server";
+
+const { values: args } = parseArgs({
+  options: {
+    cards: { type: "string", default: "100000" },
+    searches: { type: "string", default: "2000" },
+    ablate: { type: "string", default: "" },
+    "database-url": { type: "string", default: "postgres://postgres@127.0.0.1:5432/postgres" },
+  },
+});
+const name = `memory_cpu_${Number(args.cards)}`;
+const cacheFile = path.join(ROOT, "bench", ".cache", `${name}.json`);
+if (!fs.existsSync(cacheFile)) {
+  console.error(
+    `no workload in ${path.relative(ROOT, cacheFile)}: seed it first (npm run bench:cpu -- --mix search=100 --runs 1)`,
+  );
+  process.exit(2);
+}
+const work = JSON.parse(fs.readFileSync(cacheFile, "utf8")) as Workload & { userIds: string[] };
+const off = args.ablate.split(",").filter(Boolean);
+const unknown = off.filter((feature) => !isRankingFeature(feature));
+if (unknown.length) throw new Error(`--ablate: unknown feature ${unknown.join(", ")}`);
+const ranking = rankingFeaturesWithout(off.filter(isRankingFeature));
+
+const url = new URL(args["database-url"]);
+url.pathname = `/${name}`;
+const handle = await openDatabase({ url: url.toString(), poolMax: 2 });
+const keys = await queryRows<{ owner: string; scopes: string[] | string; tenant: string }>(
+  handle.db,
+  sql`select owner_user_id as owner, scopes, tenant_id as tenant from api_keys where revoked_at is null`,
+);
+const keyOf = new Map(keys.map((key) => [key.owner, key]));
+/** The call context the tool endpoint builds for user `i`'s key in its turn session. */
+function contextOf(i: number): MemoryCallContext {
+  const key = keyOf.get(work.userIds[i]!);
+  if (!key) throw new Error(`no key for user ${i}: reseed (npm run bench:cpu -- --reseed)`);
+  const scopes = Array.isArray(key.scopes) ? key.scopes : key.scopes.replace(/^\{|\}$/g, "").split(",");
+  return {
+    tenantId: key.tenant,
+    actor: { type: "api_key", id: `bench-${i}` },
+    readScopes: scopes.map(parseScopePattern),
+    writeScopes: [],
+    defaults: { session: { type: "session", id: work.users[i]!.session } },
+    trustedMessageIds: [],
+  };
+}
+const searchAt = (i: number) => {
+  const s = work.searches[i % work.searches.length]!;
+  return memorySearch(
+    handle.db,
+    contextOf(s.user),
+    { queryText: s.queryText, limit: 10 },
+    { logQuery: false, ranking },
+  );
+};
+
+// Warm-up: the first statements of a shape pay for planning, the dictionary for its first load.
+for (let i = 0; i < work.searches.length; i++) await searchAt(i);
+const total = Number(args.searches);
+const wallStart = performance.now();
+const cpuStart = process.cpuUsage();
+for (let i = 0; i < total; i++) await searchAt(i);
+const cpu = process.cpuUsage(cpuStart);
+const perSearch = (micros: number) => (micros / 1000 / total).toFixed(3);
+console.log(
+  `[search-cpu] ${total} searches${off.length ? ` without ${off.join(", ")}` : ""}: CPU ${perSearch(cpu.user + cpu.system)} ms a search ` +
+    `(user ${perSearch(cpu.user)}, system ${perSearch(cpu.system)}), wall ${((performance.now() - wallStart) / total).toFixed(3)} ms`,
+);
+await handle.close();
