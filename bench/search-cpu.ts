@@ -9,9 +9,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { sql } from "drizzle-orm";
+import { isNull } from "drizzle-orm";
 import { openDatabase } from "~/db/client";
-import { queryRows } from "~/db/raw";
+import { apiKeys } from "~/db/schema";
 import type { MemoryCallContext } from "~/server/memory/call-context";
 import { isRankingFeature, rankingFeaturesWithout } from "~/server/memory/retrieval/ranking-features";
 import { memorySearch } from "~/server/memory/retrieval/search";
@@ -44,20 +44,19 @@ const ranking = rankingFeaturesWithout(off.filter(isRankingFeature));
 const url = new URL(args["database-url"]);
 url.pathname = `/${name}`;
 const handle = await openDatabase({ url: url.toString(), poolMax: 2 });
-const keys = await queryRows<{ owner: string; scopes: string[] | string; tenant: string }>(
-  handle.db,
-  sql`select owner_user_id as owner, scopes, tenant_id as tenant from api_keys where revoked_at is null`,
-);
+const keys = await handle.db
+  .select({ owner: apiKeys.ownerUserId, scopes: apiKeys.scopes, tenant: apiKeys.tenantId })
+  .from(apiKeys)
+  .where(isNull(apiKeys.revokedAt));
 const keyOf = new Map(keys.map((key) => [key.owner, key]));
 /** The call context the tool endpoint builds for user `i`'s key in its turn session. */
 function contextOf(i: number): MemoryCallContext {
   const key = keyOf.get(work.userIds[i]!);
   if (!key) throw new Error(`no key for user ${i}: reseed (npm run bench:cpu -- --reseed)`);
-  const scopes = Array.isArray(key.scopes) ? key.scopes : key.scopes.replace(/^\{|\}$/g, "").split(",");
   return {
     tenantId: key.tenant,
     actor: { type: "api_key", id: `bench-${i}` },
-    readScopes: scopes.map(parseScopePattern),
+    readScopes: key.scopes.map(parseScopePattern),
     writeScopes: [],
     defaults: { session: { type: "session", id: work.users[i]!.session } },
     trustedMessageIds: [],

@@ -12,6 +12,19 @@ import type { DbOrTx } from "./types";
  */
 export const TEXT_MATCH_COST = 100;
 
+/** The catalog cost of the function behind `tsvector @@ tsquery`. */
+export async function readTextMatchCost(db: DbOrTx): Promise<number> {
+  const [row] = await queryRows<{ cost: number | string }>(
+    db,
+    sql`select procost as cost from pg_proc where oid = 'pg_catalog.ts_match_vq(tsvector, tsquery)'::regprocedure`,
+  );
+  return Number(row?.cost);
+}
+
+export async function setTextMatchCost(db: DbOrTx, cost: number): Promise<void> {
+  await db.execute(sql.raw(`alter function pg_catalog.ts_match_vq(tsvector, tsquery) cost ${Number(cost)}`));
+}
+
 /**
  * Prices the full-text test for the planner in the embedded database, at every open (a setting of
  * this database's own catalog, written only when it differs). Server databases keep what their
@@ -20,12 +33,7 @@ export const TEXT_MATCH_COST = 100;
  */
 export async function priceTextMatch(db: DbOrTx): Promise<void> {
   try {
-    const [row] = await queryRows<{ cost: number | string }>(
-      db,
-      sql`select procost as cost from pg_proc where oid = 'pg_catalog.ts_match_vq(tsvector, tsquery)'::regprocedure`,
-    );
-    if (Number(row?.cost) === TEXT_MATCH_COST) return;
-    await db.execute(sql.raw(`alter function pg_catalog.ts_match_vq(tsvector, tsquery) cost ${TEXT_MATCH_COST}`));
+    if ((await readTextMatchCost(db)) !== TEXT_MATCH_COST) await setTextMatchCost(db, TEXT_MATCH_COST);
   } catch (error) {
     log("warn", `full-text match left at the planner's default price: ${describeError(error)}`);
   }

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "~/db/client";
-import { TEXT_MATCH_COST } from "~/db/match-cost";
+import { readTextMatchCost, setTextMatchCost, TEXT_MATCH_COST } from "~/db/match-cost";
 import { queryRows } from "~/db/raw";
 import { memorySearch } from "~/server/memory/retrieval/search";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
@@ -25,15 +25,8 @@ describe(`the full-text match's price for the planner (${TEST_BACKEND})`, () => 
   });
   afterAll(async () => handle?.destroy());
 
-  const matchCost = async (db = handle.db) => {
-    const [row] = await queryRows<{ cost: number | string }>(
-      db,
-      sql`select procost as cost from pg_proc where oid = 'pg_catalog.ts_match_vq(tsvector, tsquery)'::regprocedure`,
-    );
-    return Number(row?.cost);
-  };
-  const setMatchCost = (cost: number) =>
-    handle.db.execute(sql.raw(`alter function pg_catalog.ts_match_vq(tsvector, tsquery) cost ${cost}`));
+  const matchCost = (db = handle.db) => readTextMatchCost(db);
+  const setMatchCost = (cost: number) => setTextMatchCost(handle.db, cost);
   const search = async () => {
     const result = await memorySearch(
       handle.db,
