@@ -84,6 +84,17 @@ describe("the second hop's loans", () => {
     expect(loans.get("answer")?.ceiling).toBe(2);
   });
 
+  it("splits one share among the rows tied to the seed by its words alone", () => {
+    // A phrasing the seed shares with many rows ("跟你说说我邻居黄少华吧", "跟你说说我哥哥向华吧", …)
+    // ties it to rows about other things; one of them may be the answer, so together they get one share.
+    const alike = ["alike-1", "alike-2", "alike-3"].map((id) => doc(id, [1, 0, 0]));
+    const loans = byId(lend({ docs: [seed, answer, mention, ...alike, unrelated] }));
+    for (const id of ["mention", "alike-1", "alike-2", "alike-3"])
+      expect(loans.get(id)?.hop).toBeCloseTo((HOP_SHARE * 2) / 4, 6);
+    // A row that also holds a word of the question keeps its whole share.
+    expect(loans.get("answer")!.hop).toBeGreaterThan(HOP_SHARE * 2);
+  });
+
   it("lends less from a seed in a dialogue", () => {
     const loans = byId(lend({ seeds: [{ id: "seed", score: 2, text: "", bridge: [terms[0]!], inDialogue: true }] }));
     expect(loans.get("mention")?.hop).toBeCloseTo(DIALOGUE_HOP_SHARE * 2, 6);

@@ -133,7 +133,8 @@ export async function hopLoans(
 
 /**
  * Each seed lends to every other matched row holding one of its bridge words that is rare in the
- * scope: share × the seed's score × (the row's BM25 over the seed's bridge + over the question's words
+ * scope and one of the question's own words (a row that shares only the seed's phrasing, "跟你说说我
+ * 哥哥向华吧" after "跟你说说我邻居黄少华吧", is about neither): share × the seed's score × (the row's BM25 over the seed's bridge + over the question's words
  * the seed lacks) / (the seed's BM25 over its bridge). `share` is HOP_SHARE, DIALOGUE_HOP_SHARE from a
  * seed in a dialogue. `ceiling`: the best lending seed's score (the caller keeps the row below it).
  * Pure: `docs` are the hop's matched rows flagged for `terms`, `df` per term in the scope.
@@ -166,6 +167,8 @@ export function lendFromSeeds(params: {
     const i = position.get(key);
     return i !== undefined && df[i]! <= Math.max(BRIDGE_MAX_ROWS_FLOOR, BRIDGE_MAX_SHARE * stats.n);
   };
+  const askedAt = params.asked.map((term) => position.get(keyOf(term))).filter((i) => i !== undefined);
+  const holdsAsked = (doc: MatchedDoc) => askedAt.some((i) => doc.tf[i]! > 0);
   const loans = new Map<string, { hop: number; ceiling: number }>();
   for (const seed of params.seeds) {
     const seedDoc = docOf.get(seed.id);
@@ -182,9 +185,12 @@ export function lendFromSeeds(params: {
     if (!(self > 0)) continue;
     const byLacking = scoreOver(lacking);
     const share = seed.inDialogue ? DIALOGUE_HOP_SHARE : HOP_SHARE;
+    // Rows tied to the seed by its words alone split one share: the seed cannot tell which is its answer.
+    const tiedOnly = [...byBridge.keys()].filter((id) => id !== seed.id && !holdsAsked(docOf.get(id)!)).length;
     for (const [id, bridgeScore] of byBridge) {
       if (id === seed.id) continue;
-      const loan = (share * seed.score * (bridgeScore + (byLacking.get(id) ?? 0))) / self;
+      const split = holdsAsked(docOf.get(id)!) ? 1 : 1 / tiedOnly;
+      const loan = (split * share * seed.score * (bridgeScore + (byLacking.get(id) ?? 0))) / self;
       const entry = loans.get(id) ?? { hop: 0, ceiling: 0 };
       loans.set(id, { hop: entry.hop + loan, ceiling: Math.max(entry.ceiling, seed.score) });
     }
