@@ -4,7 +4,7 @@
  * messages, pooled into one log per conversation with chit-chat between them, one speaker, one session,
  * no timestamps. Questions about those people: by name, by relation, by a described attribute, two
  * people compared, a group counted, a fact to compute on, and a question inside chit-chat.
- *   npx tsx bench/synth-daily-zh.ts [--conversations 8] [--stories 24] [--seed 7] [--name synth-daily-zh]
+ *   npx tsx bench/synth-daily-zh.ts [--conversations 8] [--stories 24] [--seed 7] [--name synth-daily-zh] [--wrapped 0]
  * Nothing is taken from any dataset: names, facts and sentences come from the small lists below and
  * a seeded generator, so a ranking change can be checked on a shape the given sets lack (short
  * factual statements about named people, many alike). It is not a given set: use it to find failure
@@ -299,9 +299,11 @@ const CHATTER_BODY = [
   "去医院体检了",
 ];
 const CHATTER_TAIL = ["。", "，你觉得呢？", "，真是的。", "，哈哈。", "，有点无聊。", "，还挺开心的。"];
+const WRAP_JOIN = ["对了，", "说到这个，", "顺便一提，", "哦还有，"];
+const WRAP_TAIL = ["", "反正就这样吧。", "不说了，先去忙了。", "你最近怎么样？"];
 const NOISE_LEAD = ["哎，今天有点累。", "刚吃完饭，随便问问。", "外面下雨了，对了，", "跟你说个事，", "我突然想起来，"];
 
-type Fact = { value: string; id: string; byRelation: boolean };
+type Fact = { value: string; id: string; byRelation: boolean; inChatter?: boolean };
 type Person = { name: string; relation: string; facts: Map<string, Fact>; introId: string };
 
 /** A fact told by relation ("我邻居…") and asked by name needs the introduction as well. */
@@ -314,6 +316,7 @@ function main() {
   const conversationsWanted = Number(args.get("conversations") ?? 8);
   const storiesWanted = Number(args.get("stories") ?? 24);
   const r = rng(Number(args.get("seed") ?? 7));
+  const wrapped = Number(args.get("wrapped") ?? 0);
   const conversations: { id: string; messages: EvalMessage[] }[] = [];
   const queries: EvalQuery[] = [];
   for (let c = 0; c < conversationsWanted; c++) {
@@ -341,12 +344,12 @@ function main() {
           const id = nextId();
           // Some facts name the relation instead of the person, as people do.
           const byRelation = r.chance(0.25);
-          story.push({
-            id,
-            role: "user",
-            content: fill(r.pick(a.say), { n: byRelation ? `我${relation}` : name, v: value }),
-          });
-          person.facts.set(a.key, { value, id, byRelation });
+          const said = fill(r.pick(a.say), { n: byRelation ? `我${relation}` : name, v: value });
+          // `--wrapped P`: a share of facts told inside chit-chat, one message.
+          const inChatter = wrapped > 0 && r.chance(wrapped);
+          const content = inChatter ? `${chatter(r)}${r.pick(WRAP_JOIN)}${said}${r.pick(WRAP_TAIL)}` : said;
+          story.push({ id, role: "user", content });
+          person.facts.set(a.key, { value, id, byRelation, inChatter });
         }
         people.push(person);
       }
@@ -371,7 +374,7 @@ function main() {
       const [key, fact] = r.pick(named.length ? named : facts);
       const attribute = ATTRIBUTES.find((a) => a.key === key)!;
       const question = fill(r.pick(attribute.ask), { n: person.name });
-      ask(question, evidenceOf(fact), "simple");
+      ask(question, evidenceOf(fact), fact.inChatter ? "in-chatter" : "simple");
       if (r.chance(0.5)) ask(r.pick(NOISE_LEAD) + chatter(r) + question, evidenceOf(fact), "noisy");
       // By relation: the introduction names who the relation is.
       if (r.chance(0.5)) {
