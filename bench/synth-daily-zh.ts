@@ -12,7 +12,7 @@
  */
 import path from "node:path";
 import { rng, type Rng } from "./load/corpus";
-import { parseArgs, writeDataset, type EvalMessage, type EvalQuery } from "./lib/eval-format";
+import { parseArgs, writeDataset, type EvalDataset, type EvalMessage, type EvalQuery } from "./lib/eval-format";
 
 const SURNAMES =
   "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤".split(
@@ -311,12 +311,20 @@ function evidenceFor(person: Person, fact: Fact): string[] {
   return fact.byRelation ? [fact.id, person.introId] : [fact.id];
 }
 
-function main() {
-  const args = parseArgs(process.argv.slice(2));
-  const conversationsWanted = Number(args.get("conversations") ?? 8);
-  const storiesWanted = Number(args.get("stories") ?? 24);
-  const r = rng(Number(args.get("seed") ?? 7));
-  const wrapped = Number(args.get("wrapped") ?? 0);
+export type DailyLogOptions = {
+  conversations: number;
+  /** Stories per conversation, each about one to three people. */
+  stories: number;
+  seed: number;
+  /** Share of facts told inside a chit-chat message (0: none). */
+  wrapped: number;
+  name: string;
+};
+
+/** The log and its questions, the same for the same options. */
+export function synthDailyLog(options: DailyLogOptions): EvalDataset {
+  const { conversations: conversationsWanted, stories: storiesWanted, wrapped, name } = options;
+  const r = rng(options.seed);
   const conversations: { id: string; messages: EvalMessage[] }[] = [];
   const queries: EvalQuery[] = [];
   for (let c = 0; c < conversationsWanted; c++) {
@@ -427,8 +435,7 @@ function main() {
       }
     }
   }
-  const name = String(args.get("name") ?? "synth-daily-zh");
-  writeDataset(path.resolve(import.meta.dirname, `data/${name}.json`), {
+  return {
     format: "memory-eval/v1",
     name,
     conversations,
@@ -437,10 +444,21 @@ function main() {
       made: "bench/synth-daily-zh.ts, a seeded generator; diagnosis only",
       messages: conversations.map((c) => c.messages.length),
     },
+  };
+}
+
+function main() {
+  const args = parseArgs(process.argv.slice(2));
+  const dataset = synthDailyLog({
+    conversations: Number(args.get("conversations") ?? 8),
+    stories: Number(args.get("stories") ?? 24),
+    seed: Number(args.get("seed") ?? 7),
+    wrapped: Number(args.get("wrapped") ?? 0),
+    name: String(args.get("name") ?? "synth-daily-zh"),
   });
-  console.log(
-    `${name}: ${conversations.reduce((n, c) => n + c.messages.length, 0)} messages, ${queries.length} questions`,
-  );
+  writeDataset(path.resolve(import.meta.dirname, `data/${dataset.name}.json`), dataset);
+  const messages = dataset.conversations.reduce((n, c) => n + c.messages.length, 0);
+  console.log(`${dataset.name}: ${messages} messages, ${dataset.queries.length} questions`);
 }
 
 function chatter(r: Rng): string {
@@ -460,4 +478,4 @@ function shuffle<T>(r: Rng, items: readonly T[]): T[] {
   return out;
 }
 
-main();
+if (import.meta.url === `file://${process.argv[1]}`) main();

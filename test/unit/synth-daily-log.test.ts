@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { synthDailyLog, type DailyLogOptions } from "../../bench/synth-daily-zh";
+import { evalDatasetSchema } from "../../bench/lib/eval-format";
+
+const options: DailyLogOptions = { conversations: 2, stories: 12, seed: 7, wrapped: 0, name: "t" };
+
+describe("the made-up daily-life log", () => {
+  it("is the same for the same options and another for another seed", () => {
+    expect(synthDailyLog(options)).toEqual(synthDailyLog(options));
+    expect(synthDailyLog({ ...options, seed: 8 })).not.toEqual(synthDailyLog(options));
+  });
+
+  it("is memory-eval/v1, and every question's evidence is a message of its own conversation", () => {
+    const log = synthDailyLog(options);
+    expect(evalDatasetSchema.safeParse(log).success).toBe(true);
+    const idsOf = new Map(log.conversations.map((c) => [c.id, new Set(c.messages.map((m) => m.id))]));
+    for (const query of log.queries) {
+      expect(query.evidence.length).toBeGreaterThan(0);
+      for (const id of query.evidence) expect(idsOf.get(query.conversationId)?.has(id)).toBe(true);
+    }
+    const ids = log.conversations.flatMap((c) => c.messages.map((m) => m.id));
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it("asks every kind of question, and names a person the evidence is about", () => {
+    const log = synthDailyLog(options);
+    const text = new Map(log.conversations.flatMap((c) => c.messages.map((m) => [m.id, m.content] as const)));
+    const categories = new Set(log.queries.map((q) => q.category));
+    for (const category of [
+      "simple",
+      "noisy",
+      "by-relation",
+      "conditional",
+      "comparative",
+      "aggregative",
+      "post-processing",
+    ])
+      expect(categories).toContain(category);
+    expect(categories).not.toContain("in-chatter");
+    // A simple question names its person; its evidence names them too, or the relation and the introduction that ties it.
+    let checked = 0;
+    for (const query of log.queries.filter((q) => q.category === "simple")) {
+      const name = log.conversations
+        .flatMap((c) => c.messages)
+        .map((m) => m.content)
+        .map((content) => /^(?:我\S{1,4}叫|我有个\S{1,4}，名字叫|我\S{1,4}的名字是)(\S{2,3})。$/u.exec(content)?.[1])
+        .find((n) => n && query.question.startsWith(n));
+      if (!name) continue;
+      expect(query.evidence.some((id) => text.get(id)!.includes(name))).toBe(true);
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(5);
+  });
+
+  it("tells a share of facts inside chit-chat only when asked to", () => {
+    const log = synthDailyLog({ ...options, wrapped: 0.5 });
+    const inChatter = log.queries.filter((q) => q.category === "in-chatter");
+    expect(inChatter.length).toBeGreaterThan(0);
+    const text = new Map(log.conversations.flatMap((c) => c.messages.map((m) => [m.id, m.content] as const)));
+    for (const query of inChatter)
+      expect(text.get(query.evidence[0]!)).toMatch(/对了，|说到这个，|顺便一提，|哦还有，/u);
+  });
+});
