@@ -133,10 +133,12 @@ export async function hopLoans(
 
 /**
  * Each seed lends to every other matched row holding one of its bridge words that is rare in the
- * scope and one of the question's own words (a row that shares only the seed's phrasing, "跟你说说我
- * 哥哥向华吧" after "跟你说说我邻居黄少华吧", is about neither): share × the seed's score × (the row's BM25 over the seed's bridge + over the question's words
- * the seed lacks) / (the seed's BM25 over its bridge). `share` is HOP_SHARE, DIALOGUE_HOP_SHARE from a
- * seed in a dialogue. `ceiling`: the best lending seed's score (the caller keeps the row below it).
+ * scope: share × the seed's score × (the row's BM25 over the seed's bridge + over the question's words
+ * the seed lacks) / (the seed's BM25 over its bridge). Rows holding none of the question's own words
+ * split that among them: a seed's bridge may be its phrasing rather than its thing ("跟你说说我邻居黄少华吧"
+ * ties every "跟你说说我…吧"), and it cannot tell which of them is its answer. `share` is HOP_SHARE,
+ * DIALOGUE_HOP_SHARE from a seed in a dialogue. `ceiling`: the best lending seed's score (the caller
+ * keeps the row below it).
  * Pure: `docs` are the hop's matched rows flagged for `terms`, `df` per term in the scope.
  */
 export function lendFromSeeds(params: {
