@@ -388,7 +388,7 @@ export function synthDailyLog(options: DailyLogOptions): EvalDataset {
       if (r.chance(0.5)) {
         const [k2, f2] = r.pick(facts);
         const a2 = ATTRIBUTES.find((a) => a.key === k2)!;
-        ask(fill(r.pick(a2.ask), { n: `我${person.relation}${person.name}` }), [f2.id], "by-relation");
+        ask(fill(r.pick(a2.ask), { n: `我${person.relation}${person.name}` }), evidenceOf(f2), "by-relation");
       }
       // Described, not named: "my colleague who works in Shenzhen — what does he drive?"
       const describable = facts.filter(([k]) => ATTRIBUTES.find((a) => a.key === k)!.describe);
@@ -399,13 +399,19 @@ export function synthDailyLog(options: DailyLogOptions): EvalDataset {
         const [wk, wf] = r.pick(others);
         const w = ATTRIBUTES.find((a) => a.key === wk)!;
         const description = `我那个${fill(r.pick(d.describe!), { v: df.value })}${person.relation}`;
-        ask(fill(r.pick(w.ask), { n: description }), [df.id, wf.id], "conditional");
+        // A description two people fit has no one answer; a fact told by name is tied to the relation by the introduction.
+        const alike = people.some(
+          (p) => p !== person && p.relation === person.relation && p.facts.get(dk)?.value === df.value,
+        );
+        const evidence = [df.id, wf.id, ...(df.byRelation && wf.byRelation ? [] : [person.introId])];
+        if (!alike) ask(fill(r.pick(w.ask), { n: description }), evidence, "conditional");
       }
       const birthday = person.facts.get("birthday");
       if (birthday && r.chance(0.5)) ask(`${person.name}是什么星座的？`, evidenceOf(birthday), "post-processing");
       const age = person.facts.get("age");
       if (age && r.chance(0.5)) ask(`再过五年${person.name}多少岁？`, evidenceOf(age), "post-processing");
     }
+    const compared = new Set<string>();
     for (let i = 0; i < people.length / 2; i++) {
       const key = r.pick(["age", "height"]);
       const pair = shuffle(
@@ -414,6 +420,10 @@ export function synthDailyLog(options: DailyLogOptions): EvalDataset {
       ).slice(0, 2);
       if (pair.length < 2) continue;
       const [a, b] = pair as [Person, Person];
+      // Two equal values answer nothing; a pair is asked about once.
+      const asked = [a.name, b.name].sort().join("|") + key;
+      if (a.facts.get(key)!.value === b.facts.get(key)!.value || compared.has(asked)) continue;
+      compared.add(asked);
       const question = key === "age" ? `${a.name}和${b.name}谁年纪大？` : `${a.name}和${b.name}谁更高？`;
       ask(question, [...evidenceFor(a, a.facts.get(key)!), ...evidenceFor(b, b.facts.get(key)!)], "comparative");
     }
@@ -447,13 +457,20 @@ export function synthDailyLog(options: DailyLogOptions): EvalDataset {
   };
 }
 
+/** `--wrapped P`: a share from 0 to 1. */
+function share(value: string | true | undefined): number {
+  const p = Number(value ?? 0);
+  if (value === true || !(p >= 0 && p <= 1)) throw new Error("--wrapped takes a share from 0 to 1, e.g. --wrapped 0.3");
+  return p;
+}
+
 function main() {
   const args = parseArgs(process.argv.slice(2));
   const dataset = synthDailyLog({
     conversations: Number(args.get("conversations") ?? 8),
     stories: Number(args.get("stories") ?? 24),
     seed: Number(args.get("seed") ?? 7),
-    wrapped: Number(args.get("wrapped") ?? 0),
+    wrapped: share(args.get("wrapped")),
     name: String(args.get("name") ?? "synth-daily-zh"),
   });
   writeDataset(path.resolve(import.meta.dirname, `data/${dataset.name}.json`), dataset);

@@ -37,6 +37,8 @@ describe("the made-up daily-life log", () => {
     ])
       expect(categories).toContain(category);
     expect(categories).not.toContain("in-chatter");
+    const comparisons = log.queries.filter((q) => q.category === "comparative").map((q) => q.question);
+    expect(new Set(comparisons).size).toBe(comparisons.length);
     // A simple question names its person; its evidence names them too, or the relation and the introduction that ties it.
     let checked = 0;
     for (const query of log.queries.filter((q) => q.category === "simple")) {
