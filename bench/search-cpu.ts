@@ -12,10 +12,10 @@ import { parseArgs } from "node:util";
 import { isNull } from "drizzle-orm";
 import { openDatabase } from "~/db/client";
 import { apiKeys } from "~/db/schema";
+import { buildAgentCallContext } from "~/server/auth/permissions";
 import type { MemoryCallContext } from "~/server/memory/call-context";
 import { isRankingFeature, rankingFeaturesWithout } from "~/server/memory/retrieval/ranking-features";
 import { memorySearch } from "~/server/memory/retrieval/search";
-import { parseScopePattern } from "~/server/memory/scope";
 import type { Workload } from "./load/harness";
 import { ROOT } from "./load/server";
 
@@ -45,28 +45,30 @@ const url = new URL(args["database-url"]);
 url.pathname = `/${name}`;
 const handle = await openDatabase({ url: url.toString(), poolMax: 2 });
 const keys = await handle.db
-  .select({ owner: apiKeys.ownerUserId, scopes: apiKeys.scopes, tenant: apiKeys.tenantId })
+  .select({
+    id: apiKeys.id,
+    tenantId: apiKeys.tenantId,
+    ownerUserId: apiKeys.ownerUserId,
+    scopes: apiKeys.scopes,
+    permissions: apiKeys.permissions,
+  })
   .from(apiKeys)
   .where(isNull(apiKeys.revokedAt));
-const keyOf = new Map(keys.map((key) => [key.owner, key]));
-/** The call context the tool endpoint builds for user `i`'s key in its turn session. */
-function contextOf(i: number): MemoryCallContext {
-  const key = keyOf.get(work.userIds[i]!);
-  if (!key) throw new Error(`no key for user ${i}: reseed (npm run bench:cpu -- --reseed)`);
-  return {
-    tenantId: key.tenant,
-    actor: { type: "api_key", id: `bench-${i}` },
-    readScopes: key.scopes.map(parseScopePattern),
-    writeScopes: [],
-    defaults: { session: { type: "session", id: work.users[i]!.session } },
-    trustedMessageIds: [],
-  };
+const keyOf = new Map(keys.map((key) => [key.ownerUserId, key]));
+// Each user's call context as the tool endpoint builds it for their key in their turn session (built
+// once, before timing: its grant lookup is not a search's work).
+const contexts = new Map<number, MemoryCallContext>();
+for (const { user } of work.searches) {
+  if (contexts.has(user)) continue;
+  const key = keyOf.get(work.userIds[user]!);
+  if (!key) throw new Error(`no key for user ${user}: reseed (npm run bench:cpu -- --reseed)`);
+  contexts.set(user, await buildAgentCallContext(handle.db, key, { sessionId: work.users[user]!.session }));
 }
 const searchAt = (i: number) => {
   const s = work.searches[i % work.searches.length]!;
   return memorySearch(
     handle.db,
-    contextOf(s.user),
+    contexts.get(s.user)!,
     { queryText: s.queryText, limit: 10 },
     { logQuery: false, ranking },
   );

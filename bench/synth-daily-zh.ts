@@ -303,7 +303,7 @@ const WRAP_JOIN = ["对了，", "说到这个，", "顺便一提，", "哦还有
 const WRAP_TAIL = ["", "反正就这样吧。", "不说了，先去忙了。", "你最近怎么样？"];
 const NOISE_LEAD = ["哎，今天有点累。", "刚吃完饭，随便问问。", "外面下雨了，对了，", "跟你说个事，", "我突然想起来，"];
 
-type Fact = { value: string; id: string; byRelation: boolean; inChatter?: boolean };
+type Fact = { attribute: Attribute; value: string; id: string; byRelation: boolean; inChatter: boolean };
 type Person = { name: string; relation: string; facts: Map<string, Fact>; introId: string };
 
 /** A fact told by relation ("我邻居…") and asked by name needs the introduction as well. */
@@ -323,131 +323,18 @@ export type DailyLogOptions = {
 
 /** The log and its questions, the same for the same options. */
 export function synthDailyLog(options: DailyLogOptions): EvalDataset {
-  const { conversations: conversationsWanted, stories: storiesWanted, wrapped, name } = options;
   const r = rng(options.seed);
   const conversations: { id: string; messages: EvalMessage[] }[] = [];
   const queries: EvalQuery[] = [];
-  for (let c = 0; c < conversationsWanted; c++) {
+  for (let c = 0; c < options.conversations; c++) {
     const conversationId = `d${c}`;
-    const usedNames = new Set<string>();
-    const people: Person[] = [];
-    const stories: EvalMessage[][] = [];
-    let seq = 0;
-    const nextId = () => `${conversationId}-m${seq++}`;
-    for (let s = 0; s < storiesWanted; s++) {
-      const story: EvalMessage[] = [];
-      const count = 1 + r.int(3);
-      for (let p = 0; p < count; p++) {
-        let name = "";
-        do name = r.pick(SURNAMES) + r.pick(GIVEN);
-        while (usedNames.has(name));
-        usedNames.add(name);
-        const relation = r.pick(RELATIONS);
-        const introId = nextId();
-        story.push({ id: introId, role: "user", content: fill(r.pick(INTRO), { r: relation, n: name }) });
-        const person: Person = { name, relation, facts: new Map(), introId };
-        const attributes = shuffle(r, ATTRIBUTES).slice(0, 5 + r.int(4));
-        for (const a of attributes) {
-          const value = a.value(r);
-          const id = nextId();
-          // Some facts name the relation instead of the person, as people do.
-          const byRelation = r.chance(0.25);
-          const said = fill(r.pick(a.say), { n: byRelation ? `我${relation}` : name, v: value });
-          // `--wrapped P`: a share of facts told inside chit-chat, one message.
-          const inChatter = wrapped > 0 && r.chance(wrapped);
-          const content = inChatter ? `${chatter(r)}${r.pick(WRAP_JOIN)}${said}${r.pick(WRAP_TAIL)}` : said;
-          story.push({ id, role: "user", content });
-          person.facts.set(a.key, { value, id, byRelation, inChatter });
-        }
-        people.push(person);
-      }
-      // A story's statements come in a loose order, its people's facts interleaved.
-      stories.push([story[0]!, ...shuffle(r, story.slice(1))]);
-    }
-    const messages: EvalMessage[] = [];
-    for (const story of stories) {
-      for (const m of story) {
-        messages.push(m);
-        while (r.chance(0.45)) messages.push({ id: nextId(), role: "user", content: chatter(r) });
-      }
-    }
+    const { messages, people } = tellStories(r, conversationId, options);
     conversations.push({ id: conversationId, messages });
-    let qn = 0;
-    const ask = (question: string, evidence: string[], category: string) =>
-      queries.push({ id: `${conversationId}-q${qn++}`, conversationId, question, evidence, category });
-    for (const person of people) {
-      const facts = [...person.facts.entries()];
-      const evidenceOf = (f: Fact) => evidenceFor(person, f);
-      const named = facts.filter(([, f]) => !f.byRelation);
-      const [key, fact] = r.pick(named.length ? named : facts);
-      const attribute = ATTRIBUTES.find((a) => a.key === key)!;
-      const question = fill(r.pick(attribute.ask), { n: person.name });
-      ask(question, evidenceOf(fact), fact.inChatter ? "in-chatter" : "simple");
-      if (r.chance(0.5)) ask(r.pick(NOISE_LEAD) + chatter(r) + question, evidenceOf(fact), "noisy");
-      // By relation: the introduction names who the relation is.
-      if (r.chance(0.5)) {
-        const [k2, f2] = r.pick(facts);
-        const a2 = ATTRIBUTES.find((a) => a.key === k2)!;
-        ask(fill(r.pick(a2.ask), { n: `我${person.relation}${person.name}` }), evidenceOf(f2), "by-relation");
-      }
-      // Described, not named: "my colleague who works in Shenzhen — what does he drive?"
-      const describable = facts.filter(([k]) => ATTRIBUTES.find((a) => a.key === k)!.describe);
-      if (describable.length && facts.length > 1 && r.chance(0.6)) {
-        const [dk, df] = r.pick(describable);
-        const d = ATTRIBUTES.find((a) => a.key === dk)!;
-        const others = facts.filter(([k]) => k !== dk);
-        const [wk, wf] = r.pick(others);
-        const w = ATTRIBUTES.find((a) => a.key === wk)!;
-        const description = `我那个${fill(r.pick(d.describe!), { v: df.value })}${person.relation}`;
-        // A description two people fit has no one answer; a fact told by name is tied to the relation by the introduction.
-        const alike = people.some(
-          (p) => p !== person && p.relation === person.relation && p.facts.get(dk)?.value === df.value,
-        );
-        const evidence = [df.id, wf.id, ...(df.byRelation && wf.byRelation ? [] : [person.introId])];
-        if (!alike) ask(fill(r.pick(w.ask), { n: description }), evidence, "conditional");
-      }
-      const birthday = person.facts.get("birthday");
-      if (birthday && r.chance(0.5)) ask(`${person.name}是什么星座的？`, evidenceOf(birthday), "post-processing");
-      const age = person.facts.get("age");
-      if (age && r.chance(0.5)) ask(`再过五年${person.name}多少岁？`, evidenceOf(age), "post-processing");
-    }
-    const compared = new Set<string>();
-    for (let i = 0; i < people.length / 2; i++) {
-      const key = r.pick(["age", "height"]);
-      const pair = shuffle(
-        r,
-        people.filter((p) => p.facts.has(key)),
-      ).slice(0, 2);
-      if (pair.length < 2) continue;
-      const [a, b] = pair as [Person, Person];
-      // Two equal values answer nothing; a pair is asked about once.
-      const asked = [a.name, b.name].sort().join("|") + key;
-      if (a.facts.get(key)!.value === b.facts.get(key)!.value || compared.has(asked)) continue;
-      compared.add(asked);
-      const question = key === "age" ? `${a.name}和${b.name}谁年纪大？` : `${a.name}和${b.name}谁更高？`;
-      ask(question, [...evidenceFor(a, a.facts.get(key)!), ...evidenceFor(b, b.facts.get(key)!)], "comparative");
-    }
-    for (const key of ["occupation", "workCity", "hobby", "school"]) {
-      const byValue = new Map<string, string[]>();
-      for (const p of people) {
-        const f = p.facts.get(key);
-        if (f) byValue.set(f.value, [...(byValue.get(f.value) ?? []), f.id]);
-      }
-      for (const [value, ids] of byValue) {
-        if (ids.length < 2 || ids.length > 6 || !r.chance(0.5)) continue;
-        const question = {
-          occupation: `我认识的人里有几个是${value}？`,
-          workCity: `我身边有哪些人在${value}工作？`,
-          hobby: `我认识的人里谁喜欢${value}？`,
-          school: `有几个人是${value}毕业的？`,
-        }[key]!;
-        ask(question, ids, "aggregative");
-      }
-    }
+    queries.push(...askAbout(r, conversationId, people));
   }
   return {
     format: "memory-eval/v1",
-    name,
+    name: options.name,
     conversations,
     queries,
     notes: {
@@ -455,6 +342,133 @@ export function synthDailyLog(options: DailyLogOptions): EvalDataset {
       messages: conversations.map((c) => c.messages.length),
     },
   };
+}
+
+/** One conversation's log: its stories' statements with chit-chat between them, and the people they are about. */
+function tellStories(
+  r: Rng,
+  conversationId: string,
+  options: Pick<DailyLogOptions, "stories" | "wrapped">,
+): { messages: EvalMessage[]; people: Person[] } {
+  const usedNames = new Set<string>();
+  const people: Person[] = [];
+  const stories: EvalMessage[][] = [];
+  let seq = 0;
+  const nextId = () => `${conversationId}-m${seq++}`;
+  for (let s = 0; s < options.stories; s++) {
+    const story: EvalMessage[] = [];
+    const count = 1 + r.int(3);
+    for (let p = 0; p < count; p++) {
+      let name = "";
+      do name = r.pick(SURNAMES) + r.pick(GIVEN);
+      while (usedNames.has(name));
+      usedNames.add(name);
+      const relation = r.pick(RELATIONS);
+      const introId = nextId();
+      story.push({ id: introId, role: "user", content: fill(r.pick(INTRO), { r: relation, n: name }) });
+      const person: Person = { name, relation, facts: new Map(), introId };
+      for (const attribute of shuffle(r, ATTRIBUTES).slice(0, 5 + r.int(4))) {
+        const value = attribute.value(r);
+        const id = nextId();
+        // Some facts name the relation instead of the person, as people do.
+        const byRelation = r.chance(0.25);
+        const said = fill(r.pick(attribute.say), { n: byRelation ? `我${relation}` : name, v: value });
+        // `--wrapped P`: a share of facts told inside chit-chat, one message.
+        const inChatter = options.wrapped > 0 && r.chance(options.wrapped);
+        const content = inChatter ? `${chatter(r)}${r.pick(WRAP_JOIN)}${said}${r.pick(WRAP_TAIL)}` : said;
+        story.push({ id, role: "user", content });
+        person.facts.set(attribute.key, { attribute, value, id, byRelation, inChatter });
+      }
+      people.push(person);
+    }
+    // A story's statements come in a loose order, its people's facts interleaved.
+    stories.push([story[0]!, ...shuffle(r, story.slice(1))]);
+  }
+  const messages: EvalMessage[] = [];
+  for (const m of stories.flat()) {
+    messages.push(m);
+    while (r.chance(0.45)) messages.push({ id: nextId(), role: "user", content: chatter(r) });
+  }
+  return { messages, people };
+}
+
+/** The questions about one conversation's people, each with the messages that answer it. */
+function askAbout(r: Rng, conversationId: string, people: readonly Person[]): EvalQuery[] {
+  const queries: EvalQuery[] = [];
+  const ask = (question: string, evidence: string[], category: string) =>
+    queries.push({ id: `${conversationId}-q${queries.length}`, conversationId, question, evidence, category });
+  for (const person of people) {
+    const facts = [...person.facts.values()];
+    const evidenceOf = (f: Fact) => evidenceFor(person, f);
+    const named = facts.filter((f) => !f.byRelation);
+    const fact = r.pick(named.length ? named : facts);
+    const question = fill(r.pick(fact.attribute.ask), { n: person.name });
+    ask(question, evidenceOf(fact), fact.inChatter ? "in-chatter" : "simple");
+    if (r.chance(0.5)) ask(r.pick(NOISE_LEAD) + chatter(r) + question, evidenceOf(fact), "noisy");
+    // By relation: the introduction names who the relation is.
+    if (r.chance(0.5)) {
+      const f2 = r.pick(facts);
+      ask(fill(r.pick(f2.attribute.ask), { n: `我${person.relation}${person.name}` }), evidenceOf(f2), "by-relation");
+    }
+    // Described, not named: "my colleague who works in Shenzhen — what does he drive?"
+    const describable = facts.filter((f) => f.attribute.describe);
+    if (describable.length && facts.length > 1 && r.chance(0.6)) {
+      const described = r.pick(describable);
+      const wanted = r.pick(facts.filter((f) => f !== described));
+      const description = `我那个${fill(r.pick(described.attribute.describe!), { v: described.value })}${person.relation}`;
+      // A description two people fit has no one answer; a fact told by name is tied to the relation by the introduction.
+      const alike = people.some(
+        (p) =>
+          p !== person &&
+          p.relation === person.relation &&
+          p.facts.get(described.attribute.key)?.value === described.value,
+      );
+      const evidence = [
+        described.id,
+        wanted.id,
+        ...(described.byRelation && wanted.byRelation ? [] : [person.introId]),
+      ];
+      if (!alike) ask(fill(r.pick(wanted.attribute.ask), { n: description }), evidence, "conditional");
+    }
+    const birthday = person.facts.get("birthday");
+    if (birthday && r.chance(0.5)) ask(`${person.name}是什么星座的？`, evidenceOf(birthday), "post-processing");
+    const age = person.facts.get("age");
+    if (age && r.chance(0.5)) ask(`再过五年${person.name}多少岁？`, evidenceOf(age), "post-processing");
+  }
+  const compared = new Set<string>();
+  for (let i = 0; i < people.length / 2; i++) {
+    const key = r.pick(["age", "height"]);
+    const pair = shuffle(
+      r,
+      people.filter((p) => p.facts.has(key)),
+    ).slice(0, 2);
+    if (pair.length < 2) continue;
+    const [a, b] = pair as [Person, Person];
+    // Two equal values answer nothing; a pair is asked about once.
+    const asked = [a.name, b.name].sort().join("|") + key;
+    if (a.facts.get(key)!.value === b.facts.get(key)!.value || compared.has(asked)) continue;
+    compared.add(asked);
+    const question = key === "age" ? `${a.name}和${b.name}谁年纪大？` : `${a.name}和${b.name}谁更高？`;
+    ask(question, [...evidenceFor(a, a.facts.get(key)!), ...evidenceFor(b, b.facts.get(key)!)], "comparative");
+  }
+  for (const key of ["occupation", "workCity", "hobby", "school"]) {
+    const byValue = new Map<string, string[]>();
+    for (const p of people) {
+      const f = p.facts.get(key);
+      if (f) byValue.set(f.value, [...(byValue.get(f.value) ?? []), f.id]);
+    }
+    for (const [value, ids] of byValue) {
+      if (ids.length < 2 || ids.length > 6 || !r.chance(0.5)) continue;
+      const question = {
+        occupation: `我认识的人里有几个是${value}？`,
+        workCity: `我身边有哪些人在${value}工作？`,
+        hobby: `我认识的人里谁喜欢${value}？`,
+        school: `有几个人是${value}毕业的？`,
+      }[key]!;
+      ask(question, ids, "aggregative");
+    }
+  }
+  return queries;
 }
 
 /** `--wrapped P`: a share from 0 to 1. */

@@ -40,13 +40,12 @@ describe("the made-up daily-life log", () => {
     const comparisons = log.queries.filter((q) => q.category === "comparative").map((q) => q.question);
     expect(new Set(comparisons).size).toBe(comparisons.length);
     // A simple question names its person; its evidence names them too, or the relation and the introduction that ties it.
+    const introduced = [...text.values()]
+      .map((content) => /^(?:我\S{1,4}叫|我有个\S{1,4}，名字叫|我\S{1,4}的名字是)(\S{2,3})。$/u.exec(content)?.[1])
+      .filter((n) => n !== undefined);
     let checked = 0;
     for (const query of log.queries.filter((q) => q.category === "simple")) {
-      const name = log.conversations
-        .flatMap((c) => c.messages)
-        .map((m) => m.content)
-        .map((content) => /^(?:我\S{1,4}叫|我有个\S{1,4}，名字叫|我\S{1,4}的名字是)(\S{2,3})。$/u.exec(content)?.[1])
-        .find((n) => n && query.question.startsWith(n));
+      const name = introduced.find((n) => query.question.startsWith(n));
       if (!name) continue;
       expect(query.evidence.some((id) => text.get(id)!.includes(name))).toBe(true);
       checked++;

@@ -169,8 +169,9 @@ export function lendFromSeeds(params: {
     const i = position.get(key);
     return i !== undefined && df[i]! <= Math.max(BRIDGE_MAX_ROWS_FLOOR, BRIDGE_MAX_SHARE * stats.n);
   };
+  // The rows holding a word of the question (the same for every seed).
   const askedAt = params.asked.map((term) => position.get(keyOf(term))).filter((i) => i !== undefined);
-  const holdsAsked = (doc: MatchedDoc) => askedAt.some((i) => doc.tf[i]! > 0);
+  const aboutQuestion = new Set(docs.filter((doc) => askedAt.some((i) => doc.tf[i]! > 0)).map((doc) => doc.id));
   const loans = new Map<string, { hop: number; ceiling: number }>();
   for (const seed of params.seeds) {
     const seedDoc = docOf.get(seed.id);
@@ -188,10 +189,10 @@ export function lendFromSeeds(params: {
     const byLacking = scoreOver(lacking);
     const share = seed.inDialogue ? DIALOGUE_HOP_SHARE : HOP_SHARE;
     // Rows tied to the seed by its words alone split one share: the seed cannot tell which is its answer.
-    const tiedOnly = [...byBridge.keys()].filter((id) => id !== seed.id && !holdsAsked(docOf.get(id)!)).length;
+    const tiedOnly = [...byBridge.keys()].filter((id) => id !== seed.id && !aboutQuestion.has(id)).length;
     for (const [id, bridgeScore] of byBridge) {
       if (id === seed.id) continue;
-      const split = holdsAsked(docOf.get(id)!) ? 1 : 1 / tiedOnly;
+      const split = aboutQuestion.has(id) ? 1 : 1 / tiedOnly;
       const loan = (split * share * seed.score * (bridgeScore + (byLacking.get(id) ?? 0))) / self;
       const entry = loans.get(id) ?? { hop: 0, ceiling: 0 };
       loans.set(id, { hop: entry.hop + loan, ceiling: Math.max(entry.ceiling, seed.score) });
