@@ -4,7 +4,7 @@
  * messages, pooled into one log per conversation with chit-chat between them, one speaker, one session,
  * no timestamps. Questions about those people: by name, by relation, by a described attribute, two
  * people compared, a group counted, a fact to compute on, and a question inside chit-chat.
- *   npx tsx bench/synth-daily-zh.ts [--conversations 8] [--stories 24] [--seed 7] [--name synth-daily-zh] [--wrapped 0]
+ *   npx tsx bench/synth-daily-zh.ts [--conversations 8] [--stories 24] [--seed 7] [--name synth-daily-zh] [--wrapped 0] [--wrap-length 1]
  * Nothing is taken from any dataset: names, facts and sentences come from the small lists below and
  * a seeded generator, so a ranking change can be checked on a shape the given sets lack (short
  * factual statements about named people, many alike). It is not a given set: use it to find failure
@@ -318,6 +318,8 @@ export type DailyLogOptions = {
   seed: number;
   /** Share of facts told inside a chit-chat message (0: none). */
   wrapped: number;
+  /** Chit-chat sentences at most on each side of a wrapped fact (1: one before it). */
+  wrapLength?: number;
   name: string;
 };
 
@@ -348,7 +350,7 @@ export function synthDailyLog(options: DailyLogOptions): EvalDataset {
 function tellStories(
   r: Rng,
   conversationId: string,
-  options: Pick<DailyLogOptions, "stories" | "wrapped">,
+  options: Pick<DailyLogOptions, "stories" | "wrapped" | "wrapLength">,
 ): { messages: EvalMessage[]; people: Person[] } {
   const usedNames = new Set<string>();
   const people: Person[] = [];
@@ -375,7 +377,7 @@ function tellStories(
         const said = fill(r.pick(attribute.say), { n: byRelation ? `我${relation}` : name, v: value });
         // `--wrapped P`: a share of facts told inside chit-chat, one message.
         const inChatter = options.wrapped > 0 && r.chance(options.wrapped);
-        const content = inChatter ? `${chatter(r)}${r.pick(WRAP_JOIN)}${said}${r.pick(WRAP_TAIL)}` : said;
+        const content = inChatter ? wrapInChatter(r, said, options.wrapLength ?? 1) : said;
         story.push({ id, role: "user", content });
         person.facts.set(attribute.key, { attribute, value, id, byRelation, inChatter });
       }
@@ -485,11 +487,20 @@ function main() {
     stories: Number(args.get("stories") ?? 24),
     seed: Number(args.get("seed") ?? 7),
     wrapped: share(args.get("wrapped")),
+    wrapLength: Number(args.get("wrap-length") ?? 1),
     name: String(args.get("name") ?? "synth-daily-zh"),
   });
   writeDataset(path.resolve(import.meta.dirname, `data/${dataset.name}.json`), dataset);
   const messages = dataset.conversations.reduce((n, c) => n + c.messages.length, 0);
   console.log(`${dataset.name}: ${messages} messages, ${dataset.queries.length} questions`);
+}
+
+/** A fact inside chit-chat: `length` chit-chat sentences at most before it, and as many after it, at least one in all. */
+function wrapInChatter(r: Rng, said: string, length: number): string {
+  if (length <= 1) return `${chatter(r)}${r.pick(WRAP_JOIN)}${said}${r.pick(WRAP_TAIL)}`;
+  const before = Array.from({ length: 1 + r.int(length) }, () => chatter(r)).join("");
+  const after = Array.from({ length: r.int(length) }, () => chatter(r)).join("");
+  return `${before}${r.pick(WRAP_JOIN)}${said}${after}${r.pick(WRAP_TAIL)}`;
 }
 
 function chatter(r: Rng): string {

@@ -945,6 +945,33 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect(ranked).not.toContain(unreadable);
   });
 
+  it("ranks by the question a query ends with above the chit-chat before it", async () => {
+    const tenantId = await createTenant(handle.db);
+    const ctx = agentContext(tenantId, { readScopes: ["user:u1"].map(parseScopePattern) });
+    const answer = "说起来吴晓东都已经63岁了，时间过得真快。";
+    // Chit-chat repeats itself: the lead-in's words are in more lines than the person's name.
+    const chatter = ["今天", "昨天", "晚上", "周末", "这周", "最近"].map((when) => `${when}加班到很晚，好累。`);
+    const log = [...chatter, "吴晓东是我舅舅，我们关系很好。", answer, "吴晓东老家是苏州的。", "明天早上去跑步。"];
+    await appendMessages(handle.db, ctx, {
+      sessionId: "log",
+      userScopeId: "u1",
+      messages: log.map((content) => ({ role: "user", content })),
+    });
+    const question = { queryText: "哎，今天有点累。晚上加班到很晚，好累。吴晓东今年多大了？", includeEvidence: true };
+    const unfocused = await memorySearch(handle.db, ctx, question, {
+      ...noVectors,
+      ranking: rankingFeaturesWithout(["questionFocus"]),
+    });
+    // Without the focus the lead-in's exact twins win: they hold more of the query's words.
+    expect(chatter).toContain(unfocused.evidence?.[0]?.content);
+    const focused = await search(ctx, question);
+    const ranked = focused.evidence?.map((e) => e.content) ?? [];
+    expect(ranked.slice(0, 3)).toEqual(
+      expect.arrayContaining(["吴晓东是我舅舅，我们关系很好。", answer, "吴晓东老家是苏州的。"]),
+    );
+    expect(ranked.slice(3)).toEqual(expect.arrayContaining(chatter));
+  });
+
   it("finds a turn's neighbours in its own session when sessions were written at the same time", async () => {
     const tenantId = await createTenant(handle.db);
     const ctx = agentContext(tenantId, { readScopes: ["user:u1", "user:u2", "session:*"].map(parseScopePattern) });

@@ -61,4 +61,18 @@ describe("the made-up daily-life log", () => {
     for (const query of inChatter)
       expect(text.get(query.evidence[0]!)).toMatch(/对了，|说到这个，|顺便一提，|哦还有，/u);
   });
+
+  it("wraps a fact in several chit-chat sentences with --wrap-length", () => {
+    const sentences = (content: string) => content.split(/[。？]/u).filter(Boolean).length;
+    const longest = (wrapLength: number) => {
+      const log = synthDailyLog({ ...options, wrapped: 1, wrapLength });
+      const text = new Map(log.conversations.flatMap((c) => c.messages.map((m) => [m.id, m.content] as const)));
+      const wrapped = log.queries.filter((q) => q.category === "in-chatter").map((q) => text.get(q.evidence[0]!)!);
+      expect(wrapped.length).toBeGreaterThan(0);
+      return Math.max(...wrapped.map(sentences));
+    };
+    // One chit-chat sentence, the fact, and a tail at most: three; with three on each side, more.
+    expect(longest(1)).toBeLessThanOrEqual(3);
+    expect(longest(3)).toBeGreaterThan(3);
+  });
 });

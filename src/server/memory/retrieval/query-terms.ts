@@ -1,6 +1,7 @@
 import { englishStem } from "~/server/text/english-stem";
 import { CJK_CHAR_CLASS, isCommonCjkCharacter, isQueryStopWord, readQuery, segmentQuery } from "~/server/text/segment";
 import { crossLanguageTerms } from "./cross-language";
+import { questionFocus } from "./question-focus";
 import { ALL_RANKING_FEATURES, type RankingFeatures } from "./ranking-features";
 
 /**
@@ -18,10 +19,12 @@ export type QueryTerm = {
   idfScaled?: boolean;
   /** Added in the other language (cross-language.ts): searched only where the scope holds that language's text. */
   translated?: boolean;
+  /** Only in what comes before the question the query ends with (question-focus.ts): weighted lower. */
+  lead?: boolean;
 };
 
 /** A word the question itself holds: neither a single CJK character (weighted lower) nor a translation. */
-export const isOwnWord = (term: QueryTerm) => term.weight >= 1 && !term.translated;
+export const isOwnWord = (term: QueryTerm) => term.weight >= 1 && !term.translated && !term.lead;
 
 const CJK = new RegExp(`[${CJK_CHAR_CLASS}]`, "u");
 const CJK_RUN = new RegExp(`[${CJK_CHAR_CLASS}]+`, "gu");
@@ -36,6 +39,11 @@ const MAX_CJK_UNIGRAMS = 128;
  * near-matches (跳舞 / 舞蹈) that single characters catch. Measured on MADial-zh: +0.10 recall@10.
  */
 const CJK_UNIGRAM_WEIGHT = 0.5;
+/**
+ * A word only in the lead-in before the question a query ends with ("哎，今天有点累。…孔静喜欢吃什么？") counts
+ * at half its weight: the question says what is wanted, the lead-in may be chit-chat.
+ */
+const LEAD_WEIGHT = 0.5;
 
 const ENGLISH_STOP_WORDS = new Set(
   (
@@ -103,7 +111,24 @@ export function queryTerms(text: string, features: RankingFeatures = ALL_RANKING
   const words = [...seen.values()];
   if (features.unigramIdf)
     for (const word of words) if (word.term.length === 1 && CJK.test(word.term)) word.idfScaled = true;
+  if (features.questionFocus) weighLeadIn(text, words, features);
   return features.crossLanguage ? [...words, ...crossLanguageTerms(normalized, words)] : words;
+}
+
+/** Words only in the lead-in before the query's final question weigh less, when the question has words of its own. */
+function weighLeadIn(text: string, words: QueryTerm[], features: RankingFeatures) {
+  const focus = questionFocus(text);
+  if (!focus) return;
+  const asked = queryTerms(focus, { ...features, crossLanguage: false, questionFocus: false });
+  // A question of question words alone ("为什么？": readQuery keeps them when nothing else is left) asks about the lead-in.
+  if (!asked.some((term) => term.weight >= 1 && !isQueryStopWord(term.term) && !ENGLISH_STOP_WORDS.has(term.term)))
+    return;
+  const inFocus = new Set(asked.map((term) => term.term));
+  for (const word of words) {
+    if (inFocus.has(word.term)) continue;
+    word.weight *= LEAD_WEIGHT;
+    word.lead = true;
+  }
 }
 
 const quote = (token: string) => `'${token.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`;

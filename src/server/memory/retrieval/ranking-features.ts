@@ -26,6 +26,8 @@ export const RANKING_FEATURES = [
   "secondStage",
   /** Evidence: the best hits lend to rows sharing their rare words the question lacks (second-hop.ts). */
   "secondHop",
+  /** Words only in the lead-in before the question a query ends with weigh half (question-focus.ts). */
+  "questionFocus",
 ] as const;
 
 export type RankingFeature = (typeof RANKING_FEATURES)[number];

@@ -72,7 +72,7 @@ export function bridgeTerms(
         (q.prefix && term.term.startsWith(q.term)) ||
         (term.prefix && q.term.startsWith(term.term)),
     );
-  return queryTerms(seedText.slice(0, MAX_SEED_CHARS), { ...features, crossLanguage: false, cjkUnigrams: false })
+  return queryTerms(seedText.slice(0, MAX_SEED_CHARS), { ...features, crossLanguage: false, cjkUnigrams: false, questionFocus: false })
     .filter((term) => isOwnWord(term) && !holds(term))
     .map((term, i) => ({ term, i, share: termShare(shares, term) }))
     .filter((t) => t.share <= BRIDGE_MAX_SHARE)
