@@ -480,6 +480,14 @@ function share(value: string | true | undefined): number {
   return p;
 }
 
+/** `--wrap-length N`: a whole number from 1. */
+function count(value: string | true | undefined): number {
+  const n = Number(value ?? 1);
+  if (value === true || !Number.isInteger(n) || n < 1)
+    throw new Error("--wrap-length takes a whole number from 1, e.g. --wrap-length 3");
+  return n;
+}
+
 function main() {
   const args = parseArgs(process.argv.slice(2));
   const dataset = synthDailyLog({
@@ -487,7 +495,7 @@ function main() {
     stories: Number(args.get("stories") ?? 24),
     seed: Number(args.get("seed") ?? 7),
     wrapped: share(args.get("wrapped")),
-    wrapLength: Number(args.get("wrap-length") ?? 1),
+    wrapLength: count(args.get("wrap-length")),
     name: String(args.get("name") ?? "synth-daily-zh"),
   });
   writeDataset(path.resolve(import.meta.dirname, `data/${dataset.name}.json`), dataset);

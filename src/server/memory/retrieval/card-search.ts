@@ -8,7 +8,7 @@ import { withOverridingCards, type SlotChain } from "./slot-rivals";
 import type { ScopePattern } from "../scope";
 import { scopePatternsCondition, scopePatternsFilter } from "../store/scope-sql";
 import { boostedScore, reciprocalRankFusion, relativeFloor, type SignalHits } from "./fusion";
-import { isOwnWord, type QueryTerm } from "./query-terms";
+import { isQueryWord, type QueryTerm } from "./query-terms";
 import type { ScoreComponents, SearchHit } from "./search-schema";
 import { fullTextMatch, trigramHits, vectorHits, type ScopedMatch, type StatsPart } from "./signals";
 import { CARD_SOURCE } from "./text-sources";
@@ -101,7 +101,7 @@ function needsTypoRescue(
   candidates: number,
 ): boolean {
   // A translation not found says nothing of a typo.
-  const words = terms.map((term, i) => ({ term, found: found[i] })).filter(({ term }) => isOwnWord(term));
+  const words = terms.map((term, i) => ({ term, found: found[i] })).filter(({ term }) => isQueryWord(term));
   return fullTextCount < candidates / 4 && words.length <= TRIGRAM_MAX_TERMS && words.some((word) => !word.found);
 }
 

@@ -4,7 +4,7 @@ import type { DbOrTx } from "~/db/types";
 import type { ScopePattern } from "../scope";
 import { queryRows } from "~/db/raw";
 import { reciprocalRankFusion, round, type SignalHits } from "./fusion";
-import { isOwnWord, type QueryTerm } from "./query-terms";
+import { isQueryWord, type QueryTerm } from "./query-terms";
 import type { EvidenceHit, ScoreComponents } from "./search-schema";
 import { CHUNK_SOURCE, MESSAGE_SOURCE, type TextSource } from "./text-sources";
 import { fullTextMatch, scopeStats, trigramHits, vectorHits } from "./signals";
@@ -222,7 +222,7 @@ async function rankSource(
     features.trigramFallback &&
     !match.scopeEmpty &&
     fullText.length < query.limit &&
-    match.terms.filter(isOwnWord).length <= TRIGRAM_MAX_TERMS
+    match.terms.filter(isQueryWord).length <= TRIGRAM_MAX_TERMS
   ) {
     const hits = await trigramHits(db, {
       source,

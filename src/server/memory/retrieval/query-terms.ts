@@ -23,8 +23,14 @@ export type QueryTerm = {
   lead?: boolean;
 };
 
-/** A word the question itself holds: neither a single CJK character (weighted lower) nor a translation. */
-export const isOwnWord = (term: QueryTerm) => term.weight >= 1 && !term.translated && !term.lead;
+/**
+ * A word the question itself holds: not a single CJK character (weighted lower), a translation, or a word
+ * only in the lead-in before the question.
+ */
+export const isOwnWord = (term: QueryTerm) => isQueryWord(term) && !term.lead;
+/** A word the query holds, in its question or in the lead-in before it: its size, whatever the focus weighs. */
+export const isQueryWord = (term: QueryTerm) =>
+  !term.translated && (term.lead ? term.weight / LEAD_WEIGHT : term.weight) >= 1;
 
 const CJK = new RegExp(`[${CJK_CHAR_CLASS}]`, "u");
 const CJK_RUN = new RegExp(`[${CJK_CHAR_CLASS}]+`, "gu");
@@ -111,24 +117,47 @@ export function queryTerms(text: string, features: RankingFeatures = ALL_RANKING
   const words = [...seen.values()];
   if (features.unigramIdf)
     for (const word of words) if (word.term.length === 1 && CJK.test(word.term)) word.idfScaled = true;
-  if (features.questionFocus) weighLeadIn(text, words, features);
-  return features.crossLanguage ? [...words, ...crossLanguageTerms(normalized, words)] : words;
+  const focus = features.questionFocus ? askedInFocus(text, features) : undefined;
+  if (focus) weighLeadIn(words, focus);
+  if (!features.crossLanguage) return words;
+  const translations = crossLanguageTerms(normalized, words);
+  if (focus) {
+    // A lead-in word's translation is a lead-in word too.
+    const asked = new Set(crossLanguageTerms(focus.text, focus.terms).map((term) => term.term));
+    for (const term of translations) if (!asked.has(term.term)) markLead(term);
+  }
+  return [...words, ...translations];
 }
 
-/** Words only in the lead-in before the query's final question weigh less, when the question has words of its own. */
-function weighLeadIn(text: string, words: QueryTerm[], features: RankingFeatures) {
+type Focus = { text: string; terms: QueryTerm[] };
+
+/** The question the query ends with and its terms, when it has a lead-in and words of its own (question-focus.ts). */
+function askedInFocus(text: string, features: RankingFeatures): Focus | undefined {
   const focus = questionFocus(text);
-  if (!focus) return;
-  const asked = queryTerms(focus, { ...features, crossLanguage: false, questionFocus: false });
+  if (!focus) return undefined;
+  const terms = queryTerms(focus, { ...features, crossLanguage: false, questionFocus: false });
   // A question of question words alone ("为什么？": readQuery keeps them when nothing else is left) asks about the lead-in.
-  if (!asked.some((term) => term.weight >= 1 && !isQueryStopWord(term.term) && !ENGLISH_STOP_WORDS.has(term.term)))
-    return;
-  const inFocus = new Set(asked.map((term) => term.term));
-  for (const word of words) {
-    if (inFocus.has(word.term)) continue;
-    word.weight *= LEAD_WEIGHT;
-    word.lead = true;
-  }
+  if (!terms.some((term) => term.weight >= 1 && !isQueryStopWord(term.term) && !ENGLISH_STOP_WORDS.has(term.term)))
+    return undefined;
+  return { text: readQuery(focus).normalized, terms };
+}
+
+function markLead(term: QueryTerm) {
+  term.weight *= LEAD_WEIGHT;
+  term.lead = true;
+}
+
+/**
+ * Words only in the lead-in weigh less. A Chinese term the question's text holds keeps its weight however
+ * the whole query was segmented, and the question's words a long query's term cap left out are added:
+ * the question is what must be found.
+ */
+function weighLeadIn(words: QueryTerm[], focus: Focus) {
+  const inFocus = new Set(focus.terms.map((term) => term.term));
+  for (const word of words)
+    if (!inFocus.has(word.term) && !(CJK.test(word.term) && focus.text.includes(word.term))) markLead(word);
+  const have = new Set(words.map((word) => word.term));
+  for (const term of focus.terms) if (!have.has(term.term)) words.push(term);
 }
 
 const quote = (token: string) => `'${token.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`;

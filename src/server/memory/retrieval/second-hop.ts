@@ -2,7 +2,7 @@ import type { SQL } from "drizzle-orm";
 import type { DbOrTx } from "~/db/types";
 import { scoreBm25, type MatchedDoc } from "./bm25";
 import type { CorpusStats } from "./corpus-stats";
-import { isOwnWord, queryTerms, termTsQuery, type QueryTerm } from "./query-terms";
+import { isOwnWord, isQueryWord, queryTerms, termTsQuery, type QueryTerm } from "./query-terms";
 import type { RankingFeatures } from "./ranking-features";
 import { fullTextMatch } from "./signals";
 import { termShare, termShares, type TermShares } from "./term-shares";
@@ -72,7 +72,12 @@ export function bridgeTerms(
         (q.prefix && term.term.startsWith(q.term)) ||
         (term.prefix && q.term.startsWith(term.term)),
     );
-  return queryTerms(seedText.slice(0, MAX_SEED_CHARS), { ...features, crossLanguage: false, cjkUnigrams: false, questionFocus: false })
+  return queryTerms(seedText.slice(0, MAX_SEED_CHARS), {
+    ...features,
+    crossLanguage: false,
+    cjkUnigrams: false,
+    questionFocus: false,
+  })
     .filter((term) => isOwnWord(term) && !holds(term))
     .map((term, i) => ({ term, i, share: termShare(shares, term) }))
     .filter((t) => t.share <= BRIDGE_MAX_SHARE)
@@ -100,8 +105,9 @@ export async function hopLoans(
 ): Promise<HopLoan[]> {
   const { source, seeds, question } = params;
   if (seeds.length === 0) return [];
+  // The query's size counts its lead-in: a pasted dialogue ending with a question is still a dialogue.
+  if (question.filter(isQueryWord).length > MAX_HOP_QUESTION_WORDS) return [];
   const asked = question.filter(isOwnWord);
-  if (asked.length > MAX_HOP_QUESTION_WORDS) return [];
   const shares = await termShares(db, source.table);
   const bridges = seeds.map((seed) => bridgeTerms(seed.text, question, shares, params.features));
   if (bridges.every((b) => b.length === 0)) return [];
