@@ -6,48 +6,58 @@ import { rankingFeaturesWithout } from "~/server/memory/retrieval/ranking-featur
 const weightOf = (text: string, term: string, features = undefined as Parameters<typeof queryTerms>[1]) =>
   queryTerms(text, features).find((t) => t.term === term)?.weight;
 
+/** Each query and the question found in it (read after NFKC: ？ is ?), or undefined for none. */
+const expectFocus = (cases: [string, string | undefined][]) => {
+  for (const [query, focus] of cases) expect(questionFocus(query), query).toBe(focus);
+};
+
 describe("the question a query ends with", () => {
-  it("is the final sentence when it asks and something comes before it", () => {
-    expect(questionFocus("哎，今天有点累。晚上加班到很晚，好累，你觉得呢？吴晓东今年多大了？")).toBe(
-      "吴晓东今年多大了?", // read after NFKC: ？ is ?
-    );
-    expect(questionFocus("I'm tired today. Anyway, when did Caroline go to the group?")).toBe(
-      "Anyway, when did Caroline go to the group?",
-    );
-    expect(questionFocus("Bart: 你好。\nBart: 对了，我要穿什么好呢？")).toBe("Bart: 对了,我要穿什么好呢?");
-  });
+  it("is the final sentence when it asks and something comes before it", () =>
+    expectFocus([
+      ["哎，今天有点累。晚上加班到很晚，好累，你觉得呢？吴晓东今年多大了？", "吴晓东今年多大了?"],
+      ["I'm tired today. Anyway, when did Caroline go to the group?", "Anyway, when did Caroline go to the group?"],
+      ["Bart: 你好。\nBart: 对了，我要穿什么好呢？", "Bart: 对了,我要穿什么好呢?"],
+    ]));
 
-  it("is found past closing quotes, '?!', an emoji, an ellipsis or a full-width stop", () => {
-    expect(questionFocus("他说：“今天很累。”“吴晓东多大了？”")).toBe("吴晓东多大了?");
-    expect(questionFocus("今天好累。吴晓东多大了？！")).toBe("吴晓东多大了?");
-    expect(questionFocus("今天好累……吴晓东多大了？😀")).toBe("吴晓东多大了?");
-    expect(questionFocus("今天好累．吴晓东多大了?")).toBe("吴晓东多大了?");
-    expect(questionFocus("I was tired... Where is Tim?")).toBe("Where is Tim?");
-  });
+  it("is found past closing quotes, '?!', an emoji, an ellipsis or a full-width stop", () =>
+    expectFocus([
+      ["他说：“今天很累。”“吴晓东多大了？”", "吴晓东多大了?"],
+      ["今天好累。吴晓东多大了？！", "吴晓东多大了?"],
+      ["今天好累……吴晓东多大了？😀", "吴晓东多大了?"],
+      ["今天好累．吴晓东多大了?", "吴晓东多大了?"],
+      ["I was tired... Where is Tim?", "Where is Tim?"],
+    ]));
 
-  it("does not end a sentence at an abbreviation's dot or at a '?' inside a link", () => {
-    expect(questionFocus("Would Caroline likely have Dr. Seuss books on her bookshelf?")).toBeUndefined();
-    expect(questionFocus("Would Tim enjoy reading books by C. S. Lewis?")).toBeUndefined();
-    expect(questionFocus("What areas of the U.S. has John been to?")).toBeUndefined();
-    expect(questionFocus("I like J.K. Rowling. Has Tim read her?")).toBe("Has Tim read her?");
-    expect(questionFocus("see https://example.org/a?b=1 what is this?")).toBeUndefined();
-  });
+  it("does not end a sentence at an abbreviation's dot or at a '?' inside a link", () =>
+    expectFocus([
+      ["Would Caroline likely have Dr. Seuss books on her bookshelf?", undefined],
+      ["Would Tim enjoy reading books by C. S. Lewis?", undefined],
+      ["What areas of the U.S. has John been to?", undefined],
+      ["I like J.K. Rowling. Has Tim read her?", "Has Tim read her?"],
+      ["see https://example.org/a?b=1 what is this?", undefined],
+    ]));
 
-  it("is nothing after a question about what was just said: the lead-in is the question", () => {
-    expect(questionFocus("我们去年在三亚结婚了。你还记得吗？")).toBeUndefined();
-    expect(questionFocus("今天好累。对吧？")).toBeUndefined();
-    expect(questionFocus("Bart: 我们去了三亚。\nBart: 嗯，你还记得吗？")).toBeUndefined();
-    expect(questionFocus("We went to Hawaii. Do you remember?")).toBeUndefined();
-    expect(questionFocus("I went to Hawaii. What do you think?")).toBeUndefined();
-  });
+  it("is nothing after a question about what was just said: the lead-in is the question", () =>
+    expectFocus(
+      [
+        "我们去年在三亚结婚了。你还记得吗？",
+        "今天好累。对吧？",
+        "Bart: 我们去了三亚。\nBart: 嗯，你还记得吗？",
+        "We went to Hawaii. Do you remember?",
+        "I went to Hawaii. What do you think?",
+      ].map((query) => [query, undefined]),
+    ));
 
-  it("is nothing for a single question, a query that does not ask, or a dot inside a word", () => {
-    expect(questionFocus("吴晓东今年多大了？")).toBeUndefined();
-    expect(questionFocus("When did Caroline go to the group?")).toBeUndefined();
-    expect(questionFocus("我今天很累。我想休息。")).toBeUndefined();
-    expect(questionFocus("Is v1.2 out?")).toBeUndefined();
-    expect(questionFocus("？？")).toBeUndefined();
-  });
+  it("is nothing for a single question, a query that does not ask, or a dot inside a word", () =>
+    expectFocus(
+      [
+        "吴晓东今年多大了？",
+        "When did Caroline go to the group?",
+        "我今天很累。我想休息。",
+        "Is v1.2 out?",
+        "？？",
+      ].map((query) => [query, undefined]),
+    ));
 });
 
 describe("words of the lead-in before a query's question", () => {
