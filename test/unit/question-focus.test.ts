@@ -33,8 +33,19 @@ describe("the question a query ends with", () => {
       ["Would Caroline likely have Dr. Seuss books on her bookshelf?", undefined],
       ["Would Tim enjoy reading books by C. S. Lewis?", undefined],
       ["What areas of the U.S. has John been to?", undefined],
-      ["I like J.K. Rowling. Has Tim read her?", "Has Tim read her?"],
+      ["I like J.K. Rowling. Has Tim read Harry Potter?", "Has Tim read Harry Potter?"],
+      ["Does Caroline have a Ph.D. in psychology?", undefined],
+      ["What does Apple Inc. sell in Europe?", undefined],
+      ["What happened to Melanie on Jan. 5 at the lake?", undefined],
+      ["The answer was no. Where did Tim go?", "Where did Tim go?"],
       ["see https://example.org/a?b=1 what is this?", undefined],
+    ]));
+
+  it("ends a sentence at a line break only where a new one starts, and always at a full-width ？", () =>
+    expectFocus([
+      ["What did Caroline\npaint last summer?", undefined],
+      ["哎，今天有点累？Caroline喜欢什么？", "Caroline喜欢什么?"],
+      ["今天好累。吴晓东多大了？～", "吴晓东多大了?"],
     ]));
 
   it("is nothing after a question about what was just said: the lead-in is the question", () =>
@@ -45,6 +56,12 @@ describe("the question a query ends with", () => {
         "Bart: 我们去了三亚。\nBart: 嗯，你还记得吗？",
         "We went to Hawaii. Do you remember?",
         "I went to Hawaii. What do you think?",
+        "我们去年在三亚结婚了。你還記得嗎？",
+        "我们去年在三亚结婚了。那么，你还记得吗？",
+        "发生了一件事。后来呢？",
+        // A pronoun points back at what the lead-in names.
+        "我舅舅叫吴晓东。他今年多大了？",
+        "Caroline went to a support group. When did she go?",
       ].map((query) => [query, undefined]),
     ));
 
@@ -75,10 +92,12 @@ describe("words of the lead-in before a query's question", () => {
   });
 
   it("weigh half in translation too, where the question's own translations keep their weight", () => {
-    const translated = queryTerms("我女儿今天很开心。她喜欢什么运动？").filter((t) => t.translated);
-    expect(translated.find((t) => t.term === "daught")).toMatchObject({ weight: 0.5, lead: true });
+    const translated = queryTerms("今天吃了蛋糕。小米喜欢什么运动？").filter((t) => t.translated);
+    expect(translated.find((t) => t.term === "cake")).toMatchObject({ weight: 0.5, lead: true });
     expect(translated.find((t) => t.term === "sport")).toMatchObject({ weight: 1 });
     expect(translated.find((t) => t.term === "sport")?.lead).toBeUndefined();
+    // A lead-in word the question asks in the other language keeps its weight.
+    expect(weightOf("My daughter is happy. 我女儿喜欢什么运动？", "daught")).toBe(1);
   });
 
   it("keep their weight where the question repeats them, and without the feature", () => {
@@ -100,5 +119,7 @@ describe("words of the lead-in before a query's question", () => {
     // "为什么？" asks nothing the memory could hold: the sentence before it is the question.
     expect(weightOf("我同事吴晓东最近总是加班。为什么？", "加班")).toBe(1);
     expect(weightOf("My colleague works late every day. Why?", "late")).toBe(1);
+    expect(weightOf("We talked about the party. Where?", "part")).toBe(1);
+    expect(weightOf("Bart: 我舅舅最近总加班。\nBart: 为什么？", "加班")).toBe(1);
   });
 });

@@ -1,7 +1,7 @@
 import { englishStem } from "~/server/text/english-stem";
 import { CJK_CHAR_CLASS, isCommonCjkCharacter, isQueryStopWord, readQuery, segmentQuery } from "~/server/text/segment";
 import { crossLanguageTerms } from "./cross-language";
-import { questionFocus } from "./question-focus";
+import { questionFocus, withoutSpeaker } from "./question-focus";
 import { ALL_RANKING_FEATURES, type RankingFeatures } from "./ranking-features";
 
 /**
@@ -121,25 +121,26 @@ export function queryTerms(text: string, features: RankingFeatures = ALL_RANKING
   if (focus) weighLeadIn(words, focus);
   if (!features.crossLanguage) return words;
   const translations = crossLanguageTerms(normalized, words);
-  if (focus) {
-    // A lead-in word's translation is a lead-in word too.
-    const asked = new Set(crossLanguageTerms(focus.text, focus.terms).map((term) => term.term));
-    for (const term of translations) if (!asked.has(term.term)) markLead(term);
-  }
+  // A lead-in word's translation is a lead-in word too.
+  if (focus) for (const term of translations) if (!focus.translations.has(term.term)) markLead(term);
   return [...words, ...translations];
 }
 
-type Focus = { text: string; terms: QueryTerm[] };
+/** The question's terms, its translations' terms, and its text without the question words readQuery blanks. */
+type Focus = { terms: QueryTerm[]; translations: ReadonlySet<string>; content: string };
 
-/** The question the query ends with and its terms, when it has a lead-in and words of its own (question-focus.ts). */
+/** The question the query ends with, when it has a lead-in and words of its own (question-focus.ts). */
 function askedInFocus(text: string, features: RankingFeatures): Focus | undefined {
   const focus = questionFocus(text);
   if (!focus) return undefined;
+  // A question of question words alone ("为什么？", "Where?"; readQuery keeps them when nothing else is
+  // left) asks about the lead-in. A speaker's label is no word of the question.
+  const { tokens } = readQuery(withoutSpeaker(focus));
+  if (!tokens.some((token) => !isQueryStopWord(token) && !ENGLISH_STOP_WORDS.has(token))) return undefined;
   const terms = queryTerms(focus, { ...features, crossLanguage: false, questionFocus: false });
-  // A question of question words alone ("为什么？": readQuery keeps them when nothing else is left) asks about the lead-in.
-  if (!terms.some((term) => term.weight >= 1 && !isQueryStopWord(term.term) && !ENGLISH_STOP_WORDS.has(term.term)))
-    return undefined;
-  return { text: readQuery(focus).normalized, terms };
+  const { normalized, content } = readQuery(focus);
+  const translations = features.crossLanguage ? crossLanguageTerms(normalized, terms) : [];
+  return { terms, translations: new Set(translations.map((term) => term.term)), content };
 }
 
 function markLead(term: QueryTerm) {
@@ -148,14 +149,14 @@ function markLead(term: QueryTerm) {
 }
 
 /**
- * Words only in the lead-in weigh less. A Chinese term the question's text holds keeps its weight however
- * the whole query was segmented, and the question's words a long query's term cap left out are added:
- * the question is what must be found.
+ * Words only in the lead-in weigh less. A word the question holds or translates to keeps its weight, a
+ * Chinese term the question's text holds too, however the whole query was segmented; the question's
+ * words a long query's term cap left out are added: the question is what must be found.
  */
 function weighLeadIn(words: QueryTerm[], focus: Focus) {
-  const inFocus = new Set(focus.terms.map((term) => term.term));
+  const inFocus = new Set([...focus.terms.map((term) => term.term), ...focus.translations]);
   for (const word of words)
-    if (!inFocus.has(word.term) && !(CJK.test(word.term) && focus.text.includes(word.term))) markLead(word);
+    if (!inFocus.has(word.term) && !(CJK.test(word.term) && focus.content.includes(word.term))) markLead(word);
   const have = new Set(words.map((word) => word.term));
   for (const term of focus.terms) if (!have.has(term.term)) words.push(term);
 }
