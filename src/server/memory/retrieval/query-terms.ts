@@ -135,10 +135,12 @@ function askedInFocus(text: string, features: RankingFeatures): Focus | undefine
   if (!focus) return undefined;
   // A question of question words alone ("为什么？", "Where?"; readQuery keeps them when nothing else is
   // left) asks about the lead-in. A speaker's label is no word of the question.
-  const { tokens } = readQuery(withoutSpeaker(focus));
+  const read = readQuery(focus);
+  const unlabelled = withoutSpeaker(focus);
+  const { tokens } = unlabelled === focus ? read : readQuery(unlabelled);
   if (!tokens.some((token) => !isQueryStopWord(token) && !ENGLISH_STOP_WORDS.has(token))) return undefined;
   const terms = queryTerms(focus, { ...features, crossLanguage: false, questionFocus: false });
-  const { normalized, content } = readQuery(focus);
+  const { normalized, content } = read;
   const translations = features.crossLanguage ? crossLanguageTerms(normalized, terms) : [];
   return { terms, translations: new Set(translations.map((term) => term.term)), content };
 }

@@ -51,8 +51,9 @@ const POINTS_BACK = /[他她它]|\b(?:he|she|it|they|him|her|them|his|hers|its|t
 /** The sentence without a speaker's label. */
 export const withoutSpeaker = (sentence: string) => sentence.replace(LABEL, "");
 
-function isTagQuestion(sentence: string): boolean {
-  const bare = normalizeSearchText(withoutSpeaker(sentence)).replace(/[\p{P}\p{S}\s]/gu, "");
+/** `said`: the sentence as search reads it (normalized), without a speaker's label. */
+function isTagQuestion(said: string): boolean {
+  const bare = said.replace(/[\p{P}\p{S}\s]/gu, "");
   return TAG_QUESTIONS.has(bare) || TAG_QUESTIONS.has(bare.replace(INTERJECTION, ""));
 }
 
@@ -95,7 +96,8 @@ export function questionFocus(text: string): string | undefined {
       .replace(LEADING, "")
       .trim();
     if (!focus || !normalized.slice(0, i).trim()) return undefined;
-    if (isTagQuestion(focus) || POINTS_BACK.test(normalizeSearchText(withoutSpeaker(focus)))) return undefined;
+    const said = normalizeSearchText(withoutSpeaker(focus));
+    if (isTagQuestion(said) || POINTS_BACK.test(said)) return undefined;
     return focus;
   }
   return undefined;
