@@ -4,7 +4,7 @@
  * messages, pooled into one log per conversation with chit-chat between them, one speaker, one session,
  * no timestamps. Questions about those people: by name, by relation, by a described attribute, two
  * people compared, a group counted, a fact to compute on, and a question inside chit-chat.
- *   npx tsx bench/synth-daily-zh.ts [--conversations 8] [--stories 24] [--seed 7] [--name synth-daily-zh] [--wrapped 0] [--wrap-length 1]
+ *   npx tsx bench/synth-daily-zh.ts [--conversations 8] [--stories 24] [--seed 7] [--name synth-daily-zh] [--wrapped 0] [--wrap-length 1] [--pronouns 0]
  * Nothing is taken from any dataset: names, facts and sentences come from the small lists below and
  * a seeded generator, so a ranking change can be checked on a shape the given sets lack (short
  * factual statements about named people, many alike). It is not a given set: use it to find failure
@@ -303,13 +303,27 @@ const WRAP_JOIN = ["对了，", "说到这个，", "顺便一提，", "哦还有
 const WRAP_TAIL = ["", "反正就这样吧。", "不说了，先去忙了。", "你最近怎么样？"];
 const NOISE_LEAD = ["哎，今天有点累。", "刚吃完饭，随便问问。", "外面下雨了，对了，", "跟你说个事，", "我突然想起来，"];
 
-type Fact = { attribute: Attribute; value: string; id: string; byRelation: boolean; inChatter: boolean };
+type Fact = {
+  attribute: Attribute;
+  value: string;
+  id: string;
+  byRelation: boolean;
+  inChatter: boolean;
+  /** Told by 他 or 她 right after another line about the same person (`--pronouns P`). */
+  byPronoun?: boolean;
+};
 type Person = { name: string; relation: string; facts: Map<string, Fact>; introId: string };
 
-/** A fact told by relation ("我邻居…") and asked by name needs the introduction as well. */
+/**
+ * A fact told by relation ("我邻居…") and asked by name needs the introduction as well. One told by a
+ * pronoun counts alone: the line before names the person, but only this one holds the answer.
+ */
 function evidenceFor(person: Person, fact: Fact): string[] {
   return fact.byRelation ? [fact.id, person.introId] : [fact.id];
 }
+
+/** Stands for the person's name in a fact until the story's order decides between the name and a pronoun. */
+const SUBJECT = "\u0001";
 
 export type DailyLogOptions = {
   conversations: number;
@@ -320,6 +334,8 @@ export type DailyLogOptions = {
   wrapped: number;
   /** Chit-chat sentences at most on each side of a wrapped fact (1: one before it). */
   wrapLength?: number;
+  /** Share of facts told by 他 or 她 when the story's line before is about the same person (0: none). */
+  pronouns?: number;
   name: string;
 };
 
@@ -350,11 +366,12 @@ export function synthDailyLog(options: DailyLogOptions): EvalDataset {
 function tellStories(
   r: Rng,
   conversationId: string,
-  options: Pick<DailyLogOptions, "stories" | "wrapped" | "wrapLength">,
+  options: Pick<DailyLogOptions, "stories" | "wrapped" | "wrapLength" | "pronouns">,
 ): { messages: EvalMessage[]; people: Person[] } {
   const usedNames = new Set<string>();
   const people: Person[] = [];
   const stories: EvalMessage[][] = [];
+  const aboutWhom = new Map<string, Person>();
   let seq = 0;
   const nextId = () => `${conversationId}-m${seq++}`;
   for (let s = 0; s < options.stories; s++) {
@@ -369,17 +386,20 @@ function tellStories(
       const introId = nextId();
       story.push({ id: introId, role: "user", content: fill(r.pick(INTRO), { r: relation, n: name }) });
       const person: Person = { name, relation, facts: new Map(), introId };
+      aboutWhom.set(introId, person);
       for (const attribute of shuffle(r, ATTRIBUTES).slice(0, 5 + r.int(4))) {
         const value = attribute.value(r);
         const id = nextId();
         // Some facts name the relation instead of the person, as people do.
         const byRelation = r.chance(0.25);
-        const said = fill(r.pick(attribute.say), { n: byRelation ? `我${relation}` : name, v: value });
+        // The subject is filled in once the story's order is known (a pronoun needs the line before).
+        const said = fill(r.pick(attribute.say), { n: byRelation ? `我${relation}` : SUBJECT, v: value });
         // `--wrapped P`: a share of facts told inside chit-chat, one message.
         const inChatter = options.wrapped > 0 && r.chance(options.wrapped);
         const content = inChatter ? wrapInChatter(r, said, options.wrapLength ?? 1) : said;
         story.push({ id, role: "user", content });
         person.facts.set(attribute.key, { attribute, value, id, byRelation, inChatter });
+        aboutWhom.set(id, person);
       }
       people.push(person);
     }
@@ -391,6 +411,19 @@ function tellStories(
     messages.push(m);
     while (r.chance(0.45)) messages.push({ id: nextId(), role: "user", content: chatter(r) });
   }
+  // A fact right after a line about the same person may call them 他 or 她 (`--pronouns P`).
+  const pronouns = options.pronouns ?? 0;
+  const pronounOf = new Map<Person, string>();
+  messages.forEach((m, i) => {
+    if (!m.content.includes(SUBJECT)) return;
+    const person = aboutWhom.get(m.id)!;
+    const before = i > 0 ? aboutWhom.get(messages[i - 1]!.id) : undefined;
+    if (pronouns > 0 && before === person && r.chance(pronouns)) {
+      if (!pronounOf.has(person)) pronounOf.set(person, r.chance(0.5) ? "他" : "她");
+      m.content = m.content.replace(SUBJECT, pronounOf.get(person)!);
+      [...person.facts.values()].find((f) => f.id === m.id)!.byPronoun = true;
+    } else m.content = m.content.replace(SUBJECT, person.name);
+  });
   return { messages, people };
 }
 
@@ -405,7 +438,7 @@ function askAbout(r: Rng, conversationId: string, people: readonly Person[]): Ev
     const named = facts.filter((f) => !f.byRelation);
     const fact = r.pick(named.length ? named : facts);
     const question = fill(r.pick(fact.attribute.ask), { n: person.name });
-    ask(question, evidenceOf(fact), fact.inChatter ? "in-chatter" : "simple");
+    ask(question, evidenceOf(fact), fact.inChatter ? "in-chatter" : fact.byPronoun ? "by-pronoun" : "simple");
     if (r.chance(0.5)) ask(r.pick(NOISE_LEAD) + chatter(r) + question, evidenceOf(fact), "noisy");
     // By relation: the introduction names who the relation is.
     if (r.chance(0.5)) {
@@ -473,10 +506,10 @@ function askAbout(r: Rng, conversationId: string, people: readonly Person[]): Ev
   return queries;
 }
 
-/** `--wrapped P`: a share from 0 to 1. */
-function share(value: string | true | undefined): number {
+/** `--wrapped P`, `--pronouns P`: a share from 0 to 1. */
+function share(value: string | true | undefined, option: string): number {
   const p = Number(value ?? 0);
-  if (value === true || !(p >= 0 && p <= 1)) throw new Error("--wrapped takes a share from 0 to 1, e.g. --wrapped 0.3");
+  if (value === true || !(p >= 0 && p <= 1)) throw new Error(`${option} takes a share from 0 to 1, e.g. ${option} 0.3`);
   return p;
 }
 
@@ -494,8 +527,9 @@ function main() {
     conversations: Number(args.get("conversations") ?? 8),
     stories: Number(args.get("stories") ?? 24),
     seed: Number(args.get("seed") ?? 7),
-    wrapped: share(args.get("wrapped")),
+    wrapped: share(args.get("wrapped"), "--wrapped"),
     wrapLength: count(args.get("wrap-length")),
+    pronouns: share(args.get("pronouns"), "--pronouns"),
     name: String(args.get("name") ?? "synth-daily-zh"),
   });
   writeDataset(path.resolve(import.meta.dirname, `data/${dataset.name}.json`), dataset);

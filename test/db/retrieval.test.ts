@@ -9,6 +9,7 @@ import { appendMessages } from "~/server/memory/evidence/messages";
 import { parseScopePattern } from "~/server/memory/scope";
 import { loadKindRegistry } from "~/server/memory/kinds/custom";
 import { cardWhere } from "~/server/memory/retrieval/card-search";
+import { BELOW_LENDER } from "~/server/memory/retrieval/lending";
 import { queryTerms } from "~/server/memory/retrieval/query-terms";
 import { rankingFeaturesWithout } from "~/server/memory/retrieval/ranking-features";
 import { flushQueryLog, recordQuery } from "~/server/memory/retrieval/query-log";
@@ -860,6 +861,51 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     // The answer is a hit too and lends back, but a line never rises above its lender: the stronger
     // line keeps its own score.
     expect(first?.components?.context).toBe(0);
+  });
+
+  it("reads the lines after a hit that open with a pronoun as naming whom the hit names", async () => {
+    const tenantId = await createTenant(handle.db);
+    const ctx = agentContext(tenantId, { readScopes: ["user:u1"].map(parseScopePattern) });
+    const named = "我表姐叫刘洋。";
+    const answer = "她爱吃寿司。";
+    await appendMessages(handle.db, ctx, {
+      sessionId: "log",
+      userScopeId: "u1",
+      messages: [
+        "今天去超市买了牛奶。",
+        named,
+        "她在杭州做设计师。",
+        answer,
+        "晚上看了一部电影。",
+        "我同事最爱吃火锅。",
+        "刘洋下个月过生日。",
+      ].map((content) => ({ role: "user", content })),
+    });
+    const question = { queryText: "刘洋最爱吃什么？", includeEvidence: true };
+    const birthday = "刘洋下个月过生日。";
+    const rank = (result: Awaited<ReturnType<typeof search>>, content: string) =>
+      result.evidence?.findIndex((e) => e.content === content) ?? -1;
+    const parts = (result: Awaited<ReturnType<typeof search>>, content: string) =>
+      result.evidence?.find((e) => e.content === content)?.components;
+    const without = await memorySearch(handle.db, ctx, question, {
+      ...noVectors,
+      ranking: rankingFeaturesWithout(["pronounReference"]),
+    });
+    // Without the reference the answer holds 爱吃 only, and the line naming 刘洋 for her birthday passes it.
+    expect(rank(without, answer)).toBeGreaterThan(rank(without, birthday));
+    const read = await memorySearch(handle.db, ctx, question, noVectors);
+    // Second in the run after the line naming her, it holds 刘洋 by reference and 爱吃 of its own.
+    expect(rank(read, answer)).toBeLessThan(rank(read, birthday));
+    expect(rank(read, answer)).toBeLessThan(rank(read, named));
+    expect(parts(read, answer)?.coverage).toBeGreaterThan(parts(without, answer)?.coverage ?? 1);
+    // The first line of the run holds nothing asked: it ends just below the line it points back at.
+    expect(parts(read, "她在杭州做设计师。")?.context).toBeCloseTo(
+      (parts(read, named)?.fullText ?? 0) * BELOW_LENDER,
+      5,
+    );
+    // A line after the run does not point back: it gets what spreading lends it either way.
+    const movie = "晚上看了一部电影。";
+    expect(parts(read, movie)?.context).toBeCloseTo(parts(without, movie)?.context ?? -1, 5);
   });
 
   it("reorders the best evidence by its second stage: the question's words together beat its words apart", async () => {

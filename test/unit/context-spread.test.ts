@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { LOG_SHARE_FLOOR, logMeasure, suppliedShare } from "~/server/memory/retrieval/context-spread";
+import { LOG_SHARE_FLOOR, logMeasure, referredShare, suppliedShare } from "~/server/memory/retrieval/context-spread";
 import { BELOW_LENDER, liftBelowLender } from "~/server/memory/retrieval/lending";
 
 describe("lending along a log: what a neighbour adds to its lender", () => {
@@ -20,6 +20,25 @@ describe("lending along a log: what a neighbour adds to its lender", () => {
 
   it("is nothing when the lender holds every question word already", () => {
     expect(suppliedShare(weights, [1, 1, 1], [0, 1, 1])).toBe(0);
+  });
+});
+
+describe("what a line pointing back by a pronoun holds of its lender's score", () => {
+  const weights = [1, 2, 3];
+
+  it('is all of it for a line holding none of the lender\'s words ("她量了一下身高" after the line naming her)', () => {
+    expect(referredShare(weights, [1, 0, 0], [0, 1, 0])).toBe(1);
+    expect(referredShare(weights, [1, 0, 0], undefined)).toBe(1);
+  });
+
+  it("is the share of the lender's weight the line lacks: a word both hold counts once", () => {
+    // The lender holds the first and third terms (1 + 3); the line holds the third.
+    expect(referredShare(weights, [1, 0, 1], [0, 0, 1])).toBeCloseTo(1 / 4, 10);
+    expect(referredShare(weights, [1, 0, 1], [1, 0, 1])).toBe(0);
+  });
+
+  it("is nothing from a lender holding no question word", () => {
+    expect(referredShare(weights, [0, 0, 0], [0, 0, 0])).toBe(0);
   });
 });
 

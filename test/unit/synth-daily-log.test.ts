@@ -75,4 +75,24 @@ describe("the made-up daily-life log", () => {
     expect(longest(1)).toBeLessThanOrEqual(3);
     expect(longest(3)).toBeGreaterThan(3);
   });
+
+  it("calls a person 他 or 她 right after a line about them only with --pronouns", () => {
+    const textOf = (log: ReturnType<typeof synthDailyLog>) =>
+      log.conversations.flatMap((c) => c.messages.map((m) => m.content));
+    expect(textOf(synthDailyLog(options)).some((content) => /\u0001/u.test(content))).toBe(false);
+    expect(synthDailyLog(options).queries.some((q) => q.category === "by-pronoun")).toBe(false);
+    const log = synthDailyLog({ ...options, pronouns: 1 });
+    expect(textOf(log).some((content) => /\u0001/u.test(content))).toBe(false);
+    const messages = log.conversations.flatMap((c) => c.messages);
+    const asked = log.queries.filter((q) => q.category === "by-pronoun");
+    expect(asked.length).toBeGreaterThan(0);
+    for (const query of asked) {
+      const at = messages.findIndex((m) => m.id === query.evidence[0]);
+      // The answer calls them by pronoun, right after a line about them.
+      expect(messages[at]!.content).toMatch(/^[他她]/u);
+      expect(query.evidence).toHaveLength(1);
+      // Not chit-chat (which opens with a time of day or week).
+      expect(messages[at - 1]!.content).not.toMatch(/^(?:今天|昨天|刚才|这周|最近|早上|晚上|周末)/u);
+    }
+  });
 });

@@ -3,7 +3,7 @@ import { queryRows } from "~/db/raw";
 import type { DbOrTx } from "~/db/types";
 import type { MatchedDoc } from "./bm25";
 import type { QueryTerm } from "./query-terms";
-import { liftBelowLender } from "./lending";
+import { BELOW_LENDER, liftBelowLender } from "./lending";
 import { termWeights, type SecondStageFeatures } from "./second-stage";
 import type { FullTextHit } from "./signals";
 import type { TextSource } from "./text-sources";
@@ -41,8 +41,20 @@ export type SpreadMatch = {
 /** How the hits lend along a log, that is one speaker's lines with no turn of another role around the hit. */
 export type LogSpreading = "none" | "full" | "supplied";
 
-/** A neighbour row: the lender it belongs to, its id and role, and which side of the lender (-1 before, 1 after) at which distance order. */
-type NeighbourRow = [lender: string, id: string, role: string, side: -1 | 1];
+/**
+ * A neighbour row: the lender it belongs to, its id and role, which side of the lender (-1 before, 1
+ * after) at which distance order, and whether it opens with a pronoun that points back (REFERRING_HEAD).
+ */
+type NeighbourRow = [lender: string, id: string, role: string, side: -1 | 1, refers: boolean];
+
+/**
+ * How a line that points back at someone the line before named opens (a POSIX regular expression,
+ * matched case-insensitively): "她在杭州做设计师" after "我表姐叫刘洋" is about 刘洋 as much as a line
+ * naming her ("他们", "他的" too). English "it" is left out: "It rained".
+ */
+const REFERRING_HEAD = "^\\s*(他|她|它|(he|she|they|his|her|their)\\M)";
+/** Lines after a hit read for a run of lines pointing back at it (the usual spreading reads two). */
+const REFERRING_RUN = 4;
 
 /**
  * The share of the question's weight (termWeights: as the second stage weighs a term) the lender lacks that the neighbour holds:
@@ -63,6 +75,31 @@ export function suppliedShare(
     if ((neighbour[i] ?? 0) > 0) supplied += weight;
   });
   return lacking > 0 ? supplied / lacking : 0;
+}
+
+/** The lines after a hit, nearest first, up to the first that does not point back. */
+function referringRun(after: readonly NeighbourRow[]): NeighbourRow[] {
+  const end = after.findIndex((line) => !line[4]);
+  return after.slice(0, end < 0 ? after.length : end);
+}
+
+/**
+ * The share of the question's weight the lender holds that the neighbour does not: what a line pointing
+ * back at the lender by a pronoun holds by reference (1 when it holds none of the lender's words).
+ */
+export function referredShare(
+  weights: readonly number[],
+  lender: readonly number[],
+  neighbour: readonly number[] | undefined,
+): number {
+  let held = 0;
+  let lacked = 0;
+  weights.forEach((weight, i) => {
+    if ((lender[i] ?? 0) <= 0) return;
+    held += weight;
+    if (!((neighbour?.[i] ?? 0) > 0)) lacked += weight;
+  });
+  return held > 0 ? lacked / held : 0;
 }
 
 /** The part of a dialogue's share a hit lends along a log to a neighbour that supplies `supplied` (suppliedShare). */
@@ -91,8 +128,10 @@ export async function spreadOverSessions(
     hits: readonly FullTextHit[];
     log: LogSpreading;
     match: SpreadMatch;
+    /** Lines after a hit that point back at it by a pronoun take its whole score (default true). */
+    refersBack?: boolean;
   },
-): Promise<{ scored: Scored[]; dialogue: Set<string> }> {
+): Promise<{ scored: Scored[]; dialogue: Set<string>; referredTo: Map<string, string> }> {
   const { source, where, match } = params;
   const own = new Map(params.hits.map((h) => [h.id, h.score]));
   // Turns seen to stand in a dialogue: a lender with a turn of another role around it, and the turns it lent to.
@@ -102,6 +141,10 @@ export async function spreadOverSessions(
   // Lent along a log, and the best lender there: kept apart, as that part has a ceiling.
   const logLoans = new Map<string, number>();
   const logCeiling = new Map<string, number>();
+  // What a line pointing back by a pronoun gets from the line it points at.
+  const referred = new Map<string, number>();
+  // The line each of those points back at (the one it got the most from).
+  const referredTo = new Map<string, string>();
   if (spreaders.length > 0) {
     const t = sql.raw(source.table);
     const lenderRows = sql.join(
@@ -110,13 +153,14 @@ export async function spreadOverSessions(
     );
     const side = (direction: "before" | "after") => {
       const before = direction === "before";
-      return sql`(select ${t}.id, ${t}.role, ${before ? -1 : 1} as side, ${t}.seq from ${t}
+      return sql`(select ${t}.id, ${t}.role, ${before ? -1 : 1} as side, ${t}.seq,
+                         ${t}.content ~* ${REFERRING_HEAD} as refers from ${t}
                    where ${where} and ${t}.session_id = l.session_id and ${t}.seq ${sql.raw(before ? "<" : ">")} l.seq
-                   order by ${t}.seq ${sql.raw(before ? "desc" : "asc")} limit 2)`;
+                   order by ${t}.seq ${sql.raw(before ? "desc" : "asc")} limit ${before ? 2 : REFERRING_RUN})`;
     };
     const [row] = await queryRows<{ rows: string | null }>(
       db,
-      sql`select json_agg(json_build_array(l.id, n.id, n.role, n.side) order by l.id, n.side, abs(n.seq - l.seq))::text as rows
+      sql`select json_agg(json_build_array(l.id, n.id, n.role, n.side, n.refers) order by l.id, n.side, abs(n.seq - l.seq))::text as rows
             from (values ${lenderRows}) as l(id, session_id, seq)
             cross join lateral (${side("before")} union all ${side("after")}) as n`,
     );
@@ -149,20 +193,33 @@ export async function spreadOverSessions(
         if (inDialogue) dialogue.add(neighbour[1]);
       };
       lend(near.before[0], CONTEXT_SPREAD[0]);
-      lend(near.after[0], CONTEXT_SPREAD[0]);
       lend(near.before[1], CONTEXT_SPREAD[1]);
-      lend(near.after[1], CONTEXT_SPREAD[1]);
+      // Along a log, the run of lines right after a hit that point back at it by a pronoun ("她…。她…。")
+      // are read as naming what it names: they get its score for the question's words they lack.
+      const run = supplied && params.refersBack !== false ? referringRun(near.after) : [];
+      for (const line of run) {
+        const lift = hit.score * referredShare(weights, tfOf.get(hit.id) ?? [], tfOf.get(line[1]));
+        if (lift > (referred.get(line[1]) ?? 0)) {
+          referred.set(line[1], lift);
+          referredTo.set(line[1], hit.id);
+        }
+      }
+      if (run.length < 1) lend(near.after[0], CONTEXT_SPREAD[0]);
+      if (run.length < 2) lend(near.after[1], CONTEXT_SPREAD[1]);
     }
   }
-  const ids = new Set([...own.keys(), ...context.keys(), ...logLoans.keys()]);
+  const ids = new Set([...own.keys(), ...context.keys(), ...logLoans.keys(), ...referred.keys()]);
   const scored = [...ids]
     .map((id) => {
       const ownScore = own.get(id) ?? 0;
       const base = ownScore + (context.get(id) ?? 0);
       // What log lines lent takes it at most to just below its best log lender; dialogue loans have no ceiling.
-      const score = logLoans.has(id) ? liftBelowLender(base, logLoans.get(id)!, logCeiling.get(id)!) : base;
+      const lent = logLoans.has(id) ? liftBelowLender(base, logLoans.get(id)!, logCeiling.get(id)!) : base;
+      // A line pointing back holds its own words and, by reference, its lender's: with none of its own
+      // it ends just below the lender, with some it may pass it.
+      const score = Math.max(lent, ownScore + (referred.get(id) ?? 0) * BELOW_LENDER);
       return { id, own: ownScore, context: score - ownScore, score };
     })
     .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
-  return { scored, dialogue };
+  return { scored, dialogue, referredTo };
 }

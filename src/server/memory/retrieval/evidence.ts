@@ -180,13 +180,18 @@ async function rankSource(
   });
   const fullText = match.hits;
   const features = query.features ?? ALL_RANKING_FEATURES;
-  const { scored: spreadHits, dialogue } = await spreadOverSessions(db, {
+  const {
+    scored: spreadHits,
+    dialogue,
+    referredTo,
+  } = await spreadOverSessions(db, {
     source,
     where,
     lenders: features.contextSpread ? fullText : [],
     hits: fullText,
     log: !features.spreadAcrossRoles ? "full" : features.logSpread ? "supplied" : "none",
     match,
+    refersBack: features.pronounReference,
   });
   const staged = features.secondStage && query.queryText;
   const readCount = Math.max(staged ? SECOND_STAGE_CANDIDATES : 0, features.secondHop ? HOP_SEEDS : 0);
@@ -197,7 +202,7 @@ async function rankSource(
     spreadHits.slice(0, readCount).map((h) => h.id),
   );
   const text = new Map([...rows.values()].map((row) => [row.id, row.content]));
-  const restaged = staged ? secondStage(query, match, spreadHits, text) : spreadHits;
+  const restaged = staged ? secondStage(query, match, spreadHits, withReferents(text, referredTo)) : spreadHits;
   const spread = features.secondHop
     ? await secondHop(db, source, where, query, match, restaged, text, dialogue)
     : restaged;
@@ -307,4 +312,22 @@ export async function searchEvidence(db: DbOrTx, query: EvidenceQuery): Promise<
       });
   }
   return hits;
+}
+
+/**
+ * The texts the second stage reads: a line pointing back by a pronoun at a line before it (context-spread.ts)
+ * is read after that line ("我表姐叫刘洋。她爱吃寿司。"), so the words it holds by reference count for its
+ * coverage and proximity as they did for its score.
+ */
+function withReferents(
+  text: ReadonlyMap<string, string>,
+  referredTo: ReadonlyMap<string, string>,
+): Map<string, string> {
+  const read = new Map(text);
+  for (const [id, referent] of referredTo) {
+    const own = text.get(id);
+    const before = text.get(referent);
+    if (own !== undefined && before !== undefined) read.set(id, `${before}\n${own}`);
+  }
+  return read;
 }
