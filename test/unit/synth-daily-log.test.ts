@@ -88,8 +88,9 @@ describe("the made-up daily-life log", () => {
     expect(asked.length).toBeGreaterThan(0);
     for (const query of asked) {
       const at = messages.findIndex((m) => m.id === query.evidence[0]);
-      // The answer calls them by pronoun, right after a line about them.
-      expect(messages[at]!.content).toMatch(/^[他她]/u);
+      // The answer calls them by pronoun (not always first: "说起来他…"), right after a line about them.
+      expect(messages[at]!.content).toMatch(/[他她]/u);
+      expect(messages[at]!.content.includes(query.question.slice(0, 2))).toBe(false);
       expect(query.evidence).toHaveLength(1);
       // Not chit-chat (which opens with a time of day or week).
       expect(messages[at - 1]!.content).not.toMatch(/^(?:今天|昨天|刚才|这周|最近|早上|晚上|周末)/u);

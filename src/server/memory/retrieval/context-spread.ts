@@ -107,7 +107,7 @@ export const logMeasure = (supplied: number) => LOG_SHARE_FLOOR + (1 - LOG_SHARE
 
 /**
  * Full-text scores spread over session neighbours. For each of the best hits, the two turns before and
- * the two after it in its session are read by the session index ((tenant, session, seq): `seq` is one
+ * the two after it in its session (four after it, for a run of lines pointing back: REFERRING_RUN) are read by the session index ((tenant, session, seq): `seq` is one
  * sequence for all sessions, so a session's turns are ordered by it but not numbered 1, 2, 3), within
  * the caller's scope like everything else; a long session costs no more than a short one.
  *
@@ -128,7 +128,7 @@ export async function spreadOverSessions(
     hits: readonly FullTextHit[];
     log: LogSpreading;
     match: SpreadMatch;
-    /** Lines after a hit that point back at it by a pronoun take its whole score (default true). */
+    /** Lines after a hit that point back at it by a pronoun get its score for the question's words they lack (default true). */
     refersBack?: boolean;
   },
 ): Promise<{ scored: Scored[]; dialogue: Set<string>; referredTo: Map<string, string> }> {
@@ -178,7 +178,9 @@ export async function spreadOverSessions(
     for (const hit of spreaders) {
       const near = around.get(hit.id);
       if (!near) continue;
-      const inDialogue = [...near.before, ...near.after].some((r) => r[2] !== String(hit.extra.role));
+      // The two turns on each side say whether the hit stands in a dialogue (the lines further after it
+      // are read only for a run pointing back).
+      const inDialogue = [...near.before, ...near.after.slice(0, 2)].some((r) => r[2] !== String(hit.extra.role));
       if (!inDialogue && params.log === "none") continue;
       if (inDialogue) dialogue.add(hit.id);
       const supplied = !inDialogue && byLog;
@@ -193,9 +195,11 @@ export async function spreadOverSessions(
         if (inDialogue) dialogue.add(neighbour[1]);
       };
       lend(near.before[0], CONTEXT_SPREAD[0]);
+      lend(near.after[0], CONTEXT_SPREAD[0]);
       lend(near.before[1], CONTEXT_SPREAD[1]);
+      lend(near.after[1], CONTEXT_SPREAD[1]);
       // Along a log, the run of lines right after a hit that point back at it by a pronoun ("她…。她…。")
-      // are read as naming what it names: they get its score for the question's words they lack.
+      // are read as naming what it names: they may get its score for the question's words they lack.
       const run = supplied && params.refersBack !== false ? referringRun(near.after) : [];
       for (const line of run) {
         const lift = hit.score * referredShare(weights, tfOf.get(hit.id) ?? [], tfOf.get(line[1]));
@@ -204,8 +208,6 @@ export async function spreadOverSessions(
           referredTo.set(line[1], hit.id);
         }
       }
-      if (run.length < 1) lend(near.after[0], CONTEXT_SPREAD[0]);
-      if (run.length < 2) lend(near.after[1], CONTEXT_SPREAD[1]);
     }
   }
   const ids = new Set([...own.keys(), ...context.keys(), ...logLoans.keys(), ...referred.keys()]);
@@ -215,8 +217,9 @@ export async function spreadOverSessions(
       const base = ownScore + (context.get(id) ?? 0);
       // What log lines lent takes it at most to just below its best log lender; dialogue loans have no ceiling.
       const lent = logLoans.has(id) ? liftBelowLender(base, logLoans.get(id)!, logCeiling.get(id)!) : base;
-      // A line pointing back holds its own words and, by reference, its lender's: with none of its own
-      // it ends just below the lender, with some it may pass it.
+      // A line pointing back holds its own words and, by reference, its lender's: its own score plus
+      // that, or what spreading gave it, whichever is more. With no word of its own it ends just below
+      // the lender; with some it may pass it.
       const score = Math.max(lent, ownScore + (referred.get(id) ?? 0) * BELOW_LENDER);
       return { id, own: ownScore, context: score - ownScore, score };
     })

@@ -316,8 +316,8 @@ export async function searchEvidence(db: DbOrTx, query: EvidenceQuery): Promise<
 
 /**
  * The texts the second stage reads: a line pointing back by a pronoun at a line before it (context-spread.ts)
- * is read after that line ("我表姐叫刘洋。她爱吃寿司。"), so the words it holds by reference count for its
- * coverage and proximity as they did for its score.
+ * is read together with that line ("她爱吃寿司。\n我表姐叫刘洋。"), so the words it holds by reference count for
+ * its coverage and proximity as they did for its score. Where that line was not read back, it is read alone.
  */
 function withReferents(
   text: ReadonlyMap<string, string>,
@@ -327,7 +327,8 @@ function withReferents(
   for (const [id, referent] of referredTo) {
     const own = text.get(id);
     const before = text.get(referent);
-    if (own !== undefined && before !== undefined) read.set(id, `${before}\n${own}`);
+    // Its own text first: the second stage reads a text's beginning only, and the line it points at may be long.
+    if (own !== undefined && before !== undefined) read.set(id, `${own}\n${before}`);
   }
   return read;
 }

@@ -28,7 +28,7 @@ export const RANKING_FEATURES = [
   "secondHop",
   /** Words only in the lead-in before the question a query ends with weigh half (question-focus.ts). */
   "questionFocus",
-  /** Along one speaker's log, the lines right after a hit that open with a pronoun ("她…", "He…") take its whole score, below it (context-spread.ts). */
+  /** Along one speaker's log, the lines right after a hit that open with a pronoun ("她…", "He…") get its score for the question's words they lack (context-spread.ts). */
   "pronounReference",
 ] as const;
 
