@@ -909,6 +909,31 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect(parts(read, movie)?.context).toBeCloseTo(parts(without, movie)?.context ?? -1, 5);
   });
 
+  it("ends a run of lines pointing back at another role's turn", async () => {
+    const tenantId = await createTenant(handle.db);
+    const ctx = agentContext(tenantId, { readScopes: ["user:u1"].map(parseScopePattern) });
+    const named = "我表姐叫刘洋。";
+    const reply = "她真厉害！";
+    await appendMessages(handle.db, ctx, {
+      sessionId: "log",
+      userScopeId: "u1",
+      messages: [
+        { role: "user", content: "今天去超市买了牛奶。" },
+        { role: "user", content: named },
+        { role: "user", content: "她在杭州做设计师。" },
+        { role: "user", content: "她每天都加班。" },
+        { role: "assistant", content: reply },
+      ],
+    });
+    const result = await search(ctx, { queryText: "刘洋", includeEvidence: true });
+    const parts = (content: string) => result.evidence?.find((e) => e.content === content)?.components;
+    const lender = parts(named)?.fullText ?? 0;
+    expect(lender).toBeGreaterThan(0);
+    // The user's two lines after the hit point back at it; the assistant's reply three lines on does not.
+    expect(parts("她每天都加班。")?.context).toBeCloseTo(lender * BELOW_LENDER, 5);
+    expect(parts(reply)?.context ?? 0).toBeLessThan(lender * 0.5);
+  });
+
   it("reorders the best evidence by its second stage: the question's words together beat its words apart", async () => {
     const tenantId = await createTenant(handle.db);
     const ctx = agentContext(tenantId, { readScopes: ["user:u1", "session:*"].map(parseScopePattern) });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { LOG_SHARE_FLOOR, logMeasure, referredShare, suppliedShare } from "~/server/memory/retrieval/context-spread";
+import { withReferents } from "~/server/memory/retrieval/evidence";
 import { BELOW_LENDER, liftBelowLender } from "~/server/memory/retrieval/lending";
 
 describe("lending along a log: what a neighbour adds to its lender", () => {
@@ -60,5 +61,24 @@ describe("a row's score after spreading", () => {
   it("never takes a row's own score (or its dialogue loans) down", () => {
     expect(liftBelowLender(12, 5, 10)).toBe(12);
     expect(liftBelowLender(9.995, 5, 10)).toBe(9.995);
+  });
+});
+
+describe("the text the second stage reads for a line pointing back", () => {
+  const text = new Map([
+    ["named", "我表姐叫刘洋。"],
+    ["pointing", "她爱吃寿司。"],
+    ["other", "晚上看了一部电影。"],
+  ]);
+
+  it("is its own text first, then the line it points at (a long one would be cut, not the line)", () => {
+    const read = withReferents(text, new Map([["pointing", "named"]]));
+    expect(read.get("pointing")).toBe("她爱吃寿司。\n我表姐叫刘洋。");
+    expect(read.get("named")).toBe("我表姐叫刘洋。");
+    expect(read.get("other")).toBe("晚上看了一部电影。");
+  });
+
+  it("is its own text alone when the line it points at was not read back", () => {
+    expect(withReferents(text, new Map([["pointing", "gone"]])).get("pointing")).toBe("她爱吃寿司。");
   });
 });

@@ -77,9 +77,9 @@ export function suppliedShare(
   return lacking > 0 ? supplied / lacking : 0;
 }
 
-/** The lines after a hit, nearest first, up to the first that does not point back. */
-function referringRun(after: readonly NeighbourRow[]): NeighbourRow[] {
-  const end = after.findIndex((line) => !line[4]);
+/** The lines after a hit, nearest first, up to the first that does not point back or is another role's turn. */
+function referringRun(after: readonly NeighbourRow[], role: string): NeighbourRow[] {
+  const end = after.findIndex((line) => !line[4] || line[2] !== role);
   return after.slice(0, end < 0 ? after.length : end);
 }
 
@@ -200,7 +200,7 @@ export async function spreadOverSessions(
       lend(near.after[1], CONTEXT_SPREAD[1]);
       // Along a log, the run of lines right after a hit that point back at it by a pronoun ("她…。她…。")
       // are read as naming what it names: they may get its score for the question's words they lack.
-      const run = supplied && params.refersBack !== false ? referringRun(near.after) : [];
+      const run = supplied && params.refersBack !== false ? referringRun(near.after, String(hit.extra.role)) : [];
       for (const line of run) {
         const lift = hit.score * referredShare(weights, tfOf.get(hit.id) ?? [], tfOf.get(line[1]));
         if (lift > (referred.get(line[1]) ?? 0)) {
@@ -220,7 +220,10 @@ export async function spreadOverSessions(
       // A line pointing back holds its own words and, by reference, its lender's: its own score plus
       // that, or what spreading gave it, whichever is more. With no word of its own it ends just below
       // the lender; with some it may pass it.
-      const score = Math.max(lent, ownScore + (referred.get(id) ?? 0) * BELOW_LENDER);
+      const byReference = ownScore + (referred.get(id) ?? 0) * BELOW_LENDER;
+      // Read with the line it points at (evidence.ts) only where that is what its score stands for.
+      if (!(byReference > lent)) referredTo.delete(id);
+      const score = Math.max(lent, byReference);
       return { id, own: ownScore, context: score - ownScore, score };
     })
     .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));

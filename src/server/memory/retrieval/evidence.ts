@@ -319,7 +319,7 @@ export async function searchEvidence(db: DbOrTx, query: EvidenceQuery): Promise<
  * is read together with that line ("她爱吃寿司。\n我表姐叫刘洋。"), so the words it holds by reference count for
  * its coverage and proximity as they did for its score. Where that line was not read back, it is read alone.
  */
-function withReferents(
+export function withReferents(
   text: ReadonlyMap<string, string>,
   referredTo: ReadonlyMap<string, string>,
 ): Map<string, string> {
