@@ -371,7 +371,9 @@ function tellStories(
   const usedNames = new Set<string>();
   const people: Person[] = [];
   const stories: EvalMessage[][] = [];
+  // Each story line's person, and the fact a fact line tells.
   const aboutWhom = new Map<string, Person>();
+  const factOf = new Map<string, Fact>();
   let seq = 0;
   const nextId = () => `${conversationId}-m${seq++}`;
   for (let s = 0; s < options.stories; s++) {
@@ -398,8 +400,10 @@ function tellStories(
         const inChatter = options.wrapped > 0 && r.chance(options.wrapped);
         const content = inChatter ? wrapInChatter(r, said, options.wrapLength ?? 1) : said;
         story.push({ id, role: "user", content });
-        person.facts.set(attribute.key, { attribute, value, id, byRelation, inChatter });
+        const fact: Fact = { attribute, value, id, byRelation, inChatter };
+        person.facts.set(attribute.key, fact);
         aboutWhom.set(id, person);
+        factOf.set(id, fact);
       }
       people.push(person);
     }
@@ -421,7 +425,7 @@ function tellStories(
     if (pronouns > 0 && before === person && r.chance(pronouns)) {
       if (!pronounOf.has(person)) pronounOf.set(person, r.chance(0.5) ? "他" : "她");
       m.content = m.content.replace(SUBJECT, pronounOf.get(person)!);
-      [...person.facts.values()].find((f) => f.id === m.id)!.byPronoun = true;
+      factOf.get(m.id)!.byPronoun = true;
     } else m.content = m.content.replace(SUBJECT, person.name);
   });
   return { messages, people };

@@ -67,14 +67,29 @@ export function suppliedShare(
   neighbour: readonly number[] | undefined,
 ): number {
   if (!neighbour) return 0;
-  let lacking = 0;
-  let supplied = 0;
+  return weightShare(
+    weights,
+    (i) => !holds(lender, i),
+    (i) => holds(neighbour, i),
+  );
+}
+
+const holds = (tf: readonly number[] | undefined, i: number) => (tf?.[i] ?? 0) > 0;
+
+/** Of the weight of the terms `among` picks, the share `counted` picks too (0 when `among` picks none). */
+function weightShare(
+  weights: readonly number[],
+  among: (i: number) => boolean,
+  counted: (i: number) => boolean,
+): number {
+  let total = 0;
+  let part = 0;
   weights.forEach((weight, i) => {
-    if ((lender[i] ?? 0) > 0) return;
-    lacking += weight;
-    if ((neighbour[i] ?? 0) > 0) supplied += weight;
+    if (!among(i)) return;
+    total += weight;
+    if (counted(i)) part += weight;
   });
-  return lacking > 0 ? supplied / lacking : 0;
+  return total > 0 ? part / total : 0;
 }
 
 /** The lines after a hit, nearest first, up to the first that does not point back or is another role's turn. */
@@ -92,14 +107,11 @@ export function referredShare(
   lender: readonly number[],
   neighbour: readonly number[] | undefined,
 ): number {
-  let held = 0;
-  let lacked = 0;
-  weights.forEach((weight, i) => {
-    if ((lender[i] ?? 0) <= 0) return;
-    held += weight;
-    if (!((neighbour?.[i] ?? 0) > 0)) lacked += weight;
-  });
-  return held > 0 ? lacked / held : 0;
+  return weightShare(
+    weights,
+    (i) => holds(lender, i),
+    (i) => !holds(neighbour, i),
+  );
 }
 
 /** The part of a dialogue's share a hit lends along a log to a neighbour that supplies `supplied` (suppliedShare). */
@@ -141,22 +153,23 @@ export async function spreadOverSessions(
   // Lent along a log, and the best lender there: kept apart, as that part has a ceiling.
   const logLoans = new Map<string, number>();
   const logCeiling = new Map<string, number>();
-  // What a line pointing back by a pronoun gets from the line it points at.
-  const referred = new Map<string, number>();
-  // The line each of those points back at (the one it got the most from).
-  const referredTo = new Map<string, string>();
+  // What a line pointing back by a pronoun gets from the line it points at (the one giving most).
+  const referred = new Map<string, { lift: number; lender: string }>();
   if (spreaders.length > 0) {
     const t = sql.raw(source.table);
     const lenderRows = sql.join(
       spreaders.map((h) => sql`(${h.id}, ${String(h.extra.session_id)}, ${Number(h.extra.seq)}::bigint)`),
       sql`, `,
     );
+    // Lines after a hit are read further, and tested for a pronoun, only where a run can lend.
+    const readsRuns = params.log === "supplied" && params.refersBack !== false;
     const side = (direction: "before" | "after") => {
       const before = direction === "before";
+      const runs = readsRuns && !before;
       return sql`(select ${t}.id, ${t}.role, ${before ? -1 : 1} as side, ${t}.seq,
-                         ${t}.content ~* ${REFERRING_HEAD} as refers from ${t}
+                         ${runs ? sql`${t}.content ~* ${REFERRING_HEAD}` : sql`false`} as refers from ${t}
                    where ${where} and ${t}.session_id = l.session_id and ${t}.seq ${sql.raw(before ? "<" : ">")} l.seq
-                   order by ${t}.seq ${sql.raw(before ? "desc" : "asc")} limit ${before ? 2 : REFERRING_RUN})`;
+                   order by ${t}.seq ${sql.raw(before ? "desc" : "asc")} limit ${runs ? REFERRING_RUN : 2})`;
     };
     const [row] = await queryRows<{ rows: string | null }>(
       db,
@@ -200,17 +213,16 @@ export async function spreadOverSessions(
       lend(near.after[1], CONTEXT_SPREAD[1]);
       // Along a log, the run of lines right after a hit that point back at it by a pronoun ("她…。她…。")
       // are read as naming what it names: they may get its score for the question's words they lack.
-      const run = supplied && params.refersBack !== false ? referringRun(near.after, String(hit.extra.role)) : [];
+      const run = supplied && readsRuns ? referringRun(near.after, String(hit.extra.role)) : [];
       for (const line of run) {
         const lift = hit.score * referredShare(weights, tfOf.get(hit.id) ?? [], tfOf.get(line[1]));
-        if (lift > (referred.get(line[1]) ?? 0)) {
-          referred.set(line[1], lift);
-          referredTo.set(line[1], hit.id);
-        }
+        if (lift > (referred.get(line[1])?.lift ?? 0)) referred.set(line[1], { lift, lender: hit.id });
       }
     }
   }
   const ids = new Set([...own.keys(), ...context.keys(), ...logLoans.keys(), ...referred.keys()]);
+  // The line each line pointing back is read with (evidence.ts): only where that is what its score stands for.
+  const referredTo = new Map<string, string>();
   const scored = [...ids]
     .map((id) => {
       const ownScore = own.get(id) ?? 0;
@@ -220,9 +232,9 @@ export async function spreadOverSessions(
       // A line pointing back holds its own words and, by reference, its lender's: its own score plus
       // that, or what spreading gave it, whichever is more. With no word of its own it ends just below
       // the lender; with some it may pass it.
-      const byReference = ownScore + (referred.get(id) ?? 0) * BELOW_LENDER;
-      // Read with the line it points at (evidence.ts) only where that is what its score stands for.
-      if (!(byReference > lent)) referredTo.delete(id);
+      const reference = referred.get(id);
+      const byReference = reference ? ownScore + reference.lift * BELOW_LENDER : 0;
+      if (reference && byReference > lent) referredTo.set(id, reference.lender);
       const score = Math.max(lent, byReference);
       return { id, own: ownScore, context: score - ownScore, score };
     })

@@ -326,9 +326,9 @@ export function withReferents(
   const read = new Map(text);
   for (const [id, referent] of referredTo) {
     const own = text.get(id);
-    const before = text.get(referent);
+    const pointedAt = text.get(referent);
     // Its own text first: the second stage reads a text's beginning only, and the line it points at may be long.
-    if (own !== undefined && before !== undefined) read.set(id, `${own}\n${before}`);
+    if (own !== undefined && pointedAt !== undefined) read.set(id, `${own}\n${pointedAt}`);
   }
   return read;
 }
