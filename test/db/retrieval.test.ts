@@ -934,6 +934,68 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect(parts(reply)?.context ?? 0).toBeLessThan(lender * 0.5);
   });
 
+  it("gives the reply to a turn that asks the question its whole score, only where another role replies", async () => {
+    const tenantId = await createTenant(handle.db);
+    const ctx = agentContext(tenantId, { readScopes: ["user:u1"].map(parseScopePattern) });
+    const asked = "How long have you been married?";
+    const reply = "Five years already, time flies!";
+    const noted = "Note to self: how long have we been married?";
+    const followed = "Buy flowers on Friday.";
+    await appendMessages(handle.db, ctx, {
+      sessionId: "chat",
+      userScopeId: "u1",
+      messages: [
+        { role: "user", content: "We went camping last weekend." },
+        { role: "assistant", content: asked },
+        { role: "user", content: reply },
+        { role: "assistant", content: "That is lovely." },
+      ],
+    });
+    await appendMessages(handle.db, ctx, {
+      sessionId: "family",
+      userScopeId: "u1",
+      messages: [
+        { role: "user", content: "The user's sister got married in June." },
+        { role: "assistant", content: "Congratulations to her." },
+      ],
+    });
+    // The same kind of question in one speaker's notes: the line after it is no reply.
+    await appendMessages(handle.db, ctx, {
+      sessionId: "notes",
+      userScopeId: "u1",
+      messages: [noted, followed, "Call the plumber."].map((content) => ({ role: "user", content })),
+    });
+    const question = { queryText: "How long has the user been married?", includeEvidence: true };
+    // The second hop left out: only what spreading lends is compared.
+    const plain = await memorySearch(handle.db, ctx, question, {
+      ...noVectors,
+      ranking: rankingFeaturesWithout(["secondHop", "replyToQuestion"]),
+    });
+    const replied = await memorySearch(handle.db, ctx, question, {
+      ...noVectors,
+      ranking: rankingFeaturesWithout(["secondHop"]),
+    });
+    const parts = (result: Awaited<ReturnType<typeof search>>, content: string) =>
+      result.evidence?.find((e) => e.content === content)?.components;
+    const rank = (result: Awaited<ReturnType<typeof search>>, content: string) =>
+      result.evidence?.findIndex((e) => e.content === content) ?? -1;
+    const asking = parts(replied, asked)?.fullText ?? 0;
+    expect(asking).toBeGreaterThan(0);
+    expect(parts(replied, reply)?.fullText ?? 0).toBe(0);
+    // A neighbour's half without the feature; the question's whole score with it.
+    expect(parts(plain, reply)?.context).toBeCloseTo(asking * 0.5, 5);
+    expect(parts(replied, reply)?.context).toBeCloseTo(asking, 5);
+    // Above the reply to a statement that holds one of the question's words, which it ranks below without.
+    const courtesy = "Congratulations to her.";
+    expect(rank(plain, reply)).toBeGreaterThan(rank(plain, courtesy));
+    expect(rank(replied, reply)).toBeLessThan(rank(replied, courtesy));
+    // The turn before the question, and the notes' next line, get what they got before.
+    const before = "We went camping last weekend.";
+    expect(parts(replied, before)?.context).toBeCloseTo(parts(plain, before)?.context ?? -1, 5);
+    expect(parts(replied, followed)?.context).toBeCloseTo(parts(plain, followed)?.context ?? -1, 5);
+    expect(parts(replied, followed)?.context ?? 0).toBeLessThan(parts(replied, noted)?.fullText ?? 0);
+  });
+
   it("reorders the best evidence by its second stage: the question's words together beat its words apart", async () => {
     const tenantId = await createTenant(handle.db);
     const ctx = agentContext(tenantId, { readScopes: ["user:u1", "session:*"].map(parseScopePattern) });

@@ -42,10 +42,12 @@ export type SpreadMatch = {
 export type LogSpreading = "none" | "full" | "supplied";
 
 /**
- * A neighbour row: the lender it belongs to, its id and role, which side of the lender (-1 before, 1
- * after) at which distance order, and whether it opens with a pronoun that points back (REFERRING_HEAD).
+ * A row read around a lender: the lender it belongs to, its id and role, which side of the lender (-1
+ * before, 1 after) at which distance order, and whether it opens with a pronoun that points back
+ * (REFERRING_HEAD). Side 0 is the lender's own line, read only to learn whether it asks (ASKING_TAIL):
+ * its last field says that.
  */
-type NeighbourRow = [lender: string, id: string, role: string, side: -1 | 1, refers: boolean];
+type NeighbourRow = [lender: string, id: string, role: string, side: -1 | 0 | 1, flag: boolean];
 
 /**
  * How a line that points back at someone the line before named opens (a POSIX regular expression,
@@ -55,6 +57,19 @@ type NeighbourRow = [lender: string, id: string, role: string, side: -1 | 1, ref
 const REFERRING_HEAD = "^\\s*(他|她|它|(he|she|they|his|her|their)\\M)";
 /** Lines after a hit read for a run of lines pointing back at it (the usual spreading reads two). */
 const REFERRING_RUN = 4;
+/**
+ * How a turn that asks ends (a POSIX regular expression): a question mark, then at most closing quotes
+ * or brackets. "How long have you been married?" matches the question as well as any turn does; the
+ * fact asked for ("5 years already!") is in the reply.
+ */
+const ASKING_TAIL = "[?？][[:space:]\"'”’)）]*$";
+/**
+ * What a hit that asks lends, in a dialogue, to the next turn when another role speaks it: its whole
+ * score, not a neighbour's half, so the reply ranks with the question it answers. Measured on LoCoMo
+ * (categories 1–4) at 0.8, 1, 1.5 and 2 (docs/retrieval.md, "A reply to a question"); 1 is the share
+ * that needs no fitting.
+ */
+export const REPLY_SHARE = 1;
 
 /**
  * The share of the question's weight (termWeights: as the second stage weighs a term) the lender lacks that the neighbour holds:
@@ -142,6 +157,8 @@ export async function spreadOverSessions(
     match: SpreadMatch;
     /** Lines after a hit that point back at it by a pronoun get its score for the question's words they lack (default true). */
     refersBack?: boolean;
+    /** In a dialogue, a hit that asks lends REPLY_SHARE of its score to the reply after it (default true). */
+    repliesAnswer?: boolean;
   },
 ): Promise<{ scored: Scored[]; dialogue: Set<string>; referredTo: Map<string, string> }> {
   const { source, where, match } = params;
@@ -166,20 +183,30 @@ export async function spreadOverSessions(
     const side = (direction: "before" | "after") => {
       const before = direction === "before";
       const runs = readsRuns && !before;
-      return sql`(select ${t}.id, ${t}.role, ${before ? -1 : 1} as side, ${t}.seq,
+      return sql`(select ${t}.id, ${t}.role, ${before ? -1 : 1}::int as side, ${t}.seq,
                          ${runs ? sql`${t}.content ~* ${REFERRING_HEAD}` : sql`false`} as refers from ${t}
                    where ${where} and ${t}.session_id = l.session_id and ${t}.seq ${sql.raw(before ? "<" : ">")} l.seq
                    order by ${t}.seq ${sql.raw(before ? "desc" : "asc")} limit ${runs ? REFERRING_RUN : 2})`;
     };
+    // The lender's own line, for whether it asks: by the same index, within the same scope.
+    const repliesAnswer = params.repliesAnswer !== false;
+    const lenderLine = sql`(select ${t}.id, ${t}.role, 0 as side, ${t}.seq, ${t}.content ~ ${ASKING_TAIL} as refers from ${t}
+                      where ${where} and ${t}.session_id = l.session_id and ${t}.seq = l.seq)`;
     const [row] = await queryRows<{ rows: string | null }>(
       db,
       sql`select json_agg(json_build_array(l.id, n.id, n.role, n.side, n.refers) order by l.id, n.side, abs(n.seq - l.seq))::text as rows
             from (values ${lenderRows}) as l(id, session_id, seq)
-            cross join lateral (${side("before")} union all ${side("after")}) as n`,
+            cross join lateral (${side("before")} union all ${side("after")}${repliesAnswer ? sql` union all ${lenderLine}` : sql``}) as n`,
     );
     const rows = row?.rows ? (JSON.parse(row.rows) as NeighbourRow[]) : [];
     const around = new Map<string, { before: NeighbourRow[]; after: NeighbourRow[] }>();
+    const asking = new Set<string>();
     for (const r of rows) {
+      // The lender's own line says only whether it asks.
+      if (r[3] === 0) {
+        if (r[4]) asking.add(r[0]);
+        continue;
+      }
       const entry = around.get(r[0]) ?? { before: [], after: [] };
       (r[3] < 0 ? entry.before : entry.after).push(r);
       around.set(r[0], entry);
@@ -207,8 +234,11 @@ export async function spreadOverSessions(
         if (supplied) logCeiling.set(neighbour[1], Math.max(logCeiling.get(neighbour[1]) ?? 0, hit.score));
         if (inDialogue) dialogue.add(neighbour[1]);
       };
+      // A question's reply (the next turn, another role's) gets its whole score: that is where its answer is.
+      const reply = near.after[0];
+      const answers = inDialogue && asking.has(hit.id) && reply !== undefined && reply[2] !== String(hit.extra.role);
       lend(near.before[0], CONTEXT_SPREAD[0]);
-      lend(near.after[0], CONTEXT_SPREAD[0]);
+      lend(reply, answers ? REPLY_SHARE : CONTEXT_SPREAD[0]);
       lend(near.before[1], CONTEXT_SPREAD[1]);
       lend(near.after[1], CONTEXT_SPREAD[1]);
       // Along a log, the run of lines right after a hit that point back at it by a pronoun ("她…。她…。")

@@ -192,6 +192,7 @@ async function rankSource(
     log: !features.spreadAcrossRoles ? "full" : features.logSpread ? "supplied" : "none",
     match,
     refersBack: features.pronounReference,
+    repliesAnswer: features.replyToQuestion,
   });
   const staged = features.secondStage && query.queryText;
   const readCount = Math.max(staged ? SECOND_STAGE_CANDIDATES : 0, features.secondHop ? HOP_SEEDS : 0);

@@ -30,6 +30,8 @@ export const RANKING_FEATURES = [
   "questionFocus",
   /** Along one speaker's log, the lines right after a hit that open with a pronoun ("她…", "He…") get its score for the question's words they lack (context-spread.ts). */
   "pronounReference",
+  /** In a dialogue, a hit whose turn ends by asking lends its whole score to the reply after it, not half (context-spread.ts). */
+  "replyToQuestion",
 ] as const;
 
 export type RankingFeature = (typeof RANKING_FEATURES)[number];
