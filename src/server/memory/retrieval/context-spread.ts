@@ -1,4 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
+import { anyOf } from "~/db/any-of";
 import { queryRows } from "~/db/raw";
 import type { DbOrTx } from "~/db/types";
 import type { MatchedDoc } from "./bm25";
@@ -42,12 +43,10 @@ export type SpreadMatch = {
 export type LogSpreading = "none" | "full" | "supplied";
 
 /**
- * A row read around a lender: the lender it belongs to, its id and role, which side of the lender (-1
- * before, 1 after) at which distance order, and whether it opens with a pronoun that points back
- * (REFERRING_HEAD). Side 0 is the lender's own line, read only to learn whether it asks (ASKING_TAIL):
- * its last field says that.
+ * A neighbour row: the lender it belongs to, its id and role, which side of the lender (-1 before, 1
+ * after) at which distance order, and whether it opens with a pronoun that points back (REFERRING_HEAD).
  */
-type NeighbourRow = [lender: string, id: string, role: string, side: -1 | 0 | 1, flag: boolean];
+type NeighbourRow = [lender: string, id: string, role: string, side: -1 | 1, refers: boolean];
 
 /**
  * How a line that points back at someone the line before named opens (a POSIX regular expression,
@@ -133,6 +132,29 @@ export function referredShare(
 export const logMeasure = (supplied: number) => LOG_SHARE_FLOOR + (1 - LOG_SHARE_FLOOR) * supplied;
 
 /**
+ * Of these hits (each in a dialogue, with another role's turn next), the ones whose turn ends by asking
+ * (ASKING_TAIL): one statement by id within the caller's scope, and none where no hit stands so, as along
+ * a log (reading each hit's own line with its neighbours cost every search ~8 % on one speaker's log).
+ */
+async function askingLines(
+  db: DbOrTx,
+  source: TextSource,
+  where: SQL,
+  hits: readonly FullTextHit[],
+): Promise<Set<string>> {
+  if (hits.length === 0) return new Set();
+  const t = sql.raw(source.table);
+  const rows = await queryRows<{ id: string }>(
+    db,
+    sql`select ${t}.id from ${t} where ${where} and ${anyOf(
+      sql`${t}.id`,
+      hits.map((h) => h.id),
+    )} and ${t}.content ~ ${ASKING_TAIL}`,
+  );
+  return new Set(rows.map((row) => row.id));
+}
+
+/**
  * Full-text scores spread over session neighbours. For each of the best hits, the two turns before and
  * the two after it in its session (four after it, for a run of lines pointing back: REFERRING_RUN) are read by the session index ((tenant, session, seq): `seq` is one
  * sequence for all sessions, so a session's turns are ordered by it but not numbered 1, 2, 3), within
@@ -188,25 +210,15 @@ export async function spreadOverSessions(
                    where ${where} and ${t}.session_id = l.session_id and ${t}.seq ${sql.raw(before ? "<" : ">")} l.seq
                    order by ${t}.seq ${sql.raw(before ? "desc" : "asc")} limit ${runs ? REFERRING_RUN : 2})`;
     };
-    // The lender's own line, for whether it asks: by the same index, within the same scope.
-    const repliesAnswer = params.repliesAnswer !== false;
-    const lenderLine = sql`(select ${t}.id, ${t}.role, 0 as side, ${t}.seq, ${t}.content ~ ${ASKING_TAIL} as refers from ${t}
-                      where ${where} and ${t}.session_id = l.session_id and ${t}.seq = l.seq)`;
     const [row] = await queryRows<{ rows: string | null }>(
       db,
       sql`select json_agg(json_build_array(l.id, n.id, n.role, n.side, n.refers) order by l.id, n.side, abs(n.seq - l.seq))::text as rows
             from (values ${lenderRows}) as l(id, session_id, seq)
-            cross join lateral (${side("before")} union all ${side("after")}${repliesAnswer ? sql` union all ${lenderLine}` : sql``}) as n`,
+            cross join lateral (${side("before")} union all ${side("after")}) as n`,
     );
     const rows = row?.rows ? (JSON.parse(row.rows) as NeighbourRow[]) : [];
     const around = new Map<string, { before: NeighbourRow[]; after: NeighbourRow[] }>();
-    const asking = new Set<string>();
     for (const r of rows) {
-      // The lender's own line says only whether it asks.
-      if (r[3] === 0) {
-        if (r[4]) asking.add(r[0]);
-        continue;
-      }
       const entry = around.get(r[0]) ?? { before: [], after: [] };
       (r[3] < 0 ? entry.before : entry.after).push(r);
       around.set(r[0], entry);
@@ -215,12 +227,30 @@ export async function spreadOverSessions(
     const byLog = params.log === "supplied";
     const weights = byLog ? termWeights(match.terms, match.df, match.n) : [];
     const tfOf = new Map(byLog ? match.docs.map((doc) => [doc.id, doc.tf]) : []);
+    // The two turns on each side say whether a hit stands in a dialogue (the lines further after it
+    // are read only for a run pointing back).
+    const standsInDialogue = (hit: FullTextHit) => {
+      const near = around.get(hit.id);
+      return !!near && [...near.before, ...near.after.slice(0, 2)].some((r) => r[2] !== String(hit.extra.role));
+    };
+    // A hit in a dialogue whose next turn is another role's may be a question that turn answers.
+    const replyOf = (hit: FullTextHit) => {
+      const next = around.get(hit.id)?.after[0];
+      return next && next[2] !== String(hit.extra.role) && standsInDialogue(hit) ? next : undefined;
+    };
+    const asking =
+      params.repliesAnswer !== false
+        ? await askingLines(
+            db,
+            source,
+            where,
+            spreaders.filter((hit) => replyOf(hit) !== undefined),
+          )
+        : new Set<string>();
     for (const hit of spreaders) {
       const near = around.get(hit.id);
       if (!near) continue;
-      // The two turns on each side say whether the hit stands in a dialogue (the lines further after it
-      // are read only for a run pointing back).
-      const inDialogue = [...near.before, ...near.after.slice(0, 2)].some((r) => r[2] !== String(hit.extra.role));
+      const inDialogue = standsInDialogue(hit);
       if (!inDialogue && params.log === "none") continue;
       if (inDialogue) dialogue.add(hit.id);
       const supplied = !inDialogue && byLog;
@@ -235,10 +265,8 @@ export async function spreadOverSessions(
         if (inDialogue) dialogue.add(neighbour[1]);
       };
       // A question's reply (the next turn, another role's) gets its whole score: that is where its answer is.
-      const reply = near.after[0];
-      const answers = inDialogue && asking.has(hit.id) && reply !== undefined && reply[2] !== String(hit.extra.role);
       lend(near.before[0], CONTEXT_SPREAD[0]);
-      lend(reply, answers ? REPLY_SHARE : CONTEXT_SPREAD[0]);
+      lend(near.after[0], asking.has(hit.id) ? REPLY_SHARE : CONTEXT_SPREAD[0]);
       lend(near.before[1], CONTEXT_SPREAD[1]);
       lend(near.after[1], CONTEXT_SPREAD[1]);
       // Along a log, the run of lines right after a hit that point back at it by a pronoun ("她…。她…。")
