@@ -9,6 +9,7 @@ import { appendMessages } from "~/server/memory/evidence/messages";
 import { parseScopePattern } from "~/server/memory/scope";
 import { loadKindRegistry } from "~/server/memory/kinds/custom";
 import { cardWhere } from "~/server/memory/retrieval/card-search";
+import { REPLY_SHARE } from "~/server/memory/retrieval/context-spread";
 import { BELOW_LENDER } from "~/server/memory/retrieval/lending";
 import { queryTerms } from "~/server/memory/retrieval/query-terms";
 import { rankingFeaturesWithout } from "~/server/memory/retrieval/ranking-features";
@@ -959,6 +960,29 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
         { role: "assistant", content: "Congratulations to her." },
       ],
     });
+    // A question in a dialogue that its own role goes on from: the next turn is no reply.
+    const aside = "Just curious, no reason.";
+    await appendMessages(handle.db, ctx, {
+      sessionId: "aside",
+      userScopeId: "u1",
+      messages: [
+        { role: "user", content: "We went to the lake on Sunday." },
+        { role: "assistant", content: "How long has your neighbour been married?" },
+        { role: "assistant", content: aside },
+        { role: "user", content: "No idea." },
+      ],
+    });
+    // A question quoted in Chinese corner brackets asks too.
+    const quoted = "他问我：「你们结婚多久了？」";
+    const answered = "五年了，时间过得真快。";
+    await appendMessages(handle.db, ctx, {
+      sessionId: "zh",
+      userScopeId: "u1",
+      messages: [
+        { role: "assistant", content: quoted },
+        { role: "user", content: answered },
+      ],
+    });
     // The same kind of question in one speaker's notes: the line after it is no reply.
     await appendMessages(handle.db, ctx, {
       sessionId: "notes",
@@ -984,16 +1008,34 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect(parts(replied, reply)?.fullText ?? 0).toBe(0);
     // A neighbour's half without the feature; the question's whole score with it.
     expect(parts(plain, reply)?.context).toBeCloseTo(asking * 0.5, 5);
-    expect(parts(replied, reply)?.context).toBeCloseTo(asking, 5);
+    expect(parts(replied, reply)?.context).toBeCloseTo(asking * REPLY_SHARE, 5);
     // Above the reply to a statement that holds one of the question's words, which it ranks below without.
     const courtesy = "Congratulations to her.";
+    for (const result of [plain, replied])
+      for (const line of [reply, courtesy]) expect(rank(result, line)).toBeGreaterThanOrEqual(0);
     expect(rank(plain, reply)).toBeGreaterThan(rank(plain, courtesy));
     expect(rank(replied, reply)).toBeLessThan(rank(replied, courtesy));
+    // A statement's reply, and the turn after a question its own role goes on from, get what they got before.
+    expect(parts(replied, courtesy)?.context).toBeCloseTo(parts(plain, courtesy)?.context ?? -1, 5);
+    expect(parts(replied, aside)?.context ?? 0).toBeGreaterThan(0);
+    expect(parts(replied, aside)?.context).toBeCloseTo(parts(plain, aside)?.context ?? -1, 5);
     // The turn before the question, and the notes' next line, get what they got before.
     const before = "We went camping last weekend.";
     expect(parts(replied, before)?.context).toBeCloseTo(parts(plain, before)?.context ?? -1, 5);
     expect(parts(replied, followed)?.context).toBeCloseTo(parts(plain, followed)?.context ?? -1, 5);
     expect(parts(replied, followed)?.context ?? 0).toBeLessThan(parts(replied, noted)?.fullText ?? 0);
+    const zh = await memorySearch(
+      handle.db,
+      ctx,
+      { queryText: "结婚多久了", includeEvidence: true },
+      {
+        ...noVectors,
+        ranking: rankingFeaturesWithout(["secondHop"]),
+      },
+    );
+    const quotedScore = parts(zh, quoted)?.fullText ?? 0;
+    expect(quotedScore).toBeGreaterThan(0);
+    expect(parts(zh, answered)?.context).toBeCloseTo(quotedScore * REPLY_SHARE, 5);
   });
 
   it("reorders the best evidence by its second stage: the question's words together beat its words apart", async () => {

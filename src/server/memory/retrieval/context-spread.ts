@@ -61,7 +61,7 @@ const REFERRING_RUN = 4;
  * or brackets. "How long have you been married?" matches the question as well as any turn does; the
  * fact asked for ("5 years already!") is in the reply.
  */
-const ASKING_TAIL = "[?？][[:space:]\"'”’)）]*$";
+const ASKING_TAIL = "[?？][]\"'”’)）」』》[:space:]]*$";
 /**
  * What a hit that asks lends, in a dialogue, to the next turn when another role speaks it: its whole
  * score, not a neighbour's half, so the reply ranks with the question it answers. Measured on LoCoMo
@@ -134,7 +134,7 @@ export const logMeasure = (supplied: number) => LOG_SHARE_FLOOR + (1 - LOG_SHARE
 /**
  * Of these hits (each in a dialogue, with another role's turn next), the ones whose turn ends by asking
  * (ASKING_TAIL): one statement by id within the caller's scope, and none where no hit stands so, as along
- * a log (reading each hit's own line with its neighbours cost every search ~8 % on one speaker's log).
+ * a log (reading each hit's own line with its neighbours cost a search along one speaker's log ~10 %).
  */
 async function askingLines(
   db: DbOrTx,
@@ -233,19 +233,14 @@ export async function spreadOverSessions(
       const near = around.get(hit.id);
       return !!near && [...near.before, ...near.after.slice(0, 2)].some((r) => r[2] !== String(hit.extra.role));
     };
-    // A hit in a dialogue whose next turn is another role's may be a question that turn answers.
-    const replyOf = (hit: FullTextHit) => {
+    // A hit whose next turn is another role's (so it stands in a dialogue) may be a question that turn answers.
+    const hasOtherRoleNext = (hit: FullTextHit) => {
       const next = around.get(hit.id)?.after[0];
-      return next && next[2] !== String(hit.extra.role) && standsInDialogue(hit) ? next : undefined;
+      return next !== undefined && next[2] !== String(hit.extra.role);
     };
     const asking =
       params.repliesAnswer !== false
-        ? await askingLines(
-            db,
-            source,
-            where,
-            spreaders.filter((hit) => replyOf(hit) !== undefined),
-          )
+        ? await askingLines(db, source, where, spreaders.filter(hasOtherRoleNext))
         : new Set<string>();
     for (const hit of spreaders) {
       const near = around.get(hit.id);
