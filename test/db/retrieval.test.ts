@@ -46,6 +46,11 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     writeCardsAt(handle.db, ctx, now, ...operations);
   const search = (ctx: MemoryCallContext, input: Record<string, unknown>) =>
     memorySearch(handle.db, ctx, input, noVectors);
+  type Found = Awaited<ReturnType<typeof search>>;
+  /** The score components of the evidence line `content` (undefined when it was not found). */
+  const partsOf = (result: Found, content: string) => result.evidence?.find((e) => e.content === content)?.components;
+  /** The place of the evidence line `content` in the list (-1 when it was not found). */
+  const rankOf = (result: Found, content: string) => result.evidence?.findIndex((e) => e.content === content) ?? -1;
   /** The caller's active cards, as a full-text match reads them. */
   const activeCardsWhere = async (tenantId: string, ctx: MemoryCallContext) =>
     cardWhere({
@@ -884,30 +889,26 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     });
     const question = { queryText: "刘洋最爱吃什么？", includeEvidence: true };
     const birthday = "刘洋下个月过生日。";
-    const rank = (result: Awaited<ReturnType<typeof search>>, content: string) =>
-      result.evidence?.findIndex((e) => e.content === content) ?? -1;
-    const parts = (result: Awaited<ReturnType<typeof search>>, content: string) =>
-      result.evidence?.find((e) => e.content === content)?.components;
     const without = await memorySearch(handle.db, ctx, question, {
       ...noVectors,
       ranking: rankingFeaturesWithout(["pronounReference"]),
     });
     // Without the reference the answer holds 爱吃 only, and the line naming 刘洋 for her birthday passes it.
-    expect(rank(without, answer)).toBeGreaterThan(rank(without, birthday));
+    expect(rankOf(without, answer)).toBeGreaterThan(rankOf(without, birthday));
     const read = await memorySearch(handle.db, ctx, question, noVectors);
     // Second in the run after the line naming her, it holds 刘洋 by reference and 爱吃 of its own.
-    expect(rank(read, answer)).toBeGreaterThanOrEqual(0);
-    expect(rank(read, answer)).toBeLessThan(rank(read, birthday));
-    expect(rank(read, answer)).toBeLessThan(rank(read, named));
-    expect(parts(read, answer)?.coverage).toBeGreaterThan(parts(without, answer)?.coverage ?? 1);
+    expect(rankOf(read, answer)).toBeGreaterThanOrEqual(0);
+    expect(rankOf(read, answer)).toBeLessThan(rankOf(read, birthday));
+    expect(rankOf(read, answer)).toBeLessThan(rankOf(read, named));
+    expect(partsOf(read, answer)?.coverage).toBeGreaterThan(partsOf(without, answer)?.coverage ?? 1);
     // The first line of the run holds nothing asked: it ends just below the line it points back at.
-    expect(parts(read, "她在杭州做设计师。")?.context).toBeCloseTo(
-      (parts(read, named)?.fullText ?? 0) * BELOW_LENDER,
+    expect(partsOf(read, "她在杭州做设计师。")?.context).toBeCloseTo(
+      (partsOf(read, named)?.fullText ?? 0) * BELOW_LENDER,
       5,
     );
     // A line after the run does not point back: it gets what spreading lends it either way.
     const movie = "晚上看了一部电影。";
-    expect(parts(read, movie)?.context).toBeCloseTo(parts(without, movie)?.context ?? -1, 5);
+    expect(partsOf(read, movie)?.context).toBeCloseTo(partsOf(without, movie)?.context ?? -1, 5);
   });
 
   it("ends a run of lines pointing back at another role's turn", async () => {
@@ -999,31 +1000,27 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
       ...noVectors,
       ranking: rankingFeaturesWithout(["secondHop"]),
     });
-    const parts = (result: Awaited<ReturnType<typeof search>>, content: string) =>
-      result.evidence?.find((e) => e.content === content)?.components;
-    const rank = (result: Awaited<ReturnType<typeof search>>, content: string) =>
-      result.evidence?.findIndex((e) => e.content === content) ?? -1;
-    const asking = parts(replied, asked)?.fullText ?? 0;
+    const asking = partsOf(replied, asked)?.fullText ?? 0;
     expect(asking).toBeGreaterThan(0);
-    expect(parts(replied, reply)?.fullText ?? 0).toBe(0);
+    expect(partsOf(replied, reply)?.fullText ?? 0).toBe(0);
     // A neighbour's half without the feature; the question's whole score with it.
-    expect(parts(plain, reply)?.context).toBeCloseTo(asking * 0.5, 5);
-    expect(parts(replied, reply)?.context).toBeCloseTo(asking * REPLY_SHARE, 5);
+    expect(partsOf(plain, reply)?.context).toBeCloseTo(asking * 0.5, 5);
+    expect(partsOf(replied, reply)?.context).toBeCloseTo(asking * REPLY_SHARE, 5);
     // Above the reply to a statement that holds one of the question's words, which it ranks below without.
     const courtesy = "Congratulations to her.";
     for (const result of [plain, replied])
-      for (const line of [reply, courtesy]) expect(rank(result, line)).toBeGreaterThanOrEqual(0);
-    expect(rank(plain, reply)).toBeGreaterThan(rank(plain, courtesy));
-    expect(rank(replied, reply)).toBeLessThan(rank(replied, courtesy));
+      for (const line of [reply, courtesy]) expect(rankOf(result, line)).toBeGreaterThanOrEqual(0);
+    expect(rankOf(plain, reply)).toBeGreaterThan(rankOf(plain, courtesy));
+    expect(rankOf(replied, reply)).toBeLessThan(rankOf(replied, courtesy));
     // A statement's reply, and the turn after a question its own role goes on from, get what they got before.
-    expect(parts(replied, courtesy)?.context).toBeCloseTo(parts(plain, courtesy)?.context ?? -1, 5);
-    expect(parts(replied, aside)?.context ?? 0).toBeGreaterThan(0);
-    expect(parts(replied, aside)?.context).toBeCloseTo(parts(plain, aside)?.context ?? -1, 5);
+    expect(partsOf(replied, courtesy)?.context).toBeCloseTo(partsOf(plain, courtesy)?.context ?? -1, 5);
+    expect(partsOf(replied, aside)?.context ?? 0).toBeGreaterThan(0);
+    expect(partsOf(replied, aside)?.context).toBeCloseTo(partsOf(plain, aside)?.context ?? -1, 5);
     // The turn before the question, and the notes' next line, get what they got before.
     const before = "We went camping last weekend.";
-    expect(parts(replied, before)?.context).toBeCloseTo(parts(plain, before)?.context ?? -1, 5);
-    expect(parts(replied, followed)?.context).toBeCloseTo(parts(plain, followed)?.context ?? -1, 5);
-    expect(parts(replied, followed)?.context ?? 0).toBeLessThan(parts(replied, noted)?.fullText ?? 0);
+    expect(partsOf(replied, before)?.context).toBeCloseTo(partsOf(plain, before)?.context ?? -1, 5);
+    expect(partsOf(replied, followed)?.context).toBeCloseTo(partsOf(plain, followed)?.context ?? -1, 5);
+    expect(partsOf(replied, followed)?.context ?? 0).toBeLessThan(partsOf(replied, noted)?.fullText ?? 0);
     const zh = await memorySearch(
       handle.db,
       ctx,
@@ -1033,9 +1030,9 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
         ranking: rankingFeaturesWithout(["secondHop"]),
       },
     );
-    const quotedScore = parts(zh, quoted)?.fullText ?? 0;
+    const quotedScore = partsOf(zh, quoted)?.fullText ?? 0;
     expect(quotedScore).toBeGreaterThan(0);
-    expect(parts(zh, answered)?.context).toBeCloseTo(quotedScore * REPLY_SHARE, 5);
+    expect(partsOf(zh, answered)?.context).toBeCloseTo(quotedScore * REPLY_SHARE, 5);
   });
 
   it("reorders the best evidence by its second stage: the question's words together beat its words apart", async () => {
