@@ -3,14 +3,16 @@
 // What one search costs the process that runs it, without HTTP, tRPC or concurrency: bench:cpu's kept
 // database (`memory_cpu_<cards>`, seed it first with `npm run bench:cpu -- --mix search=100 --runs 1`)
 // and its workload's searches, each as its user's key would ask it, one at a time, in this process.
-// The CPU time of this process per search (user + system) is printed. Alternate two builds (git
+// The CPU time of this process per search (user + system) is printed, and that of the database's
+// backends when Postgres runs on this machine (read from /proc). Alternate two builds (git
 // worktrees sharing bench/.cache) on one machine to judge a change; `--ablate` switches ranking
 // features off (ranking-features.ts) to see what one of them costs.
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { isNull } from "drizzle-orm";
+import { isNull, sql } from "drizzle-orm";
 import { openDatabase } from "~/db/client";
+import { queryRows } from "~/db/raw";
 import { apiKeys } from "~/db/schema";
 import { buildAgentCallContext } from "~/server/auth/permissions";
 import type { MemoryCallContext } from "~/server/memory/call-context";
@@ -77,13 +79,50 @@ const searchAt = (i: number) => {
 // Warm-up: the first statements of a shape pay for planning, the dictionary for its first load.
 for (let i = 0; i < work.searches.length; i++) await searchAt(i);
 const total = Number(args.searches);
+const backends = await databaseBackends();
 const wallStart = performance.now();
 const cpuStart = process.cpuUsage();
+const databaseStart = backendCpuMicros(backends);
 for (let i = 0; i < total; i++) await searchAt(i);
 const cpu = process.cpuUsage(cpuStart);
+const databaseEnd = backendCpuMicros(backends);
 const perSearch = (micros: number) => (micros / 1000 / total).toFixed(3);
+const database =
+  databaseStart !== undefined && databaseEnd !== undefined
+    ? `; database ${perSearch(databaseEnd - databaseStart)} ms a search (${backends.length} backends)`
+    : "; database CPU not measured (the server is not on this machine)";
 console.log(
   `[search-cpu] ${total} searches${off.length ? ` without ${off.join(", ")}` : ""}: CPU ${perSearch(cpu.user + cpu.system)} ms a search ` +
-    `(user ${perSearch(cpu.user)}, system ${perSearch(cpu.system)}), wall ${((performance.now() - wallStart) / total).toFixed(3)} ms`,
+    `(user ${perSearch(cpu.user)}, system ${perSearch(cpu.system)}), wall ${((performance.now() - wallStart) / total).toFixed(3)} ms${database}`,
 );
 await handle.close();
+
+/** The Postgres processes serving this database's connections (only this benchmark connects to it). */
+async function databaseBackends(): Promise<number[]> {
+  const rows = await queryRows<{ pid: number }>(
+    handle.db,
+    sql`select pid from pg_stat_activity where datname = current_database() and backend_type = 'client backend'`,
+  );
+  return rows.map((row) => Number(row.pid));
+}
+
+/**
+ * Their CPU time (user + system) from /proc, in µs; undefined when the server runs elsewhere or a
+ * backend went away (the pool reconnected: the count would be short).
+ */
+function backendCpuMicros(pids: readonly number[]): number | undefined {
+  const ticksPerSecond = 100; // USER_HZ on Linux
+  let ticks = 0;
+  for (const pid of pids) {
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    } catch {
+      return undefined;
+    }
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return pids.length > 0 ? (ticks / ticksPerSecond) * 1e6 : undefined;
+}
