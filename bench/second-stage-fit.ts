@@ -121,7 +121,8 @@ const steps = (feature: keyof SecondStageWeights) => (dropped.has(feature) ? [0]
 const grid: SecondStageWeights[] = [];
 for (const coverage of steps("coverage"))
   for (const proximity of steps("proximity"))
-    for (const phrase of steps("phrase")) grid.push({ coverage, proximity, phrase });
+    for (const phrase of steps("phrase"))
+      for (const answerType of steps("answerType")) grid.push({ coverage, proximity, phrase, answerType });
 const fitRows = loaded.get(fitOn)!;
 const scored = grid
   .map((w) => ({ w, m: evaluate(fitRows, w) }))

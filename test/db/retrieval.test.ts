@@ -12,7 +12,7 @@ import { cardWhere } from "~/server/memory/retrieval/card-search";
 import { REPLY_SHARE } from "~/server/memory/retrieval/context-spread";
 import { BELOW_LENDER } from "~/server/memory/retrieval/lending";
 import { queryTerms } from "~/server/memory/retrieval/query-terms";
-import { rankingFeaturesWithout } from "~/server/memory/retrieval/ranking-features";
+import { rankingFeaturesWithout, type RankingFeature } from "~/server/memory/retrieval/ranking-features";
 import { flushQueryLog, recordQuery } from "~/server/memory/retrieval/query-log";
 import { memorySearch } from "~/server/memory/retrieval/search";
 import { disjointScopes } from "~/server/memory/retrieval/read-scopes";
@@ -991,14 +991,14 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
       messages: [noted, followed, "Call the plumber."].map((content) => ({ role: "user", content })),
     });
     const question = { queryText: "How long has the user been married?", includeEvidence: true };
-    // The second hop left out: only what spreading lends is compared.
+    // The second hop and the answer type ("how long" asks for a number) left out: only what spreading lends is compared.
     const plain = await memorySearch(handle.db, ctx, question, {
       ...noVectors,
-      ranking: rankingFeaturesWithout(["secondHop", "replyToQuestion"]),
+      ranking: rankingFeaturesWithout(["secondHop", "answerType", "replyToQuestion"]),
     });
     const replied = await memorySearch(handle.db, ctx, question, {
       ...noVectors,
-      ranking: rankingFeaturesWithout(["secondHop"]),
+      ranking: rankingFeaturesWithout(["secondHop", "answerType"]),
     });
     const asking = partsOf(replied, asked)?.fullText ?? 0;
     expect(asking).toBeGreaterThan(0);
@@ -1060,6 +1060,50 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect(parts?.coverage).toBeCloseTo(1, 5); // both hold every word of the question
     expect(apartParts?.coverage).toBeCloseTo(1, 5);
     expect(parts?.proximity).toBeGreaterThan(apartParts?.proximity ?? Number.POSITIVE_INFINITY);
+  });
+
+  it("lifts the lines holding a time, an age or a number when the question asks when, how old or how many", async () => {
+    const tenantId = await createTenant(handle.db);
+    const ctx = agentContext(tenantId, { readScopes: ["user:u1", "session:*"].map(parseScopePattern) });
+    const undated = "Mel: the sunrise painting is my favourite.";
+    const dated = "Mel: I painted that lake sunrise last year, after a long walk by the water.";
+    const noAge = "吴晓东是医生。";
+    const age = "吴晓东已经三十二岁了，在杭州的一家医院上班。";
+    await appendMessages(handle.db, ctx, {
+      sessionId: "log",
+      userScopeId: "u1",
+      messages: [undated, "Lunch was soup.", dated, "我们去看电影了。", noAge, "今天下雨。", age].map((content) => ({
+        role: "user",
+        content,
+      })),
+    });
+    const ask = (queryText: string, off: RankingFeature[] = []) =>
+      memorySearch(
+        handle.db,
+        ctx,
+        { queryText, includeEvidence: true },
+        { ...noVectors, ranking: rankingFeaturesWithout(off) },
+      );
+
+    const when = "When did Mel paint the sunrise?";
+    expect((await ask(when, ["answerType"])).evidence?.[0]?.content).toBe(undated); // shorter, so BM25 ranks it first
+    const asked = await ask(when);
+    expect(asked.evidence?.[0]?.content).toBe(dated);
+    expect(partsOf(asked, dated)?.answerType).toBe(1);
+    expect(partsOf(asked, undated)?.answerType).toBeUndefined();
+
+    const howOld = "吴晓东多大了？";
+    expect((await ask(howOld, ["answerType"])).evidence?.[0]?.content).toBe(noAge);
+    const aged = await ask(howOld);
+    expect(aged.evidence?.[0]?.content).toBe(age);
+    expect(partsOf(aged, age)?.answerType).toBe(1);
+
+    // A question asking for a thing lifts nothing: the same order as without the feature.
+    const what = "What did Mel paint at sunrise?";
+    const plain = await ask(what, ["answerType"]);
+    const read = await ask(what);
+    expect(read.evidence?.map((e) => e.content)).toEqual(plain.evidence?.map((e) => e.content));
+    expect(read.evidence?.some((e) => e.components?.answerType !== undefined)).toBe(false);
   });
 
   it("answers a question that describes a thing in two hops: its best hit names it, a second match finds the rest", async () => {
@@ -1131,13 +1175,17 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
       messages: log.map((content) => ({ role: "user", content })),
     });
     const question = { queryText: "哎，今天有点累。晚上加班到很晚，好累。吴晓东今年多大了？", includeEvidence: true };
+    // The answer type left out ("多大" asks for an age, which only the answer holds): the focus alone is compared.
     const unfocused = await memorySearch(handle.db, ctx, question, {
       ...noVectors,
-      ranking: rankingFeaturesWithout(["questionFocus"]),
+      ranking: rankingFeaturesWithout(["questionFocus", "answerType"]),
     });
     // Without the focus the lead-in's exact twins win: they hold more of the query's words.
     expect(chatter).toContain(unfocused.evidence?.[0]?.content);
-    const focused = await search(ctx, question);
+    const focused = await memorySearch(handle.db, ctx, question, {
+      ...noVectors,
+      ranking: rankingFeaturesWithout(["answerType"]),
+    });
     const ranked = focused.evidence?.map((e) => e.content) ?? [];
     expect(ranked.slice(0, 3)).toEqual(
       expect.arrayContaining(["吴晓东是我舅舅，我们关系很好。", answer, "吴晓东老家是苏州的。"]),

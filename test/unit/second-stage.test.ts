@@ -32,7 +32,7 @@ describe("second stage", () => {
     expect(all.coverage).toBeCloseTo(1, 5);
     expect(some.coverage).toBeGreaterThan(0);
     expect(some.coverage).toBeLessThan(all.coverage);
-    expect(none).toEqual({ coverage: 0, proximity: 0, phrase: 0 });
+    expect(none).toEqual({ coverage: 0, proximity: 0, phrase: 0, answerType: 0 });
   });
 
   it("a rare term counts for more coverage than a common one", () => {
@@ -71,7 +71,11 @@ describe("second stage", () => {
 
   it("lifts, never lowers, the first stage's score, and reorders candidates with the features as parts", () => {
     expect(
-      secondStageScore(0.5, { coverage: 0, proximity: 0, phrase: 0 }, { coverage: 1, proximity: 1, phrase: 1 }),
+      secondStageScore(
+        0.5,
+        { coverage: 0, proximity: 0, phrase: 0, answerType: 0 },
+        { coverage: 1, proximity: 1, phrase: 1, answerType: 1 },
+      ),
     ).toBe(0.5);
     const question = "what did Caroline adopt from the shelter";
     const terms = queryTerms(question);
@@ -83,7 +87,7 @@ describe("second stage", () => {
     ]);
     expect(ordered.map((r) => r.id)).toEqual(["c", "a", "b", "d"]);
     expect(ordered[0]!.features.proximity).toBeGreaterThan(ordered[1]!.features.proximity);
-    expect(ordered[3]!.features).toEqual({ coverage: 0, proximity: 0, phrase: 0 });
+    expect(ordered[3]!.features).toEqual({ coverage: 0, proximity: 0, phrase: 0, answerType: 0 });
   });
 
   it("computes the phrase only when it is weighted", () => {
@@ -96,6 +100,7 @@ describe("second stage", () => {
         coverage: 0,
         proximity: 0,
         phrase: 1,
+        answerType: 0,
       })[0]!.features.phrase,
     ).toBeCloseTo(1, 5);
   });

@@ -234,6 +234,8 @@ export type ScoreComponents = {
   /** Evidence: the second stage's parts, the weighted share of the question's terms a text holds and how near each other they stand. */
   coverage?: number;
   proximity?: number;
+  /** Evidence: 1 when the question asks for a time, an age or a number and the text holds one. */
+  answerType?: number;
   /** Evidence: lent by the best hits that share this text's rare words (the second hop). */
   hop?: number;
   final: number;

@@ -80,6 +80,7 @@ const scoreKeys = [
   "rerank",
   "coverage",
   "proximity",
+  "answerType",
   "hop",
 ];
 /** With read replicas: the write's commit position, to send back as X-Memory-Consistency with a read that must see it. */

@@ -10,7 +10,7 @@ import { CHUNK_SOURCE, MESSAGE_SOURCE, type TextSource } from "./text-sources";
 import { fullTextMatch, scopeStats, trigramHits, vectorHits } from "./signals";
 import { anyOf } from "~/db/any-of";
 import { ALL_RANKING_FEATURES, type RankingFeatures } from "./ranking-features";
-import { reorderBySecondStage, SECOND_STAGE_CANDIDATES } from "./second-stage";
+import { reorderBySecondStage, SECOND_STAGE_CANDIDATES, SECOND_STAGE_WEIGHTS } from "./second-stage";
 import { HOP_SEEDS, hopLoans } from "./second-hop";
 import { liftBelowLender } from "./lending";
 import { spreadOverSessions, type Scored } from "./context-spread";
@@ -102,6 +102,7 @@ function secondStage(
   match: { terms: readonly QueryTerm[]; df: number[]; n: number },
   ranked: readonly Scored[],
   text: ReadonlyMap<string, string>,
+  features: RankingFeatures,
 ): Scored[] {
   const head = ranked.slice(0, SECOND_STAGE_CANDIDATES);
   if (head.length < 2) return [...ranked];
@@ -112,6 +113,7 @@ function secondStage(
     match.df,
     match.n,
     head.map((h) => ({ id: h.id, score: h.score, text: text.get(h.id) ?? "" })),
+    features.answerType ? SECOND_STAGE_WEIGHTS : { ...SECOND_STAGE_WEIGHTS, answerType: 0 },
   );
   const best = Math.max(...head.map((h) => h.score), Number.MIN_VALUE);
   return [
@@ -203,7 +205,9 @@ async function rankSource(
     spreadHits.slice(0, readCount).map((h) => h.id),
   );
   const text = new Map([...rows.values()].map((row) => [row.id, row.content]));
-  const restaged = staged ? secondStage(query, match, spreadHits, withReferents(text, referredTo)) : spreadHits;
+  const restaged = staged
+    ? secondStage(query, match, spreadHits, withReferents(text, referredTo), features)
+    : spreadHits;
   const spread = features.secondHop
     ? await secondHop(db, source, where, query, match, restaged, text, dialogue)
     : restaged;
@@ -245,7 +249,11 @@ async function rankSource(
       ...f.components,
       ...(lex ? { fullText: round(lex.own), context: round(lex.context) } : {}),
       ...(lex?.secondStage
-        ? { coverage: round(lex.secondStage.coverage), proximity: round(lex.secondStage.proximity) }
+        ? {
+            coverage: round(lex.secondStage.coverage),
+            proximity: round(lex.secondStage.proximity),
+            ...(lex.secondStage.answerType ? { answerType: lex.secondStage.answerType } : {}),
+          }
         : {}),
       ...(lex?.hop ? { hop: round(lex.hop) } : {}),
       fused: round(f.fused),

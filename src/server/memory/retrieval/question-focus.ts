@@ -102,3 +102,25 @@ export function questionFocus(text: string): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * The query's last sentence (read as questionFocus reads it, without a speaker's label), whether the
+ * query ends with a question, and whether that sentence is all of it.
+ */
+export function lastSentence(text: string): { sentence: string; question: boolean; single: boolean } {
+  const normalized = text
+    .replace(/[？﹖]/gu, "? ")
+    .normalize("NFKC")
+    .replace(TRAILING, "");
+  let end = normalized.length;
+  while (end > 0 && endsSentence(normalized, end - 1)) end--;
+  let start = 0;
+  for (let i = end - 1; i >= 0; i--) {
+    if (endsSentence(normalized, i)) {
+      start = i + 1;
+      break;
+    }
+  }
+  const sentence = withoutSpeaker(normalized.slice(start).replace(LEADING, "").trim());
+  return { sentence, question: normalized.endsWith("?"), single: !normalized.slice(0, start).trim() };
+}

@@ -32,6 +32,8 @@ export const RANKING_FEATURES = [
   "pronounReference",
   /** In a dialogue, a hit whose turn ends by asking lends its whole score to the reply after it, not half (context-spread.ts). */
   "replyToQuestion",
+  /** Evidence: a question asking for a time, an age or a number lifts the candidates that hold one (answer-type.ts). */
+  "answerType",
 ] as const;
 
 export type RankingFeature = (typeof RANKING_FEATURES)[number];

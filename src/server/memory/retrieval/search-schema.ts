@@ -61,8 +61,10 @@ export type ScoreComponents = {
   rerank?: number;
   /** Evidence only, the second stage's parts (second-stage.ts): the IDF-weighted share of the query's terms the text holds, */
   coverage?: number;
-  /** and how near each other they stand. */
+  /** how near each other they stand, */
   proximity?: number;
+  /** and, for a question asking for a time, an age or a number, 1 when the text holds one (answer-type.ts). */
+  answerType?: number;
   /** Evidence only: lent by the best hits that share this row's rare words (second-hop.ts). */
   hop?: number;
   final: number;

@@ -1,4 +1,6 @@
 import { CJK_CHAR_CLASS, normalizeSearchText } from "~/server/text/segment";
+import { askedAnswerType, holdsAnswerType, type AnswerType } from "./answer-type";
+import { lastSentence } from "./question-focus";
 import type { QueryTerm } from "./query-terms";
 
 /**
@@ -12,11 +14,13 @@ import type { QueryTerm } from "./query-terms";
  *   term), relative to the query's whole weight. Weighted, because a run of common words or
  *   characters ("我特别期待", "I want to") is shared by unrelated chit-chat: counted by its length it
  *   cost MADial-zh-noisy 0.05 hit@10.
- * Pure and deterministic; each hit's `components` carries the three parts.
+ * - answerType: 1 when the question asks for a time, an age or a number and the candidate holds a
+ *   value of that kind (answer-type.ts), else 0.
+ * Pure and deterministic; each hit's `components` carries the parts.
  */
 
-export type SecondStageFeatures = { coverage: number; proximity: number; phrase: number };
-export type SecondStageWeights = { coverage: number; proximity: number; phrase: number };
+export type SecondStageFeatures = { coverage: number; proximity: number; phrase: number; answerType: number };
+export type SecondStageWeights = { coverage: number; proximity: number; phrase: number; answerType: number };
 
 const CJK_CHAR = new RegExp(`[${CJK_CHAR_CLASS}]`, "u");
 /** One CJK character, or a run of other letters and digits: the positions proximity is counted in. */
@@ -38,8 +42,12 @@ const MAX_POSITIONS = 16;
 const MAX_PROXIMITY_TERMS = 24;
 
 export function tokenize(text: string, max = Number.POSITIVE_INFINITY): string[] {
+  return tokenizeNormalized(normalizeSearchText(text), max);
+}
+
+function tokenizeNormalized(normalized: string, max: number): string[] {
   const out: string[] = [];
-  for (const [token] of normalizeSearchText(text).matchAll(TOKEN)) {
+  for (const [token] of normalized.matchAll(TOKEN)) {
     if (out.length >= max) break;
     out.push(token);
   }
@@ -100,16 +108,28 @@ function phraseRuns(phrases: ReadonlySet<string>, tokens: readonly string[]): [n
   return runs;
 }
 
-/** The three features of one candidate text. `weights` from termWeights, `phrases` from queryPhrases (null: phrase not computed, 0). */
+/** The kind of value the question asks for (answer-type.ts), read from its last sentence. */
+export function questionAnswerType(question: string): AnswerType | undefined {
+  const { sentence, question: asks, single } = lastSentence(question);
+  return askedAnswerType(normalizeSearchText(sentence), asks, single);
+}
+
+/**
+ * The features of one candidate text. `weights` from termWeights, `phrases` from queryPhrases (null:
+ * phrase not computed, 0), `asked` from questionAnswerType.
+ */
 export function candidateFeatures(
   terms: readonly QueryTerm[],
   weights: readonly number[],
   phrases: ReadonlySet<string> | null,
   text: string,
+  asked?: AnswerType,
 ): SecondStageFeatures {
   const total = weights.reduce((sum, w) => sum + w, 0);
-  if (total <= 0) return { coverage: 0, proximity: 0, phrase: 0 };
-  const tokens = tokenize(text.slice(0, MAX_TEXT_CHARS), MAX_TEXT_TOKENS);
+  const normalized = normalizeSearchText(text.slice(0, MAX_TEXT_CHARS));
+  const answerType = asked && holdsAnswerType(asked, normalized) ? 1 : 0;
+  if (total <= 0) return { coverage: 0, proximity: 0, phrase: 0, answerType };
+  const tokens = tokenizeNormalized(normalized, MAX_TEXT_TOKENS);
   const matched: { weight: number; positions: number[]; span: number }[] = [];
   let covered = 0;
   terms.forEach((term, i) => {
@@ -147,7 +167,7 @@ export function candidateFeatures(
     );
     if (inside > phrase) phrase = inside;
   }
-  return { coverage: covered / total, proximity: proximity / total, phrase: phrase / total };
+  return { coverage: covered / total, proximity: proximity / total, phrase: phrase / total, answerType };
 }
 
 /** Features for one question and candidate (the offline fitting script's entry; the service batches). */
@@ -159,7 +179,13 @@ export function secondStageFeatures(
   text: string,
 ): SecondStageFeatures {
   ({ terms, df } = ownWords(terms, df));
-  return candidateFeatures(terms, termWeights(terms, df, n), queryPhrases(question), text);
+  return candidateFeatures(
+    terms,
+    termWeights(terms, df, n),
+    queryPhrases(question),
+    text,
+    questionAnswerType(question),
+  );
 }
 
 /**
@@ -173,7 +199,10 @@ function ownWords(terms: readonly QueryTerm[], df: readonly number[]) {
 
 /** The first stage's score lifted by the features. */
 export function secondStageScore(first: number, f: SecondStageFeatures, w: SecondStageWeights): number {
-  return first * (1 + w.coverage * f.coverage + w.proximity * f.proximity + w.phrase * f.phrase);
+  return (
+    first *
+    (1 + w.coverage * f.coverage + w.proximity * f.proximity + w.phrase * f.phrase + w.answerType * f.answerType)
+  );
 }
 
 /**
@@ -181,8 +210,10 @@ export function secondStageScore(first: number, f: SecondStageFeatures, w: Secon
  * 2, 4} per feature over the first stage's lexical score) and reported on every other set. The
  * phrase feature is 0: with any weight it cost madial-zh-noisy over 0.01 hit@10 and MRR while the
  * other two help on three sets and cost nowhere more than 0.01 (docs/retrieval.md, "Second stage").
+ * answerType was added later and chosen the same way, on LoCoMo alone with the others as they are
+ * (whole-service runs at 0, 0.5, 1, 2 and 4: 2 scored best; docs/retrieval.md, "The kind of value asked for").
  */
-export const SECOND_STAGE_WEIGHTS: SecondStageWeights = { coverage: 2, proximity: 2, phrase: 0 };
+export const SECOND_STAGE_WEIGHTS: SecondStageWeights = { coverage: 2, proximity: 2, phrase: 0, answerType: 2 };
 /** Candidates the second stage reorders: the first stage's best; the rest keep their order after them. */
 export const SECOND_STAGE_CANDIDATES = 50;
 
@@ -205,9 +236,10 @@ export function reorderBySecondStage(
   ({ terms, df } = ownWords(terms, df));
   const termWeight = termWeights(terms, df, n);
   const phrases = weights.phrase > 0 ? queryPhrases(question) : null;
+  const asked = weights.answerType > 0 ? questionAnswerType(question) : undefined;
   return candidates
     .map((c) => {
-      const features = candidateFeatures(terms, termWeight, phrases, c.text);
+      const features = candidateFeatures(terms, termWeight, phrases, c.text, asked);
       return { id: c.id, score: secondStageScore(c.score / best, features, weights), features };
     })
     .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));

@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { holdsAnswerType } from "~/server/memory/retrieval/answer-type";
+import { questionAnswerType } from "~/server/memory/retrieval/second-stage";
+import { normalizeSearchText } from "~/server/text/segment";
+
+const holds = (type: Parameters<typeof holdsAnswerType>[0], text: string) =>
+  holdsAnswerType(type, normalizeSearchText(text));
+
+describe("answer type", () => {
+  it("reads the kind of value a question asks for, in Chinese and English", () => {
+    expect(questionAnswerType("When did Melanie paint a sunrise?")).toBe("time");
+    expect(questionAnswerType("What year did John start surfing?")).toBe("time");
+    expect(questionAnswerType("吴晓东是什么时候结婚的？")).toBe("time");
+    expect(questionAnswerType("我表姐的生日是哪天？")).toBe("time");
+    expect(questionAnswerType("How old is Caroline's daughter?")).toBe("age");
+    expect(questionAnswerType("黄少华今年多大了？")).toBe("age");
+    expect(questionAnswerType("再过五年顾杰多少岁？")).toBe("age");
+    expect(questionAnswerType("How many pets does James have?")).toBe("number");
+    expect(questionAnswerType("我表哥的身高是多少？")).toBe("number");
+    expect(questionAnswerType("婚礼一共办了几天？")).toBe("number");
+    // Traditional script is read as simplified.
+    expect(questionAnswerType("他幾歲了？")).toBe("age");
+  });
+
+  it("asks nothing of a question about a thing, a place or a person", () => {
+    expect(questionAnswerType("What did Caroline adopt from the shelter?")).toBeUndefined();
+    expect(questionAnswerType("刘洋最爱吃什么？")).toBeUndefined();
+    expect(questionAnswerType("Where does Jon live?")).toBeUndefined();
+    // "when" opening a clause asks no time.
+    expect(questionAnswerType("What did John's teammates give him when they met?")).toBeUndefined();
+    expect(questionAnswerType("Who supports Caroline when she has a bad day?")).toBeUndefined();
+    expect(questionAnswerType("And when is the party?")).toBe("time");
+    expect(questionAnswerType("Do you know when is the party?")).toBe("time");
+    expect(questionAnswerType("谁对花生过敏")).toBeUndefined();
+  });
+
+  it("reads the question a query ends with, not its lead-in, and nothing from a dialogue that does not ask", () => {
+    expect(questionAnswerType("哎，今天有点累。晚上加班到很晚，好累。吴晓东今年多大了？")).toBe("age");
+    expect(questionAnswerType("我昨天去了公园，跑了三公里。你最喜欢什么运动？")).toBeUndefined();
+    expect(
+      questionAnswerType("Bart: 你知道吗？我什么时候都想去。\nAssistant: 真好。\nBart: 我特别期待那天晚上！"),
+    ).toBeUndefined();
+    // One sentence without a question mark is what is asked.
+    expect(questionAnswerType("when is the team offsite")).toBe("time");
+    expect(questionAnswerType("Bart: 你什么时候去北京？")).toBe("time");
+  });
+
+  it("finds a time, an age or a number in a text, and not where there is none", () => {
+    expect(holds("time", "I painted that lake sunrise last year!")).toBe(true);
+    expect(holds("time", "We went on Saturday")).toBe(true);
+    expect(holds("time", "My birthday is on 5/16")).toBe(true);
+    expect(holds("time", "她5月16日过生日")).toBe(true);
+    expect(holds("time", "他们去年秋天在杭州结婚了")).toBe(true);
+    expect(holds("time", "春节回老家看了爷爷")).toBe(true);
+    expect(holds("time", "The sunrise painting is my favourite")).toBe(false);
+    expect(holds("time", "你最近怎么样")).toBe(false);
+    expect(holds("time", "I may paint it again")).toBe(false);
+    expect(holds("age", "黄少华今年三十二岁")).toBe(true);
+    expect(holds("age", "My son is 7 years old")).toBe(true);
+    expect(holds("age", "She is in her forties")).toBe(true);
+    expect(holds("age", "He has 7 cats")).toBe(false);
+    expect(holds("number", "He has 7 cats")).toBe(true);
+    expect(holds("number", "我家养了三只猫")).toBe(true);
+    expect(holds("number", "We adopted two dogs")).toBe(true);
+    expect(holds("number", "我们一起去吃饭")).toBe(false);
+    expect(holds("number", "the one I liked")).toBe(false);
+  });
+});
