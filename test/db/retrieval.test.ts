@@ -1069,10 +1069,21 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     const dated = "Mel: I painted that lake sunrise last year, after a long walk by the water.";
     const noAge = "吴晓东是医生。";
     const age = "吴晓东已经三十二岁了，在杭州的一家医院上班。";
+    const dayOut = "吴晓东昨天去钓鱼了。";
     await appendMessages(handle.db, ctx, {
       sessionId: "log",
       userScopeId: "u1",
-      messages: [undated, "Lunch was soup.", dated, "我们去看电影了。", noAge, "今天下雨。", age].map((content) => ({
+      messages: [
+        undated,
+        "Lunch was soup.",
+        dated,
+        "我们去看电影了。",
+        noAge,
+        "今天下雨。",
+        age,
+        "晚饭吃面。",
+        dayOut,
+      ].map((content) => ({
         role: "user",
         content,
       })),
@@ -1097,6 +1108,9 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     const aged = await ask(howOld);
     expect(aged.evidence?.[0]?.content).toBe(age);
     expect(partsOf(aged, age)?.answerType).toBe(1);
+    // A time is no age: the line that holds only 昨天 is not lifted.
+    expect(rankOf(aged, dayOut)).toBeGreaterThanOrEqual(0);
+    expect(partsOf(aged, dayOut)?.answerType).toBeUndefined();
 
     // A question asking for a thing lifts nothing: the same order as without the feature.
     const what = "What did Mel paint at sunrise?";
@@ -1182,10 +1196,7 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     });
     // Without the focus the lead-in's exact twins win: they hold more of the query's words.
     expect(chatter).toContain(unfocused.evidence?.[0]?.content);
-    const focused = await memorySearch(handle.db, ctx, question, {
-      ...noVectors,
-      ranking: rankingFeaturesWithout(["answerType"]),
-    });
+    const focused = await search(ctx, question);
     const ranked = focused.evidence?.map((e) => e.content) ?? [];
     expect(ranked.slice(0, 3)).toEqual(
       expect.arrayContaining(["吴晓东是我舅舅，我们关系很好。", answer, "吴晓东老家是苏州的。"]),

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { holdsAnswerType } from "~/server/memory/retrieval/answer-type";
-import { questionAnswerType } from "~/server/memory/retrieval/second-stage";
+import { holdsAnswerType, questionAnswerType } from "~/server/memory/retrieval/answer-type";
+import { queryTerms } from "~/server/memory/retrieval/query-terms";
+import { reorderBySecondStage, SECOND_STAGE_WEIGHTS } from "~/server/memory/retrieval/second-stage";
 import { normalizeSearchText } from "~/server/text/segment";
 
 const holds = (type: Parameters<typeof holdsAnswerType>[0], text: string) =>
@@ -29,8 +30,15 @@ describe("answer type", () => {
     // "when" opening a clause asks no time.
     expect(questionAnswerType("What did John's teammates give him when they met?")).toBeUndefined();
     expect(questionAnswerType("Who supports Caroline when she has a bad day?")).toBeUndefined();
+    expect(questionAnswerType("When I was a kid, what was my favourite toy?")).toBeUndefined();
     expect(questionAnswerType("And when is the party?")).toBe("time");
     expect(questionAnswerType("Do you know when is the party?")).toBe("time");
+    // "a few days ago", "not much to do with", "old people" ask no number, time or age.
+    expect(questionAnswerType("前几天我们聊了什么？")).toBeUndefined();
+    expect(questionAnswerType("这和天气没多大关系吧？")).toBeUndefined();
+    expect(questionAnswerType("上了年纪的人喜欢吃什么？")).toBeUndefined();
+    expect(questionAnswerType("What is Caroline's age?")).toBe("age");
+    expect(questionAnswerType("黄少华的年龄")).toBe("age");
     expect(questionAnswerType("谁对花生过敏")).toBeUndefined();
   });
 
@@ -52,17 +60,49 @@ describe("answer type", () => {
     expect(holds("time", "她5月16日过生日")).toBe(true);
     expect(holds("time", "他们去年秋天在杭州结婚了")).toBe(true);
     expect(holds("time", "春节回老家看了爷爷")).toBe(true);
+    expect(holds("time", "We met on May 7th")).toBe(true);
+    expect(holds("time", "The talk starts at 3:30 pm")).toBe(true);
+    expect(holds("time", "我们下午3点见")).toBe(true);
     expect(holds("time", "The sunrise painting is my favourite")).toBe(false);
     expect(holds("time", "你最近怎么样")).toBe(false);
     expect(holds("time", "I may paint it again")).toBe(false);
+    expect(holds("time", "We will march for it")).toBe(false);
+    expect(holds("time", "It got 4.5 stars, maybe next time")).toBe(false);
+    expect(holds("time", "这周围很安静，我每周三次去游泳")).toBe(false);
     expect(holds("age", "黄少华今年三十二岁")).toBe(true);
     expect(holds("age", "My son is 7 years old")).toBe(true);
     expect(holds("age", "She is in her forties")).toBe(true);
+    expect(holds("age", "Our puppy is two years old")).toBe(true);
+    expect(holds("age", "He turned 30 in May")).toBe(true);
     expect(holds("age", "He has 7 cats")).toBe(false);
     expect(holds("number", "He has 7 cats")).toBe(true);
     expect(holds("number", "我家养了三只猫")).toBe(true);
     expect(holds("number", "We adopted two dogs")).toBe(true);
+    expect(holds("number", "我家有一百本书")).toBe(true);
     expect(holds("number", "我们一起去吃饭")).toBe(false);
+    expect(holds("number", "我一个人在家，忙了半天，一家人都出去了")).toBe(false);
     expect(holds("number", "the one I liked")).toBe(false);
+  });
+
+  it("reads a stored text of thousands of numerals in linear time", () => {
+    const texts = ["一".repeat(20_000), "1".repeat(20_000), "十一".repeat(10_000), "3:".repeat(10_000)];
+    const started = performance.now();
+    for (const text of texts) for (const type of ["time", "age", "number"] as const) holds(type, text);
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+
+  it("lifts, in the second stage, the candidate holding the kind asked for, and only for that kind", () => {
+    const question = "吴晓东多大了？";
+    const terms = queryTerms(question);
+    const df = terms.map(() => 2);
+    const candidates = [
+      { id: "job", score: 1, text: "吴晓东是医生，今天下雨。" },
+      { id: "age", score: 0.9, text: "吴晓东三十二岁了。" },
+    ];
+    const lifted = reorderBySecondStage(question, terms, df, 100, candidates);
+    expect(lifted.map((r) => r.id)).toEqual(["age", "job"]);
+    expect(lifted.map((r) => r.features.answerType)).toEqual([1, 0]);
+    const off = reorderBySecondStage(question, terms, df, 100, candidates, { ...SECOND_STAGE_WEIGHTS, answerType: 0 });
+    expect(off.map((r) => r.id)).toEqual(["job", "age"]);
   });
 });

@@ -1,3 +1,6 @@
+import { normalizeSearchText } from "~/server/text/segment";
+import { lastSentence } from "./question-focus";
+
 /**
  * The kind of value a question asks for, and whether a text holds a value of that kind: "When did
  * Mel paint the sunrise?" wants a time, and "I painted that lake sunrise last year!" holds one while
@@ -5,75 +8,111 @@
  * 多大) are left out of the query's terms (they match other people's questions in chit-chat), so a
  * term index cannot see the difference; the second stage (second-stage.ts) can. Only three kinds
  * whose values have a recognisable surface in any text: a time or date, an age, a number. Both sides
- * are read after normalizeSearchText (NFKC, lower case, simplified Han).
+ * are read after normalizeSearchText (NFKC, lower case, simplified Han). Every repeated part is
+ * bounded and starts where a run starts, so a stored text of thousands of numerals costs linear time.
  */
 
 export type AnswerType = "time" | "age" | "number";
 
+/** An interjection or conjunction a question may open with ("And when…", "So how old…"). */
+const OPENING = String.raw`^(?:(?:and|so|but|then|ok|okay|hey|oh|well)[,\s]+)?`;
+const AUXILIARY = String.raw`(?:did|does|do|is|was|were|will|would|are|am|has|have|had|can|could|should|shall)`;
+
 /**
- * Questions asking when: Chinese interrogatives; English "when" opening the question or before its verb
- * ("When did…", "…and when is…": "What did she say when she left?" asks a thing), "what/which date,
- * day, year …".
+ * Questions asking when: Chinese interrogatives (not 前几天 "a few days ago"); English "when" opening the
+ * question and not a clause before it ("When I was a kid, what…?"), or before its verb ("Do you know
+ * when is…"); "what/which date, day, year …", "what time".
  */
-const ASKS_TIME =
-  /什么时候|啥时候|哪天|哪一天|哪日|几号|几月|哪年|哪一年|哪个月|哪一个月|何时|几点|什么日子|^(?:(?:and|so|but|then|ok|okay|hey|oh|well)[,\s]+)?when\b|\bwhen\s+(?:did|does|do|is|was|were|will|would|are|am|has|have|had|can|could|should|shall)\b|\b(?:what|which)\s+(?:date|day|year|month|time|season|week|weekend)\b|\bhow\s+long\s+ago\b/u;
-/** Questions asking how old. */
-const ASKS_AGE = /多大了|多大年纪|多大岁数|今年多大|几岁|多少岁|年龄|年纪|岁数|\bhow\s+old\b|\bwhat\s+age\b/u;
-/** Questions asking how many or how much (a count, an amount, a length, a price). */
-const ASKS_NUMBER =
-  /多少|几[个次位名本只辆套件条张家口天年月周遍回场种门双块元层台间部首]|几小时|几分钟|几公里|几岁|多久|多长|多高|多重|多远|多大|\bhow\s+(?:many|much|long|far|tall|often|big|heavy|old)\b|\bnumber\s+of\b/u;
+const ASKS_TIME = new RegExp(
+  [
+    `什么时候|啥时候|哪天|哪一天|哪日|几号|(?<![前这那头最近])几月|哪年|哪一年|哪个月|哪一个月|何时|几点|什么日子`,
+    String.raw`${OPENING}when\b(?![^,，]*[,，])|\bwhen\s+${AUXILIARY}\b`,
+    String.raw`\b(?:what|which)\s+(?:date|day|year|month|time|season|week|weekend)\b|\bhow\s+long\s+ago\b|\buntil\s+when\b`,
+  ].join("|"),
+  "u",
+);
+/** Questions asking how old; 年龄 / 年纪 only as what is asked ("…的年龄是多少", "X的年龄"), not "上了年纪的人". */
+const ASKS_AGE = new RegExp(
+  [
+    `多大了|多大年纪|多大岁数|今年多大|几岁|多少岁|(?:年龄|年纪|岁数)(?:是|有)?(?:多少|多大|几)|的(?:年龄|年纪|岁数)[?\\s]*$`,
+    String.raw`\bhow\s+old\b|\bwhat\s+age\b|\bwhat(?:\s+is|'s)\s+(?:\w+'s?\s+|his\s+|her\s+|their\s+|my\s+|your\s+)?age\b`,
+  ].join("|"),
+  "u",
+);
+/** Questions asking how many or how much (a count, an amount, a length, a price); not 前几天, 没多大关系. */
+const ASKS_NUMBER = new RegExp(
+  [
+    `多少|(?<![前这那头最近])几(?:[个次位名本只辆套件条张家口天年月周遍回场种门双块元层台间部首]|小时|分钟|公里|岁)`,
+    `多久|多长|多高|多重|多远|(?<![没不])多大`,
+    String.raw`\bhow\s+(?:many|much|long|far|tall|often|big|heavy|old)\b|\bnumber\s+of\b`,
+  ].join("|"),
+  "u",
+);
 
-const CN_NUMERAL = "[零〇一二两三四五六七八九十百千万半几]";
-const MONTHS = "january|february|march|april|june|july|august|september|october|november|december";
+const NUMERALS = "零〇一二两三四五六七八九十百千万半几";
+/** A run of Chinese numerals, from where it starts, at most six long. */
+const CN_NUMERAL = `(?<![${NUMERALS}])[${NUMERALS}]{1,6}`;
+/** The same, but not a lone 一 or 半 ("一个人", "一天到晚", "半天": everywhere in chat, no count). */
+const CN_COUNT = `(?<![${NUMERALS}])(?![一半](?![${NUMERALS}]))[${NUMERALS}]{1,6}`;
+const DIGITS = String.raw`(?<!\d)\d{1,4}`;
+const MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december";
+const MONTHS_SHORT = "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec";
 const WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday";
+const NUMBER_WORDS =
+  "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety";
 
-/** A time or date: calendar dates, weekdays, days and periods relative to now, parts of a day, holidays. */
+/**
+ * A time or date: calendar dates, times of day, weekdays, days and periods relative to now, parts of a
+ * day, holidays. A month's name counts beside a number or after a preposition ("in May", "May 7"),
+ * not alone (march, may and april are words too).
+ */
 const HOLDS_TIME = new RegExp(
   [
-    `\\d+\\s*[年月日号]`,
-    `${CN_NUMERAL}+[月日号]`,
-    `(?:星期|礼拜|周)[一二三四五六日天末]`,
-    `[昨前今明后]天|[去前今明]年|[上下这本][个]?(?:周|星期|礼拜|月)|[上下]半年|那天|当天`,
+    String.raw`${DIGITS}\s*[年月日号]|${CN_NUMERAL}[月日号]|${DIGITS}\s*点(?:钟|半|\d)?|(?<!\d)\d{1,2}:\d{2}\b`,
+    `(?<![每一两几这])(?:星期|礼拜|周)[一二三四五六日天末]|[上下这本]个?(?:周(?!围)|星期|礼拜|月)`,
+    `[昨前今明后]天|[去前今明]年|[上下]半年|那天|当天`,
     `早上|上午|中午|下午|傍晚|晚上|凌晨|夜里|半夜`,
-    `春节|元旦|国庆|中秋|端午|清明|除夕|元宵|七夕|圣诞|寒假|暑假|假期|周末|生日那天`,
-    `\\b(?:${MONTHS})\\b|\\bmay\\s+\\d|\\d\\s+may\\b|\\b(?:${WEEKDAYS})s?\\b`,
-    `\\b(?:yesterday|today|tonight|tomorrow|weekend|ago)\\b`,
-    `\\b(?:last|next|this|past|previous|coming)\\s+(?:week|month|year|weekend|night|morning|evening|afternoon|summer|winter|spring|fall|autumn|semester|time)\\b`,
-    `\\b(?:19|20)\\d\\d\\b|\\b\\d{1,2}(?:st|nd|rd|th)\\b|\\b\\d{1,2}[/.-]\\d{1,2}(?:[/.-]\\d{2,4})?\\b`,
-    `\\b(?:christmas|thanksgiving|easter|halloween|new\\s+year)\\b`,
+    `春节|元旦|国庆|中秋|端午|清明|除夕|元宵|七夕|圣诞|寒假|暑假|假期|周末`,
+    String.raw`\b(?:in|on|since|until|by|last|next|this|early|late|mid|of)\s+(?:${MONTHS})\b|\b(?:${MONTHS}|${MONTHS_SHORT})\.?\s+\d{1,2}\b|(?<!\d)\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:${MONTHS})\b`,
+    String.raw`\b(?:${WEEKDAYS})s?\b|\b(?:yesterday|today|tonight|tomorrow|weekend|ago)\b`,
+    String.raw`\b(?:last|next|this|past|previous|coming)\s+(?:week|month|year|weekend|night|morning|evening|afternoon|summer|winter|spring|fall|autumn|semester)\b`,
+    String.raw`\b(?:19|20)\d\d\b|\b\d{1,2}(?:st|nd|rd|th)\b|\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b`,
+    String.raw`\b\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|\bo'clock\b`,
+    String.raw`\b(?:christmas|thanksgiving|easter|halloween|new\s+year)\b`,
   ].join("|"),
   "u",
 );
-/** An age: "三十岁", "30 years old", "aged 30", "in her forties". */
+/** An age: "三十岁", "30 years old", "two years old", "aged 30", "turned 30", "in her forties". */
 const HOLDS_AGE = new RegExp(
   [
-    `\\d+\\s*(?:周)?岁|${CN_NUMERAL}+(?:周)?岁`,
-    `\\b\\d+[\\s-]*(?:years?|yrs?)[\\s-]*old\\b|\\baged?\\s+\\d+\\b|\\b\\d+(?:st|nd|rd|th)\\s+birthday\\b`,
-    `\\b(?:teens|twenties|thirties|forties|fifties|sixties|seventies|eighties|nineties)\\b`,
+    `${DIGITS}\\s*(?:周)?岁|${CN_NUMERAL}(?:周)?岁`,
+    String.raw`\b(?:\d{1,3}|${NUMBER_WORDS})[\s-]*(?:years?|yrs?)[\s-]*old\b|\baged?\s+\d{1,3}\b|\bturn(?:ed|s|ing)?\s+\d{1,3}\b|\b\d{1,3}(?:st|nd|rd|th)\s+birthday\b`,
+    String.raw`\b(?:teens|twenties|thirties|forties|fifties|sixties|seventies|eighties|nineties)\b`,
   ].join("|"),
   "u",
 );
-/** A number: digits, a Chinese numeral before a measure word, an English number word. */
+/** A number: digits, a Chinese count before a measure word, an English number word from two up. */
 const HOLDS_NUMBER = new RegExp(
   [
-    `\\d`,
-    `${CN_NUMERAL}+(?:[个次位名本只辆套件条张家口天年岁月周遍回场种门双块元层台间部首倍斤米里]|小时|分钟|公里|公斤)`,
-    `\\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|dozen|twice|couple)\\b`,
+    String.raw`\d`,
+    `${CN_COUNT}(?:[个次位名本只辆套件条张家口天年岁月周遍回场种门双块元层台间部首倍斤米里]|小时|分钟|公里|公斤)`,
+    String.raw`\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|dozen|twice|couple)\b`,
   ].join("|"),
   "u",
 );
 
 /**
- * The kind of value the question asks for, read from the query's last sentence, when the query is one
- * sentence or ends with a question (a pasted dialogue's last line is not necessarily what is asked).
- * `sentence`: that last sentence, `question`: whether the query ends with "?".
+ * The kind of value a query asks for, read from its last sentence, when the query is one sentence or
+ * ends with a question (a pasted dialogue's last line is not necessarily what is asked).
  */
-export function askedAnswerType(sentence: string, question: boolean, single: boolean): AnswerType | undefined {
+export function questionAnswerType(query: string): AnswerType | undefined {
+  const { sentence, question, single } = lastSentence(query);
   if (!question && !single) return undefined;
+  const asked = normalizeSearchText(sentence);
   // Age before number ("多大" and "how old" ask both), time before number ("how long ago").
-  if (ASKS_AGE.test(sentence)) return "age";
-  if (ASKS_TIME.test(sentence)) return "time";
-  if (ASKS_NUMBER.test(sentence)) return "number";
+  if (ASKS_AGE.test(asked)) return "age";
+  if (ASKS_TIME.test(asked)) return "time";
+  if (ASKS_NUMBER.test(asked)) return "number";
   return undefined;
 }
 

@@ -82,25 +82,28 @@ function endsSentence(text: string, i: number): boolean {
  * full-width ？ ends a sentence whatever follows it.
  */
 export function questionFocus(text: string): string | undefined {
+  const { normalized, start } = lastSentenceStart(text);
+  if (!normalized.endsWith("?") || start === 0) return undefined;
+  const focus = normalized.slice(start).replace(LEADING, "").trim();
+  if (!focus || !normalized.slice(0, start - 1).trim()) return undefined;
+  const said = normalizeSearchText(withoutSpeaker(focus));
+  if (isTagQuestion(said) || POINTS_BACK.test(said)) return undefined;
+  return focus;
+}
+
+/**
+ * The text after NFKC (a full-width ？ read as "? ", closing marks and emoji cut from its end), and
+ * where its last sentence starts (0: it is one sentence).
+ */
+function lastSentenceStart(text: string): { normalized: string; start: number } {
   const normalized = text
     .replace(/[？﹖]/gu, "? ")
     .normalize("NFKC")
     .replace(TRAILING, "");
-  if (!normalized.endsWith("?")) return undefined;
   let end = normalized.length;
   while (end > 0 && endsSentence(normalized, end - 1)) end--;
-  for (let i = end - 1; i >= 0; i--) {
-    if (!endsSentence(normalized, i)) continue;
-    const focus = normalized
-      .slice(i + 1)
-      .replace(LEADING, "")
-      .trim();
-    if (!focus || !normalized.slice(0, i).trim()) return undefined;
-    const said = normalizeSearchText(withoutSpeaker(focus));
-    if (isTagQuestion(said) || POINTS_BACK.test(said)) return undefined;
-    return focus;
-  }
-  return undefined;
+  for (let i = end - 1; i >= 0; i--) if (endsSentence(normalized, i)) return { normalized, start: i + 1 };
+  return { normalized, start: 0 };
 }
 
 /**
@@ -108,19 +111,7 @@ export function questionFocus(text: string): string | undefined {
  * query ends with a question, and whether that sentence is all of it.
  */
 export function lastSentence(text: string): { sentence: string; question: boolean; single: boolean } {
-  const normalized = text
-    .replace(/[？﹖]/gu, "? ")
-    .normalize("NFKC")
-    .replace(TRAILING, "");
-  let end = normalized.length;
-  while (end > 0 && endsSentence(normalized, end - 1)) end--;
-  let start = 0;
-  for (let i = end - 1; i >= 0; i--) {
-    if (endsSentence(normalized, i)) {
-      start = i + 1;
-      break;
-    }
-  }
+  const { normalized, start } = lastSentenceStart(text);
   const sentence = withoutSpeaker(normalized.slice(start).replace(LEADING, "").trim());
-  return { sentence, question: normalized.endsWith("?"), single: !normalized.slice(0, start).trim() };
+  return { sentence, question: normalized.endsWith("?"), single: start === 0 || !normalized.slice(0, start).trim() };
 }

@@ -1,6 +1,5 @@
 import { CJK_CHAR_CLASS, normalizeSearchText } from "~/server/text/segment";
-import { askedAnswerType, holdsAnswerType, type AnswerType } from "./answer-type";
-import { lastSentence } from "./question-focus";
+import { holdsAnswerType, questionAnswerType, type AnswerType } from "./answer-type";
 import type { QueryTerm } from "./query-terms";
 
 /**
@@ -108,12 +107,6 @@ function phraseRuns(phrases: ReadonlySet<string>, tokens: readonly string[]): [n
   return runs;
 }
 
-/** The kind of value the question asks for (answer-type.ts), read from its last sentence. */
-export function questionAnswerType(question: string): AnswerType | undefined {
-  const { sentence, question: asks, single } = lastSentence(question);
-  return askedAnswerType(normalizeSearchText(sentence), asks, single);
-}
-
 /**
  * The features of one candidate text. `weights` from termWeights, `phrases` from queryPhrases (null:
  * phrase not computed, 0), `asked` from questionAnswerType.
@@ -211,7 +204,7 @@ export function secondStageScore(first: number, f: SecondStageFeatures, w: Secon
  * phrase feature is 0: with any weight it cost madial-zh-noisy over 0.01 hit@10 and MRR while the
  * other two help on three sets and cost nowhere more than 0.01 (docs/retrieval.md, "Second stage").
  * answerType was added later and chosen the same way, on LoCoMo alone with the others as they are
- * (whole-service runs at 0, 0.5, 1, 2 and 4: 2 scored best; docs/retrieval.md, "The kind of value asked for").
+ * (whole-service runs at 0, 1, 2 and 4: 2 scored best; docs/retrieval.md, "The kind of value asked for").
  */
 export const SECOND_STAGE_WEIGHTS: SecondStageWeights = { coverage: 2, proximity: 2, phrase: 0, answerType: 2 };
 /** Candidates the second stage reorders: the first stage's best; the rest keep their order after them. */
