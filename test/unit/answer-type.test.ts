@@ -39,6 +39,9 @@ describe("answer type", () => {
     expect(questionAnswerType("上了年纪的人喜欢吃什么？")).toBeUndefined();
     expect(questionAnswerType("What is Caroline's age?")).toBe("age");
     expect(questionAnswerType("黄少华的年龄")).toBe("age");
+    expect(questionAnswerType("黄少华和吴晓东谁年纪大？")).toBe("age");
+    expect(questionAnswerType("Who is older, Mel or Caroline?")).toBe("age");
+    expect(questionAnswerType("谁小时候住在北京？")).toBeUndefined();
     expect(questionAnswerType("谁对花生过敏")).toBeUndefined();
   });
 

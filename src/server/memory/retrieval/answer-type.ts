@@ -31,11 +31,16 @@ const ASKS_TIME = new RegExp(
   ].join("|"),
   "u",
 );
-/** Questions asking how old; 年龄 / 年纪 only as what is asked ("…的年龄是多少", "X的年龄"), not "上了年纪的人". */
+/**
+ * Questions asking how old, or who is older: 年龄 / 年纪 only as what is asked ("…的年龄是多少", "X的年龄",
+ * "谁年纪大"), not "上了年纪的人".
+ */
 const ASKS_AGE = new RegExp(
   [
     `多大了|多大年纪|多大岁数|今年多大|几岁|多少岁|(?:年龄|年纪|岁数)(?:是|有)?(?:多少|多大|几)|的(?:年龄|年纪|岁数)[?\\s]*$`,
+    `谁的?(?:年龄|年纪|岁数)?(?:更|比较|最)?(?:(?:大|小)(?![时学区写号姐哥弟妹])|年长|年轻)|(?:年龄|年纪|岁数)(?:更|比较|最)(?:大|小)`,
     String.raw`\bhow\s+old\b|\bwhat\s+age\b|\bwhat(?:\s+is|'s)\s+(?:\w+'s?\s+|his\s+|her\s+|their\s+|my\s+|your\s+)?age\b`,
+    String.raw`\bwho(?:\s+is|'s|\s+was)\s+(?:the\s+)?(?:older|younger|oldest|youngest)\b`,
   ].join("|"),
   "u",
 );
