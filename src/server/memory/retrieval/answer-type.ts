@@ -8,8 +8,8 @@ import { lastSentence } from "./question-focus";
  * 多大) are left out of the query's terms (they match other people's questions in chit-chat), so a
  * term index cannot see the difference; the second stage (second-stage.ts) can. Only three kinds
  * whose values have a recognisable surface in any text: a time or date, an age, a number. Both sides
- * are read after normalizeSearchText (NFKC, lower case, simplified Han). Every repeated part is
- * bounded and starts where a run starts, so a stored text of thousands of numerals costs linear time.
+ * are read after normalizeSearchText (NFKC, lower case, simplified Han). Runs of numerals and digits
+ * are bounded and start where a run starts, so a stored text of thousands of them costs linear time.
  */
 
 export type AnswerType = "time" | "age" | "number";
@@ -26,7 +26,7 @@ const AUXILIARY = String.raw`(?:did|does|do|is|was|were|will|would|are|am|has|ha
 const ASKS_TIME = new RegExp(
   [
     `什么时候|啥时候|哪天|哪一天|哪日|几号|(?<![前这那头最近])几月|哪年|哪一年|哪个月|哪一个月|何时|几点|什么日子`,
-    String.raw`${OPENING}when\b(?![^,，]*[,，])|\bwhen\s+${AUXILIARY}\b`,
+    String.raw`${OPENING}when\b(?![^,，]*[,，])|\bwhen(?:'s|\s+${AUXILIARY})\b`,
     String.raw`\b(?:what|which)\s+(?:date|day|year|month|time|season|week|weekend)\b|\bhow\s+long\s+ago\b|\buntil\s+when\b`,
   ].join("|"),
   "u",
@@ -38,7 +38,7 @@ const ASKS_TIME = new RegExp(
 const ASKS_AGE = new RegExp(
   [
     `多大了|多大年纪|多大岁数|今年多大|几岁|多少岁|(?:年龄|年纪|岁数)(?:是|有)?(?:多少|多大|几)|的(?:年龄|年纪|岁数)[?\\s]*$`,
-    `谁的?(?:年龄|年纪|岁数)?(?:更|比较|最)?(?:(?:大|小)(?![时学区写号姐哥弟妹])|年长|年轻)|(?:年龄|年纪|岁数)(?:更|比较|最)(?:大|小)`,
+    `谁的?(?:年龄|年纪|岁数)(?:更|比较|最)?(?:大|小)|谁(?:更|比较|最)?(?:大|小|年长|年轻)(?=[?？吧呢啊\\s]|$)|(?:年龄|年纪|岁数)(?:更|比较|最)(?:大|小)`,
     String.raw`\bhow\s+old\b|\bwhat\s+age\b|\bwhat(?:\s+is|'s)\s+(?:\w+'s?\s+|his\s+|her\s+|their\s+|my\s+|your\s+)?age\b`,
     String.raw`\bwho(?:\s+is|'s|\s+was)\s+(?:the\s+)?(?:older|younger|oldest|youngest)\b`,
   ].join("|"),
@@ -47,14 +47,15 @@ const ASKS_AGE = new RegExp(
 /** Questions asking how many or how much (a count, an amount, a length, a price); not 前几天, 没多大关系. */
 const ASKS_NUMBER = new RegExp(
   [
-    `多少|(?<![前这那头最近])几(?:[个次位名本只辆套件条张家口天年月周遍回场种门双块元层台间部首]|小时|分钟|公里|岁)`,
-    `多久|多长|多高|多重|多远|(?<![没不])多大`,
+    `多少(?!有点)|(?<![前这那头最近好没们])几(?:[个次位名本只辆套件条张家口天年月周遍回场种门双块元层台间部首]|小时|分钟|公里|岁)`,
+    `多久|多长|多高(?!兴)|多重(?!要)|多远|(?<![没不])多大`,
     String.raw`\bhow\s+(?:many|much|long|far|tall|often|big|heavy|old)\b|\bnumber\s+of\b`,
   ].join("|"),
   "u",
 );
 
-const NUMERALS = "零〇一二两三四五六七八九十百千万半几";
+/** Not 几: "你几岁了？" stored in the memory asks an age, it holds none. */
+const NUMERALS = "零〇一二两三四五六七八九十百千万半";
 /** A run of Chinese numerals, from where it starts, at most six long. */
 const CN_NUMERAL = `(?<![${NUMERALS}])[${NUMERALS}]{1,6}`;
 /** The same, but not a lone 一 or 半 ("一个人", "一天到晚", "半天": everywhere in chat, no count). */
@@ -73,8 +74,8 @@ const NUMBER_WORDS =
  */
 const HOLDS_TIME = new RegExp(
   [
-    String.raw`${DIGITS}\s*[年月日号]|${CN_NUMERAL}[月日号]|${DIGITS}\s*点(?:钟|半|\d)?|(?<!\d)\d{1,2}:\d{2}\b`,
-    `(?<![每一两几这])(?:星期|礼拜|周)[一二三四五六日天末]|[上下这本]个?(?:周(?!围)|星期|礼拜|月)`,
+    String.raw`${DIGITS}\s*(?:[年月日]|号(?![线楼]))|${CN_NUMERAL}[月日号]|${DIGITS}\s*点(?:钟|半|\d)?|(?<!\d)\d{1,2}:\d{2}\b`,
+    `(?<![每一两几这])(?:星期|礼拜|周)[一二三四五六日天末]|[上下这本]个?(?:周(?!围)|星期|礼拜|月(?![亮饼光]))`,
     `[昨前今明后]天|[去前今明]年|[上下]半年|那天|当天`,
     `早上|上午|中午|下午|傍晚|晚上|凌晨|夜里|半夜`,
     `春节|元旦|国庆|中秋|端午|清明|除夕|元宵|七夕|圣诞|寒假|暑假|假期|周末`,
@@ -82,7 +83,7 @@ const HOLDS_TIME = new RegExp(
     String.raw`\b(?:${WEEKDAYS})s?\b|\b(?:yesterday|today|tonight|tomorrow|weekend|ago)\b`,
     String.raw`\b(?:last|next|this|past|previous|coming)\s+(?:week|month|year|weekend|night|morning|evening|afternoon|summer|winter|spring|fall|autumn|semester)\b`,
     String.raw`\b(?:19|20)\d\d\b|\b\d{1,2}(?:st|nd|rd|th)\b|\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b`,
-    String.raw`\b\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|\bo'clock\b`,
+    String.raw`\b\d{1,2}(?::\d{2})?\s*(?:(?:am|pm)\b|a\.m\.|p\.m\.)|\bo'clock\b`,
     String.raw`\b(?:christmas|thanksgiving|easter|halloween|new\s+year)\b`,
   ].join("|"),
   "u",
@@ -101,7 +102,7 @@ const HOLDS_NUMBER = new RegExp(
   [
     String.raw`\d`,
     `${CN_COUNT}(?:[个次位名本只辆套件条张家口天年岁月周遍回场种门双块元层台间部首倍斤米里]|小时|分钟|公里|公斤)`,
-    String.raw`\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|dozen|twice|couple)\b`,
+    String.raw`\b(?:${NUMBER_WORDS.replace("one|", "")}|hundred|thousand|million|dozen|twice)\b`,
   ].join("|"),
   "u",
 );

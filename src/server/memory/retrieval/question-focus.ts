@@ -7,7 +7,25 @@ import { normalizeSearchText } from "~/server/text/segment";
  */
 
 /** What may follow a question's mark and still end the query: closing quotes and brackets, "?!", "~", spaces, symbols (emoji). */
-const TRAILING = /[\s~!"'\p{Pe}\p{Pf}\p{So}\p{Sk}\uFE0F\u200D\u20E3]+$/u;
+const TRAILING_CHAR = /[\s~!"'\p{Pe}\p{Pf}\p{So}\p{Sk}\uFE0F\u200D\u20E3]/u;
+/**
+ * How far endsSentence looks on either side of a mark: enough for a quote before a capital and for a
+ * dotted abbreviation, and a bound on the work per mark (a query of thousands of dots stays linear).
+ */
+const LOOK = 40;
+
+/** `text` without the TRAILING_CHAR run at its end, cut from the end one character at a time (a `…+$` regex is quadratic on a long run followed by one other character). */
+function withoutTrailing(text: string): string {
+  let end = text.length;
+  while (end > 0) {
+    const code = text.charCodeAt(end - 1);
+    // A surrogate pair (an emoji) is tested whole.
+    const width = code >= 0xdc00 && code <= 0xdfff && end >= 2 ? 2 : 1;
+    if (!TRAILING_CHAR.test(text.slice(end - width, end))) break;
+    end -= width;
+  }
+  return text.slice(0, end);
+}
 /** Quotes and brackets around the question. */
 const LEADING = /^[\s"'\p{Pi}\p{Pf}\p{Ps}\p{Pe}]+/u;
 /** A "?" inside a link or a parameter ("…/a?b=1") ends nothing. */
@@ -69,10 +87,10 @@ function endsSentence(text: string, i: number): boolean {
   if (c === "。" || c === "!" || c === ";") return true;
   if (c !== "." && c !== "\n") return false;
   if (c === "." && /[A-Za-z0-9]/.test(next)) return false; // inside "U.S", "Ph.D", "v1.2"
-  const start = /^[\s.\n"'\p{Pi}\p{Ps}]*(.)/u.exec(text.slice(i + 1))?.[1];
+  const start = /^[\s.\n"'\p{Pi}\p{Ps}]*(.)/u.exec(text.slice(i + 1, i + 1 + LOOK))?.[1];
   if (start !== undefined && !SENTENCE_START.test(start)) return false;
   if (c === "\n" || /[^\x00-\x7F]/u.test(next)) return true;
-  const word = /(\p{L}+(?:\.\p{L}+)*)$/u.exec(text.slice(0, i))?.[1]?.toLowerCase() ?? "";
+  const word = /(\p{L}+(?:\.\p{L}+)*)$/u.exec(text.slice(Math.max(0, i - LOOK), i))?.[1]?.toLowerCase() ?? "";
   return !(word.length === 1 || word.includes(".") || ABBREVIATIONS.has(word));
 }
 
@@ -96,10 +114,7 @@ export function questionFocus(text: string): string | undefined {
  * where its last sentence starts (0: it is one sentence).
  */
 function lastSentenceStart(text: string): { normalized: string; start: number } {
-  const normalized = text
-    .replace(/[？﹖]/gu, "? ")
-    .normalize("NFKC")
-    .replace(TRAILING, "");
+  const normalized = withoutTrailing(text.replace(/[？﹖]/gu, "? ").normalize("NFKC"));
   let end = normalized.length;
   while (end > 0 && endsSentence(normalized, end - 1)) end--;
   for (let i = end - 1; i >= 0; i--) if (endsSentence(normalized, i)) return { normalized, start: i + 1 };
@@ -113,5 +128,5 @@ function lastSentenceStart(text: string): { normalized: string; start: number } 
 export function lastSentence(text: string): { sentence: string; question: boolean; single: boolean } {
   const { normalized, start } = lastSentenceStart(text);
   const sentence = withoutSpeaker(normalized.slice(start).replace(LEADING, "").trim());
-  return { sentence, question: normalized.endsWith("?"), single: start === 0 || !normalized.slice(0, start).trim() };
+  return { sentence, question: normalized.endsWith("?"), single: !normalized.slice(0, start).trim() };
 }
