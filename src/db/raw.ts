@@ -18,3 +18,7 @@ export async function queryRows<T extends Record<string, unknown>>(db: DbOrTx, q
 export function jsonValue<T>(value: string | T): T {
   return typeof value === "string" ? (JSON.parse(value) as T) : value;
 }
+
+/** A text[] literal of these values (bound as one parameter: `${textArrayLiteral(values)}::text[]`). */
+export const textArrayLiteral = (values: readonly string[]) =>
+  `{${values.map((value) => `"${value.replace(/(["\\])/g, "\\$1")}"`).join(",")}}`;

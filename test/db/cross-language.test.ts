@@ -126,6 +126,32 @@ describe(`cross-language search (${TEST_BACKEND})`, () => {
     expect(other.terms.filter((t) => t.translated).length).toBeGreaterThan(0);
   });
 
+  it("flags translations by id on the rows the own words found, as a match of them would", async () => {
+    const tenantId = await createTenant(handle.db);
+    const ctx = agentContext(tenantId);
+    // "live" finds the English rows; a sister is spoken of in Chinese only (one row holds both languages).
+    await diary(ctx, "en", ["I live near the river.", "We live on the fifth floor.", "They live in Berlin now."]);
+    await diary(ctx, "zh", ["我的姐妹住在广州。", "We live together now, 我和姐妹住在一起。"]);
+    const where = sql`memory_messages.tenant_id = ${tenantId}`;
+    const terms = queryTerms("Where does my sister live?");
+    const match = (minimum: number) =>
+      fullTextMatch(handle.db, { source: MESSAGE_SOURCE, where, terms, limit: 10, minimum, statsKey: tenantId });
+    // Enough rows found by the own words: they are kept, and flagged for the translations too.
+    const enough = await match(3);
+    const translated = enough.terms.filter((t) => t.translated).map((t) => t.term);
+    expect(translated).toEqual(expect.arrayContaining(["姐妹", "住"]));
+    expect(enough.hits).toHaveLength(4);
+    // The row holding both languages comes first, flagged for "live", 姐妹 and 住.
+    expect(enough.hits[0]!.score).toBeGreaterThan(enough.hits[1]!.score);
+    const mixed = enough.docs.find((doc) => doc.id === enough.hits[0]!.id)!;
+    const flagged = enough.terms.filter((_, i) => mixed.tf[i]! > 0).map((t) => t.term);
+    expect(flagged).toEqual(expect.arrayContaining(["live", "姐妹", "住"]));
+    expect(flagged).not.toContain("sist");
+    // Too few: every term the scope holds selects, and the Chinese-only line is found as well.
+    const few = await match(10);
+    expect(few.hits).toHaveLength(5);
+  });
+
   it("ranks by translations the rows a name found when the question's own words are not in the scope", async () => {
     const tenantId = await createTenant(handle.db);
     const ctx = agentContext(tenantId);

@@ -1,6 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import { PgTransaction } from "drizzle-orm/pg-core";
-import { jsonValue, queryRows } from "~/db/raw";
+import { jsonValue, queryRows, textArrayLiteral } from "~/db/raw";
 import { startNow } from "~/db/start-now";
 import type { DbOrTx } from "~/db/types";
 import { cachedCorpusStats, type CorpusStats } from "./corpus-stats";
@@ -246,6 +246,7 @@ async function matchTerms(
   const first = selecting.length > 0 ? await matchRows(db, { ...params, terms: own }, selecting) : [];
   // The own words' flags, read once: for the coverage, and for BM25 when these rows are the answer.
   const docs = own.length < params.terms.length ? flaggedDocs(params.source, first, own.length) : undefined;
+  const enough = selecting.length > 0 && first.length >= (params.minimum ?? params.limit);
   const translate = docs !== undefined && ownCoverage(docs, own, selecting, shares, stats) < OWN_WORDS_COVERAGE;
   const terms = translate
     ? await withTranslationsInScope(db, {
@@ -257,9 +258,12 @@ async function matchTerms(
       })
     : own;
   const sameTerms = terms.length === own.length;
-  if (selecting.length > 0 && first.length >= (params.minimum ?? params.limit)) {
+  if (enough) {
     if (sameTerms) return { rows: first, terms, selecting, docs };
-    return { rows: await matchRows(db, { ...params, terms }, selecting), terms, selecting };
+    // The same rows: only the translations' flags are new, read by the rows' ids.
+    const translations = terms.filter((term) => term.translated);
+    const more = await flagRowsById(db, params, translations, first);
+    return { rows: first.map((row) => withFlags(row, more.get(row[0]))), terms: [...own, ...translations], selecting };
   }
   if (sameTerms && selecting.length === own.length) return { rows: first, terms, selecting, docs };
   const rows = anyTermTsQuery(terms) ? await matchRows(db, { ...params, terms }, terms) : [];
@@ -360,6 +364,38 @@ async function matchRows(
   // Rare (a term in thousands of rows): keep the rows plain ts_rank likes best, then rank by BM25.
   return rows.length > MAX_FULL_TEXT_ROWS ? select(true) : rows;
 }
+
+/** The flags of `terms` on these rows, by id (a row not found: none set). */
+async function flagRowsById(
+  db: DbOrTx,
+  params: { source: TextSource; where: SQL },
+  terms: readonly QueryTerm[],
+  rows: readonly FlagRow[],
+): Promise<Map<string, string>> {
+  const { source } = params;
+  const t = sql.raw(source.table);
+  const flags = sql.join(
+    terms.flatMap((term) =>
+      source.classes.map((c) => sql`(hit.vector @@ ${termTsQuery(term, c.label)}::tsquery)::int`),
+    ),
+    sql`, `,
+  );
+  const flagged = await jsonRows<[string, string]>(
+    db,
+    sql`select json_agg(json_build_array(hit.id, array_to_string(array[${flags}], '')))::text as rows
+          from (select ${t}.id, ${t}.search_vector || ''::tsvector as vector
+                  from ${t} where ${params.where} and ${t}.id = any(${textArrayLiteral(rows.map((row) => row[0]))}::text[])) as hit`,
+  );
+  const zeros = "0".repeat(terms.length * source.classes.length);
+  const byId = new Map(flagged.map(([id, text]) => [id, text]));
+  return new Map(rows.map((row) => [row[0], byId.get(row[0]) ?? zeros]));
+}
+
+/** A row with more flags after its own (for terms that follow the ones it was flagged for). */
+const withFlags = (row: FlagRow, more: string | undefined): FlagRow => {
+  const [id, length, flags, ...rest] = row;
+  return [id, length, flags + (more ?? ""), ...rest];
+};
 
 /**
  * Rows whose trigram columns hold a close match of the query (`%>`: word similarity above

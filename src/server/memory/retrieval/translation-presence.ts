@@ -1,5 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
-import { queryRows } from "~/db/raw";
+import { queryRows, textArrayLiteral } from "~/db/raw";
 import type { DbOrTx } from "~/db/types";
 import { anyTermTsQuery, termTsQuery, type QueryTerm } from "./query-terms";
 import type { ScopedMatch } from "./signals";
@@ -93,7 +93,7 @@ async function probe(
   const match = params.scoped
     ? sql`${params.scoped.where} and ${vector} @@ (word.q && ${params.scoped.query}::tsquery)`
     : sql`${params.where} and ${vector} @@ word.q`;
-  const literal = `{${tsqueries.map((q) => `"${q.replace(/(["\\])/g, "\\$1")}"`).join(",")}}`;
+  const literal = textArrayLiteral(tsqueries);
   const [row] = await queryRows<{ present: string | number[] | null }>(
     db,
     sql`select array_to_json(array_agg(word.i))::text as present
