@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { queryTerms, type QueryTerm } from "~/server/memory/retrieval/query-terms";
-import { selectingTerms } from "~/server/memory/retrieval/term-shares";
+import { selectingTerms, termShare } from "~/server/memory/retrieval/term-shares";
 
 const term = (text: string): QueryTerm => ({ term: text, prefix: false, weight: 1 });
 
@@ -32,5 +32,32 @@ describe("the terms that select rows", () => {
     expect(selectingTerms([term("x")], new Map([["x", 0.04]]), 1_000_000, 500).map((t) => t.term)).toEqual(["x"]);
     const chatty = queryTerms("对呀！那一天我真的超开心的，老师和同学们都说我的画很棒！").filter((t) => !t.translated);
     expect(selectingTerms(chatty, new Map(), 1_000_000, 500)).toEqual(chatty);
+  });
+
+  it("counts every tracked lexeme a prefix starts, as a scan of them all would", () => {
+    const shares = new Map([
+      ["paint", 0.01],
+      ["painted", 0.02],
+      ["painter", 0.005],
+      ["pain", 0.3],
+      ["pa", 0.1],
+      ["pb", 0.2],
+      ["o", 0.4],
+      ["画", 0.04],
+      ["画画", 0.01],
+    ]);
+    const prefix = (text: string): QueryTerm => ({ term: text, prefix: true, weight: 1 });
+    const scanned = (text: string) =>
+      Math.min(
+        1,
+        [...shares].reduce((sum, [lexeme, share]) => sum + (lexeme.startsWith(text) ? share : 0), 0),
+      );
+    for (const text of ["paint", "pain", "pa", "p", "painting", "a", "z", "画", "o", ""])
+      expect(termShare(shares, prefix(text))).toBeCloseTo(scanned(text), 12);
+    // The sum is capped at every row; a whole word counts its own share only.
+    expect(termShare(shares, prefix("p"))).toBeCloseTo(0.635, 12);
+    expect(termShare(shares, prefix(""))).toBe(1);
+    expect(termShare(shares, term("pain"))).toBe(0.3);
+    expect(termShare(new Map(), prefix("paint"))).toBe(0);
   });
 });

@@ -36,9 +36,42 @@ export async function termShares(db: DbOrTx, table: string, options: { maxAgeMs?
 /** A term's share of rows; a prefix term counts every tracked lexeme it starts (an upper bound). */
 export function termShare(shares: TermShares, term: QueryTerm): number {
   if (!term.prefix) return shares.get(term.term) ?? 0;
-  let sum = 0;
-  for (const [lexeme, share] of shares) if (lexeme.startsWith(term.term)) sum += share;
-  return Math.min(1, sum);
+  const { lexemes, sums } = prefixIndex(shares);
+  // Sorted, the lexemes a prefix starts are one run: the first at or after the prefix, up to the first that it does not start.
+  const from = firstIndex(lexemes, 0, (lexeme) => lexeme >= term.term);
+  const to = firstIndex(lexemes, from, (lexeme) => !lexeme.startsWith(term.term));
+  return Math.min(1, sums[to]! - sums[from]!);
+}
+
+/**
+ * The tracked lexemes sorted, with the running sum of their shares (`sums[i]`: the first i). A search
+ * asks for a dozen prefixes; scanning the ~1,000 lexemes for each took ~18 µs, a sizeable part of a search.
+ */
+type PrefixIndex = { lexemes: readonly string[]; sums: Float64Array };
+const prefixIndexes = new WeakMap<TermShares, PrefixIndex>();
+
+function prefixIndex(shares: TermShares): PrefixIndex {
+  let index = prefixIndexes.get(shares);
+  if (!index) {
+    const lexemes = [...shares.keys()].sort();
+    const sums = new Float64Array(lexemes.length + 1);
+    lexemes.forEach((lexeme, i) => (sums[i + 1] = sums[i]! + (shares.get(lexeme) ?? 0)));
+    index = { lexemes, sums };
+    prefixIndexes.set(shares, index);
+  }
+  return index;
+}
+
+/** The first index at or after `from` where `holds` is true, for a test false and then true along the array. */
+function firstIndex(values: readonly string[], from: number, holds: (value: string) => boolean): number {
+  let low = from;
+  let high = values.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (holds(values[middle]!)) high = middle;
+    else low = middle + 1;
+  }
+  return low;
 }
 
 /**
