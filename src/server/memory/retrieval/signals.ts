@@ -329,12 +329,7 @@ async function matchRows(
   const vector = sql.raw(`${source.table}.search_vector`);
   // `hit.vector` is the row's vector decompressed once (`|| ''` builds it in memory): testing the
   // stored one per flag would decompress it again for every term × class (4× the buffers measured).
-  const flags = sql.join(
-    terms.flatMap((term) =>
-      source.classes.map((c) => sql`(hit.vector @@ ${termTsQuery(term, c.label)}::tsquery)::int`),
-    ),
-    sql`, `,
-  );
+  const flags = termFlags(source, terms);
   const extra = sql.raw(source.extra.map((c) => `, hit.${c}`).join(""));
   const extraColumns = sql.raw(source.extra.map((c) => `, ${source.table}.${c}`).join(""));
   // Records only under the cap: the matches are counted after the limit (which stops the scan early),
@@ -365,6 +360,15 @@ async function matchRows(
   return rows.length > MAX_FULL_TEXT_ROWS ? select(true) : rows;
 }
 
+/** One 0/1 flag per term and weight class, tested on the row's vector as `hit.vector`. */
+const termFlags = (source: TextSource, terms: readonly QueryTerm[]) =>
+  sql.join(
+    terms.flatMap((term) =>
+      source.classes.map((c) => sql`(hit.vector @@ ${termTsQuery(term, c.label)}::tsquery)::int`),
+    ),
+    sql`, `,
+  );
+
 /** The flags of `terms` on these rows, by id (a row not found: none set). */
 async function flagRowsById(
   db: DbOrTx,
@@ -374,12 +378,7 @@ async function flagRowsById(
 ): Promise<Map<string, string>> {
   const { source } = params;
   const t = sql.raw(source.table);
-  const flags = sql.join(
-    terms.flatMap((term) =>
-      source.classes.map((c) => sql`(hit.vector @@ ${termTsQuery(term, c.label)}::tsquery)::int`),
-    ),
-    sql`, `,
-  );
+  const flags = termFlags(source, terms);
   const flagged = await jsonRows<[string, string]>(
     db,
     sql`select json_agg(json_build_array(hit.id, array_to_string(array[${flags}], '')))::text as rows
