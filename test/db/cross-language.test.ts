@@ -10,7 +10,7 @@ import { MESSAGE_SOURCE } from "~/server/memory/retrieval/text-sources";
 import { withTranslationsInScope } from "~/server/memory/retrieval/translation-presence";
 import { sql } from "drizzle-orm";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
-import { agentContext, createTenant, noVectors } from "../support/memory";
+import { agentContext, createOp, createTenant, noVectors, writeCards } from "../support/memory";
 
 /** The CC-CEDICT bridge end to end: a question in one language finds what was said in the other. */
 describe(`cross-language search (${TEST_BACKEND})`, () => {
@@ -175,5 +175,40 @@ describe(`cross-language search (${TEST_BACKEND})`, () => {
     expect(best!.score).toBeGreaterThan(next!.score);
     const messages = await search(ctx, { queryText: "Wangcai 在公园里追什么", includeEvidence: true });
     expect(messages.evidence?.[0]?.content).toBe("Wangcai chases the ball in the park.");
+  });
+
+  it("ranks by translations the cards a name found, each card's classes flagged by id", async () => {
+    const ctx = agentContext(await createTenant(handle.db));
+    const fact = (i: number, content: string) =>
+      createOp("custom_fact", { title: `Mia ${i}`, content }, { itemKey: `mia_${i}` });
+    // Twelve cards name Mia: more than the match needs, so the name's rows are the candidates.
+    const others = [
+      "在学钢琴",
+      "周末去公园",
+      "不喜欢下雨天",
+      "有一只猫",
+      "住在上海",
+      "会说法语",
+      "在读小学",
+      "怕打雷",
+      "生日在五月",
+      "喜欢画画",
+      "有个哥哥",
+    ];
+    await writeCards(
+      handle.db,
+      ctx,
+      ...others.map((text, i) => fact(i, `Mia${text}。`)),
+      fact(99, "Mia最喜欢吃饺子。"),
+    );
+    const question = { queryText: "What food does Mia like to eat?", limit: 5 };
+    const found = await search(ctx, question);
+    expect(found.relevant[0]?.content).toBe("Mia最喜欢吃饺子。");
+    // The English words are in none of them: without the bridge only the name matches.
+    const off = await memorySearch(handle.db, ctx, question, {
+      ...noVectors,
+      ranking: rankingFeaturesWithout(["crossLanguage"]),
+    });
+    expect(off.relevant[0]?.content).not.toBe("Mia最喜欢吃饺子。");
   });
 });
