@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { queryRows } from "~/db/raw";
 import type { MemoryCallContext } from "~/server/memory/call-context";
 import { appendMessages } from "~/server/memory/evidence/messages";
 import { parseScopePattern } from "~/server/memory/scope";
@@ -136,17 +137,27 @@ describe(`cross-language search (${TEST_BACKEND})`, () => {
     const terms = queryTerms("Where does my sister live?");
     const match = (minimum: number) =>
       fullTextMatch(handle.db, { source: MESSAGE_SOURCE, where, terms, limit: 10, minimum, statsKey: tenantId });
-    // Enough rows found by the own words: they are kept, and flagged for the translations too.
+    // Enough rows found by the own words: they are kept, and flagged for the translations the scope holds.
     const enough = await match(3);
-    const translated = enough.terms.filter((t) => t.translated).map((t) => t.term);
-    expect(translated).toEqual(expect.arrayContaining(["姐妹", "住"]));
+    expect(enough.terms.filter((t) => t.translated).map((t) => t.term)).toEqual(["姐妹", "住"]);
     expect(enough.hits).toHaveLength(4);
-    // The row holding both languages comes first, flagged for "live", 姐妹 and 住.
+    const contentOf = async (id: string) =>
+      (
+        await queryRows<{ content: string }>(
+          handle.db,
+          sql`select content from memory_messages where tenant_id = ${tenantId} and id = ${id}`,
+        )
+      )[0]?.content;
+    const flaggedOn = (id: string) => {
+      const doc = enough.docs.find((d) => d.id === id)!;
+      return enough.terms.filter((_, i) => doc.tf[i]! > 0).map((t) => t.term);
+    };
+    // The row holding both languages comes first, flagged for exactly the terms it holds; the English
+    // rows for "live" alone.
     expect(enough.hits[0]!.score).toBeGreaterThan(enough.hits[1]!.score);
-    const mixed = enough.docs.find((doc) => doc.id === enough.hits[0]!.id)!;
-    const flagged = enough.terms.filter((_, i) => mixed.tf[i]! > 0).map((t) => t.term);
-    expect(flagged).toEqual(expect.arrayContaining(["live", "姐妹", "住"]));
-    expect(flagged).not.toContain("sist");
+    expect(await contentOf(enough.hits[0]!.id)).toBe("We live together now, 我和姐妹住在一起。");
+    expect(flaggedOn(enough.hits[0]!.id)).toEqual(["live", "姐妹", "住"]);
+    for (const hit of enough.hits.slice(1)) expect(flaggedOn(hit.id)).toEqual(["live"]);
     // Too few: every term the scope holds selects, and the Chinese-only line is found as well.
     const few = await match(10);
     expect(few.hits).toHaveLength(5);

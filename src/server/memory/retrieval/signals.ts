@@ -377,6 +377,7 @@ async function flagRowsById(
   rows: readonly FlagRow[],
 ): Promise<Map<string, string>> {
   const { source } = params;
+  if (rows.length === 0) return new Map();
   const t = sql.raw(source.table);
   const flags = termFlags(source, terms);
   const flagged = await jsonRows<[string, string]>(
