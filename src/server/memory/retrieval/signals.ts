@@ -1,4 +1,4 @@
-import { sql, type SQL } from "drizzle-orm";
+import { sql, StringChunk, type SQL, type SQLChunk } from "drizzle-orm";
 import { PgTransaction } from "drizzle-orm/pg-core";
 import { jsonValue, queryRows, textArrayLiteral } from "~/db/raw";
 import { startNow } from "~/db/start-now";
@@ -360,14 +360,23 @@ async function matchRows(
   return rows.length > MAX_FULL_TEXT_ROWS ? select(true) : rows;
 }
 
-/** One 0/1 flag per term and weight class, tested on the row's vector as `hit.vector`. */
-const termFlags = (source: TextSource, terms: readonly QueryTerm[]) =>
-  sql.join(
-    terms.flatMap((term) =>
-      source.classes.map((c) => sql`(hit.vector @@ ${termTsQuery(term, c.label)}::tsquery)::int`),
-    ),
-    sql`, `,
-  );
+/**
+ * One 0/1 flag per term and weight class, tested on the row's vector as `hit.vector`, each tsquery a
+ * bound value. Built as one flat list of text and values: a fragment per flag, joined, took drizzle
+ * ~4× as long to turn into a statement (~160 against ~40 µs for 40 flags), on every search.
+ */
+function termFlags(source: TextSource, terms: readonly QueryTerm[]): SQL {
+  const chunks: SQLChunk[] = [];
+  for (const term of terms)
+    for (const c of source.classes)
+      chunks.push(
+        new StringChunk(chunks.length === 0 ? "(hit.vector @@ " : ", (hit.vector @@ "),
+        // A plain value in the list is bound as a parameter, as a value in the sql`` template is.
+        termTsQuery(term, c.label) as unknown as SQLChunk,
+        new StringChunk("::tsquery)::int"),
+      );
+  return sql.fromList(chunks);
+}
 
 /** The flags of `terms` on these rows, by id (a row not found: none set). */
 async function flagRowsById(
