@@ -262,8 +262,8 @@ async function matchTerms(
     if (sameTerms) return { rows: first, terms, selecting, docs };
     // The same rows: only the translations' flags are new, read by the rows' ids.
     const translations = terms.filter((term) => term.translated);
-    const more = await flagRowsById(db, params, translations, first);
-    return { rows: first.map((row) => withFlags(row, more.get(row[0]))), terms: [...own, ...translations], selecting };
+    const rows = await withFlagsById(db, params, translations, first);
+    return { rows, terms: [...own, ...translations], selecting };
   }
   if (sameTerms && selecting.length === own.length) return { rows: first, terms, selecting, docs };
   const rows = anyTermTsQuery(terms) ? await matchRows(db, { ...params, terms }, terms) : [];
@@ -378,33 +378,26 @@ function termFlags(source: TextSource, terms: readonly QueryTerm[]): SQL {
   return sql.fromList(chunks);
 }
 
-/** The flags of `terms` on these rows, by id (a row not found: none set). */
-async function flagRowsById(
+/** The rows with the flags of `terms` after their own, read by id (a row gone meanwhile: none set). */
+async function withFlagsById(
   db: DbOrTx,
   params: { source: TextSource; where: SQL },
   terms: readonly QueryTerm[],
   rows: readonly FlagRow[],
-): Promise<Map<string, string>> {
+): Promise<FlagRow[]> {
   const { source } = params;
-  if (rows.length === 0) return new Map();
+  if (rows.length === 0) return [];
   const t = sql.raw(source.table);
-  const flags = termFlags(source, terms);
   const flagged = await jsonRows<[string, string]>(
     db,
-    sql`select json_agg(json_build_array(hit.id, array_to_string(array[${flags}], '')))::text as rows
+    sql`select json_agg(json_build_array(hit.id, array_to_string(array[${termFlags(source, terms)}], '')))::text as rows
           from (select ${t}.id, ${t}.search_vector || ''::tsvector as vector
                   from ${t} where ${params.where} and ${t}.id = any(${textArrayLiteral(rows.map((row) => row[0]))}::text[])) as hit`,
   );
-  const zeros = "0".repeat(terms.length * source.classes.length);
-  const byId = new Map(flagged.map(([id, text]) => [id, text]));
-  return new Map(rows.map((row) => [row[0], byId.get(row[0]) ?? zeros]));
+  const byId = new Map(flagged);
+  const none = "0".repeat(terms.length * source.classes.length);
+  return rows.map(([id, length, flags, ...rest]) => [id, length, flags + (byId.get(id) ?? none), ...rest]);
 }
-
-/** A row with more flags after its own (for terms that follow the ones it was flagged for). */
-const withFlags = (row: FlagRow, more: string | undefined): FlagRow => {
-  const [id, length, flags, ...rest] = row;
-  return [id, length, flags + (more ?? ""), ...rest];
-};
 
 /**
  * Rows whose trigram columns hold a close match of the query (`%>`: word similarity above
