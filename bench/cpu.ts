@@ -30,6 +30,7 @@ import {
 import { opReports } from "./load/report";
 import { ensureBuild, ROOT, startServers } from "./load/server";
 import { benchClient } from "./load/pg-client";
+import { processCpu } from "./lib/process-cpu";
 
 const { values: args } = parseArgs({
   options: {
@@ -66,20 +67,11 @@ function parseMix(text: string | undefined): Mix {
 
 /** CPU seconds (user + system) of every process, by pid, with its command name. */
 function cpuByProcess(): Map<number, { comm: string; seconds: number }> {
-  const ticks = 100; // USER_HZ on Linux
   const out = new Map<number, { comm: string; seconds: number }>();
   for (const entry of fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
-      const close = stat.lastIndexOf(")");
-      const comm = stat.slice(stat.indexOf("(") + 1, close);
-      const fields = stat.slice(close + 2).split(" ");
-      // After "(comm) ": state is field 3, so utime (14) and stime (15) are at 11 and 12 here.
-      out.set(Number(entry), { comm, seconds: (Number(fields[11]) + Number(fields[12])) / ticks });
-    } catch {
-      // exited meanwhile
-    }
+    const cpu = processCpu(Number(entry)); // undefined: exited meanwhile
+    if (cpu) out.set(Number(entry), cpu);
   }
   return out;
 }

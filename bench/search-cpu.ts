@@ -20,6 +20,7 @@ import { isRankingFeature, rankingFeaturesWithout } from "~/server/memory/retrie
 import { memorySearch } from "~/server/memory/retrieval/search";
 import type { Workload } from "./load/harness";
 import { ROOT } from "./load/server";
+import { processCpu } from "./lib/process-cpu";
 
 const { values: args } = parseArgs({
   options: {
@@ -111,18 +112,11 @@ async function databaseBackends(): Promise<number[]> {
  * backend went away (the pool reconnected: the count would be short).
  */
 function backendCpuMicros(pids: readonly number[]): number | undefined {
-  const ticksPerSecond = 100; // USER_HZ on Linux
-  let ticks = 0;
+  let seconds = 0;
   for (const pid of pids) {
-    let stat: string;
-    try {
-      stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    } catch {
-      return undefined;
-    }
-    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    ticks += Number(fields[11]) + Number(fields[12]);
+    const cpu = processCpu(pid);
+    if (!cpu) return undefined;
+    seconds += cpu.seconds;
   }
-  return pids.length > 0 ? (ticks / ticksPerSecond) * 1e6 : undefined;
+  return pids.length > 0 ? seconds * 1e6 : undefined;
 }
