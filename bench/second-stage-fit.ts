@@ -122,7 +122,7 @@ const grid: SecondStageWeights[] = [];
 for (const coverage of steps("coverage"))
   for (const proximity of steps("proximity"))
     for (const phrase of steps("phrase"))
-      for (const answerType of steps("answerType")) grid.push({ coverage, proximity, phrase, answerType });
+      for (const answerType of steps("answerType")) grid.push({ coverage, proximity, phrase, answerType, join: 0 });
 const fitRows = loaded.get(fitOn)!;
 const scored = grid
   .map((w) => ({ w, m: evaluate(fitRows, w) }))

@@ -74,7 +74,7 @@ describe("second stage", () => {
       secondStageScore(
         0.5,
         { coverage: 0, proximity: 0, phrase: 0, answerType: 0 },
-        { coverage: 1, proximity: 1, phrase: 1, answerType: 1 },
+        { coverage: 1, proximity: 1, phrase: 1, answerType: 1, join: 1 },
       ),
     ).toBe(0.5);
     const question = "what did Caroline adopt from the shelter";
@@ -101,6 +101,7 @@ describe("second stage", () => {
         proximity: 0,
         phrase: 1,
         answerType: 0,
+        join: 0,
       })[0]!.features.phrase,
     ).toBeCloseTo(1, 5);
   });

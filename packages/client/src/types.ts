@@ -236,6 +236,8 @@ export type ScoreComponents = {
   proximity?: number;
   /** Evidence: 1 when the question asks for a time, an age or a number and the text holds one. */
   answerType?: number;
+  /** Evidence: the share of the question's terms a few best texts sharing this one's rare word hold beyond it (one thing's facts told apart). */
+  join?: number;
   /** Evidence: lent by the best hits that share this text's rare words (the second hop). */
   hop?: number;
   final: number;

@@ -11,7 +11,9 @@ import { fullTextMatch, scopeStats, trigramHits, vectorHits } from "./signals";
 import { anyOf } from "~/db/any-of";
 import { ALL_RANKING_FEATURES, type RankingFeatures } from "./ranking-features";
 import { reorderBySecondStage, SECOND_STAGE_CANDIDATES, SECOND_STAGE_WEIGHTS } from "./second-stage";
-import { HOP_SEEDS, hopLoans } from "./second-hop";
+import { HOP_SEEDS, hopLoans, MAX_HOP_QUESTION_WORDS } from "./second-hop";
+import { termShares, type TermShares } from "./term-shares";
+import { lastSentence } from "./question-focus";
 import { liftBelowLender } from "./lending";
 import { spreadOverSessions, type Scored } from "./context-spread";
 
@@ -103,6 +105,7 @@ function secondStage(
   ranked: readonly Scored[],
   text: ReadonlyMap<string, string>,
   features: RankingFeatures,
+  shares?: TermShares,
 ): Scored[] {
   const head = ranked.slice(0, SECOND_STAGE_CANDIDATES);
   if (head.length < 2) return [...ranked];
@@ -113,7 +116,12 @@ function secondStage(
     match.df,
     match.n,
     head.map((h) => ({ id: h.id, score: h.score, text: text.get(h.id) ?? "" })),
-    features.answerType ? SECOND_STAGE_WEIGHTS : { ...SECOND_STAGE_WEIGHTS, answerType: 0 },
+    {
+      ...SECOND_STAGE_WEIGHTS,
+      ...(features.answerType ? {} : { answerType: 0 }),
+      ...(features.entityJoin ? {} : { join: 0 }),
+    },
+    shares,
   );
   const best = Math.max(...head.map((h) => h.score), Number.MIN_VALUE);
   return [
@@ -205,8 +213,16 @@ async function rankSource(
     spreadHits.slice(0, readCount).map((h) => h.id),
   );
   const text = new Map([...rows.values()].map((row) => [row.id, row.content]));
+  // The join resolves what a question describes: not for a remark (a line of chat, whose best rows share
+  // words by chance) or a pasted dialogue (as the second hop).
+  const joins =
+    staged &&
+    features.entityJoin &&
+    lastSentence(query.queryText).question &&
+    match.terms.filter(isQueryWord).length <= MAX_HOP_QUESTION_WORDS;
+  const shares = joins ? await termShares(db, source.table) : undefined;
   const restaged = staged
-    ? secondStage(query, match, spreadHits, withReferents(text, referredTo), features)
+    ? secondStage(query, match, spreadHits, withReferents(text, referredTo), features, shares)
     : spreadHits;
   const spread = features.secondHop
     ? await secondHop(db, source, where, query, match, restaged, text, dialogue)
@@ -253,6 +269,7 @@ async function rankSource(
             coverage: round(lex.secondStage.coverage),
             proximity: round(lex.secondStage.proximity),
             ...(lex.secondStage.answerType ? { answerType: lex.secondStage.answerType } : {}),
+            ...(lex.secondStage.join ? { join: round(lex.secondStage.join) } : {}),
           }
         : {}),
       ...(lex?.hop ? { hop: round(lex.hop) } : {}),

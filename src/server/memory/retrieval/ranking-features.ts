@@ -34,6 +34,8 @@ export const RANKING_FEATURES = [
   "replyToQuestion",
   /** Evidence: a question asking for a time, an age or a number lifts the candidates that hold one (answer-type.ts). */
   "answerType",
+  /** Evidence: a few of the best candidates sharing a rare word the question lacks lift each other by what they hold together (entity-join.ts). */
+  "entityJoin",
 ] as const;
 
 export type RankingFeature = (typeof RANKING_FEATURES)[number];

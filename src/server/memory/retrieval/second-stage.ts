@@ -1,6 +1,8 @@
 import { CJK_CHAR_CLASS, normalizeSearchText } from "~/server/text/segment";
 import { holdsAnswerType, questionAnswerType, type AnswerType } from "./answer-type";
+import { askedBy, coordinatedTerms, joinedCoverage, linkWords } from "./entity-join";
 import type { QueryTerm } from "./query-terms";
+import type { TermShares } from "./term-shares";
 
 /**
  * The second ranking stage: features a term index cannot see, computed over the text of the first
@@ -15,11 +17,26 @@ import type { QueryTerm } from "./query-terms";
  *   cost MADial-zh-noisy 0.05 hit@10.
  * - answerType: 1 when the question asks for a time, an age or a number and the candidate holds a
  *   value of that kind (answer-type.ts), else 0.
+ * - join: the share of the query's weight a few candidates sharing this one's rare word hold beyond it
+ *   (entity-join.ts), when the caller passes the table's term shares. Without statistics (before the
+ *   first ANALYZE) a name cannot be told from a phrasing, and nothing is joined.
  * Pure and deterministic; each hit's `components` carries the parts.
  */
 
-export type SecondStageFeatures = { coverage: number; proximity: number; phrase: number; answerType: number };
-export type SecondStageWeights = { coverage: number; proximity: number; phrase: number; answerType: number };
+export type SecondStageFeatures = {
+  coverage: number;
+  proximity: number;
+  phrase: number;
+  answerType: number;
+  join?: number;
+};
+export type SecondStageWeights = {
+  coverage: number;
+  proximity: number;
+  phrase: number;
+  answerType: number;
+  join: number;
+};
 
 const CJK_CHAR = new RegExp(`[${CJK_CHAR_CLASS}]`, "u");
 /** One CJK character, or a run of other letters and digits: the positions proximity is counted in. */
@@ -118,17 +135,30 @@ export function candidateFeatures(
   text: string,
   asked?: AnswerType,
 ): SecondStageFeatures {
+  return readCandidate(terms, weights, phrases, text, asked).features;
+}
+
+/** The features, with the candidate's tokens and the indices of the terms it holds (for the join). */
+function readCandidate(
+  terms: readonly QueryTerm[],
+  weights: readonly number[],
+  phrases: ReadonlySet<string> | null,
+  text: string,
+  asked?: AnswerType,
+): { features: SecondStageFeatures; tokens: string[]; held: number[] } {
   const total = weights.reduce((sum, w) => sum + w, 0);
   const normalized = normalizeSearchText(text.slice(0, MAX_TEXT_CHARS));
   const answerType = asked && holdsAnswerType(asked, normalized) ? 1 : 0;
-  if (total <= 0) return { coverage: 0, proximity: 0, phrase: 0, answerType };
+  if (total <= 0) return { features: { coverage: 0, proximity: 0, phrase: 0, answerType }, tokens: [], held: [] };
   const tokens = tokenizeNormalized(normalized, MAX_TEXT_TOKENS);
   const matched: { weight: number; positions: number[]; span: number }[] = [];
+  const held: number[] = [];
   let covered = 0;
   terms.forEach((term, i) => {
     const positions = positionsOf(term, tokens);
     if (positions.length === 0) return;
     covered += weights[i]!;
+    held.push(i);
     matched.push({ weight: weights[i]!, positions, span: span(term) });
   });
   let proximity = 0;
@@ -160,7 +190,11 @@ export function candidateFeatures(
     );
     if (inside > phrase) phrase = inside;
   }
-  return { coverage: covered / total, proximity: proximity / total, phrase: phrase / total, answerType };
+  return {
+    features: { coverage: covered / total, proximity: proximity / total, phrase: phrase / total, answerType },
+    tokens,
+    held,
+  };
 }
 
 /** Features for one question and candidate (the offline fitting script's entry; the service batches). */
@@ -194,7 +228,12 @@ function ownWords(terms: readonly QueryTerm[], df: readonly number[]) {
 export function secondStageScore(first: number, f: SecondStageFeatures, w: SecondStageWeights): number {
   return (
     first *
-    (1 + w.coverage * f.coverage + w.proximity * f.proximity + w.phrase * f.phrase + w.answerType * f.answerType)
+    (1 +
+      w.coverage * f.coverage +
+      w.proximity * f.proximity +
+      w.phrase * f.phrase +
+      w.answerType * f.answerType +
+      w.join * (f.join ?? 0))
   );
 }
 
@@ -205,8 +244,16 @@ export function secondStageScore(first: number, f: SecondStageFeatures, w: Secon
  * other two help on three sets and cost nowhere more than 0.01 (docs/retrieval.md, "Second stage").
  * answerType was added later and chosen the same way, on LoCoMo alone with the others as they are
  * (whole-service runs at 0, 1, 2 and 4: 2 scored best; docs/retrieval.md, "The kind of value asked for").
+ * join is coverage that a candidate's group holds for it, so it weighs as coverage does; not fitted
+ * (docs/retrieval.md, "The entity join").
  */
-export const SECOND_STAGE_WEIGHTS: SecondStageWeights = { coverage: 2, proximity: 2, phrase: 0, answerType: 2 };
+export const SECOND_STAGE_WEIGHTS: SecondStageWeights = {
+  coverage: 2,
+  proximity: 2,
+  phrase: 0,
+  answerType: 2,
+  join: 2,
+};
 /** Candidates the second stage reorders: the first stage's best; the rest keep their order after them. */
 export const SECOND_STAGE_CANDIDATES = 50;
 
@@ -224,16 +271,44 @@ export function reorderBySecondStage(
   n: number,
   candidates: readonly StagedCandidate[],
   weights: SecondStageWeights = SECOND_STAGE_WEIGHTS,
+  shares?: TermShares,
 ): StagedResult[] {
   const best = Math.max(...candidates.map((c) => c.score), Number.MIN_VALUE);
   ({ terms, df } = ownWords(terms, df));
   const termWeight = termWeights(terms, df, n);
   const phrases = weights.phrase > 0 ? queryPhrases(question) : null;
   const asked = weights.answerType > 0 ? questionAnswerType(question) : undefined;
-  return candidates
-    .map((c) => {
-      const features = candidateFeatures(terms, termWeight, phrases, c.text, asked);
+  const read = candidates.map((c) => ({ c, ...readCandidate(terms, termWeight, phrases, c.text, asked) }));
+  const joined =
+    shares && shares.size > 0 && weights.join > 0
+      ? joinCandidates(question, terms, termWeight, shares, read)
+      : new Map<string, number>();
+  return read
+    .map(({ c, features: own }) => {
+      const join = joined.get(c.id);
+      const features = join ? { ...own, join } : own;
       return { id: c.id, score: secondStageScore(c.score / best, features, weights), features };
     })
     .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+}
+
+/** The join's lift per candidate (entity-join.ts), from what the second stage read. */
+function joinCandidates(
+  question: string,
+  terms: readonly QueryTerm[],
+  termWeight: readonly number[],
+  shares: TermShares,
+  read: readonly { c: StagedCandidate; features: SecondStageFeatures; tokens: string[]; held: number[] }[],
+): Map<string, number> {
+  const asked = askedBy(terms);
+  return joinedCoverage(
+    read.map((r) => ({
+      id: r.c.id,
+      coverage: r.features.coverage,
+      matched: r.held,
+      links: linkWords(r.tokens, asked, shares),
+    })),
+    termWeight,
+    coordinatedTerms(question, terms),
+  );
 }
