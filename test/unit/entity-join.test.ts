@@ -99,6 +99,13 @@ describe("entity join", () => {
     expect(joinedCoverage(many.slice(0, MAX_GROUP), weights, new Set()).size).toBe(MAX_GROUP);
   });
 
+  it("lifts no group that holds no more of the question than the best candidate alone", () => {
+    const group = [candidate("a", [0], ["杨少"]), candidate("b", [1], ["杨少"])];
+    const whole = candidate("whole", [0, 1], ["肖宇"]);
+    expect(joinedCoverage([...group, whole], weights, new Set()).size).toBe(0);
+    expect(joinedCoverage(group, weights, new Set()).size).toBe(2);
+  });
+
   it("does not join terms the question sets side by side", () => {
     const two = [candidate("a", [0], ["青岛"]), candidate("b", [1], ["青岛"])];
     expect(joinedCoverage(two, weights, new Set(["0|1", "1|0"])).size).toBe(0);
@@ -123,8 +130,8 @@ describe("entity join", () => {
       ["最喜", 0.03],
       ["时最", 0.025],
     ]);
-    const order = (weights = SECOND_STAGE_WEIGHTS) =>
-      reorderBySecondStage(question, terms, df, 500, candidates, weights, shares);
+    const order = (weights = SECOND_STAGE_WEIGHTS, unlinked?: Set<string>) =>
+      reorderBySecondStage(question, terms, df, 500, candidates, weights, { shares, unlinked });
     const joined = order();
     const at = (list: ReturnType<typeof order>, id: string) => list.findIndex((r) => r.id === id);
     // The answer (what 杨少华 eats) rises above the other cousin's line, which holds as many words.
@@ -135,6 +142,9 @@ describe("entity join", () => {
     const plain = order({ ...SECOND_STAGE_WEIGHTS, join: 0 });
     expect(at(plain, "yang-food")).toBeGreaterThan(at(plain, "cousin-bakes"));
     expect(plain.every((r) => r.features.join === undefined)).toBe(true);
+    // Turns the caller marks as linking to nothing (in a dialogue) join no group.
+    const unlinked = order(SECOND_STAGE_WEIGHTS, new Set(["yang-climbs", "yang-food", "yang-cousin"]));
+    expect(unlinked.every((r) => r.features.join === undefined)).toBe(true);
     // Without the table's shares nothing is joined.
     expect(reorderBySecondStage(question, terms, df, 500, candidates).every((r) => r.features.join === undefined)).toBe(
       true,

@@ -29,41 +29,57 @@ export const LINK_MAX_SHARE = 0.02;
 export type Link = { key: string; share: number };
 export type JoinCandidate = { id: string; coverage: number; matched: readonly number[]; links: readonly Link[] };
 
-const CJK_TOKEN = new RegExp(`^[${CJK_CHAR_CLASS}]$`, "u");
 const DIGITS = /^\d+$/;
+/** Tokens read for links: a thing is named early in a line, and a long message's tail is many chance words. */
+export const LINK_TOKENS = 100;
 
 /**
  * A candidate's link words: the index's terms in its tokens (CJK bigrams, Latin words of 3+ letters),
  * the ones the question does not hold (`asked`), rare in the table, the rarest first (earlier first
  * among equals). `tokens` as the second stage reads them: one CJK character, or a run of letters and digits.
  */
-export function linkWords(tokens: readonly string[], asked: (word: string) => boolean, shares: TermShares): Link[] {
-  const seen = new Set<string>();
+export function linkWords(tokens: readonly string[], asked: AskedWords, shares: TermShares): Link[] {
   const found: (Link & { at: number })[] = [];
-  const consider = (key: string, at: number) => {
-    if (seen.has(key)) return;
-    seen.add(key);
-    if (asked(key)) return;
+  const end = Math.min(tokens.length, LINK_TOKENS);
+  let cjk = end > 0 && isCjk(tokens[0]!);
+  for (let i = 0; i < end; i++) {
+    const token = tokens[i]!;
+    const nextCjk = i + 1 < end && isCjk(tokens[i + 1]!);
+    const here = cjk;
+    cjk = nextCjk;
+    let key: string;
+    if (here) {
+      if (!nextCjk) continue;
+      key = token + tokens[i + 1]!;
+    } else {
+      if (token.length < 3 || DIGITS.test(token) || asked.prefixes.some((p) => token.startsWith(p))) continue;
+      key = token;
+    }
+    if (asked.exact.has(key)) continue;
     const share = shares.get(key) ?? 0;
-    if (share <= LINK_MAX_SHARE) found.push({ key, share, at });
-  };
-  tokens.forEach((token, i) => {
-    if (CJK_TOKEN.test(token)) {
-      const next = tokens[i + 1];
-      if (next !== undefined && CJK_TOKEN.test(next)) consider(token + next, i);
-    } else if (token.length >= 3 && !DIGITS.test(token)) consider(token, i);
-  });
-  return found
-    .sort((a, b) => a.share - b.share || a.at - b.at)
-    .slice(0, LINKS_PER_CANDIDATE)
-    .map(({ key, share }) => ({ key, share }));
+    if (share <= LINK_MAX_SHARE) found.push({ key, share, at: i });
+  }
+  found.sort((x, y) => x.share - y.share || x.at - y.at);
+  const links: Link[] = [];
+  for (const { key, share } of found) {
+    if (links.length >= LINKS_PER_CANDIDATE) break;
+    if (!links.some((l) => l.key === key)) links.push({ key, share });
+  }
+  return links;
 }
 
-/** Whether the question holds `word` as one of its terms (a prefix term holds the words it starts). */
-export function askedBy(terms: readonly QueryTerm[]): (word: string) => boolean {
-  const exact = new Set(terms.filter((t) => !t.prefix).map((t) => t.term));
-  const prefixes = terms.filter((t) => t.prefix).map((t) => t.term);
-  return (word) => exact.has(word) || prefixes.some((p) => word.startsWith(p));
+/** A token is one CJK character or a run of other letters and digits (second-stage.ts): a CJK one is a single code point. */
+const isCjk = (token: string) =>
+  token.length <= 2 && token.codePointAt(0)! >= 0x2e80 && (token.length === 1 || token.codePointAt(0)! > 0xffff);
+
+/** The question's words as linkWords leaves them out: whole terms, and prefixes of Latin words. */
+export type AskedWords = { exact: ReadonlySet<string>; prefixes: readonly string[] };
+
+export function askedBy(terms: readonly QueryTerm[]): AskedWords {
+  return {
+    exact: new Set(terms.filter((t) => !t.prefix).map((t) => t.term)),
+    prefixes: terms.filter((t) => t.prefix).map((t) => t.term),
+  };
 }
 
 const CONJUNCTION = new RegExp(
@@ -110,16 +126,23 @@ export function joinedCoverage(
   const total = weights.reduce((sum, w) => sum + w, 0);
   const gains = new Map<string, number>();
   if (!(total > 0)) return gains;
+  const best = Math.max(0, ...candidates.map((c) => c.coverage));
+  // Most links are one candidate's own: a group's list is made when a second candidate holds its word.
+  const first = new Map<string, number>();
   const groups = new Map<string, number[]>();
   candidates.forEach((c, i) => {
-    for (const link of c.links) {
-      const members = groups.get(link.key) ?? [];
-      if (members.at(-1) !== i) members.push(i);
-      groups.set(link.key, members);
+    for (const { key } of c.links) {
+      const holder = first.get(key);
+      if (holder === undefined) first.set(key, i);
+      else if (holder !== i) {
+        const members = groups.get(key);
+        if (!members) groups.set(key, [holder, i]);
+        else if (members.at(-1) !== i) members.push(i);
+      }
     }
   });
   for (const members of groups.values()) {
-    if (members.length < 2 || members.length > MAX_GROUP) continue;
+    if (members.length > MAX_GROUP) continue;
     for (const i of members) {
       const member = candidates[i]!;
       const own = new Set(member.matched);
@@ -135,6 +158,8 @@ export function joinedCoverage(
       let gain = 0;
       for (const t of added) gain += weights[t]!;
       gain /= total;
+      // Only a group that holds more of the question than any one candidate does says which thing is meant.
+      if (!(member.coverage + gain > best)) continue;
       if (gain > (gains.get(member.id) ?? 0)) gains.set(member.id, gain);
     }
   }

@@ -10,9 +10,9 @@ import { CHUNK_SOURCE, MESSAGE_SOURCE, type TextSource } from "./text-sources";
 import { fullTextMatch, scopeStats, trigramHits, vectorHits } from "./signals";
 import { anyOf } from "~/db/any-of";
 import { ALL_RANKING_FEATURES, type RankingFeatures } from "./ranking-features";
-import { reorderBySecondStage, SECOND_STAGE_CANDIDATES, SECOND_STAGE_WEIGHTS } from "./second-stage";
+import { reorderBySecondStage, SECOND_STAGE_CANDIDATES, SECOND_STAGE_WEIGHTS, type JoinInput } from "./second-stage";
 import { HOP_SEEDS, hopLoans, MAX_HOP_QUESTION_WORDS } from "./second-hop";
-import { termShares, type TermShares } from "./term-shares";
+import { termShares } from "./term-shares";
 import { lastSentence } from "./question-focus";
 import { liftBelowLender } from "./lending";
 import { spreadOverSessions, type Scored } from "./context-spread";
@@ -105,7 +105,7 @@ function secondStage(
   ranked: readonly Scored[],
   text: ReadonlyMap<string, string>,
   features: RankingFeatures,
-  shares?: TermShares,
+  join?: JoinInput,
 ): Scored[] {
   const head = ranked.slice(0, SECOND_STAGE_CANDIDATES);
   if (head.length < 2) return [...ranked];
@@ -121,7 +121,7 @@ function secondStage(
       ...(features.answerType ? {} : { answerType: 0 }),
       ...(features.entityJoin ? {} : { join: 0 }),
     },
-    shares,
+    join,
   );
   const best = Math.max(...head.map((h) => h.score), Number.MIN_VALUE);
   return [
@@ -220,9 +220,10 @@ async function rankSource(
     features.entityJoin &&
     lastSentence(query.queryText).question &&
     match.terms.filter(isQueryWord).length <= MAX_HOP_QUESTION_WORDS;
-  const shares = joins ? await termShares(db, source.table) : undefined;
+  // A dialogue's turns share words by its flow, and its speakers' names by their labels: they tie nothing.
+  const join = joins ? { shares: await termShares(db, source.table), unlinked: dialogue } : undefined;
   const restaged = staged
-    ? secondStage(query, match, spreadHits, withReferents(text, referredTo), features, shares)
+    ? secondStage(query, match, spreadHits, withReferents(text, referredTo), features, join)
     : spreadHits;
   const spread = features.secondHop
     ? await secondHop(db, source, where, query, match, restaged, text, dialogue)

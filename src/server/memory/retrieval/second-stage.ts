@@ -257,6 +257,12 @@ export const SECOND_STAGE_WEIGHTS: SecondStageWeights = {
 /** Candidates the second stage reorders: the first stage's best; the rest keep their order after them. */
 export const SECOND_STAGE_CANDIDATES = 50;
 
+/**
+ * What the join needs (entity-join.ts): the table's term shares, and the candidates that link to none
+ * (the caller's: turns in a dialogue).
+ */
+export type JoinInput = { shares: TermShares; unlinked?: ReadonlySet<string> };
+
 export type StagedCandidate = { id: string; score: number; text: string };
 export type StagedResult = { id: string; score: number; features: SecondStageFeatures };
 
@@ -271,7 +277,7 @@ export function reorderBySecondStage(
   n: number,
   candidates: readonly StagedCandidate[],
   weights: SecondStageWeights = SECOND_STAGE_WEIGHTS,
-  shares?: TermShares,
+  join?: JoinInput,
 ): StagedResult[] {
   const best = Math.max(...candidates.map((c) => c.score), Number.MIN_VALUE);
   ({ terms, df } = ownWords(terms, df));
@@ -280,8 +286,8 @@ export function reorderBySecondStage(
   const asked = weights.answerType > 0 ? questionAnswerType(question) : undefined;
   const read = candidates.map((c) => ({ c, ...readCandidate(terms, termWeight, phrases, c.text, asked) }));
   const joined =
-    shares && shares.size > 0 && weights.join > 0
-      ? joinCandidates(question, terms, termWeight, shares, read)
+    join && join.shares.size > 0 && weights.join > 0
+      ? joinCandidates(question, terms, termWeight, join, read)
       : new Map<string, number>();
   return read
     .map(({ c, features: own }) => {
@@ -297,7 +303,7 @@ function joinCandidates(
   question: string,
   terms: readonly QueryTerm[],
   termWeight: readonly number[],
-  shares: TermShares,
+  { shares, unlinked }: JoinInput,
   read: readonly { c: StagedCandidate; features: SecondStageFeatures; tokens: string[]; held: number[] }[],
 ): Map<string, number> {
   const asked = askedBy(terms);
@@ -306,7 +312,7 @@ function joinCandidates(
       id: r.c.id,
       coverage: r.features.coverage,
       matched: r.held,
-      links: linkWords(r.tokens, asked, shares),
+      links: unlinked?.has(r.c.id) ? [] : linkWords(r.tokens, asked, shares),
     })),
     termWeight,
     coordinatedTerms(question, terms),
