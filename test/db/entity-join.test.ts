@@ -16,10 +16,8 @@ describe(`entity join (${TEST_BACKEND})`, () => {
   });
   afterAll(async () => handle?.destroy());
 
-  it("finds a person the question describes by two facts through the rows that name them", async () => {
-    // A made-up log of many short stories (bench/synth-daily-zh.ts): people's facts told by name or by
-    // relation, in a few phrasings, with chit-chat between; its "conditional" questions describe a
-    // person by a fact and a relation ("我那个喜欢爬山的表哥最爱吃什么菜？").
+  /** Writes the log into a new tenant's session, roles as `roleOf` says; its stored ids mapped to the dataset's. */
+  const load = async (roleOf: (i: number) => "user" | "assistant") => {
     const dataset = synthDailyLog({ conversations: 1, stories: 40, seed: 11, wrapped: 0, name: "join-test" });
     const conversation = dataset.conversations[0]!;
     const tenantId = await createTenant(handle.db);
@@ -30,26 +28,26 @@ describe(`entity join (${TEST_BACKEND})`, () => {
       const { messages } = await appendMessages(handle.db, ctx, {
         sessionId: "log",
         userScopeId: "u1",
-        messages: part.map((m) => ({ role: "user", content: m.content })),
+        messages: part.map((m, j) => ({ role: roleOf(i + j), content: m.content })),
       });
       messages.forEach((stored, j) => idOf.set(stored.id, part[j]!.id));
     }
     const questions = dataset.queries.filter((q) => q.category === "conditional").slice(0, 30);
-    expect(questions.length).toBeGreaterThanOrEqual(8);
-    const ask = (queryText: string, off: RankingFeature[]) =>
-      memorySearch(
-        handle.db,
-        ctx,
-        { queryText, includeEvidence: true, limit: 10 },
-        { ...noVectors, ranking: rankingFeaturesWithout(off) },
-      );
-    /** Mean reciprocal rank of the first evidence line, and how many questions find one in the top 10. */
+    /** Mean reciprocal rank of the first evidence line, how many questions find one in the top 10, and how many show a join. */
     const measure = async (off: RankingFeature[]) => {
       let mrr = 0;
       let hits = 0;
       let joined = 0;
       for (const q of questions) {
-        const found = (await ask(q.question, off)).evidence ?? [];
+        const found =
+          (
+            await memorySearch(
+              handle.db,
+              ctx,
+              { queryText: q.question, includeEvidence: true, limit: 10 },
+              { ...noVectors, ranking: rankingFeaturesWithout(off) },
+            )
+          ).evidence ?? [];
         const rank = found.findIndex((e) => q.evidence.includes(idOf.get(e.id) ?? ""));
         if (rank >= 0) {
           mrr += 1 / (rank + 1);
@@ -59,11 +57,23 @@ describe(`entity join (${TEST_BACKEND})`, () => {
       }
       return { mrr: mrr / questions.length, hits, joined };
     };
+    return { questions, measure };
+  };
+  const refreshStatistics = async () => {
+    await handle.db.execute(sql`analyze memory_messages`);
+    await termShares(handle.db, "memory_messages", { maxAgeMs: 0 }); // read again now, not when the cached read expires
+  };
+
+  it("finds a person the question describes by two facts through the rows that name them", async () => {
+    // A made-up log of many short stories (bench/synth-daily-zh.ts): people's facts told by name or by
+    // relation, in a few phrasings, with chit-chat between; its "conditional" questions describe a
+    // person by a fact and a relation ("我那个喜欢爬山的表哥最爱吃什么菜？").
+    const { questions, measure } = await load(() => "user");
+    expect(questions.length).toBeGreaterThanOrEqual(8);
 
     // Before the table's statistics exist a name cannot be told from a phrasing: nothing is joined.
     expect((await measure([])).joined).toBe(0);
-    await handle.db.execute(sql`analyze memory_messages`);
-    await termShares(handle.db, "memory_messages", { maxAgeMs: 0 }); // read again now, not when the cached read expires
+    await refreshStatistics();
 
     const without = await measure(["entityJoin"]);
     const withJoin = await measure([]);
@@ -71,5 +81,12 @@ describe(`entity join (${TEST_BACKEND})`, () => {
     expect(withJoin.joined).toBeGreaterThan(0);
     expect(withJoin.hits).toBeGreaterThanOrEqual(without.hits);
     expect(withJoin.mrr).toBeGreaterThan(without.mrr + 0.05);
+  });
+
+  it("joins nothing in a dialogue, whose turns share words by its flow", async () => {
+    // The same log as two roles taking turns: every line stands beside a turn of another role.
+    const { measure } = await load((i) => (i % 2 === 0 ? "user" : "assistant"));
+    await refreshStatistics();
+    expect((await measure([])).joined).toBe(0);
   });
 });
