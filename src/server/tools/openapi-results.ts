@@ -81,6 +81,7 @@ const scoreKeys = [
   "coverage",
   "proximity",
   "answerType",
+  "join",
   "hop",
 ];
 /** With read replicas: the write's commit position, to send back as X-Memory-Consistency with a read that must see it. */
