@@ -34,7 +34,7 @@ describe(`entity join (${TEST_BACKEND})`, () => {
     }
     const questions = dataset.queries.filter((q) => q.category === "conditional").slice(0, 30);
     /** Mean reciprocal rank of the first evidence line, how many questions find one in the top 10, and how many show a join. */
-    const measure = async (off: RankingFeature[]) => {
+    const measure = async (off: RankingFeature[], asked = (question: string) => question) => {
       let mrr = 0;
       let hits = 0;
       let joined = 0;
@@ -44,7 +44,7 @@ describe(`entity join (${TEST_BACKEND})`, () => {
             await memorySearch(
               handle.db,
               ctx,
-              { queryText: q.question, includeEvidence: true, limit: 10 },
+              { queryText: asked(q.question), includeEvidence: true, limit: 10 },
               { ...noVectors, ranking: rankingFeaturesWithout(off) },
             )
           ).evidence ?? [];
@@ -71,8 +71,10 @@ describe(`entity join (${TEST_BACKEND})`, () => {
     const { questions, measure } = await load(() => "user");
     expect(questions.length).toBeGreaterThanOrEqual(8);
 
-    // Before the table's statistics exist a name cannot be told from a phrasing: nothing is joined.
-    expect((await measure([])).joined).toBe(0);
+    // Before the table's statistics exist a name cannot be told from a phrasing: nothing is joined. (A
+    // server's autovacuum may analyze the new rows first; the embedded database has none.)
+    if ((await termShares(handle.db, "memory_messages", { maxAgeMs: 0 })).size === 0)
+      expect((await measure([])).joined).toBe(0);
     await refreshStatistics();
 
     const without = await measure(["entityJoin"]);
@@ -81,6 +83,8 @@ describe(`entity join (${TEST_BACKEND})`, () => {
     expect(withJoin.joined).toBeGreaterThan(0);
     expect(withJoin.hits).toBeGreaterThanOrEqual(without.hits);
     expect(withJoin.mrr).toBeGreaterThan(without.mrr + 0.05);
+    // The same words without the question mark are a remark: nothing is joined.
+    expect((await measure([], (question) => question.replace(/？$/u, ""))).joined).toBe(0);
   });
 
   it("joins nothing in a dialogue, whose turns share words by its flow", async () => {

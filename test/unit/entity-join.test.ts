@@ -8,7 +8,8 @@ import {
   type JoinCandidate,
 } from "~/server/memory/retrieval/entity-join";
 import { queryTerms } from "~/server/memory/retrieval/query-terms";
-import { reorderBySecondStage, SECOND_STAGE_WEIGHTS, tokenize } from "~/server/memory/retrieval/second-stage";
+import { reorderBySecondStage, SECOND_STAGE_WEIGHTS } from "~/server/memory/retrieval/second-stage";
+import { normalizeSearchText } from "~/server/text/segment";
 
 describe("entity join", () => {
   it("reads a candidate's rare words the question lacks as its links, the rarest first", () => {
@@ -20,7 +21,7 @@ describe("entity join", () => {
       ["一到", 0.01],
     ]);
     // Untracked pairs first, in the text's order, then the tracked one; 周末 is too common, 爬山 asked.
-    expect(linkWords(tokenize("杨少华一到周末爬山。"), asked, shares).map((l) => l.key)).toEqual([
+    expect(linkWords(normalizeSearchText("杨少华一到周末爬山。"), asked, shares).map((l) => l.key)).toEqual([
       "杨少",
       "少华",
       "华一",
@@ -29,7 +30,7 @@ describe("entity join", () => {
       "一到",
     ]);
     // At most six, the rarest.
-    expect(linkWords(tokenize("杨少华一到周末就去爬山。"), asked, shares).map((l) => l.key)).toEqual([
+    expect(linkWords(normalizeSearchText("杨少华一到周末就去爬山。"), asked, shares).map((l) => l.key)).toEqual([
       "杨少",
       "少华",
       "华一",
@@ -39,11 +40,14 @@ describe("entity join", () => {
     ]);
     // Latin words of three letters or more, no bare numbers.
     const latin = linkWords(
-      tokenize("Ravi moved to Lisbon in 2019 at 30"),
+      normalizeSearchText("Ravi moved to Lisbon in 2019 at 30"),
       askedBy(queryTerms("Where does Ravi live?")),
       new Map(),
     );
     expect(latin.map((l) => l.key)).toEqual(["moved", "lisbon"]);
+    // Pairs only within a run: the index holds none across a mark or a space.
+    const runs = linkWords(normalizeSearchText("好的。我们 走了"), askedBy([]), new Map()).map((l) => l.key);
+    expect(runs).toEqual(["好的", "我们", "走了"]);
   });
 
   it("finds the terms a question sets side by side with a conjunction", () => {
@@ -104,6 +108,15 @@ describe("entity join", () => {
     const whole = candidate("whole", [0, 1], ["肖宇"]);
     expect(joinedCoverage([...group, whole], weights, new Set()).size).toBe(0);
     expect(joinedCoverage(group, weights, new Set()).size).toBe(2);
+    // Weights that do not add up exactly: the same sum in another order is still equal.
+    const odd = [0.1, 0.2, 0.3];
+    const total = odd.reduce((x, y) => x + y, 0);
+    const oddGroup = [
+      { ...group[0]!, coverage: 0.1 / total },
+      { ...group[1]!, matched: [1, 2], coverage: (0.2 + 0.3) / total },
+      { ...whole, matched: [0, 1, 2], coverage: (0.1 + 0.2 + 0.3) / total },
+    ];
+    expect(joinedCoverage(oddGroup, odd, new Set()).size).toBe(0);
   });
 
   it("does not join terms the question sets side by side", () => {
@@ -145,9 +158,49 @@ describe("entity join", () => {
     // Turns the caller marks as linking to nothing (in a dialogue) join no group.
     const unlinked = order(SECOND_STAGE_WEIGHTS, new Set(["yang-climbs", "yang-food", "yang-cousin"]));
     expect(unlinked.every((r) => r.features.join === undefined)).toBe(true);
-    // Without the table's shares nothing is joined.
+    // Without the table's statistics nothing is joined.
+    const noStatistics = reorderBySecondStage(question, terms, df, 500, candidates, SECOND_STAGE_WEIGHTS, {
+      shares: new Map(),
+    });
+    expect(noStatistics.every((r) => r.features.join === undefined)).toBe(true);
     expect(reorderBySecondStage(question, terms, df, 500, candidates).every((r) => r.features.join === undefined)).toBe(
       true,
     );
+  });
+
+  it("joins no two people a comparative question names, whatever their lines share", () => {
+    const question = "杨少华和肖宇谁更高？";
+    const terms = queryTerms(question);
+    const candidates = [
+      { id: "yang-city", score: 1, text: "杨少华工作调到青岛去了。" },
+      { id: "xiao-city", score: 1, text: "肖宇一个人在青岛打拼。" },
+      { id: "yang-height", score: 1, text: "杨少华身高169厘米。" },
+    ];
+    const staged = reorderBySecondStage(
+      question,
+      terms,
+      terms.map(() => 3),
+      500,
+      candidates,
+      SECOND_STAGE_WEIGHTS,
+      {
+        shares: new Map([["身高", 0.03]]),
+      },
+    );
+    expect(staged.every((r) => r.features.join === undefined)).toBe(true);
+    // Without the conjunction the city ties the two people's lines (what the guard prevents).
+    const bare = "杨少华肖宇谁更高？";
+    const unguarded = reorderBySecondStage(
+      bare,
+      queryTerms(bare),
+      queryTerms(bare).map(() => 3),
+      500,
+      candidates,
+      SECOND_STAGE_WEIGHTS,
+      {
+        shares: new Map([["身高", 0.03]]),
+      },
+    );
+    expect(unguarded.some((r) => (r.features.join ?? 0) > 0)).toBe(true);
   });
 });

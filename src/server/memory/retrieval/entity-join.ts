@@ -1,5 +1,6 @@
 import { CJK_CHAR_CLASS, normalizeSearchText } from "~/server/text/segment";
 import type { QueryTerm } from "./query-terms";
+import { BRIDGE_MAX_SHARE, BRIDGE_TERMS } from "./second-hop";
 import type { TermShares } from "./term-shares";
 
 /**
@@ -16,48 +17,49 @@ import type { TermShares } from "./term-shares";
  * - a term does not count from another member when the question sets it beside one the member holds
  *   with a conjunction: "程秀英和钱宏伟谁更高？" asks about two people, and a city or a phrasing their lines
  *   share does not make them one.
- * Pure: the caller reads the shares (term-shares.ts) and the candidates' tokens (second-stage.ts).
+ * Pure: the caller reads the shares (term-shares.ts) and the candidates' normalized text (second-stage.ts).
  */
 
 /** Candidates in a group at most: a name recurs in a few of the best rows; a phrasing in many. */
 export const MAX_GROUP = 3;
-/** Link words read per candidate, the rarest first. */
-export const LINKS_PER_CANDIDATE = 6;
-/** A link word in more than this share of the table says little about one thing (as the second hop's bridge). */
-export const LINK_MAX_SHARE = 0.02;
+/** Link words read per candidate, the rarest first, and how common in the table one may be: as the second hop's bridge words. */
+export const LINKS_PER_CANDIDATE = BRIDGE_TERMS;
+export const LINK_MAX_SHARE = BRIDGE_MAX_SHARE;
+
+/** Coverages closer than this are equal (sums of the same weights in another order differ in the last bit). */
+const EQUAL_MARGIN = 1e-9;
 
 export type Link = { key: string; share: number };
 export type JoinCandidate = { id: string; coverage: number; matched: readonly number[]; links: readonly Link[] };
 
 const DIGITS = /^\d+$/;
-/** Tokens read for links: a thing is named early in a line, and a long message's tail is many chance words. */
-export const LINK_TOKENS = 100;
+/** Characters read for links: a thing is named early in a line, and a long message's tail is many chance words. */
+export const LINK_CHARS = 200;
+/** A run of CJK characters, or of other letters and digits: the index pairs characters within a run only. */
+const RUN = new RegExp(`[${CJK_CHAR_CLASS}]+|(?:(?![${CJK_CHAR_CLASS}])[\\p{L}\\p{M}\\p{N}])+`, "gu");
+const CJK_START = new RegExp(`^[${CJK_CHAR_CLASS}]`, "u");
 
 /**
- * A candidate's link words: the index's terms in its tokens (CJK bigrams, Latin words of 3+ letters),
- * the ones the question does not hold (`asked`), rare in the table, the rarest first (earlier first
- * among equals). `tokens` as the second stage reads them: one CJK character, or a run of letters and digits.
+ * A candidate's link words: the index's terms in its first LINK_CHARS characters (pairs of CJK
+ * characters within a run, Latin words of 3+ letters, no bare numbers), the ones the question does
+ * not hold (`asked`), rare in the table, the rarest first (earlier first among equals). `normalized`
+ * as normalizeSearchText leaves a text.
  */
-export function linkWords(tokens: readonly string[], asked: AskedWords, shares: TermShares): Link[] {
+export function linkWords(normalized: string, asked: AskedWords, shares: TermShares): Link[] {
   const found: (Link & { at: number })[] = [];
-  const end = Math.min(tokens.length, LINK_TOKENS);
-  let cjk = end > 0 && isCjk(tokens[0]!);
-  for (let i = 0; i < end; i++) {
-    const token = tokens[i]!;
-    const nextCjk = i + 1 < end && isCjk(tokens[i + 1]!);
-    const here = cjk;
-    cjk = nextCjk;
-    let key: string;
-    if (here) {
-      if (!nextCjk) continue;
-      key = token + tokens[i + 1]!;
-    } else {
-      if (token.length < 3 || DIGITS.test(token) || asked.prefixes.some((p) => token.startsWith(p))) continue;
-      key = token;
-    }
-    if (asked.exact.has(key)) continue;
+  const consider = (key: string, at: number) => {
+    if (asked.exact.has(key)) return;
     const share = shares.get(key) ?? 0;
-    if (share <= LINK_MAX_SHARE) found.push({ key, share, at: i });
+    if (share <= LINK_MAX_SHARE) found.push({ key, share, at });
+  };
+  for (const m of normalized.slice(0, LINK_CHARS).matchAll(RUN)) {
+    const run = m[0];
+    if (CJK_START.test(run)) {
+      const chars = [...run];
+      for (let i = 0; i + 1 < chars.length; i++) consider(chars[i]! + chars[i + 1]!, m.index + i);
+    } else if (run.length >= 3 && !DIGITS.test(run) && !asked.prefixes.some((p) => run.startsWith(p))) {
+      consider(run, m.index);
+    }
   }
   found.sort((x, y) => x.share - y.share || x.at - y.at);
   const links: Link[] = [];
@@ -68,13 +70,10 @@ export function linkWords(tokens: readonly string[], asked: AskedWords, shares: 
   return links;
 }
 
-/** A token is one CJK character or a run of other letters and digits (second-stage.ts): a CJK one is a single code point. */
-const isCjk = (token: string) =>
-  token.length <= 2 && token.codePointAt(0)! >= 0x2e80 && (token.length === 1 || token.codePointAt(0)! > 0xffff);
-
 /** The question's words as linkWords leaves them out: whole terms, and prefixes of Latin words. */
 export type AskedWords = { exact: ReadonlySet<string>; prefixes: readonly string[] };
 
+/** `terms`: all of the query's, its translations too (a row found through a translation holds that word as asked). */
 export function askedBy(terms: readonly QueryTerm[]): AskedWords {
   return {
     exact: new Set(terms.filter((t) => !t.prefix).map((t) => t.term)),
@@ -82,35 +81,71 @@ export function askedBy(terms: readonly QueryTerm[]): AskedWords {
   };
 }
 
-const CONJUNCTION = new RegExp(
-  `(?<=[${CJK_CHAR_CLASS}])(?:和|与|跟|及|还是|或者|或|比)(?=[${CJK_CHAR_CLASS}])|\\b(?:and|or|than|vs)\\b`,
+/** Chinese conjunctions, and English ones as whole words. */
+const CONJUNCTION = /和|与|跟|及|还是|或者|或|比|(?<![\p{L}\p{N}])(?:and|or|than|vs)(?![\p{L}\p{N}])/gu;
+/**
+ * Words in which one of those characters is no conjunction (参与 "take part", 比赛 "match", 和平 "peace"):
+ * a conjunction inside one of them sets nothing side by side.
+ */
+const NOT_CONJUNCTION = new RegExp(
+  [
+    "参与|与其|给与|赋与",
+    "比赛|比较|比如|比例|对比|无比|好比|比方|比分|比划",
+    "和平|和谐|温和|暖和|总和|柔和|和好|和善|缓和|随和|平和|和蔼|共和|和尚|附和|和解|和气",
+    "及时|及格|涉及|普及|来不及|不及|波及|危及|顾及|以及",
+    "跟前|跟着|跟班|脚跟|鞋跟|跟进|跟随|跟踪",
+    "或许",
+  ].join("|"),
   "gu",
 );
-/** Characters read on each side of a CJK conjunction (a name, a short noun). */
+/** Characters read on each side of a CJK conjunction (a name, a short noun), up to a 的 or a mark. */
 const CJK_SIDE = 4;
-const LATIN_WORD_BEFORE = /(?:^|[^\p{L}\p{N}])([\p{L}\p{N}]+)[^\p{L}\p{N}]*$/u;
+const CJK_SIDE_STOP = new RegExp(`[^${CJK_CHAR_CLASS}]|[的之地得]`, "u");
+/** Latin words read on each side: one, within a short window (bounded, so a question of many "and"s reads in linear time). */
+const LATIN_WINDOW = 40;
+const LATIN_WORD_BEFORE = /([\p{L}\p{N}]+)[^\p{L}\p{N}]*$/u;
 const LATIN_WORD_AFTER = /^[^\p{L}\p{N}]*([\p{L}\p{N}]+)/u;
+/** Conjunctions read in a query, at most: a question sets a few things side by side. */
+const MAX_CONJUNCTIONS = 16;
 
 /**
  * Pairs of the terms' indices the question sets side by side with a conjunction ("A和B", "A or B"), as
- * "i|j" both ways: alternatives, not one thing's facts.
+ * "i|j" both ways: alternatives, not one thing's facts. Only the word on each side counts ("我那个喜欢爬山
+ * 和游泳的表哥": 爬山 and 游泳, not 表哥). An English "and" also joins two facts of one person ("lives in
+ * Boston and works at Google"); reading those as alternatives only keeps the join from adding one to
+ * the other.
  */
 export function coordinatedTerms(question: string, terms: readonly QueryTerm[]): Set<string> {
   const text = normalizeSearchText(question);
+  const inWords = [...text.matchAll(NOT_CONJUNCTION)].map((m) => [m.index, m.index + m[0].length] as const);
   const pairs = new Set<string>();
+  let read = 0;
   for (const m of text.matchAll(CONJUNCTION)) {
+    if (++read > MAX_CONJUNCTIONS) break;
     const start = m.index;
     const end = start + m[0].length;
-    const cjk = /^[^a-z]/u.test(m[0]);
-    const left = cjk
-      ? text.slice(Math.max(0, start - CJK_SIDE), start)
-      : (LATIN_WORD_BEFORE.exec(text.slice(0, start))?.[1] ?? "");
-    const right = cjk ? text.slice(end, end + CJK_SIDE) : (LATIN_WORD_AFTER.exec(text.slice(end))?.[1] ?? "");
+    if (inWords.some(([from, to]) => from <= start && end <= to)) continue;
+    const latin = /^[a-z]/u.test(m[0]);
+    const left = latin
+      ? (LATIN_WORD_BEFORE.exec(text.slice(Math.max(0, start - LATIN_WINDOW), start))?.[1] ?? "")
+      : cjkSide([...text.slice(Math.max(0, start - CJK_SIDE), start)].reverse())
+          .reverse()
+          .join("");
+    const right = latin
+      ? (LATIN_WORD_AFTER.exec(text.slice(end, end + LATIN_WINDOW))?.[1] ?? "")
+      : cjkSide([...text.slice(end, end + CJK_SIDE)]).join("");
+    if (!left || !right) continue;
     const within = (side: string) =>
       terms.flatMap((t, i) => (side.includes(t.term) || (t.prefix && side.startsWith(t.term)) ? [i] : []));
     for (const i of within(left)) for (const j of within(right)) if (i !== j) pairs.add(`${i}|${j}`).add(`${j}|${i}`);
   }
   return pairs;
+}
+
+/** The CJK characters next to a conjunction, nearest first, up to the first mark, 的 or other script. */
+function cjkSide(nearestFirst: readonly string[]): string[] {
+  const stop = nearestFirst.findIndex((c) => CJK_SIDE_STOP.test(c));
+  return stop < 0 ? [...nearestFirst] : nearestFirst.slice(0, stop);
 }
 
 /**
@@ -141,6 +176,12 @@ export function joinedCoverage(
       }
     }
   });
+  // Each term's partners across a conjunction, once.
+  const partners = new Map<number, number[]>();
+  for (const pair of coordinated) {
+    const [u, t] = pair.split("|").map(Number) as [number, number];
+    partners.set(t, [...(partners.get(t) ?? []), u]);
+  }
   for (const members of groups.values()) {
     if (members.length > MAX_GROUP) continue;
     for (const i of members) {
@@ -151,15 +192,16 @@ export function joinedCoverage(
         if (j === i) continue;
         for (const t of candidates[j]!.matched) {
           if (own.has(t)) continue;
-          if (member.matched.some((u) => coordinated.has(`${u}|${t}`))) continue;
+          if (partners.get(t)?.some((u) => own.has(u))) continue;
           added.add(t);
         }
       }
       let gain = 0;
       for (const t of added) gain += weights[t]!;
       gain /= total;
-      // Only a group that holds more of the question than any one candidate does says which thing is meant.
-      if (!(member.coverage + gain > best)) continue;
+      // Only a group that holds more of the question than any one candidate does says which thing is meant
+      // (the sums are of the same weights in another order: a margin keeps equal ones equal).
+      if (!(member.coverage + gain > best + EQUAL_MARGIN)) continue;
       if (gain > (gains.get(member.id) ?? 0)) gains.set(member.id, gain);
     }
   }

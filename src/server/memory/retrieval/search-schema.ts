@@ -63,9 +63,9 @@ export type ScoreComponents = {
   coverage?: number;
   /** how near each other they stand, */
   proximity?: number;
-  /** and, for a question asking for a time, an age or a number, 1 when the text holds one (answer-type.ts). */
+  /** for a question asking for a time, an age or a number, 1 when the text holds one (answer-type.ts), */
   answerType?: number;
-  /** the share of the query's terms a few best candidates sharing this row's rare words hold with it, beyond its own (entity-join.ts), */
+  /** and the share of the query's terms that a few best candidates sharing a rare word with this text hold and it lacks (entity-join.ts). */
   join?: number;
   /** Evidence only: lent by the best hits that share this row's rare words (second-hop.ts). */
   hop?: number;

@@ -32,7 +32,7 @@ export const BRIDGE_TERMS = 6;
 export const HOP_SHARE = 0.5;
 export const DIALOGUE_HOP_SHARE = 0.2;
 /** A bridge word in more than this share of the table says little about one story (a speaker's name, 今天). */
-const BRIDGE_MAX_SHARE = 0.02;
+export const BRIDGE_MAX_SHARE = 0.02;
 /** …or in more rows than this, in a small scope: a bridge is in two rows at least (the seed and the answer). */
 const BRIDGE_MAX_ROWS_FLOOR = 3;
 /** A seed's text read for its words (a long message's beginning). */

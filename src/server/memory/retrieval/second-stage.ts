@@ -1,6 +1,6 @@
 import { CJK_CHAR_CLASS, normalizeSearchText } from "~/server/text/segment";
 import { holdsAnswerType, questionAnswerType, type AnswerType } from "./answer-type";
-import { askedBy, coordinatedTerms, joinedCoverage, linkWords } from "./entity-join";
+import { askedBy, coordinatedTerms, joinedCoverage, linkWords, type AskedWords } from "./entity-join";
 import type { QueryTerm } from "./query-terms";
 import type { TermShares } from "./term-shares";
 
@@ -138,18 +138,18 @@ export function candidateFeatures(
   return readCandidate(terms, weights, phrases, text, asked).features;
 }
 
-/** The features, with the candidate's tokens and the indices of the terms it holds (for the join). */
+/** The features, with the candidate's normalized text and the indices of the terms it holds (for the join). */
 function readCandidate(
   terms: readonly QueryTerm[],
   weights: readonly number[],
   phrases: ReadonlySet<string> | null,
   text: string,
   asked?: AnswerType,
-): { features: SecondStageFeatures; tokens: string[]; held: number[] } {
+): { features: SecondStageFeatures; normalized: string; held: number[] } {
   const total = weights.reduce((sum, w) => sum + w, 0);
   const normalized = normalizeSearchText(text.slice(0, MAX_TEXT_CHARS));
   const answerType = asked && holdsAnswerType(asked, normalized) ? 1 : 0;
-  if (total <= 0) return { features: { coverage: 0, proximity: 0, phrase: 0, answerType }, tokens: [], held: [] };
+  if (total <= 0) return { features: { coverage: 0, proximity: 0, phrase: 0, answerType }, normalized, held: [] };
   const tokens = tokenizeNormalized(normalized, MAX_TEXT_TOKENS);
   const matched: { weight: number; positions: number[]; span: number }[] = [];
   const held: number[] = [];
@@ -192,7 +192,7 @@ function readCandidate(
   }
   return {
     features: { coverage: covered / total, proximity: proximity / total, phrase: phrase / total, answerType },
-    tokens,
+    normalized,
     held,
   };
 }
@@ -280,19 +280,21 @@ export function reorderBySecondStage(
   join?: JoinInput,
 ): StagedResult[] {
   const best = Math.max(...candidates.map((c) => c.score), Number.MIN_VALUE);
+  // Translations too: a row the question found through a translation holds that word as asked (no link).
+  const asked = askedBy(terms);
   ({ terms, df } = ownWords(terms, df));
   const termWeight = termWeights(terms, df, n);
   const phrases = weights.phrase > 0 ? queryPhrases(question) : null;
-  const asked = weights.answerType > 0 ? questionAnswerType(question) : undefined;
-  const read = candidates.map((c) => ({ c, ...readCandidate(terms, termWeight, phrases, c.text, asked) }));
+  const answerType = weights.answerType > 0 ? questionAnswerType(question) : undefined;
+  const read = candidates.map((c) => ({ c, ...readCandidate(terms, termWeight, phrases, c.text, answerType) }));
   const joined =
     join && join.shares.size > 0 && weights.join > 0
-      ? joinCandidates(question, terms, termWeight, join, read)
+      ? joinCandidates(question, terms, termWeight, asked, join, read)
       : new Map<string, number>();
   return read
     .map(({ c, features: own }) => {
-      const join = joined.get(c.id);
-      const features = join ? { ...own, join } : own;
+      const lift = joined.get(c.id);
+      const features = lift ? { ...own, join: lift } : own;
       return { id: c.id, score: secondStageScore(c.score / best, features, weights), features };
     })
     .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
@@ -303,16 +305,16 @@ function joinCandidates(
   question: string,
   terms: readonly QueryTerm[],
   termWeight: readonly number[],
+  asked: AskedWords,
   { shares, unlinked }: JoinInput,
-  read: readonly { c: StagedCandidate; features: SecondStageFeatures; tokens: string[]; held: number[] }[],
+  read: readonly { c: StagedCandidate; features: SecondStageFeatures; normalized: string; held: number[] }[],
 ): Map<string, number> {
-  const asked = askedBy(terms);
   return joinedCoverage(
     read.map((r) => ({
       id: r.c.id,
       coverage: r.features.coverage,
       matched: r.held,
-      links: unlinked?.has(r.c.id) ? [] : linkWords(r.tokens, asked, shares),
+      links: unlinked?.has(r.c.id) ? [] : linkWords(r.normalized, asked, shares),
     })),
     termWeight,
     coordinatedTerms(question, terms),
