@@ -85,6 +85,9 @@ describe(`entity join (${TEST_BACKEND})`, () => {
     expect(withJoin.mrr).toBeGreaterThan(without.mrr + 0.05);
     // The same words without the question mark are a remark: nothing is joined.
     expect((await measure([], (question) => question.replace(/？$/u, ""))).joined).toBe(0);
+    // Nor after a long lead-in (over 32 words, as a pasted dialogue is): it names many things.
+    const lead = Array.from({ length: 40 }, (_, i) => `topic${i}`).join(" ");
+    expect((await measure([], (question) => `${lead}. ${question}`)).joined).toBe(0);
   });
 
   it("joins nothing in a dialogue, whose turns share words by its flow", async () => {
