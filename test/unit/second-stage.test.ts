@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { queryTerms } from "~/server/memory/retrieval/query-terms";
 import {
+  askedWeights,
   reorderBySecondStage,
   secondStageFeatures,
   secondStageScore,
+  termWeights,
   tokenize,
 } from "~/server/memory/retrieval/second-stage";
 
@@ -104,6 +106,55 @@ describe("second stage", () => {
         join: 0,
       })[0]!.features.phrase,
     ).toBeCloseTo(1, 5);
+  });
+});
+
+describe("a question that names something, after a lead-in", () => {
+  const noisy = "今天好冷，工作群消息一直响。对了，陈海峰是做什么的？";
+  const terms = queryTerms(noisy);
+  // 陈海 and 海峰 in 2 of 2,000 rows (a name), every other term in 200.
+  const df = terms.map((t) => (t.term === "陈海" || t.term === "海峰" ? 2 : 200));
+  const candidates = [
+    { id: "chatter", score: 1, text: "今天好冷，工作群消息一直响。" },
+    { id: "answer", score: 0.7, text: "我高中同学陈海峰是快递员。" },
+  ];
+
+  it("reads the lead-in's words at 0 only when the question holds a rare word", () => {
+    const lead = terms.map((t) => t.lead === true);
+    expect(lead.some(Boolean)).toBe(true);
+    const named = askedWeights(terms, df, 2000);
+    expect(named.filter((_, i) => lead[i]).every((w) => w === 0)).toBe(true);
+    expect(named.filter((_, i) => !lead[i]).some((w) => w > 0)).toBe(true);
+    // The name common in this scope (in 200 of 2,000 rows): nothing is named, the lead-in counts.
+    const common = askedWeights(
+      terms,
+      terms.map(() => 200),
+      2000,
+    );
+    expect(common.filter((_, i) => lead[i]).every((w) => w > 0)).toBe(true);
+    // A word in no row names nothing the memory holds.
+    const absent = askedWeights(
+      terms,
+      df.map((d) => (d === 2 ? 0 : d)),
+      2000,
+    );
+    expect(absent.filter((_, i) => lead[i]).every((w) => w > 0)).toBe(true);
+  });
+
+  it("ranks the line about what is named above a line repeating the lead-in", () => {
+    const on = reorderBySecondStage(noisy, terms, df, 2000, candidates, undefined, undefined, true);
+    expect(on.map((r) => r.id)).toEqual(["answer", "chatter"]);
+    expect(on.find((r) => r.id === "chatter")!.features.coverage).toBe(0);
+    const off = reorderBySecondStage(noisy, terms, df, 2000, candidates);
+    expect(off.map((r) => r.id)).toEqual(["chatter", "answer"]);
+  });
+
+  it("changes nothing for a query without a lead-in", () => {
+    const plain = "陈海峰是做什么的？";
+    const own = queryTerms(plain);
+    expect(own.some((t) => t.lead)).toBe(false);
+    const d = own.map((t) => (t.term === "陈海" || t.term === "海峰" ? 2 : 200));
+    expect(askedWeights(own, d, 2000)).toEqual(termWeights(own, d, 2000));
   });
 });
 

@@ -36,6 +36,8 @@ export const RANKING_FEATURES = [
   "answerType",
   /** Evidence: a few of the best candidates sharing a rare word the question lacks lift each other by what they hold together (entity-join.ts). */
   "entityJoin",
+  /** Evidence: when the question after a lead-in names something few rows hold, the second stage reads the question's words alone (second-stage.ts). */
+  "namedFocus",
 ] as const;
 
 export type RankingFeature = (typeof RANKING_FEATURES)[number];

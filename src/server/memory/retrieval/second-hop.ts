@@ -35,6 +35,8 @@ export const DIALOGUE_HOP_SHARE = 0.2;
 export const BRIDGE_MAX_SHARE = 0.02;
 /** …or in more rows than this, in a small scope: a bridge is in two rows at least (the seed and the answer). */
 const BRIDGE_MAX_ROWS_FLOOR = 3;
+/** A word in `df` of a scope's `n` rows is rare there: in at most BRIDGE_MAX_SHARE of them, or the floor's few. */
+export const rareInScope = (df: number, n: number) => df <= Math.max(BRIDGE_MAX_ROWS_FLOOR, BRIDGE_MAX_SHARE * n);
 /** A seed's text read for its words (a long message's beginning). */
 const MAX_SEED_CHARS = 8000;
 /** Rows the bridge words may be expected to find (as the first hop's row budget, smaller: a bridge word is rare). */
@@ -171,9 +173,9 @@ export function lendFromSeeds(params: {
     );
   // The table's statistics chose the candidates; the scope decides: a word common in this memory
   // (a table shared with other tenants' text can make it look rare) ties nothing.
-  const rareInScope = (key: string) => {
+  const rareKey = (key: string) => {
     const i = position.get(key);
-    return i !== undefined && df[i]! <= Math.max(BRIDGE_MAX_ROWS_FLOOR, BRIDGE_MAX_SHARE * stats.n);
+    return i !== undefined && rareInScope(df[i]!, stats.n);
   };
   // The rows holding a word of the question (the same for every seed).
   const askedAt = params.asked.map((term) => position.get(keyOf(term))).filter((i) => i !== undefined);
@@ -181,7 +183,7 @@ export function lendFromSeeds(params: {
   const loans = new Map<string, { hop: number; ceiling: number }>();
   for (const seed of params.seeds) {
     const seedDoc = docOf.get(seed.id);
-    const bridge = new Set(seed.bridge.map(keyOf).filter(rareInScope));
+    const bridge = new Set(seed.bridge.map(keyOf).filter(rareKey));
     if (!seedDoc || bridge.size === 0 || !(seed.score > 0)) continue;
     const lacking = new Set(
       params.asked.map(keyOf).filter((key) => {

@@ -1,7 +1,8 @@
 import { CJK_CHAR_CLASS, normalizeSearchText } from "~/server/text/segment";
 import { holdsAnswerType, questionAnswerType, type AnswerType } from "./answer-type";
 import { askedBy, coordinatedTerms, joinedCoverage, linkWords, type AskedWords } from "./entity-join";
-import type { QueryTerm } from "./query-terms";
+import { isOwnWord, type QueryTerm } from "./query-terms";
+import { rareInScope } from "./second-hop";
 import type { TermShares } from "./term-shares";
 
 /**
@@ -278,12 +279,13 @@ export function reorderBySecondStage(
   candidates: readonly StagedCandidate[],
   weights: SecondStageWeights = SECOND_STAGE_WEIGHTS,
   join?: JoinInput,
+  questionOnly = false,
 ): StagedResult[] {
   const best = Math.max(...candidates.map((c) => c.score), Number.MIN_VALUE);
   // Translations too: a row the question found through a translation holds that word as asked (no link).
   const asked = askedBy(terms);
   ({ terms, df } = ownWords(terms, df));
-  const termWeight = termWeights(terms, df, n);
+  const termWeight = questionOnly ? askedWeights(terms, df, n) : termWeights(terms, df, n);
   const phrases = weights.phrase > 0 ? queryPhrases(question) : null;
   const answerType = weights.answerType > 0 ? questionAnswerType(question) : undefined;
   const read = candidates.map((c) => ({ c, ...readCandidate(terms, termWeight, phrases, c.text, answerType) }));
@@ -298,6 +300,19 @@ export function reorderBySecondStage(
       return { id: c.id, score: secondStageScore(c.score / best, features, weights), features };
     })
     .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+}
+
+/**
+ * termWeights, with the lead-in's words at 0 when the question after it names something few rows hold
+ * (a word the scope holds rarely, as the second hop counts rare: a name, a place, a thing). Its
+ * words then say what is wanted, and a chit-chat line repeating the lead-in ("今天好冷。对了，陈海峰是做
+ * 什么的？") holds none of it. A question of common words ("你觉得我该怎么庆祝？") keeps its lead-in, which
+ * says what it is about. The first stage still counts the lead-in at half weight (question-focus.ts).
+ */
+export function askedWeights(terms: readonly QueryTerm[], df: readonly number[], n: number): number[] {
+  const weights = termWeights(terms, df, n);
+  const names = terms.some((term, i) => isOwnWord(term) && (df[i] ?? 0) > 0 && rareInScope(df[i]!, n));
+  return names ? weights.map((w, i) => (terms[i]!.lead ? 0 : w)) : weights;
 }
 
 /** The join's lift per candidate (entity-join.ts), from what the second stage read. */
