@@ -2,13 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { MatchedDoc } from "~/server/memory/retrieval/bm25";
 import { queryTerms, type QueryTerm } from "~/server/memory/retrieval/query-terms";
 import { ALL_RANKING_FEATURES } from "~/server/memory/retrieval/ranking-features";
-import {
-  BRIDGE_TERMS,
-  bridgeTerms,
-  DIALOGUE_HOP_SHARE,
-  HOP_SHARE,
-  lendFromSeeds,
-} from "~/server/memory/retrieval/second-hop";
+import { RARE_WORDS_PER_ROW } from "~/server/memory/retrieval/rare-words";
+import { bridgeTerms, DIALOGUE_HOP_SHARE, HOP_SHARE, lendFromSeeds } from "~/server/memory/retrieval/second-hop";
 
 const bridge = (seed: string, question: string, shares: Map<string, number> = new Map()) =>
   bridgeTerms(seed, queryTerms(question), shares, ALL_RANKING_FEATURES).map((t) => t.term);
@@ -47,7 +42,7 @@ describe("the second hop's bridge words", () => {
     expect(words).not.toContain("在");
     expect(words).toContain("小红");
     expect(words.indexOf("公园")).toBe(words.length - 1); // rare, but the least rare kept
-    expect(words.length).toBeLessThanOrEqual(BRIDGE_TERMS);
+    expect(words.length).toBeLessThanOrEqual(RARE_WORDS_PER_ROW);
     // A rare single character is a word like any other (猫, 书): it stays.
     expect(bridge("那只猫是姐姐送的。", "姐姐送了我什么？")).toContain("猫");
   });

@@ -149,6 +149,14 @@ describe("a question that names something, after a lead-in", () => {
     expect(off.map((r) => r.id)).toEqual(["chatter", "answer"]);
   });
 
+  it("keeps the lead-in when only the lead-in names something rare", () => {
+    const query = "我表哥叫杨少华。表哥是做什么的？";
+    const own = queryTerms(query);
+    expect(own.some((t) => t.lead && (t.term === "杨少" || t.term === "少华"))).toBe(true);
+    const d = own.map((t) => (t.term === "杨少" || t.term === "少华" ? 2 : 200));
+    expect(askedWeights(own, d, 2000)).toEqual(termWeights(own, d, 2000));
+  });
+
   it("changes nothing for a query without a lead-in", () => {
     const plain = "陈海峰是做什么的？";
     const own = queryTerms(plain);

@@ -1,6 +1,6 @@
 import { CJK_CHAR_CLASS, normalizeSearchText } from "~/server/text/segment";
 import type { QueryTerm } from "./query-terms";
-import { BRIDGE_MAX_SHARE, BRIDGE_TERMS } from "./second-hop";
+import { RARE_MAX_SHARE, RARE_WORDS_PER_ROW } from "./rare-words";
 import type { TermShares } from "./term-shares";
 
 /**
@@ -23,8 +23,8 @@ import type { TermShares } from "./term-shares";
 /** Candidates in a group at most: a name recurs in a few of the best rows; a phrasing in many. */
 export const MAX_GROUP = 3;
 /** Link words read per candidate, the rarest first, and how common in the table one may be: as the second hop's bridge words. */
-export const LINKS_PER_CANDIDATE = BRIDGE_TERMS;
-export const LINK_MAX_SHARE = BRIDGE_MAX_SHARE;
+export const LINKS_PER_CANDIDATE = RARE_WORDS_PER_ROW;
+export const LINK_MAX_SHARE = RARE_MAX_SHARE;
 
 /** Coverages closer than this are equal (sums of the same weights in another order differ in the last bit). */
 const EQUAL_MARGIN = 1e-9;

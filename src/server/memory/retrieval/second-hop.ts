@@ -4,6 +4,7 @@ import { scoreBm25, type MatchedDoc } from "./bm25";
 import type { CorpusStats } from "./corpus-stats";
 import { isOwnWord, isQueryWord, queryTerms, termTsQuery, type QueryTerm } from "./query-terms";
 import type { RankingFeatures } from "./ranking-features";
+import { RARE_MAX_SHARE, RARE_WORDS_PER_ROW, rareInScope } from "./rare-words";
 import { fullTextMatch } from "./signals";
 import { termShare, termShares, type TermShares } from "./term-shares";
 import type { TextSource } from "./text-sources";
@@ -21,8 +22,6 @@ import type { TextSource } from "./text-sources";
 
 /** Seeds: the first hop's best hits. */
 export const HOP_SEEDS = 3;
-/** Bridge words taken from each seed, the rarest first. */
-export const BRIDGE_TERMS = 6;
 /**
  * Share of a seed's score lent to a row holding all its bridge words: as context spreading lends at
  * ±1 in a dialogue. Less from a seed in a dialogue, whose neighbours context spreading lends to in
@@ -31,12 +30,6 @@ export const BRIDGE_TERMS = 6;
  */
 export const HOP_SHARE = 0.5;
 export const DIALOGUE_HOP_SHARE = 0.2;
-/** A bridge word in more than this share of the table says little about one story (a speaker's name, 今天). */
-export const BRIDGE_MAX_SHARE = 0.02;
-/** …or in more rows than this, in a small scope: a bridge is in two rows at least (the seed and the answer). */
-const BRIDGE_MAX_ROWS_FLOOR = 3;
-/** A word in `df` of a scope's `n` rows is rare there: in at most BRIDGE_MAX_SHARE of them, or the floor's few. */
-export const rareInScope = (df: number, n: number) => df <= Math.max(BRIDGE_MAX_ROWS_FLOOR, BRIDGE_MAX_SHARE * n);
 /** A seed's text read for its words (a long message's beginning). */
 const MAX_SEED_CHARS = 8000;
 /** Rows the bridge words may be expected to find (as the first hop's row budget, smaller: a bridge word is rare). */
@@ -57,7 +50,7 @@ const keyOf = (term: QueryTerm) => termTsQuery(term);
 
 /**
  * A seed's bridge: its own words (single characters as words, no translations) the question does not hold,
- * rare in the table, the rarest first, at most BRIDGE_TERMS. A prefix term of the question covers the
+ * rare in the table, the rarest first, at most RARE_WORDS_PER_ROW. A prefix term of the question covers the
  * words it starts ("paint:*" covers "painting").
  */
 export function bridgeTerms(
@@ -82,9 +75,9 @@ export function bridgeTerms(
   })
     .filter((term) => isOwnWord(term) && !holds(term))
     .map((term, i) => ({ term, i, share: termShare(shares, term) }))
-    .filter((t) => t.share <= BRIDGE_MAX_SHARE)
+    .filter((t) => t.share <= RARE_MAX_SHARE)
     .sort((a, b) => a.share - b.share || a.i - b.i)
-    .slice(0, BRIDGE_TERMS)
+    .slice(0, RARE_WORDS_PER_ROW)
     .map((t) => t.term);
 }
 

@@ -2,7 +2,7 @@ import { CJK_CHAR_CLASS, normalizeSearchText } from "~/server/text/segment";
 import { holdsAnswerType, questionAnswerType, type AnswerType } from "./answer-type";
 import { askedBy, coordinatedTerms, joinedCoverage, linkWords, type AskedWords } from "./entity-join";
 import { isOwnWord, type QueryTerm } from "./query-terms";
-import { rareInScope } from "./second-hop";
+import { rareInScope } from "./rare-words";
 import type { TermShares } from "./term-shares";
 
 /**
@@ -269,7 +269,8 @@ export type StagedResult = { id: string; score: number; features: SecondStageFea
 
 /**
  * The candidates (best first) reordered by the first stage's score, relative to the best, lifted by
- * the features. `df` per term and `n` from the first stage's BM25.
+ * the features. `df` per term and `n` from the first stage's BM25. `namedFocus`: read a question that
+ * names something after a lead-in by its own words (askedWeights).
  */
 export function reorderBySecondStage(
   question: string,
@@ -279,13 +280,13 @@ export function reorderBySecondStage(
   candidates: readonly StagedCandidate[],
   weights: SecondStageWeights = SECOND_STAGE_WEIGHTS,
   join?: JoinInput,
-  questionOnly = false,
+  namedFocus = false,
 ): StagedResult[] {
   const best = Math.max(...candidates.map((c) => c.score), Number.MIN_VALUE);
   // Translations too: a row the question found through a translation holds that word as asked (no link).
   const asked = askedBy(terms);
   ({ terms, df } = ownWords(terms, df));
-  const termWeight = questionOnly ? askedWeights(terms, df, n) : termWeights(terms, df, n);
+  const termWeight = namedFocus ? askedWeights(terms, df, n) : termWeights(terms, df, n);
   const phrases = weights.phrase > 0 ? queryPhrases(question) : null;
   const answerType = weights.answerType > 0 ? questionAnswerType(question) : undefined;
   const read = candidates.map((c) => ({ c, ...readCandidate(terms, termWeight, phrases, c.text, answerType) }));
@@ -311,8 +312,8 @@ export function reorderBySecondStage(
  */
 export function askedWeights(terms: readonly QueryTerm[], df: readonly number[], n: number): number[] {
   const weights = termWeights(terms, df, n);
-  const names = terms.some((term, i) => isOwnWord(term) && (df[i] ?? 0) > 0 && rareInScope(df[i]!, n));
-  return names ? weights.map((w, i) => (terms[i]!.lead ? 0 : w)) : weights;
+  const namesSomething = terms.some((term, i) => isOwnWord(term) && (df[i] ?? 0) > 0 && rareInScope(df[i]!, n));
+  return namesSomething ? weights.map((w, i) => (terms[i]!.lead ? 0 : w)) : weights;
 }
 
 /** The join's lift per candidate (entity-join.ts), from what the second stage read. */
