@@ -1,13 +1,11 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { synthDailyLog } from "../../bench/synth-daily-zh";
-import { appendMessages } from "~/server/memory/evidence/messages";
-import { parseScopePattern } from "~/server/memory/scope";
 import { rankingFeaturesWithout, type RankingFeature } from "~/server/memory/retrieval/ranking-features";
 import { memorySearch } from "~/server/memory/retrieval/search";
 import { termShares } from "~/server/memory/retrieval/term-shares";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
-import { agentContext, createTenant, noVectors } from "../support/memory";
+import { loadMadeUpLog } from "../support/made-up-log";
+import { noVectors } from "../support/memory";
 
 describe(`entity join (${TEST_BACKEND})`, () => {
   let handle: TestDatabase;
@@ -16,22 +14,9 @@ describe(`entity join (${TEST_BACKEND})`, () => {
   });
   afterAll(async () => handle?.destroy());
 
-  /** Writes the log into a new tenant's session, roles as `roleOf` says; its stored ids mapped to the dataset's. */
+  /** The made-up log, roles as `roleOf` says, and a measure over its conditional questions. */
   const load = async (roleOf: (i: number) => "user" | "assistant") => {
-    const dataset = synthDailyLog({ conversations: 1, stories: 40, seed: 11, wrapped: 0, name: "join-test" });
-    const conversation = dataset.conversations[0]!;
-    const tenantId = await createTenant(handle.db);
-    const ctx = agentContext(tenantId, { readScopes: ["user:u1", "session:*"].map(parseScopePattern) });
-    const idOf = new Map<string, string>();
-    for (let i = 0; i < conversation.messages.length; i += 100) {
-      const part = conversation.messages.slice(i, i + 100);
-      const { messages } = await appendMessages(handle.db, ctx, {
-        sessionId: "log",
-        userScopeId: "u1",
-        messages: part.map((m, j) => ({ role: roleOf(i + j), content: m.content })),
-      });
-      messages.forEach((stored, j) => idOf.set(stored.id, part[j]!.id));
-    }
+    const { dataset, ctx, idOf } = await loadMadeUpLog(handle.db, roleOf);
     const questions = dataset.queries.filter((q) => q.category === "conditional").slice(0, 30);
     /** Mean reciprocal rank of the first evidence line, how many questions find one in the top 10, and how many show a join. */
     const measure = async (off: RankingFeature[], asked = (question: string) => question) => {

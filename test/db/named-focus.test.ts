@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { synthDailyLog } from "../../bench/synth-daily-zh";
-import { appendMessages } from "~/server/memory/evidence/messages";
-import { parseScopePattern } from "~/server/memory/scope";
 import { rankingFeaturesWithout, type RankingFeature } from "~/server/memory/retrieval/ranking-features";
 import { memorySearch } from "~/server/memory/retrieval/search";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
-import { agentContext, createTenant, noVectors } from "../support/memory";
+import { loadMadeUpLog } from "../support/made-up-log";
+import { noVectors } from "../support/memory";
 
 describe(`a question that names something, after chit-chat (${TEST_BACKEND})`, () => {
   let handle: TestDatabase;
@@ -18,20 +16,7 @@ describe(`a question that names something, after chit-chat (${TEST_BACKEND})`, (
     // A made-up log (bench/synth-daily-zh.ts): people's facts with chit-chat between; its "noisy"
     // questions ask about a person by name after a line or two of chit-chat that the log repeats
     // ("今天加班到很晚，好累。对了，黄少华在哪里工作？").
-    const dataset = synthDailyLog({ conversations: 1, stories: 40, seed: 11, wrapped: 0, name: "focus-test" });
-    const conversation = dataset.conversations[0]!;
-    const tenantId = await createTenant(handle.db);
-    const ctx = agentContext(tenantId, { readScopes: ["user:u1", "session:*"].map(parseScopePattern) });
-    const idOf = new Map<string, string>();
-    for (let i = 0; i < conversation.messages.length; i += 100) {
-      const part = conversation.messages.slice(i, i + 100);
-      const { messages } = await appendMessages(handle.db, ctx, {
-        sessionId: "log",
-        userScopeId: "u1",
-        messages: part.map((m) => ({ role: "user" as const, content: m.content })),
-      });
-      messages.forEach((stored, j) => idOf.set(stored.id, part[j]!.id));
-    }
+    const { dataset, ctx, idOf } = await loadMadeUpLog(handle.db);
     const search = (question: string, off: RankingFeature[]) =>
       memorySearch(
         handle.db,
