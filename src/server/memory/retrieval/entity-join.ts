@@ -22,9 +22,6 @@ import type { TermShares } from "./term-shares";
 
 /** Candidates in a group at most: a name recurs in a few of the best rows; a phrasing in many. */
 export const MAX_GROUP = 3;
-/** Link words read per candidate, the rarest first, and how common in the table one may be: as the second hop's bridge words. */
-export const LINKS_PER_CANDIDATE = RARE_WORDS_PER_ROW;
-export const LINK_MAX_SHARE = RARE_MAX_SHARE;
 
 /** Coverages closer than this are equal (sums of the same weights in another order differ in the last bit). */
 const EQUAL_MARGIN = 1e-9;
@@ -42,7 +39,8 @@ const CJK_START = new RegExp(`^[${CJK_CHAR_CLASS}]`, "u");
 /**
  * A candidate's link words: the index's terms in its first LINK_CHARS characters (pairs of CJK
  * characters within a run, Latin words of 3+ letters, no bare numbers), the ones the question does
- * not hold (`asked`), rare in the table, the rarest first (earlier first among equals). `normalized`
+ * not hold (`asked`), rare in the table (rare-words.ts, as the second hop's bridge words), at most
+ * RARE_WORDS_PER_ROW, the rarest first (earlier first among equals). `normalized`
  * as normalizeSearchText leaves a text.
  */
 export function linkWords(normalized: string, asked: AskedWords, shares: TermShares): Link[] {
@@ -50,7 +48,7 @@ export function linkWords(normalized: string, asked: AskedWords, shares: TermSha
   const consider = (key: string, at: number) => {
     if (asked.exact.has(key)) return;
     const share = shares.get(key) ?? 0;
-    if (share <= LINK_MAX_SHARE) found.push({ key, share, at });
+    if (share <= RARE_MAX_SHARE) found.push({ key, share, at });
   };
   for (const m of normalized.slice(0, LINK_CHARS).matchAll(RUN)) {
     const run = m[0];
@@ -64,7 +62,7 @@ export function linkWords(normalized: string, asked: AskedWords, shares: TermSha
   found.sort((x, y) => x.share - y.share || x.at - y.at);
   const links: Link[] = [];
   for (const { key, share } of found) {
-    if (links.length >= LINKS_PER_CANDIDATE) break;
+    if (links.length >= RARE_WORDS_PER_ROW) break;
     if (!links.some((l) => l.key === key)) links.push({ key, share });
   }
   return links;

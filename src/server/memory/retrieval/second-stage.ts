@@ -304,11 +304,11 @@ export function reorderBySecondStage(
 }
 
 /**
- * termWeights, with the lead-in's words at 0 when the question after it names something few rows hold
- * (a word the scope holds rarely, as the second hop counts rare: a name, a place, a thing). Its
- * words then say what is wanted, and a chit-chat line repeating the lead-in ("今天好冷。对了，陈海峰是做
- * 什么的？") holds none of it. A question of common words ("你觉得我该怎么庆祝？") keeps its lead-in, which
- * says what it is about. The first stage still counts the lead-in at half weight (question-focus.ts).
+ * termWeights, with the lead-in's words at 0 when the question after it holds a word of its own that
+ * some rows of the scope hold, and few (rare-words.ts: in a large memory mostly a name, a place, a
+ * thing). Its words then say what is wanted, and a chit-chat line repeating the lead-in ("今天好冷。对了，
+ * 陈海峰是做什么的？") holds none of it. A question whose words the scope holds often or never keeps its
+ * lead-in, which then says what it is about. The first stage still counts the lead-in at half weight.
  */
 export function askedWeights(terms: readonly QueryTerm[], df: readonly number[], n: number): number[] {
   const weights = termWeights(terms, df, n);
