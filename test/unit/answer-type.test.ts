@@ -122,6 +122,29 @@ describe("answer type", () => {
     expect(large).toBeLessThan(500);
   });
 
+  it("does not lift a line that repeats the lead-in and holds no word of the question", () => {
+    const question = "今天加班到十点多。哦对，书桌哪天买的？";
+    const terms = queryTerms(question);
+    const df = terms.map(() => 2);
+    const candidates = [
+      { id: "chatter", score: 1, text: "今天加班到十点多，效率特别低。" },
+      { id: "desk", score: 0.5, text: "我买的书桌8月21号到的货。" },
+    ];
+    const ranked = reorderBySecondStage(question, terms, df, 100, candidates);
+    expect(ranked.find((r) => r.id === "chatter")!.features.answerType).toBe(0);
+    expect(ranked.find((r) => r.id === "desk")!.features.answerType).toBe(1);
+    // Without a lead-in a line holding a time is lifted as before, words of the question or not.
+    const plain = "书桌哪天买的？";
+    const alone = reorderBySecondStage(
+      plain,
+      queryTerms(plain),
+      queryTerms(plain).map(() => 2),
+      100,
+      candidates,
+    );
+    expect(alone.map((r) => r.features.answerType)).toEqual([1, 1]);
+  });
+
   it("lifts, in the second stage, the candidate holding the kind asked for, and only for that kind", () => {
     const question = "吴晓东多大了？";
     const terms = queryTerms(question);

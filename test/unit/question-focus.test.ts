@@ -115,6 +115,19 @@ describe("words of the lead-in before a query's question", () => {
     expect(unfocused.some((t) => t.term === "carolin")).toBe(false);
   });
 
+  it("take in the question before one that asks nothing of its own, on the same line", () => {
+    // "有几个？" follows on from "赵建平有孩子吗？": the name and 孩子 are asked, the chit-chat is the lead-in.
+    const twice = "晚上吃了麻辣香锅！问你个事，赵建平有孩子吗？有几个？";
+    for (const word of ["赵建", "建平", "孩子"]) expect(weightOf(twice, word), word).toBe(1);
+    expect(weightOf(twice, "麻辣")).toBe(0.5);
+    expect(weightOf("I had a long day. Does Mel have kids? How many?", "kids")).toBe(1);
+    expect(weightOf("I had a long day. Does Mel have kids? How many?", "long")).toBe(0.5);
+    // A question with words of its own stands alone; a question on the line before is another turn.
+    expect(weightOf("你好吗？陈海峰住在哪里？", "你好")).toBe(0.5);
+    expect(weightOf("Bart: 赵建平有孩子吗？\nBart: 有几个？", "孩子")).toBe(1);
+    expect(questionFocus("Bart: 赵建平有孩子吗？\nBart: 有几个？")).toBe("Bart: 有几个?");
+  });
+
   it("keep their weight when the question has no word of its own", () => {
     // "为什么？" asks nothing the memory could hold: the sentence before it is the question.
     expect(weightOf("我同事吴晓东最近总是加班。为什么？", "加班")).toBe(1);

@@ -126,19 +126,30 @@ export function queryTerms(text: string, features: RankingFeatures = ALL_RANKING
   return [...words, ...translations];
 }
 
+/**
+ * Whether a sentence (without a speaker's label) holds a word besides question and function words: a
+ * CJK word of common characters alone (有, 几个) asks nothing of its own, nor does "how" and its word
+ * ("How many?", "How long?").
+ */
+const asksSomething = (sentence: string) =>
+  readQuery(sentence.replace(/\bhow\s+[a-z]+/giu, " ")).tokens.some(
+    (token) =>
+      !isQueryStopWord(token) &&
+      !ENGLISH_STOP_WORDS.has(token) &&
+      !(CJK.test(token) && [...token].every(isCommonCjkCharacter)),
+  );
+
 /** The question's terms, its translations' terms, and its text without the question words readQuery blanks. */
 type Focus = { terms: QueryTerm[]; translations: ReadonlySet<string>; content: string };
 
 /** The question the query ends with, when it has a lead-in and words of its own (question-focus.ts). */
 function askedInFocus(text: string, features: RankingFeatures): Focus | undefined {
-  const focus = questionFocus(text);
+  const focus = questionFocus(text, asksSomething);
   if (!focus) return undefined;
   // A question of question words alone ("为什么？", "Where?"; readQuery keeps them when nothing else is
   // left) asks about the lead-in. A speaker's label is no word of the question.
+  if (!asksSomething(withoutSpeaker(focus))) return undefined;
   const read = readQuery(focus);
-  const unlabelled = withoutSpeaker(focus);
-  const { tokens } = unlabelled === focus ? read : readQuery(unlabelled);
-  if (!tokens.some((token) => !isQueryStopWord(token) && !ENGLISH_STOP_WORDS.has(token))) return undefined;
   const terms = queryTerms(focus, { ...features, crossLanguage: false, questionFocus: false });
   const { normalized, content } = read;
   const translations = features.crossLanguage ? crossLanguageTerms(normalized, terms) : [];

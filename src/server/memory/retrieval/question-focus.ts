@@ -99,14 +99,30 @@ function endsSentence(text: string, i: number): boolean {
  * not a question about what came before; otherwise undefined. Read after NFKC, where ？ is ?; a
  * full-width ？ ends a sentence whatever follows it.
  */
-export function questionFocus(text: string): string | undefined {
-  const { normalized, start } = lastSentenceStart(text);
-  if (!normalized.endsWith("?") || start === 0) return undefined;
+export function questionFocus(text: string, asksSomething?: (sentence: string) => boolean): string | undefined {
+  const { normalized, start: last } = lastSentenceStart(text);
+  if (!normalized.endsWith("?") || last === 0) return undefined;
+  const start = asksSomething ? followedQuestionStart(normalized, last, asksSomething) : last;
+  if (start === 0) return undefined;
   const focus = normalized.slice(start).replace(LEADING, "").trim();
   if (!focus || !normalized.slice(0, start - 1).trim()) return undefined;
   const said = normalizeSearchText(withoutSpeaker(focus));
   if (isTagQuestion(said) || POINTS_BACK.test(said)) return undefined;
   return focus;
+}
+
+/**
+ * Where the question starts when its last sentence asks nothing of its own and follows on from a
+ * question on the same line ("赵建平有孩子吗？有几个？", "Does Mel have kids? How many?"): the two ask
+ * together. Otherwise `last`.
+ */
+function followedQuestionStart(normalized: string, last: number, asksSomething: (sentence: string) => boolean): number {
+  const final = normalized.slice(last);
+  if (asksSomething(withoutSpeaker(final.replace(LEADING, "").trim()))) return last;
+  const before = normalized.slice(0, last).trimEnd();
+  if (!before.endsWith("?") || /\n\s*$/.test(normalized.slice(0, last))) return last;
+  const { start } = lastSentenceStart(before);
+  return /\n/.test(normalized.slice(start, last).trim()) ? last : start;
 }
 
 /**

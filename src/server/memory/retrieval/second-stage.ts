@@ -17,7 +17,8 @@ import type { TermShares } from "./term-shares";
  *   characters ("我特别期待", "I want to") is shared by unrelated chit-chat: counted by its length it
  *   cost MADial-zh-noisy 0.05 hit@10.
  * - answerType: 1 when the question asks for a time, an age or a number and the candidate holds a
- *   value of that kind (answer-type.ts), else 0.
+ *   value of that kind (answer-type.ts), else 0; 0 too for a line that holds words of the question's
+ *   lead-in and none of the question's own (it repeats the chit-chat before the question).
  * - join: the share of the query's weight a few candidates sharing this one's rare word hold beyond it
  *   (entity-join.ts), when the caller passes the table's term shares. Without statistics (before the
  *   first ANALYZE) a name cannot be told from a phrasing, and nothing is joined.
@@ -100,6 +101,9 @@ function positionsOf(term: QueryTerm, tokens: readonly string[]): number[] {
   return out;
 }
 
+/** A word of the question itself, not one character of it (a lone 天 or 买 is in any line). */
+const isAskedWord = (term: QueryTerm) => isOwnWord(term) && !(CJK_CHAR.test(term.term) && [...term.term].length === 1);
+
 const span = (term: QueryTerm) => (CJK_CHAR.test(term.term) ? [...term.term].length : 1);
 
 /** The query's n-grams (n = PHRASE_MIN…PHRASE_MAX) of tokens, for phraseRuns. */
@@ -149,8 +153,9 @@ function readCandidate(
 ): { features: SecondStageFeatures; normalized: string; held: number[] } {
   const total = weights.reduce((sum, w) => sum + w, 0);
   const normalized = normalizeSearchText(text.slice(0, MAX_TEXT_CHARS));
-  const answerType = asked && holdsAnswerType(asked, normalized) ? 1 : 0;
-  if (total <= 0) return { features: { coverage: 0, proximity: 0, phrase: 0, answerType }, normalized, held: [] };
+  const typed = asked && holdsAnswerType(asked, normalized) ? 1 : 0;
+  if (total <= 0)
+    return { features: { coverage: 0, proximity: 0, phrase: 0, answerType: typed }, normalized, held: [] };
   const tokens = tokenizeNormalized(normalized, MAX_TEXT_TOKENS);
   const matched: { weight: number; positions: number[]; span: number }[] = [];
   const held: number[] = [];
@@ -162,6 +167,10 @@ function readCandidate(
     held.push(i);
     matched.push({ weight: weights[i]!, positions, span: span(term) });
   });
+  // A line the lead-in matches and no word of the question does ("今天效率特别低。" before "书桌哪天买的？")
+  // repeats the chit-chat: the time or number it holds answers nothing asked.
+  const echoesLeadIn = held.some((i) => terms[i]!.lead) && !held.some((i) => isAskedWord(terms[i]!));
+  const answerType = typed && !echoesLeadIn ? 1 : 0;
   let proximity = 0;
   const paired =
     matched.length > MAX_PROXIMITY_TERMS
