@@ -142,7 +142,7 @@ describe("a question that names something, after a lead-in", () => {
   });
 
   it("ranks the line about what is named above a line repeating the lead-in", () => {
-    const on = reorderBySecondStage(noisy, terms, df, 2000, candidates, undefined, undefined, true);
+    const on = reorderBySecondStage(noisy, terms, df, 2000, candidates, undefined, undefined, { namedFocus: true });
     expect(on.map((r) => r.id)).toEqual(["answer", "chatter"]);
     expect(on.find((r) => r.id === "chatter")!.features.coverage).toBe(0);
     const off = reorderBySecondStage(noisy, terms, df, 2000, candidates);
@@ -185,5 +185,54 @@ describe("second stage cost", () => {
     expect(ordered[0]!.features.coverage).toBeGreaterThan(0);
     // Unbounded, this took over a second per candidate; bounded, all fifty take a few milliseconds.
     expect(ms).toBeLessThan(2000);
+  });
+});
+
+describe("a line repeating the lead-in", () => {
+  const query = "报销单又被退回来了。刚看完一部电影！哦对，我哥现在在哪儿生活？";
+  const terms = queryTerms(query);
+  const df = terms.map(() => 20);
+  const candidates = [
+    { id: "echo", score: 1, text: "报销单又被退回来了，刚看完一部电影。" },
+    { id: "cousin", score: 0.3, text: "表姐现在在北京生活。" },
+    { id: "brother", score: 0.2, text: "我哥一家都在郑州。" },
+  ];
+  const rank = (list: readonly { id: string; score: number; text: string }[], leadInEcho: boolean) =>
+    reorderBySecondStage(query, terms, df, 2000, list, undefined, undefined, { leadInEcho }).map((r) => r.id);
+
+  it("keeps only the question's share of its score when it holds no word of the question", () => {
+    expect(rank(candidates, false)[0]).toBe("echo");
+    expect(rank(candidates, true)).toEqual(["cousin", "brother", "echo"]);
+  });
+
+  it("is left alone when no candidate holds a word of the question (the lead-in is what it is about)", () => {
+    const none = [candidates[0]!, { id: "city", score: 0.2, text: "郑州的房价又涨了。" }];
+    expect(rank(none, true)).toEqual(["echo", "city"]);
+    expect(rank(none, false)).toEqual(["echo", "city"]);
+  });
+
+  it("is a clause held verbatim, not a few shared words, in English too", () => {
+    const english = "I'm so tired after work today. Anyway, where does Caroline volunteer?";
+    const own = queryTerms(english);
+    const list = [
+      { id: "echo", score: 1, text: "I'm so tired after work today, honestly." },
+      { id: "words", score: 0.9, text: "Work was tiring today, so tired." },
+      { id: "answer", score: 0.2, text: "Caroline volunteers at the shelter." },
+    ];
+    const order = (leadInEcho: boolean) =>
+      reorderBySecondStage(
+        english,
+        own,
+        own.map(() => 5),
+        500,
+        list,
+        undefined,
+        undefined,
+        { leadInEcho },
+      ).map((r) => r.id);
+    expect(order(false)[0]).toBe("echo");
+    const on = order(true);
+    expect(on.indexOf("echo")).toBe(2);
+    expect(on.indexOf("words")).toBeLessThan(on.indexOf("echo"));
   });
 });

@@ -122,7 +122,7 @@ function secondStage(
       ...(features.entityJoin ? {} : { join: 0 }),
     },
     join,
-    features.namedFocus,
+    { namedFocus: features.namedFocus, leadInEcho: features.leadInEcho },
   );
   const best = Math.max(...head.map((h) => h.score), Number.MIN_VALUE);
   return [

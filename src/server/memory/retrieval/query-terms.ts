@@ -131,7 +131,7 @@ export function queryTerms(text: string, features: RankingFeatures = ALL_RANKING
  * CJK word of common characters alone (有, 几个) asks nothing of its own, nor does "how" and its word
  * ("How many?", "How long?").
  */
-const asksSomething = (sentence: string) =>
+export const asksSomething = (sentence: string) =>
   readQuery(sentence.replace(/\bhow\s+[a-z]+/giu, " ")).tokens.some(
     (token) =>
       !isQueryStopWord(token) &&

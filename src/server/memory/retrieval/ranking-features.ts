@@ -38,6 +38,8 @@ export const RANKING_FEATURES = [
   "entityJoin",
   /** Evidence: when the question after a lead-in names something few rows hold, the second stage reads the question's words alone (second-stage.ts). */
   "namedFocus",
+  /** Evidence: a candidate repeating a clause of the lead-in verbatim and holding no word of the question keeps only the question's share of its score (second-stage.ts). */
+  "leadInEcho",
 ] as const;
 
 export type RankingFeature = (typeof RANKING_FEATURES)[number];

@@ -1,7 +1,8 @@
 import { CJK_CHAR_CLASS, normalizeSearchText } from "~/server/text/segment";
 import { holdsAnswerType, questionAnswerType, type AnswerType } from "./answer-type";
 import { askedBy, coordinatedTerms, joinedCoverage, linkWords, type AskedWords } from "./entity-join";
-import { isOwnWord, type QueryTerm } from "./query-terms";
+import { asksSomething, isOwnWord, type QueryTerm } from "./query-terms";
+import { questionFocus } from "./question-focus";
 import { rareInScope } from "./rare-words";
 import type { TermShares } from "./term-shares";
 
@@ -281,6 +282,9 @@ export type StagedResult = { id: string; score: number; features: SecondStageFea
  * the features. `df` per term and `n` from the first stage's BM25. `namedFocus`: read a question that
  * names something after a lead-in by its own words (askedWeights).
  */
+/** How the second stage reads a query's lead-in (ranking-features.ts: namedFocus, leadInEcho). */
+export type LeadInReading = { namedFocus?: boolean; leadInEcho?: boolean };
+
 export function reorderBySecondStage(
   question: string,
   terms: readonly QueryTerm[],
@@ -289,13 +293,13 @@ export function reorderBySecondStage(
   candidates: readonly StagedCandidate[],
   weights: SecondStageWeights = SECOND_STAGE_WEIGHTS,
   join?: JoinInput,
-  namedFocus = false,
+  focus: LeadInReading = {},
 ): StagedResult[] {
   const best = Math.max(...candidates.map((c) => c.score), Number.MIN_VALUE);
   // Translations too: a row the question found through a translation holds that word as asked (no link).
   const asked = askedBy(terms);
   ({ terms, df } = ownWords(terms, df));
-  const termWeight = namedFocus ? askedWeights(terms, df, n) : termWeights(terms, df, n);
+  const termWeight = focus.namedFocus ? askedWeights(terms, df, n) : termWeights(terms, df, n);
   const phrases = weights.phrase > 0 ? queryPhrases(question) : null;
   const answerType = weights.answerType > 0 ? questionAnswerType(question) : undefined;
   const read = candidates.map((c) => ({ c, ...readCandidate(terms, termWeight, phrases, c.text, answerType) }));
@@ -303,11 +307,15 @@ export function reorderBySecondStage(
     join && join.shares.size > 0 && weights.join > 0
       ? joinCandidates(question, terms, termWeight, asked, join, read)
       : new Map<string, number>();
+  const echoes = focus.leadInEcho
+    ? leadInEchoes(question, terms, termWeights(terms, df, n), read)
+    : new Map<string, number>();
   return read
     .map(({ c, features: own }) => {
       const lift = joined.get(c.id);
       const features = lift ? { ...own, join: lift } : own;
-      return { id: c.id, score: secondStageScore(c.score / best, features, weights), features };
+      const share = echoes.get(c.id) ?? 1;
+      return { id: c.id, score: secondStageScore((c.score * share) / best, features, weights), features };
     })
     .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
 }
@@ -344,4 +352,52 @@ function joinCandidates(
     termWeight,
     coordinatedTerms(question, terms),
   );
+}
+
+/** Where a clause ends: punctuation of either script and line breaks (not spaces: an English clause has them). */
+const CLAUSE_BREAK = /[.,!?;:…。，！？；：、"“”()（）《》\n]+/u;
+/** A clause as a candidate's text is searched for it: normalized, letters and digits only. */
+const squeeze = (text: string) => normalizeSearchText(text).replace(/[^\p{L}\p{N}]+/gu, "");
+/** Clauses long enough that holding one verbatim is no chance: 5 CJK characters, or 4 words. */
+const isLongClause = (clause: string) =>
+  [...clause].filter((c) => CJK_CHAR.test(c)).length >= 5 || (clause.match(/\p{L}+/gu)?.length ?? 0) >= 4;
+
+/**
+ * The candidates that repeat a clause of the lead-in verbatim and hold no word of the question
+ * ("报销单又被退回来了。" before "我哥现在在哪儿生活？"), each with the share of its matched weight the
+ * question holds, which scales its first-stage score: in a memory where the user says the same chit-chat
+ * again and again, the lead-in finds those lines and nothing else. Only when some candidate holds a word
+ * of the question (else the lead-in is what the question is about, as in a pasted dialogue's last
+ * question) and only for a clause the question itself does not hold.
+ */
+function leadInEchoes(
+  question: string,
+  terms: readonly QueryTerm[],
+  termWeight: readonly number[],
+  read: readonly { c: StagedCandidate; normalized: string; held: number[] }[],
+): Map<string, number> {
+  const echoes = new Map<string, number>();
+  const focus = questionFocus(question, asksSomething);
+  if (!focus) return echoes;
+  const asked = new Set(focus.split(CLAUSE_BREAK).map(squeeze));
+  const clauses = [
+    ...new Set(
+      question
+        .split(CLAUSE_BREAK)
+        .filter(isLongClause)
+        .map(squeeze)
+        .filter((clause) => !asked.has(clause)),
+    ),
+  ];
+  const holdsAsked = (r: { held: number[] }) => r.held.some((i) => isAskedWord(terms[i]!));
+  if (clauses.length === 0 || !read.some(holdsAsked)) return echoes;
+  for (const r of read) {
+    if (holdsAsked(r)) continue;
+    const text = squeeze(r.normalized);
+    if (!clauses.some((clause) => text.includes(clause))) continue;
+    const held = r.held.reduce((sum, i) => sum + termWeight[i]!, 0);
+    const own = r.held.reduce((sum, i) => sum + (terms[i]!.lead ? 0 : termWeight[i]!), 0);
+    if (held > 0) echoes.set(r.c.id, own / held);
+  }
+  return echoes;
 }
