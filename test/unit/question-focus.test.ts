@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isOwnWord, isQueryWord, queryTerms } from "~/server/memory/retrieval/query-terms";
+import { asksSomething, isOwnWord, isQueryWord, queryTerms } from "~/server/memory/retrieval/query-terms";
 import { questionFocus } from "~/server/memory/retrieval/question-focus";
 import { rankingFeaturesWithout } from "~/server/memory/retrieval/ranking-features";
 
@@ -8,7 +8,7 @@ const weightOf = (text: string, term: string, features = undefined as Parameters
 
 /** Each query and the question found in it (read after NFKC: ？ is ?), or undefined for none. */
 const expectFocus = (cases: [string, string | undefined][]) => {
-  for (const [query, focus] of cases) expect(questionFocus(query), query).toBe(focus);
+  for (const [query, focus] of cases) expect(questionFocus(query, asksSomething), query).toBe(focus);
 };
 
 describe("the question a query ends with", () => {
@@ -125,7 +125,17 @@ describe("words of the lead-in before a query's question", () => {
     // A question with words of its own stands alone; a question on the line before is another turn.
     expect(weightOf("你好吗？陈海峰住在哪里？", "你好")).toBe(0.5);
     expect(weightOf("Bart: 赵建平有孩子吗？\nBart: 有几个？", "孩子")).toBe(1);
-    expect(questionFocus("Bart: 赵建平有孩子吗？\nBart: 有几个？")).toBe("Bart: 有几个?");
+    expect(questionFocus("Bart: 赵建平有孩子吗？\nBart: 有几个？", asksSomething)).toBe("Bart: 有几个?");
+    // A tag question after a question asks about that question, not about the lead-in.
+    expect(weightOf("今天好累。赵建平有孩子吗？对吧？", "孩子")).toBe(1);
+    expect(weightOf("今天好累。赵建平有孩子吗？对吧？", "好累")).toBe(0.5);
+    // Any other word after "how" is a word of the question.
+    expect(questionFocus("I had a long day. Where is Mel? How Caroline?", asksSomething)).toBe("How Caroline?");
+    // A long run of spaces before the question is read in linear time.
+    const spaced = `今天好累。赵建平有孩子吗？${" ".repeat(40_000)}有几个？`;
+    const started = performance.now();
+    expect(questionFocus(spaced, asksSomething)).toContain("赵建平");
+    expect(performance.now() - started).toBeLessThan(500);
   });
 
   it("keep their weight when the question has no word of its own", () => {

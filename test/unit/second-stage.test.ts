@@ -211,6 +211,33 @@ describe("a line repeating the lead-in", () => {
     expect(rank(none, false)).toEqual(["echo", "city"]);
   });
 
+  it("is not looked for in a pasted dialogue, whose stored turns may repeat its lines and hold the answer", () => {
+    const pasted =
+      "Bart: I went hiking with my sister last weekend at the lake.\nAssistant: Sounds lovely!\nBart: What was the name of the trail?";
+    const own = queryTerms(pasted);
+    const list = [
+      {
+        id: "turn",
+        score: 1,
+        text: "I went hiking with my sister last weekend at the lake. We took the Pine Ridge path.",
+      },
+      { id: "dog", score: 0.4, text: "What a name for a dog!" },
+    ];
+    const order = (leadInEcho: boolean) =>
+      reorderBySecondStage(
+        pasted,
+        own,
+        own.map(() => 5),
+        500,
+        list,
+        undefined,
+        undefined,
+        { leadInEcho },
+      );
+    expect(order(true)).toEqual(order(false));
+    expect(order(true)[0]!.id).toBe("turn");
+  });
+
   it("is a clause held verbatim, not a few shared words, in English too", () => {
     const english = "I'm so tired after work today. Anyway, where does Caroline volunteer?";
     const own = queryTerms(english);

@@ -126,13 +126,15 @@ export function queryTerms(text: string, features: RankingFeatures = ALL_RANKING
   return [...words, ...translations];
 }
 
+/** "How" and the word that makes it a question of degree or number (answer-type.ts reads the same). */
+const HOW_QUESTION = /\bhow\s+(?:many|much|long|far|tall|often|big|heavy|old|come|about)\b/giu;
 /**
  * Whether a sentence (without a speaker's label) holds a word besides question and function words: a
  * CJK word of common characters alone (有, 几个) asks nothing of its own, nor does "how" and its word
  * ("How many?", "How long?").
  */
 export const asksSomething = (sentence: string) =>
-  readQuery(sentence.replace(/\bhow\s+[a-z]+/giu, " ")).tokens.some(
+  readQuery(sentence.replace(HOW_QUESTION, " ")).tokens.some(
     (token) =>
       !isQueryStopWord(token) &&
       !ENGLISH_STOP_WORDS.has(token) &&

@@ -99,10 +99,10 @@ function endsSentence(text: string, i: number): boolean {
  * not a question about what came before; otherwise undefined. Read after NFKC, where ？ is ?; a
  * full-width ？ ends a sentence whatever follows it.
  */
-export function questionFocus(text: string, asksSomething?: (sentence: string) => boolean): string | undefined {
+export function questionFocus(text: string, asksSomething: (sentence: string) => boolean): string | undefined {
   const { normalized, start: last } = lastSentenceStart(text);
   if (!normalized.endsWith("?") || last === 0) return undefined;
-  const start = asksSomething ? followedQuestionStart(normalized, last, asksSomething) : last;
+  const start = followedQuestionStart(normalized, last, asksSomething);
   if (start === 0) return undefined;
   const focus = normalized.slice(start).replace(LEADING, "").trim();
   if (!focus || !normalized.slice(0, start - 1).trim()) return undefined;
@@ -120,7 +120,7 @@ function followedQuestionStart(normalized: string, last: number, asksSomething: 
   const final = normalized.slice(last);
   if (asksSomething(withoutSpeaker(final.replace(LEADING, "").trim()))) return last;
   const before = normalized.slice(0, last).trimEnd();
-  if (!before.endsWith("?") || /\n\s*$/.test(normalized.slice(0, last))) return last;
+  if (!before.endsWith("?") || normalized.slice(before.length, last).includes("\n")) return last;
   const { start } = lastSentenceStart(before);
   return /\n/.test(normalized.slice(start, last).trim()) ? last : start;
 }

@@ -104,6 +104,16 @@ function positionsOf(term: QueryTerm, tokens: readonly string[]): number[] {
 
 /** A word of the question itself, not one character of it (a lone 天 or 买 is in any line). */
 const isAskedWord = (term: QueryTerm) => isOwnWord(term) && !(CJK_CHAR.test(term.term) && [...term.term].length === 1);
+/** Whether the terms at `held` include a word of the question itself. */
+const holdsAskedWord = (terms: readonly QueryTerm[], held: readonly number[]) =>
+  held.some((i) => isAskedWord(terms[i]!));
+/**
+ * A line of a one-line query's lead-in words and none of its question's ("今天效率特别低。" before
+ * "今天加班到十点多。哦对，书桌哪天买的？"): it repeats the chit-chat. A pasted dialogue (more than one line)
+ * is left out: its earlier turns say what its question is about, and a stored turn may repeat them.
+ */
+const repeatsLeadIn = (oneLine: boolean, terms: readonly QueryTerm[], held: readonly number[]) =>
+  oneLine && held.some((i) => terms[i]!.lead) && !holdsAskedWord(terms, held);
 
 const span = (term: QueryTerm) => (CJK_CHAR.test(term.term) ? [...term.term].length : 1);
 
@@ -130,27 +140,24 @@ function phraseRuns(phrases: ReadonlySet<string>, tokens: readonly string[]): [n
   return runs;
 }
 
-/**
- * The features of one candidate text. `weights` from termWeights, `phrases` from queryPhrases (null:
- * phrase not computed, 0), `asked` from questionAnswerType.
- */
-export function candidateFeatures(
-  terms: readonly QueryTerm[],
-  weights: readonly number[],
-  phrases: ReadonlySet<string> | null,
-  text: string,
-  asked?: AnswerType,
-): SecondStageFeatures {
-  return readCandidate(terms, weights, phrases, text, asked).features;
-}
+/** What a candidate is read against besides its terms: the kind of value asked for, and whether the query is one line. */
+type QueryShape = { asked?: AnswerType; oneLine: boolean };
 
-/** The features, with the candidate's normalized text and the indices of the terms it holds (for the join). */
+const shapeOf = (question: string): QueryShape => ({
+  asked: questionAnswerType(question),
+  oneLine: !question.trim().includes("\n"),
+});
+
+/**
+ * The features of one candidate, with its normalized text and the indices of the terms it holds (for
+ * the join). `weights` from termWeights, `phrases` from queryPhrases (null: phrase not computed, 0).
+ */
 function readCandidate(
   terms: readonly QueryTerm[],
   weights: readonly number[],
   phrases: ReadonlySet<string> | null,
   text: string,
-  asked?: AnswerType,
+  { asked, oneLine }: QueryShape,
 ): { features: SecondStageFeatures; normalized: string; held: number[] } {
   const total = weights.reduce((sum, w) => sum + w, 0);
   const normalized = normalizeSearchText(text.slice(0, MAX_TEXT_CHARS));
@@ -168,10 +175,8 @@ function readCandidate(
     held.push(i);
     matched.push({ weight: weights[i]!, positions, span: span(term) });
   });
-  // A line the lead-in matches and no word of the question does ("今天效率特别低。" before "书桌哪天买的？")
-  // repeats the chit-chat: the time or number it holds answers nothing asked.
-  const echoesLeadIn = held.some((i) => terms[i]!.lead) && !held.some((i) => isAskedWord(terms[i]!));
-  const answerType = typed && !echoesLeadIn ? 1 : 0;
+  // The time or number a line repeating the chit-chat holds answers nothing asked.
+  const answerType = typed && !repeatsLeadIn(oneLine, terms, held) ? 1 : 0;
   let proximity = 0;
   const paired =
     matched.length > MAX_PROXIMITY_TERMS
@@ -217,13 +222,7 @@ export function secondStageFeatures(
   text: string,
 ): SecondStageFeatures {
   ({ terms, df } = ownWords(terms, df));
-  return candidateFeatures(
-    terms,
-    termWeights(terms, df, n),
-    queryPhrases(question),
-    text,
-    questionAnswerType(question),
-  );
+  return readCandidate(terms, termWeights(terms, df, n), queryPhrases(question), text, shapeOf(question)).features;
 }
 
 /**
@@ -278,13 +277,15 @@ export type StagedCandidate = { id: string; score: number; text: string };
 export type StagedResult = { id: string; score: number; features: SecondStageFeatures };
 
 /**
- * The candidates (best first) reordered by the first stage's score, relative to the best, lifted by
- * the features. `df` per term and `n` from the first stage's BM25. `namedFocus`: read a question that
- * names something after a lead-in by its own words (askedWeights).
+ * How the second stage reads a query's lead-in (ranking-features.ts): `namedFocus`, a question that
+ * names something by its own words (askedWeights); `leadInEcho`, lines repeating the lead-in (leadInEchoes).
  */
-/** How the second stage reads a query's lead-in (ranking-features.ts: namedFocus, leadInEcho). */
 export type LeadInReading = { namedFocus?: boolean; leadInEcho?: boolean };
 
+/**
+ * The candidates (best first) reordered by the first stage's score, relative to the best, lifted by
+ * the features. `df` per term and `n` from the first stage's BM25.
+ */
 export function reorderBySecondStage(
   question: string,
   terms: readonly QueryTerm[],
@@ -301,15 +302,17 @@ export function reorderBySecondStage(
   ({ terms, df } = ownWords(terms, df));
   const termWeight = focus.namedFocus ? askedWeights(terms, df, n) : termWeights(terms, df, n);
   const phrases = weights.phrase > 0 ? queryPhrases(question) : null;
-  const answerType = weights.answerType > 0 ? questionAnswerType(question) : undefined;
-  const read = candidates.map((c) => ({ c, ...readCandidate(terms, termWeight, phrases, c.text, answerType) }));
+  const shape = shapeOf(question);
+  if (!(weights.answerType > 0)) shape.asked = undefined;
+  const read = candidates.map((c) => ({ c, ...readCandidate(terms, termWeight, phrases, c.text, shape) }));
   const joined =
     join && join.shares.size > 0 && weights.join > 0
       ? joinCandidates(question, terms, termWeight, asked, join, read)
       : new Map<string, number>();
-  const echoes = focus.leadInEcho
-    ? leadInEchoes(question, terms, termWeights(terms, df, n), read)
-    : new Map<string, number>();
+  const echoes =
+    focus.leadInEcho && shape.oneLine
+      ? leadInEchoes(question, terms, focus.namedFocus ? termWeights(terms, df, n) : termWeight, read)
+      : new Map<string, number>();
   return read
     .map(({ c, features: own }) => {
       const lift = joined.get(c.id);
@@ -363,12 +366,13 @@ const isLongClause = (clause: string) =>
   [...clause].filter((c) => CJK_CHAR.test(c)).length >= 5 || (clause.match(/\p{L}+/gu)?.length ?? 0) >= 4;
 
 /**
- * The candidates that repeat a clause of the lead-in verbatim and hold no word of the question
- * ("报销单又被退回来了。" before "我哥现在在哪儿生活？"), each with the share of its matched weight the
+ * The candidates that repeat a clause of a one-line query's lead-in verbatim and hold no word of the
+ * question ("报销单又被退回来了。" before "我哥现在在哪儿生活？"), each with the share of its matched weight the
  * question holds, which scales its first-stage score: in a memory where the user says the same chit-chat
  * again and again, the lead-in finds those lines and nothing else. Only when some candidate holds a word
- * of the question (else the lead-in is what the question is about, as in a pasted dialogue's last
- * question) and only for a clause the question itself does not hold.
+ * of the question (else the lead-in is what the question is about) and only for a clause the question
+ * itself does not hold. Not for a pasted dialogue (the caller's test): a stored turn may repeat its
+ * earlier lines and hold the answer.
  */
 function leadInEchoes(
   question: string,
@@ -389,10 +393,9 @@ function leadInEchoes(
         .filter((clause) => !asked.has(clause)),
     ),
   ];
-  const holdsAsked = (r: { held: number[] }) => r.held.some((i) => isAskedWord(terms[i]!));
-  if (clauses.length === 0 || !read.some(holdsAsked)) return echoes;
+  if (clauses.length === 0 || !read.some((r) => holdsAskedWord(terms, r.held))) return echoes;
   for (const r of read) {
-    if (holdsAsked(r)) continue;
+    if (holdsAskedWord(terms, r.held)) continue;
     const text = squeeze(r.normalized);
     if (!clauses.some((clause) => text.includes(clause))) continue;
     const held = r.held.reduce((sum, i) => sum + termWeight[i]!, 0);
