@@ -199,6 +199,24 @@ describe("a line repeating the lead-in", () => {
   ];
   const rank = (list: readonly { id: string; score: number; text: string }[], leadInEcho: boolean) =>
     reorderBySecondStage(query, terms, df, 2000, list, undefined, undefined, { leadInEcho }).map((r) => r.id);
+  /** An English query's candidates in order, every term in 5 of 500 rows. */
+  const rankEnglish = (
+    text: string,
+    list: readonly { id: string; score: number; text: string }[],
+    leadInEcho: boolean,
+  ) => {
+    const own = queryTerms(text);
+    return reorderBySecondStage(
+      text,
+      own,
+      own.map(() => 5),
+      500,
+      list,
+      undefined,
+      undefined,
+      { leadInEcho },
+    ).map((r) => r.id);
+  };
 
   it("keeps only the question's share of its score when it holds no word of the question", () => {
     expect(rank(candidates, false)[0]).toBe("echo");
@@ -214,7 +232,6 @@ describe("a line repeating the lead-in", () => {
   it("is not looked for in a pasted dialogue, whose stored turns may repeat its lines and hold the answer", () => {
     const pasted =
       "Bart: I went hiking with my sister last weekend at the lake.\nAssistant: Sounds lovely!\nBart: What was the name of the trail?";
-    const own = queryTerms(pasted);
     const list = [
       {
         id: "turn",
@@ -223,40 +240,19 @@ describe("a line repeating the lead-in", () => {
       },
       { id: "dog", score: 0.4, text: "What a name for a dog!" },
     ];
-    const order = (leadInEcho: boolean) =>
-      reorderBySecondStage(
-        pasted,
-        own,
-        own.map(() => 5),
-        500,
-        list,
-        undefined,
-        undefined,
-        { leadInEcho },
-      );
+    const order = (leadInEcho: boolean) => rankEnglish(pasted, list, leadInEcho);
     expect(order(true)).toEqual(order(false));
-    expect(order(true)[0]!.id).toBe("turn");
+    expect(order(true)[0]).toBe("turn");
   });
 
   it("is a clause held verbatim, not a few shared words, in English too", () => {
     const english = "I'm so tired after work today. Anyway, where does Caroline volunteer?";
-    const own = queryTerms(english);
     const list = [
       { id: "echo", score: 1, text: "I'm so tired after work today, honestly." },
       { id: "words", score: 0.9, text: "Work was tiring today, so tired." },
       { id: "answer", score: 0.2, text: "Caroline volunteers at the shelter." },
     ];
-    const order = (leadInEcho: boolean) =>
-      reorderBySecondStage(
-        english,
-        own,
-        own.map(() => 5),
-        500,
-        list,
-        undefined,
-        undefined,
-        { leadInEcho },
-      ).map((r) => r.id);
+    const order = (leadInEcho: boolean) => rankEnglish(english, list, leadInEcho);
     expect(order(false)[0]).toBe("echo");
     const on = order(true);
     expect(on.indexOf("echo")).toBe(2);
