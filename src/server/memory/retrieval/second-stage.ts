@@ -143,8 +143,8 @@ function phraseRuns(phrases: ReadonlySet<string>, tokens: readonly string[]): [n
 /** What a candidate is read against besides its terms: the kind of value asked for, and whether the query is one line. */
 type QueryShape = { asked?: AnswerType; oneLine: boolean };
 
-const shapeOf = (question: string): QueryShape => ({
-  asked: questionAnswerType(question),
+const shapeOf = (question: string, readsAnswerType = true): QueryShape => ({
+  asked: readsAnswerType ? questionAnswerType(question) : undefined,
   oneLine: !question.trim().includes("\n"),
 });
 
@@ -300,18 +300,19 @@ export function reorderBySecondStage(
   // Translations too: a row the question found through a translation holds that word as asked (no link).
   const asked = askedBy(terms);
   ({ terms, df } = ownWords(terms, df));
-  const termWeight = focus.namedFocus ? askedWeights(terms, df, n) : termWeights(terms, df, n);
+  const plainWeight = termWeights(terms, df, n);
+  const termWeight = focus.namedFocus ? askedWeights(terms, df, n, plainWeight) : plainWeight;
   const phrases = weights.phrase > 0 ? queryPhrases(question) : null;
-  const shape = shapeOf(question);
-  if (!(weights.answerType > 0)) shape.asked = undefined;
+  const shape = shapeOf(question, weights.answerType > 0);
   const read = candidates.map((c) => ({ c, ...readCandidate(terms, termWeight, phrases, c.text, shape) }));
   const joined =
     join && join.shares.size > 0 && weights.join > 0
       ? joinCandidates(question, terms, termWeight, asked, join, read)
       : new Map<string, number>();
+  // A query without a lead-in (no term marked `lead`) has nothing to repeat.
   const echoes =
-    focus.leadInEcho && shape.oneLine
-      ? leadInEchoes(question, terms, focus.namedFocus ? termWeights(terms, df, n) : termWeight, read)
+    focus.leadInEcho && shape.oneLine && terms.some((term) => term.lead)
+      ? leadInEchoes(question, terms, plainWeight, read)
       : new Map<string, number>();
   return read
     .map(({ c, features: own }) => {
@@ -330,8 +331,12 @@ export function reorderBySecondStage(
  * 陈海峰是做什么的？") holds none of it. A question whose words the scope holds often or never keeps its
  * lead-in, which then says what it is about. The first stage still counts the lead-in at half weight.
  */
-export function askedWeights(terms: readonly QueryTerm[], df: readonly number[], n: number): number[] {
-  const weights = termWeights(terms, df, n);
+export function askedWeights(
+  terms: readonly QueryTerm[],
+  df: readonly number[],
+  n: number,
+  weights = termWeights(terms, df, n),
+): number[] {
   const namesSomething = terms.some((term, i) => isOwnWord(term) && (df[i] ?? 0) > 0 && rareInScope(df[i]!, n));
   return namesSomething ? weights.map((w, i) => (terms[i]!.lead ? 0 : w)) : weights;
 }
