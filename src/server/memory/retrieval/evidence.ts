@@ -14,6 +14,8 @@ import { reorderBySecondStage, SECOND_STAGE_CANDIDATES, SECOND_STAGE_WEIGHTS, ty
 import { HOP_SEEDS, hopLoans, MAX_HOP_QUESTION_WORDS } from "./second-hop";
 import { termShares } from "./term-shares";
 import { lastSentence } from "./question-focus";
+import { namedWords, withNamedTail } from "./named-tail";
+import { normalizeSearchText } from "~/server/text/segment";
 import { liftBelowLender } from "./lending";
 import { spreadOverSessions, type Scored } from "./context-spread";
 
@@ -173,6 +175,33 @@ async function secondHop(
   return [...byId.values()].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
 }
 
+/**
+ * The page's last places for the lines holding what a one-line Chinese question names (named-tail.ts),
+ * among the rows whose text was read; `moved`: the ones brought onto the page.
+ */
+function namedTail(
+  query: EvidenceQuery,
+  match: { terms: readonly QueryTerm[]; df: readonly number[] },
+  ranked: Scored[],
+  text: ReadonlyMap<string, string>,
+  features: RankingFeatures,
+): { ranked: Scored[]; moved: ReadonlySet<string> } {
+  const oneLine = !query.queryText.trim().includes("\n");
+  const named =
+    features.namedTail && oneLine && lastSentence(query.queryText).question
+      ? namedWords(query.queryText, match.terms, match.df)
+      : [];
+  const [first] = named;
+  if (!first) return { ranked, moved: new Set() };
+  const normalized = (s: Scored) => normalizeSearchText(text.get(s.id) ?? "");
+  return withNamedTail(
+    ranked,
+    query.limit,
+    (s) => normalized(s).includes(first),
+    (s) => named.some((word) => normalized(s).includes(word)),
+  );
+}
+
 /** A source's ranked candidates, and the rows read on the way (the second stage's head). */
 async function rankSource(
   db: DbOrTx,
@@ -226,9 +255,10 @@ async function rankSource(
   const restaged = staged
     ? secondStage(query, match, spreadHits, withReferents(text, referredTo), features, join)
     : spreadHits;
-  const spread = features.secondHop
+  const hopped = features.secondHop
     ? await secondHop(db, source, where, query, match, restaged, text, dialogue)
     : restaged;
+  const { ranked: spread, moved } = namedTail(query, match, hopped, text, features);
   const lexical = new Map(spread.map((s) => [s.id, s]));
   const lists: SignalHits[] = [
     { signal: "fullText", weight: EVIDENCE_SIGNAL_WEIGHTS.fullText, hits: spread.slice(0, candidates) },
@@ -275,6 +305,7 @@ async function rankSource(
           }
         : {}),
       ...(lex?.hop ? { hop: round(lex.hop) } : {}),
+      ...(moved.has(f.id) ? { named: 1 } : {}),
       fused: round(f.fused),
       final: round(f.fused),
     };

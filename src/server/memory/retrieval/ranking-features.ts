@@ -40,6 +40,8 @@ export const RANKING_FEATURES = [
   "namedFocus",
   /** Evidence: a candidate repeating a clause of the lead-in verbatim and holding no word of the question keeps only the question's share of its score (second-stage.ts). */
   "leadInEcho",
+  /** Evidence: the page's last places go to the best lines holding what a one-line Chinese question names first (named-tail.ts). */
+  "namedTail",
 ] as const;
 
 export type RankingFeature = (typeof RANKING_FEATURES)[number];

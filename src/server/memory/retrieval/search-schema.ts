@@ -69,6 +69,8 @@ export type ScoreComponents = {
   join?: number;
   /** Evidence only: lent by the best hits that share this row's rare words (second-hop.ts). */
   hop?: number;
+  /** Evidence only: 1 when the row was brought into the page's last places as holding what the question names (named-tail.ts). */
+  named?: number;
   final: number;
 };
 

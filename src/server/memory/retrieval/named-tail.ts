@@ -1,0 +1,74 @@
+import { CJK_CHAR_CLASS, normalizeSearchText } from "~/server/text/segment";
+import { isOwnWord, type QueryTerm } from "./query-terms";
+
+/**
+ * The last places of a page kept for the lines that hold what a Chinese question names
+ * (docs/retrieval.md, "A name against a stock phrase").
+ *
+ * "彭婷平时喜欢干嘛？" is answered by "彭婷的爱好是打乒乓球。", which shares only the name with it. Other
+ * people's lines holding the stock phrase ("他平时喜欢打篮球！") outrank it: written without spaces, the
+ * phrase is several terms of the query (平时, 喜欢, the bigram 时喜 across them, their characters), each
+ * counted as its own evidence, and together they outweigh one rare name. A Chinese question names what
+ * it asks about first (the topic comes first), so the first word of the question's own that few rows
+ * hold is taken as what it names, and the best lines holding it from below the page take the last
+ * places of lines holding nothing the question names. The first places are left as they were, so a
+ * page that already answers keeps its order. English questions are left alone: a phrase there is its
+ * words, and in a dialogue the last places belong to the turns around a hit (simulated on LoCoMo: lower).
+ */
+
+/** The page's share kept for the named lines: its last three places of ten. */
+const TAIL_SHARE = 0.3;
+/** A word held by at most this many rows names one thing (a person, a place, an item), not a phrasing. */
+const NAMED_MAX_ROWS = 10;
+
+const CJK_WORD = new RegExp(`^[${CJK_CHAR_CLASS}]{2,}$`, "u");
+
+/**
+ * What a one-line Chinese question names: its own words (not the lead-in's, not a translation, two CJK
+ * characters or more) that 1 to NAMED_MAX_ROWS rows of the scope hold, in the order they stand in the
+ * question (the rarer first of two starting at the same place). The first is what it asks about; the
+ * others may name a second thing (two people compared, a described place). `df` per term, from the
+ * first stage.
+ */
+export function namedWords(question: string, terms: readonly QueryTerm[], df: readonly number[]): string[] {
+  const text = normalizeSearchText(question);
+  const named: { term: string; at: number; df: number }[] = [];
+  terms.forEach((term, i) => {
+    const rows = df[i] ?? 0;
+    if (!isOwnWord(term) || !CJK_WORD.test(term.term) || rows < 1 || rows > NAMED_MAX_ROWS) return;
+    const at = text.indexOf(term.term);
+    if (at >= 0) named.push({ term: term.term, at, df: rows });
+  });
+  return named.sort((a, b) => a.at - b.at || a.df - b.df).map((n) => n.term);
+}
+
+/**
+ * `ranked` with the best entries that `holds` accepts from below the page moved onto it: they take the
+ * places of the lowest entries in the page's last places that hold nothing named (`holdsAny`; up to the
+ * tail's size), which follow the page. Every other entry keeps its place and order.
+ */
+export function withNamedTail<T extends { id: string }>(
+  ranked: readonly T[],
+  limit: number,
+  holds: (entry: T) => boolean,
+  holdsAny: (entry: T) => boolean = holds,
+): { ranked: T[]; moved: Set<string> } {
+  const tail = Math.max(1, Math.round(limit * TAIL_SHARE));
+  const page = ranked.slice(0, limit);
+  const below = ranked.slice(limit);
+  const last = page.slice(Math.max(0, limit - tail));
+  const yielding = last.filter((entry) => !holdsAny(entry)).reverse();
+  const named = below.filter(holds).slice(0, yielding.length);
+  if (named.length === 0) return { ranked: [...ranked], moved: new Set() };
+  const displaced = new Set(yielding.slice(0, named.length).map((entry) => entry.id));
+  const moved = new Set(named.map((entry) => entry.id));
+  return {
+    ranked: [
+      ...page.filter((entry) => !displaced.has(entry.id)),
+      ...named,
+      ...page.filter((entry) => displaced.has(entry.id)),
+      ...below.filter((entry) => !moved.has(entry.id)),
+    ],
+    moved,
+  };
+}

@@ -1,0 +1,94 @@
+import { describe, expect, it } from "vitest";
+import { namedWords, withNamedTail } from "~/server/memory/retrieval/named-tail";
+import { queryTerms } from "~/server/memory/retrieval/query-terms";
+
+/** Each term's rows: `rows[term]`, else `otherwise`. */
+const dfOf = (question: string, rows: Record<string, number>, otherwise = 200) =>
+  queryTerms(question).map((t) => rows[t.term] ?? otherwise);
+
+describe("what a Chinese question names", () => {
+  it("is the first word of its own that few rows hold", () => {
+    const question = "彭婷平时喜欢干嘛？";
+    const terms = queryTerms(question);
+    expect(namedWords(question, terms, dfOf(question, { 彭婷: 7, 平时: 9, 时喜: 9, 喜欢: 9 }))).toEqual([
+      "彭婷",
+      "平时",
+      "时喜",
+      "喜欢",
+    ]);
+    // The name in no row: the stock phrase, held by few rows here, is what is left.
+    expect(namedWords(question, terms, dfOf(question, { 彭婷: 0, 平时: 9 }))).toEqual(["平时"]);
+  });
+
+  it("is nothing when every word is common, or absent", () => {
+    const question = "彭婷平时喜欢干嘛？";
+    const terms = queryTerms(question);
+    expect(namedWords(question, terms, dfOf(question, {}, 200))).toEqual([]);
+    expect(namedWords(question, terms, dfOf(question, {}, 0))).toEqual([]);
+  });
+
+  it("is never a word of the lead-in, a single character or an English word", () => {
+    const noisy = "报销单又被退回来了。问一下，彭婷平时喜欢干嘛？";
+    const terms = queryTerms(noisy);
+    expect(terms.some((t) => t.lead && t.term === "报销")).toBe(true);
+    expect(namedWords(noisy, terms, dfOf(noisy, { 报销: 2, 彭婷: 7 }))).toEqual(["彭婷"]);
+    const single = "婷喜欢什么？";
+    expect(namedWords(single, queryTerms(single), dfOf(single, { 婷: 2 }))).toEqual([]);
+    const english = "What does Peng Ting like doing?";
+    expect(namedWords(english, queryTerms(english), dfOf(english, {}, 3))).toEqual([]);
+  });
+});
+
+describe("the page's last places", () => {
+  const ids = (list: { id: string }[]) => list.map((e) => e.id);
+  const ranked = Array.from({ length: 20 }, (_, i) => ({ id: `r${i}` }));
+  const named = new Set(["r3", "r12", "r15", "r16", "r18"]);
+
+  it("take the best named entries from below, and leave the first places as they were", () => {
+    const { ranked: out, moved } = withNamedTail(ranked, 10, (e) => named.has(e.id));
+    expect(ids(out).slice(0, 10)).toEqual(["r0", "r1", "r2", "r3", "r4", "r5", "r6", "r12", "r15", "r16"]);
+    expect(ids(out).slice(10)).toEqual(["r7", "r8", "r9", "r10", "r11", "r13", "r14", "r17", "r18", "r19"]);
+    expect([...moved].sort()).toEqual(["r12", "r15", "r16"]);
+    expect(out).toHaveLength(ranked.length);
+  });
+
+  it("keep a named entry that was on the page already, and move nothing when none is below", () => {
+    const onPage = withNamedTail(ranked, 10, (e) => e.id === "r8");
+    expect(ids(onPage.ranked)).toEqual(ids(ranked));
+    expect(onPage.moved.size).toBe(0);
+    const none = withNamedTail(ranked, 10, () => false);
+    expect(ids(none.ranked)).toEqual(ids(ranked));
+  });
+
+  it("scale with the page", () => {
+    const { ranked: out } = withNamedTail(ranked, 5, (e) => named.has(e.id));
+    // A page of five keeps its last two places (three of ten, rounded).
+    expect(ids(out).slice(0, 5)).toEqual(["r0", "r1", "r2", "r3", "r12"]);
+  });
+});
+
+describe("the page's last places, around a named entry on the page", () => {
+  it("give up only the places of entries that hold nothing named", () => {
+    const ranked = Array.from({ length: 20 }, (_, i) => ({ id: `r${i}` }));
+    const named = new Set(["r8", "r12", "r15", "r16"]);
+    const { ranked: out, moved } = withNamedTail(ranked, 10, (e) => named.has(e.id));
+    expect(out.map((e) => e.id).slice(0, 10)).toEqual(["r0", "r1", "r2", "r3", "r4", "r5", "r6", "r8", "r12", "r15"]);
+    expect(out.map((e) => e.id).slice(10, 13)).toEqual(["r7", "r9", "r10"]);
+    expect([...moved].sort()).toEqual(["r12", "r15"]);
+  });
+});
+
+describe("the page's last places, for two named things", () => {
+  it("are not taken from a line naming the second one", () => {
+    const ranked = Array.from({ length: 20 }, (_, i) => ({ id: `r${i}` }));
+    const first = new Set(["r12", "r15", "r16"]);
+    const second = new Set(["r9"]);
+    const { ranked: out } = withNamedTail(
+      ranked,
+      10,
+      (e) => first.has(e.id),
+      (e) => first.has(e.id) || second.has(e.id),
+    );
+    expect(out.map((e) => e.id).slice(0, 10)).toEqual(["r0", "r1", "r2", "r3", "r4", "r5", "r6", "r9", "r12", "r15"]);
+  });
+});
