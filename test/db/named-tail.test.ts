@@ -68,6 +68,8 @@ describe(`the page's last places for what a question names (${TEST_BACKEND})`, (
     expect(rankOf(withTail)).toBeGreaterThanOrEqual(7);
     expect(withTail[rankOf(withTail)]!.components?.named).toBe(1);
     expect(withTail.filter((h) => h.components?.named === 1).every((h) => h.content.includes("彭婷"))).toBe(true);
+    // A hit brought on takes the place and the score of the one it displaced: scores still fall down the page.
+    expect(withTail.map((h) => h.score)).toEqual(without.map((h) => h.score));
 
     // A remark, a query of two lines and an English question are left as they were, to the score.
     for (const query of ["彭婷平时喜欢打球。", "刚开完会。\n彭婷平时喜欢干嘛？", "What does Peng Ting like to do?"]) {

@@ -92,3 +92,19 @@ describe("the page's last places, for two named things", () => {
     expect(out.map((e) => e.id).slice(0, 10)).toEqual(["r0", "r1", "r2", "r3", "r4", "r5", "r6", "r9", "r12", "r15"]);
   });
 });
+
+describe("the page's last places, on small pages", () => {
+  const ranked = Array.from({ length: 6 }, (_, i) => ({ id: `r${i}` }));
+  it("leave a page of one as it is, and give a page of two one place", () => {
+    expect(withNamedTail(ranked, 1, (e) => e.id === "r4").ranked.map((e) => e.id)).toEqual(ranked.map((e) => e.id));
+    expect(
+      withNamedTail(ranked, 2, (e) => e.id === "r4")
+        .ranked.map((e) => e.id)
+        .slice(0, 2),
+    ).toEqual(["r0", "r4"]);
+  });
+  it("move nothing when fewer rows than the page were found", () => {
+    const few = ranked.slice(0, 4);
+    expect(withNamedTail(few, 10, (e) => e.id === "r3").ranked).toEqual(few);
+  });
+});

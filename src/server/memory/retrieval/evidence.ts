@@ -175,31 +175,16 @@ async function secondHop(
   return [...byId.values()].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
 }
 
-/**
- * The page's last places for the lines holding what a one-line Chinese question names (named-tail.ts),
- * among the rows whose text was read; `moved`: the ones brought onto the page.
- */
-function namedTail(
+/** What a one-line question names (named-tail.ts), read from a source's first-stage statistics; none for other queries. */
+function namedOf(
   query: EvidenceQuery,
   match: { terms: readonly QueryTerm[]; df: readonly number[] },
-  ranked: Scored[],
-  text: ReadonlyMap<string, string>,
   features: RankingFeatures,
-): { ranked: Scored[]; moved: ReadonlySet<string> } {
-  const oneLine = !query.queryText.trim().includes("\n");
-  const named =
-    features.namedTail && oneLine && lastSentence(query.queryText).question
-      ? namedWords(query.queryText, match.terms, match.df)
-      : [];
-  const [first] = named;
-  if (!first) return { ranked, moved: new Set() };
-  const normalized = (s: Scored) => normalizeSearchText(text.get(s.id) ?? "");
-  return withNamedTail(
-    ranked,
-    query.limit,
-    (s) => normalized(s).includes(first),
-    (s) => named.some((word) => normalized(s).includes(word)),
-  );
+): string[] {
+  const oneLine = !/[\n\r\u2028\u2029]/u.test(query.queryText.trim());
+  return features.namedTail && oneLine && lastSentence(query.queryText).question
+    ? namedWords(query.queryText, match.terms, match.df)
+    : [];
 }
 
 /** A source's ranked candidates, and the rows read on the way (the second stage's head). */
@@ -209,7 +194,7 @@ async function rankSource(
   where: SQL,
   query: EvidenceQuery,
   candidates: number,
-): Promise<{ ranked: Ranked[]; rows: Map<string, EvidenceRow> }> {
+): Promise<{ ranked: Ranked[]; rows: Map<string, EvidenceRow>; named: string[] }> {
   const match = await fullTextMatch(db, {
     source,
     where,
@@ -255,10 +240,9 @@ async function rankSource(
   const restaged = staged
     ? secondStage(query, match, spreadHits, withReferents(text, referredTo), features, join)
     : spreadHits;
-  const hopped = features.secondHop
+  const spread = features.secondHop
     ? await secondHop(db, source, where, query, match, restaged, text, dialogue)
     : restaged;
-  const { ranked: spread, moved } = namedTail(query, match, hopped, text, features);
   const lexical = new Map(spread.map((s) => [s.id, s]));
   const lists: SignalHits[] = [
     { signal: "fullText", weight: EVIDENCE_SIGNAL_WEIGHTS.fullText, hits: spread.slice(0, candidates) },
@@ -305,13 +289,12 @@ async function rankSource(
           }
         : {}),
       ...(lex?.hop ? { hop: round(lex.hop) } : {}),
-      ...(moved.has(f.id) ? { named: 1 } : {}),
       fused: round(f.fused),
       final: round(f.fused),
     };
     return { id: f.id, fused: f.fused, components };
   });
-  return { ranked, rows };
+  return { ranked, rows, named: namedOf(query, match, features) };
 }
 
 export async function searchEvidence(db: DbOrTx, query: EvidenceQuery): Promise<EvidenceHit[]> {
@@ -336,24 +319,32 @@ export async function searchEvidence(db: DbOrTx, query: EvidenceQuery): Promise<
   const chunks =
     chunkStats.n > 0
       ? await rankSource(db, CHUNK_SOURCE, chunkWhere, query, candidates)
-      : { ranked: [], rows: new Map<string, EvidenceRow>() };
+      : { ranked: [], rows: new Map<string, EvidenceRow>(), named: [] };
 
-  const top = [
+  const merged = [
     ...messages.ranked.map((r) => ({ ...r, kind: "message" as const })),
     ...chunks.ranked.map((r) => ({ ...r, kind: "chunk" as const })),
-  ]
-    .sort((a, b) => b.fused - a.fused || (a.id < b.id ? -1 : 1))
-    .slice(0, query.limit);
-  // Only the hits not read on the way (found by the hop or by another signal past the head) are read now.
+  ].sort((a, b) => b.fused - a.fused || (a.id < b.id ? -1 : 1));
+  // Only the page's hits not read on the way (found by the hop or by another signal past the head) are
+  // read now, before its last places are given (a hit's text says whether it holds the named word).
+  const page = merged.slice(0, query.limit);
   const unread = (kind: "message" | "chunk", known: Map<string, EvidenceRow>) =>
-    top.filter((r) => r.kind === kind && !known.has(r.id)).map((r) => r.id);
+    page.filter((r) => r.kind === kind && !known.has(r.id)).map((r) => r.id);
   const [lateMessages, lateChunks] = await Promise.all([
     readRows(db, MESSAGE_SOURCE, messageWhere, unread("message", messages.rows)),
     readRows(db, CHUNK_SOURCE, chunkWhere, unread("chunk", chunks.rows)),
   ]);
+  const messageRows = new Map([...messages.rows, ...lateMessages]);
+  const chunkRows = new Map([...chunks.rows, ...lateChunks]);
+  const top = withNamedPlaces(
+    merged,
+    query.limit,
+    messages.named.length > 0 ? messages.named : chunks.named,
+    (r) => (r.kind === "message" ? messageRows : chunkRows).get(r.id)?.content,
+  );
   const rows = new Map<string, EvidenceRow>([
-    ...[...messages.rows, ...lateMessages].map(([id, row]): [string, EvidenceRow] => [`message:${id}`, row]),
-    ...[...chunks.rows, ...lateChunks].map(([id, row]): [string, EvidenceRow] => [`chunk:${id}`, row]),
+    ...[...messageRows].map(([id, row]): [string, EvidenceRow] => [`message:${id}`, row]),
+    ...[...chunkRows].map(([id, row]): [string, EvidenceRow] => [`chunk:${id}`, row]),
   ]);
   const hits: EvidenceHit[] = [];
   for (const r of top) {
@@ -371,6 +362,51 @@ export async function searchEvidence(db: DbOrTx, query: EvidenceQuery): Promise<
       });
   }
   return hits;
+}
+
+type MergedHit = Ranked & { kind: "message" | "chunk" };
+
+/**
+ * The page (`limit` hits) with its last places given to the best hits holding what the question names
+ * (named-tail.ts), after fusion and the merge of sources, so that no other signal reorders them. A hit
+ * takes the place and the score of the one it displaces (scores still fall down the page) and shows
+ * `named: 1`. Hits below the page are weighed only when their text was read (the second stage's head);
+ * a hit with no text is neither moved nor displaced.
+ */
+function withNamedPlaces(
+  merged: readonly MergedHit[],
+  limit: number,
+  named: readonly string[],
+  contentOf: (hit: MergedHit) => string | undefined,
+): MergedHit[] {
+  const [first] = named;
+  if (!first) return merged.slice(0, limit);
+  const texts = new Map<MergedHit, string | undefined>();
+  const textOf = (hit: MergedHit) => {
+    if (!texts.has(hit)) {
+      const content = contentOf(hit);
+      texts.set(hit, content === undefined ? undefined : normalizeSearchText(content));
+    }
+    return texts.get(hit);
+  };
+  const { ranked, moved } = withNamedTail(
+    merged,
+    limit,
+    (hit) => textOf(hit)?.includes(first) ?? false,
+    (hit) => {
+      const text = textOf(hit);
+      return text === undefined || named.some((word) => text.includes(word));
+    },
+  );
+  return ranked.slice(0, limit).map((hit, place) => {
+    if (!moved.has(hit.id)) return hit;
+    const fused = merged[place]!.fused;
+    return {
+      ...hit,
+      fused,
+      components: { ...hit.components, named: 1, fused: round(fused), final: round(fused) },
+    };
+  });
 }
 
 /**

@@ -1,4 +1,4 @@
-import { CJK_CHAR_CLASS, normalizeSearchText } from "~/server/text/segment";
+import { normalizeSearchText } from "~/server/text/segment";
 import { isOwnWord, type QueryTerm } from "./query-terms";
 
 /**
@@ -21,10 +21,11 @@ const TAIL_SHARE = 0.3;
 /** A word held by at most this many rows names one thing (a person, a place, an item), not a phrasing. */
 const NAMED_MAX_ROWS = 10;
 
-const CJK_WORD = new RegExp(`^[${CJK_CHAR_CLASS}]{2,}$`, "u");
+/** Two Han characters or more: a Chinese word (kana and Hangul stand apart, and Korean has spaces). */
+const HAN_WORD = /^\p{sc=Han}{2,}$/u;
 
 /**
- * What a one-line Chinese question names: its own words (not the lead-in's, not a translation, two CJK
+ * What a one-line Chinese question names: its own words (not the lead-in's, not a translation, two Han
  * characters or more) that 1 to NAMED_MAX_ROWS rows of the scope hold, in the order they stand in the
  * question (the rarer first of two starting at the same place). The first is what it asks about; the
  * others may name a second thing (two people compared, a described place). `df` per term, from the
@@ -35,7 +36,7 @@ export function namedWords(question: string, terms: readonly QueryTerm[], df: re
   const named: { term: string; at: number; df: number }[] = [];
   terms.forEach((term, i) => {
     const rows = df[i] ?? 0;
-    if (!isOwnWord(term) || !CJK_WORD.test(term.term) || rows < 1 || rows > NAMED_MAX_ROWS) return;
+    if (!isOwnWord(term) || !HAN_WORD.test(term.term) || rows < 1 || rows > NAMED_MAX_ROWS) return;
     const at = text.indexOf(term.term);
     if (at >= 0) named.push({ term: term.term, at, df: rows });
   });
@@ -53,7 +54,9 @@ export function withNamedTail<T extends { id: string }>(
   holds: (entry: T) => boolean,
   holdsAny: (entry: T) => boolean = holds,
 ): { ranked: T[]; moved: Set<string> } {
-  const tail = Math.max(1, Math.round(limit * TAIL_SHARE));
+  // A page of one keeps its place: its only hit is its first.
+  const tail = Math.round(limit * TAIL_SHARE);
+  if (tail === 0) return { ranked: [...ranked], moved: new Set() };
   const page = ranked.slice(0, limit);
   const below = ranked.slice(limit);
   const last = page.slice(Math.max(0, limit - tail));
