@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { namedWords, withNamedTail } from "~/server/memory/retrieval/named-tail";
+import { namedWords, withNamedPlaces, withNamedTail, type PlacedHit } from "~/server/memory/retrieval/named-tail";
 import { queryTerms } from "~/server/memory/retrieval/query-terms";
 
 /** Each term's rows: `rows[term]`, else `otherwise`. */
@@ -106,5 +106,41 @@ describe("the page's last places, on small pages", () => {
   it("move nothing when fewer rows than the page were found", () => {
     const few = ranked.slice(0, 4);
     expect(withNamedTail(few, 10, (e) => e.id === "r3").ranked).toEqual(few);
+  });
+});
+
+describe("the named places on a merged page", () => {
+  /** Twenty hits scoring 1.00, 0.99, …; texts by id (none: not read). */
+  const hits: PlacedHit[] = Array.from({ length: 20 }, (_, i) => ({
+    id: `r${i}`,
+    kind: "message" as const,
+    fused: 1 - i / 100,
+    components: { fused: 1 - i / 100, final: 1 - i / 100 },
+  }));
+  const texts: Record<string, string> = { r9: "刘雅楠今年三十岁", r12: "彭婷的爱好是打乒乓球", r15: "彭婷在上海工作" };
+  const read = (hit: { id: string }) => texts[hit.id] ?? (Number(hit.id.slice(1)) < 7 ? undefined : "今天好累");
+
+  it("keeps scores falling down the page, and marks what it brought on", () => {
+    const page = withNamedPlaces(hits, 10, ["彭婷", "刘雅"], read);
+    expect(page.map((h) => h.id)).toEqual(["r0", "r1", "r2", "r3", "r4", "r5", "r6", "r9", "r12", "r15"]);
+    const scores = page.map((h) => h.fused);
+    expect(scores.every((s, i) => i === 0 || s <= scores[i - 1]!)).toBe(true);
+    expect(page.filter((h) => h.components.named === 1).map((h) => h.id)).toEqual(["r12", "r15"]);
+    expect(page.every((h) => h.components.final === h.fused || h.components.named !== 1)).toBe(true);
+  });
+
+  it("never displaces a hit whose text was not read, and changes nothing without a named word", () => {
+    const unread = (hit: { id: string }) => (hit.id === "r12" ? texts.r12 : undefined);
+    expect(withNamedPlaces(hits, 10, ["彭婷"], unread).map((h) => h.id)).toEqual(hits.slice(0, 10).map((h) => h.id));
+    expect(withNamedPlaces(hits, 10, [], read)).toEqual(hits.slice(0, 10));
+  });
+
+  it("tells a message from a chunk with the same id", () => {
+    const mixed: PlacedHit[] = [...hits.slice(0, 12), { ...hits[5]!, kind: "chunk", fused: 0.5 }];
+    const content = (hit: { id: string; kind: string }) =>
+      hit.kind === "chunk" ? "彭婷的爱好是打乒乓球" : hit.id === "r5" ? "彭婷在上海工作" : "今天好累";
+    const page = withNamedPlaces(mixed, 10, ["彭婷"], content);
+    expect(page.filter((h) => h.components.named === 1).map((h) => `${h.kind}:${h.id}`)).toEqual(["chunk:r5"]);
+    expect(page.filter((h) => h.id === "r5")).toHaveLength(2);
   });
 });

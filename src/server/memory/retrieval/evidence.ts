@@ -14,8 +14,7 @@ import { reorderBySecondStage, SECOND_STAGE_CANDIDATES, SECOND_STAGE_WEIGHTS, ty
 import { HOP_SEEDS, hopLoans, MAX_HOP_QUESTION_WORDS } from "./second-hop";
 import { termShares } from "./term-shares";
 import { lastSentence } from "./question-focus";
-import { namedWords, withNamedTail } from "./named-tail";
-import { normalizeSearchText } from "~/server/text/segment";
+import { namedWords, withNamedPlaces } from "./named-tail";
 import { liftBelowLender } from "./lending";
 import { spreadOverSessions, type Scored } from "./context-spread";
 
@@ -362,51 +361,6 @@ export async function searchEvidence(db: DbOrTx, query: EvidenceQuery): Promise<
       });
   }
   return hits;
-}
-
-type MergedHit = Ranked & { kind: "message" | "chunk" };
-
-/**
- * The page (`limit` hits) with its last places given to the best hits holding what the question names
- * (named-tail.ts), after fusion and the merge of sources, so that no other signal reorders them. A hit
- * takes the place and the score of the one it displaces (scores still fall down the page) and shows
- * `named: 1`. Hits below the page are weighed only when their text was read (the second stage's head);
- * a hit with no text is neither moved nor displaced.
- */
-function withNamedPlaces(
-  merged: readonly MergedHit[],
-  limit: number,
-  named: readonly string[],
-  contentOf: (hit: MergedHit) => string | undefined,
-): MergedHit[] {
-  const [first] = named;
-  if (!first) return merged.slice(0, limit);
-  const texts = new Map<MergedHit, string | undefined>();
-  const textOf = (hit: MergedHit) => {
-    if (!texts.has(hit)) {
-      const content = contentOf(hit);
-      texts.set(hit, content === undefined ? undefined : normalizeSearchText(content));
-    }
-    return texts.get(hit);
-  };
-  const { ranked, moved } = withNamedTail(
-    merged,
-    limit,
-    (hit) => textOf(hit)?.includes(first) ?? false,
-    (hit) => {
-      const text = textOf(hit);
-      return text === undefined || named.some((word) => text.includes(word));
-    },
-  );
-  return ranked.slice(0, limit).map((hit, place) => {
-    if (!moved.has(hit.id)) return hit;
-    const fused = merged[place]!.fused;
-    return {
-      ...hit,
-      fused,
-      components: { ...hit.components, named: 1, fused: round(fused), final: round(fused) },
-    };
-  });
 }
 
 /**

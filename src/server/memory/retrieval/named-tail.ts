@@ -1,5 +1,7 @@
 import { normalizeSearchText } from "~/server/text/segment";
+import { round } from "./fusion";
 import { isOwnWord, type QueryTerm } from "./query-terms";
+import type { ScoreComponents } from "./search-schema";
 
 /**
  * The last places of a page kept for the lines that hold what a Chinese question names
@@ -74,4 +76,54 @@ export function withNamedTail<T extends { id: string }>(
     ],
     moved,
   };
+}
+
+/** A hit of the merged evidence list: a message or a chunk, its fused score and its parts. */
+export type PlacedHit = { id: string; kind: "message" | "chunk"; fused: number; components: ScoreComponents };
+
+/**
+ * The page (`limit` hits of `merged`, best first) with its last places given to the best hits holding
+ * what the question names (withNamedTail), after fusion and the merge of sources, so that no other
+ * signal reorders them. A hit brought on takes the score of the place it takes, never above the hit
+ * before it (scores still fall down the page), and shows `named: 1`. Below the page only hits whose
+ * text is known are weighed (`contentOf`: the second stage's head); a hit with no text is neither
+ * moved nor displaced.
+ */
+export function withNamedPlaces<T extends PlacedHit>(
+  merged: readonly T[],
+  limit: number,
+  named: readonly string[],
+  contentOf: (hit: T) => string | undefined,
+): T[] {
+  const [first] = named;
+  if (!first) return merged.slice(0, limit);
+  // Messages and chunks are separate tables: a hit is known by both.
+  const keyed = merged.map((hit) => ({ id: `${hit.kind}:${hit.id}`, hit }));
+  const texts = new Map<T, string | undefined>();
+  const textOf = (hit: T) => {
+    if (!texts.has(hit)) {
+      const content = contentOf(hit);
+      texts.set(hit, content === undefined ? undefined : normalizeSearchText(content));
+    }
+    return texts.get(hit);
+  };
+  const { ranked, moved } = withNamedTail(
+    keyed,
+    limit,
+    ({ hit }) => textOf(hit)?.includes(first) ?? false,
+    ({ hit }) => {
+      const text = textOf(hit);
+      return text === undefined || named.some((word) => text.includes(word));
+    },
+  );
+  const page: T[] = [];
+  for (const [place, { id, hit }] of ranked.slice(0, limit).entries()) {
+    if (!moved.has(id)) {
+      page.push(hit);
+      continue;
+    }
+    const fused = Math.min(merged[place]!.fused, page[page.length - 1]?.fused ?? Number.POSITIVE_INFINITY);
+    page.push({ ...hit, fused, components: { ...hit.components, named: 1, fused: round(fused), final: round(fused) } });
+  }
+  return page;
 }

@@ -69,7 +69,7 @@ export type ScoreComponents = {
   join?: number;
   /** Evidence only: lent by the best hits that share this row's rare words (second-hop.ts). */
   hop?: number;
-  /** Evidence only: 1 when the row was brought into the page's last places as holding what the question names (named-tail.ts); a flag, not a part of `final` (it took the displaced hit's score). */
+  /** Evidence only: 1 when the row was brought into the page's last places as holding what the question names (named-tail.ts); a flag, not a part of `final` (the hit took the score of its place). */
   named?: number;
   final: number;
 };
