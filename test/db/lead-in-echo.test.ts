@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendMessages } from "~/server/memory/evidence/messages";
-import { rankingFeaturesWithout, type RankingFeature } from "~/server/memory/retrieval/ranking-features";
-import { memorySearch } from "~/server/memory/retrieval/search";
+import type { RankingFeature } from "~/server/memory/retrieval/ranking-features";
 import { parseScopePattern } from "~/server/memory/scope";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
-import { agentContext, createTenant, noVectors } from "../support/memory";
+import { agentContext, createTenant, evidenceWithout } from "../support/memory";
 
 /** A user who says the same chit-chat again and again, with a few facts among it. */
 const CHATTER = [
@@ -55,15 +54,7 @@ describe(`a line repeating the lead-in (${TEST_BACKEND})`, () => {
       messages: lines.map((content) => ({ role: "user" as const, content })),
     });
     const answer = messages[lines.indexOf("哥哥一家都在郑州。")]!.id;
-    const search = async (queryText: string, off: RankingFeature[]) =>
-      (
-        await memorySearch(
-          handle.db,
-          ctx,
-          { queryText, includeEvidence: true, limit: 10 },
-          { ...noVectors, ranking: rankingFeaturesWithout(off) },
-        )
-      ).evidence ?? [];
+    const search = (queryText: string, off: RankingFeature[]) => evidenceWithout(handle.db, ctx, queryText, off);
 
     const question = "报销单又被退回来了。刚看完一部电影！哦对，我哥现在在哪儿生活？";
     const without = await search(question, ["leadInEcho"]);

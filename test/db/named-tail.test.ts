@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendMessages } from "~/server/memory/evidence/messages";
-import { rankingFeaturesWithout, type RankingFeature } from "~/server/memory/retrieval/ranking-features";
-import { memorySearch } from "~/server/memory/retrieval/search";
+import type { RankingFeature } from "~/server/memory/retrieval/ranking-features";
 import { parseScopePattern } from "~/server/memory/scope";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
-import { agentContext, createTenant, noVectors } from "../support/memory";
+import { agentContext, createTenant, evidenceWithout } from "../support/memory";
 
 /** Other people's lines in the stock phrase the question uses, one person each. */
 const OTHERS = ["王磊", "李娜", "张伟", "刘洋", "陈静", "杨帆", "赵敏", "黄勇", "周杰", "吴刚", "徐丽", "孙涛"];
@@ -46,15 +45,7 @@ describe(`the page's last places for what a question names (${TEST_BACKEND})`, (
       ids.push(...messages.map((m) => m.id));
     }
     const answer = ids[lines.indexOf("彭婷的爱好是打乒乓球。")]!;
-    const search = async (queryText: string, off: RankingFeature[]) =>
-      (
-        await memorySearch(
-          handle.db,
-          ctx,
-          { queryText, includeEvidence: true, limit: 10 },
-          { ...noVectors, ranking: rankingFeaturesWithout(off) },
-        )
-      ).evidence ?? [];
+    const search = (queryText: string, off: RankingFeature[]) => evidenceWithout(handle.db, ctx, queryText, off);
 
     const question = "彭婷平时喜欢干嘛？";
     const without = await search(question, ["namedTail"]);

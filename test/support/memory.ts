@@ -2,6 +2,8 @@ import { memoryChunks, tenants } from "~/db/schema";
 import type { Database } from "~/db/types";
 import { newId } from "~/server/ids";
 import type { MemoryCallContext } from "~/server/memory/call-context";
+import { rankingFeaturesWithout, type RankingFeature } from "~/server/memory/retrieval/ranking-features";
+import { memorySearch } from "~/server/memory/retrieval/search";
 import { parseScopePattern } from "~/server/memory/scope";
 import { memoryWrite } from "~/server/memory/write/write";
 import { segmentForSearch } from "~/server/text/segment";
@@ -73,6 +75,23 @@ export const createOp = (kind: string, card: Record<string, unknown>, extra: Op 
 
 /** Search / context options that never touch an embedding provider. */
 export const noVectors = { embeddings: null } as const;
+
+/** The evidence a search finds (a page of `limit`, no vectors) with the ranking features `off` switched off. */
+export async function evidenceWithout(
+  db: Database,
+  ctx: MemoryCallContext,
+  queryText: string,
+  off: readonly RankingFeature[],
+  limit = 10,
+) {
+  const result = await memorySearch(
+    db,
+    ctx,
+    { queryText, includeEvidence: true, limit },
+    { ...noVectors, ranking: rankingFeaturesWithout(off) },
+  );
+  return result.evidence ?? [];
+}
 
 /** Writes one batch that must succeed (the test fails with the service's message otherwise); returns the node ids in order. */
 export async function writeCards(db: Database, ctx: MemoryCallContext, ...operations: Op[]): Promise<string[]> {
