@@ -1176,6 +1176,44 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect(ranked).not.toContain(unreadable);
   });
 
+  it("does not hop from a question that names its subject: its best lines' values tie it to other people", async () => {
+    const tenantId = await createTenant(handle.db);
+    const ctx = agentContext(tenantId, { readScopes: ["user:u1"].map(parseScopePattern) });
+    const chatter = ["今天中午吃了面条。", "晚上看了一部电影。", "下周要交报告。", "明天早上去跑步。"];
+    const log = [
+      ...chatter,
+      "彭婷老家是山西大同。",
+      ...chatter,
+      "赵文博是山西大同人。",
+      ...chatter,
+      "彭婷在京东物流上班。",
+      ...chatter,
+      "余晓燕老家也是山西大同的。",
+    ];
+    await appendMessages(handle.db, ctx, {
+      sessionId: "log",
+      userScopeId: "u1",
+      messages: log.map((content) => ({ role: "user", content })),
+    });
+    const question = { queryText: "彭婷老家在哪？", includeEvidence: true };
+    // Without the rule the hop lends from 彭婷's line to the other lines holding its rare words (山西大同).
+    const hopped = await memorySearch(handle.db, ctx, question, {
+      ...noVectors,
+      ranking: rankingFeaturesWithout(["namedNoHop"]),
+    });
+    const lent = hopped.evidence?.filter((e) => (e.components?.hop ?? 0) > 0).map((e) => e.content) ?? [];
+    expect(lent).toEqual(expect.arrayContaining(["赵文博是山西大同人。"]));
+    // The question names 彭婷 (two lines hold the name): nothing is lent, her lines come first.
+    const named = await search(ctx, question);
+    expect(named.evidence?.some((e) => e.components?.hop !== undefined)).toBe(false);
+    expect(named.evidence?.slice(0, 2).map((e) => e.content)).toEqual(
+      expect.arrayContaining(["彭婷老家是山西大同。", "彭婷在京东物流上班。"]),
+    );
+    // A question describing its subject (那位 …) is hopped from, rare words and all.
+    const described = await search(ctx, { queryText: "老家在山西大同的那位在哪上班？", includeEvidence: true });
+    expect(described.evidence?.some((e) => (e.components?.hop ?? 0) > 0)).toBe(true);
+  });
+
   it("ranks by the question a query ends with above the chit-chat before it", async () => {
     const tenantId = await createTenant(handle.db);
     const ctx = agentContext(tenantId, { readScopes: ["user:u1"].map(parseScopePattern) });

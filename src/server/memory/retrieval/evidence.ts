@@ -11,7 +11,7 @@ import { fullTextMatch, scopeStats, trigramHits, vectorHits } from "./signals";
 import { anyOf } from "~/db/any-of";
 import { ALL_RANKING_FEATURES, type RankingFeatures } from "./ranking-features";
 import { reorderBySecondStage, SECOND_STAGE_CANDIDATES, SECOND_STAGE_WEIGHTS, type JoinInput } from "./second-stage";
-import { HOP_SEEDS, hopLoans, MAX_HOP_QUESTION_WORDS } from "./second-hop";
+import { describesItsSubject, HOP_SEEDS, hopLoans, MAX_HOP_QUESTION_WORDS } from "./second-hop";
 import { termShares } from "./term-shares";
 import { lastSentence } from "./question-focus";
 import { namedWords, withNamedPlaces } from "./named-tail";
@@ -175,15 +175,9 @@ async function secondHop(
 }
 
 /** What a one-line question names (named-tail.ts), read from a source's first-stage statistics; none for other queries. */
-function namedOf(
-  query: EvidenceQuery,
-  match: { terms: readonly QueryTerm[]; df: readonly number[] },
-  features: RankingFeatures,
-): string[] {
+function namedOf(query: EvidenceQuery, match: { terms: readonly QueryTerm[]; df: readonly number[] }): string[] {
   const oneLine = !/[\n\r\u2028\u2029]/u.test(query.queryText.trim());
-  return features.namedTail && oneLine && lastSentence(query.queryText).question
-    ? namedWords(query.queryText, match.terms, match.df)
-    : [];
+  return oneLine && lastSentence(query.queryText).question ? namedWords(query.queryText, match.terms, match.df) : [];
 }
 
 /** A source's ranked candidates, and the rows read on the way (the second stage's head). */
@@ -239,9 +233,12 @@ async function rankSource(
   const restaged = staged
     ? secondStage(query, match, spreadHits, withReferents(text, referredTo), features, join)
     : spreadHits;
-  const spread = features.secondHop
-    ? await secondHop(db, source, where, query, match, restaged, text, dialogue)
-    : restaged;
+  const named = features.namedTail || features.namedNoHop ? namedOf(query, match) : [];
+  // A question that names its subject has it already: hopping from its best lines drifts to other
+  // people sharing their values and phrasings (docs/retrieval.md, "Second hop").
+  const hops =
+    features.secondHop && !(features.namedNoHop && named.length > 0 && !describesItsSubject(query.queryText));
+  const spread = hops ? await secondHop(db, source, where, query, match, restaged, text, dialogue) : restaged;
   const lexical = new Map(spread.map((s) => [s.id, s]));
   const lists: SignalHits[] = [
     { signal: "fullText", weight: EVIDENCE_SIGNAL_WEIGHTS.fullText, hits: spread.slice(0, candidates) },
@@ -293,7 +290,7 @@ async function rankSource(
     };
     return { id: f.id, fused: f.fused, components };
   });
-  return { ranked, rows, named: namedOf(query, match, features) };
+  return { ranked, rows, named: features.namedTail ? named : [] };
 }
 
 export async function searchEvidence(db: DbOrTx, query: EvidenceQuery): Promise<EvidenceHit[]> {

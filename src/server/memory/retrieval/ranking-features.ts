@@ -42,6 +42,8 @@ export const RANKING_FEATURES = [
   "leadInEcho",
   /** Evidence: the page's last places go to the best lines holding what a one-line Chinese question names first (named-tail.ts). */
   "namedTail",
+  /** Evidence: a one-line Chinese question that names something few rows hold is not hopped from; the hop is for a question describing its subject (second-hop.ts). */
+  "namedNoHop",
 ] as const;
 
 export type RankingFeature = (typeof RANKING_FEATURES)[number];
