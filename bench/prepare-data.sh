@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Converts the given benchmark data (../shared/bench) to memory-eval/v1 under bench/data/ (git-ignored):
 # LoCoMo, MADial zh and en, and the two cross-language sets made from MADial's translations; plus
-# two made-up Chinese daily-life logs for diagnosis (bench/synth-daily-zh.ts, bench/synth-life-zh.ts;
-# not given sets).
+# three made-up Chinese daily-life logs for diagnosis (bench/synth-daily-zh.ts, bench/synth-life-zh.ts,
+# bench/synth-assistant-zh.ts; not given sets).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 npx tsx bench/convert-locomo.ts
@@ -18,3 +18,4 @@ npx tsx bench/convert-madial-noisy.ts --copies 2
 npx tsx bench/synth-daily-zh.ts
 npx tsx bench/synth-daily-zh.ts --conversations 6 --stories 72 --seed 11 --name synth-daily-zh-big
 npx tsx bench/synth-life-zh.ts
+npx tsx bench/synth-assistant-zh.ts
