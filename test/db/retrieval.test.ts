@@ -1214,6 +1214,43 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect(described.evidence?.some((e) => (e.components?.hop ?? 0) > 0)).toBe(true);
   });
 
+  it("lifts no answer type for a question describing its subject: the describing line holds no value", async () => {
+    const tenantId = await createTenant(handle.db);
+    const ctx = agentContext(tenantId, { readScopes: ["user:u1"].map(parseScopePattern) });
+    const describing = "我朋友王磊是一名记者。";
+    // Other friends' ages share a word with the question (朋友); the one asked about is named by the describing line.
+    const ages = [
+      "我朋友李娜今年28岁。",
+      "我朋友张伟今年40岁。",
+      "我朋友刘洋今年33岁。",
+      "我朋友陈静今年51岁。",
+      "王磊今年35岁。",
+    ];
+    const chatter = ["今天中午吃了面条。", "晚上看了一部电影。", "下周要交报告。"];
+    const log = [...chatter, describing, ...chatter, ...ages, ...chatter];
+    await appendMessages(handle.db, ctx, {
+      sessionId: "log",
+      userScopeId: "u1",
+      messages: log.map((content) => ({ role: "user", content })),
+    });
+    const question = { queryText: "我那个当记者的朋友多大了？", includeEvidence: true };
+    const typed = await memorySearch(handle.db, ctx, question, {
+      ...noVectors,
+      ranking: rankingFeaturesWithout(["describedNoType"]),
+    });
+    // Without the rule every line holding an age is lifted, other people's too.
+    expect(typed.evidence?.filter((e) => e.components?.answerType === 1).length).toBeGreaterThanOrEqual(4);
+    const untyped = await search(ctx, question);
+    expect(untyped.evidence?.some((e) => e.components?.answerType !== undefined)).toBe(false);
+    const rankOf = (hits: { content: string }[] | undefined) => hits?.findIndex((e) => e.content === describing) ?? -1;
+    expect(rankOf(untyped.evidence)).toBe(0);
+    expect(rankOf(typed.evidence)).toBeGreaterThanOrEqual(0);
+    // A question naming its subject keeps the lift.
+    const named = await search(ctx, { queryText: "王磊今年多大了？", includeEvidence: true });
+    expect(named.evidence?.[0]?.content).toBe("王磊今年35岁。");
+    expect(named.evidence?.[0]?.components?.answerType).toBe(1);
+  });
+
   it("ranks by the question a query ends with above the chit-chat before it", async () => {
     const tenantId = await createTenant(handle.db);
     const ctx = agentContext(tenantId, { readScopes: ["user:u1"].map(parseScopePattern) });

@@ -3,13 +3,7 @@ import type { MatchedDoc } from "~/server/memory/retrieval/bm25";
 import { queryTerms, type QueryTerm } from "~/server/memory/retrieval/query-terms";
 import { ALL_RANKING_FEATURES } from "~/server/memory/retrieval/ranking-features";
 import { RARE_WORDS_PER_ROW } from "~/server/memory/retrieval/rare-words";
-import {
-  bridgeTerms,
-  describesItsSubject,
-  DIALOGUE_HOP_SHARE,
-  HOP_SHARE,
-  lendFromSeeds,
-} from "~/server/memory/retrieval/second-hop";
+import { bridgeTerms, DIALOGUE_HOP_SHARE, HOP_SHARE, lendFromSeeds } from "~/server/memory/retrieval/second-hop";
 
 const bridge = (seed: string, question: string, shares: Map<string, number> = new Map()) =>
   bridgeTerms(seed, queryTerms(question), shares, ALL_RANKING_FEATURES).map((t) => t.term);
@@ -119,19 +113,5 @@ describe("the second hop's loans", () => {
     expect(loans.get("mention")?.hop).toBeCloseTo(HOP_SHARE * 2 + HOP_SHARE * 1, 6);
     expect(loans.get("mention")?.ceiling).toBe(2);
     expect(loans.get("seed")?.ceiling).toBe(1); // a seed lent to by a weaker one stays below it
-  });
-});
-
-describe("a question describing its subject", () => {
-  it("is read from 那 and a measure word in the question a query ends with", () => {
-    expect(describesItsSubject("有六百位客人的那次活动持续了多久？")).toBe(true);
-    expect(describesItsSubject("我那个养仓鼠的同事住在哪？")).toBe(true);
-    expect(describesItsSubject("今天好累。那位当记者的朋友叫什么？")).toBe(true);
-    // Traditional script is read as simplified.
-    expect(describesItsSubject("那個養貓的同事叫什麼？")).toBe(true);
-    expect(describesItsSubject("彭婷在哪里上班？")).toBe(false);
-    // A description in the lead-in is not the question's.
-    expect(describesItsSubject("那次活动真累。彭婷在哪里上班？")).toBe(false);
-    expect(describesItsSubject("Who is the one that adopted a dog?")).toBe(false);
   });
 });

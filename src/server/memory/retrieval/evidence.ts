@@ -11,7 +11,8 @@ import { fullTextMatch, scopeStats, trigramHits, vectorHits } from "./signals";
 import { anyOf } from "~/db/any-of";
 import { ALL_RANKING_FEATURES, type RankingFeatures } from "./ranking-features";
 import { reorderBySecondStage, SECOND_STAGE_CANDIDATES, SECOND_STAGE_WEIGHTS, type JoinInput } from "./second-stage";
-import { describesItsSubject, HOP_SEEDS, hopLoans, MAX_HOP_QUESTION_WORDS } from "./second-hop";
+import { HOP_SEEDS, hopLoans, MAX_HOP_QUESTION_WORDS } from "./second-hop";
+import { describesItsSubject } from "./described-subject";
 import { termShares } from "./term-shares";
 import { lastSentence } from "./question-focus";
 import { namedWords, withNamedPlaces } from "./named-tail";
@@ -119,7 +120,11 @@ function secondStage(
     head.map((h) => ({ id: h.id, score: h.score, text: text.get(h.id) ?? "" })),
     {
       ...SECOND_STAGE_WEIGHTS,
-      ...(features.answerType ? {} : { answerType: 0 }),
+      // A question describing its subject ("我那个当记者的朋友多大了？") is answered through the line that
+      // describes it, which holds no age: lifting every line holding one lifts other people's.
+      ...(features.answerType && !(features.describedNoType && describesItsSubject(query.queryText))
+        ? {}
+        : { answerType: 0 }),
       ...(features.entityJoin ? {} : { join: 0 }),
     },
     join,

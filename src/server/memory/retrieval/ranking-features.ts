@@ -44,6 +44,8 @@ export const RANKING_FEATURES = [
   "namedTail",
   /** Evidence: a one-line Chinese question that names something few rows hold is not hopped from; the hop is for a question describing its subject (second-hop.ts). */
   "namedNoHop",
+  /** Evidence: a Chinese question describing its subject (那 and a measure word) lifts no answer type (described-subject.ts). */
+  "describedNoType",
 ] as const;
 
 export type RankingFeature = (typeof RANKING_FEATURES)[number];

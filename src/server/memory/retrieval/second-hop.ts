@@ -1,10 +1,8 @@
 import type { SQL } from "drizzle-orm";
 import type { DbOrTx } from "~/db/types";
-import { normalizeSearchText } from "~/server/text/segment";
 import { scoreBm25, type MatchedDoc } from "./bm25";
 import type { CorpusStats } from "./corpus-stats";
 import { isOwnWord, isQueryWord, queryTerms, termTsQuery, type QueryTerm } from "./query-terms";
-import { lastSentence } from "./question-focus";
 import type { RankingFeatures } from "./ranking-features";
 import { RARE_MAX_SHARE, RARE_WORDS_PER_ROW, rareInScope } from "./rare-words";
 import { fullTextMatch } from "./signals";
@@ -41,17 +39,6 @@ const HOP_ROW_BUDGET = 200;
  * from its best hits drifts (MADial-zh MRR −0.14 without this bound). Questions hold 3–31 words.
  */
 export const MAX_HOP_QUESTION_WORDS = 32;
-
-/**
- * 那 and a measure word ("有六百位客人的那次活动", "那个养猫的同事"): a Chinese question describing its
- * subject rather than naming it. Such a question is hopped from even when it holds rare words (the
- * description's); one that names its subject is not (evidence.ts, feature `namedNoHop`).
- */
-const DESCRIPTION = /那(?:个|位|次|场|家|件|台|只|条|辆|本|部|所|座|间|套|双|把|回|趟|天|年)/u;
-
-/** Whether the question a query ends with describes its subject (DESCRIPTION). */
-export const describesItsSubject = (queryText: string) =>
-  DESCRIPTION.test(normalizeSearchText(lastSentence(queryText).sentence));
 
 /** `inDialogue`: the seed stands among turns of another role (see HOP_SHARE). */
 export type HopSeed = { id: string; score: number; text: string; inDialogue?: boolean };

@@ -1,0 +1,19 @@
+import { describe, expect, it } from "vitest";
+import { describesItsSubject } from "~/server/memory/retrieval/described-subject";
+
+describe("a question describing its subject", () => {
+  it("is read from 那 and a measure word in the question a query ends with", () => {
+    expect(describesItsSubject("有六百位客人的那次活动持续了多久？")).toBe(true);
+    expect(describesItsSubject("我那个养仓鼠的同事住在哪？")).toBe(true);
+    expect(describesItsSubject("今天好累。那位当记者的朋友叫什么？")).toBe(true);
+    // Traditional script is read as simplified.
+    expect(describesItsSubject("那個養貓的同事叫什麼？")).toBe(true);
+    expect(describesItsSubject("彭婷在哪里上班？")).toBe(false);
+    // 那次 and a name refers to a thing the memory names.
+    expect(describesItsSubject("那次婚礼和那次露营一共来了多少人？")).toBe(false);
+    expect(describesItsSubject("那次装修请的哪家？")).toBe(false);
+    // A description in the lead-in is not the question's.
+    expect(describesItsSubject("那次活动真累。彭婷在哪里上班？")).toBe(false);
+    expect(describesItsSubject("Who is the one that adopted a dog?")).toBe(false);
+  });
+});
