@@ -1242,9 +1242,13 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect(typed.evidence?.filter((e) => e.components?.answerType === 1).length).toBeGreaterThanOrEqual(4);
     const untyped = await search(ctx, question);
     expect(untyped.evidence?.some((e) => e.components?.answerType !== undefined)).toBe(false);
-    const rankOf = (hits: { content: string }[] | undefined) => hits?.findIndex((e) => e.content === describing) ?? -1;
-    expect(rankOf(untyped.evidence)).toBe(0);
-    expect(rankOf(typed.evidence)).toBeGreaterThanOrEqual(0);
+    const rankOf = (hits: { content: string }[] | undefined, content: string) =>
+      hits?.findIndex((e) => e.content === content) ?? -1;
+    expect(rankOf(untyped.evidence, describing)).toBe(0);
+    // The answer follows the line that describes the friend, no longer below other friends' ages.
+    const answer = "王磊今年35岁。";
+    expect(rankOf(untyped.evidence, answer)).toBeGreaterThan(0);
+    expect(rankOf(untyped.evidence, answer)).toBeLessThan(rankOf(typed.evidence, answer));
     // A question naming its subject keeps the lift.
     const named = await search(ctx, { queryText: "王磊今年多大了？", includeEvidence: true });
     expect(named.evidence?.[0]?.content).toBe("王磊今年35岁。");

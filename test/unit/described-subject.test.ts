@@ -12,6 +12,12 @@ describe("a question describing its subject", () => {
     // 那次 and a name refers to a thing the memory names.
     expect(describesItsSubject("那次婚礼和那次露营一共来了多少人？")).toBe(false);
     expect(describesItsSubject("那次装修请的哪家？")).toBe(false);
+    // A described time is held by the describing line itself: the answer type stays.
+    expect(describesItsSubject("我结婚的那天是几号？")).toBe(false);
+    expect(describesItsSubject("我毕业的那年是哪一年？")).toBe(false);
+    // Read as descriptions too (the hop runs as it always did; the answer type is not lifted).
+    expect(describesItsSubject("彭婷的那只猫叫什么？")).toBe(true);
+    expect(describesItsSubject("我那个朋友的女儿几岁？")).toBe(true);
     // A description in the lead-in is not the question's.
     expect(describesItsSubject("那次活动真累。彭婷在哪里上班？")).toBe(false);
     expect(describesItsSubject("Who is the one that adopted a dog?")).toBe(false);

@@ -3,14 +3,15 @@ import { lastSentence } from "./question-focus";
 
 /**
  * A clause before 那 and a measure word ("有六百位客人的那次活动"), or 那个 / 那位 before a clause
- * ("我那个养猫的同事"): a Chinese question describing its subject rather than naming it. Such a question
- * is hopped from even when it holds rare words (the description's); one that names its subject is not
- * (evidence.ts, feature `namedNoHop`), and lifts no answer type (feature `describedNoType`): the line that
- * describes the subject holds no value of the kind asked for, and lifting every line that holds one lifts
- * other people's. "那次婚礼" alone refers to a thing by its name.
+ * ("我那个养猫的同事"): a Chinese question describing its subject rather than naming it. "那次婚礼" alone
+ * refers to a thing by its name; "我结婚的那天" describes a time, which the describing line itself holds
+ * (天 and 年 are no measure words here). A question describing its subject is hopped from even when it
+ * holds rare words (the description's: evidence.ts, feature `namedNoHop`), and lifts no answer type
+ * (feature `describedNoType`): the line that describes the subject holds no value of the kind asked for,
+ * and lifting every line that holds one lifts other people's.
  */
 const DESCRIPTION =
-  /的那(?:个|位|次|场|家|件|台|只|条|辆|本|部|所|座|间|套|双|把|回|趟|天|年)|那(?:个|位)[^，。？！,.?!]{1,12}的/u;
+  /的那(?:个|位|次|场|家|件|台|只|条|辆|本|部|所|座|间|套|双|把|回|趟)|那(?:个|位)[^，。？！,.?!]{1,12}的/u;
 
 /** Whether the question a query ends with describes its subject (DESCRIPTION). */
 export const describesItsSubject = (queryText: string) =>
