@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { appendMessages } from "~/server/memory/evidence/messages";
 import type { RankingFeature } from "~/server/memory/retrieval/ranking-features";
 import { parseScopePattern } from "~/server/memory/scope";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
-import { agentContext, createTenant, evidenceWithout } from "../support/memory";
+import { agentContext, appendLog, createTenant, evidenceWithout } from "../support/memory";
 
 /** A user who says the same chit-chat again and again, with a few facts among it. */
 const CHATTER = [
@@ -48,12 +47,8 @@ describe(`a line repeating the lead-in (${TEST_BACKEND})`, () => {
     const tenantId = await createTenant(handle.db);
     const ctx = agentContext(tenantId, { readScopes: ["user:u1", "session:*"].map(parseScopePattern) });
     const lines = log();
-    const { messages } = await appendMessages(handle.db, ctx, {
-      sessionId: "log",
-      userScopeId: "u1",
-      messages: lines.map((content) => ({ role: "user" as const, content })),
-    });
-    const answer = messages[lines.indexOf("哥哥一家都在郑州。")]!.id;
+    const ids = await appendLog(handle.db, ctx, lines);
+    const answer = ids[lines.indexOf("哥哥一家都在郑州。")]!;
     const search = (queryText: string, off: RankingFeature[]) => evidenceWithout(handle.db, ctx, queryText, off);
 
     const question = "报销单又被退回来了。刚看完一部电影！哦对，我哥现在在哪儿生活？";

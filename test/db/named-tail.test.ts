@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { appendMessages } from "~/server/memory/evidence/messages";
 import type { RankingFeature } from "~/server/memory/retrieval/ranking-features";
 import { parseScopePattern } from "~/server/memory/scope";
 import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db";
-import { agentContext, createTenant, evidenceWithout } from "../support/memory";
+import { agentContext, appendLog, createTenant, evidenceWithout } from "../support/memory";
 
 /** Other people's lines in the stock phrase the question uses, one person each. */
 const OTHERS = ["王磊", "李娜", "张伟", "刘洋", "陈静", "杨帆", "赵敏", "黄勇", "周杰", "吴刚", "徐丽", "孙涛"];
@@ -34,16 +33,7 @@ describe(`the page's last places for what a question names (${TEST_BACKEND})`, (
     const tenantId = await createTenant(handle.db);
     const ctx = agentContext(tenantId, { readScopes: ["user:u1", "session:*"].map(parseScopePattern) });
     const lines = log();
-    // In batches, as a client appends (at most 100 messages a call).
-    const ids: string[] = [];
-    for (let i = 0; i < lines.length; i += 100) {
-      const { messages } = await appendMessages(handle.db, ctx, {
-        sessionId: "log",
-        userScopeId: "u1",
-        messages: lines.slice(i, i + 100).map((content) => ({ role: "user" as const, content })),
-      });
-      ids.push(...messages.map((m) => m.id));
-    }
+    const ids = await appendLog(handle.db, ctx, lines);
     const answer = ids[lines.indexOf("彭婷的爱好是打乒乓球。")]!;
     const search = (queryText: string, off: RankingFeature[]) => evidenceWithout(handle.db, ctx, queryText, off);
 

@@ -25,6 +25,7 @@ import { openTestDatabase, TEST_BACKEND, type TestDatabase } from "../support/db
 import { steppingClock } from "../support/clock";
 import {
   agentContext,
+  appendLog,
   createOp as create,
   createTenant,
   importedChunk,
@@ -1190,11 +1191,7 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
       ...chatter,
       "余晓燕老家也是山西大同的。",
     ];
-    await appendMessages(handle.db, ctx, {
-      sessionId: "log",
-      userScopeId: "u1",
-      messages: log.map((content) => ({ role: "user", content })),
-    });
+    await appendLog(handle.db, ctx, log);
     const question = { queryText: "彭婷老家在哪？", includeEvidence: true };
     // Without the rule the hop lends from 彭婷's line to the other lines holding its rare words (山西大同).
     const hopped = await memorySearch(handle.db, ctx, question, {
@@ -1228,11 +1225,7 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     ];
     const chatter = ["今天中午吃了面条。", "晚上看了一部电影。", "下周要交报告。"];
     const log = [...chatter, describing, ...chatter, ...ages, ...chatter];
-    await appendMessages(handle.db, ctx, {
-      sessionId: "log",
-      userScopeId: "u1",
-      messages: log.map((content) => ({ role: "user", content })),
-    });
+    await appendLog(handle.db, ctx, log);
     const question = { queryText: "我那个当记者的朋友多大了？", includeEvidence: true };
     const typed = await memorySearch(handle.db, ctx, question, {
       ...noVectors,

@@ -3,6 +3,7 @@ import type { Database } from "~/db/types";
 import { newId } from "~/server/ids";
 import type { MemoryCallContext } from "~/server/memory/call-context";
 import { rankingFeaturesWithout, type RankingFeature } from "~/server/memory/retrieval/ranking-features";
+import { appendMessages } from "~/server/memory/evidence/messages";
 import { memorySearch } from "~/server/memory/retrieval/search";
 import { parseScopePattern } from "~/server/memory/scope";
 import { memoryWrite } from "~/server/memory/write/write";
@@ -75,6 +76,23 @@ export const createOp = (kind: string, card: Record<string, unknown>, extra: Op 
 
 /** Search / context options that never touch an embedding provider. */
 export const noVectors = { embeddings: null } as const;
+
+/**
+ * One speaker's log: `lines` appended as the user's messages of session "log" in user scope u1, in
+ * batches as a client appends (at most 100 messages a call). Returns the messages' ids, in order.
+ */
+export async function appendLog(db: Database, ctx: MemoryCallContext, lines: readonly string[]): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < lines.length; i += 100) {
+    const { messages } = await appendMessages(db, ctx, {
+      sessionId: "log",
+      userScopeId: "u1",
+      messages: lines.slice(i, i + 100).map((content) => ({ role: "user" as const, content })),
+    });
+    ids.push(...messages.map((m) => m.id));
+  }
+  return ids;
+}
 
 /** The evidence a search finds (a page of `limit`, no vectors) with the ranking features `off` switched off. */
 export async function evidenceWithout(

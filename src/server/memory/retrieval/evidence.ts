@@ -107,6 +107,7 @@ function secondStage(
   ranked: readonly Scored[],
   text: ReadonlyMap<string, string>,
   features: RankingFeatures,
+  asked: QuestionReading,
   join?: JoinInput,
 ): Scored[] {
   const head = ranked.slice(0, SECOND_STAGE_CANDIDATES);
@@ -122,9 +123,7 @@ function secondStage(
       ...SECOND_STAGE_WEIGHTS,
       // A question describing its subject ("我那个当记者的朋友多大了？") is answered through the line that
       // describes it, which holds no age: lifting every line holding one lifts other people's.
-      ...(features.answerType && !(features.describedNoType && describesItsSubject(query.queryText))
-        ? {}
-        : { answerType: 0 }),
+      ...(features.answerType && !(features.describedNoType && asked.describesSubject) ? {} : { answerType: 0 }),
       ...(features.entityJoin ? {} : { join: 0 }),
     },
     join,
@@ -179,11 +178,18 @@ async function secondHop(
   return [...byId.values()].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
 }
 
-/** What a one-line question names (named-tail.ts), read from a source's first-stage statistics; none for other queries. */
-function namedOf(query: EvidenceQuery, match: { terms: readonly QueryTerm[]; df: readonly number[] }): string[] {
-  const oneLine = !/[\n\r\u2028\u2029]/u.test(query.queryText.trim());
-  return oneLine && lastSentence(query.queryText).question ? namedWords(query.queryText, match.terms, match.df) : [];
-}
+/** How the question a query ends with reads; the same for every source, so read once per search. */
+type QuestionReading = {
+  /** The query is one line and ends with a question (what namedTail and namedNoHop read). */
+  oneLineQuestion: boolean;
+  /** The question describes its subject rather than naming it (described-subject.ts). */
+  describesSubject: boolean;
+};
+
+const readQuestion = (queryText: string): QuestionReading => ({
+  oneLineQuestion: !/[\n\r\u2028\u2029]/u.test(queryText.trim()) && lastSentence(queryText).question,
+  describesSubject: describesItsSubject(queryText),
+});
 
 /** A source's ranked candidates, and the rows read on the way (the second stage's head). */
 async function rankSource(
@@ -192,6 +198,7 @@ async function rankSource(
   where: SQL,
   query: EvidenceQuery,
   candidates: number,
+  asked: QuestionReading,
 ): Promise<{ ranked: Ranked[]; rows: Map<string, EvidenceRow>; named: string[] }> {
   const match = await fullTextMatch(db, {
     source,
@@ -236,13 +243,16 @@ async function rankSource(
   // A dialogue's turns share words by its flow, and its speakers' names by their labels: they tie nothing.
   const join = joins ? { shares: await termShares(db, source.table), unlinked: dialogue } : undefined;
   const restaged = staged
-    ? secondStage(query, match, spreadHits, withReferents(text, referredTo), features, join)
+    ? secondStage(query, match, spreadHits, withReferents(text, referredTo), features, asked, join)
     : spreadHits;
-  const named = features.namedTail || features.namedNoHop ? namedOf(query, match) : [];
+  // What a one-line question names (named-tail.ts), read from this source's first-stage statistics.
+  const named =
+    (features.namedTail || features.namedNoHop) && asked.oneLineQuestion
+      ? namedWords(query.queryText, match.terms, match.df)
+      : [];
   // A question that names its subject has it already: hopping from its best lines drifts to other
   // people sharing their values and phrasings (docs/retrieval.md, "Second hop").
-  const hops =
-    features.secondHop && !(features.namedNoHop && named.length > 0 && !describesItsSubject(query.queryText));
+  const hops = features.secondHop && !(features.namedNoHop && named.length > 0 && !asked.describesSubject);
   const spread = hops ? await secondHop(db, source, where, query, match, restaged, text, dialogue) : restaged;
   const lexical = new Map(spread.map((s) => [s.id, s]));
   const lists: SignalHits[] = [
@@ -305,7 +315,8 @@ export async function searchEvidence(db: DbOrTx, query: EvidenceQuery): Promise<
     evidenceScopeCondition(memoryMessages, query.scopes),
     query.before ? lte(memoryMessages.createdAt, query.before) : undefined,
   )!;
-  const messages = await rankSource(db, MESSAGE_SOURCE, messageWhere, query, candidates);
+  const asked = readQuestion(query.queryText);
+  const messages = await rankSource(db, MESSAGE_SOURCE, messageWhere, query, candidates, asked);
 
   // Chunks cut from a message would only repeat it; the ones with no message (imports, other
   // sources) are searched too. A scope without any costs one count that finds nothing, or none
@@ -319,7 +330,7 @@ export async function searchEvidence(db: DbOrTx, query: EvidenceQuery): Promise<
   const chunkStats = await scopeStats(db, CHUNK_SOURCE, chunkWhere, statsKeyOf(query));
   const chunks =
     chunkStats.n > 0
-      ? await rankSource(db, CHUNK_SOURCE, chunkWhere, query, candidates)
+      ? await rankSource(db, CHUNK_SOURCE, chunkWhere, query, candidates, asked)
       : { ranked: [], rows: new Map<string, EvidenceRow>(), named: [] };
 
   const merged = [
