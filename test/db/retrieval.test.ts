@@ -1248,6 +1248,43 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect(named.evidence?.[0]?.components?.answerType).toBe(1);
   });
 
+  it("finds the kin a group word covers: 我妈那边的亲戚 is 舅舅 and 小姨, not 叔叔", async () => {
+    const tenantId = await createTenant(handle.db);
+    const ctx = agentContext(tenantId, { readScopes: ["user:u1"].map(parseScopePattern) });
+    const mothers = ["我舅舅在昆明买了房，常住那边。", "我小姨现在人在武汉。"];
+    const fathers = "我叔叔一家定居在常德。";
+    // Other lines hold the question's words (住, 城市) and no relative.
+    const chatter = [
+      ["我同事住在北京。", "今天中午吃了面条。", "周末去爬了山。"],
+      ["这个城市的夏天太热了。", "晚上看了一部电影。", "买了一箱橙子。"],
+      ["朋友住得离公司很近。", "下周要交报告。", "新买的耳机音质不错。"],
+    ];
+    await appendLog(handle.db, ctx, [
+      ...chatter[0]!,
+      mothers[0]!,
+      ...chatter[1]!,
+      fathers,
+      mothers[1]!,
+      ...chatter[2]!,
+    ]);
+    const question = { queryText: "我妈那边的亲戚都住在哪个城市？", includeEvidence: true };
+    const found = await search(ctx, question);
+    const contents = found.evidence?.map((e) => e.content) ?? [];
+    const rankOf = (hits: { content: string }[] | undefined, content: string) =>
+      hits?.findIndex((e) => e.content === content) ?? -1;
+    const ranks = mothers.map((line) => rankOf(found.evidence, line));
+    expect(ranks.every((rank) => rank >= 0 && rank < 5)).toBe(true);
+    const fathersRank = rankOf(found.evidence, fathers);
+    expect(fathersRank === -1 || fathersRank > Math.max(...ranks)).toBe(true);
+    // Without the kin terms the relatives' lines share no word with the question but 我 and 在.
+    const plain = await memorySearch(handle.db, ctx, question, {
+      ...noVectors,
+      ranking: rankingFeaturesWithout(["kinship"]),
+    });
+    const plainRanks = mothers.map((line) => rankOf(plain.evidence, line));
+    expect(plainRanks.some((rank) => rank === -1 || rank >= 5)).toBe(true);
+  });
+
   it("ranks by the question a query ends with above the chit-chat before it", async () => {
     const tenantId = await createTenant(handle.db);
     const ctx = agentContext(tenantId, { readScopes: ["user:u1"].map(parseScopePattern) });

@@ -1,7 +1,15 @@
 import { englishStem } from "~/server/text/english-stem";
-import { CJK_CHAR_CLASS, isCommonCjkCharacter, isQueryStopWord, readQuery, segmentQuery } from "~/server/text/segment";
+import { kinshipTerms } from "~/server/text/kinship";
+import {
+  CJK_CHAR_CLASS,
+  isCommonCjkCharacter,
+  isQueryStopWord,
+  normalizeSearchText,
+  readQuery,
+  segmentQuery,
+} from "~/server/text/segment";
 import { crossLanguageTerms } from "./cross-language";
-import { questionFocus, withoutSpeaker } from "./question-focus";
+import { lastSentence, questionFocus, withoutSpeaker } from "./question-focus";
 import { ALL_RANKING_FEATURES, type RankingFeatures } from "./ranking-features";
 
 /**
@@ -21,16 +29,18 @@ export type QueryTerm = {
   translated?: boolean;
   /** Only in what comes before the question the query ends with (question-focus.ts): weighted lower. */
   lead?: boolean;
+  /** A kin term covered by a group word of the query (kinship.ts): it stands for that word, as a translation does. */
+  kin?: boolean;
 };
 
 /**
- * A word the question itself holds: not a single CJK character (weighted lower), a translation, or a word
- * only in the lead-in before the question.
+ * A word the question itself holds: not a single CJK character (weighted lower), a translation, a kin
+ * term a group word covers, or a word only in the lead-in before the question.
  */
 export const isOwnWord = (term: QueryTerm) => isQueryWord(term) && !term.lead;
 /** A word the query holds, in its question or in the lead-in before it: its size, whatever the focus weighs. */
 export const isQueryWord = (term: QueryTerm) =>
-  !term.translated && (term.lead ? term.weight / LEAD_WEIGHT : term.weight) >= 1;
+  !term.translated && !term.kin && (term.lead ? term.weight / LEAD_WEIGHT : term.weight) >= 1;
 
 const CJK = new RegExp(`[${CJK_CHAR_CLASS}]`, "u");
 const CJK_RUN = new RegExp(`[${CJK_CHAR_CLASS}]+`, "gu");
@@ -50,6 +60,8 @@ const CJK_UNIGRAM_WEIGHT = 0.5;
  * at half its weight: the question says what is wanted, the lead-in may be chit-chat.
  */
 const LEAD_WEIGHT = 0.5;
+/** A kin term a group word of the query covers ("亲戚" → 舅舅, 表姐; kinship.ts) means what the group word does, as a translation does. */
+const KIN_WEIGHT = 1;
 
 const ENGLISH_STOP_WORDS = new Set(
   (
@@ -114,6 +126,9 @@ export function queryTerms(text: string, features: RankingFeatures = ALL_RANKING
       unigrams++;
     }
   }
+  if (features.kinship)
+    for (const term of askedKin(text))
+      if (!seen.has(term)) seen.set(term, { term, prefix: false, weight: KIN_WEIGHT, kin: true });
   const words = [...seen.values()];
   if (features.unigramIdf)
     for (const word of words) if (word.term.length === 1 && CJK.test(word.term)) word.idfScaled = true;
@@ -124,6 +139,16 @@ export function queryTerms(text: string, features: RankingFeatures = ALL_RANKING
   // A lead-in word's translation is a lead-in word too.
   if (focus) for (const term of translations) if (!focus.translations.has(term.term)) markLead(term);
   return [...words, ...translations];
+}
+
+/**
+ * The kin terms a group word covers in the last sentence of a one-line query (kinship.ts): what it asks
+ * or looks for. In a pasted dialogue, or in a remark before the question, "我和家人一起去野餐了" says who
+ * was there, and the household's every member would match the memories of every outing.
+ */
+function askedKin(text: string): string[] {
+  if (/[\n\r\u2028\u2029]/u.test(text.trim())) return [];
+  return kinshipTerms(normalizeSearchText(lastSentence(text).sentence));
 }
 
 /** "How" and the word that makes it a question of degree or number (answer-type.ts reads the same). */

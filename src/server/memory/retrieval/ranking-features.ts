@@ -46,6 +46,8 @@ export const RANKING_FEATURES = [
   "namedNoHop",
   /** Evidence: a Chinese question describing its subject (那 and a measure word) lifts no answer type (described-subject.ts). */
   "describedNoType",
+  /** Kin terms a Chinese group word covers ("我妈那边的亲戚" → 舅舅, 姨妈, 表姐) as query terms (kinship.ts). */
+  "kinship",
 ] as const;
 
 export type RankingFeature = (typeof RANKING_FEATURES)[number];

@@ -230,7 +230,7 @@ export function secondStageFeatures(
  * for one of them, and counting both would halve the coverage of a text that holds every word asked.
  */
 function ownWords(terms: readonly QueryTerm[], df: readonly number[]) {
-  const own = terms.flatMap((term, i) => (term.translated ? [] : [{ term, df: df[i] ?? 0 }]));
+  const own = terms.flatMap((term, i) => (term.translated || (term.kin && !df[i]) ? [] : [{ term, df: df[i] ?? 0 }]));
   return { terms: own.map((o) => o.term), df: own.map((o) => o.df) };
 }
 
