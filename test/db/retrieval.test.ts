@@ -17,7 +17,7 @@ import { flushQueryLog, recordQuery } from "~/server/memory/retrieval/query-log"
 import { memorySearch } from "~/server/memory/retrieval/search";
 import { disjointScopes } from "~/server/memory/retrieval/read-scopes";
 import { fullTextHits, fullTextMatch, scopeStats } from "~/server/memory/retrieval/signals";
-import { CARD_SOURCE } from "~/server/memory/retrieval/text-sources";
+import { CARD_SOURCE, MESSAGE_SOURCE } from "~/server/memory/retrieval/text-sources";
 import { termShare, termShares } from "~/server/memory/retrieval/term-shares";
 import { memoryWrite } from "~/server/memory/write/write";
 import { reindexSearchText } from "~/server/memory/store/reindex-search-text";
@@ -1283,6 +1283,21 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     });
     const plainRanks = mothers.map((line) => rankOf(plain.evidence, line));
     expect(plainRanks.some((rank) => rank === -1 || rank >= 5)).toBe(true);
+    // Of the nineteen kin terms 我妈那边的亲戚 covers, only those the scope holds are matched and flagged.
+    const terms = queryTerms(question.queryText);
+    expect(terms.filter((term) => term.kin).length).toBeGreaterThan(10);
+    const match = await fullTextMatch(handle.db, {
+      source: MESSAGE_SOURCE,
+      where: sql`memory_messages.tenant_id = ${tenantId}`,
+      terms,
+      limit: 10,
+    });
+    expect(
+      match.terms
+        .filter((term) => term.kin)
+        .map((term) => term.term)
+        .sort(),
+    ).toEqual(["小姨", "舅舅"]);
   });
 
   it("ranks by the question a query ends with above the chit-chat before it", async () => {

@@ -8,7 +8,7 @@ import { anyTermTsQuery, termTsQuery, type QueryTerm } from "./query-terms";
 import { selectingTerms, termShare, termShares, type TermShares } from "./term-shares";
 import type { TextSource } from "./text-sources";
 import { bm25Idf, documentFrequencies, scoreBm25, type MatchedDoc } from "./bm25";
-import { withTranslationsInScope } from "./translation-presence";
+import { withTermsInScope, withTranslationsInScope } from "./translation-presence";
 
 /**
  * The three retrieval signals, each one SQL statement over one searchable table, restricted by the
@@ -237,24 +237,33 @@ async function matchTerms(
   shares: TermShares,
   countScope: () => Promise<CorpusStats>,
 ): Promise<{ rows: FlagRow[]; terms: readonly QueryTerm[]; selecting: readonly QueryTerm[]; docs?: MatchedDoc[] }> {
-  const own = params.terms.filter((term) => !term.translated);
   const stats = await countScope();
+  const scopeKey = params.statsKey ?? (params.statsParts && JSON.stringify(params.statsParts.map((part) => part.key)));
+  // Kin terms a group word covers (kinship.ts): only those the scope holds are matched and flagged.
+  const asked = params.terms.some((term) => term.kin)
+    ? await withTermsInScope(
+        db,
+        { source: params.source, where: params.where, terms: params.terms, scoped: params.scoped, scopeKey },
+        (term) => term.kin === true,
+      )
+    : params.terms;
+  const own = asked.filter((term) => !term.translated);
   const { selectFrom } = params;
   const selectable = selectFrom && new Set(selectFrom.map((term) => termTsQuery(term)));
   const candidates = selectable ? own.filter((term) => selectable.has(termTsQuery(term))) : own;
   const selecting = selectingTerms(candidates, shares, stats.n, params.rowBudget ?? params.source.rowBudget);
   const first = selecting.length > 0 ? await matchRows(db, { ...params, terms: own }, selecting) : [];
   // The own words' flags, read once: for the coverage, and for BM25 when these rows are the answer.
-  const docs = own.length < params.terms.length ? flaggedDocs(params.source, first, own.length) : undefined;
+  const docs = own.length < asked.length ? flaggedDocs(params.source, first, own.length) : undefined;
   const enough = selecting.length > 0 && first.length >= (params.minimum ?? params.limit);
   const translate = docs !== undefined && ownCoverage(docs, own, selecting, shares, stats) < OWN_WORDS_COVERAGE;
   const terms = translate
     ? await withTranslationsInScope(db, {
         source: params.source,
         where: params.where,
-        terms: params.terms,
+        terms: asked,
         scoped: params.scoped,
-        scopeKey: params.statsKey ?? (params.statsParts && JSON.stringify(params.statsParts.map((part) => part.key))),
+        scopeKey,
       })
     : own;
   const sameTerms = terms.length === own.length;

@@ -21,20 +21,32 @@ const MAX_SCOPES = 2_000;
 type Seen = { present: boolean; at: number };
 const caches = new WeakMap<object, Map<string, Map<string, Seen>>>();
 
-export async function withTranslationsInScope(
+export async function withTranslationsInScope(db: DbOrTx, params: PresenceParams): Promise<readonly QueryTerm[]> {
+  return withTermsInScope(db, params, (term) => term.translated === true);
+}
+
+type PresenceParams = {
+  source: TextSource;
+  where: SQL;
+  terms: readonly QueryTerm[];
+  /** What `where` reads (tenant, scopes, filters): the answers are remembered under it (not at all without one). */
+  scopeKey?: string;
+  scoped?: ScopedMatch;
+  now?: number;
+};
+
+/**
+ * `terms` without those `asked` picks that no row of the scope holds: the same probes and memory as for
+ * translations, for other words a query adds (kin terms a group word covers, kinship.ts: sixty for
+ * 亲戚, of which a memory holds a few, and each would be flagged on every matched row).
+ */
+export async function withTermsInScope(
   db: DbOrTx,
-  params: {
-    source: TextSource;
-    where: SQL;
-    terms: readonly QueryTerm[];
-    /** What `where` reads (tenant, scopes, filters): the answers are remembered under it (not at all without one). */
-    scopeKey?: string;
-    scoped?: ScopedMatch;
-    now?: number;
-  },
+  params: PresenceParams,
+  asked: (term: QueryTerm) => boolean,
 ): Promise<readonly QueryTerm[]> {
   const { source, terms } = params;
-  if (!terms.some((t) => t.translated)) return terms;
+  if (!terms.some(asked)) return terms;
   const now = params.now ?? Date.now();
   const seen = rememberedFor(db, source, params.scopeKey);
   const keyOf = (term: QueryTerm) => (term.prefix ? `${term.term}:*` : term.term);
@@ -42,7 +54,7 @@ export async function withTranslationsInScope(
   const present = new Map<string, boolean>();
   const unknown: QueryTerm[] = [];
   for (const term of terms) {
-    if (!term.translated) continue;
+    if (!asked(term)) continue;
     const hit = seen.get(keyOf(term));
     if (hit && now - hit.at < (hit.present ? FOUND_TTL_MS : MISSING_TTL_MS)) present.set(keyOf(term), hit.present);
     else unknown.push(term);
@@ -63,7 +75,7 @@ export async function withTranslationsInScope(
       seen.set(keyOf(term), { present: each[i] === true, at: now });
     });
   }
-  return terms.filter((t) => !t.translated || present.get(keyOf(t)) === true);
+  return terms.filter((t) => !asked(t) || present.get(keyOf(t)) === true);
 }
 
 /** The answers remembered for one scope of one table; a fresh, unshared map without a scope key. */
