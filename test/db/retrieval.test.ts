@@ -1269,7 +1269,6 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     ]);
     const question = { queryText: "我妈那边的亲戚都住在哪个城市？", includeEvidence: true };
     const found = await search(ctx, question);
-    const contents = found.evidence?.map((e) => e.content) ?? [];
     const rankOf = (hits: { content: string }[] | undefined, content: string) =>
       hits?.findIndex((e) => e.content === content) ?? -1;
     const ranks = mothers.map((line) => rankOf(found.evidence, line));
