@@ -23,6 +23,37 @@ describe("kinship words", () => {
     expect(kinshipTerms("我的堂兄弟姐妹都是做什么的？")).toEqual(["堂哥", "堂姐", "堂弟", "堂妹", "堂姊"]);
   });
 
+  it("reads sides, generations and groups as the language does", () => {
+    // 表 cousins are a father's sister's children too.
+    expect(kinshipTerms("我爸那边的亲戚都是做什么的？")).toEqual(expect.arrayContaining(["堂哥", "表姐"]));
+    // 姑妈 is the father's sister: her side is not the mother's.
+    expect(kinshipTerms("我姑妈那边的亲戚")).not.toEqual(kinshipTerms("我妈那边的亲戚"));
+    expect(kinshipTerms("我奶奶那边的亲戚")).toEqual(expect.arrayContaining(["大伯", "姑姑"]));
+    expect(kinshipTerms("我奶奶那边的亲戚")).not.toContain("舅舅");
+    // A parent's siblings, not one's own; one's own, not the parents'.
+    const fathersSiblings = kinshipTerms("我爸的兄弟姐妹都在哪？");
+    expect(fathersSiblings).toEqual(expect.arrayContaining(["大伯", "叔叔", "姑姑"]));
+    expect(fathersSiblings).not.toContain("哥哥");
+    expect(fathersSiblings).not.toContain("舅舅");
+    expect(kinshipTerms("我的兄弟姐妹都在哪？")).toEqual(["哥哥", "姐姐", "弟弟", "妹妹"]);
+    // A generation narrows a group: the older relatives, no cousin or parent.
+    const olderRelatives = kinshipTerms("亲戚里的长辈有谁？");
+    expect(olderRelatives).toEqual(expect.arrayContaining(["舅舅", "爷爷"]));
+    expect(olderRelatives).not.toContain("表妹");
+    expect(olderRelatives).not.toContain("妈妈");
+    // 亲人 is everyone, the household too; both parents' sides are every relative, not the parents.
+    expect(kinshipTerms("我的亲人都在哪？")).toEqual(expect.arrayContaining(["妈妈", "舅舅"]));
+    expect(kinshipTerms("我爸妈那边的亲戚")).toEqual(expect.arrayContaining(["舅舅", "大伯"]));
+    expect(kinshipTerms("我爸妈那边的亲戚")).not.toContain("妈妈");
+    expect(kinshipTerms("我父母住在哪？")).toEqual(expect.arrayContaining(["爸爸", "妈妈"]));
+  });
+
+  it("finds no group inside other words", () => {
+    expect(kinshipTerms("国家人口有多少？")).toEqual([]);
+    expect(kinshipTerms("专家人数是多少？")).toEqual([]);
+    expect(kinshipTerms("发表亲身经历")).toEqual([]);
+  });
+
   it("adds nothing without a group word, and not what the text holds already", () => {
     expect(kinshipTerms("我的朋友里养猫的有几个？")).toEqual([]);
     expect(kinshipTerms("我舅舅住在哪？")).toEqual([]);

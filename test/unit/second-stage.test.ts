@@ -37,6 +37,22 @@ describe("second stage", () => {
     expect(none).toEqual({ coverage: 0, proximity: 0, phrase: 0, answerType: 0 });
   });
 
+  it("counts the kin terms a group word brings only where the scope holds them", () => {
+    const question = "我妈那边的亲戚住在哪？";
+    const terms = queryTerms(question);
+    // Every term in some rows, except the kin terms, of which the scope holds 舅舅 alone.
+    const held = terms.map((term) => (!term.kin ? 5 : term.term === "舅舅" ? 2 : 0));
+    const everyKin = terms.map(() => 5);
+    const line = "我舅舅住在昆明。";
+    const counted = secondStageFeatures(question, terms, held, 100, line).coverage;
+    // Had the kin terms the scope lacks been counted, they would shrink every line's coverage.
+    const diluted = secondStageFeatures(question, terms, everyKin, 100, line).coverage;
+    expect(counted).toBeGreaterThan(2 * diluted);
+    // The kin term counts: the line holds more of the question than the same line with a stranger.
+    const stranger = secondStageFeatures(question, terms, held, 100, "我同事住在昆明。").coverage;
+    expect(counted).toBeGreaterThan(stranger);
+  });
+
   it("a rare term counts for more coverage than a common one", () => {
     const question = "violin lessons";
     const terms = queryTerms(question);

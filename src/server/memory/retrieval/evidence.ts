@@ -14,7 +14,7 @@ import { reorderBySecondStage, SECOND_STAGE_CANDIDATES, SECOND_STAGE_WEIGHTS, ty
 import { HOP_SEEDS, hopLoans, MAX_HOP_QUESTION_WORDS } from "./second-hop";
 import { describesItsSubject } from "./described-subject";
 import { termShares } from "./term-shares";
-import { lastSentence } from "./question-focus";
+import { isOneLine, lastSentence } from "./question-focus";
 import { namedWords, withNamedPlaces } from "./named-tail";
 import { liftBelowLender } from "./lending";
 import { spreadOverSessions, type Scored } from "./context-spread";
@@ -187,7 +187,7 @@ type QuestionReading = {
 };
 
 const readQuestion = (queryText: string): QuestionReading => ({
-  oneLineQuestion: !/[\n\r\u2028\u2029]/u.test(queryText.trim()) && lastSentence(queryText).question,
+  oneLineQuestion: isOneLine(queryText) && lastSentence(queryText).question,
   describesSubject: describesItsSubject(queryText),
 });
 

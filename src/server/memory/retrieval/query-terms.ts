@@ -9,7 +9,7 @@ import {
   segmentQuery,
 } from "~/server/text/segment";
 import { crossLanguageTerms } from "./cross-language";
-import { lastSentence, questionFocus, withoutSpeaker } from "./question-focus";
+import { isOneLine, lastSentence, questionFocus, withoutSpeaker } from "./question-focus";
 import { ALL_RANKING_FEATURES, type RankingFeatures } from "./ranking-features";
 
 /**
@@ -147,7 +147,7 @@ export function queryTerms(text: string, features: RankingFeatures = ALL_RANKING
  * was there, and the household's every member would match the memories of every outing.
  */
 function askedKin(text: string): string[] {
-  if (/[\n\r\u2028\u2029]/u.test(text.trim())) return [];
+  if (!isOneLine(text)) return [];
   return kinshipTerms(normalizeSearchText(lastSentence(text).sentence));
 }
 

@@ -137,6 +137,9 @@ function lastSentenceStart(text: string): { normalized: string; start: number } 
   return { normalized, start: 0 };
 }
 
+/** One line: no line break inside (a pasted dialogue has one per turn). */
+export const isOneLine = (text: string) => !/[\n\r\u2028\u2029]/u.test(text.trim());
+
 /**
  * The query's last sentence (read as questionFocus reads it, without a speaker's label), whether the
  * query ends with a question, and whether that sentence is all of it.

@@ -228,6 +228,8 @@ export function secondStageFeatures(
 /**
  * The question's own terms and their document frequencies: a translation (cross-language.ts) stands
  * for one of them, and counting both would halve the coverage of a text that holds every word asked.
+ * Kin terms (kinship.ts) count where the scope holds them: a relative's line holds one of the few the
+ * memory has, and the dozens it lacks would shrink every line's coverage alike.
  */
 function ownWords(terms: readonly QueryTerm[], df: readonly number[]) {
   const own = terms.flatMap((term, i) => (term.translated || (term.kin && !df[i]) ? [] : [{ term, df: df[i] ?? 0 }]));

@@ -301,6 +301,8 @@ function ownCoverage(
   let total = 0;
   let present = 0;
   terms.forEach((term, i) => {
+    // A kin term stands for the group word the question holds (kinship.ts), which counts itself.
+    if (term.kin) return;
     const weight = term.weight * bm25Idf(n, df[i]!);
     total += weight;
     if (inRows[i]! > 0) present += weight;

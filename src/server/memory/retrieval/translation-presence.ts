@@ -11,7 +11,8 @@ import type { TextSource } from "./text-sources";
  * memories would otherwise pay for its English words on each row (MADial-en: search CPU +60 %,
  * nothing gained). One statement asks whether any translated word occurs in the scope (a GIN probe);
  * only when one does, a second asks which. A word found is remembered two minutes per scope; a word
- * not found, 15 seconds, so text just written is soon searchable across languages too.
+ * not found, 15 seconds, so text just written is soon searchable across languages too. Kin terms a
+ * group word brings (kinship.ts) are probed the same way: a memory holds a few of the sixty.
  */
 
 const FOUND_TTL_MS = 2 * 60_000;
@@ -36,17 +37,17 @@ type PresenceParams = {
 };
 
 /**
- * `terms` without those `asked` picks that no row of the scope holds: the same probes and memory as for
+ * `terms` without those `probed` picks that no row of the scope holds: the same probes and memory as for
  * translations, for other words a query adds (kin terms a group word covers, kinship.ts: sixty for
  * 亲戚, of which a memory holds a few, and each would be flagged on every matched row).
  */
 export async function withTermsInScope(
   db: DbOrTx,
   params: PresenceParams,
-  asked: (term: QueryTerm) => boolean,
+  probed: (term: QueryTerm) => boolean,
 ): Promise<readonly QueryTerm[]> {
   const { source, terms } = params;
-  if (!terms.some(asked)) return terms;
+  if (!terms.some(probed)) return terms;
   const now = params.now ?? Date.now();
   const seen = rememberedFor(db, source, params.scopeKey);
   const keyOf = (term: QueryTerm) => (term.prefix ? `${term.term}:*` : term.term);
@@ -54,7 +55,7 @@ export async function withTermsInScope(
   const present = new Map<string, boolean>();
   const unknown: QueryTerm[] = [];
   for (const term of terms) {
-    if (!asked(term)) continue;
+    if (!probed(term)) continue;
     const hit = seen.get(keyOf(term));
     if (hit && now - hit.at < (hit.present ? FOUND_TTL_MS : MISSING_TTL_MS)) present.set(keyOf(term), hit.present);
     else unknown.push(term);
@@ -75,7 +76,7 @@ export async function withTermsInScope(
       seen.set(keyOf(term), { present: each[i] === true, at: now });
     });
   }
-  return terms.filter((t) => !asked(t) || present.get(keyOf(t)) === true);
+  return terms.filter((t) => !probed(t) || present.get(keyOf(t)) === true);
 }
 
 /** The answers remembered for one scope of one table; a fresh, unshared map without a scope key. */
