@@ -79,6 +79,12 @@ describe("kinship words", () => {
     // Said in passing before the question, or in a dialogue's turns: who was there, not who is asked about.
     expect(kin("上周和家人一起去野餐了。你觉得野餐带什么好？")).toEqual([]);
     expect(kin("Bart: 我和家人一起吃早餐。\nAssistant: 真好！\nBart: 我的家人都在等我，他们会担心吗？")).toEqual([]);
+    // Not even from a dialogue's last turn: a pasted dialogue says who was there, in every turn.
+    expect(kin("A: 我和家人一起去野餐了\nB: 好的\n我妈那边的亲戚都住在哪？")).toEqual([]);
+    // After a lead-in on one line, the kin terms count as the question's: not halved as the lead-in's words.
+    const afterLeadIn = queryTerms("今天好累。话说，我的亲戚里谁家养狗？").find((term) => term.term === "舅舅");
+    expect(afterLeadIn).toMatchObject({ weight: 1, kin: true });
+    expect(afterLeadIn?.lead).toBeUndefined();
     // A search need not be a question.
     expect(kin("妈妈那边的亲戚 住址")).toContain("舅舅");
   });

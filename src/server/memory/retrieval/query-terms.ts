@@ -177,7 +177,8 @@ function askedInFocus(text: string, features: RankingFeatures): Focus | undefine
   // left) asks about the lead-in. A speaker's label is no word of the question.
   if (!asksSomething(withoutSpeaker(focus))) return undefined;
   const read = readQuery(focus);
-  const terms = queryTerms(focus, { ...features, crossLanguage: false, questionFocus: false });
+  // Kin terms are read from the whole query's last sentence (askedKin), never from a pasted dialogue's.
+  const terms = queryTerms(focus, { ...features, crossLanguage: false, questionFocus: false, kinship: false });
   const { normalized, content } = read;
   const translations = features.crossLanguage ? crossLanguageTerms(normalized, terms) : [];
   return { terms, translations: new Set(translations.map((term) => term.term)), content };
@@ -196,7 +197,8 @@ function markLead(term: QueryTerm) {
 function weighLeadIn(words: QueryTerm[], focus: Focus) {
   const inFocus = new Set([...focus.terms.map((term) => term.term), ...focus.translations]);
   for (const word of words)
-    if (!inFocus.has(word.term) && !(CJK.test(word.term) && focus.content.includes(word.term))) markLead(word);
+    if (!word.kin && !inFocus.has(word.term) && !(CJK.test(word.term) && focus.content.includes(word.term)))
+      markLead(word);
   const have = new Set(words.map((word) => word.term));
   for (const term of focus.terms) if (!have.has(term.term)) words.push(term);
 }

@@ -12,7 +12,7 @@ import type { TextSource } from "./text-sources";
  * nothing gained). One statement asks whether any translated word occurs in the scope (a GIN probe);
  * only when one does, a second asks which. A word found is remembered two minutes per scope; a word
  * not found, 15 seconds, so text just written is soon searchable across languages too. Kin terms a
- * group word brings (kinship.ts) are probed the same way: a memory holds a few of the sixty.
+ * group word brings (kinship.ts) are probed the same way: a memory holds a few of the dozens.
  */
 
 const FOUND_TTL_MS = 2 * 60_000;
@@ -38,7 +38,7 @@ type PresenceParams = {
 
 /**
  * `terms` without those `probed` picks that no row of the scope holds: the same probes and memory as for
- * translations, for other words a query adds (kin terms a group word covers, kinship.ts: sixty for
+ * translations, for other words a query adds (kin terms a group word covers, kinship.ts: 69 for
  * 亲戚, of which a memory holds a few, and each would be flagged on every matched row).
  */
 export async function withTermsInScope(
