@@ -13,6 +13,8 @@ import { lastSentence } from "./question-focus";
 const DESCRIPTION =
   /的那(?:个|位|次|场|家|件|台|只|条|辆|本|部|所|座|间|套|双|把|回|趟)|那(?:个|位)[^，。？！,.?!]{1,12}的/u;
 
-/** Whether the question a query ends with describes its subject (DESCRIPTION). */
-export const describesItsSubject = (queryText: string) =>
-  DESCRIPTION.test(normalizeSearchText(lastSentence(queryText).sentence));
+/** Whether a question (a query's last sentence, lastSentence) describes its subject (DESCRIPTION). */
+export const describesSubject = (question: string) => DESCRIPTION.test(normalizeSearchText(question));
+
+/** Whether the question a query ends with describes its subject. */
+export const describesItsSubject = (queryText: string) => describesSubject(lastSentence(queryText).sentence);

@@ -12,7 +12,7 @@ import { anyOf } from "~/db/any-of";
 import { ALL_RANKING_FEATURES, type RankingFeatures } from "./ranking-features";
 import { reorderBySecondStage, SECOND_STAGE_CANDIDATES, SECOND_STAGE_WEIGHTS, type JoinInput } from "./second-stage";
 import { HOP_SEEDS, hopLoans, MAX_HOP_QUESTION_WORDS } from "./second-hop";
-import { describesItsSubject } from "./described-subject";
+import { describesSubject } from "./described-subject";
 import { termShares } from "./term-shares";
 import { isOneLine, lastSentence } from "./question-focus";
 import { namedWords, withNamedPlaces } from "./named-tail";
@@ -180,16 +180,18 @@ async function secondHop(
 
 /** How the question a query ends with reads; the same for every source, so read once per search. */
 type QuestionReading = {
+  /** The query ends with a question (what the entity join reads). */
+  question: boolean;
   /** The query is one line and ends with a question (what namedTail and namedNoHop read). */
   oneLineQuestion: boolean;
   /** The question describes its subject rather than naming it (described-subject.ts). */
   describesSubject: boolean;
 };
 
-const readQuestion = (queryText: string): QuestionReading => ({
-  oneLineQuestion: isOneLine(queryText) && lastSentence(queryText).question,
-  describesSubject: describesItsSubject(queryText),
-});
+function readQuestion(queryText: string): QuestionReading {
+  const { sentence, question } = lastSentence(queryText);
+  return { question, oneLineQuestion: isOneLine(queryText) && question, describesSubject: describesSubject(sentence) };
+}
 
 /** A source's ranked candidates, and the rows read on the way (the second stage's head). */
 async function rankSource(
@@ -236,10 +238,7 @@ async function rankSource(
   // The join resolves what a question describes: not for a remark (a line of chat, whose best rows share
   // words by chance) or a pasted dialogue (as the second hop).
   const joins =
-    staged &&
-    features.entityJoin &&
-    lastSentence(query.queryText).question &&
-    match.terms.filter(isQueryWord).length <= MAX_HOP_QUESTION_WORDS;
+    staged && features.entityJoin && asked.question && match.terms.filter(isQueryWord).length <= MAX_HOP_QUESTION_WORDS;
   // A dialogue's turns share words by its flow, and its speakers' names by their labels: they tie nothing.
   const join = joins ? { shares: await termShares(db, source.table), unlinked: dialogue } : undefined;
   const restaged = staged

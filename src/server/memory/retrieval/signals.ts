@@ -239,14 +239,13 @@ async function matchTerms(
 ): Promise<{ rows: FlagRow[]; terms: readonly QueryTerm[]; selecting: readonly QueryTerm[]; docs?: MatchedDoc[] }> {
   const stats = await countScope();
   const scopeKey = params.statsKey ?? (params.statsParts && JSON.stringify(params.statsParts.map((part) => part.key)));
-  // Kin terms a group word covers (kinship.ts): only those the scope holds are matched and flagged.
-  const asked = params.terms.some((term) => term.kin)
-    ? await withTermsInScope(
-        db,
-        { source: params.source, where: params.where, terms: params.terms, scoped: params.scoped, scopeKey },
-        (term) => term.kin === true,
-      )
-    : params.terms;
+  // Kin terms a group word covers (kinship.ts): only those the scope holds are matched and flagged
+  // (a query without any is returned as it is, unprobed).
+  const asked = await withTermsInScope(
+    db,
+    { source: params.source, where: params.where, terms: params.terms, scoped: params.scoped, scopeKey },
+    (term) => term.kin === true,
+  );
   const own = asked.filter((term) => !term.translated);
   const { selectFrom } = params;
   const selectable = selectFrom && new Set(selectFrom.map((term) => termTsQuery(term)));
