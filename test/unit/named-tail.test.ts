@@ -27,6 +27,23 @@ describe("what a Chinese question names", () => {
     expect(namedWords(question, terms, dfOf(question, {}, 0))).toEqual([]);
   });
 
+  it("keeps the lines of a subject the scope often holds, standing before the rarer word", () => {
+    // 郭海亮 in 40 of 2,000 rows, 爱吃 in 6: the question is about him, 爱吃 is what it asks.
+    const question = "郭海亮爱吃什么？";
+    const terms = queryTerms(question);
+    const df = dfOf(question, { 郭海: 40, 海亮: 38, 爱吃: 6 }, 300);
+    expect(namedWords(question, terms, df)).toEqual(["爱吃"]);
+    expect(namedWords(question, terms, df, { n: 2000 })).toEqual(["爱吃", "郭海", "海亮"]);
+    // In 200 rows, 40 is a phrasing (over 2 %): nothing is added.
+    expect(namedWords(question, terms, df, { n: 200 })).toEqual(["爱吃"]);
+    // After the named word, a word held often is not its subject.
+    const after = "爱吃寿司的是郭海亮吗？";
+    const afterTerms = queryTerms(after);
+    expect(namedWords(after, afterTerms, dfOf(after, { 郭海: 40, 海亮: 41, 爱吃: 6 }, 300), { n: 2000 })).toEqual([
+      "爱吃",
+    ]);
+  });
+
   it("is never a word of the lead-in, a single character or an English word", () => {
     const noisy = "报销单又被退回来了。问一下，彭婷平时喜欢干嘛？";
     const terms = queryTerms(noisy);
@@ -40,6 +57,22 @@ describe("what a Chinese question names", () => {
 });
 
 describe("the page's last places", () => {
+  it("are not taken from the lines of the subject the list names after the first word", () => {
+    const hit = (id: string, fused: number): PlacedHit => ({ id, kind: "message", fused, components: { fused } });
+    const texts: Record<string, string> = {
+      a: "郭海亮身高178cm。",
+      b: "郭海亮又升职了。",
+      c: "郭海亮三天不吃寿司就难受。",
+      d: "张强亮最爱吃烤鸭。",
+    };
+    const merged = [hit("a", 1), hit("b", 0.9), hit("c", 0.8), hit("d", 0.7)];
+    const page = withNamedPlaces(merged, 3, ["爱吃", "郭海", "海亮"], (h) => texts[h.id]);
+    expect(page.map((h) => h.id)).toEqual(["a", "b", "c"]);
+    // Without the subject, the line that lacks 爱吃 gives its place to another person's.
+    const alone = withNamedPlaces(merged, 3, ["爱吃"], (h) => texts[h.id]);
+    expect(alone.map((h) => h.id)).toEqual(["a", "b", "d"]);
+  });
+
   const ids = (list: { id: string }[]) => list.map((e) => e.id);
   const ranked = Array.from({ length: 20 }, (_, i) => ({ id: `r${i}` }));
   const named = new Set(["r3", "r12", "r15", "r16", "r18"]);

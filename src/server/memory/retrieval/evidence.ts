@@ -247,7 +247,7 @@ async function rankSource(
   // What a one-line question names (named-tail.ts), read from this source's first-stage statistics.
   const named =
     (features.namedTail || features.namedNoHop) && asked.oneLineQuestion
-      ? namedWords(query.queryText, match.terms, match.df)
+      ? namedWords(query.queryText, match.terms, match.df, features.namedSubject ? match : undefined)
       : [];
   // A question that names its subject has it already: hopping from its best lines drifts to other
   // people sharing their values and phrasings (docs/retrieval.md, "Second hop").

@@ -23,6 +23,13 @@ const TAIL_SHARE = 0.3;
 /** A word held by at most this many rows names one thing (a person, a place, an item), not a phrasing. */
 const NAMED_MAX_ROWS = 10;
 
+/**
+ * A word in at most this share of the scope's rows, held by more than NAMED_MAX_ROWS, is still one
+ * thing the memory often mentions (a friend in forty lines of a 2,000-line log), not a phrasing: the
+ * share bridge words are held to (second-hop.ts).
+ */
+const SUBJECT_MAX_SHARE = 0.02;
+
 /** Two Han characters or more: a Chinese word (kana and Hangul stand apart, and Korean has spaces). */
 const HAN_WORD = /^\p{sc=Han}{2,}$/u;
 
@@ -33,16 +40,29 @@ const HAN_WORD = /^\p{sc=Han}{2,}$/u;
  * others may name a second thing (two people compared, a described place). `df` per term, from the
  * first stage.
  */
-export function namedWords(question: string, terms: readonly QueryTerm[], df: readonly number[]): string[] {
+export function namedWords(
+  question: string,
+  terms: readonly QueryTerm[],
+  df: readonly number[],
+  subject?: { n: number },
+): string[] {
   const text = normalizeSearchText(question);
   const named: { term: string; at: number; df: number }[] = [];
+  const often: { term: string; at: number }[] = [];
   terms.forEach((term, i) => {
     const rows = df[i] ?? 0;
-    if (!isOwnWord(term) || !HAN_WORD.test(term.term) || rows < 1 || rows > NAMED_MAX_ROWS) return;
+    if (!isOwnWord(term) || !HAN_WORD.test(term.term) || rows < 1) return;
     const at = text.indexOf(term.term);
-    if (at >= 0) named.push({ term: term.term, at, df: rows });
+    if (at < 0) return;
+    if (rows <= NAMED_MAX_ROWS) named.push({ term: term.term, at, df: rows });
+    else if (subject && rows <= subject.n * SUBJECT_MAX_SHARE) often.push({ term: term.term, at });
   });
-  return named.sort((a, b) => a.at - b.at || a.df - b.df).map((n) => n.term);
+  named.sort((a, b) => a.at - b.at || a.df - b.df);
+  // "郭海亮爱吃什么？" in a log that mentions 郭海亮 forty times: the question is about him, and the
+  // rarer 爱吃 after him is what it asks, not what it names (the topic comes first).
+  const first = named[0];
+  if (!first) return [];
+  return [...named.map((n) => n.term), ...often.filter((o) => o.at < first.at).map((o) => o.term)];
 }
 
 /**

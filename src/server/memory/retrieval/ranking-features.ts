@@ -42,6 +42,8 @@ export const RANKING_FEATURES = [
   "leadInEcho",
   /** Evidence: the page's last places go to the best lines holding what a one-line Chinese question names first (named-tail.ts). */
   "namedTail",
+  /** Evidence: what a one-line Chinese question names is none when a word the scope often holds (in at most 2 % of rows) stands before it: that word is the subject (named-tail.ts). */
+  "namedSubject",
   /** Evidence: a one-line Chinese question that names something few rows hold is not hopped from; the hop is for a question describing its subject (evidence.ts, described-subject.ts). */
   "namedNoHop",
   /** Evidence: a Chinese question describing its subject (那 and a measure word) lifts no answer type (described-subject.ts). */
