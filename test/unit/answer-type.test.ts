@@ -21,6 +21,12 @@ describe("answer type", () => {
     expect(questionAnswerType("婚礼一共办了几天？")).toBe("number");
     // Traditional script is read as simplified.
     expect(questionAnswerType("他幾歲了？")).toBe("age");
+    // The year of birth, or the zodiac sign, is asked as an age: either one answers it.
+    expect(questionAnswerType("我同事孙斌磊是哪年出生的？")).toBe("age");
+    expect(questionAnswerType("高俊属什么？")).toBe("age");
+    expect(questionAnswerType("你表姐是几几年的？")).toBe("age");
+    expect(questionAnswerType("他的生肖是什么？")).toBe("age");
+    expect(questionAnswerType("他们是哪年结婚的？")).toBe("time");
   });
 
   it("asks nothing of a question about a thing, a place or a person", () => {
@@ -85,6 +91,11 @@ describe("answer type", () => {
     expect(holds("age", "Our puppy is two years old")).toBe(true);
     expect(holds("age", "He turned 30 in May")).toBe(true);
     expect(holds("age", "He has 7 cats")).toBe(false);
+    // A year of birth or a zodiac sign gives an age.
+    expect(holds("age", "高俊的出生年份是1996年")).toBe(true);
+    expect(holds("age", "徐刚浩一九九四年生人")).toBe(true);
+    expect(holds("age", "他今年五十八，属马")).toBe(true);
+    expect(holds("age", "他有12345个粉丝，住在马路边")).toBe(false);
     expect(holds("number", "He has 7 cats")).toBe(true);
     expect(holds("number", "我家养了三只猫")).toBe(true);
     expect(holds("number", "We adopted two dogs")).toBe(true);

@@ -33,11 +33,13 @@ const ASKS_TIME = new RegExp(
 );
 /**
  * Questions asking how old, or who is older: 年龄 / 年纪 only as what is asked ("…的年龄是多少", "X的年龄",
- * "谁年纪大"), not "上了年纪的人".
+ * "谁年纪大"), not "上了年纪的人". A question asking the year someone was born, or their zodiac sign
+ * (属什么), asks an age too: either one answers it, after a subtraction.
  */
 const ASKS_AGE = new RegExp(
   [
     `多大了|多大年纪|多大岁数|今年多大|几岁|多少岁|(?:年龄|年纪|岁数)(?:是|有)?(?:多少|多大|几)|的(?:年龄|年纪|岁数)[?\\s]*$`,
+    `(?:哪|几)一?年(?:出生|生的|生人)|几几年|出生(?:年份|的年份|于哪)|属(?:什么|啥|哪个)|(?:属相|生肖)(?:是)?(?:什么|啥)`,
     `谁的?(?:年龄|年纪|岁数)(?:更|比较|最)?(?:大|小)|谁(?:更|比较|最)?(?:大|小|年长|年轻)(?=[?？吧呢啊\\s]|$)|(?:年龄|年纪|岁数)(?:更|比较|最)(?:大|小)`,
     String.raw`\bhow\s+old\b|\bwhat\s+age\b|\bwhat(?:\s+is|'s)\s+(?:\w+'s?\s+|his\s+|her\s+|their\s+|my\s+|your\s+)?age\b`,
     String.raw`\bwho(?:\s+is|'s|\s+was)\s+(?:the\s+)?(?:older|younger|oldest|youngest)\b`,
@@ -88,10 +90,15 @@ const HOLDS_TIME = new RegExp(
   ].join("|"),
   "u",
 );
-/** An age: "三十岁", "30 years old", "two years old", "aged 30", "turned 30", "in her forties". */
+/**
+ * An age: "三十岁", "30 years old", "two years old", "aged 30", "turned 30", "in her forties"; or what
+ * gives one: a year of birth ("1990年出生", "一九九四年生人", "身份证上是1983年", "born in 1990": a
+ * year from 1900 on, in digits or Chinese numerals) or a zodiac sign (属马).
+ */
 const HOLDS_AGE = new RegExp(
   [
     `${DIGITS}\\s*(?:周)?岁|${CN_NUMERAL}(?:周)?岁`,
+    String.raw`(?<!\d)(?:19|20)\d\d(?!\d)|[一二][九零〇][${NUMERALS}]{2}年|属[鼠牛虎兔龙蛇马羊猴鸡狗猪]`,
     String.raw`\b(?:\d{1,3}|${NUMBER_WORDS})[\s-]*(?:years?|yrs?)[\s-]*old\b|\baged?\s+\d{1,3}\b|\bturn(?:ed|s|ing)?\s+\d{1,3}\b|\b\d{1,3}(?:st|nd|rd|th)\s+birthday\b`,
     String.raw`\b(?:teens|twenties|thirties|forties|fifties|sixties|seventies|eighties|nineties)\b`,
   ].join("|"),
