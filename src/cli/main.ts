@@ -32,7 +32,8 @@ const HELP = `Usage: npm run memory -- <command> [options]
   worker             Run a background job worker until Ctrl+C (several may run at once).
   reembed            After changing the embedding model: embed every current card for it.
   reindex-text       After upgrading to a release that changes how text is indexed (traditional Chinese folded
-                     to simplified, hyphenated words whole): rebuild the search text of rows stored before.
+                     to simplified, hyphenated words whole, Chinese numerals as digits): rebuild the search
+                     text of rows stored before.
   prune              Delete query log rows, idempotency replies and finished jobs past their retention
                      (MEMORY_*_RETENTION_DAYS; the server also does this every 15 minutes).
   bench <recall|load|cpu|soak|hot-path> [options]

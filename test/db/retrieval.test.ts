@@ -1299,6 +1299,25 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     ).toEqual(["小姨", "舅舅"]);
   });
 
+  it("finds a number written in Chinese numerals by its digits, and the reverse", async () => {
+    const tenantId = await createTenant(handle.db);
+    const ctx = agentContext(tenantId, { readScopes: ["user:u1"].map(parseScopePattern) });
+    const bought = "换了台空气净化器，花了一千三百块。";
+    const aged = "我表哥今年33岁了。";
+    await appendLog(handle.db, ctx, [
+      "今天中午吃了面条。",
+      "新买的耳机花了两百多。",
+      bought,
+      "周末去爬了山，走了三个小时。",
+      aged,
+      "我表哥住在杭州。",
+    ]);
+    const first = async (queryText: string) =>
+      (await search(ctx, { queryText, includeEvidence: true })).evidence?.[0]?.content;
+    expect(await first("1300块买的是什么？")).toBe(bought);
+    expect(await first("谁三十三岁？")).toBe(aged);
+  });
+
   it("ranks by the question a query ends with above the chit-chat before it", async () => {
     const tenantId = await createTenant(handle.db);
     const ctx = agentContext(tenantId, { readScopes: ["user:u1"].map(parseScopePattern) });

@@ -58,7 +58,12 @@ describe("what a Chinese question names", () => {
 
 describe("the page's last places", () => {
   it("are not taken from the lines of the subject the list names after the first word", () => {
-    const hit = (id: string, fused: number): PlacedHit => ({ id, kind: "message", fused, components: { fused } });
+    const hit = (id: string, fused: number): PlacedHit => ({
+      id,
+      kind: "message",
+      fused,
+      components: { fused, final: fused },
+    });
     const texts: Record<string, string> = {
       a: "郭海亮身高178cm。",
       b: "郭海亮又升职了。",

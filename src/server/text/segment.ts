@@ -10,6 +10,7 @@
  * Tokens contain only letters, marks and digits, so Postgres' parser keeps each one as one lexeme.
  */
 
+import { chineseNumeralValues } from "./chinese-numerals";
 import { toSimplifiedHan } from "./han-variants";
 
 const segmenter = new Intl.Segmenter("zh", { granularity: "word" });
@@ -218,14 +219,16 @@ function hyphenJoined(normalized: string): string[] {
 
 /**
  * Space-joined tokens for the column a `to_tsvector('simple', …)` is generated from: the words in
- * order, then each CJK unigram/bigram not already present. Deterministic for a given Node/ICU.
+ * order, then hyphenated words whole, numbers written in Chinese numerals as digits
+ * (chinese-numerals.ts), and each CJK unigram/bigram not already present. Deterministic for a given
+ * Node/ICU.
  */
 export function segmentForSearch(text: string): string {
   const normalized = normalize(text);
   const words = pieces(normalized).map((piece) => piece.text);
   const seen = new Set(words);
   const extra: string[] = [];
-  for (const gram of [...hyphenJoined(normalized), ...cjkNgrams(normalized)]) {
+  for (const gram of [...hyphenJoined(normalized), ...chineseNumeralValues(normalized), ...cjkNgrams(normalized)]) {
     if (!seen.has(gram)) {
       seen.add(gram);
       extra.push(gram);
@@ -252,7 +255,8 @@ export type QueryText = {
  * Query tokens (deduplicated, in order): Latin/other words as they are, CJK words of ≤ 2 characters
  * as they are, longer CJK words as their bigrams. Stop words are dropped unless nothing else is left;
  * one inside a longer word stays whole, so that it is dropped whole (as bigrams, 为什么 left 为什
- * behind and 多少钱 left 少钱). One pass of the segmenter gives the tokens and `content`.
+ * behind and 多少钱 left 少钱). Numbers in Chinese numerals add their digits, as the index holds them.
+ * One pass of the segmenter gives the tokens and `content`.
  */
 export function readQuery(text: string): QueryText {
   const normalized = normalize(text);
@@ -273,7 +277,7 @@ export function readQuery(text: string): QueryText {
     from = at + piece.text.length;
   }
   content += normalized.slice(from);
-  tokens.push(...hyphenJoined(normalized));
+  tokens.push(...hyphenJoined(normalized), ...chineseNumeralValues(normalized));
   const unique = [...new Set(tokens)];
   const meaningful = unique.filter((token) => !QUERY_STOP_WORDS.has(token));
   return { normalized, tokens: meaningful.length > 0 ? meaningful : unique, content };

@@ -56,7 +56,8 @@ const BATCH = 500;
 
 /**
  * Rewrites search text indexed by an earlier release: traditional Chinese now folds to simplified
- * (han-variants.ts) and hyphenated words are indexed whole too, so rows stored before miss queries
+ * (han-variants.ts), hyphenated words are indexed whole too, and numbers in Chinese numerals as their
+ * digits (chinese-numerals.ts), so rows stored before miss queries
  * that now find new ones. One batch per transaction, only rows whose text changes are written; safe to
  * stop and run again. Returns the rows changed per table.
  */
