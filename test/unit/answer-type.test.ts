@@ -27,6 +27,15 @@ describe("answer type", () => {
     expect(questionAnswerType("你表姐是几几年的？")).toBe("age");
     expect(questionAnswerType("他的生肖是什么？")).toBe("age");
     expect(questionAnswerType("他们是哪年结婚的？")).toBe("time");
+    // What someone does for a living, not where, and not what a thing is for.
+    expect(questionAnswerType("同事李德明是做什么工作的？")).toBe("occupation");
+    expect(questionAnswerType("我姨夫是干什么的？")).toBe("occupation");
+    expect(questionAnswerType("胡敏的职业是什么？")).toBe("occupation");
+    expect(questionAnswerType("张鹏干哪行？")).toBe("occupation");
+    expect(questionAnswerType("王雪敏在哪里上班？")).toBeUndefined();
+    expect(questionAnswerType("这个是做什么用的？")).toBeUndefined();
+    expect(questionAnswerType("他在做什么？")).toBeUndefined();
+    expect(questionAnswerType("你周末干什么的时候最开心？")).toBeUndefined();
   });
 
   it("asks nothing of a question about a thing, a place or a person", () => {
@@ -96,6 +105,12 @@ describe("answer type", () => {
     expect(holds("age", "徐刚浩一九九四年生人")).toBe(true);
     expect(holds("age", "他今年五十八，属马")).toBe(true);
     expect(holds("age", "他有12345个粉丝，住在马路边")).toBe(false);
+    expect(holds("occupation", "我同事李德明干快递员这一行好多年了")).toBe(true);
+    expect(holds("occupation", "张若曦是电气工程师")).toBe(true);
+    expect(holds("occupation", "现在是电工。")).toBe(true);
+    expect(holds("occupation", "邓海燕的工作是公交司机")).toBe(true);
+    expect(holds("occupation", "我是健身房的会员，全体人员到齐")).toBe(false);
+    expect(holds("occupation", "他在师范大学读书，跟师傅学手艺")).toBe(false);
     expect(holds("number", "He has 7 cats")).toBe(true);
     expect(holds("number", "我家养了三只猫")).toBe(true);
     expect(holds("number", "We adopted two dogs")).toBe(true);
@@ -120,7 +135,8 @@ describe("answer type", () => {
     ];
     const timed = (n: number) => {
       const started = performance.now();
-      for (const text of texts(n)) for (const type of ["time", "age", "number"] as const) holds(type, text);
+      for (const text of texts(n))
+        for (const type of ["time", "age", "number", "occupation"] as const) holds(type, text);
       for (const query of queries(n)) questionAnswerType(query);
       return performance.now() - started;
     };

@@ -6,13 +6,14 @@ import { lastSentence } from "./question-focus";
  * Mel paint the sunrise?" wants a time, and "I painted that lake sunrise last year!" holds one while
  * "The sunrise painting is my favourite" does not. The question words that say so (when, 什么时候,
  * 多大) are left out of the query's terms (they match other people's questions in chit-chat), so a
- * term index cannot see the difference; the second stage (second-stage.ts) can. Only three kinds
- * whose values have a recognisable surface in any text: a time or date, an age, a number. Both sides
+ * term index cannot see the difference; the second stage (second-stage.ts) can. Only kinds whose
+ * values have a recognisable surface: a time or date, an age, a number in any text, and in Chinese an
+ * occupation (its trades mostly end in 师 or 员; "干什么的" is answered by "他是电工"). Both sides
  * are read after normalizeSearchText (NFKC, lower case, simplified Han). Runs of numerals and digits
  * are bounded and start where a run starts, so a stored text of thousands of them costs linear time.
  */
 
-export type AnswerType = "time" | "age" | "number";
+export type AnswerType = "time" | "age" | "number" | "occupation";
 
 /** An interjection or conjunction a question may open with ("And when…", "So how old…"). */
 const OPENING = String.raw`^(?:(?:and|so|but|then|ok|okay|hey|oh|well)[,\s]+)?`;
@@ -55,6 +56,13 @@ const ASKS_NUMBER = new RegExp(
   ].join("|"),
   "u",
 );
+
+/**
+ * Chinese questions asking what someone does for a living: 职业, 做什么工作, 干什么的, 从事什么 (行业), 干哪行.
+ * Not where someone works (在哪上班 asks a place), nor what a thing is for (这个是做什么用的).
+ */
+const ASKS_OCCUPATION =
+  /职业|(?:做|干)(?:什么|啥)(?:工作|职业|行业|的(?![东用时地]))|从事(?:什么|啥|哪)|什么工作|(?:工作|职业)是(?:什么|啥)|哪个?行业|什么行业|[干做]哪一?行/u;
 
 /** Not 几: "你几岁了？" stored in the memory asks an age, it holds none. */
 const NUMERALS = "零〇一二两三四五六七八九十百千万半";
@@ -104,6 +112,19 @@ const HOLDS_AGE = new RegExp(
   ].join("|"),
   "u",
 );
+/**
+ * An occupation, in Chinese: a word ending in 师 or 员, the suffixes of most trades (工程师, 药剂师, 快递员,
+ * 公务员), but not a member or a teacher's school (会员, 成员, 人员, 党员, 师范, 师傅, 师兄); or one of the
+ * common trades without them (医生, 护士, 会计, 司机, 警察, 记者 …).
+ */
+const HOLDS_OCCUPATION = new RegExp(
+  [
+    String.raw`\p{sc=Han}(?<![成会人动满全党团减裁超社学球队])员|\p{sc=Han}师(?![范傅兄姐弟妹])`,
+    `医生|护士|会计|司机|警察|记者|编辑|教授|老板|经理|主管|总监|骑手|电工|保安|保姆|教练|导游|主播|作家|画家|歌手|军人|农民|工人|厨子|模特|店长|校长|院长`,
+  ].join("|"),
+  "u",
+);
+
 /** A number: digits, a Chinese count before a measure word, an English number word from two up. */
 const HOLDS_NUMBER = new RegExp(
   [
@@ -126,6 +147,7 @@ export function questionAnswerType(query: string): AnswerType | undefined {
   if (ASKS_AGE.test(asked)) return "age";
   if (ASKS_TIME.test(asked)) return "time";
   if (ASKS_NUMBER.test(asked)) return "number";
+  if (ASKS_OCCUPATION.test(asked)) return "occupation";
   return undefined;
 }
 
@@ -138,5 +160,7 @@ export function holdsAnswerType(type: AnswerType, normalizedText: string): boole
       return HOLDS_AGE.test(normalizedText);
     case "number":
       return HOLDS_NUMBER.test(normalizedText);
+    case "occupation":
+      return HOLDS_OCCUPATION.test(normalizedText);
   }
 }
