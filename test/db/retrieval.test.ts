@@ -1316,6 +1316,14 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
       (await search(ctx, { queryText, includeEvidence: true })).evidence?.[0]?.content;
     expect(await first("1300块买的是什么？")).toBe(bought);
     expect(await first("谁三十三岁？")).toBe(aged);
+    // A row indexed before numerals were read holds no digits; reindex-text adds them, once.
+    await handle.db.execute(
+      sql`update memory_messages set search_text = replace(search_text, ' 1300', '') where tenant_id = ${tenantId}`,
+    );
+    expect(await first("1300块买的是什么？")).not.toBe(bought);
+    expect((await reindexSearchText(handle.db, { tenantId })).memory_messages).toBe(1);
+    expect(await first("1300块买的是什么？")).toBe(bought);
+    expect((await reindexSearchText(handle.db, { tenantId })).memory_messages).toBe(0);
   });
 
   it("ranks by the question a query ends with above the chit-chat before it", async () => {

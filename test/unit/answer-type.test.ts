@@ -27,12 +27,21 @@ describe("answer type", () => {
     expect(questionAnswerType("你表姐是几几年的？")).toBe("age");
     expect(questionAnswerType("他的生肖是什么？")).toBe("age");
     expect(questionAnswerType("他们是哪年结婚的？")).toBe("time");
+    expect(questionAnswerType("他出生于哪里？")).toBeUndefined();
+    expect(questionAnswerType("这件事属什么性质？")).toBeUndefined();
     // What someone does for a living, not where, and not what a thing is for.
     expect(questionAnswerType("同事李德明是做什么工作的？")).toBe("occupation");
     expect(questionAnswerType("我姨夫是干什么的？")).toBe("occupation");
     expect(questionAnswerType("胡敏的职业是什么？")).toBe("occupation");
     expect(questionAnswerType("张鹏干哪行？")).toBe("occupation");
-    expect(questionAnswerType("王雪敏在哪里上班？")).toBeUndefined();
+    expect(questionAnswerType("这是干什么的？")).toBeUndefined();
+    expect(questionAnswerType("你今天有什么工作要做？")).toBeUndefined();
+    expect(questionAnswerType("他的职业规划是什么？")).toBeUndefined();
+    expect(questionAnswerType("他是干嘛的？")).toBe("occupation");
+    // Where someone works is its own kind.
+    expect(questionAnswerType("王雪敏在哪里上班？")).toBe("workplace");
+    expect(questionAnswerType("我婶婶肖雪是哪个公司的？")).toBe("workplace");
+    expect(questionAnswerType("我大学同学余明辉供职于哪里？")).toBe("workplace");
     expect(questionAnswerType("这个是做什么用的？")).toBeUndefined();
     expect(questionAnswerType("他在做什么？")).toBeUndefined();
     expect(questionAnswerType("你周末干什么的时候最开心？")).toBeUndefined();
@@ -105,12 +114,21 @@ describe("answer type", () => {
     expect(holds("age", "徐刚浩一九九四年生人")).toBe(true);
     expect(holds("age", "他今年五十八，属马")).toBe(true);
     expect(holds("age", "他有12345个粉丝，住在马路边")).toBe(false);
+    expect(holds("age", "他是94年的，八零后")).toBe(true);
+    expect(holds("age", "花了2000块，走了2000步")).toBe(false);
     expect(holds("occupation", "我同事李德明干快递员这一行好多年了")).toBe(true);
     expect(holds("occupation", "张若曦是电气工程师")).toBe(true);
     expect(holds("occupation", "现在是电工。")).toBe(true);
     expect(holds("occupation", "邓海燕的工作是公交司机")).toBe(true);
     expect(holds("occupation", "我是健身房的会员，全体人员到齐")).toBe(false);
     expect(holds("occupation", "他在师范大学读书，跟师傅学手艺")).toBe(false);
+    expect(holds("occupation", "他是运动员，做销售人员也干过")).toBe(true);
+    expect(holds("occupation", "公司员工食堂，家里的一员，全校师生，出师不利")).toBe(false);
+    expect(holds("workplace", "余明辉就职于中建三局。")).toBe(true);
+    expect(holds("workplace", "我婶婶肖雪是顺丰的员工。")).toBe(true);
+    expect(holds("workplace", "梁建国一直在育英小学干。")).toBe(true);
+    expect(holds("workplace", "杨晶丹在远航软件当运营。")).toBe(true);
+    expect(holds("workplace", "今天在公园散步，在家做饭，这个格局不错")).toBe(false);
     expect(holds("number", "He has 7 cats")).toBe(true);
     expect(holds("number", "我家养了三只猫")).toBe(true);
     expect(holds("number", "We adopted two dogs")).toBe(true);
@@ -136,7 +154,7 @@ describe("answer type", () => {
     const timed = (n: number) => {
       const started = performance.now();
       for (const text of texts(n))
-        for (const type of ["time", "age", "number", "occupation"] as const) holds(type, text);
+        for (const type of ["time", "age", "number", "occupation", "workplace"] as const) holds(type, text);
       for (const query of queries(n)) questionAnswerType(query);
       return performance.now() - started;
     };

@@ -16,6 +16,11 @@ describe("Chinese numerals", () => {
       ["一万二千", "12000"],
       ["两千二", "2200"],
       ["一亿五千万", "150000000"],
+      ["一千零十", "1010"],
+      ["两万零十二", "20012"],
+      ["一百二十三万四千五百六十七", "1234567"],
+      // 两 after a unit is the weight, not a digit.
+      ["三百两", "300"],
     ];
     for (const [run, digits] of cases) expect(chineseNumeralValue(run), run).toBe(digits);
   });

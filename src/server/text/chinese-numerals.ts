@@ -5,10 +5,10 @@
  *
  * A run of two numerals or more is read (one alone is everywhere: 一个, 十分, 百货): with units
  * (十 百 千 万 亿) as a number, a colloquial last digit counting one unit down (五千六 is 5600, 一万二 is
- * 12000, 三百五 is 350); without units digit by digit from three on (一九九四, 二〇二四; 两三天 is a range). A run that starts with a unit
- * other than 十 (千万 "by all means", 万一 "in case"), or holds two digits in a row beside units
- * (三四十 "thirty or forty"), is no number. Idioms of digits alone (三三两两) give a stray token no one
- * searches for.
+ * 12000, 三百五 is 350); without units digit by digit from three on (一九九四, 二〇二四; 两三天 is a
+ * range). A run that starts with a unit other than 十 (千万 "by all means", 万一 "in case"), or holds
+ * two digits in a row beside units (三四十 "thirty or forty"), is no number. Idioms of digits alone
+ * (三三两两) give a stray token no one searches for.
  */
 
 const DIGIT: Readonly<Record<string, number>> = {
@@ -33,11 +33,13 @@ const NUMERAL_RUN = /[零〇一二两三四五六七八九十百千万亿]{2,}/g
 /** Digits alone, read one by one, from three on: 两三天, 七八个 are ranges, 一九九四 is a year. */
 const MIN_DIGIT_RUN = 3;
 /** Longer runs are not amounts anyone searches by (and stay within safe integers). */
-const MAX_RUN = 12;
+const MAX_RUN = 20;
 
 /** The value of one run of numerals, as digits, or undefined when it is no number. */
 export function chineseNumeralValue(run: string): string | undefined {
   const chars = [...run];
+  // 两 after a unit is the weight 两 (三百两 银子), never a last digit (twelve is 十二, not 十两).
+  if (chars.length > 1 && chars[chars.length - 1] === "两" && !(chars[chars.length - 2]! in DIGIT)) chars.pop();
   if (chars.length < 2 || chars.length > MAX_RUN) return undefined;
   if (chars.every((c) => c in DIGIT)) {
     return chars.length >= MIN_DIGIT_RUN ? chars.map((c) => DIGIT[c]).join("") : undefined;
@@ -58,10 +60,11 @@ export function chineseNumeralValue(run: string): string | undefined {
     }
     const unit = UNIT[c];
     if (unit !== undefined) {
-      // 十 opens with an implied one (十五); every other unit needs its digit (一百, not 百).
-      if (digit === undefined && unit !== 10) return undefined;
+      // 十 opens with an implied one (十五, 一千零十); every other unit needs its digit (一百, not 百).
+      const times = digit === 0 ? undefined : digit;
+      if (times === undefined && unit !== 10) return undefined;
       if (lastUnit !== 0 && unit >= lastUnit) return undefined; // 十百, 百百: no number
-      section += (digit ?? 1) * unit;
+      section += (times ?? 1) * unit;
       lastUnit = unit;
       digit = undefined;
       afterZero = false;

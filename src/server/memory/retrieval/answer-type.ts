@@ -13,7 +13,7 @@ import { lastSentence } from "./question-focus";
  * are bounded and start where a run starts, so a stored text of thousands of them costs linear time.
  */
 
-export type AnswerType = "time" | "age" | "number" | "occupation";
+export type AnswerType = "time" | "age" | "number" | "occupation" | "workplace";
 
 /** An interjection or conjunction a question may open with ("And when…", "So how old…"). */
 const OPENING = String.raw`^(?:(?:and|so|but|then|ok|okay|hey|oh|well)[,\s]+)?`;
@@ -40,7 +40,7 @@ const ASKS_TIME = new RegExp(
 const ASKS_AGE = new RegExp(
   [
     `多大了|多大年纪|多大岁数|今年多大|几岁|多少岁|(?:年龄|年纪|岁数)(?:是|有)?(?:多少|多大|几)|的(?:年龄|年纪|岁数)[?\\s]*$`,
-    `(?:哪|几)一?年(?:出生|生的|生人)|几几年|出生(?:年份|的年份|于哪)|属(?:什么|啥|哪个)|(?:属相|生肖)(?:是)?(?:什么|啥)`,
+    `(?:哪|几)一?年(?:出生|生的|生人)|几几年|出生(?:年份|的年份|于哪一?年)|属(?:什么|啥|哪个)(?=[的呀啊呢吧?\\s]|$)|(?:属相|生肖)(?:是)?(?:什么|啥)`,
     `谁的?(?:年龄|年纪|岁数)(?:更|比较|最)?(?:大|小)|谁(?:更|比较|最)?(?:大|小|年长|年轻)(?=[?？吧呢啊\\s]|$)|(?:年龄|年纪|岁数)(?:更|比较|最)(?:大|小)`,
     String.raw`\bhow\s+old\b|\bwhat\s+age\b|\bwhat(?:\s+is|'s)\s+(?:\w+'s?\s+|his\s+|her\s+|their\s+|my\s+|your\s+)?age\b`,
     String.raw`\bwho(?:\s+is|'s|\s+was)\s+(?:the\s+)?(?:older|younger|oldest|youngest)\b`,
@@ -58,11 +58,23 @@ const ASKS_NUMBER = new RegExp(
 );
 
 /**
- * Chinese questions asking what someone does for a living: 职业, 做什么工作, 干什么的, 从事什么 (行业), 干哪行.
- * Not where someone works (在哪上班 asks a place), nor what a thing is for (这个是做什么用的).
+ * Chinese questions asking what someone does for a living: 什么职业, 做什么工作, 干什么的, 干嘛的, 搞什么的,
+ * 从事什么 (行业), 干哪行. Not where someone works (在哪上班 asks a place), what a thing is for (这是干什么的,
+ * 做什么用的), a task (有什么工作要做) or a career plan (职业规划).
  */
-const ASKS_OCCUPATION =
-  /职业|(?:做|干)(?:什么|啥)(?:工作|职业|行业|的(?![东用时地]))|从事(?:什么|啥|哪)|什么工作|(?:工作|职业)是(?:什么|啥)|哪个?行业|什么行业|[干做]哪一?行/u;
+const ASKS_OCCUPATION = new RegExp(
+  [
+    // 他是干什么的, not 这是干什么的 (what a thing is for) nor 干什么的时候.
+    String.raw`(?<![这那](?:个|些)?是?)(?:做|干|搞)(?:什么|啥|嘛)(?:工作|职业|行业|的(?![东用时地]))`,
+    `从事(?:什么|啥|哪)|(?:做|干|是|从事)(?:什么|啥)工作|(?:工作|职业)是(?:什么|啥)(?=[的呀啊呢吧?\\s]|$)|什么职业`,
+    `哪个?行业|什么行业|[干做]哪一?行`,
+  ].join("|"),
+  "u",
+);
+
+/** Chinese questions asking where someone works: 在哪上班, 哪家公司, 哪个单位, 供职于哪里. */
+const ASKS_WORKPLACE =
+  /在哪(?:里|儿|个地方)?(?:上班|工作|任职|就职|高就)|哪(?:家|个)(?:公司|单位|企业)|什么(?:公司|单位)|(?:供职|就职|任职)于哪|工作单位|单位是(?:哪|什么)/u;
 
 /** Not 几: "你几岁了？" stored in the memory asks an age, it holds none. */
 const NUMERALS = "零〇一二两三四五六七八九十百千万半";
@@ -101,12 +113,14 @@ const HOLDS_TIME = new RegExp(
 /**
  * An age: "三十岁", "30 years old", "two years old", "aged 30", "turned 30", "in her forties"; or what
  * gives one: a year of birth ("1990年出生", "一九九四年生人", "身份证上是1983年", "born in 1990": a
- * year from 1900 on, in digits or Chinese numerals) or a zodiac sign (属马).
+ * year from 1900 on, in digits or Chinese numerals, not an amount such as 2000块; "94年的", "八零后")
+ * or a zodiac sign (属马).
  */
 const HOLDS_AGE = new RegExp(
   [
     `${DIGITS}\\s*(?:周)?岁|${CN_NUMERAL}(?:周)?岁`,
-    String.raw`(?<!\d)(?:19|20)\d\d(?!\d)|[一二][九零〇][${NUMERALS}]{2}年|属[鼠牛虎兔龙蛇马羊猴鸡狗猪]`,
+    String.raw`(?<!\d)(?:19|20)\d\d(?![\d.%元块步米个件号次份张位名人])|[一二][九零〇][${NUMERALS}]{2}年|属[鼠牛虎兔龙蛇马羊猴鸡狗猪]`,
+    String.raw`(?<!\d)\d\d年(?:的|生|出生)|[九八七六五零〇][九八七六五零〇]年(?:的|生|出生)|[五六七八九零〇][零〇]后|(?<!\d)[05-9]0后|生于[\d${NUMERALS}]{2,4}`,
     String.raw`\b(?:\d{1,3}|${NUMBER_WORDS})[\s-]*(?:years?|yrs?)[\s-]*old\b|\baged?\s+\d{1,3}\b|\bturn(?:ed|s|ing)?\s+\d{1,3}\b|\b\d{1,3}(?:st|nd|rd|th)\s+birthday\b`,
     String.raw`\b(?:teens|twenties|thirties|forties|fifties|sixties|seventies|eighties|nineties)\b`,
   ].join("|"),
@@ -114,13 +128,28 @@ const HOLDS_AGE = new RegExp(
 );
 /**
  * An occupation, in Chinese: a word ending in 师 or 员, the suffixes of most trades (工程师, 药剂师, 快递员,
- * 公务员), but not a member or a teacher's school (会员, 成员, 人员, 党员, 师范, 师傅, 师兄); or one of the
+ * 公务员, 运动员, 销售人员), but not a member, a staff or a teacher's school (会员, 成员, 党员, 动员, 一员,
+ * 全体人员, 员工, 师范,
+ * 师傅, 师兄, 师大, 师生, 出师); or one of the
  * common trades without them (医生, 护士, 会计, 司机, 警察, 记者 …).
  */
 const HOLDS_OCCUPATION = new RegExp(
   [
-    String.raw`\p{sc=Han}(?<![成会人动满全党团减裁超社学球队])员|\p{sc=Han}师(?![范傅兄姐弟妹])`,
-    `医生|护士|会计|司机|警察|记者|编辑|教授|老板|经理|主管|总监|骑手|电工|保安|保姆|教练|导游|主播|作家|画家|歌手|军人|农民|工人|厨子|模特|店长|校长|院长`,
+    String.raw`(?<=\p{sc=Han})(?<![成会满全党团减裁超社学队一])(?<!(?<!运)动)(?<![体关杂]人)员(?!工)|(?<=\p{sc=Han})(?<![出誓会兴])师(?![范傅父兄姐弟妹大生])`,
+    `医生|护士|会计|司机|警察|记者|教授|老板|经理|主管|总监|骑手|电工|保安|保姆|教练|导游|主播|作家|画家|歌手|军人|农民|工人|厨子|模特|店长|校长|院长`,
+  ].join("|"),
+  "u",
+);
+
+/**
+ * A workplace, in Chinese: working somewhere (在…上班, 在…工作, 在…当…, 就职于, 跳槽去了, 是…的员工,
+ * 单位是) or an organisation's name by its last word (…公司, …医院, …银行, …事务所, …局; not 格局, 饭局).
+ */
+const HOLDS_WORKPLACE = new RegExp(
+  [
+    String.raw`在\p{sc=Han}[^，。,.!?！？；;\s]{0,15}?(?:上班|工作|任职|实习|当(?!时|天|地|然|初)|做(?![饭菜梦])|干(?=[。！!，,~]|$))`,
+    `(?:就职|供职|任职|受雇)于|跳槽(?:去|到)|的(?:员工|职员)|(?:工作)?单位(?:是|在)|入职`,
+    `公司|医院|银行|集团|事务所|研究院|设计院|研究所|电视台|报社|幼儿园|(?<![格结布饭牌赌当])局(?![面势部限])`,
   ].join("|"),
   "u",
 );
@@ -147,6 +176,7 @@ export function questionAnswerType(query: string): AnswerType | undefined {
   if (ASKS_AGE.test(asked)) return "age";
   if (ASKS_TIME.test(asked)) return "time";
   if (ASKS_NUMBER.test(asked)) return "number";
+  if (ASKS_WORKPLACE.test(asked)) return "workplace";
   if (ASKS_OCCUPATION.test(asked)) return "occupation";
   return undefined;
 }
@@ -162,5 +192,7 @@ export function holdsAnswerType(type: AnswerType, normalizedText: string): boole
       return HOLDS_NUMBER.test(normalizedText);
     case "occupation":
       return HOLDS_OCCUPATION.test(normalizedText);
+    case "workplace":
+      return HOLDS_WORKPLACE.test(normalizedText);
   }
 }

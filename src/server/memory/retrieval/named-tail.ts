@@ -1,6 +1,7 @@
 import { normalizeSearchText } from "~/server/text/segment";
 import { round } from "./fusion";
 import { isOwnWord, type QueryTerm } from "./query-terms";
+import { rareInScope } from "./rare-words";
 import type { ScoreComponents } from "./search-schema";
 
 /**
@@ -23,13 +24,6 @@ const TAIL_SHARE = 0.3;
 /** A word held by at most this many rows names one thing (a person, a place, an item), not a phrasing. */
 const NAMED_MAX_ROWS = 10;
 
-/**
- * A word in at most this share of the scope's rows, held by more than NAMED_MAX_ROWS, is still one
- * thing the memory often mentions (a friend in forty lines of a 2,000-line log), not a phrasing: the
- * share bridge words are held to (second-hop.ts).
- */
-const SUBJECT_MAX_SHARE = 0.02;
-
 /** Two Han characters or more: a Chinese word (kana and Hangul stand apart, and Korean has spaces). */
 const HAN_WORD = /^\p{sc=Han}{2,}$/u;
 
@@ -37,8 +31,10 @@ const HAN_WORD = /^\p{sc=Han}{2,}$/u;
  * What a one-line Chinese question names: its own words (not the lead-in's, not a translation, two Han
  * characters or more) that 1 to NAMED_MAX_ROWS rows of the scope hold, in the order they stand in the
  * question (the rarer first of two starting at the same place). The first is what it asks about; the
- * others may name a second thing (two people compared, a described place). `df` per term, from the
- * first stage.
+ * others may name a second thing (two people compared, a described place). With `subject` (the
+ * scope's row count), the words standing before the first that more rows hold but are still rare in
+ * the scope (rare-words.ts: a friend in forty lines of a 2,000-line log) follow them: the question is
+ * about that, and its lines keep their places. `df` per term, from the first stage.
  */
 export function namedWords(
   question: string,
@@ -55,7 +51,7 @@ export function namedWords(
     const at = text.indexOf(term.term);
     if (at < 0) return;
     if (rows <= NAMED_MAX_ROWS) named.push({ term: term.term, at, df: rows });
-    else if (subject && rows <= subject.n * SUBJECT_MAX_SHARE) often.push({ term: term.term, at });
+    else if (subject && rareInScope(rows, subject.n)) often.push({ term: term.term, at });
   });
   named.sort((a, b) => a.at - b.at || a.df - b.df);
   // "郭海亮爱吃什么？" in a log that mentions 郭海亮 forty times: the question is about him, and the

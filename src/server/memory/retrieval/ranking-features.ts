@@ -32,7 +32,7 @@ export const RANKING_FEATURES = [
   "pronounReference",
   /** In a dialogue, a hit whose turn ends by asking lends its whole score to the reply after it, not half (context-spread.ts). */
   "replyToQuestion",
-  /** Evidence: a question asking for a time, an age or a number lifts the candidates that hold one (answer-type.ts). */
+  /** Evidence: a question asking for a time, an age, a number, an occupation or a workplace lifts the candidates that hold one (answer-type.ts). */
   "answerType",
   /** Evidence: a few of the best candidates sharing a rare word the question lacks lift each other by what they hold together (entity-join.ts). */
   "entityJoin",
@@ -42,7 +42,7 @@ export const RANKING_FEATURES = [
   "leadInEcho",
   /** Evidence: the page's last places go to the best lines holding what a one-line Chinese question names first (named-tail.ts). */
   "namedTail",
-  /** Evidence: what a one-line Chinese question names is none when a word the scope often holds (in at most 2 % of rows) stands before it: that word is the subject (named-tail.ts). */
+  /** Evidence: a word of a one-line Chinese question's own that the scope often holds (over 10 rows, still rare) standing before what it names keeps its lines on the page (named-tail.ts). */
   "namedSubject",
   /** Evidence: a one-line Chinese question that names something few rows hold is not hopped from; the hop is for a question describing its subject (evidence.ts, described-subject.ts). */
   "namedNoHop",

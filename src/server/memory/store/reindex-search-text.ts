@@ -3,14 +3,16 @@ import { queryRows } from "~/db/raw";
 import type { Database } from "~/db/types";
 import { toSimplifiedHan } from "~/server/text/han-variants";
 import { buildCardSearchFields } from "./search-fields";
-import { segmentForSearch } from "~/server/text/segment";
+import { chineseNumeralValues } from "~/server/text/chinese-numerals";
+import { normalizeSearchText, segmentForSearch } from "~/server/text/segment";
 
 type Row = Record<string, unknown> & { id: string };
 
 /**
  * Each table's segmented search columns (the tsvectors are generated from them), the columns they
  * are made of, and how to make them again. Cards, messages and tree summaries are segmented anew from
- * their text; a chunk's search text came from a piece of its message, so its tokens are folded in place.
+ * their text; a chunk's search text came from a piece of its message, so its tokens are folded in place
+ * and the digits of its Chinese numerals added.
  */
 const TABLES: { table: string; read: string; columns: string[]; rebuild: (row: Row) => string[] }[] = [
   {
@@ -46,20 +48,27 @@ const TABLES: { table: string; read: string; columns: string[]; rebuild: (row: R
   },
   {
     table: "memory_chunks",
-    read: "search_text as old_search_text",
+    read: "search_text as old_search_text, content",
     columns: ["search_text"],
-    rebuild: (row) => [toSimplifiedHan(row.old_search_text as string)],
+    rebuild: (row) => [withNumerals(toSimplifiedHan(row.old_search_text as string), row.content as string)],
   },
 ];
+
+/** `searchText` with the digits of the numbers `content` writes in Chinese numerals it lacks. */
+function withNumerals(searchText: string, content: string): string {
+  const tokens = new Set(searchText.split(" "));
+  const missing = chineseNumeralValues(normalizeSearchText(content)).filter((value) => !tokens.has(value));
+  return missing.length > 0 ? `${searchText} ${missing.join(" ")}` : searchText;
+}
 
 const BATCH = 500;
 
 /**
  * Rewrites search text indexed by an earlier release: traditional Chinese now folds to simplified
  * (han-variants.ts), hyphenated words are indexed whole too, and numbers in Chinese numerals as their
- * digits (chinese-numerals.ts), so rows stored before miss queries
- * that now find new ones. One batch per transaction, only rows whose text changes are written; safe to
- * stop and run again. Returns the rows changed per table.
+ * digits (chinese-numerals.ts), so rows stored before miss queries that now find new ones. One batch
+ * per transaction, only rows whose text changes are written; safe to stop and run again. Returns the
+ * rows changed per table.
  */
 export async function reindexSearchText(db: Database, params: { tenantId: string }): Promise<Record<string, number>> {
   const changed: Record<string, number> = {};
