@@ -27,6 +27,10 @@ describe("answer type", () => {
     expect(questionAnswerType("你表姐是几几年的？")).toBe("age");
     expect(questionAnswerType("他的生肖是什么？")).toBe("age");
     expect(questionAnswerType("他们是哪年结婚的？")).toBe("time");
+    // Two dates compared.
+    expect(questionAnswerType("一年当中我外婆和邓海燕谁先过生日？")).toBe("time");
+    expect(questionAnswerType("我舅舅和邓海燕谁的生日在一年里更靠前？")).toBe("time");
+    expect(questionAnswerType("我和妈妈比赛谁先拼完,我赢了")).toBeUndefined();
     expect(questionAnswerType("他出生于哪里？")).toBeUndefined();
     expect(questionAnswerType("这件事属什么性质？")).toBeUndefined();
     // What someone does for a living, not where, and not what a thing is for.
