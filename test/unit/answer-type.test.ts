@@ -17,7 +17,7 @@ describe("answer type", () => {
     expect(questionAnswerType("黄少华今年多大了？")).toBe("age");
     expect(questionAnswerType("再过五年顾杰多少岁？")).toBe("age");
     expect(questionAnswerType("How many pets does James have?")).toBe("number");
-    expect(questionAnswerType("我表哥的身高是多少？")).toBe("number");
+    expect(questionAnswerType("我表哥的身高是多少？")).toBe("height");
     expect(questionAnswerType("婚礼一共办了几天？")).toBe("number");
     // Traditional script is read as simplified.
     expect(questionAnswerType("他幾歲了？")).toBe("age");
@@ -27,6 +27,13 @@ describe("answer type", () => {
     expect(questionAnswerType("你表姐是几几年的？")).toBe("age");
     expect(questionAnswerType("他的生肖是什么？")).toBe("age");
     expect(questionAnswerType("他们是哪年结婚的？")).toBe("time");
+    // A height, and a pet.
+    expect(questionAnswerType("张怡玲有一米几？")).toBe("height");
+    expect(questionAnswerType("我朋友李芳身高多少？")).toBe("height");
+    expect(questionAnswerType("我小姨比一米七高还是矮，差多少厘米？")).toBe("height");
+    expect(questionAnswerType("刘伟养宠物了吗？")).toBe("pet");
+    expect(questionAnswerType("许鑫辉那只猫的名字是？")).toBe("pet");
+    expect(questionAnswerType("他家有几只猫？")).toBe("number");
     // Two dates compared.
     expect(questionAnswerType("一年当中我外婆和邓海燕谁先过生日？")).toBe("time");
     expect(questionAnswerType("我舅舅和邓海燕谁的生日在一年里更靠前？")).toBe("time");
@@ -119,6 +126,13 @@ describe("answer type", () => {
     expect(holds("age", "他今年五十八，属马")).toBe(true);
     expect(holds("age", "他有12345个粉丝，住在马路边")).toBe(false);
     expect(holds("age", "他是94年的，八零后")).toBe(true);
+    expect(holds("height", "她163厘米的个子")).toBe(true);
+    expect(holds("height", "我小姨孙雨有一米五八高")).toBe(true);
+    expect(holds("height", "李龙海个头1.75米")).toBe(true);
+    expect(holds("height", "今天跑了5公里，花了35块")).toBe(false);
+    expect(holds("pet", "郭海亮家的狗叫毛毛，是只比熊")).toBe(true);
+    expect(holds("pet", "刘伟家里连条金鱼都没有")).toBe(true);
+    expect(holds("pet", "中午吃了酸菜鱼")).toBe(false);
     expect(holds("age", "花了2000块，走了2000步")).toBe(false);
     expect(holds("occupation", "我同事李德明干快递员这一行好多年了")).toBe(true);
     expect(holds("occupation", "张若曦是电气工程师")).toBe(true);
@@ -158,7 +172,7 @@ describe("answer type", () => {
     const timed = (n: number) => {
       const started = performance.now();
       for (const text of texts(n))
-        for (const type of ["time", "age", "number", "occupation", "workplace"] as const) holds(type, text);
+        for (const type of ["time", "age", "number", "height", "occupation", "workplace", "pet"] as const) holds(type, text);
       for (const query of queries(n)) questionAnswerType(query);
       return performance.now() - started;
     };

@@ -13,7 +13,7 @@ import { lastSentence } from "./question-focus";
  * are bounded and start where a run starts, so a stored text of thousands of them costs linear time.
  */
 
-export type AnswerType = "time" | "age" | "number" | "occupation" | "workplace";
+export type AnswerType = "time" | "age" | "number" | "height" | "occupation" | "workplace" | "pet";
 
 /** An interjection or conjunction a question may open with ("And when…", "So how old…"). */
 const OPENING = String.raw`^(?:(?:and|so|but|then|ok|okay|hey|oh|well)[,\s]+)?`;
@@ -73,6 +73,12 @@ const ASKS_OCCUPATION = new RegExp(
   ].join("|"),
   "u",
 );
+
+/** Chinese questions asking how tall someone is: 身高, 多高, 一米几, 个子多高, 差多少厘米. */
+const ASKS_HEIGHT = /身高|多高(?!兴)|一米几|(?:个子|个头)(?:有)?多|(?:高|矮)(?:多少|几)|(?:多少|几)(?:厘米|公分)/u;
+
+/** Chinese questions asking about someone's pet: 宠物, 养了什么, 什么品种, 那只猫叫什么. */
+const ASKS_PET = /宠物|养(?:了|的)?(?:什么|啥|哪种)|什么品种|猫狗|[猫狗](?:叫|的名字)/u;
 
 /** Chinese questions asking where someone works: 在哪上班, 哪家公司, 哪个单位, 供职于哪里. */
 const ASKS_WORKPLACE =
@@ -156,6 +162,22 @@ const HOLDS_WORKPLACE = new RegExp(
   "u",
 );
 
+/** A height, in Chinese: 165cm, 一米七, 1.75米, or the words that state one (身高, 个子, 个头). */
+const HOLDS_HEIGHT = new RegExp(
+  [
+    String.raw`(?<!\d)\d{2,3}\s*(?:cm|厘米|公分)|(?<![\d.])[12]\.\d{1,2}\s*米|一米[一二三四五六七八九]|[一1]米\d`,
+    `身高|个子|个头`,
+  ].join("|"),
+  "u",
+);
+
+/**
+ * A pet, in Chinese: the animals people keep (猫, 狗, 兔, 鹦鹉, 仓鼠, 乌龟, 金鱼 …) and the breeds most
+ * often named without them (柯基, 泰迪, 比熊, 英短, 布偶, 哈士奇, 金毛, 边牧, 柴犬 …). Not a fish to eat.
+ */
+const HOLDS_PET =
+  /宠物|猫|狗|犬|兔|鹦鹉|仓鼠|龟|金鱼|热带鱼|鱼缸|鸟|蜥蜴|刺猬|龙猫|柯基|泰迪|比熊|英短|美短|布偶|暹罗|哈士奇|金毛|边牧|柴犬|萨摩|拉布拉多|博美|雪纳瑞/u;
+
 /** A number: digits, a Chinese count before a measure word, an English number word from two up. */
 const HOLDS_NUMBER = new RegExp(
   [
@@ -177,7 +199,10 @@ export function questionAnswerType(query: string): AnswerType | undefined {
   // Age before number ("多大" and "how old" ask both), time before number ("how long ago").
   if (ASKS_AGE.test(asked)) return "age";
   if (ASKS_TIME.test(asked)) return "time";
+  // Height before number ("身高多少" asks a height, which a line of any digits need not hold).
+  if (ASKS_HEIGHT.test(asked)) return "height";
   if (ASKS_NUMBER.test(asked)) return "number";
+  if (ASKS_PET.test(asked)) return "pet";
   if (ASKS_WORKPLACE.test(asked)) return "workplace";
   if (ASKS_OCCUPATION.test(asked)) return "occupation";
   return undefined;
@@ -196,5 +221,9 @@ export function holdsAnswerType(type: AnswerType, normalizedText: string): boole
       return HOLDS_OCCUPATION.test(normalizedText);
     case "workplace":
       return HOLDS_WORKPLACE.test(normalizedText);
+    case "height":
+      return HOLDS_HEIGHT.test(normalizedText);
+    case "pet":
+      return HOLDS_PET.test(normalizedText);
   }
 }
