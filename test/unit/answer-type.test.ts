@@ -172,7 +172,8 @@ describe("answer type", () => {
     const timed = (n: number) => {
       const started = performance.now();
       for (const text of texts(n))
-        for (const type of ["time", "age", "number", "height", "occupation", "workplace", "pet"] as const) holds(type, text);
+        for (const type of ["time", "age", "number", "height", "occupation", "workplace", "pet"] as const)
+          holds(type, text);
       for (const query of queries(n)) questionAnswerType(query);
       return performance.now() - started;
     };
