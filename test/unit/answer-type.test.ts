@@ -130,6 +130,8 @@ describe("answer type", () => {
     expect(holds("height", "我小姨孙雨有一米五八高")).toBe(true);
     expect(holds("height", "李龙海个头1.75米")).toBe(true);
     expect(holds("height", "今天跑了5公里，花了35块")).toBe(false);
+    expect(holds("height", "这座塔有300米高")).toBe(true);
+    expect(holds("height", "中午吃了2碗米饭")).toBe(false);
     expect(holds("pet", "郭海亮家的狗叫毛毛，是只比熊")).toBe(true);
     expect(holds("pet", "刘伟家里连条金鱼都没有")).toBe(true);
     expect(holds("pet", "中午吃了酸菜鱼")).toBe(false);

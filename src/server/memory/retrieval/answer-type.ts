@@ -162,10 +162,13 @@ const HOLDS_WORKPLACE = new RegExp(
   "u",
 );
 
-/** A height, in Chinese: 165cm, 一米七, 1.75米, or the words that state one (身高, 个子, 个头). */
+/**
+ * A height, in Chinese: 165cm, 一米七, 1.75米 (or a building's 100米: 多高 asks that too), or the words
+ * that state one (身高, 个子, 个头). Not 米饭, 米粉.
+ */
 const HOLDS_HEIGHT = new RegExp(
   [
-    String.raw`(?<!\d)\d{2,3}\s*(?:cm|厘米|公分)|(?<![\d.])[12]\.\d{1,2}\s*米|一米[一二三四五六七八九]|[一1]米\d`,
+    String.raw`(?<!\d)\d{2,3}\s*(?:cm|厘米|公分)|(?<![\d.])\d+(?:\.\d+)?\s*米(?![饭粉线色酒])|一米[一二三四五六七八九]|[一1]米\d`,
     `身高|个子|个头`,
   ].join("|"),
   "u",
