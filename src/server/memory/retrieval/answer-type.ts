@@ -7,8 +7,9 @@ import { lastSentence } from "./question-focus";
  * "The sunrise painting is my favourite" does not. The question words that say so (when, 什么时候,
  * 多大) are left out of the query's terms (they match other people's questions in chit-chat), so a
  * term index cannot see the difference; the second stage (second-stage.ts) can. Only kinds whose
- * values have a recognisable surface: a time or date, an age, a number in any text, and in Chinese an
- * occupation (its trades mostly end in 师 or 员; "干什么的" is answered by "他是电工"). Both sides
+ * values have a recognisable surface: a time or date, an age, a number in any text, and in Chinese a
+ * height, an occupation (its trades mostly end in 师 or 员; "干什么的" is answered by "他是电工"), a
+ * workplace and a pet. Both sides
  * are read after normalizeSearchText (NFKC, lower case, simplified Han). Runs of numerals and digits
  * are bounded and start where a run starts, so a stored text of thousands of them costs linear time.
  */
@@ -137,9 +138,8 @@ const HOLDS_AGE = new RegExp(
 /**
  * An occupation, in Chinese: a word ending in 师 or 员, the suffixes of most trades (工程师, 药剂师, 快递员,
  * 公务员, 运动员, 销售人员), but not a member, a staff or a teacher's school (会员, 成员, 党员, 动员, 一员,
- * 全体人员, 员工, 师范,
- * 师傅, 师兄, 师大, 师生, 出师); or one of the
- * common trades without them (医生, 护士, 会计, 司机, 警察, 记者 …).
+ * 全体人员, 员工, 师范, 师傅, 师兄, 师大, 师生, 出师); or one of the common trades without them (医生, 护士,
+ * 会计, 司机, 警察, 记者 …).
  */
 const HOLDS_OCCUPATION = new RegExp(
   [
@@ -192,6 +192,32 @@ const HOLDS_NUMBER = new RegExp(
 );
 
 /**
+ * The kinds a question may ask, tried in this order (the first found is the kind): age before number
+ * ("多大" and "how old" ask both), time before number ("how long ago"), height before number ("身高多少"
+ * asks a height, which a line of any digits need not hold).
+ */
+const ASKED: readonly (readonly [AnswerType, RegExp])[] = [
+  ["age", ASKS_AGE],
+  ["time", ASKS_TIME],
+  ["height", ASKS_HEIGHT],
+  ["number", ASKS_NUMBER],
+  ["pet", ASKS_PET],
+  ["workplace", ASKS_WORKPLACE],
+  ["occupation", ASKS_OCCUPATION],
+];
+
+/** What a text holding a value of each kind matches. */
+const HOLDS: Readonly<Record<AnswerType, RegExp>> = {
+  time: HOLDS_TIME,
+  age: HOLDS_AGE,
+  number: HOLDS_NUMBER,
+  height: HOLDS_HEIGHT,
+  occupation: HOLDS_OCCUPATION,
+  workplace: HOLDS_WORKPLACE,
+  pet: HOLDS_PET,
+};
+
+/**
  * The kind of value a query asks for, read from its last sentence, when the query is one sentence or
  * ends with a question (a pasted dialogue's last line is not necessarily what is asked).
  */
@@ -199,34 +225,8 @@ export function questionAnswerType(query: string): AnswerType | undefined {
   const { sentence, question, single } = lastSentence(query);
   if (!question && !single) return undefined;
   const asked = normalizeSearchText(sentence);
-  // Age before number ("多大" and "how old" ask both), time before number ("how long ago").
-  if (ASKS_AGE.test(asked)) return "age";
-  if (ASKS_TIME.test(asked)) return "time";
-  // Height before number ("身高多少" asks a height, which a line of any digits need not hold).
-  if (ASKS_HEIGHT.test(asked)) return "height";
-  if (ASKS_NUMBER.test(asked)) return "number";
-  if (ASKS_PET.test(asked)) return "pet";
-  if (ASKS_WORKPLACE.test(asked)) return "workplace";
-  if (ASKS_OCCUPATION.test(asked)) return "occupation";
-  return undefined;
+  return ASKED.find(([, asks]) => asks.test(asked))?.[0];
 }
 
 /** Whether a (normalized) text holds a value of the kind asked for. */
-export function holdsAnswerType(type: AnswerType, normalizedText: string): boolean {
-  switch (type) {
-    case "time":
-      return HOLDS_TIME.test(normalizedText);
-    case "age":
-      return HOLDS_AGE.test(normalizedText);
-    case "number":
-      return HOLDS_NUMBER.test(normalizedText);
-    case "occupation":
-      return HOLDS_OCCUPATION.test(normalizedText);
-    case "workplace":
-      return HOLDS_WORKPLACE.test(normalizedText);
-    case "height":
-      return HOLDS_HEIGHT.test(normalizedText);
-    case "pet":
-      return HOLDS_PET.test(normalizedText);
-  }
-}
+export const holdsAnswerType = (type: AnswerType, normalizedText: string): boolean => HOLDS[type].test(normalizedText);
