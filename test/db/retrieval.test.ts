@@ -1121,6 +1121,50 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect(read.evidence?.some((e) => e.components?.answerType !== undefined)).toBe(false);
   });
 
+  it("lifts the line naming a city for a Chinese question asking where, and the event a described occasion was", async () => {
+    const tenantId = await createTenant(handle.db);
+    const ctx = agentContext(tenantId, { readScopes: ["user:u1"].map(parseScopePattern) });
+    const city = "周强是从宜昌出来的，大学毕业以后一直在外面打拼。";
+    const event = "读书会上见到了小林和老王，大家聊了一下午的书。";
+    const log = [
+      "周强人很好。",
+      "今天下雨。",
+      "周强最近很忙。",
+      city,
+      "小林最近在学游泳。",
+      "晚饭吃面。",
+      event,
+      "小林说很累。",
+    ];
+    await appendMessages(handle.db, ctx, {
+      sessionId: "log",
+      userScopeId: "u1",
+      messages: log.map((content) => ({ role: "user", content })),
+    });
+    const ask = (queryText: string, off: RankingFeature[] = []) =>
+      memorySearch(
+        handle.db,
+        ctx,
+        { queryText, includeEvidence: true },
+        { ...noVectors, ranking: rankingFeaturesWithout(off) },
+      );
+
+    // Every line names him and none holds 老家: the shorter ones rank first by their words alone.
+    const where = "周强的老家是哪里？";
+    expect((await ask(where, ["answerType"])).evidence?.[0]?.content).not.toBe(city);
+    const placed = await ask(where);
+    expect(placed.evidence?.[0]?.content).toBe(city);
+    expect(partsOf(placed, city)?.answerType).toBe(1);
+    expect(partsOf(placed, "周强最近很忙。")?.answerType).toBeUndefined();
+
+    // A question describing an occasion lifts no answer type, unless it asks which event the occasion was.
+    const which = "小林也去了的那次活动叫什么？";
+    expect((await ask(which, ["answerType"])).evidence?.[0]?.content).not.toBe(event);
+    const named = await ask(which);
+    expect(named.evidence?.[0]?.content).toBe(event);
+    expect(partsOf(named, event)?.answerType).toBe(1);
+  });
+
   it("answers a question that describes a thing in two hops: its best hit names it, a second match finds the rest", async () => {
     const tenantId = await createTenant(handle.db);
     const ctx = agentContext(tenantId, { readScopes: ["user:u1"].map(parseScopePattern) });

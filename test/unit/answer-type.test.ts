@@ -38,7 +38,7 @@ describe("answer type", () => {
     expect(questionAnswerType("一年当中我外婆和邓海燕谁先过生日？")).toBe("time");
     expect(questionAnswerType("我舅舅和邓海燕谁的生日在一年里更靠前？")).toBe("time");
     expect(questionAnswerType("我和妈妈比赛谁先拼完,我赢了")).toBeUndefined();
-    expect(questionAnswerType("他出生于哪里？")).toBeUndefined();
+    expect(questionAnswerType("他出生于哪里？")).toBe("place");
     expect(questionAnswerType("这件事属什么性质？")).toBeUndefined();
     // What someone does for a living, not where, and not what a thing is for.
     expect(questionAnswerType("同事李德明是做什么工作的？")).toBe("occupation");
@@ -162,6 +162,48 @@ describe("answer type", () => {
     expect(holds("time", "你几号回来？")).toBe(false);
     expect(holds("number", "你家有几个孩子？")).toBe(false);
     expect(holds("number", "the one I liked")).toBe(false);
+  });
+
+  it("reads which event, whom someone married and where, and finds each in a text", () => {
+    expect(questionAnswerType("孙浩参加过哪些活动？")).toBe("event");
+    expect(questionAnswerType("小林也去了的那次活动叫什么来着？")).toBe("event");
+    expect(questionAnswerType("我参加的活动里哪些有王芳？")).toBe("event");
+    // Two occasions compared ask what is compared, not which event.
+    expect(questionAnswerType("年会和读书会哪个人更多？")).toBeUndefined();
+    expect(questionAnswerType("篮球赛和她的生日聚会哪个在前？")).toBe("time");
+    expect(questionAnswerType("春节家宴是星期几？")).toBe("time");
+    expect(questionAnswerType("那次活动在什么时候？")).toBe("time");
+    expect(questionAnswerType("你会参加吗？")).toBeUndefined();
+    expect(questionAnswerType("王芳嫁给了谁？")).toBe("spouse");
+    expect(questionAnswerType("黄磊娶的是谁？")).toBe("spouse");
+    expect(questionAnswerType("我客户的太太叫什么名字？")).toBe("spouse");
+    expect(questionAnswerType("张三结婚了吗？")).toBe("spouse");
+    expect(questionAnswerType("周强籍贯是哪儿？")).toBe("place");
+    expect(questionAnswerType("家里的长辈都住在哪些城市？")).toBe("place");
+    expect(questionAnswerType("要去看刘燕得去哪个城市？")).toBe("place");
+    // Where someone works is a workplace, not a city.
+    expect(questionAnswerType("李欣每天去哪儿上班？")).toBe("workplace");
+    expect(questionAnswerType("我同学孙嘉树在什么地方任职？")).toBe("workplace");
+    // Where a thing was bought asks a shop, not a city.
+    expect(questionAnswerType("我的运动鞋是在哪儿买的？")).toBeUndefined();
+    expect(questionAnswerType("Where does Jon live?")).toBeUndefined();
+
+    expect(holds("event", "读书会在一月五号，去了四个人")).toBe(true);
+    expect(holds("event", "部门团建上见到了老周")).toBe(true);
+    expect(holds("event", "小区邻里节来了七十多人")).toBe(true);
+    expect(holds("event", "周末露营是五月十号办的")).toBe(true);
+    expect(holds("event", "我有机会看看社会新闻")).toBe(false);
+    expect(holds("event", "细节决定成败，季节变了，看节目")).toBe(false);
+    expect(holds("event", "我会去的，开会开到很晚")).toBe(false);
+    expect(holds("spouse", "她先生叫周飞国")).toBe(true);
+    expect(holds("spouse", "他前年娶了冯慧")).toBe(true);
+    expect(holds("spouse", "他们俩去年领证了")).toBe(true);
+    expect(holds("spouse", "他最近工作挺忙的")).toBe(false);
+    expect(holds("place", "我的牙医是从宜昌出来的")).toBe(true);
+    expect(holds("place", "她是江苏盐城人")).toBe(true);
+    expect(holds("place", "他老家是齐齐哈尔的")).toBe(true);
+    expect(holds("place", "他在北京安了家")).toBe(true);
+    expect(holds("place", "去超市买菜，东方红，天下太平")).toBe(false);
   });
 
   it("reads long texts and long queries in time that grows with their length, not its square", () => {

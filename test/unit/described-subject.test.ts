@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { describesItsSubject } from "~/server/memory/retrieval/described-subject";
+import { questionAnswerType } from "~/server/memory/retrieval/answer-type";
+import { asksTheDescribedEvent, describesItsSubject } from "~/server/memory/retrieval/described-subject";
 
 describe("a question describing its subject", () => {
   it("is read from 那 and a measure word in the question a query ends with", () => {
@@ -21,5 +22,14 @@ describe("a question describing its subject", () => {
     // A description in the lead-in is not the question's.
     expect(describesItsSubject("那次活动真累。彭婷在哪里上班？")).toBe(false);
     expect(describesItsSubject("Who is the one that adopted a dog?")).toBe(false);
+  });
+
+  it("asks which event a described occasion was: the line describing it names it", () => {
+    const names = (question: string) => asksTheDescribedEvent(question, questionAnswerType(question));
+    expect(names("小林也去了的那次活动叫什么来着？")).toBe(true);
+    expect(names("花了五千块的那场聚会是哪个活动？")).toBe(true);
+    // An occasion's other values, and a described person's events, are not held by the description.
+    expect(names("有六百位客人的那次活动持续了多久？")).toBe(false);
+    expect(names("我那个养猫的同事参加过哪些活动？")).toBe(false);
   });
 });

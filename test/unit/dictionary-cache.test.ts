@@ -7,7 +7,8 @@ import { readWordMaps, writeWordMaps } from "~/server/memory/retrieval/dictionar
 const maps = () => {
   const toEnglish = new Map(Array.from({ length: 1_200 }, (_, i) => [`词${i}`, `word${i}`] as [string, string]));
   const toChinese = new Map(Array.from({ length: 1_200 }, (_, i) => [`word${i}`, `词${i}`] as [string, string]));
-  return { toEnglish, toChinese };
+  const places = new Set(Array.from({ length: 1_200 }, (_, i) => `地${i}`));
+  return { toEnglish, toChinese, places };
 };
 
 describe("the bilingual word maps' cache file", () => {
@@ -18,6 +19,7 @@ describe("the bilingual word maps' cache file", () => {
     const read = readWordMaps(file);
     expect(read?.toEnglish.get("词7")).toBe("word7");
     expect(read?.toChinese.size).toBe(1_200);
+    expect(read?.places.has("地7")).toBe(true);
   });
 
   it("ignores a file that is not a whole dictionary, and never follows a link", () => {

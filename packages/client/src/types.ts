@@ -234,7 +234,7 @@ export type ScoreComponents = {
   /** Evidence: the second stage's parts, the weighted share of the question's terms a text holds and how near each other they stand. */
   coverage?: number;
   proximity?: number;
-  /** Evidence: 1 when the question asks for a time, an age, a number, an occupation or a workplace and the text holds one. */
+  /** Evidence: 1 when the question asks for a kind of value (a time, an age, a number, a place, an event …) and the text holds one. */
   answerType?: number;
   /** Evidence: the share of the question's terms a few best texts sharing this one's rare word hold beyond it (one thing's facts told apart). */
   join?: number;

@@ -1,4 +1,5 @@
 import { normalizeSearchText } from "~/server/text/segment";
+import { bilingualDictionary } from "./bilingual-dictionary";
 import { lastSentence } from "./question-focus";
 
 /**
@@ -9,12 +10,14 @@ import { lastSentence } from "./question-focus";
  * term index cannot see the difference; the second stage (second-stage.ts) can. Only kinds whose
  * values have a recognisable surface: a time or date, an age, a number in any text, and in Chinese a
  * height, an occupation (its trades mostly end in 师 or 员; "干什么的" is answered by "他是电工"), a
- * workplace and a pet. Both sides
+ * workplace, a pet, an event (参加过哪些活动: 读书会, 婚礼, 团建), a spouse (嫁给了谁: 她先生叫…) and a city
+ * or a province (老家在哪: 她是盐城人; CC-CEDICT's place names). Both sides
  * are read after normalizeSearchText (NFKC, lower case, simplified Han). Runs of numerals and digits
  * are bounded and start where a run starts, so a stored text of thousands of them costs linear time.
  */
 
-export type AnswerType = "time" | "age" | "number" | "height" | "occupation" | "workplace" | "pet";
+export type AnswerType =
+  "time" | "age" | "number" | "height" | "occupation" | "workplace" | "pet" | "event" | "spouse" | "place";
 
 /** An interjection or conjunction a question may open with ("And when…", "So how old…"). */
 const OPENING = String.raw`^(?:(?:and|so|but|then|ok|okay|hey|oh|well)[,\s]+)?`;
@@ -27,9 +30,9 @@ const AUXILIARY = String.raw`(?:did|does|do|is|was|were|will|would|are|am|has|ha
  */
 const ASKS_TIME = new RegExp(
   [
-    `什么时候|啥时候|哪天|哪一天|哪日|几号|(?<![前这那头最近])几月|哪年|哪一年|哪个月|哪一个月|何时|几点|什么日子`,
-    // Two dates compared: 谁先过生日, 谁的生日更靠前, 谁先结婚.
-    `谁(?:先|早)(?:过|办|结婚|出生|生)|(?:生日|日子)[^?？]{0,6}(?:更)?(?:靠前|靠后|早|晚)`,
+    `什么时候|啥时候|哪天|哪一天|哪日|几号|(?:星期|礼拜|周)几|(?<![前这那头最近])几月|哪年|哪一年|哪个月|哪一个月|何时|几点|什么日子`,
+    // Two dates compared: 谁先过生日, 谁的生日更靠前, 谁先结婚, 哪个在前.
+    `谁(?:先|早)(?:过|办|结婚|出生|生)|哪一?个(?:在前|在后|更早|更晚|先)|(?:生日|日子)[^?？]{0,6}(?:更)?(?:靠前|靠后|早|晚)`,
     String.raw`${OPENING}when\b(?![^,，]*[,，])|\bwhen(?:'s|\s+${AUXILIARY})\b`,
     String.raw`\b(?:what|which)\s+(?:date|day|year|month|time|season|week|weekend)\b|\bhow\s+long\s+ago\b|\buntil\s+when\b`,
   ].join("|"),
@@ -81,9 +84,40 @@ const ASKS_HEIGHT = /身高|多高(?!兴)|一米几|(?:个子|个头)(?:有)?多
 /** Chinese questions asking about someone's pet: 宠物, 养了什么, 什么品种, 那只猫叫什么. */
 const ASKS_PET = /宠物|养(?:了|的)?(?:什么|啥|哪种)|什么品种|猫狗|[猫狗](?:叫|的名字)/u;
 
-/** Chinese questions asking where someone works: 在哪上班, 哪家公司, 哪个单位, 供职于哪里. */
+/** Chinese questions asking where someone works: 在哪上班, 去哪儿上班, 哪家公司, 哪个单位, 供职于哪里. */
 const ASKS_WORKPLACE =
-  /在哪(?:里|儿|个地方)?(?:上班|工作|任职|就职|高就)|哪(?:家|个)(?:公司|单位|企业)|什么(?:公司|单位)|(?:供职|就职|任职)于哪|工作单位|单位是(?:哪|什么)/u;
+  /(?:[在去]哪(?:里|儿|个地方)?|在什么地方|在什么单位)(?:上班|工作|任职|就职|高就)|哪(?:家|个)(?:公司|单位|企业)|什么(?:公司|单位)|(?:供职|就职|任职)于哪|工作单位|单位是(?:哪|什么)/u;
+
+/**
+ * Chinese questions asking which event: 什么活动, 哪些聚会, 那次活动叫什么, 参加过哪些 (not 去过哪些, which
+ * asks places as often).
+ */
+const ASKS_EVENT = new RegExp(
+  [
+    `(?:什么|啥|哪|哪些|哪个|哪次|哪场|哪几个|哪几次|哪几场)(?:活动|聚会|比赛|展览|演出|聚餐|派对)`,
+    `(?:活动|聚会)(?:(?:叫|是)(?:什么|啥|哪)|(?:里|中)(?:有)?哪)|(?:参加|参与|出席)(?:过|了)?(?:什么|啥|哪)`,
+  ].join("|"),
+  "u",
+);
+
+/** Chinese questions asking whom someone married: 嫁给了谁, 娶的是谁, 老婆叫什么, 跟谁结的婚, 结婚了吗. */
+const ASKS_SPOUSE = new RegExp(
+  [
+    `(?:嫁|娶)(?:给了|给|了|的)?(?:是)?(?:谁|哪位|什么人)|(?:和|跟|与)谁结(?:了|的)?婚|结(?:了|过)?婚(?:了)?(?:吗|没)`,
+    `(?:老婆|老公|妻子|丈夫|太太|先生|爱人|配偶|媳妇|另一半)(?:是|叫)(?:谁|什么|啥|哪位)|(?:老婆|老公|妻子|丈夫|太太|爱人|配偶|媳妇)的名字`,
+  ].join("|"),
+  "u",
+);
+
+/** Chinese questions asking where: 哪里, 哪个城市, 哪些城市, 什么地方, 老家是哪, 哪里人, 住在哪. */
+const ASKS_PLACE = new RegExp(
+  [
+    // Not where a thing was bought (在哪儿买的: a shop, not a city).
+    `(?:哪(?:些|个|座)?(?:城市|省|省份|地方|国家)|哪(?:里|儿)|什么地方|在哪|住哪)(?![^?？]{0,4}(?:买|购|下单|入手))`,
+    `(?:老家|籍贯|家乡|祖籍|出生地)(?:是|在)?(?:哪|什么)`,
+  ].join("|"),
+  "u",
+);
 
 /** Not 几: "你几岁了？" stored in the memory asks an age, it holds none. */
 const NUMERALS = "零〇一二两三四五六七八九十百千万半";
@@ -181,6 +215,24 @@ const HOLDS_HEIGHT = new RegExp(
 const HOLDS_PET =
   /宠物|猫|狗|犬|兔|鹦鹉|仓鼠|龟|金鱼|热带鱼|鱼缸|鸟|蜥蜴|刺猬|龙猫|柯基|泰迪|比熊|英短|美短|布偶|暹罗|哈士奇|金毛|边牧|柴犬|萨摩|拉布拉多|博美|雪纳瑞/u;
 
+/**
+ * An event, in Chinese: a gathering by its last word (年会, 聚会, 读书会, 发布会; not 机会, 社会, 开会
+ * as a verb), a festival of a place or a kind (邻里节, 音乐节; not 细节, 季节, 节目), a party, a
+ * wedding, a match, a show, a trip, an outing; or 活动 itself.
+ */
+const HOLDS_EVENT = new RegExp(
+  [
+    `(?:年|聚|晚|舞|酒|茶话|联欢|运动|音乐|演唱|读书|同学|发布|展|博览|研讨|座谈|见面|分享|交流|庙|家长|生日|答谢|表彰)会|会议`,
+    `(?<=\\p{sc=Han})(?<![细季关章环情礼调过时音使脱气])节(?![目约省奏拍日假课食制点能气])`,
+    `派对|party|团建|聚餐|饭局|牌局|酒局|桌游|婚礼|婚宴|喜宴|寿宴|满月酒|典礼|仪式|庆典|比赛|球赛|马拉松|联赛|画展|车展|漫展|展览|演出|话剧|讲座|培训|夏令营|露营|旅行|旅游|徒步|郊游|野餐|活动`,
+  ].join("|"),
+  "u",
+);
+
+/** A spouse, in Chinese: marrying (嫁给, 娶, 结婚, 领证) or the words for a husband or a wife (老婆, 先生, 爱人). */
+const HOLDS_SPOUSE =
+  /嫁|娶|老婆|老公|妻子|丈夫|太太|先生|爱人|配偶|媳妇|另一半|结婚|结了婚|领证|新娘|新郎|夫妻|两口子|未婚[夫妻]/u;
+
 /** A number: digits, a Chinese count before a measure word, an English number word from two up. */
 const HOLDS_NUMBER = new RegExp(
   [
@@ -204,10 +256,13 @@ const ASKED: readonly (readonly [AnswerType, RegExp])[] = [
   ["pet", ASKS_PET],
   ["workplace", ASKS_WORKPLACE],
   ["occupation", ASKS_OCCUPATION],
+  ["event", ASKS_EVENT],
+  ["spouse", ASKS_SPOUSE],
+  ["place", ASKS_PLACE],
 ];
 
-/** What a text holding a value of each kind matches. */
-const HOLDS: Readonly<Record<AnswerType, RegExp>> = {
+/** What a text holding a value of each kind matches (a place is looked up: holdsPlace). */
+const HOLDS: Readonly<Record<Exclude<AnswerType, "place">, RegExp>> = {
   time: HOLDS_TIME,
   age: HOLDS_AGE,
   number: HOLDS_NUMBER,
@@ -215,6 +270,8 @@ const HOLDS: Readonly<Record<AnswerType, RegExp>> = {
   occupation: HOLDS_OCCUPATION,
   workplace: HOLDS_WORKPLACE,
   pet: HOLDS_PET,
+  event: HOLDS_EVENT,
+  spouse: HOLDS_SPOUSE,
 };
 
 /**
@@ -228,5 +285,19 @@ export function questionAnswerType(query: string): AnswerType | undefined {
   return ASKED.find(([, asks]) => asks.test(asked))?.[0];
 }
 
+/** Longest place name looked up (齐齐哈尔, 乌鲁木齐). */
+const MAX_PLACE_LENGTH = 4;
+
+/** A city or a province CC-CEDICT names (bilingual-dictionary.ts), anywhere in the text. */
+function holdsPlace(text: string): boolean {
+  const dictionary = bilingualDictionary();
+  for (const run of text.match(/\p{sc=Han}{2,}/gu) ?? [])
+    for (let i = 0; i + 2 <= run.length; i++)
+      for (let length = 2; length <= MAX_PLACE_LENGTH && i + length <= run.length; length++)
+        if (dictionary.isPlace(run.slice(i, i + length))) return true;
+  return false;
+}
+
 /** Whether a (normalized) text holds a value of the kind asked for. */
-export const holdsAnswerType = (type: AnswerType, normalizedText: string): boolean => HOLDS[type].test(normalizedText);
+export const holdsAnswerType = (type: AnswerType, normalizedText: string): boolean =>
+  type === "place" ? holdsPlace(normalizedText) : HOLDS[type].test(normalizedText);

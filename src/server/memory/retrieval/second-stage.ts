@@ -17,7 +17,7 @@ import type { TermShares } from "./term-shares";
  *   term), relative to the query's whole weight. Weighted, because a run of common words or
  *   characters ("我特别期待", "I want to") is shared by unrelated chit-chat: counted by its length it
  *   cost MADial-zh-noisy 0.05 hit@10.
- * - answerType: 1 when the question asks for a time, an age, a number, an occupation or a workplace and the candidate holds a
+ * - answerType: 1 when the question asks for a kind of value (a time, an age, a number, a place …) and the candidate holds a
  *   value of that kind (answer-type.ts), else 0; 0 too for a line that holds words of the question's
  *   lead-in and none of the question's own (it repeats the chit-chat before the question).
  * - join: the share of the query's weight a few candidates sharing this one's rare word hold beyond it
