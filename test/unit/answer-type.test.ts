@@ -55,12 +55,14 @@ describe("answer type", () => {
     expect(questionAnswerType("我大学同学余明辉供职于哪里？")).toBe("workplace");
     expect(questionAnswerType("这个是做什么用的？")).toBeUndefined();
     expect(questionAnswerType("他在做什么？")).toBeUndefined();
-    expect(questionAnswerType("你周末干什么的时候最开心？")).toBeUndefined();
+    // What someone does in their free time asks a pastime.
+    expect(questionAnswerType("你周末干什么的时候最开心？")).toBe("pastime");
   });
 
   it("asks nothing of a question about a thing, a place or a person", () => {
     expect(questionAnswerType("What did Caroline adopt from the shelter?")).toBeUndefined();
-    expect(questionAnswerType("刘洋最爱吃什么？")).toBeUndefined();
+    expect(questionAnswerType("刘洋送了我什么？")).toBeUndefined();
+    expect(questionAnswerType("刘洋最爱吃什么？")).toBe("food");
     expect(questionAnswerType("Where does Jon live?")).toBeUndefined();
     // "when" opening a clause asks no time.
     expect(questionAnswerType("What did John's teammates give him when they met?")).toBeUndefined();
@@ -71,7 +73,8 @@ describe("answer type", () => {
     // "a few days ago", "not much to do with", "old people" ask no number, time or age.
     expect(questionAnswerType("前几天我们聊了什么？")).toBeUndefined();
     expect(questionAnswerType("这和天气没多大关系吧？")).toBeUndefined();
-    expect(questionAnswerType("上了年纪的人喜欢吃什么？")).toBeUndefined();
+    expect(questionAnswerType("上了年纪的人喜欢吃什么？")).toBe("food"); // no age
+    expect(questionAnswerType("上了年纪的人喜欢看什么书？")).toBeUndefined();
     expect(questionAnswerType("What is Caroline's age?")).toBe("age");
     expect(questionAnswerType("黄少华的年龄")).toBe("age");
     expect(questionAnswerType("黄少华和吴晓东谁年纪大？")).toBe("age");
@@ -87,7 +90,9 @@ describe("answer type", () => {
 
   it("reads the question a query ends with, not its lead-in, and nothing from a dialogue that does not ask", () => {
     expect(questionAnswerType("哎，今天有点累。晚上加班到很晚，好累。吴晓东今年多大了？")).toBe("age");
-    expect(questionAnswerType("我昨天去了公园，跑了三公里。你最喜欢什么运动？")).toBeUndefined();
+    // The lead-in's 三公里 is no number asked: the question asks a pastime.
+    expect(questionAnswerType("我昨天去了公园，跑了三公里。你最喜欢什么运动？")).toBe("pastime");
+    expect(questionAnswerType("我昨天去了公园，跑了三公里。你最喜欢哪本书？")).toBeUndefined();
     expect(
       questionAnswerType("Bart: 你知道吗？我什么时候都想去。\nAssistant: 真好。\nBart: 我特别期待那天晚上！"),
     ).toBeUndefined();
@@ -164,7 +169,7 @@ describe("answer type", () => {
     expect(holds("number", "the one I liked")).toBe(false);
   });
 
-  it("reads which event, whom someone married and where, and finds each in a text", () => {
+  it("reads which event, whom someone married, where, a pastime, a food or a make, and finds each in a text", () => {
     expect(questionAnswerType("孙浩参加过哪些活动？")).toBe("event");
     expect(questionAnswerType("小林也去了的那次活动叫什么来着？")).toBe("event");
     expect(questionAnswerType("我参加的活动里哪些有王芳？")).toBe("event");
@@ -188,6 +193,21 @@ describe("answer type", () => {
     expect(questionAnswerType("我的运动鞋是在哪儿买的？")).toBeUndefined();
     expect(questionAnswerType("Where does Jon live?")).toBeUndefined();
 
+    expect(questionAnswerType("彭海的兴趣是什么？")).toBe("pastime");
+    expect(questionAnswerType("田月业余时间一般做什么？")).toBe("pastime");
+    expect(questionAnswerType("我小姨周末一般干嘛？")).toBe("pastime");
+    expect(questionAnswerType("他喜欢什么运动？")).toBe("pastime");
+    expect(questionAnswerType("孙兰丽爱吃什么？")).toBe("food");
+    expect(questionAnswerType("请杨芳吃饭点什么好？")).toBe("food");
+    expect(questionAnswerType("张颖怡口味上偏爱什么菜？")).toBe("food");
+    expect(questionAnswerType("周强杰最爱的食物是什么？")).toBe("food");
+    expect(questionAnswerType("冯晶开的是哪个品牌的车？")).toBe("brand");
+    expect(questionAnswerType("梁欣拿的是什么手机？")).toBe("brand");
+    expect(questionAnswerType("我的咖啡机是哪家出的？")).toBe("brand");
+    expect(questionAnswerType("他开什么会？")).toBeUndefined();
+    // A description that eats is no question about food: what it asks is the make.
+    expect(questionAnswerType("我那个最爱吃麻辣烫的同事的手机是什么牌子？")).toBe("brand");
+
     expect(holds("event", "读书会在一月五号，去了四个人")).toBe(true);
     expect(holds("event", "部门团建上见到了老周")).toBe(true);
     expect(holds("event", "小区邻里节来了七十多人")).toBe(true);
@@ -204,6 +224,21 @@ describe("answer type", () => {
     expect(holds("place", "他老家是齐齐哈尔的")).toBe(true);
     expect(holds("place", "他在北京安了家")).toBe(true);
     expect(holds("place", "去超市买菜，东方红，天下太平")).toBe(false);
+    expect(holds("pastime", "他家里没车，弹吉他好几年了")).toBe(true);
+    expect(holds("pastime", "肯定又在健身。")).toBe(true);
+    // The word the question asks with is no pastime: other people's lines naming it hold the question's word already.
+    expect(holds("pastime", "宋宇航有个爱好。")).toBe(false);
+    expect(holds("food", "他最喜欢吃什么都行")).toBe(false);
+    expect(holds("brand", "这个牌子不错")).toBe(false);
+    expect(holds("pastime", "他拉着我走了，今天困得睁不开眼")).toBe(false);
+    expect(holds("food", "一到周末就拉人去吃糖醋排骨")).toBe(true);
+    expect(holds("food", "对火锅毫无抵抗力")).toBe(true);
+    expect(holds("food", "他去体检了，量了身高")).toBe(false);
+    expect(holds("brand", "每天开着别克上下班")).toBe(true);
+    expect(holds("brand", "选的美的，花了5899块钱")).toBe(true);
+    expect(holds("brand", "飞利浦家的，付了1700元")).toBe(true);
+    expect(holds("brand", "他只认OPPO")).toBe(true);
+    expect(holds("brand", "这个想法很理想，大众都喜欢")).toBe(false);
   });
 
   it("reads long texts and long queries in time that grows with their length, not its square", () => {

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { namedWords, withNamedPlaces, withNamedTail, type PlacedHit } from "~/server/memory/retrieval/named-tail";
+import {
+  firstRareWord,
+  namedWords,
+  withNamedPlaces,
+  withNamedTail,
+  type PlacedHit,
+} from "~/server/memory/retrieval/named-tail";
 import { queryTerms } from "~/server/memory/retrieval/query-terms";
 
 /** Each term's rows: `rows[term]`, else `otherwise`. */
@@ -25,6 +31,23 @@ describe("what a Chinese question names", () => {
     const terms = queryTerms(question);
     expect(namedWords(question, terms, dfOf(question, {}, 200))).toEqual([]);
     expect(namedWords(question, terms, dfOf(question, {}, 0))).toEqual([]);
+  });
+
+  it("falls back, for the page's last places, to the first word rare in the scope", () => {
+    // 胡晨 in 30 of 2,000 rows and 生日 in 120: nothing is named by ten rows or fewer, but he is rare here.
+    const question = "胡晨几月几号过生日？";
+    const terms = queryTerms(question);
+    const df = dfOf(question, { 胡晨: 30, 生日: 120 }, 300);
+    expect(namedWords(question, terms, df, { n: 2000 })).toEqual([]);
+    expect(firstRareWord(question, terms, df, { n: 2000 })).toEqual(["胡晨"]);
+    // In 500 rows, 30 is over 2 %: a word that common names no one.
+    expect(firstRareWord(question, terms, df, { n: 500 })).toEqual([]);
+    // The first by its place in the question, not the rarest.
+    const two = "胡晨和郭海亮谁先过生日？";
+    const twoTerms = queryTerms(two);
+    expect(firstRareWord(two, twoTerms, dfOf(two, { 胡晨: 30, 郭海: 20, 海亮: 20 }, 300), { n: 2000 })).toEqual([
+      "胡晨",
+    ]);
   });
 
   it("keeps the lines of a subject the scope often holds, standing before the rarer word", () => {

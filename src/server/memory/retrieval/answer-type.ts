@@ -17,7 +17,19 @@ import { lastSentence } from "./question-focus";
  */
 
 export type AnswerType =
-  "time" | "age" | "number" | "height" | "occupation" | "workplace" | "pet" | "event" | "spouse" | "place";
+  | "time"
+  | "age"
+  | "number"
+  | "height"
+  | "occupation"
+  | "workplace"
+  | "pet"
+  | "event"
+  | "spouse"
+  | "place"
+  | "pastime"
+  | "food"
+  | "brand";
 
 /** An interjection or conjunction a question may open with ("And when…", "So how old…"). */
 const OPENING = String.raw`^(?:(?:and|so|but|then|ok|okay|hey|oh|well)[,\s]+)?`;
@@ -118,6 +130,25 @@ const ASKS_PLACE = new RegExp(
   ].join("|"),
   "u",
 );
+
+/**
+ * Chinese questions asking what someone does in their free time: 爱好, 兴趣, 业余时间做什么, 平时喜欢干嘛,
+ * 周末一般干嘛, 喜欢什么运动.
+ */
+const ASKS_PASTIME = new RegExp(
+  [
+    `(?:爱好|兴趣|业余|消遣)[^。！!]{0,8}(?:什么|啥|嘛|哪|吗)|(?:什么|啥|哪些)(?:爱好|兴趣)|(?:平时|周末|空闲|闲下来|有空)[^?？，,]{0,4}(?:做|干|玩|搞)(?:什么|啥|嘛)`,
+    `喜欢(?:做|干|玩|搞)(?:什么|啥|嘛)|(?:什么|啥|哪些)运动`,
+  ].join("|"),
+  "u",
+);
+
+/** Chinese questions asking what someone likes to eat: 爱吃什么, 最喜欢的菜, 口味, 点什么菜好, 最爱的食物. */
+const ASKS_FOOD =
+  /(?:爱|喜欢|想|能|不)吃(?:什么|啥|哪)|(?:菜|食物|美食|口味|吃的)(?:是|有)?(?:什么|啥|哪)|(?:口味|口)[^?？]{0,4}(?:偏|爱|喜欢)|点(?:什么|啥)(?:菜)?好|忌口/u;
+
+/** Chinese questions asking a make: 什么牌子, 哪个品牌, 哪家的, 什么手机, 开什么车, 哪家出的. */
+const ASKS_BRAND = /(?:什么|啥|哪个|哪一个|哪些)(?:牌子|品牌|手机|车|电脑)|牌子|品牌|哪家(?:的|出的|产的|生产)/u;
 
 /** Not 几: "你几岁了？" stored in the memory asks an age, it holds none. */
 const NUMERALS = "零〇一二两三四五六七八九十百千万半";
@@ -233,6 +264,46 @@ const HOLDS_EVENT = new RegExp(
 const HOLDS_SPOUSE =
   /嫁|娶|老婆|老公|妻子|丈夫|太太|先生|爱人|配偶|媳妇|另一半|结婚|结了婚|领证|新娘|新郎|夫妻|两口子|未婚[夫妻]/u;
 
+/**
+ * A pastime, in Chinese: the common sports and pastimes (游泳, 篮球, 摄影, 书法, 钓鱼, 追剧, 广场舞, 弹吉他 …)
+ * or the words that say one is taken up (迷上, 一有空就). Not 爱好 or 兴趣: the question asks with them, so
+ * other people's "…的爱好是…" lines hold its word already, and the lift would double it.
+ */
+const HOLDS_PASTIME = new RegExp(
+  [
+    `迷上|热衷|有空就|没事就`,
+    `游泳|跑步|健身|瑜伽|[篮足排网羽乒]球|台球|高尔夫|骑行|骑车|爬山|登山|徒步|露营|钓鱼|滑雪|滑冰|轮滑|攀岩|冲浪|潜水|太极|马拉松`,
+    `摄影|拍照|书法|练字|画画|绘画|素描|唱歌|k歌|跳舞|广场舞|舞蹈|吉他|钢琴|小提琴|古筝|二胡|乐器|追剧|电影|看书|读书|阅读|小说`,
+    `下棋|象棋|围棋|麻将|打牌|桌游|游戏|旅游|旅行|烘焙|做饭|养花|园艺|插花|收藏|集邮|手工|编织|十字绣|逛街|看球`,
+  ].join("|"),
+  "u",
+);
+
+/**
+ * A dish or a food, in Chinese: what names one by its last character or word (…菜, …饭, …面, …粉, …锅,
+ * …汤, …肉, 排骨, 饺子, 寿司, 披萨 …), or 好这口. Not 吃 or 口味, which the question asks with.
+ */
+const HOLDS_FOOD = new RegExp(
+  [
+    `好这口|[菜饭面粉锅汤粥饼肉鱼虾蟹鸡鸭鹅串]|排骨|饺子|包子|馄饨|寿司|披萨|汉堡|炸鸡|烧烤|烤鸭|火锅|甜品|蛋糕|水果|零食|奶茶|咖啡|小笼包|肠粉|麻辣烫|螺蛳粉`,
+  ].join("|"),
+  "u",
+);
+
+/**
+ * A make, in Chinese text: a name in Latin letters (OPPO, iPhone) or one of the makes of phones, cars, appliances and clothes most often named in Chinese (not
+ * those that are common words as well: 现代, 大众, 理想, 长城, 红旗). Not 牌子 or 品牌, which the question asks with.
+ */
+const HOLDS_BRAND = new RegExp(
+  [
+    String.raw`[a-z]{2,}`,
+    `华为|小米|苹果|荣耀|三星|魅族|一加|红米|联想|戴尔|惠普|华硕`,
+    `比亚迪|特斯拉|宝马|奔驰|奥迪|丰田|本田|日产|别克|雪佛兰|福特|马自达|起亚|吉利|哈弗|奇瑞|蔚来|小鹏|问界|五菱|沃尔沃|保时捷|路虎|雷克萨斯|凯迪拉克|领克`,
+    `美的|格力|海尔|戴森|飞利浦|松下|索尼|西门子|小天鹅|九阳|苏泊尔|方太|科沃斯|追觅|耐克|阿迪达斯|安踏|李宁|优衣库|特步|新秀丽`,
+  ].join("|"),
+  "u",
+);
+
 /** A number: digits, a Chinese count before a measure word, an English number word from two up. */
 const HOLDS_NUMBER = new RegExp(
   [
@@ -259,6 +330,9 @@ const ASKED: readonly (readonly [AnswerType, RegExp])[] = [
   ["event", ASKS_EVENT],
   ["spouse", ASKS_SPOUSE],
   ["place", ASKS_PLACE],
+  ["pastime", ASKS_PASTIME],
+  ["food", ASKS_FOOD],
+  ["brand", ASKS_BRAND],
 ];
 
 /** What a text holding a value of each kind matches (a place is looked up: holdsPlace). */
@@ -272,6 +346,9 @@ const HOLDS: Readonly<Record<Exclude<AnswerType, "place">, RegExp>> = {
   pet: HOLDS_PET,
   event: HOLDS_EVENT,
   spouse: HOLDS_SPOUSE,
+  pastime: HOLDS_PASTIME,
+  food: HOLDS_FOOD,
+  brand: HOLDS_BRAND,
 };
 
 /**

@@ -16,7 +16,7 @@ import { asksTheDescribedEvent, describesSubject } from "./described-subject";
 import { questionAnswerType } from "./answer-type";
 import { termShares } from "./term-shares";
 import { isOneLine, lastSentence } from "./question-focus";
-import { namedWords, withNamedPlaces } from "./named-tail";
+import { firstRareWord, namedWords, withNamedPlaces } from "./named-tail";
 import { liftBelowLender } from "./lending";
 import { spreadOverSessions, type Scored } from "./context-spread";
 
@@ -314,7 +314,12 @@ async function rankSource(
     };
     return { id: f.id, fused: f.fused, components };
   });
-  return { ranked, rows, named: features.namedTail ? named : [] };
+  // A question naming nothing so few rows hold gives the page's last places to its first rare word's lines.
+  const tailed =
+    features.namedTail && features.subjectTail && asked.oneLineQuestion && named.length === 0
+      ? firstRareWord(query.queryText, match.terms, match.df, match)
+      : named;
+  return { ranked, rows, named: features.namedTail ? tailed : [] };
 }
 
 export async function searchEvidence(db: DbOrTx, query: EvidenceQuery): Promise<EvidenceHit[]> {

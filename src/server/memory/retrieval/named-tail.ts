@@ -62,6 +62,28 @@ export function namedWords(
 }
 
 /**
+ * A one-line Chinese question's first own word that is rare in the scope (rare-words.ts), when none is
+ * held by so few rows that namedWords reads it as named: "胡晨几月几号过生日？" in a log naming 胡晨 in
+ * thirty lines. The page's last places go to its lines as to a named word's (feature `subjectTail`).
+ */
+export function firstRareWord(
+  question: string,
+  terms: readonly QueryTerm[],
+  df: readonly number[],
+  scope: { n: number },
+): string[] {
+  const text = normalizeSearchText(question);
+  let first: { term: string; at: number } | undefined;
+  terms.forEach((term, i) => {
+    const rows = df[i] ?? 0;
+    if (!isOwnWord(term) || !HAN_WORD.test(term.term) || rows < 1 || !rareInScope(rows, scope.n)) return;
+    const at = text.indexOf(term.term);
+    if (at >= 0 && (!first || at < first.at)) first = { term: term.term, at };
+  });
+  return first ? [first.term] : [];
+}
+
+/**
  * `ranked` with the best entries that `holds` accepts from below the page moved onto it: they take the
  * places of the lowest entries in the page's last places that hold nothing named (`holdsAny`; up to the
  * tail's size), which follow the page. Every other entry keeps its place and order.

@@ -48,6 +48,8 @@ export const RANKING_FEATURES = [
   "namedNoHop",
   /** Evidence: a Chinese question describing its subject (那 and a measure word) lifts no answer type (described-subject.ts). */
   "describedNoType",
+  /** Evidence: a one-line Chinese question naming nothing few rows hold gives the page's last places to its first word rare in the scope (named-tail.ts). */
+  "subjectTail",
   /** Kin terms a Chinese group word covers ("我妈那边的亲戚" → 舅舅, 姨妈, 表姐) as query terms (kinship.ts). */
   "kinship",
 ] as const;
