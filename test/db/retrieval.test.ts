@@ -1063,6 +1063,17 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     expect(parts?.proximity).toBeGreaterThan(apartParts?.proximity ?? Number.POSITIVE_INFINITY);
   });
 
+  /** Evidence search as `ctx`, with every ranking feature on but those in `off`. */
+  const askWithout =
+    (ctx: Parameters<typeof memorySearch>[1]) =>
+    (queryText: string, off: RankingFeature[] = []) =>
+      memorySearch(
+        handle.db,
+        ctx,
+        { queryText, includeEvidence: true },
+        { ...noVectors, ranking: rankingFeaturesWithout(off) },
+      );
+
   it("lifts the lines holding a time, an age or a number when the question asks when, how old or how many", async () => {
     const tenantId = await createTenant(handle.db);
     const ctx = agentContext(tenantId, { readScopes: ["user:u1", "session:*"].map(parseScopePattern) });
@@ -1089,13 +1100,7 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
         content,
       })),
     });
-    const ask = (queryText: string, off: RankingFeature[] = []) =>
-      memorySearch(
-        handle.db,
-        ctx,
-        { queryText, includeEvidence: true },
-        { ...noVectors, ranking: rankingFeaturesWithout(off) },
-      );
+    const ask = askWithout(ctx);
 
     const when = "When did Mel paint the sunrise?";
     expect((await ask(when, ["answerType"])).evidence?.[0]?.content).toBe(undated); // shorter, so BM25 ranks it first
@@ -1141,13 +1146,7 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
       userScopeId: "u1",
       messages: log.map((content) => ({ role: "user", content })),
     });
-    const ask = (queryText: string, off: RankingFeature[] = []) =>
-      memorySearch(
-        handle.db,
-        ctx,
-        { queryText, includeEvidence: true },
-        { ...noVectors, ranking: rankingFeaturesWithout(off) },
-      );
+    const ask = askWithout(ctx);
 
     // Every line names him and none holds 老家: the shorter ones rank first by their words alone.
     const where = "周强的老家是哪里？";
