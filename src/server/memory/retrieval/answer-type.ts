@@ -28,8 +28,7 @@ export type AnswerType =
   | "spouse"
   | "place"
   | "pastime"
-  | "food"
-  | "brand";
+  | "food";
 
 /** An interjection or conjunction a question may open with ("And when…", "So how old…"). */
 const OPENING = String.raw`^(?:(?:and|so|but|then|ok|okay|hey|oh|well)[,\s]+)?`;
@@ -146,9 +145,6 @@ const ASKS_PASTIME = new RegExp(
 /** Chinese questions asking what someone likes to eat: 爱吃什么, 最喜欢的菜, 口味, 点什么菜好, 最爱的食物. */
 const ASKS_FOOD =
   /(?:爱|喜欢|想|能|不)吃(?:什么|啥|哪)|(?:菜|食物|美食|口味|吃的)(?:是|有)?(?:什么|啥|哪)|(?:口味|口)[^?？]{0,4}(?:偏|爱|喜欢)|点(?:什么|啥)(?:菜)?好|忌口/u;
-
-/** Chinese questions asking a make: 什么牌子, 哪个品牌, 哪家的, 什么手机, 开什么车, 哪家出的. */
-const ASKS_BRAND = /(?:什么|啥|哪个|哪一个|哪些)(?:牌子|品牌|手机|车|电脑)|牌子|品牌|哪家(?:的|出的|产的|生产)/u;
 
 /** Not 几: "你几岁了？" stored in the memory asks an age, it holds none. */
 const NUMERALS = "零〇一二两三四五六七八九十百千万半";
@@ -290,20 +286,6 @@ const HOLDS_FOOD = new RegExp(
   "u",
 );
 
-/**
- * A make, in Chinese text: a name in Latin letters (OPPO, iPhone) or one of the makes of phones, cars, appliances and clothes most often named in Chinese (not
- * those that are common words as well: 现代, 大众, 理想, 长城, 红旗). Not 牌子 or 品牌, which the question asks with.
- */
-const HOLDS_BRAND = new RegExp(
-  [
-    String.raw`[a-z]{2,}`,
-    `华为|小米|苹果|荣耀|三星|魅族|一加|红米|联想|戴尔|惠普|华硕`,
-    `比亚迪|特斯拉|宝马|奔驰|奥迪|丰田|本田|日产|别克|雪佛兰|福特|马自达|起亚|吉利|哈弗|奇瑞|蔚来|小鹏|问界|五菱|沃尔沃|保时捷|路虎|雷克萨斯|凯迪拉克|领克`,
-    `美的|格力|海尔|戴森|飞利浦|松下|索尼|西门子|小天鹅|九阳|苏泊尔|方太|科沃斯|追觅|耐克|阿迪达斯|安踏|李宁|优衣库|特步|新秀丽`,
-  ].join("|"),
-  "u",
-);
-
 /** A number: digits, a Chinese count before a measure word, an English number word from two up. */
 const HOLDS_NUMBER = new RegExp(
   [
@@ -332,7 +314,6 @@ const ASKED: readonly (readonly [AnswerType, RegExp])[] = [
   ["place", ASKS_PLACE],
   ["pastime", ASKS_PASTIME],
   ["food", ASKS_FOOD],
-  ["brand", ASKS_BRAND],
 ];
 
 /** What a text holding a value of each kind matches (a place is looked up: holdsPlace). */
@@ -348,7 +329,6 @@ const HOLDS: Readonly<Record<Exclude<AnswerType, "place">, RegExp>> = {
   spouse: HOLDS_SPOUSE,
   pastime: HOLDS_PASTIME,
   food: HOLDS_FOOD,
-  brand: HOLDS_BRAND,
 };
 
 /**
