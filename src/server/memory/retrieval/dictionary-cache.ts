@@ -8,7 +8,7 @@ import { closeSync, constants, fstatSync, openSync, readFileSync, renameSync, rm
  * written; anything else means one more build, never a failed search.
  */
 
-/** `places`: Chinese place names (cities, provinces, counties) the dictionary marks as such. */
+/** `places`: Chinese place names (cities and provinces) the dictionary marks as such. */
 export type WordMaps = { toEnglish: Map<string, string>; toChinese: Map<string, string>; places: Set<string> };
 
 /** Fewer entries than this is not a whole dictionary. */
