@@ -890,13 +890,18 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     });
     const question = { queryText: "刘洋最爱吃什么？", includeEvidence: true };
     const birthday = "刘洋下个月过生日。";
+    // The question asks a food and the answer names one: the answer type alone would lift it, so it is off
+    // in both searches, and what is compared is the reference's part.
     const without = await memorySearch(handle.db, ctx, question, {
       ...noVectors,
-      ranking: rankingFeaturesWithout(["pronounReference"]),
+      ranking: rankingFeaturesWithout(["pronounReference", "answerType"]),
     });
     // Without the reference the answer holds 爱吃 only, and the line naming 刘洋 for her birthday passes it.
     expect(rankOf(without, answer)).toBeGreaterThan(rankOf(without, birthday));
-    const read = await memorySearch(handle.db, ctx, question, noVectors);
+    const read = await memorySearch(handle.db, ctx, question, {
+      ...noVectors,
+      ranking: rankingFeaturesWithout(["answerType"]),
+    });
     // Second in the run after the line naming her, it holds 刘洋 by reference and 爱吃 of its own.
     expect(rankOf(read, answer)).toBeGreaterThanOrEqual(0);
     expect(rankOf(read, answer)).toBeLessThan(rankOf(read, birthday));
@@ -910,6 +915,10 @@ describe(`memory_search (${TEST_BACKEND})`, () => {
     // A line after the run does not point back: it gets what spreading lends it either way.
     const movie = "晚上看了一部电影。";
     expect(partsOf(read, movie)?.context).toBeCloseTo(partsOf(without, movie)?.context ?? -1, 5);
+    // With every feature on, the answer still ranks above the other lines naming her.
+    const every = await memorySearch(handle.db, ctx, question, noVectors);
+    expect(rankOf(every, answer)).toBeLessThan(rankOf(every, birthday));
+    expect(rankOf(every, answer)).toBeLessThan(rankOf(every, named));
   });
 
   it("ends a run of lines pointing back at another role's turn", async () => {
