@@ -179,6 +179,7 @@ describe("answer type", () => {
     expect(questionAnswerType("春节家宴是星期几？")).toBe("time");
     expect(questionAnswerType("他每周几次去游泳？")).toBe("number");
     expect(questionAnswerType("这两个方案哪个先做？")).toBeUndefined();
+    expect(questionAnswerType("电饭煲和扫地机哪个先买的？")).toBe("time");
     expect(questionAnswerType("那次活动在什么时候？")).toBe("time");
     expect(questionAnswerType("你会参加吗？")).toBeUndefined();
     expect(questionAnswerType("王芳嫁给了谁？")).toBe("spouse");

@@ -42,8 +42,8 @@ const AUXILIARY = String.raw`(?:did|does|do|is|was|were|will|would|are|am|has|ha
 const ASKS_TIME = new RegExp(
   [
     `什么时候|啥时候|哪天|哪一天|哪日|几号|(?:星期|礼拜)几|(?<![每这上下本一两])周几(?![个次天回遍人])|(?<![前这那头最近])几月|哪年|哪一年|哪个月|哪一个月|何时|几点|什么日子`,
-    // Two dates compared: 谁先过生日, 谁的生日更靠前, 谁先结婚, 哪个在前.
-    `谁(?:先|早)(?:过|办|结婚|出生|生)|哪一?个(?:在前|在后|更早|更晚|先办|先过)|(?:生日|日子)[^?？]{0,6}(?:更)?(?:靠前|靠后|早|晚)`,
+    // Two dates compared: 谁先过生日, 谁的生日更靠前, 谁先结婚, 哪个在前, 哪个先买的 (not 哪个先做: a plan).
+    `谁(?:先|早)(?:过|办|结婚|出生|生)|哪一?个(?:在前|在后|更早|更晚|先\\p{sc=Han}{1,2}的)|(?:生日|日子)[^?？]{0,6}(?:更)?(?:靠前|靠后|早|晚)`,
     String.raw`${OPENING}when\b(?![^,，]*[,，])|\bwhen(?:'s|\s+${AUXILIARY})\b`,
     String.raw`\b(?:what|which)\s+(?:date|day|year|month|time|season|week|weekend)\b|\bhow\s+long\s+ago\b|\buntil\s+when\b`,
   ].join("|"),
