@@ -192,6 +192,7 @@ describe("answer type", () => {
     // Where someone works is a workplace, not a city.
     expect(questionAnswerType("李欣每天去哪儿上班？")).toBe("workplace");
     expect(questionAnswerType("他在哪家医院上班？")).toBe("workplace");
+    expect(questionAnswerType("他在哪个城市工作？")).toBe("place");
     expect(questionAnswerType("他在哪都行")).toBeUndefined();
     expect(questionAnswerType("哪里哪里，过奖了")).toBeUndefined();
     expect(questionAnswerType("我对这些没什么兴趣")).toBeUndefined();
