@@ -143,7 +143,9 @@ describe("entity join", () => {
       ["最喜", 0.03],
       ["时最", 0.025],
     ]);
-    const order = (weights = SECOND_STAGE_WEIGHTS, unlinked?: Set<string>) =>
+    // A question describing its subject lifts no answer type (evidence.ts, describedNoType): as in a search.
+    const described = { ...SECOND_STAGE_WEIGHTS, answerType: 0 };
+    const order = (weights = described, unlinked?: Set<string>) =>
       reorderBySecondStage(question, terms, df, 500, candidates, weights, { shares, unlinked });
     const joined = order();
     const at = (list: ReturnType<typeof order>, id: string) => list.findIndex((r) => r.id === id);
@@ -152,11 +154,11 @@ describe("entity join", () => {
     for (const id of ["yang-food", "yang-climbs", "yang-cousin"])
       expect(joined.find((r) => r.id === id)!.features.join).toBeGreaterThan(0.25);
     expect(joined.find((r) => r.id === "other")!.features.join).toBeUndefined();
-    const plain = order({ ...SECOND_STAGE_WEIGHTS, join: 0 });
+    const plain = order({ ...described, join: 0 });
     expect(at(plain, "yang-food")).toBeGreaterThan(at(plain, "cousin-bakes"));
     expect(plain.every((r) => r.features.join === undefined)).toBe(true);
     // Turns the caller marks as linking to nothing (in a dialogue) join no group.
-    const unlinked = order(SECOND_STAGE_WEIGHTS, new Set(["yang-climbs", "yang-food", "yang-cousin"]));
+    const unlinked = order(described, new Set(["yang-climbs", "yang-food", "yang-cousin"]));
     expect(unlinked.every((r) => r.features.join === undefined)).toBe(true);
     // Without the table's statistics nothing is joined.
     const noStatistics = reorderBySecondStage(question, terms, df, 500, candidates, SECOND_STAGE_WEIGHTS, {
