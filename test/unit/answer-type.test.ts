@@ -233,7 +233,9 @@ describe("answer type", () => {
     expect(holds("place", "三明治，哈密瓜，结合肥料，他上高中了，修文章")).toBe(false);
     expect(holds("event", "明年会好，喝酒会醉，第三节，一节车厢，双节棍")).toBe(false);
     expect(holds("spouse", "王先生您好，老公司")).toBe(false);
-    expect(holds("food", "面试，这方面，见面再说，鸡毛蒜皮，鱼缸坏了，串门，粉丝很多，背锅，菜鸟")).toBe(false);
+    expect(holds("food", "面试，这方面，见面再说，鸡毛蒜皮，鱼缸坏了，串门，粉丝很多，背锅，菜鸟，钓鱼，金鱼")).toBe(
+      false,
+    );
     expect(holds("pastime", "没事就好，有空就来")).toBe(false);
     expect(holds("pastime", "他家里没车，弹吉他好几年了")).toBe(true);
     expect(holds("pastime", "肯定又在健身。")).toBe(true);
