@@ -195,11 +195,13 @@ type QuestionReading = {
 
 function readQuestion(queryText: string): QuestionReading {
   const { sentence, question } = lastSentence(queryText);
+  const describes = describesSubject(sentence);
   return {
     question,
     oneLineQuestion: isOneLine(queryText) && question,
-    describesSubject: describesSubject(sentence),
-    namesTheOccasion: asksTheDescribedEvent(sentence, questionAnswerType(queryText)),
+    describesSubject: describes,
+    // The kind asked is read only for a describing question (the second stage reads it for its own use).
+    namesTheOccasion: describes && asksTheDescribedEvent(sentence, questionAnswerType(queryText)),
   };
 }
 

@@ -27,6 +27,20 @@ const NAMED_MAX_ROWS = 10;
 /** Two Han characters or more: a Chinese word (kana and Hangul stand apart, and Korean has spaces). */
 const HAN_WORD = /^\p{sc=Han}{2,}$/u;
 
+/** The question's own Han words held by at least one row, with where they stand in it and their rows. */
+function ownHanWords(
+  question: string,
+  terms: readonly QueryTerm[],
+  df: readonly number[],
+): { term: string; at: number; df: number }[] {
+  const text = normalizeSearchText(question);
+  return terms.flatMap((term, i) => {
+    const rows = df[i] ?? 0;
+    const at = isOwnWord(term) && HAN_WORD.test(term.term) && rows >= 1 ? text.indexOf(term.term) : -1;
+    return at >= 0 ? [{ term: term.term, at, df: rows }] : [];
+  });
+}
+
 /**
  * What a one-line Chinese question names: its own words (not the lead-in's, not a translation, two Han
  * characters or more) that 1 to NAMED_MAX_ROWS rows of the scope hold, in the order they stand in the
@@ -42,17 +56,12 @@ export function namedWords(
   df: readonly number[],
   subject?: { n: number },
 ): string[] {
-  const text = normalizeSearchText(question);
   const named: { term: string; at: number; df: number }[] = [];
   const often: { term: string; at: number }[] = [];
-  terms.forEach((term, i) => {
-    const rows = df[i] ?? 0;
-    if (!isOwnWord(term) || !HAN_WORD.test(term.term) || rows < 1) return;
-    const at = text.indexOf(term.term);
-    if (at < 0) return;
-    if (rows <= NAMED_MAX_ROWS) named.push({ term: term.term, at, df: rows });
-    else if (subject && rareInScope(rows, subject.n)) often.push({ term: term.term, at });
-  });
+  for (const word of ownHanWords(question, terms, df)) {
+    if (word.df <= NAMED_MAX_ROWS) named.push(word);
+    else if (subject && rareInScope(word.df, subject.n)) often.push(word);
+  }
   named.sort((a, b) => a.at - b.at || a.df - b.df);
   // "郭海亮爱吃什么？" in a log that mentions 郭海亮 forty times: the question is about him, and the
   // rarer 爱吃 after him is what it asks, not what it names (the topic comes first).
@@ -72,14 +81,8 @@ export function firstRareWord(
   df: readonly number[],
   scope: { n: number },
 ): string[] {
-  const text = normalizeSearchText(question);
-  let first: { term: string; at: number } | undefined;
-  terms.forEach((term, i) => {
-    const rows = df[i] ?? 0;
-    if (!isOwnWord(term) || !HAN_WORD.test(term.term) || rows < 1 || !rareInScope(rows, scope.n)) return;
-    const at = text.indexOf(term.term);
-    if (at >= 0 && (!first || at < first.at)) first = { term: term.term, at };
-  });
+  const rare = ownHanWords(question, terms, df).filter((word) => rareInScope(word.df, scope.n));
+  const first = rare.reduce<(typeof rare)[number] | undefined>((a, b) => (a && a.at <= b.at ? a : b), undefined);
   return first ? [first.term] : [];
 }
 
