@@ -229,6 +229,22 @@ describe("BM25 and fusion", () => {
     const [rarePlain] = bm25Scores(docs, chars(false), { n: 100, avglen: 10 });
     expect(rare!.score).toBeCloseTo(rarePlain!.score, 1);
   });
+  it("scores an alias only in a row without the words it stands for: one subject counts once", () => {
+    const terms = [
+      { term: "周强", prefix: false, weight: 1 },
+      { term: "生日", prefix: false, weight: 1 },
+      { term: "牙医", prefix: false, weight: 1, alias: true, standsFor: ["周强"] },
+    ];
+    const docs = [
+      { id: "name", length: 10, tf: [1, 1, 0] },
+      { id: "alias", length: 10, tf: [0, 1, 1] },
+      { id: "both", length: 10, tf: [1, 1, 1] },
+      ...Array.from({ length: 20 }, (_, i) => ({ id: `other-${i}`, length: 10, tf: [0, 1, 0] })),
+    ];
+    const score = (id: string) => bm25Scores(docs, terms, { n: 100, avglen: 10 }).find((h) => h.id === id)!.score;
+    expect(score("both")).toBeCloseTo(score("name"), 6);
+    expect(score("alias")).toBeGreaterThan(score("other-0"));
+  });
   it("fuses by rank, normalized so a hit first everywhere scores 1", () => {
     const fused = reciprocalRankFusion([
       {

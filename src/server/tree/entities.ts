@@ -1,3 +1,5 @@
+import { personName } from "~/server/text/chinese-names";
+
 /**
  * Entity extraction for the cold path (docs/memory-tree.md): patterns (repo, url, version, date, money, project)
  * plus Chinese names and places found through word segmentation and cue words.
@@ -38,37 +40,6 @@ const CJK_NAME_CUE =
 const PLACE_SUFFIX = /^[\u4e00-\u9fff]{1,6}(?:市|省|县|区|镇|村|路|街|湾|山|湖|岛|机场|大学)$/;
 const KNOWN_PLACE_CUE =
   /(?:住在|搬到|去|来自|位于|在)([\u4e00-\u9fff]{2,4}?)(?:市|省)?(?=出差|旅游|工作|生活|上班|开会|，|。|\s|$)/g;
-
-/**
- * Common Chinese surnames (single and compound). A cue word is followed by anything — "和你说过",
- * "和数据库的关系", "朋友发消息" made people of 你说过, 数据库, 发消息 — so a name must start with one.
- */
-const SURNAMES = new Set([
-  ..."王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤常温康施文牛樊葛邢安齐易乔伍庞颜倪庄聂章鲁岳翟殷詹申欧耿关兰焦俞左柳甘祝包宁尚符舒阮柯纪梅童凌毕单季裴霍涂成苗谷盛曲翁冉骆蓝路游辛靳管柴蒙鲍华喻祁蒲房滕屈饶解牟艾尤阳时穆农司卓古吉缪简车项连芦麦褚娄窦戚岑景党宫费卜冷晏席卫米柏宗瞿桂全佟应臧闵苟邬边卞姬师和仇栾隋商刁沙荣巫寇桑郎甄丛仲虞敖巩明佘池查麻苑迟邝",
-]);
-const COMPOUND_SURNAMES = [
-  "欧阳",
-  "司马",
-  "诸葛",
-  "上官",
-  "东方",
-  "皇甫",
-  "令狐",
-  "慕容",
-  "尉迟",
-  "公孙",
-  "长孙",
-  "宇文",
-  "司徒",
-  "夏侯",
-];
-
-function personName(candidate: string): string | null {
-  const compound = COMPOUND_SURNAMES.find((surname) => candidate.startsWith(surname));
-  if (!compound && !SURNAMES.has(candidate[0]!)) return null;
-  const given = candidate.length - (compound?.length ?? 1);
-  return given >= 1 && given <= 2 ? candidate : null;
-}
 
 /** Where people are rather than places with a name ("在家工作", "在公司"); and a cue inside a word ("现在在公司"). */
 const GENERIC_PLACES = new Set([

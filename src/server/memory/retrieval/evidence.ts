@@ -15,6 +15,7 @@ import { HOP_SEEDS, hopLoans, MAX_HOP_QUESTION_WORDS } from "./second-hop";
 import { asksTheDescribedEvent, describesSubject } from "./described-subject";
 import { questionAnswerType } from "./answer-type";
 import { termShares } from "./term-shares";
+import { aliasTerms, boundAlias } from "./bound-alias";
 import { isOneLine, lastSentence } from "./question-focus";
 import { firstRareWord, namedWords, withNamedPlaces } from "./named-tail";
 import { liftBelowLender } from "./lending";
@@ -332,7 +333,11 @@ export async function searchEvidence(db: DbOrTx, query: EvidenceQuery): Promise<
     query.before ? lte(memoryMessages.createdAt, query.before) : undefined,
   )!;
   const asked = readQuestion(query.queryText);
-  const messages = await rankSource(db, MESSAGE_SOURCE, messageWhere, query, candidates, asked);
+  const first = await rankSource(db, MESSAGE_SOURCE, messageWhere, query, candidates, asked);
+  // A subject the log speaks of by another name (alias-binding.ts): searched again with that name too.
+  const aliased = await withBoundAlias(db, messageWhere, query, asked, first.rows);
+  const searched = aliased ?? query;
+  const messages = aliased ? await rankSource(db, MESSAGE_SOURCE, messageWhere, aliased, candidates, asked) : first;
 
   // Chunks cut from a message would only repeat it; the ones with no message (imports, other
   // sources) are searched too. A scope without any costs one count that finds nothing, or none
@@ -346,7 +351,7 @@ export async function searchEvidence(db: DbOrTx, query: EvidenceQuery): Promise<
   const chunkStats = await scopeStats(db, CHUNK_SOURCE, chunkWhere, statsKeyOf(query));
   const chunks =
     chunkStats.n > 0
-      ? await rankSource(db, CHUNK_SOURCE, chunkWhere, query, candidates, asked)
+      ? await rankSource(db, CHUNK_SOURCE, chunkWhere, searched, candidates, asked)
       : { ranked: [], rows: new Map<string, EvidenceRow>(), named: [] };
 
   const merged = [
@@ -390,6 +395,27 @@ export async function searchEvidence(db: DbOrTx, query: EvidenceQuery): Promise<
       });
   }
   return hits;
+}
+
+/**
+ * The query with the alias of the subject its question names (bound-alias.ts), read from the messages
+ * the first search read; none when the scope binds none. A one-line question only: a pasted dialogue
+ * or a remark names many people.
+ */
+async function withBoundAlias(
+  db: DbOrTx,
+  where: SQL,
+  query: EvidenceQuery,
+  asked: QuestionReading,
+  read: ReadonlyMap<string, EvidenceRow>,
+): Promise<EvidenceQuery | undefined> {
+  const features = query.features ?? ALL_RANKING_FEATURES;
+  if (!features.aliasBinding || !asked.oneLineQuestion || read.size === 0) return undefined;
+  const texts = [...read.values()].map((row) => row.content);
+  const alias = await boundAlias(db, { source: MESSAGE_SOURCE, where, queryText: query.queryText, read: texts });
+  if (!alias) return undefined;
+  const terms = aliasTerms(alias, query.terms, await termShares(db, MESSAGE_SOURCE.table));
+  return terms.length > 0 ? { ...query, terms: [...query.terms, ...terms] } : undefined;
 }
 
 /**

@@ -31,7 +31,17 @@ export type QueryTerm = {
   lead?: boolean;
   /** A kin term covered by a group word of the query (kinship.ts): it stands for that word, as a translation does. */
   kin?: boolean;
+  /**
+   * A name or relation the scope binds to one the question holds (alias-binding.ts): it stands for that
+   * one, as a kin term does. `standsFor`: the terms of the side the question holds; a row holding one of
+   * them gets nothing more for the alias (the two are one subject, scored once: bm25.ts).
+   */
+  alias?: boolean;
+  standsFor?: readonly string[];
 };
+
+/** A term standing for a word the question holds: a kin term for its group word, an alias for a name or relation. */
+export const standsIn = (term: QueryTerm) => term.kin === true || term.alias === true;
 
 /**
  * A word the question itself holds: not a single CJK character (weighted lower), a translation, a kin
@@ -40,7 +50,7 @@ export type QueryTerm = {
 export const isOwnWord = (term: QueryTerm) => isQueryWord(term) && !term.lead;
 /** A word the query holds, in its question or in the lead-in before it: its size, whatever the focus weighs. */
 export const isQueryWord = (term: QueryTerm) =>
-  !term.translated && !term.kin && (term.lead ? term.weight / LEAD_WEIGHT : term.weight) >= 1;
+  !term.translated && !standsIn(term) && (term.lead ? term.weight / LEAD_WEIGHT : term.weight) >= 1;
 
 const CJK = new RegExp(`[${CJK_CHAR_CLASS}]`, "u");
 const CJK_RUN = new RegExp(`[${CJK_CHAR_CLASS}]+`, "gu");
@@ -197,7 +207,7 @@ function markLead(term: QueryTerm) {
 function weighLeadIn(words: QueryTerm[], focus: Focus) {
   const inFocus = new Set([...focus.terms.map((term) => term.term), ...focus.translations]);
   for (const word of words)
-    if (!word.kin && !inFocus.has(word.term) && !(CJK.test(word.term) && focus.content.includes(word.term)))
+    if (!standsIn(word) && !inFocus.has(word.term) && !(CJK.test(word.term) && focus.content.includes(word.term)))
       markLead(word);
   const have = new Set(words.map((word) => word.term));
   for (const term of focus.terms) if (!have.has(term.term)) words.push(term);

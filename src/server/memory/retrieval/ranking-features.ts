@@ -52,6 +52,8 @@ export const RANKING_FEATURES = [
   "subjectTail",
   /** Kin terms a Chinese group word covers ("我妈那边的亲戚" → 舅舅, 姨妈, 表姐) as query terms (kinship.ts). */
   "kinship",
+  /** Evidence: a relation the scope binds to one name ("我的牙医全名是周强") and that name stand for each other in a Chinese question (alias-binding.ts). */
+  "aliasBinding",
 ] as const;
 
 export type RankingFeature = (typeof RANKING_FEATURES)[number];

@@ -1,7 +1,7 @@
 import { CJK_CHAR_CLASS, normalizeSearchText } from "~/server/text/segment";
 import { holdsAnswerType, questionAnswerType, type AnswerType } from "./answer-type";
 import { askedBy, coordinatedTerms, joinedCoverage, linkWords, type AskedWords } from "./entity-join";
-import { asksSomething, isOwnWord, type QueryTerm } from "./query-terms";
+import { asksSomething, isOwnWord, standsIn, type QueryTerm } from "./query-terms";
 import { questionFocus } from "./question-focus";
 import { rareInScope } from "./rare-words";
 import type { TermShares } from "./term-shares";
@@ -159,21 +159,25 @@ function readCandidate(
   text: string,
   { asked, oneLine }: QueryShape,
 ): { features: SecondStageFeatures; normalized: string; held: number[] } {
-  const total = weights.reduce((sum, w) => sum + w, 0);
+  const slots = aliasSlots(terms, weights);
+  const total = weights.reduce((sum, w, i) => sum + (slots[i] ? 0 : w), 0);
   const normalized = normalizeSearchText(text.slice(0, MAX_TEXT_CHARS));
   const typed = asked && holdsAnswerType(asked, normalized) ? 1 : 0;
   if (total <= 0)
     return { features: { coverage: 0, proximity: 0, phrase: 0, answerType: typed }, normalized, held: [] };
   const tokens = tokenizeNormalized(normalized, MAX_TEXT_TOKENS);
+  const found = terms.map((term) => positionsOf(term, tokens));
   const matched: { weight: number; positions: number[]; span: number }[] = [];
   const held: number[] = [];
   let covered = 0;
   terms.forEach((term, i) => {
-    const positions = positionsOf(term, tokens);
-    if (positions.length === 0) return;
-    covered += weights[i]!;
+    const positions = found[i]!;
+    const slot = slots[i];
+    if (positions.length === 0 || slot?.standsFor.some((j) => found[j]!.length > 0)) return;
+    const weight = slot ? slot.weight : weights[i]!;
+    covered += weight;
     held.push(i);
-    matched.push({ weight: weights[i]!, positions, span: span(term) });
+    matched.push({ weight, positions, span: span(term) });
   });
   // The time or number a line repeating the chit-chat holds answers nothing asked.
   const answerType = typed && !repeatsLeadIn(oneLine, terms, held) ? 1 : 0;
@@ -213,6 +217,23 @@ function readCandidate(
   };
 }
 
+/**
+ * An alias (bound-alias.ts) fills the slot of the words it stands for, in a text without them: it weighs
+ * their weight, shared among the alias's words, and adds nothing to the question's total. One subject
+ * counts once, as in BM25: "郑一鸣是我表哥" is no better an answer to "郑一鸣多少岁？" for naming both.
+ */
+function aliasSlots(
+  terms: readonly QueryTerm[],
+  weights: readonly number[],
+): ({ standsFor: number[]; weight: number } | undefined)[] {
+  const aliases = terms.filter((term) => term.standsFor).length;
+  return terms.map((term) => {
+    if (!term.standsFor) return undefined;
+    const standsFor = terms.flatMap((other, j) => (!other.alias && term.standsFor!.includes(other.term) ? [j] : []));
+    return { standsFor, weight: standsFor.reduce((sum, j) => sum + weights[j]!, 0) / aliases };
+  });
+}
+
 /** Features for one question and candidate (the offline fitting script's entry; the service batches). */
 export function secondStageFeatures(
   question: string,
@@ -232,7 +253,9 @@ export function secondStageFeatures(
  * memory has, and the dozens it lacks would shrink every line's coverage alike.
  */
 function ownWords(terms: readonly QueryTerm[], df: readonly number[]) {
-  const own = terms.flatMap((term, i) => (term.translated || (term.kin && !df[i]) ? [] : [{ term, df: df[i] ?? 0 }]));
+  const own = terms.flatMap((term, i) =>
+    term.translated || (standsIn(term) && !df[i]) ? [] : [{ term, df: df[i] ?? 0 }],
+  );
   return { terms: own.map((o) => o.term), df: own.map((o) => o.df) };
 }
 

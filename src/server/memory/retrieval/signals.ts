@@ -4,7 +4,7 @@ import { jsonValue, queryRows, textArrayLiteral } from "~/db/raw";
 import { startNow } from "~/db/start-now";
 import type { DbOrTx } from "~/db/types";
 import { cachedCorpusStats, type CorpusStats } from "./corpus-stats";
-import { anyTermTsQuery, termTsQuery, type QueryTerm } from "./query-terms";
+import { anyTermTsQuery, standsIn, termTsQuery, type QueryTerm } from "./query-terms";
 import { selectingTerms, termShare, termShares, type TermShares } from "./term-shares";
 import type { TextSource } from "./text-sources";
 import { bm25Idf, documentFrequencies, scoreBm25, type MatchedDoc } from "./bm25";
@@ -301,7 +301,7 @@ function ownCoverage(
   let present = 0;
   terms.forEach((term, i) => {
     // A kin term stands for the group word the question holds (kinship.ts), which counts itself.
-    if (term.kin) return;
+    if (standsIn(term)) return;
     const weight = term.weight * bm25Idf(n, df[i]!);
     total += weight;
     if (inRows[i]! > 0) present += weight;

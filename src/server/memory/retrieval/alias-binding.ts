@@ -1,0 +1,111 @@
+import { surnameAt } from "~/server/text/chinese-names";
+import { normalizeSearchText } from "~/server/text/segment";
+
+/**
+ * Alias binding: a log names a person once and then speaks of them by their relation alone, or the
+ * other way round. "我的牙医全名是周强" ties 牙医 to 周强; "哦对，我的牙医九月二十七号过生日" then answers
+ * "周强哪天生日？" without naming him, and "我堂姐养了什么宠物？" is answered by "李怡霞家里有只仓鼠" once
+ * "我堂姐叫李怡霞" was said. Where a relation is bound to one name only in the scope, each stands for the
+ * other in the question (evidence.ts adds the other as a term, as a kin term stands for its group word).
+ * A relation bound to several names ("我有个同事叫…", "…是我同事" for ten people) ties nothing.
+ *
+ * Chinese only: the forms read are "我(的)R(的)(全名|名字|大名)(是|叫)N", "我(有个)R叫N" and "N(其实)是我(的)R", one
+ * clause each, N two to four Han characters. Pure: the caller reads the rows (evidence.ts).
+ */
+
+export type Binding = { relation: string; name: string };
+
+/** A clause: the text between punctuation (normalizeSearchText turns full-width marks into ASCII ones). */
+const CLAUSE = /[^,.!?;:，。！？；：、…~～()（）"“”'‘’\s]+/gu;
+/** "我的牙医全名是周强", "我发小的名字是侯俊杰", "我姨妈大名郑丽": a relation, then a word for the name. */
+const NAMED =
+  /^[^我]{0,6}我(?:的)?(?:有(?:一)?(?:个|位))?(?<relation>\p{Script=Han}{1,8}?)的?(?:全名|名字|大名|真名|本名)(?:是|叫做|叫)?(?<name>\p{Script=Han}{2,4})$/u;
+/** "我大伯叫徐晨斌", "我有个朋友叫张飞". */
+const CALLED =
+  /^[^我]{0,6}我(?:的)?(?:有(?:一)?(?:个|位))?(?<relation>\p{Script=Han}{1,8}?)(?:叫做|叫)(?<name>\p{Script=Han}{2,4})$/u;
+/** "孙斌磊是我同事", "李平其实是我堂哥". A relation with 的 in it is a thing of theirs ("盐城是我堂姐的老家"). */
+const IS_MY = /^(?<name>\p{Script=Han}{2,4}?)(?:其实|就|也|正)?是我(?:的)?(?<relation>[^的\P{Script=Han}]{1,6})$/u;
+/** A name is no pronoun, question word or time word; a relation asks nothing. */
+const NOT_A_NAME = /^(?:他|她|它|你|我|这|那|谁|哪|啥|今|明|昨|每|大家|自己)|什么|多少|几|[的了呢吧啊呀]$/u;
+/** …and a relation no question or list ("我大学同学里有个叫张娟的"). */
+const NOT_A_RELATION = /什么|哪|谁|啥|几|有个|有位|里有/u;
+
+/** The bindings a text states, in order. */
+export function bindingsIn(text: string): Binding[] {
+  const found: Binding[] = [];
+  for (const [clause] of normalizeSearchText(text).matchAll(CLAUSE)) {
+    const m = NAMED.exec(clause) ?? CALLED.exec(clause) ?? IS_MY.exec(clause);
+    const relation = m?.groups?.relation;
+    const name = m?.groups?.name;
+    if (!relation || !name || NOT_A_NAME.test(name) || NOT_A_RELATION.test(relation)) continue;
+    if (relation.includes(name) || name.includes(relation)) continue;
+    found.push({ relation, name });
+  }
+  return found;
+}
+
+/** What the question holds of a binding: the name, or the relation as the asker's ("我堂姐", "我的牙医"). */
+function heldBy(question: string, binding: Binding): "name" | "relation" | undefined {
+  const name = question.includes(binding.name);
+  const relation = question.includes(`我${binding.relation}`) || question.includes(`我的${binding.relation}`);
+  if (name === relation) return undefined;
+  return name ? "name" : "relation";
+}
+
+/** A relation the question holds, or that a name it holds is bound to, with the alias it stands for. */
+export type AliasCandidate = Binding & { held: "name" | "relation"; alias: string };
+
+/**
+ * The bindings (from the rows the first stage read) that a question's last sentence holds one side of,
+ * the other side as the alias, each pair once. A name inside a longer bound name the question holds is
+ * not read ("周强" in "周强杰").
+ */
+export function aliasCandidates(question: string, bindings: readonly Binding[]): AliasCandidate[] {
+  const normalized = normalizeSearchText(question);
+  const seen = new Set<string>();
+  const candidates: AliasCandidate[] = [];
+  for (const binding of bindings) {
+    const held = heldBy(normalized, binding);
+    if (!held) continue;
+    const longer = (b: Binding) =>
+      b.name !== binding.name && b.name.includes(binding.name) && normalized.includes(b.name);
+    if (held === "name" && bindings.some(longer)) continue;
+    const key = `${binding.relation}\u0000${binding.name}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    candidates.push({ ...binding, held, alias: held === "name" ? binding.relation : binding.name });
+  }
+  return candidates;
+}
+
+/** Words after a relation that start with a surname's character and name no one ("我小姨周末…", "我叔叔全名…"). */
+const NO_NAME_AFTER = /^(?:全名|周[末一二三四五六日天]|明[天年早晚]|高[兴中]|马上|常常|时候|和|跟)/u;
+const HAN_START = /^\p{Script=Han}/u;
+
+/**
+ * Whether a text speaks of someone other than `name` as the asker's relation: "我大学同学李东…" when
+ * 杨佳丽 is bound to 大学同学 says that the relation is shared, though only one binding was stated.
+ */
+function namesAnother(normalized: string, relation: string, name: string): boolean {
+  for (const mine of [`我${relation}`, `我的${relation}`]) {
+    for (let at = normalized.indexOf(mine); at >= 0; at = normalized.indexOf(mine, at + 1)) {
+      const after = normalized.slice(at + mine.length);
+      if (after.startsWith(name) || NO_NAME_AFTER.test(after)) continue;
+      const surname = surnameAt(after);
+      if (surname && HAN_START.test(after.slice(surname.length))) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * The one name the scope binds a relation to, read from every row holding the relation (`texts`); none
+ * when it binds several or none, or when a row calls someone else by it.
+ */
+export function boundName(relation: string, texts: readonly string[]): string | undefined {
+  const names = new Set<string>();
+  for (const text of texts) for (const b of bindingsIn(text)) if (b.relation === relation) names.add(b.name);
+  const [name] = names;
+  if (names.size !== 1 || name === undefined) return undefined;
+  return texts.some((text) => namesAnother(normalizeSearchText(text), relation, name)) ? undefined : name;
+}

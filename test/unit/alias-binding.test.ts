@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest";
+import { aliasCandidates, bindingsIn, boundName } from "~/server/memory/retrieval/alias-binding";
+
+describe("alias binding", () => {
+  it("reads a relation bound to a name, one clause at a time", () => {
+    expect(bindingsIn("我的牙医全名是周强，之前没说过。")).toEqual([{ relation: "牙医", name: "周强" }]);
+    expect(bindingsIn("对了，一直没说，我堂姐叫李怡霞。")).toEqual([{ relation: "堂姐", name: "李怡霞" }]);
+    expect(bindingsIn("我领导大名徐国刚。")).toEqual([{ relation: "领导", name: "徐国刚" }]);
+    expect(bindingsIn("我发小的名字是侯俊杰")).toEqual([{ relation: "发小", name: "侯俊杰" }]);
+    expect(bindingsIn("我女儿的班主任全名是徐丹")).toEqual([{ relation: "女儿的班主任", name: "徐丹" }]);
+    expect(bindingsIn("我有个朋友叫张飞，是农科院的研究员。")).toEqual([{ relation: "朋友", name: "张飞" }]);
+    expect(bindingsIn("记一下，孙斌磊是我同事。")).toEqual([{ relation: "同事", name: "孙斌磊" }]);
+    expect(bindingsIn("李平其实是我堂哥。")).toEqual([{ relation: "堂哥", name: "李平" }]);
+    expect(bindingsIn("给你介绍一下，顾心怡是我的姐姐。")).toEqual([{ relation: "姐姐", name: "顾心怡" }]);
+    // Traditional script is read as simplified.
+    expect(bindingsIn("我表姊叫孫丹月")).toEqual([{ relation: "表姊", name: "孙丹月" }]);
+  });
+
+  it("reads no binding from a pronoun, a question, a thing of theirs or a list", () => {
+    expect(bindingsIn("忘了说，他是我堂哥。")).toEqual([]);
+    expect(bindingsIn("她是我同事，认识好些年了。")).toEqual([]);
+    expect(bindingsIn("我堂姐叫什么来着？")).toEqual([]);
+    expect(bindingsIn("盐城是我堂姐的老家。")).toEqual([]);
+    expect(bindingsIn("苏州是我姨妈现在常住的地方。")).toEqual([]);
+    expect(bindingsIn("我大学同学里有个叫张娟的，新领养了一只布偶猫。")).toEqual([]);
+    expect(bindingsIn("今天是我生日")).toEqual([]);
+    expect(bindingsIn("我叫李明")).toEqual([]);
+    expect(bindingsIn("My dentist is called Zhou Qiang.")).toEqual([]);
+  });
+
+  it("offers the other side of a binding the question holds one side of", () => {
+    const bindings = [
+      { relation: "牙医", name: "周强" },
+      { relation: "堂姐", name: "李怡霞" },
+      { relation: "邻居", name: "周强杰" },
+    ];
+    expect(aliasCandidates("周强哪天生日？", bindings)).toEqual([
+      { relation: "牙医", name: "周强", held: "name", alias: "牙医" },
+    ]);
+    expect(aliasCandidates("我堂姐养了什么宠物？", bindings)).toEqual([
+      { relation: "堂姐", name: "李怡霞", held: "relation", alias: "李怡霞" },
+    ]);
+    expect(aliasCandidates("我的牙医住哪？", bindings).map((c) => c.alias)).toEqual(["周强"]);
+    // A name inside a longer one the question holds is not that name.
+    expect(aliasCandidates("周强杰家几口人？", bindings).map((c) => c.alias)).toEqual(["邻居"]);
+    // A question holding both sides needs neither; a relation that is not the asker's is someone else's.
+    expect(aliasCandidates("我堂姐李怡霞养了什么宠物？", bindings)).toEqual([]);
+    expect(aliasCandidates("他的牙医是谁？", bindings)).toEqual([]);
+  });
+
+  it("takes a relation's name only when the scope binds it to that one", () => {
+    const dentist = ["我的牙医全名是周强，之前没说过。", "我的牙医对麻辣烫毫无抵抗力。", "周强是我牙医。"];
+    expect(boundName("牙医", dentist)).toBe("周强");
+    expect(boundName("同事", ["孙斌磊是我同事。", "我有个同事叫黄雪玲。", "我同事张鹏又升职了。"])).toBeUndefined();
+    expect(boundName("堂姐", ["我堂姐又升职了。"])).toBeUndefined();
+    // A row calling someone else by the relation shares it; words after it that start like a surname do not.
+    expect(boundName("大学同学", ["杨佳丽是我大学同学。", "我大学同学李东最爱吃饺子。"])).toBeUndefined();
+    expect(boundName("小姨", ["我小姨的名字叫孙雨。", "我小姨周末去打羽毛球。", "我小姨孙雨有一米五八高。"])).toBe(
+      "孙雨",
+    );
+    expect(boundName("叔叔", ["我叔叔全名周涛。", "我叔叔马上要退休了。"])).toBe("周涛");
+    // Another relation's binding says nothing of this one's.
+    expect(boundName("同事", ["孙斌磊是我同事。", "我大学同学叫王超。"])).toBe("孙斌磊");
+  });
+});
