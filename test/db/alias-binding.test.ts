@@ -54,6 +54,10 @@ describe(`a name and the relation a log binds it to (${TEST_BACKEND})`, () => {
     const without = await search(named, ["aliasBinding"]);
     const withAlias = await search(named);
     expect(rankOf(withAlias, birthday)).toBe(0);
+    expect(withAlias[0]?.components?.alias).toBe(1);
+    const plain = withAlias.find((h) => h.content === "周强最近很忙。");
+    expect(plain).toBeDefined();
+    expect(plain?.components?.alias).toBeUndefined();
     expect(rankOf(without, birthday) === -1 || rankOf(without, birthday) > 0).toBe(true);
     expect(withAlias.some((h) => h.content === elsewhere)).toBe(false);
 

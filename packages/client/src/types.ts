@@ -240,6 +240,8 @@ export type ScoreComponents = {
   join?: number;
   /** Evidence: lent by the best hits that share this text's rare words (the second hop). */
   hop?: number;
+  /** Evidence: 1 when the text names the question's subject only by the other name the memory binds it to (a relation for a name, or the name for a relation). */
+  alias?: number;
   /** Evidence: 1 when the text was brought into the page's last places as holding what the question names. */
   named?: number;
   final: number;

@@ -83,6 +83,7 @@ const scoreKeys = [
   "answerType",
   "join",
   "hop",
+  "alias",
   "named",
 ];
 /** With read replicas: the write's commit position, to send back as X-Memory-Consistency with a read that must see it. */

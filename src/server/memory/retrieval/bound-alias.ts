@@ -73,6 +73,12 @@ export async function boundAlias(
 /** The other side of a binding (`alias`) and the side the question holds (`held`). */
 export type BoundAlias = { alias: string; held: string };
 
+/** Whether a hit's text names the subject by its alias only (its `alias` flag). */
+export const holdsOnlyAlias = (text: string, bound: BoundAlias) => {
+  const normalized = normalizeSearchText(text);
+  return normalized.includes(bound.alias) && !normalized.includes(bound.held);
+};
+
 const wordsOf = (text: string) =>
   queryTerms(text, {
     ...ALL_RANKING_FEATURES,

@@ -15,7 +15,7 @@ import { HOP_SEEDS, hopLoans, MAX_HOP_QUESTION_WORDS } from "./second-hop";
 import { asksTheDescribedEvent, describesSubject } from "./described-subject";
 import { questionAnswerType } from "./answer-type";
 import { termShares } from "./term-shares";
-import { aliasTerms, boundAlias } from "./bound-alias";
+import { aliasTerms, boundAlias, holdsOnlyAlias, type BoundAlias } from "./bound-alias";
 import { isOneLine, lastSentence } from "./question-focus";
 import { firstRareWord, namedWords, withNamedPlaces } from "./named-tail";
 import { liftBelowLender } from "./lending";
@@ -336,8 +336,8 @@ export async function searchEvidence(db: DbOrTx, query: EvidenceQuery): Promise<
   const first = await rankSource(db, MESSAGE_SOURCE, messageWhere, query, candidates, asked);
   // A subject the log speaks of by another name (alias-binding.ts): searched again with that name too.
   const aliased = await withBoundAlias(db, messageWhere, query, asked, first.rows);
-  const searched = aliased ?? query;
-  const messages = aliased ? await rankSource(db, MESSAGE_SOURCE, messageWhere, aliased, candidates, asked) : first;
+  const searched = aliased?.query ?? query;
+  const messages = aliased ? await rankSource(db, MESSAGE_SOURCE, messageWhere, searched, candidates, asked) : first;
 
   // Chunks cut from a message would only repeat it; the ones with no message (imports, other
   // sources) are searched too. A scope without any costs one count that finds nothing, or none
@@ -391,7 +391,8 @@ export async function searchEvidence(db: DbOrTx, query: EvidenceQuery): Promise<
         content: row.content,
         createdAt: row.createdAt.toISOString(),
         score: round(r.fused),
-        components: r.components,
+        components:
+          aliased && holdsOnlyAlias(row.content, aliased.bound) ? { ...r.components, alias: 1 } : r.components,
       });
   }
   return hits;
@@ -408,14 +409,14 @@ async function withBoundAlias(
   query: EvidenceQuery,
   asked: QuestionReading,
   read: ReadonlyMap<string, EvidenceRow>,
-): Promise<EvidenceQuery | undefined> {
+): Promise<{ query: EvidenceQuery; bound: BoundAlias } | undefined> {
   const features = query.features ?? ALL_RANKING_FEATURES;
   if (!features.aliasBinding || !asked.oneLineQuestion || read.size === 0) return undefined;
   const texts = [...read.values()].map((row) => row.content);
-  const alias = await boundAlias(db, { source: MESSAGE_SOURCE, where, queryText: query.queryText, read: texts });
-  if (!alias) return undefined;
-  const terms = aliasTerms(alias, query.terms, await termShares(db, MESSAGE_SOURCE.table));
-  return terms.length > 0 ? { ...query, terms: [...query.terms, ...terms] } : undefined;
+  const bound = await boundAlias(db, { source: MESSAGE_SOURCE, where, queryText: query.queryText, read: texts });
+  if (!bound) return undefined;
+  const terms = aliasTerms(bound, query.terms, await termShares(db, MESSAGE_SOURCE.table));
+  return terms.length > 0 ? { query: { ...query, terms: [...query.terms, ...terms] }, bound } : undefined;
 }
 
 /**

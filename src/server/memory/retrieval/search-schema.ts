@@ -69,6 +69,8 @@ export type ScoreComponents = {
   join?: number;
   /** Evidence only: lent by the best hits that share this row's rare words (second-hop.ts). */
   hop?: number;
+  /** Evidence only: 1 when the row holds the other name of the question's subject (a relation the memory binds to the name asked, or the name bound to the relation asked; alias-binding.ts) and not the one asked; a flag, the alias's part is in `fullText`. */
+  alias?: number;
   /** Evidence only: 1 when the row was brought into the page's last places as holding what the question names (named-tail.ts); a flag, not a part of `final` (the hit took the score of its place). */
   named?: number;
   final: number;
