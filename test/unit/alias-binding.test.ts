@@ -26,6 +26,17 @@ describe("alias binding", () => {
     expect(bindingsIn("今天是我生日")).toEqual([]);
     expect(bindingsIn("我叫李明")).toEqual([]);
     expect(bindingsIn("My dentist is called Zhou Qiang.")).toEqual([]);
+    // The asker's own name has no relation; a place, a time or a thing is no person; a denial binds nothing.
+    expect(bindingsIn("你好，我的名字是李明，家里养了一只猫。")).toEqual([]);
+    expect(bindingsIn("北京是我老家。")).toEqual([]);
+    expect(bindingsIn("周末是我休息日。")).toEqual([]);
+    expect(bindingsIn("钓鱼是我爱好。")).toEqual([]);
+    expect(bindingsIn("张三不是我同事。")).toEqual([]);
+    expect(bindingsIn("王五曾经是我男朋友。")).toEqual([]);
+    expect(bindingsIn("我的牙医叫周强吗")).toEqual([]);
+    // A single-character relation is inside longer ones (姐 in 姐夫).
+    expect(bindingsIn("我姐叫王丽。")).toEqual([]);
+    expect(bindingsIn("老王是我同事。")).toEqual([{ relation: "同事", name: "老王" }]);
   });
 
   it("offers the other side of a binding the question holds one side of", () => {
@@ -59,6 +70,11 @@ describe("alias binding", () => {
       "孙雨",
     );
     expect(boundName("叔叔", ["我叔叔全名周涛。", "我叔叔马上要退休了。"])).toBe("周涛");
+    expect(boundName("同事", ["孙斌磊是我同事。", "我同事老王又迟到了。"])).toBeUndefined();
+    expect(boundName("同事", ["孙斌磊是我同事。", "我同事们都去聚餐了。"])).toBeUndefined();
+    expect(boundName("同事", ["孙斌磊是我同事。", "我另一个同事叫王超。"])).toBeUndefined();
+    expect(boundName("堂姐", ["我堂姐叫李怡霞。", "我大堂姐叫王芳。"])).toBeUndefined();
+    expect(boundName("朋友", ["我有个朋友叫张飞。", "我朋友时不时约我打球。"])).toBe("张飞");
     // Another relation's binding says nothing of this one's.
     expect(boundName("同事", ["孙斌磊是我同事。", "我大学同学叫王超。"])).toBe("孙斌磊");
   });

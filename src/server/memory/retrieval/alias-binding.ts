@@ -23,26 +23,47 @@ const NAMED =
 /** "我大伯叫徐晨斌", "我有个朋友叫张飞". */
 const CALLED =
   /^[^我]{0,6}我(?:的)?(?:有(?:一)?(?:个|位))?(?<relation>\p{Script=Han}{1,8}?)(?:叫做|叫)(?<name>\p{Script=Han}{2,4})$/u;
-/** "孙斌磊是我同事", "李平其实是我堂哥". A relation with 的 in it is a thing of theirs ("盐城是我堂姐的老家"). */
+/**
+ * "孙斌磊是我同事", "李平其实是我堂哥". A relation with 的 in it is a thing of theirs ("盐城是我堂姐的老家"); and
+ * the name must read as a person's (a surname, or 老/小/阿 and one): "北京是我老家", "周末是我休息日" bind nothing.
+ */
 const IS_MY = /^(?<name>\p{Script=Han}{2,4}?)(?:其实|就|也|正)?是我(?:的)?(?<relation>[^的\P{Script=Han}]{1,6})$/u;
-/** A name is no pronoun, question word or time word; a relation asks nothing. */
-const NOT_A_NAME = /^(?:他|她|它|你|我|这|那|谁|哪|啥|今|明|昨|每|大家|自己)|什么|多少|几|[的了呢吧啊呀]$/u;
-/** …and a relation no question or list ("我大学同学里有个叫张娟的"). */
-const NOT_A_RELATION = /什么|哪|谁|啥|几|有个|有位|里有/u;
+/** A name is no pronoun, question word or time word, and ends with no particle or adverb. */
+const NOT_A_NAME =
+  /^(?:他|她|它|你|我|这|那|谁|哪|啥|今|明|昨|每|大家|自己|其实)|什么|多少|几|(?:[的了呢吧啊呀吗也都才就]|曾经|已经|现在|以前)$/u;
+/**
+ * A relation asks nothing, lists nothing ("我大学同学里有个叫张娟的") and is a word of two characters or more:
+ * "我的名字是李明" has none (的 is no relation), and a single character (姐) is inside longer ones (姐夫).
+ */
+const NOT_A_RELATION = /什么|哪|谁|啥|几|有个|有位|里有|^[的们]|[吗吧呢了]$/u;
+/** A denial binds nothing: "张三不是我同事". */
+const DENIAL = /不是|没/u;
+const PERSON_PREFIX = /^[老小阿]/u;
+
+/** Whether a word reads as a person's name: a surname first, or 老/小/阿 and a surname ("老王"). */
+const readsAsName = (word: string) =>
+  surnameAt(word) !== undefined || (PERSON_PREFIX.test(word) && surnameAt(word.slice(1)) !== undefined);
 
 /** The bindings a text states, in order. */
 export function bindingsIn(text: string): Binding[] {
   const found: Binding[] = [];
-  for (const [clause] of normalizeSearchText(text).matchAll(CLAUSE)) {
-    const m = NAMED.exec(clause) ?? CALLED.exec(clause) ?? IS_MY.exec(clause);
+  for (const [clause] of normalizeSearchText(text.slice(0, BINDING_CHARS)).matchAll(CLAUSE)) {
+    if (DENIAL.test(clause)) continue;
+    const named = NAMED.exec(clause) ?? CALLED.exec(clause);
+    const m = named ?? IS_MY.exec(clause);
     const relation = m?.groups?.relation;
     const name = m?.groups?.name;
-    if (!relation || !name || NOT_A_NAME.test(name) || NOT_A_RELATION.test(relation)) continue;
+    if (!relation || !name || [...relation].length < 2 || NOT_A_NAME.test(name) || NOT_A_RELATION.test(relation))
+      continue;
+    if (NO_NAME_AFTER.test(name) || (!named && !readsAsName(name))) continue;
     if (relation.includes(name) || name.includes(relation)) continue;
     found.push({ relation, name });
   }
   return found;
 }
+
+/** Characters of a text read for bindings: one is stated in a line, and a long message's tail is other matters. */
+export const BINDING_CHARS = 2000;
 
 /** What the question holds of a binding: the name, or the relation as the asker's ("我堂姐", "我的牙医"). */
 function heldBy(question: string, binding: Binding): "name" | "relation" | undefined {
@@ -79,20 +100,25 @@ export function aliasCandidates(question: string, bindings: readonly Binding[]):
 }
 
 /** Words after a relation that start with a surname's character and name no one ("我小姨周末…", "我叔叔全名…"). */
-const NO_NAME_AFTER = /^(?:全名|周[末一二三四五六日天]|明[天年早晚]|高[兴中]|马上|常常|时候|和|跟)/u;
+const NO_NAME_AFTER =
+  /^(?:全名|全家|全都|周[末一二三四五六日天]|明[天年早晚明]|高[兴中考]|马上|常常|时候|时不时|曾经|毕业|向来|应该|安排|和|跟)/u;
 const HAN_START = /^\p{Script=Han}/u;
 
 /**
  * Whether a text speaks of someone other than `name` as the asker's relation: "我大学同学李东…" when
- * 杨佳丽 is bound to 大学同学 says that the relation is shared, though only one binding was stated.
+ * 杨佳丽 is bound to 大学同学 says that the relation is shared, though only one binding was stated; so do
+ * "我同事老王…", "我同事们…" and "另一个同事", "两个同事".
  */
 function namesAnother(normalized: string, relation: string, name: string): boolean {
+  if (new RegExp(`(?:另一|好几|[两几三四五])[个位]${relation}`, "u").test(normalized)) return true;
   for (const mine of [`我${relation}`, `我的${relation}`]) {
     for (let at = normalized.indexOf(mine); at >= 0; at = normalized.indexOf(mine, at + 1)) {
       const after = normalized.slice(at + mine.length);
+      if (after.startsWith("们")) return true;
       if (after.startsWith(name) || NO_NAME_AFTER.test(after)) continue;
-      const surname = surnameAt(after);
-      if (surname && HAN_START.test(after.slice(surname.length))) return true;
+      const surname = surnameAt(PERSON_PREFIX.test(after) ? after.slice(1) : after);
+      const rest = after.slice((PERSON_PREFIX.test(after) ? 1 : 0) + (surname?.length ?? 0));
+      if (surname && HAN_START.test(rest)) return true;
     }
   }
   return false;
@@ -104,7 +130,8 @@ function namesAnother(normalized: string, relation: string, name: string): boole
  */
 export function boundName(relation: string, texts: readonly string[]): string | undefined {
   const names = new Set<string>();
-  for (const text of texts) for (const b of bindingsIn(text)) if (b.relation === relation) names.add(b.name);
+  // A longer relation ending with this one ("大堂姐", "另一个同事") is another person by the same word.
+  for (const text of texts) for (const b of bindingsIn(text)) if (b.relation.endsWith(relation)) names.add(b.name);
   const [name] = names;
   if (names.size !== 1 || name === undefined) return undefined;
   return texts.some((text) => namesAnother(normalizeSearchText(text), relation, name)) ? undefined : name;

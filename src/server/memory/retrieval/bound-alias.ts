@@ -2,7 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { queryRows } from "~/db/raw";
 import type { DbOrTx } from "~/db/types";
 import { CJK_CHAR_CLASS, normalizeSearchText } from "~/server/text/segment";
-import { aliasCandidates, bindingsIn, boundName } from "./alias-binding";
+import { aliasCandidates, BINDING_CHARS, bindingsIn, boundName } from "./alias-binding";
 import { lastSentence } from "./question-focus";
 import { isOwnWord, queryTerms, termTsQuery, type QueryTerm } from "./query-terms";
 import { ALL_RANKING_FEATURES } from "./ranking-features";
@@ -42,7 +42,7 @@ async function rowsHolding(
   const [row] = await queryRows<{ texts: string | null }>(
     db,
     sql`select json_agg(hit.content)::text as texts from (
-          select ${t}.content from ${t}
+          select left(${t}.content, ${BINDING_CHARS}) as content from ${t}
            where ${where} and ${sql.raw(source.matchVector)} @@ to_tsquery('simple', ${tsquery})
            limit ${RELATION_ROWS + 1}) as hit`,
   );
@@ -79,14 +79,18 @@ export const holdsOnlyAlias = (text: string, bound: BoundAlias) => {
   return normalized.includes(bound.alias) && !normalized.includes(bound.held);
 };
 
-const wordsOf = (text: string) =>
-  queryTerms(text, {
+/** A side's words as the index holds them: its pairs, or the word itself; a single character only when that is all (周 and 强 are in 下周 and 强壮). */
+function wordsOf(text: string): QueryTerm[] {
+  const words = queryTerms(text, {
     ...ALL_RANKING_FEATURES,
     cjkUnigrams: false,
     crossLanguage: false,
     kinship: false,
     questionFocus: false,
   }).filter(isOwnWord);
+  const longer = words.filter((term) => [...term.term].length > 1);
+  return longer.length > 0 ? longer : words;
+}
 
 /**
  * An alias's words as terms of the question, standing for the side the question holds as a kin term

@@ -412,7 +412,8 @@ async function withBoundAlias(
 ): Promise<{ query: EvidenceQuery; bound: BoundAlias } | undefined> {
   const features = query.features ?? ALL_RANKING_FEATURES;
   if (!features.aliasBinding || !asked.oneLineQuestion || read.size === 0) return undefined;
-  const texts = [...read.values()].map((row) => row.content);
+  // The asker's own lines state whom they mean by "my dentist"; another speaker's (an assistant's "我的名字是…") do not.
+  const texts = [...read.values()].filter((row) => row.role === "user").map((row) => row.content);
   const bound = await boundAlias(db, { source: MESSAGE_SOURCE, where, queryText: query.queryText, read: texts });
   if (!bound) return undefined;
   const terms = aliasTerms(bound, query.terms, await termShares(db, MESSAGE_SOURCE.table));
