@@ -34,9 +34,19 @@ describe("alias binding", () => {
     expect(bindingsIn("张三不是我同事。")).toEqual([]);
     expect(bindingsIn("王五曾经是我男朋友。")).toEqual([]);
     expect(bindingsIn("我的牙医叫周强吗")).toEqual([]);
-    // A single-character relation is inside longer ones (姐 in 姐夫).
-    expect(bindingsIn("我姐叫王丽。")).toEqual([]);
+    // A single-character relation is a close relative's only.
+    expect(bindingsIn("我妈叫刘梅。")).toEqual([{ relation: "妈", name: "刘梅" }]);
+    expect(bindingsIn("我家叫刘梅。")).toEqual([]);
     expect(bindingsIn("老王是我同事。")).toEqual([{ relation: "同事", name: "老王" }]);
+    expect(bindingsIn("阿强是我发小。")).toEqual([{ relation: "发小", name: "阿强" }]);
+    // What 叫 and 是 join is a person's name only when it reads as one.
+    expect(bindingsIn("中午我同事叫外卖。")).toEqual([]);
+    expect(bindingsIn("我同事叫车去机场。")).toEqual([]);
+    // A place that starts like a surname still binds, and the alias holds: 老家 is 武汉.
+    expect(bindingsIn("武汉是我老家。")).toEqual([{ relation: "老家", name: "武汉" }]);
+    expect(bindingsIn("王五之前是我男朋友。")).toEqual([]);
+    expect(bindingsIn("我表哥叫郑一鸣啦。")).toEqual([]);
+    expect(bindingsIn("我表姐叫刘洋不叫刘阳。")).toEqual([]);
   });
 
   it("offers the other side of a binding the question holds one side of", () => {
@@ -57,6 +67,10 @@ describe("alias binding", () => {
     // A question holding both sides needs neither; a relation that is not the asker's is someone else's.
     expect(aliasCandidates("我堂姐李怡霞养了什么宠物？", bindings)).toEqual([]);
     expect(aliasCandidates("他的牙医是谁？", bindings)).toEqual([]);
+    // A one-character relation inside a longer word of the question is not asked.
+    const sister = [{ relation: "姐", name: "王丽" }];
+    expect(aliasCandidates("我姐在哪上班？", sister).map((c) => c.alias)).toEqual(["王丽"]);
+    expect(aliasCandidates("我姐夫在哪上班？", sister)).toEqual([]);
   });
 
   it("takes a relation's name only when the scope binds it to that one", () => {
@@ -75,6 +89,7 @@ describe("alias binding", () => {
     expect(boundName("同事", ["孙斌磊是我同事。", "我另一个同事叫王超。"])).toBeUndefined();
     expect(boundName("堂姐", ["我堂姐叫李怡霞。", "我大堂姐叫王芳。"])).toBeUndefined();
     expect(boundName("朋友", ["我有个朋友叫张飞。", "我朋友时不时约我打球。"])).toBe("张飞");
+    expect(boundName("表哥", ["郑一鸣是我表哥。", "我表哥小时候在农村长大。"])).toBe("郑一鸣");
     // Another relation's binding says nothing of this one's.
     expect(boundName("同事", ["孙斌磊是我同事。", "我大学同学叫王超。"])).toBe("孙斌磊");
   });

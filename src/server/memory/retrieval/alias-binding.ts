@@ -30,32 +30,44 @@ const CALLED =
 const IS_MY = /^(?<name>\p{Script=Han}{2,4}?)(?:其实|就|也|正)?是我(?:的)?(?<relation>[^的\P{Script=Han}]{1,6})$/u;
 /** A name is no pronoun, question word or time word, and ends with no particle or adverb. */
 const NOT_A_NAME =
-  /^(?:他|她|它|你|我|这|那|谁|哪|啥|今|明|昨|每|大家|自己|其实)|什么|多少|几|(?:[的了呢吧啊呀吗也都才就]|曾经|已经|现在|以前)$/u;
+  /^(?:他|她|它|你|我|这|那|谁|哪|啥|今|明|昨|每|大家|自己|其实)|什么|多少|几|(?:[的了呢吧啊呀吗嘛啦哦哈也都才就还曾]|来着|曾经|已经|现在|以前|之前|原来|一直)$/u;
 /**
- * A relation asks nothing, lists nothing ("我大学同学里有个叫张娟的") and is a word of two characters or more:
- * "我的名字是李明" has none (的 is no relation), and a single character (姐) is inside longer ones (姐夫).
+ * A relation asks nothing and lists nothing ("我大学同学里有个叫张娟的"); "我的名字是李明" has none (的 is no
+ * relation). One of a single character is a close relative's (SINGLE_KIN) only.
  */
-const NOT_A_RELATION = /什么|哪|谁|啥|几|有个|有位|里有|^[的们]|[吗吧呢了]$/u;
+const NOT_A_RELATION = /什么|哪|谁|啥|几|有个|有位|里有|^[的们]|[吗吧呢了啦哦嘛哈]$/u;
+/** The relations of one character: a parent, a sibling, a grandparent ("我妈叫刘梅", "我哥叫张伟"). */
+const SINGLE_KIN = /^[妈爸哥姐弟妹爷奶]$/u;
+/** What makes a one-character relation another word in a question: 我姐夫, 我嫂, 我哥们. */
+const LONGER_KIN = /^[夫嫂们]/u;
 /** A denial binds nothing: "张三不是我同事". */
-const DENIAL = /不是|没/u;
+const DENIAL = /不是|不叫|没/u;
 const PERSON_PREFIX = /^[老小阿]/u;
 
-/** Whether a word reads as a person's name: a surname first, or 老/小/阿 and a surname ("老王"). */
-const readsAsName = (word: string) =>
-  surnameAt(word) !== undefined || (PERSON_PREFIX.test(word) && surnameAt(word.slice(1)) !== undefined);
+/**
+ * Whether a word reads as a person's name: two or three characters (four with a compound surname), a
+ * surname first, or 老/小/阿 first ("老王", "小美", "阿强"). "我同事叫外卖" and "我同事叫车去机场" name no one.
+ */
+function readsAsName(word: string): boolean {
+  const length = [...word].length;
+  const surname = surnameAt(word);
+  if (length === 4) return surname !== undefined && surname.length === 2;
+  return length <= 3 && (surname !== undefined || PERSON_PREFIX.test(word));
+}
 
 /** The bindings a text states, in order. */
 export function bindingsIn(text: string): Binding[] {
   const found: Binding[] = [];
   for (const [clause] of normalizeSearchText(text.slice(0, BINDING_CHARS)).matchAll(CLAUSE)) {
     if (DENIAL.test(clause)) continue;
-    const named = NAMED.exec(clause) ?? CALLED.exec(clause);
-    const m = named ?? IS_MY.exec(clause);
+    const byName = NAMED.exec(clause);
+    const m = byName ?? CALLED.exec(clause) ?? IS_MY.exec(clause);
     const relation = m?.groups?.relation;
     const name = m?.groups?.name;
-    if (!relation || !name || [...relation].length < 2 || NOT_A_NAME.test(name) || NOT_A_RELATION.test(relation))
-      continue;
-    if (NO_NAME_AFTER.test(name) || (!named && !readsAsName(name))) continue;
+    if (!relation || !name || NOT_A_NAME.test(name) || NOT_A_RELATION.test(relation)) continue;
+    if ([...relation].length < 2 && !SINGLE_KIN.test(relation)) continue;
+    // A 名字 or 全名 form says N is a name; 叫 and 是 do not.
+    if (NO_NAME_AFTER.test(name) || (!byName && !readsAsName(name))) continue;
     if (relation.includes(name) || name.includes(relation)) continue;
     found.push({ relation, name });
   }
@@ -68,7 +80,10 @@ export const BINDING_CHARS = 2000;
 /** What the question holds of a binding: the name, or the relation as the asker's ("我堂姐", "我的牙医"). */
 function heldBy(question: string, binding: Binding): "name" | "relation" | undefined {
   const name = question.includes(binding.name);
-  const relation = question.includes(`我${binding.relation}`) || question.includes(`我的${binding.relation}`);
+  const relation = [`我${binding.relation}`, `我的${binding.relation}`].some((mine) => {
+    const at = question.indexOf(mine);
+    return at >= 0 && !(binding.relation.length === 1 && LONGER_KIN.test(question.slice(at + mine.length)));
+  });
   if (name === relation) return undefined;
   return name ? "name" : "relation";
 }
@@ -101,7 +116,7 @@ export function aliasCandidates(question: string, bindings: readonly Binding[]):
 
 /** Words after a relation that start with a surname's character and name no one ("我小姨周末…", "我叔叔全名…"). */
 const NO_NAME_AFTER =
-  /^(?:全名|全家|全都|周[末一二三四五六日天]|明[天年早晚明]|高[兴中考]|马上|常常|时候|时不时|曾经|毕业|向来|应该|安排|和|跟)/u;
+  /^(?:全名|全家|全都|周[末一二三四五六日天]|明[天年早晚明白]|高[兴中考]|马上|常常|常去|时候|时不时|小时|曾经|毕业|向来|应该|安排|单位|和|跟)/u;
 const HAN_START = /^\p{Script=Han}/u;
 
 /**
