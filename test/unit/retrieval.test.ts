@@ -233,7 +233,7 @@ describe("BM25 and fusion", () => {
     const terms = [
       { term: "周强", prefix: false, weight: 1 },
       { term: "生日", prefix: false, weight: 1 },
-      { term: "牙医", prefix: false, weight: 1, alias: true, standsFor: ["周强"] },
+      { term: "牙医", prefix: false, weight: 1, standsFor: ["周强"] },
     ];
     const docs = [
       { id: "name", length: 10, tf: [1, 1, 0] },

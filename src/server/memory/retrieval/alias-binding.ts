@@ -10,7 +10,8 @@ import { normalizeSearchText } from "~/server/text/segment";
  * A relation bound to several names ("我有个同事叫…", "…是我同事" for ten people) ties nothing.
  *
  * Chinese only: the forms read are "我(的)R(的)(全名|名字|大名)(是|叫)N", "我(有个)R叫N" and "N(其实)是我(的)R", one
- * clause each, N two to four Han characters. Pure: the caller reads the rows (evidence.ts).
+ * clause each; after 叫 or 是, N must read as a person's name (readsAsName). Pure: the caller reads the rows
+ * (bound-alias.ts).
  */
 
 export type Binding = { relation: string; name: string };
@@ -43,6 +44,10 @@ const LONGER_KIN = /^[夫嫂们]/u;
 /** A denial binds nothing: "张三不是我同事". */
 const DENIAL = /不是|不叫|没/u;
 const PERSON_PREFIX = /^[老小阿]/u;
+/** Words that start with a surname's character and name no one ("我小姨周末…", "我叔叔全名…"). */
+const NO_NAME_AFTER =
+  /^(?:全名|全家|全都|周[末一二三四五六日天]|明[天年早晚明白]|高[兴中考]|马上|常常|常去|时候|时不时|小时|曾经|毕业|向来|应该|安排|单位|和|跟)/u;
+const HAN_START = /^\p{Script=Han}/u;
 
 /**
  * Whether a word reads as a person's name: two or three characters (four with a compound surname), a
@@ -114,11 +119,6 @@ export function aliasCandidates(question: string, bindings: readonly Binding[]):
   return candidates;
 }
 
-/** Words after a relation that start with a surname's character and name no one ("我小姨周末…", "我叔叔全名…"). */
-const NO_NAME_AFTER =
-  /^(?:全名|全家|全都|周[末一二三四五六日天]|明[天年早晚明白]|高[兴中考]|马上|常常|常去|时候|时不时|小时|曾经|毕业|向来|应该|安排|单位|和|跟)/u;
-const HAN_START = /^\p{Script=Han}/u;
-
 /**
  * Whether a text speaks of someone other than `name` as the asker's relation: "我大学同学李东…" when
  * 杨佳丽 is bound to 大学同学 says that the relation is shared, though only one binding was stated; so do
@@ -131,17 +131,18 @@ function namesAnother(normalized: string, relation: string, name: string): boole
       const after = normalized.slice(at + mine.length);
       if (after.startsWith("们")) return true;
       if (after.startsWith(name) || NO_NAME_AFTER.test(after)) continue;
-      const surname = surnameAt(PERSON_PREFIX.test(after) ? after.slice(1) : after);
-      const rest = after.slice((PERSON_PREFIX.test(after) ? 1 : 0) + (surname?.length ?? 0));
-      if (surname && HAN_START.test(rest)) return true;
+      const prefix = PERSON_PREFIX.test(after) ? 1 : 0;
+      const surname = surnameAt(after.slice(prefix));
+      if (surname && HAN_START.test(after.slice(prefix + surname.length))) return true;
     }
   }
   return false;
 }
 
 /**
- * The one name the scope binds a relation to, read from every row holding the relation (`texts`); none
- * when it binds several or none, or when a row calls someone else by it.
+ * The one name the scope binds a relation to, read from every row holding the relation (`texts`, as
+ * normalizeSearchText leaves them); none when it binds several or none, or when a row calls someone
+ * else by it.
  */
 export function boundName(relation: string, texts: readonly string[]): string | undefined {
   const names = new Set<string>();
@@ -149,5 +150,5 @@ export function boundName(relation: string, texts: readonly string[]): string | 
   for (const text of texts) for (const b of bindingsIn(text)) if (b.relation.endsWith(relation)) names.add(b.name);
   const [name] = names;
   if (names.size !== 1 || name === undefined) return undefined;
-  return texts.some((text) => namesAnother(normalizeSearchText(text), relation, name)) ? undefined : name;
+  return texts.some((text) => namesAnother(text, relation, name)) ? undefined : name;
 }

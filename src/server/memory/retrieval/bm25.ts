@@ -1,5 +1,5 @@
 import type { CorpusStats } from "./corpus-stats";
-import type { QueryTerm } from "./query-terms";
+import { aliasedIndices, type QueryTerm } from "./query-terms";
 import type { Hit } from "./signals";
 
 /**
@@ -48,18 +48,14 @@ export function scoreBm25(
   const rarest = Math.log(1 + (n - 0.5) / 1.5);
   const weight = terms.map((term, i) => (term.idfScaled ? term.weight * Math.min(1, idf[i]! / rarest) : term.weight));
   // An alias counts only in a row without the words it stands for: a row naming both is about one subject.
-  const standsFor = terms.map((term) =>
-    term.standsFor
-      ? terms.flatMap((other, j) => (!other.alias && term.standsFor!.includes(other.term) ? [j] : []))
-      : [],
-  );
+  const standsFor = aliasedIndices(terms);
   const hits: Hit[] = [];
   for (const doc of docs) {
     const norm = BM25_K1 * (1 - BM25_B + (BM25_B * doc.length) / avglen);
     let score = 0;
     terms.forEach((term, i) => {
       const tf = doc.tf[i]!;
-      if (tf > 0 && !standsFor[i]!.some((j) => doc.tf[j]! > 0))
+      if (tf > 0 && !standsFor[i]?.some((j) => doc.tf[j]! > 0))
         score += (weight[i]! * idf[i]! * tf * (BM25_K1 + 1)) / (tf + norm);
     });
     if (score > 0) hits.push({ id: doc.id, score });

@@ -1,7 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import { queryRows } from "~/db/raw";
 import type { DbOrTx } from "~/db/types";
-import { CJK_CHAR_CLASS, normalizeSearchText } from "~/server/text/segment";
+import { normalizeSearchText } from "~/server/text/segment";
 import { aliasCandidates, BINDING_CHARS, bindingsIn, boundName } from "./alias-binding";
 import { lastSentence } from "./question-focus";
 import { isOwnWord, queryTerms, termTsQuery, type QueryTerm } from "./query-terms";
@@ -18,17 +18,14 @@ const MAX_CANDIDATES = 2;
  */
 const RELATION_ROWS = 200;
 
-const CJK_PAIR = new RegExp(`^[${CJK_CHAR_CLASS}]{2}$`, "u");
-
-/** The index's terms a relation's rows all hold: its character pairs, or its one character. */
+/** The index's terms a relation's rows all hold (a relation is Han only): its character pairs, or its one character. */
 function indexTerms(relation: string): QueryTerm[] {
   const chars = [...relation];
-  const pairs = chars.slice(1).map((c, i) => chars[i]! + c);
-  const terms = chars.length === 1 ? chars : pairs.filter((p) => CJK_PAIR.test(p));
+  const terms = chars.length === 1 ? chars : chars.slice(1).map((c, i) => chars[i]! + c);
   return [...new Set(terms)].map((term) => ({ term, prefix: false, weight: 1 }));
 }
 
-/** The texts of the scope's rows holding a relation; none when more than RELATION_ROWS do. */
+/** The scope's rows holding a relation, normalized (normalizeSearchText); none when more than RELATION_ROWS do. */
 async function rowsHolding(
   db: DbOrTx,
   source: TextSource,
@@ -36,7 +33,6 @@ async function rowsHolding(
   relation: string,
 ): Promise<string[] | undefined> {
   const terms = indexTerms(relation);
-  if (terms.length === 0) return undefined;
   const t = sql.raw(source.table);
   const tsquery = terms.map((term) => termTsQuery(term)).join(" & ");
   const [row] = await queryRows<{ texts: string | null }>(
@@ -48,7 +44,7 @@ async function rowsHolding(
   );
   const texts = row?.texts ? (JSON.parse(row.texts) as string[]) : [];
   if (texts.length > RELATION_ROWS) return undefined;
-  return texts.filter((text) => normalizeSearchText(text).includes(relation));
+  return texts.map(normalizeSearchText).filter((text) => text.includes(relation));
 }
 
 /**
@@ -109,5 +105,5 @@ export function aliasTerms(bound: BoundAlias, query: readonly QueryTerm[], share
   const standsFor = wordsOf(bound.held)
     .map((term) => term.term)
     .filter((term) => asked.has(term));
-  return words.map((term) => ({ ...term, weight: 1 / words.length, alias: true, standsFor }));
+  return words.map((term) => ({ ...term, weight: 1 / words.length, standsFor }));
 }

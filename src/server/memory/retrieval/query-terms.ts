@@ -32,16 +32,23 @@ export type QueryTerm = {
   /** A kin term covered by a group word of the query (kinship.ts): it stands for that word, as a translation does. */
   kin?: boolean;
   /**
-   * A name or relation the scope binds to one the question holds (alias-binding.ts): it stands for that
-   * one, as a kin term does. `standsFor`: the terms of the side the question holds; a row holding one of
-   * them gets nothing more for the alias (the two are one subject, scored once: bm25.ts).
+   * An alias: a name or relation the scope binds to one the question holds (alias-binding.ts), standing
+   * for the terms of that side, as a kin term stands for its group word. A row holding one of them gets
+   * nothing more for the alias (the two are one subject, scored once: bm25.ts, second-stage.ts).
    */
-  alias?: boolean;
   standsFor?: readonly string[];
 };
 
 /** A term standing for a word the question holds: a kin term for its group word, an alias for a name or relation. */
-export const standsIn = (term: QueryTerm) => term.kin === true || term.alias === true;
+export const standsIn = (term: QueryTerm) => term.kin === true || term.standsFor !== undefined;
+
+/** For each alias among `terms`, the indices of the terms it stands for; undefined for the others. */
+export const aliasedIndices = (terms: readonly QueryTerm[]): (number[] | undefined)[] =>
+  terms.map((term) =>
+    term.standsFor
+      ? terms.flatMap((other, j) => (!other.standsFor && term.standsFor!.includes(other.term) ? [j] : []))
+      : undefined,
+  );
 
 /**
  * A word the question itself holds: not a single CJK character (weighted lower), a translation, a kin

@@ -1,7 +1,7 @@
 import { CJK_CHAR_CLASS, normalizeSearchText } from "~/server/text/segment";
 import { holdsAnswerType, questionAnswerType, type AnswerType } from "./answer-type";
 import { askedBy, coordinatedTerms, joinedCoverage, linkWords, type AskedWords } from "./entity-join";
-import { asksSomething, isOwnWord, standsIn, type QueryTerm } from "./query-terms";
+import { aliasedIndices, asksSomething, isOwnWord, standsIn, type QueryTerm } from "./query-terms";
 import { questionFocus } from "./question-focus";
 import { rareInScope } from "./rare-words";
 import type { TermShares } from "./term-shares";
@@ -150,16 +150,17 @@ const shapeOf = (question: string, readsAnswerType = true): QueryShape => ({
 
 /**
  * The features of one candidate, with its normalized text and the indices of the terms it holds (for
- * the join). `weights` from termWeights, `phrases` from queryPhrases (null: phrase not computed, 0).
+ * the join). `weights` from termWeights, `slots` from aliasSlots over them (both once per question),
+ * `phrases` from queryPhrases (null: phrase not computed, 0).
  */
 function readCandidate(
   terms: readonly QueryTerm[],
   weights: readonly number[],
+  slots: readonly AliasSlot[],
   phrases: ReadonlySet<string> | null,
   text: string,
   { asked, oneLine }: QueryShape,
 ): { features: SecondStageFeatures; normalized: string; held: number[] } {
-  const slots = aliasSlots(terms, weights);
   const total = weights.reduce((sum, w, i) => sum + (slots[i] ? 0 : w), 0);
   const normalized = normalizeSearchText(text.slice(0, MAX_TEXT_CHARS));
   const typed = asked && holdsAnswerType(asked, normalized) ? 1 : 0;
@@ -222,17 +223,15 @@ function readCandidate(
  * their weight, shared among the alias's words, and adds nothing to the question's total. One subject
  * counts once, as in BM25: "郑一鸣是我表哥" is no better an answer to "郑一鸣多少岁？" for naming both.
  */
-function aliasSlots(
-  terms: readonly QueryTerm[],
-  weights: readonly number[],
-): ({ standsFor: number[]; weight: number } | undefined)[] {
+function aliasSlots(terms: readonly QueryTerm[], weights: readonly number[]): AliasSlot[] {
   const aliases = terms.filter((term) => term.standsFor).length;
-  return terms.map((term) => {
-    if (!term.standsFor) return undefined;
-    const standsFor = terms.flatMap((other, j) => (!other.alias && term.standsFor!.includes(other.term) ? [j] : []));
-    return { standsFor, weight: standsFor.reduce((sum, j) => sum + weights[j]!, 0) / aliases };
-  });
+  return aliasedIndices(terms).map((standsFor) =>
+    standsFor ? { standsFor, weight: standsFor.reduce((sum, j) => sum + weights[j]!, 0) / aliases } : undefined,
+  );
 }
+
+/** An alias's slot (aliasSlots): the terms it stands for and the weight it takes; undefined for other terms. */
+type AliasSlot = { standsFor: readonly number[]; weight: number } | undefined;
 
 /** Features for one question and candidate (the offline fitting script's entry; the service batches). */
 export function secondStageFeatures(
@@ -243,7 +242,9 @@ export function secondStageFeatures(
   text: string,
 ): SecondStageFeatures {
   ({ terms, df } = ownWords(terms, df));
-  return readCandidate(terms, termWeights(terms, df, n), queryPhrases(question), text, shapeOf(question)).features;
+  const weights = termWeights(terms, df, n);
+  return readCandidate(terms, weights, aliasSlots(terms, weights), queryPhrases(question), text, shapeOf(question))
+    .features;
 }
 
 /**
@@ -329,7 +330,8 @@ export function reorderBySecondStage(
   const termWeight = focus.namedFocus ? askedWeights(terms, df, n, plainWeight) : plainWeight;
   const phrases = weights.phrase > 0 ? queryPhrases(question) : null;
   const shape = shapeOf(question, weights.answerType > 0);
-  const read = candidates.map((c) => ({ c, ...readCandidate(terms, termWeight, phrases, c.text, shape) }));
+  const slots = aliasSlots(terms, termWeight);
+  const read = candidates.map((c) => ({ c, ...readCandidate(terms, termWeight, slots, phrases, c.text, shape) }));
   const joined =
     join && join.shares.size > 0 && weights.join > 0
       ? joinCandidates(question, terms, termWeight, asked, join, read)
